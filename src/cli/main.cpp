@@ -1,0 +1,42 @@
+// vramwatch: finds GPU memory leaks and stuck or orphaned GPU processes before they end in
+// "CUDA out of memory". Thin entry point: the one list of subcommands, parsing, dispatch.
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/exit_codes.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "vramwatch finds GPU memory leaks and stuck or orphaned GPU processes, and says how long until\n"
+      "out-of-memory. Run a subcommand with --help to learn it.",
+      "vramwatch"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every subcommand");
+
+  std::vector<std::pair<CLI::App*, vw::cli::CommandRunner>> commands;
+  auto add = [&](vw::cli::CommandRunner (*adder)(CLI::App&)) {
+    size_t before = app.get_subcommands({}).size();
+    vw::cli::CommandRunner run = adder(app);
+    auto subs = app.get_subcommands({});
+    if (subs.size() > before) commands.emplace_back(subs.back(), std::move(run));
+  };
+  add(vw::cli::AddVersionCommand);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return vw::kExitUnknown;
+  }
+  for (auto& [sub, run] : commands) {
+    if (sub->parsed()) return run();
+  }
+  std::fputs("vramwatch: no subcommand given; see vramwatch --help\n", stderr);
+  return vw::kExitUnknown;
+}

@@ -1,0 +1,36 @@
+// Timestamps: parsing the spellings GPU tools write, and ISO 8601 output.
+//
+// A timestamp is seconds since the Unix epoch as a double. Times written without a zone
+// (nvidia-smi's "2026/07/14 08:12:38.696" is the host's local time) are taken as written, on the
+// UTC scale ("wall clock"), and printed back without a zone, so a report's clock times read the
+// same as the trace's. `has_zone` says whether the text named its zone.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace vw {
+
+struct Timestamp {
+  double seconds = 0;     // since 1970-01-01T00:00:00 (UTC, or wall clock when !has_zone)
+  bool has_zone = false;  // the text carried Z, +hh:mm, or was epoch seconds
+};
+
+// Accepts: "2026/07/14 08:12:38.696" (nvidia-smi), "2026-07-14T08:12:38Z", "2026-07-14 08:12:38",
+// "2026-07-14T08:12:38.5+02:00", epoch seconds "1764189075" or "1764189075.25", and ctime
+// "Tue Oct 29 19:00:23 2024". Leading/trailing spaces are ignored.
+Result<Timestamp> ParseTimestamp(std::string_view text);
+
+// Days since the epoch for a proleptic Gregorian date (no validation beyond ranges).
+long long DaysFromCivil(int year, unsigned month, unsigned day);
+
+// "2026-07-14T08:12:38Z" (whole seconds) or with ".696" when milliseconds are non-zero.
+// The "Z" is written only when with_zone is true.
+std::string FormatIso8601(double seconds, bool with_zone);
+
+// "2026-07-14 08:12" for human reports.
+std::string FormatClock(double seconds);
+
+}  // namespace vw

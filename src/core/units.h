@@ -1,0 +1,35 @@
+// Units: parsing and formatting of durations and sizes as users type and read them.
+//
+// Internally every duration is seconds (double) and every size is bytes (uint64_t or double).
+// Users type durations like "30s", "5m", "2h", "1h30m", "100ms", "1d" and sizes like "512MiB",
+// "80GiB", "1.5GB", "4096" (bytes). Humans read "9h 12m", "1.2 GiB", "512 MiB/h".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace vw {
+
+inline constexpr double kMiB = 1024.0 * 1024.0;
+inline constexpr double kGiB = 1024.0 * kMiB;
+inline constexpr double kSecondsPerHour = 3600.0;
+
+// "30s" -> 30.0; a bare number is seconds. Rejects negatives, empty input, unknown units.
+Result<double> ParseDuration(std::string_view text);
+
+// "80GiB" -> 85899345920; decimal (kB, MB, GB) and binary (KiB, MiB, GiB, TiB) units; bare = bytes.
+Result<uint64_t> ParseSize(std::string_view text);
+
+// 33120 -> "9h 12m"; 59 -> "59s"; 90000 -> "1d 1h". Negative -> "-" prefix.
+std::string FormatDuration(double seconds);
+
+// 1288490188 -> "1.2 GiB"; 536870912 -> "512 MiB"; under 1 MiB -> "123 KiB" or "12 B".
+std::string FormatBytes(double bytes);
+
+// Bytes per second -> "512 MiB/h" (or "1.2 GiB/h").
+std::string FormatRate(double bytes_per_second);
+
+}  // namespace vw

@@ -1,0 +1,118 @@
+// LeakEngine: the streaming leak detector for one memory series (a GPU's used memory, or one
+// process's). The heart of vramwatch; see DETECTION.md in the design folder and docs/detection.md.
+//
+// Feed samples in time order with Add(); ask Assess() at any time. Add() is O(1) amortised and the
+// memory held is bounded by the number of time buckets (a few thousand at most), never by the
+// number of samples. `analyze` (files) and `watch` (NVML) use this same class, so the same samples
+// always get the same answer.
+//
+// Units: times are seconds (any epoch, non-decreasing), sizes are bytes, rates are bytes/second.
+// Threading: one instance is used by one thread at a time.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vw::detection {
+
+enum class Verdict {
+  kInsufficientData,  // too few samples or too short a span to say anything
+  kWarmup,            // still in the initial ramp
+  kSettling,          // growth that is slowing down (allocator staircase, settling curve)
+  kPlateau,           // flat (possibly high, with spikes): healthy
+  kLeak,              // sustained growth that keeps going
+};
+
+std::string_view VerdictName(Verdict v);  // "insufficient_data", "warmup", "settling", "plateau", "leak"
+
+struct EngineConfig {
+  double bucket_seconds = 60;    // width of one time bucket
+  double floor_quantile = 0.10;  // floor = this quantile of the samples in a bucket
+  // Trend windows evaluated (seconds); the longest that the data covers decides, shorter ones
+  // give an earlier answer when the growth is fast.
+  std::vector<double> windows_seconds = {3600, 3 * 3600, 12 * 3600};
+  double min_span_seconds = 15 * 60;  // less history than this -> insufficient_data
+  size_t min_samples = 10;
+  double alpha = 0.01;            // significance level of the trend test
+  double ci_level = 0.90;         // confidence level of the slope interval
+  size_t max_buckets = 2048;      // when exceeded, neighbouring buckets are merged (width doubles)
+};
+
+// One time bucket of the series.
+struct Bucket {
+  double t_start = 0;       // seconds
+  double t_end = 0;         // seconds (time of the last sample in the bucket)
+  double floor_bytes = 0;   // low quantile of the samples in the bucket
+  double peak_bytes = 0;    // maximum
+  double last_bytes = 0;    // last sample
+  size_t count = 0;
+};
+
+// A fitted trend on the floor: used(t) ≈ y0_bytes + slope * (t - t0).
+struct TrendFit {
+  double window_seconds = 0;  // length of history the fit used
+  double t0 = 0;              // start of the fitted stretch (seconds)
+  double y0_bytes = 0;        // fitted floor at t0
+  double slope_bps = 0;       // Sen's slope, bytes/second
+  double slope_lo_bps = 0;    // lower end of the ci_level interval
+  double slope_hi_bps = 0;    // upper end
+  double mk_z = 0;            // Mann–Kendall statistic (tie- and autocorrelation-corrected)
+  double mk_p = 1;            // its two-sided p-value
+};
+
+struct Assessment {
+  Verdict verdict = Verdict::kInsufficientData;
+  size_t samples = 0;
+  double start_t = 0;  // first sample (seconds)
+  double end_t = 0;    // last sample (seconds)
+  std::optional<double> capacity_bytes;   // total − reserved, when known
+  std::optional<double> last_used_bytes;  // last sample
+  std::optional<double> floor_bytes;      // recent floor
+  std::optional<double> peak_bytes;       // recent peak
+  std::optional<double> settled_at;       // when warm-up/settling ended (seconds), if it has
+  std::optional<TrendFit> trend;          // the fit behind a leak verdict (or the measured slope)
+  std::optional<double> leak_start_t;     // where the sustained growth began (seconds)
+  // Leak rate and its interval (bytes/second); set only for a leak verdict.
+  std::optional<double> rate_bps, rate_lo_bps, rate_hi_bps;
+  // Time to OOM from end_t (seconds): (capacity − recent peak) / rate, with the range from the
+  // rate's interval. Set only for a leak with known capacity.
+  std::optional<double> tto_s, tto_lo_s, tto_hi_s;
+  std::vector<std::string> evidence;  // sentences a person can check against the plot
+};
+
+class LeakEngine {
+ public:
+  explicit LeakEngine(EngineConfig config = {});
+
+  // One sample. Samples older than the last one are ignored and counted (out_of_order()).
+  void Add(double t, double used_bytes);
+
+  // Card capacity: total and the driver-reserved part (bytes). May be called again when it changes.
+  void SetCapacity(double total_bytes, double reserved_bytes = 0);
+
+  // The current assessment; cost bounded by the bucket count (≤ 1 ms for a 12 h window).
+  Assessment Assess() const;
+
+  const std::deque<Bucket>& buckets() const { return buckets_; }
+  size_t samples() const { return samples_; }
+  size_t out_of_order() const { return out_of_order_; }
+  const EngineConfig& config() const { return config_; }
+
+ private:
+  EngineConfig config_;
+  std::deque<Bucket> buckets_;
+  size_t samples_ = 0;
+  size_t out_of_order_ = 0;
+  std::optional<double> total_bytes_;
+  double reserved_bytes_ = 0;
+  double first_t_ = 0;
+  double last_t_ = 0;
+  // Implementation state of the current (open) bucket lives in the .cpp's helpers.
+  std::vector<double> open_values_;
+};
+
+}  // namespace vw::detection

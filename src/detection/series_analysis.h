@@ -1,0 +1,46 @@
+// SeriesAnalysis: everything `analyze` (and the live page) knows about one series once its
+// samples have gone through a LeakEngine: identity, capacity, a bounded sketch of the raw curve for
+// plotting, the engine's buckets and its assessment. Outputs (text, JSON, SVG, HTML) render this.
+//
+// Units: times are seconds (see core/time.h), sizes bytes.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sample.h"
+#include "detection/leak_engine.h"
+
+namespace vw::detection {
+
+// One point of the plotted raw curve.
+struct SeriesPoint {
+  double t = 0;
+  double used_bytes = 0;
+};
+
+// A marked event on the time axis (an Xid, a process start/exit).
+struct SeriesEvent {
+  double t = 0;
+  std::string label;  // "Xid 79", "pid 4242 exited"
+};
+
+struct SeriesAnalysis {
+  GpuIdentity gpu;                       // for a process series: the GPU it runs on
+  std::optional<int64_t> pid;            // set for a per-process series
+  std::string process_command;           // for a per-process series
+  std::optional<uint64_t> total_bytes;   // card (or MIG instance) size
+  std::optional<uint64_t> reserved_bytes;
+  bool has_zone = false;                 // times carry a zone (print "Z")
+  bool synthetic_time = false;           // the trace had no clock: times count from 0
+  std::vector<SeriesPoint> raw;          // decimated raw curve, at most a few thousand points,
+                                         // keeping each stretch's min and max
+  std::deque<Bucket> buckets;            // the engine's buckets (floor/peak envelopes)
+  std::vector<SeriesEvent> events;
+  Assessment assessment;
+};
+
+}  // namespace vw::detection

@@ -1,0 +1,81 @@
+// Snapshots: what the live view (NVML + procfs) knows about a GPU and its memory holders at one
+// instant. `check` renders one; `watch` keeps a stream of them.
+//
+// Every field may be missing: std::optional is set only when the underlying call succeeded.
+// Sizes are bytes, times are seconds since the Unix epoch (UTC), ratios are 0..1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vw {
+
+// Process state from /proc/PID/stat: R running, S sleeping, D uninterruptible (stuck in the
+// driver), Z zombie, T stopped, X dead; kGone when the PID no longer exists.
+enum class ProcState { kUnknown, kRunning, kSleeping, kDiskSleep, kZombie, kStopped, kDead, kGone };
+
+// What the host OS says about one PID (sources/procfs fills it).
+struct ProcessInfo {
+  bool alive = false;                    // /proc/PID exists and (start time matches when known)
+  ProcState state = ProcState::kUnknown;
+  std::optional<double> start_time_s;    // since boot, from /proc/PID/stat field 22 (PID-reuse guard)
+  std::optional<uint32_t> uid;
+  std::string user;                      // name for uid, empty when unknown
+  std::string command;                   // full command line, spaces between arguments
+  std::optional<double> cpu_seconds;     // utime + stime
+  std::optional<int64_t> container_pid;  // innermost NSpid when it differs from the host PID
+  std::string container_id;              // Docker/containerd/CRI-O ID from the cgroup path
+  std::string pod_uid;                   // Kubernetes pod UID from the cgroup path
+  std::string slurm_job;                 // Slurm job ID from the cgroup path or environment
+  std::vector<std::string> unreadable;   // facts that could not be read ("cmdline: permission denied")
+};
+
+// One holder of GPU memory: listed by NVML, or found only through /dev/nvidia* file descriptors.
+struct ProcessSnapshot {
+  int64_t pid = 0;                        // host PID as NVML reports it
+  bool listed_by_nvml = true;             // false: found only by the /dev/nvidia<minor> fd scan
+  bool compute = false, graphics = false, mps = false;  // context types (merged by PID)
+  std::optional<uint64_t> used_bytes;     // missing when NVML says NOT_AVAILABLE
+  std::optional<double> sm_util_ratio;    // from process utilisation samples, 0..1
+  std::optional<unsigned> gpu_instance_id, compute_instance_id;  // MIG only
+  ProcessInfo info;
+};
+
+struct MigDeviceSnapshot {
+  unsigned gpu_instance_id = 0;
+  unsigned compute_instance_id = 0;
+  std::string uuid;
+  std::optional<uint64_t> memory_total_bytes, memory_used_bytes;
+};
+
+struct GpuSnapshot {
+  double t = 0;                            // when sampled (seconds since epoch, UTC)
+  unsigned index = 0;
+  std::string uuid;                        // "GPU-5b8c..."
+  std::string name;                        // "NVIDIA H100 80GB HBM3"
+  std::string pci_bus_id;                  // "00000000:3B:00.0"
+  std::optional<unsigned> minor;           // /dev/nvidia<minor>
+  std::optional<uint64_t> memory_total_bytes, memory_used_bytes, memory_free_bytes, memory_reserved_bytes;
+  std::optional<uint64_t> bar1_total_bytes, bar1_used_bytes;
+  std::optional<double> gpu_util_ratio, memory_util_ratio;
+  bool mig_enabled = false;
+  std::vector<MigDeviceSnapshot> mig_devices;
+  std::vector<ProcessSnapshot> processes;
+  bool responsive = true;                  // false when a call hung past its deadline
+  bool lost = false;                       // NVML_ERROR_GPU_IS_LOST
+  std::vector<std::string> errors;         // "nvmlDeviceGetMemoryInfo_v2: Unknown Error"
+};
+
+// Everything one look at the host gives.
+struct HostSnapshot {
+  double t = 0;
+  std::string hostname;
+  std::string driver_version;
+  std::optional<int> cuda_driver_version;  // e.g. 12040
+  std::vector<GpuSnapshot> gpus;
+  bool host_pids_visible = true;           // false inside a container without the host PID namespace
+};
+
+}  // namespace vw

@@ -71,6 +71,7 @@ Result<TraceFormat> DetectTraceFormat(std::string_view head, bool complete, cons
       return TraceFormat::kSmiTable;
     }
     if (IsSeparatorLine(t)) continue;
+    if (StartsWith(t, "Every ") && t.find("nvidia-smi") != std::string_view::npos) continue;  // `watch` header
     Timestamp ts;
     if (ParseDateLine(t, &ts)) continue;
     SplitCsv(t, &fields);

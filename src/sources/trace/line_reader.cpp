@@ -214,6 +214,10 @@ bool LineReader::Next(std::string_view* line) {
     if (nl != nullptr) {
       len = static_cast<size_t>(nl - start);
       begin_ += len + 1;
+      if (len > kMaxLine) {
+        len = kMaxLine;
+        overlong_ = true;
+      }
     } else if (avail >= kMaxLine) {
       len = kMaxLine;
       begin_ += len;

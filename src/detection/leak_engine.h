@@ -37,18 +37,18 @@ struct EngineConfig {
   std::vector<double> windows_seconds = {3600, 3 * 3600, 12 * 3600};
   double min_span_seconds = 15 * 60;  // less history than this -> insufficient_data
   size_t min_samples = 10;
-  double alpha = 0.01;            // significance level of the trend test
-  double ci_level = 0.90;         // confidence level of the slope interval
-  size_t max_buckets = 2048;      // when exceeded, neighbouring buckets are merged (width doubles)
+  double alpha = 0.01;        // significance level of the trend test
+  double ci_level = 0.90;     // confidence level of the slope interval
+  size_t max_buckets = 2048;  // when exceeded, neighbouring buckets are merged (width doubles)
 };
 
 // One time bucket of the series.
 struct Bucket {
-  double t_start = 0;       // seconds
-  double t_end = 0;         // seconds (time of the last sample in the bucket)
-  double floor_bytes = 0;   // low quantile of the samples in the bucket
-  double peak_bytes = 0;    // maximum
-  double last_bytes = 0;    // last sample
+  double t_start = 0;      // seconds
+  double t_end = 0;        // seconds (time of the last sample in the bucket)
+  double floor_bytes = 0;  // low quantile of the samples in the bucket
+  double peak_bytes = 0;   // maximum
+  double last_bytes = 0;   // last sample
   size_t count = 0;
 };
 
@@ -67,8 +67,8 @@ struct TrendFit {
 struct Assessment {
   Verdict verdict = Verdict::kInsufficientData;
   size_t samples = 0;
-  double start_t = 0;  // first sample (seconds)
-  double end_t = 0;    // last sample (seconds)
+  double start_t = 0;                     // first sample (seconds)
+  double end_t = 0;                       // last sample (seconds)
   std::optional<double> capacity_bytes;   // total − reserved, when known
   std::optional<double> last_used_bytes;  // last sample
   std::optional<double> floor_bytes;      // recent floor

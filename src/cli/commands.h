@@ -11,6 +11,7 @@ namespace vw::cli {
 
 using CommandRunner = std::function<int()>;
 
+CommandRunner AddAnalyzeCommand(CLI::App& app);
 CommandRunner AddVersionCommand(CLI::App& app);
 
 }  // namespace vw::cli

@@ -131,7 +131,7 @@ inline detection::SeriesAnalysis LeakWithEvalSpikes(int index = 0) {
       "The floor (10th percentile per minute) rose from 52.0 GiB at 08:40 to 60.0 GiB at 14:00, 1.5 GiB/h.",
       "Mann-Kendall trend test on the floor: z = 9.4, p < 0.0001 over 5h 20m; the rise does not slow down.",
       "Evaluation spikes of about 8 GiB every 45 minutes return to the floor each time: they are not the leak.",
-      "At this rate the card's 79.2 GiB run out around 21:31 (between 20:37 and 22:44)."};
+      "At this rate the card's 79.2 GiB run out around 21:00 (between 20:11 and 22:05)."};
   s.events.push_back({start + 3 * 3600 + 5 * 60, "Xid 31"});
   return s;
 }
@@ -171,9 +171,9 @@ inline detection::SeriesAnalysis Plateau(int index = 1) {
     if (p.t >= a.end_t - 3600) peak = std::max(peak, p.used_bytes);
   }
   a.peak_bytes = peak;
-  a.evidence = {"The floor has stayed at 70.0 GiB since 08:20 (Mann-Kendall p = 0.76: no trend).",
-                "Spikes of about 6 GiB every 30 minutes come back down to the floor.",
-                "Peak 76.4 GiB leaves 2.8 GiB of headroom: high, and steady."};
+  a.evidence = {"The floor has stayed at 70.0 GiB since 10:20 (Mann-Kendall p = 0.76: no trend).",
+                "Spikes of about 4.5 GiB every 30 minutes come back down to the floor.",
+                "Peak 76.2 GiB leaves 3.0 GiB of headroom: high, and steady."};
   return s;
 }
 

@@ -63,16 +63,16 @@ std::string Fact(std::string_view name, const std::string& value) {
 std::string OomText(const SeriesAnalysis& s, double off) {
   const auto& a = s.assessment;
   if (!a.tto_s) return "—";
-  std::string out = FormatTime(a.end_t + *a.tto_s, s.synthetic_time, s.has_zone ? off : 0) + " (in " +
-                    FormatDuration(*a.tto_s) + ")";
+  std::string out =
+      FormatTime(a.end_t + *a.tto_s, s.synthetic_time, s.has_zone ? off : 0) + " (in " + FormatDuration(*a.tto_s) + ")";
   return out;
 }
 
 std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, double chart_width) {
   const auto& a = s.assessment;
   const double off = s.has_zone ? o.label_offset_s : 0;
-  std::string out = fmt::format("<section class=\"vw-series\" data-gpu=\"{}\" data-verdict=\"{}\"", XmlEscape(s.gpu.key),
-                                XmlEscape(VerdictText(a.verdict)));
+  std::string out = fmt::format("<section class=\"vw-series\" data-gpu=\"{}\" data-verdict=\"{}\"",
+                                XmlEscape(s.gpu.key), XmlEscape(VerdictText(a.verdict)));
   if (s.pid) out += fmt::format(" data-pid=\"{}\"", *s.pid);
   out += ">\n";
   out += fmt::format("<h2><span>{}</span><span class=\"{}\">{}</span></h2>\n", XmlEscape(SeriesName(s)),
@@ -92,12 +92,14 @@ std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, d
   out += "<dl class=\"vw-facts\">\n";
   if (a.rate_bps) {
     std::string rate = ChartRate(*a.rate_bps);
-    if (a.rate_lo_bps && a.rate_hi_bps) rate += " (" + ChartRateRange(*a.rate_lo_bps, *a.rate_hi_bps, *a.rate_bps) + ")";
+    if (a.rate_lo_bps && a.rate_hi_bps)
+      rate += " (" + ChartRateRange(*a.rate_lo_bps, *a.rate_hi_bps, *a.rate_bps) + ")";
     out += Fact("Leak rate", rate);
   }
   if (a.tto_s) {
     std::string range;
-    if (a.tto_lo_s) range = ", range " + FormatDuration(*a.tto_lo_s) + " – " + (a.tto_hi_s ? FormatDuration(*a.tto_hi_s) : "never");
+    if (a.tto_lo_s)
+      range = ", range " + FormatDuration(*a.tto_lo_s) + " – " + (a.tto_hi_s ? FormatDuration(*a.tto_hi_s) : "never");
     out += Fact("Out of memory", OomText(s, o.label_offset_s) + range);
   }
   if (a.floor_bytes) out += Fact("Floor", FormatBytes(*a.floor_bytes));
@@ -146,13 +148,15 @@ std::string VerdictSentence(const SeriesAnalysis& s, double label_offset_s) {
       std::string out = "Leak";
       if (a.rate_bps) {
         out += " of " + ChartRate(*a.rate_bps);
-        if (a.rate_lo_bps && a.rate_hi_bps) out += " (" + ChartRateRange(*a.rate_lo_bps, *a.rate_hi_bps, *a.rate_bps) + ")";
+        if (a.rate_lo_bps && a.rate_hi_bps)
+          out += " (" + ChartRateRange(*a.rate_lo_bps, *a.rate_hi_bps, *a.rate_bps) + ")";
       }
       if (a.leak_start_t) out += " since " + FormatTime(*a.leak_start_t, s.synthetic_time, off);
       if (a.tto_s) {
         out += "; memory runs out around " + when(a.end_t + *a.tto_s) + " (in " + FormatDuration(*a.tto_s);
         if (a.tto_lo_s) {
-          out += "; between " + when(a.end_t + *a.tto_lo_s) + " and " + (a.tto_hi_s ? when(a.end_t + *a.tto_hi_s) : "never");
+          out += "; between " + when(a.end_t + *a.tto_lo_s) + " and " +
+                 (a.tto_hi_s ? when(a.end_t + *a.tto_hi_s) : "never");
         }
         out += ").";
       } else {
@@ -182,7 +186,8 @@ std::string RenderHtmlReport(const std::vector<SeriesAnalysis>& series, const Ht
   out += fmt::format("<html lang=\"en\" class=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n", ThemeClass(o.theme));
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += "<meta name=\"color-scheme\" content=\"light dark\">\n";
-  out += fmt::format("<title>{}</title>\n<style>{}\n{}</style>\n</head>\n<body>\n", XmlEscape(o.title), kPageCss, ChartCss());
+  out += fmt::format("<title>{}</title>\n<style>{}\n{}</style>\n</head>\n<body>\n", XmlEscape(o.title), kPageCss,
+                     ChartCss());
   out += fmt::format("<h1>{}</h1>\n", XmlEscape(o.title));
   std::string meta;
   if (!o.source.empty()) meta += XmlEscape(o.source);

@@ -105,8 +105,8 @@ std::vector<Tick> BytesTicks(double lo, double hi, int max_intervals) {
 }
 
 std::vector<Tick> TimeTicks(double lo, double hi, int max_intervals, TimeLabels style, double label_offset_s) {
-  static constexpr std::array<double, 20> kSteps = {1,   2,    5,    10,   15,    30,    60,    120,   300,    600,
-                                                    900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800};
+  static constexpr std::array<double, 21> kSteps = {
+      1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 14400, 21600, 43200, 86400, 172800, 604800};
   std::vector<Tick> ticks;
   if (!(hi > lo)) return ticks;
   max_intervals = std::max(1, max_intervals);

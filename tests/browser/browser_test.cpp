@@ -41,8 +41,9 @@ void SaveScreenshots(const std::string& name, int width, int height) {
   fs::path html = OutDir() / (name + ".html");
   for (bool dark : {false, true}) {
     fs::path png = OutDir() / (name + (dark ? "-dark.png" : ".png"));
-    EXPECT_EQ(Screenshot({.url = "file://" + html.string(), .width = width, .height = height, .dark = dark}, png.string()),
-              "");
+    EXPECT_EQ(
+        Screenshot({.url = "file://" + html.string(), .width = width, .height = height, .dark = dark}, png.string()),
+        "");
     EXPECT_GT(fs::file_size(png), 5000u) << png << " looks blank";
   }
 }

@@ -56,7 +56,8 @@ std::string BaseCommand(const std::string& chromium, const PageRun& run, const s
   std::string cmd = "TZ=UTC timeout 120 " + ShellQuote(chromium) +
                     " --headless=new --no-sandbox --disable-gpu --no-first-run --no-default-browser-check"
                     " --disable-extensions --hide-scrollbars --user-data-dir=" +
-                    ShellQuote(profile) + " --window-size=" + std::to_string(run.width) + "," + std::to_string(run.height);
+                    ShellQuote(profile) + " --window-size=" + std::to_string(run.width) + "," +
+                    std::to_string(run.height);
   if (run.dark) cmd += " --force-dark-mode --blink-settings=preferredColorScheme=0";
   if (run.virtual_time_budget_ms > 0) cmd += " --virtual-time-budget=" + std::to_string(run.virtual_time_budget_ms);
   return cmd;

@@ -10,8 +10,8 @@
 
 #include <chrono>
 #include <filesystem>
-#include <regex>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
 #include "chromium.h"
@@ -62,22 +62,47 @@ json Gpu(const detection::SeriesAnalysis& s, json processes) {
 
 // What the daemon's /api/v1/status answers for the two-GPU fixture host.
 json StatusFixture(const std::vector<detection::SeriesAnalysis>& gpus) {
-  json g0 = Gpu(gpus[0], json::array({Process(4242, std::nullopt, "alice", "R", 61.2, 0.94, "python train.py --config big.yaml", json::array()),
-                                      Process(4310, 12, "alice", "S", 2.0, 0.0, "python -m eval_worker", json::array({"idle"}), "3f2a9c1b"),
-                                      Process(3981, std::nullopt, "bob", "Z", 1.5, std::nullopt, "python old_run.py", json::array({"zombie"}))}));
-  json g1 = Gpu(gpus[1], json::array({Process(5120, std::nullopt, "carol", "R", 70.4, 0.88, "torchrun serve.py", json::array()),
-                                      Process(5301, std::nullopt, "carol", "D", 3.1, 0.0, "python loader.py", json::array({"stuck"}))}));
-  json findings = json::array(
-      {{{"kind", "zombie_holder"}, {"severity", "critical"}, {"gpu", "0"}, {"pid", 3981}, {"bytes", 1.5 * kGiB},
-        {"message", "pid 3981 is a zombie and still holds 1.5 GiB"}, {"action", "kill its parent (pid 3970) or wait for it to reap"}},
-       {{"kind", "idle_holder"}, {"severity", "warning"}, {"gpu", "0"}, {"pid", 4310}, {"bytes", 2.0 * kGiB},
-        {"message", "pid 4310 holds 2.0 GiB with no compute for 2h"}, {"action", "check whether the eval worker is still needed"}},
-       {{"kind", "stuck_holder"}, {"severity", "critical"}, {"gpu", "1"}, {"pid", 5301}, {"bytes", 3.1 * kGiB},
-        {"message", "pid 5301 is stuck in the driver (D state)"}, {"action", "look for Xid events; a GPU reset may be needed"}}});
-  json alerts = json::array({{{"name", "VramwatchGpuMemoryLeak"}, {"state", "firing"}, {"gpu", "0"},
-                              {"since", "2026-07-14T13:20:00Z"}, {"summary", "GPU 0 leaks 1.50 GiB/h, OOM in 7h 0m"}},
-                             {{"name", "VramwatchIdleHolder"}, {"state", "pending"}, {"gpu", "0"},
-                              {"since", "2026-07-14T13:55:00Z"}, {"summary", "pid 4310 idle"}}});
+  json g0 = Gpu(
+      gpus[0],
+      json::array(
+          {Process(4242, std::nullopt, "alice", "R", 61.2, 0.94, "python train.py --config big.yaml", json::array()),
+           Process(4310, 12, "alice", "S", 2.0, 0.0, "python -m eval_worker", json::array({"idle"}), "3f2a9c1b"),
+           Process(3981, std::nullopt, "bob", "Z", 1.5, std::nullopt, "python old_run.py", json::array({"zombie"}))}));
+  json g1 = Gpu(
+      gpus[1],
+      json::array({Process(5120, std::nullopt, "carol", "R", 70.4, 0.88, "torchrun serve.py", json::array()),
+                   Process(5301, std::nullopt, "carol", "D", 3.1, 0.0, "python loader.py", json::array({"stuck"}))}));
+  json findings = json::array({{{"kind", "zombie_holder"},
+                                {"severity", "critical"},
+                                {"gpu", "0"},
+                                {"pid", 3981},
+                                {"bytes", 1.5 * kGiB},
+                                {"message", "pid 3981 is a zombie and still holds 1.5 GiB"},
+                                {"action", "kill its parent (pid 3970) or wait for it to reap"}},
+                               {{"kind", "idle_holder"},
+                                {"severity", "warning"},
+                                {"gpu", "0"},
+                                {"pid", 4310},
+                                {"bytes", 2.0 * kGiB},
+                                {"message", "pid 4310 holds 2.0 GiB with no compute for 2h"},
+                                {"action", "check whether the eval worker is still needed"}},
+                               {{"kind", "stuck_holder"},
+                                {"severity", "critical"},
+                                {"gpu", "1"},
+                                {"pid", 5301},
+                                {"bytes", 3.1 * kGiB},
+                                {"message", "pid 5301 is stuck in the driver (D state)"},
+                                {"action", "look for Xid events; a GPU reset may be needed"}}});
+  json alerts = json::array({{{"name", "VramwatchGpuMemoryLeak"},
+                              {"state", "firing"},
+                              {"gpu", "0"},
+                              {"since", "2026-07-14T13:20:00Z"},
+                              {"summary", "GPU 0 leaks 1.50 GiB/h, OOM in 7h 0m"}},
+                             {{"name", "VramwatchIdleHolder"},
+                              {"state", "pending"},
+                              {"gpu", "0"},
+                              {"since", "2026-07-14T13:55:00Z"},
+                              {"summary", "pid 4310 idle"}}});
   return {{"schema", "vramwatch.check/1"},
           {"host", {{"hostname", "gpu-node-07"}, {"driver_version", "550.54.15"}}},
           {"gpus", {g0, g1}},
@@ -213,9 +238,10 @@ TEST(LivePageInBrowser, ShowsCardsChartsProcessesFindingsAndAlerts) {
 
   for (bool dark : {false, true}) {
     fs::path png = OutDir() / (dark ? "live-dark.png" : "live.png");
-    EXPECT_EQ(Screenshot({.url = daemon.url(), .width = 1200, .height = 1000, .dark = dark, .virtual_time_budget_ms = 5000},
-                         png.string()),
-              "");
+    EXPECT_EQ(
+        Screenshot({.url = daemon.url(), .width = 1200, .height = 1000, .dark = dark, .virtual_time_budget_ms = 5000},
+                   png.string()),
+        "");
     EXPECT_GT(fs::file_size(png), 5000u);
   }
 }

@@ -103,6 +103,18 @@ TEST(SvgChart, StandaloneFileHasNamespaceStyleAndRoles) {
   EXPECT_NE(svg.find("data-verdict=\"leak\""), std::string::npos);
 }
 
+TEST(SvgChart, ProcessSeriesNamesItsPid) {
+  auto s = LeakWithEvalSpikes();
+  s.pid = 4242;
+  s.process_command = "python train.py";
+  std::string svg = RenderSvgChart(s);
+  EXPECT_NE(svg.find("data-gpu=\"0\" data-pid=\"4242\""), std::string::npos);
+  EXPECT_NE(svg.find(">GPU 0 · pid 4242 python train.py — leak</text>"), std::string::npos);
+  std::string page = RenderHtmlReport({s});
+  EXPECT_NE(page.find("<section class=\"vw-series\" data-gpu=\"0\" data-verdict=\"leak\" data-pid=\"4242\">"),
+            std::string::npos);
+}
+
 TEST(SvgChart, OomMarkerCarriesTheOomTime) {
   auto s = LeakWithEvalSpikes();
   std::string svg = RenderSvgChart(s);

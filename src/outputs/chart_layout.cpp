@@ -165,7 +165,7 @@ Domain ComputeDomain(const SeriesAnalysis& s, const std::optional<Projection>& p
   if (a.capacity_bytes) ymax = std::max(ymax, *a.capacity_bytes);
   if (s.total_bytes) ymax = std::max(ymax, static_cast<double>(*s.total_bytes));
   if (a.peak_bytes) ymax = std::max(ymax, *a.peak_bytes);
-  d.y_hi = ymax > 0 ? ymax * 1.06 : kGiB;
+  d.y_hi = ymax > 0 ? ymax * 1.10 : kGiB;  // room for a label above the capacity line
   return d;
 }
 

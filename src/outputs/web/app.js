@@ -88,7 +88,7 @@
     pts.forEach(function (p) { yMax = Math.max(yMax, p[1]); });
     if (cap != null) yMax = Math.max(yMax, cap);
     if (num(g.memory_total_bytes)) yMax = Math.max(yMax, g.memory_total_bytes);
-    yMax = yMax > 0 ? yMax * 1.06 : GiB;
+    yMax = yMax > 0 ? yMax * 1.10 : GiB;
     var pw = W - L - R, ph = H - T - B;
     function x(t) { return L + (t - t0) / (tHi - t0) * pw; }
     function y(v) { return T + ph - v / yMax * ph; }

@@ -72,7 +72,7 @@ std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, d
   const auto& a = s.assessment;
   const double off = s.has_zone ? o.label_offset_s : 0;
   std::string out = fmt::format("<section class=\"vw-series\" data-gpu=\"{}\" data-verdict=\"{}\"",
-                                XmlEscape(s.gpu.key), XmlEscape(VerdictText(a.verdict)));
+                                XmlEscape(s.gpu.key), XmlEscape(VerdictKey(a.verdict)));
   if (s.pid) out += fmt::format(" data-pid=\"{}\"", *s.pid);
   out += ">\n";
   out += fmt::format("<h2><span>{}</span><span class=\"{}\">{}</span></h2>\n", XmlEscape(SeriesName(s)),

@@ -5,9 +5,9 @@
 // unless `theme` forces one.
 //
 // DOM contract (tests and scripts rely on it): each series is a `section.vw-series` with
-// `data-gpu`, `data-verdict` (VerdictText) and, for a process series, `data-pid`; it holds one
-// `svg[data-gpu]` chart and a `.vw-verdict` paragraph; the chart has `[data-role=oom]` exactly
-// when the series is a leak with a time to OOM.
+// `data-gpu`, `data-verdict` (VerdictKey: "leak", "insufficient_data", ...) and, for a process series, `data-pid`; it
+// holds one `svg[data-gpu]` chart and a `.vw-verdict` paragraph; the chart has `[data-role=oom]` exactly when the
+// series is a leak with a time to OOM.
 //
 // Pure function returning a string; safe from any thread.
 #pragma once

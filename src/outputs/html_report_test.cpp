@@ -69,6 +69,10 @@ TEST(HtmlReport, ThemeOptionForcesOneTheme) {
 TEST(HtmlReport, EmptyInputSaysSo) {
   std::string page = RenderHtmlReport({});
   EXPECT_NE(page.find("No series to report"), std::string::npos);
+  detection::SeriesAnalysis none;
+  none.gpu.key = "2";
+  EXPECT_NE(RenderHtmlReport({none}).find("data-gpu=\"2\" data-verdict=\"insufficient_data\""), std::string::npos)
+      << "data-verdict uses the JSON spelling";
   EXPECT_EQ(page.find("<svg"), std::string::npos);
 }
 

@@ -222,6 +222,17 @@ std::string VerdictText(detection::Verdict v) {
   return "unknown";
 }
 
+std::string VerdictKey(detection::Verdict v) {
+  switch (v) {
+    case detection::Verdict::kLeak: return "leak";
+    case detection::Verdict::kPlateau: return "plateau";
+    case detection::Verdict::kSettling: return "settling";
+    case detection::Verdict::kWarmup: return "warmup";
+    case detection::Verdict::kInsufficientData: return "insufficient_data";
+  }
+  return "unknown";
+}
+
 std::string SeriesName(const detection::SeriesAnalysis& s) {
   std::string gpu = "GPU " + (s.gpu.key.empty() ? (s.gpu.index ? std::to_string(*s.gpu.index) : "?") : s.gpu.key);
   if (s.pid) {

@@ -180,6 +180,8 @@ std::vector<Rect> SmallMultiples(size_t n, double total_width, double cell_heigh
 
 // Human strings shared by the chart and the report.
 std::string VerdictText(detection::Verdict v);  // "leak", "plateau", "settling", "warm-up", "insufficient data"
+// The verdict as the JSON contracts spell it ("insufficient_data", "warmup", ...), for data-verdict.
+std::string VerdictKey(detection::Verdict v);
 std::string SeriesName(const detection::SeriesAnalysis& s);  // "GPU 0 · NVIDIA H100" or "GPU 0 · pid 4242 python"
 std::string FormatTime(double t, bool synthetic, double label_offset_s);  // "2026-07-14 08:12" or "+1h 30m"
 // "21:32" when t falls on the same day as `ref`, else "Jul 15 21:32"; "+7h 32m" for synthetic time.

@@ -81,7 +81,7 @@ std::string SvgOpen(const SeriesAnalysis& s, const SvgOptions& o, double x, doub
                   ThemeClass(o.theme), Num(c.width), Num(c.height), Num(c.width), Num(c.height), XmlEscape(s.gpu.key));
   if (nested) attrs += fmt::format(" x=\"{}\" y=\"{}\"", Num(x), Num(y));
   if (s.pid) attrs += fmt::format(" data-pid=\"{}\"", *s.pid);
-  attrs += fmt::format(" data-verdict=\"{}\"", XmlEscape(VerdictText(s.assessment.verdict)));
+  attrs += fmt::format(" data-verdict=\"{}\"", XmlEscape(VerdictKey(s.assessment.verdict)));
   if (o.standalone && !nested) attrs += " xmlns=\"http://www.w3.org/2000/svg\"";
   return "<svg " + attrs + ">\n";
 }

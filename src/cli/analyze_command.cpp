@@ -18,6 +18,7 @@
 #include "core/units.h"
 #include "detection/series_builder.h"
 #include "outputs/analyze_report.h"
+#include "outputs/report_files.h"
 #include "sources/trace/trace_reader.h"
 
 namespace vw::cli {
@@ -32,6 +33,7 @@ struct AnalyzeFlags {
   std::vector<std::string> gpus;
   std::string since, until;
   std::string critical_runway = "24h";
+  std::string plot_path, html_path, theme = "auto";
   bool json = false;
   bool lenient = false;
   bool no_processes = false;
@@ -205,6 +207,32 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     }
     for (auto& s : *series) all.push_back(std::move(s));
   }
+  if (!flags.plot_path.empty() || !flags.html_path.empty()) {
+    std::vector<detection::SeriesAnalysis> analyses;
+    for (const auto& s : all) analyses.push_back(s.analysis);
+    outputs::Theme theme = flags.theme == "light" ? outputs::Theme::kLight
+                           : flags.theme == "dark" ? outputs::Theme::kDark
+                                                   : outputs::Theme::kAuto;
+    if (!flags.plot_path.empty()) {
+      outputs::SvgOptions svg;
+      svg.theme = theme;
+      Status st = outputs::WriteSvgPlot(flags.plot_path, analyses, svg);
+      if (!st.ok()) {
+        std::fprintf(stderr, "vramwatch analyze: --plot: %s\n", st.message().c_str());
+        return kExitUnknown;
+      }
+    }
+    if (!flags.html_path.empty()) {
+      outputs::HtmlReportOptions html;
+      html.theme = theme;
+      for (const std::string& f : flags.files) html.source += (html.source.empty() ? "" : ", ") + f;
+      Status st = outputs::WriteHtmlReport(flags.html_path, analyses, html);
+      if (!st.ok()) {
+        std::fprintf(stderr, "vramwatch analyze: --html: %s\n", st.message().c_str());
+        return kExitUnknown;
+      }
+    }
+  }
   if (flags.json) {
     std::fputs(outputs::RenderAnalyzeJson(all, settings->report).dump(2).c_str(), stdout);
     std::fputs("\n", stdout);
@@ -249,6 +277,12 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
   cmd->add_option("--until", flags->until, "Ignore samples after this time");
   cmd->add_option("--critical-runway", flags->critical_runway,
                   "A leak is CRITICAL when the pessimistic time to OOM is shorter than this")
+      ->capture_default_str();
+  cmd->add_option("--plot", flags->plot_path, "Also write the charts as one SVG file (several GPUs as small multiples)");
+  cmd->add_option("--html", flags->html_path,
+                  "Also write a self-contained HTML report (charts, verdicts, evidence; no network needed)");
+  cmd->add_option("--theme", flags->theme, "Colours of --plot/--html: auto (follows the viewer), light, dark")
+      ->check(CLI::IsMember({"auto", "light", "dark"}))
       ->capture_default_str();
   cmd->add_flag("--json", flags->json, "Print the vramwatch.analyze/1 JSON object instead of text");
   cmd->add_flag("--lenient", flags->lenient, "Skip malformed lines (they are counted and shown) instead of failing");

@@ -131,6 +131,23 @@ def _(ctx):
     assert g["clock"] == "synthetic"
 
 
+@check("--plot and --html write complete files with one chart per GPU and the OOM marker for the leak")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        svg, html = os.path.join(d, "p.svg"), os.path.join(d, "r.html")
+        r = vw(ctx, "--plot", svg, "--html", html, os.path.join(ctx.examples, "training-leak.csv"),
+               os.path.join(ctx.examples, "training-healthy.csv"))
+        assert r.returncode == 1, (r.returncode, r.stderr)
+        page = open(html).read()
+        assert page.count("data-gpu=") >= 2, "one chart per GPU"
+        assert page.count('data-role="oom"') == 1, "the OOM marker only on the leaking GPU"
+        assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+        plot = open(svg).read()
+        assert plot.startswith("<?xml") and plot.rstrip().endswith("</svg>")
+        r = vw(ctx, "--html", os.path.join(d, "missing", "r.html"), os.path.join(ctx.examples, "training-leak.csv"))
+        assert r.returncode == 3 and "missing" in r.stderr, (r.returncode, r.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vramwatch", required=True)

@@ -28,6 +28,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,11 +86,15 @@ class NvmlSource {
  private:
   struct GpuState;
   NvmlSource() = default;
+  void ReadSystem(HostSnapshot* h);
 
   std::unique_ptr<NvmlLibrary> lib_;
   SourceOptions options_;
   unsigned gpu_count_ = 0;
   bool r535_layout_ = false;
+  bool initialized_ = false;
+  std::string driver_version_, nvml_version_;  // cached once read: they do not change while loaded
+  std::optional<int> cuda_version_;
   std::unique_ptr<CallRunner> system_runner_;
   std::vector<std::unique_ptr<GpuState>> gpus_;
 };

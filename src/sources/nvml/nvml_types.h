@@ -14,9 +14,12 @@
 
 namespace vw::nvml::api {
 
-// Opaque handles: pointers the caller never dereferences.
-typedef struct nvmlDevice_st* nvmlDevice_t;
-typedef struct nvmlEventSet_st* nvmlEventSet_t;
+// Opaque handles: pointers the caller never dereferences. The structs are declared first so they
+// are ours even where NVIDIA's global ones are visible.
+struct nvmlDevice_st;
+struct nvmlEventSet_st;
+typedef nvmlDevice_st* nvmlDevice_t;
+typedef nvmlEventSet_st* nvmlEventSet_t;
 
 typedef enum nvmlReturn_enum {
   NVML_SUCCESS = 0,

@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
     if (subs.size() > before) commands.emplace_back(subs.back(), std::move(run));
   };
   add(vw::cli::AddVersionCommand);
+  add(vw::cli::AddCheckCommand);
+  add(vw::cli::AddDemoCommand);
 
   try {
     app.parse(argc, argv);

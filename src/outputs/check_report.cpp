@@ -11,7 +11,7 @@
 namespace vw::outputs {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 template <typename T>
 json Opt(const std::optional<T>& v) {
@@ -157,7 +157,7 @@ std::optional<uint64_t> UnattributedBytes(const GpuSnapshot& g) {
   return *g.memory_used_bytes > sum ? *g.memory_used_bytes - sum : 0;
 }
 
-nlohmann::json CheckReportJson(const CheckReport& r) {
+nlohmann::ordered_json CheckReportJson(const CheckReport& r) {
   const HostSnapshot& h = r.snapshot;
   json gpus = json::array();
   for (const auto& g : h.gpus) gpus.push_back(GpuJson(g));

@@ -30,7 +30,7 @@ struct CheckReport {
   int exit_code = 0;
 };
 
-nlohmann::json CheckReportJson(const CheckReport& report);
+nlohmann::ordered_json CheckReportJson(const CheckReport& report);
 
 // `color`: ANSI colours for severities (when stdout is a terminal).
 std::string CheckReportText(const CheckReport& report, bool color);

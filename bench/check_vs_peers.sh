@@ -88,7 +88,7 @@ else
     times=()
     for _ in $(seq "$runs"); do
       t0=$(date +%s.%N); ${cmds[$i]} >/dev/null 2>&1 || true; t1=$(date +%s.%N)
-      times+=("$(echo "$t1 - $t0" | bc -l)")
+      times+=("$(awk -v a="$t1" -v b="$t0" 'BEGIN { print a - b }')")
     done
     read -r m s < <(printf '%s\n' "${times[@]}" | awk '{x+=$1; y+=$1*$1} END {m=x/NR; v=y/NR-m*m; if (v<0) v=0; print m, sqrt(v)}')
     mean[${names[$i]}]=$m; sd[${names[$i]}]=$s

@@ -5,7 +5,7 @@ LD_LIBRARY_PATH (or by path for ours):
   - vramwatch's binding (vw_nvml_snapshot_json),
   - NVIDIA's Python binding pynvml (nvidia-ml-py),
   - gpustat --json,
-  - nvitop's Python API (nvitop.Device),
+  - nvitop's Python API (nvitop.Device), and `nvitop -1` (must run without errors),
 and asserts they report the same GPUs (UUID, name, bus id), memory (total/used, MiB) and
 processes (PID -> MiB). Process PIDs are real processes started here, since gpustat and nvitop drop
 PIDs that do not exist. Scenario time is pinned with VRAMWATCH_EMULATOR_CLOCK_FILE so every client
@@ -135,6 +135,14 @@ def main():
             pyn = json.loads(run([python, "-c", PYNVML_SNIPPET], env))
             gst = json.loads(run([gpustat, "--json"], env))
             nvi = json.loads(run([python, "-c", NVITOP_SNIPPET], env))
+            # nvitop's one-shot view: every call it makes must be answered like a real driver would
+            # (it logs "ERROR: A FunctionNotFound error occurred" for symbols a driver lacks).
+            screen = subprocess.run([os.path.join(os.path.dirname(python), "nvitop"), "-1"], env=env,
+                                    capture_output=True, text=True, timeout=60)
+            expect("nvitop -1 exit status", screen.returncode, 0)
+            expect("nvitop -1 errors", [l for l in (screen.stdout + screen.stderr).splitlines() if "ERROR" in l], [])
+            for bus in ("00000000:3B:00.0", "00000000:86:00.0"):
+                expect(f"nvitop -1 shows {bus}", bus in screen.stdout, True)
 
             expect("driver version (pynvml)", pyn["driver_version"], ours["driver_version"])
             expect("driver version (gpustat)", gst["driver_version"], ours["driver_version"])

@@ -9,6 +9,12 @@
 
 using vw::nvml::api::nvmlBAR1Memory_t;
 using vw::nvml::api::nvmlClockType_t;
+using vw::nvml::api::nvmlComputeMode_t;
+using vw::nvml::api::nvmlDriverModel_t;
+using vw::nvml::api::nvmlEccCounterType_t;
+using vw::nvml::api::nvmlEnableState_t;
+using vw::nvml::api::nvmlMemoryErrorType_t;
+using vw::nvml::api::nvmlPstates_t;
 using vw::nvml::api::nvmlConfComputeMemSizeInfo_t;
 using vw::nvml::api::nvmlDevice_t;
 using vw::nvml::api::nvmlMemory_t;

@@ -1,5 +1,7 @@
-// Emulated NVML: MIG queries, and the sensor calls common clients make (temperature, fan, power,
-// encoder/decoder, clocks): NOT_SUPPORTED unless the scenario gives a value.
+// Emulated NVML: MIG queries, and what common clients ask besides memory and processes: sensors
+// (temperature, fan, power, power limit) come from the scenario and are NOT_SUPPORTED without it;
+// encoder/decoder, clocks and ECC counters are NOT_SUPPORTED; the driver model is NOT_SUPPORTED as
+// on Linux; the modes are fixed: persistence enabled, no display, default compute mode, P0.
 #include <algorithm>
 #include <cmath>
 
@@ -134,4 +136,52 @@ VW_EMU_EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClock
   if (c.rc != api::NVML_SUCCESS) return c.rc;
   if (clock == nullptr || type > api::NVML_CLOCK_VIDEO) return api::NVML_ERROR_INVALID_ARGUMENT;
   return api::NVML_ERROR_NOT_SUPPORTED;  // the scenario format has no clocks
+}
+
+VW_EMU_EXPORT nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int* limit) {
+  return Sensor("nvmlDeviceGetPowerManagementLimit", device, limit, &vw::emulator::GpuSpec::power_limit_w, 1000);
+}
+
+namespace {
+
+template <typename T>
+nvmlReturn_t Fixed(const char* fn, nvmlDevice_t device, T* out, T value) {
+  Call c(fn, device, true);
+  if (c.rc != api::NVML_SUCCESS) return c.rc;
+  if (out == nullptr) return api::NVML_ERROR_INVALID_ARGUMENT;
+  *out = value;
+  return api::NVML_SUCCESS;
+}
+
+nvmlReturn_t Unsupported(const char* fn, nvmlDevice_t device, const void* out) {
+  Call c(fn, device, true);
+  if (c.rc != api::NVML_SUCCESS) return c.rc;
+  return out == nullptr ? api::NVML_ERROR_INVALID_ARGUMENT : api::NVML_ERROR_NOT_SUPPORTED;
+}
+
+}  // namespace
+
+VW_EMU_EXPORT nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t* mode) {
+  return Fixed("nvmlDeviceGetPersistenceMode", device, mode, api::NVML_FEATURE_ENABLED);
+}
+VW_EMU_EXPORT nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t* active) {
+  return Fixed("nvmlDeviceGetDisplayActive", device, active, api::NVML_FEATURE_DISABLED);
+}
+VW_EMU_EXPORT nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t* mode) {
+  return Fixed("nvmlDeviceGetComputeMode", device, mode, api::NVML_COMPUTEMODE_DEFAULT);
+}
+VW_EMU_EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t* state) {
+  return Fixed("nvmlDeviceGetPerformanceState", device, state, api::NVML_PSTATE_0);
+}
+VW_EMU_EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t, nvmlEccCounterType_t,
+                                                       unsigned long long* counts) {
+  return Unsupported("nvmlDeviceGetTotalEccErrors", device, counts);
+}
+VW_EMU_EXPORT nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t* current,
+                                                       nvmlDriverModel_t* pending) {
+  return Unsupported("nvmlDeviceGetDriverModel_v2", device, current && pending ? current : nullptr);
+}
+VW_EMU_EXPORT nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t device, nvmlDriverModel_t* current,
+                                                    nvmlDriverModel_t* pending) {
+  return Unsupported("nvmlDeviceGetDriverModel", device, current && pending ? current : nullptr);
 }

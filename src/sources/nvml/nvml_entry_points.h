@@ -95,3 +95,14 @@ VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetEncoderUtilization, EncoderUtilization,
 VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetDecoderUtilization, DecoderUtilization, 1,
               (nvmlDevice_t, unsigned int*, unsigned int*))
 VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetClockInfo, ClockInfo, 1, (nvmlDevice_t, nvmlClockType_t, unsigned int*))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetPowerManagementLimit, PowerManagementLimit, 1, (nvmlDevice_t, unsigned int*))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetPersistenceMode, PersistenceMode, 1, (nvmlDevice_t, nvmlEnableState_t*))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetDisplayActive, DisplayActive, 1, (nvmlDevice_t, nvmlEnableState_t*))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetComputeMode, ComputeMode, 1, (nvmlDevice_t, nvmlComputeMode_t*))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetPerformanceState, PerformanceState, 1, (nvmlDevice_t, nvmlPstates_t*))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetTotalEccErrors, TotalEccErrors, 1,
+              (nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t, unsigned long long*))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetDriverModel_v2, DriverModel, 2,
+              (nvmlDevice_t, nvmlDriverModel_t*, nvmlDriverModel_t*))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetDriverModel, DriverModel, 1,
+              (nvmlDevice_t, nvmlDriverModel_t*, nvmlDriverModel_t*))

@@ -71,6 +71,38 @@ typedef enum nvmlEnableState_enum {
   NVML_FEATURE_ENABLED = 1,
 } nvmlEnableState_t;
 
+typedef enum nvmlComputeMode_enum {
+  NVML_COMPUTEMODE_DEFAULT = 0,
+  NVML_COMPUTEMODE_EXCLUSIVE_THREAD = 1,
+  NVML_COMPUTEMODE_PROHIBITED = 2,
+  NVML_COMPUTEMODE_EXCLUSIVE_PROCESS = 3,
+  NVML_COMPUTEMODE_COUNT
+} nvmlComputeMode_t;
+
+typedef enum nvmlPStates_enum {
+  NVML_PSTATE_0 = 0,
+  NVML_PSTATE_15 = 15,
+  NVML_PSTATE_UNKNOWN = 32,
+} nvmlPstates_t;
+
+typedef enum nvmlMemoryErrorType_enum {
+  NVML_MEMORY_ERROR_TYPE_CORRECTED = 0,
+  NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1,
+  NVML_MEMORY_ERROR_TYPE_COUNT
+} nvmlMemoryErrorType_t;
+
+typedef enum nvmlEccCounterType_enum {
+  NVML_VOLATILE_ECC = 0,
+  NVML_AGGREGATE_ECC = 1,
+  NVML_ECC_COUNTER_TYPE_COUNT
+} nvmlEccCounterType_t;
+
+typedef enum nvmlDriverModel_enum {
+  NVML_DRIVER_WDDM = 0,
+  NVML_DRIVER_WDM = 1,
+  NVML_DRIVER_MCDM = 2,
+} nvmlDriverModel_t;
+
 // NVIDIA defines these as macros; the k-names avoid clashing with them.
 inline constexpr unsigned long long kValueNotAvailableULL = 0xFFFFFFFFFFFFFFFFull;  // (-1)
 inline constexpr unsigned int kValueNotAvailableUInt = 0xFFFFFFFFu;

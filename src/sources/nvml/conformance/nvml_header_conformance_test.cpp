@@ -49,6 +49,11 @@ VW_MAP(nvmlReturn_t, nvmlReturn_t)
 VW_MAP(nvmlTemperatureSensors_t, nvmlTemperatureSensors_t)
 VW_MAP(nvmlClockType_t, nvmlClockType_t)
 VW_MAP(nvmlEnableState_t, nvmlEnableState_t)
+VW_MAP(nvmlComputeMode_t, nvmlComputeMode_t)
+VW_MAP(nvmlPstates_t, nvmlPstates_t)
+VW_MAP(nvmlMemoryErrorType_t, nvmlMemoryErrorType_t)
+VW_MAP(nvmlEccCounterType_t, nvmlEccCounterType_t)
+VW_MAP(nvmlDriverModel_t, nvmlDriverModel_t)
 VW_MAP(nvmlMemory_t, nvmlMemory_t)
 VW_MAP(nvmlMemory_v2_t, nvmlMemory_v2_t)
 VW_MAP(nvmlBAR1Memory_t, nvmlBAR1Memory_t)
@@ -155,6 +160,8 @@ static_assert(sizeof(api::nvmlDevice_t) == sizeof(::nvmlDevice_t));
 static_assert(std::is_same_v<std::underlying_type_t<api::nvmlReturn_t>, std::underlying_type_t<::nvmlReturn_t>>);
 static_assert(sizeof(api::nvmlTemperatureSensors_t) == sizeof(::nvmlTemperatureSensors_t));
 static_assert(sizeof(api::nvmlClockType_t) == sizeof(::nvmlClockType_t));
+static_assert(sizeof(api::nvmlPstates_t) == sizeof(::nvmlPstates_t));
+static_assert(sizeof(api::nvmlComputeMode_t) == sizeof(::nvmlComputeMode_t));
 
 // Constants.
 #define VW_SAME(ours, theirs) static_assert(static_cast<long long>(ours) == static_cast<long long>(theirs), #ours);
@@ -196,6 +203,15 @@ VW_SAME(api::NVML_CLOCK_MEM, ::NVML_CLOCK_MEM)
 VW_SAME(api::NVML_CLOCK_VIDEO, ::NVML_CLOCK_VIDEO)
 VW_SAME(api::NVML_FEATURE_DISABLED, ::NVML_FEATURE_DISABLED)
 VW_SAME(api::NVML_FEATURE_ENABLED, ::NVML_FEATURE_ENABLED)
+VW_SAME(api::NVML_COMPUTEMODE_DEFAULT, ::NVML_COMPUTEMODE_DEFAULT)
+VW_SAME(api::NVML_COMPUTEMODE_EXCLUSIVE_PROCESS, ::NVML_COMPUTEMODE_EXCLUSIVE_PROCESS)
+VW_SAME(api::NVML_COMPUTEMODE_COUNT, ::NVML_COMPUTEMODE_COUNT)
+VW_SAME(api::NVML_PSTATE_0, ::NVML_PSTATE_0)
+VW_SAME(api::NVML_PSTATE_15, ::NVML_PSTATE_15)
+VW_SAME(api::NVML_PSTATE_UNKNOWN, ::NVML_PSTATE_UNKNOWN)
+VW_SAME(api::NVML_MEMORY_ERROR_TYPE_UNCORRECTED, ::NVML_MEMORY_ERROR_TYPE_UNCORRECTED)
+VW_SAME(api::NVML_AGGREGATE_ECC, ::NVML_AGGREGATE_ECC)
+VW_SAME(api::NVML_DRIVER_MCDM, ::NVML_DRIVER_MCDM)
 VW_SAME(api::kDeviceUuidV2BufferSize, NVML_DEVICE_UUID_V2_BUFFER_SIZE)
 VW_SAME(api::kDeviceNameV2BufferSize, NVML_DEVICE_NAME_V2_BUFFER_SIZE)
 VW_SAME(api::kSystemDriverVersionBufferSize, NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE)

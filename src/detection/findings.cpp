@@ -70,6 +70,24 @@ std::vector<const GpuSnapshot*> History(const CheckInput& in, const GpuSnapshot&
   return out;
 }
 
+// False when a process-list call failed or hung: then "used minus listed" says nothing.
+bool ProcessListComplete(const GpuSnapshot& g) {
+  if (!g.responsive || g.lost) return false;
+  auto is_list_call = [](std::string_view text) {
+    return text.find("RunningProcesses") != std::string_view::npos ||
+           text.find("ProcessDetailList") != std::string_view::npos;
+  };
+  for (const auto& e : g.nvml_errors) {
+    if (is_list_call(e.function) && e.code != 3 /*NOT_SUPPORTED: that list does not exist here*/) return false;
+  }
+  if (g.nvml_errors.empty()) {
+    for (const auto& e : g.errors) {
+      if (is_list_call(e)) return false;
+    }
+  }
+  return true;
+}
+
 struct Unattributed {
   std::optional<uint64_t> bytes;  // used - sum(listed process memory), when computable
   uint64_t threshold = 0;         // threshold in force for this GPU
@@ -81,6 +99,10 @@ Unattributed ComputeUnattributed(const GpuSnapshot& g, const CheckConfig& c) {
   u.threshold = c.orphan_threshold_bytes;
   if (!g.memory_used_bytes) {
     u.why_not = "device memory could not be read";
+    return u;
+  }
+  if (!ProcessListComplete(g)) {
+    u.why_not = "the process list could not be read completely";
     return u;
   }
   uint64_t sum = 0;

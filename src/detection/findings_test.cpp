@@ -267,3 +267,30 @@ TEST(Findings, XidSeverityFollowsItsClass) {
 
 }  // namespace
 }  // namespace vw::detection
+
+namespace vw::detection {
+namespace {
+
+TEST(Findings, OrphansAreNotJudgedWhenTheProcessListFailedOrHung) {
+  GpuSnapshot hung = Gpu(4096, {});
+  hung.responsive = false;
+  hung.errors = {"nvmlDeviceGetComputeRunningProcesses_v3: no answer within the 2 s deadline"};
+  CheckResult r = OneShot(hung);
+  EXPECT_EQ(Find(r, "orphaned_memory"), nullptr);
+  EXPECT_NE(Find(r, "nvml_error"), nullptr);
+
+  GpuSnapshot failed = Gpu(4096, {});
+  failed.nvml_errors = {{"nvmlDeviceGetGraphicsRunningProcesses_v3", 999, "x"}};
+  r = OneShot(failed);
+  EXPECT_EQ(Find(r, "orphaned_memory"), nullptr);
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("process list could not be read") != std::string::npos;
+  }));
+
+  GpuSnapshot unsupported = Gpu(4096, {});  // MPS list not supported: the others are complete
+  unsupported.nvml_errors = {{"nvmlDeviceGetMPSComputeRunningProcesses_v3", 3, "x"}};
+  EXPECT_NE(Find(OneShot(unsupported), "orphaned_memory"), nullptr);
+}
+
+}  // namespace
+}  // namespace vw::detection

@@ -147,7 +147,10 @@ std::string ProcessTypes(const ProcessSnapshot& p) {
 }
 
 std::optional<uint64_t> UnattributedBytes(const GpuSnapshot& g) {
-  if (!g.memory_used_bytes) return std::nullopt;
+  if (!g.memory_used_bytes || !g.responsive || g.lost) return std::nullopt;
+  for (const auto& e : g.nvml_errors) {
+    if (e.function.find("RunningProcesses") != std::string::npos && e.code != 3) return std::nullopt;
+  }
   uint64_t sum = 0;
   for (const auto& p : g.processes) {
     if (!p.listed_by_nvml) continue;

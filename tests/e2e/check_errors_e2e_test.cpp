@@ -88,6 +88,9 @@ TEST(CheckErrorsE2E, HungCallMarksThatGpuUnresponsiveAndCheckFinishesInSeconds) 
   ASSERT_FALSE(f.empty()) << r.out;
   EXPECT_EQ(f[0]["gpu"], "0");
   EXPECT_EQ(f[0]["severity"], "critical");
+  // The hung process list says nothing about who holds the memory: no orphan verdict from it.
+  EXPECT_TRUE(FindingsOf(r.json, "orphaned_memory").empty()) << r.out;
+  EXPECT_TRUE(r.json["gpus"][0]["memory_unattributed_bytes"].is_null());
 }
 
 TEST(CheckErrorsE2E, MalformedScenarioIsUnknownWithAClearMessage) {

@@ -83,10 +83,11 @@ class MonitorLogReader : public LineTraceReader {
       : LineTraceReader(std::move(in), std::move(display), options, which), pmon_(which == TraceFormat::kPmon) {}
 
  protected:
-  Status ReadNext(std::optional<TraceRecord>* out) override {
+  Status ReadNext(TraceRecord* out, bool* got) override {
     for (;;) {
       if (!ready_.empty()) {
         *out = std::move(ready_.front());
+        *got = true;
         ready_.pop_front();
         return Status::Ok();
       }

@@ -76,10 +76,11 @@ class SmiTableReader : public LineTraceReader {
       : LineTraceReader(std::move(in), std::move(display), options, TraceFormat::kSmiTable) {}
 
  protected:
-  Status ReadNext(std::optional<TraceRecord>* out) override {
+  Status ReadNext(TraceRecord* out, bool* got) override {
     for (;;) {
       if (!ready_.empty()) {
         *out = std::move(ready_.front());
+        *got = true;
         ready_.pop_front();
         return Status::Ok();
       }

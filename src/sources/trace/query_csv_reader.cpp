@@ -230,7 +230,7 @@ class QueryCsvReader : public LineTraceReader {
       } else {
         auto interval = RequireInterval(ln, "the rows have no timestamp column and no `date` lines");
         if (!interval.ok()) return interval.status();
-        if (std::find(group_.begin(), group_.end(), rec->gpu.key) != group_.end()) {
+        if (group_.size() >= 4096 || std::find(group_.begin(), group_.end(), rec->gpu.key) != group_.end()) {
           ++group_index_;
           group_.clear();
         }

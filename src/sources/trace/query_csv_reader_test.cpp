@@ -292,3 +292,45 @@ TEST(QueryCsvReader, ErrorIsStickyAfterTheFirstBadLine) {
 
 }  // namespace
 }  // namespace vw::trace
+
+namespace vw::trace {
+namespace {
+
+bool SameRecord(const TraceRecord& a, const TraceRecord& b) {
+  return a.gpu.key == b.gpu.key && a.gpu.index == b.gpu.index && a.gpu.uuid == b.gpu.uuid &&
+         a.gpu.pci_bus_id == b.gpu.pci_bus_id && a.gpu.name == b.gpu.name && a.sample.t == b.sample.t &&
+         a.sample.used_bytes == b.sample.used_bytes && a.sample.total_bytes == b.sample.total_bytes &&
+         a.sample.free_bytes == b.sample.free_bytes && a.sample.reserved_bytes == b.sample.reserved_bytes &&
+         a.sample.gpu_util_ratio == b.sample.gpu_util_ratio &&
+         a.sample.processes.has_value() == b.sample.processes.has_value();
+}
+
+TEST(QueryCsvReader, NextIntoReusingOneRecordMatchesNext) {
+  // Later rows lack fields earlier rows had: a reused record must not keep stale values.
+  const std::string text =
+      "timestamp, index, uuid, pci.bus_id, name, memory.used [MiB], memory.free [MiB], utilization.gpu [%]\n"
+      "2026/01/01 00:00:00.000, 0, GPU-a, 0000:3b:00.0, NVIDIA Long Name Here, 1 MiB, 2 MiB, 3 %\n"
+      "2026/01/01 00:00:01.000, [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A]\n"
+      "timestamp, memory.used [MiB]\n"
+      "2026/01/01 00:00:02.000, 5 MiB\n";
+  const std::string path = testing_util::WriteTemp("reuse.csv", text);
+  auto a = OpenTrace(path, {});
+  auto b = OpenTrace(path, {});
+  ASSERT_TRUE(a.ok() && b.ok());
+  TraceRecord reused;
+  size_t n = 0;
+  for (;;) {
+    auto next = (*a)->Next();
+    auto into = (*b)->NextInto(&reused);
+    ASSERT_TRUE(next.ok() && into.ok());
+    ASSERT_EQ(next->has_value(), *into);
+    if (!*into) break;
+    EXPECT_TRUE(SameRecord(**next, reused)) << "record " << n;
+    ++n;
+  }
+  EXPECT_EQ(n, 3u);
+  EXPECT_TRUE(reused.gpu.uuid.empty());
+}
+
+}  // namespace
+}  // namespace vw::trace

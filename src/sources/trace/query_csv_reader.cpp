@@ -67,7 +67,8 @@ class QueryCsvReader : public LineTraceReader {
           continue;
         }
       }
-      if (c == '-' || c == '=' || c == '#' || c == '*') {
+      if (c == '#') continue;  // a comment
+      if (c == '-' || c == '=' || c == '*') {
         if (IsSeparatorLine(t)) continue;
       }
       if (c < '0' || c > '9' || t.size() < 40 || t.find(',') == std::string_view::npos) {

@@ -101,7 +101,8 @@ const CsvCase kCsvCases[] = {
     {"utf8_bom", "\xEF\xBB\xBFtimestamp, memory.used [MiB]\n2026/01/01 00:00:00.000, 9 MiB\n", "", std::nullopt, 1, "0",
      "2026-01-01T00:00:00", 9, std::nullopt, std::nullopt, "2026-01-01T00:00:00", 9},
     {"date_and_separator_lines_between_blocks",
-     "2025-09-21 16:12:24\n2025/09/21 16:12:24.315, 0, 4, 24564\n2025/09/21 16:12:24.318, 1, 5, 24564\n----\n"
+     "# nvidia-smi loop\n2025-09-21 16:12:24\n2025/09/21 16:12:24.315, 0, 4, 24564\n2025/09/21 16:12:24.318, 1, 5, "
+     "24564\n----\n"
      "Sun May  4 04:27:32 AM EDT 2025\n2025/09/21 16:12:39.360, 0, 6, 24564\n----\n",
      "timestamp,index,memory.used,memory.total", std::nullopt, 3, "0", "2025-09-21T16:12:24.315", 4, 24564,
      std::nullopt, "2025-09-21T16:12:39.360", 6},

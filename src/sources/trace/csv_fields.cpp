@@ -36,16 +36,19 @@ void PushTrimmed(const char* b, const char* e, std::vector<std::string_view>* fi
   fields->push_back(std::string_view(b, static_cast<size_t>(e - b)));
 }
 
-// The common case, no quotes: find the commas 16 bytes at a time.
-void SplitUnquoted(std::string_view line, std::vector<std::string_view>* fields) {
+// The common case, no quotes: finds the commas 16 bytes at a time. Returns false (fields
+// unspecified) as soon as it sees a double quote, for the quote-aware path to take over.
+bool SplitUnquoted(std::string_view line, std::vector<std::string_view>* fields) {
   const char* p = line.data();
   const size_t n = line.size();
   size_t start = 0, i = 0;
 #ifdef __SSE2__
   const __m128i comma = _mm_set1_epi8(',');
+  const __m128i quote = _mm_set1_epi8('"');
   for (; i + 16 <= n; i += 16) {
-    auto mask = static_cast<unsigned>(
-        _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)), comma)));
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(block, quote)) != 0) return false;
+    auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, comma)));
     while (mask != 0) {
       const size_t pos = i + static_cast<size_t>(__builtin_ctz(mask));
       PushTrimmed(p + start, p + pos, fields);
@@ -55,22 +58,22 @@ void SplitUnquoted(std::string_view line, std::vector<std::string_view>* fields)
   }
 #endif
   for (; i < n; ++i) {
+    if (p[i] == '"') return false;
     if (p[i] == ',') {
       PushTrimmed(p + start, p + i, fields);
       start = i + 1;
     }
   }
   PushTrimmed(p + start, p + n, fields);
+  return true;
 }
 
 }  // namespace
 
 void SplitCsv(std::string_view line, std::vector<std::string_view>* fields) {
   fields->clear();
-  if (line.find('"') == std::string_view::npos) {
-    SplitUnquoted(line, fields);
-    return;
-  }
+  if (SplitUnquoted(line, fields)) return;
+  fields->clear();
   const char* p = line.data();
   const char* const end = p + line.size();
   for (;;) {

@@ -176,9 +176,10 @@ class QueryCsvReader : public LineTraceReader {
           break;
         }
         case CsvColumn::kIndex: {
-          if (IsMissingValue(v)) break;
           uint64_t idx = 0;
-          if (!ParseUint(v, &idx) || idx > 1000000) {
+          const bool number = ParseUint(v, &idx);
+          if (!number && IsMissingValue(v)) break;
+          if (!number || idx > 1000000) {
             err = ValueError::kNotNumber;
             expected = "a GPU index (0, 1, ...) in index";
             break;

@@ -72,6 +72,17 @@ bool ParseClock(std::string_view t, int* seconds) {
   return true;
 }
 
+// The 10 bytes of "YYYY/MM/DD" compared as an 8-byte and a 2-byte word.
+bool SameDate(const char* a, const char* b) {
+  uint64_t a8, b8;
+  uint16_t a2, b2;
+  std::memcpy(&a8, a, 8);
+  std::memcpy(&b8, b, 8);
+  std::memcpy(&a2, a + 8, 2);
+  std::memcpy(&b2, b + 8, 2);
+  return a8 == b8 && a2 == b2;
+}
+
 }  // namespace
 
 std::string_view Trim(std::string_view s) {
@@ -200,7 +211,7 @@ bool ParseTraceTimestamp(std::string_view s, Timestamp* out, DateCache* cache) {
     }
     if (ok) {
       double day;
-      if (cache != nullptr && cache->valid && std::memcmp(cache->date, s.data(), 10) == 0) {
+      if (cache != nullptr && cache->valid && SameDate(cache->date, s.data())) {
         day = cache->day_seconds;
       } else {
         int y1, y2, mo, d;

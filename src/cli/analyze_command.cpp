@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/analyze_command.h"
 #include "cli/commands.h"
 #include "core/exit_codes.h"
 #include "core/time.h"
@@ -23,22 +24,6 @@
 
 namespace vw::cli {
 namespace {
-
-struct AnalyzeFlags {
-  std::vector<std::string> files;
-  std::string format = "auto";
-  std::string columns;
-  std::string interval;
-  std::string total;
-  std::vector<std::string> gpus;
-  std::string since, until;
-  std::string critical_runway = "24h";
-  std::string plot_path, html_path, theme = "auto";
-  bool json = false;
-  bool lenient = false;
-  bool no_processes = false;
-  bool progress = true;
-};
 
 // Everything parsed from the flags, with units applied.
 struct AnalyzeSettings {
@@ -192,7 +177,9 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   return out;
 }
 
-int RunAnalyze(const AnalyzeFlags& flags) {
+}  // namespace
+
+int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
   auto settings = Resolve(flags);
   if (!settings.ok()) {
     std::fprintf(stderr, "vramwatch analyze: %s\n", settings.status().message().c_str());
@@ -234,10 +221,10 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     }
   }
   if (flags.json) {
-    std::fputs(outputs::RenderAnalyzeJson(all, settings->report).dump(2).c_str(), stdout);
-    std::fputs("\n", stdout);
+    std::fputs(outputs::RenderAnalyzeJson(all, settings->report).dump(2).c_str(), out);
+    std::fputs("\n", out);
   } else {
-    std::fputs(outputs::RenderAnalyzeText(all, settings->report).c_str(), stdout);
+    std::fputs(outputs::RenderAnalyzeText(all, settings->report).c_str(), out);
   }
   Severity worst = Severity::kOk;
   bool any_judged = false;
@@ -249,8 +236,6 @@ int RunAnalyze(const AnalyzeFlags& flags) {
   if (!any_judged) return kExitUnknown;
   return ExitCodeFor(worst);
 }
-
-}  // namespace
 
 CommandRunner AddAnalyzeCommand(CLI::App& app) {
   auto flags = std::make_shared<AnalyzeFlags>();
@@ -288,7 +273,7 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
   cmd->add_flag("--lenient", flags->lenient, "Skip malformed lines (they are counted and shown) instead of failing");
   cmd->add_flag("--no-processes", flags->no_processes, "Do not analyse per-process series");
   cmd->add_flag("!--no-progress", flags->progress, "Never show a progress bar on stderr");
-  return [flags] { return RunAnalyze(*flags); };
+  return [flags] { return RunAnalyze(*flags, stdout); };
 }
 
 }  // namespace vw::cli

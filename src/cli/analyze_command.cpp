@@ -126,11 +126,11 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
 
   Progress progress(path, flags.progress && !flags.json);
   size_t n = 0;
+  TraceRecord rec;  // reused: the reader allocates nothing per record in the steady state
   while (true) {
-    auto next = reader.Next();
-    if (!next.ok()) return next.status();
-    if (!next->has_value()) break;
-    TraceRecord& rec = **next;
+    auto more = reader.NextInto(&rec);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
     if (++n % 65536 == 0) progress.Update(reader.bytes_read(), reader.bytes_total());
     if (!GpuSelected(flags, rec.gpu)) continue;
     if (settings.since_s && rec.sample.t < *settings.since_s) continue;

@@ -1,5 +1,6 @@
 #include "sources/kernel/xid_parser.h"
 
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -250,7 +251,7 @@ TEST(XidCatalog, HardwareSetPointsAtADifferentIncident) {
 }
 
 TEST(ReadKmsg, ReadsRecordsUntilEndWithoutBlocking) {
-  std::string path = testing::TempDir() + "/kmsg-fixture";
+  std::string path = testing::TempDir() + "/kmsg-fixture-" + std::to_string(::getpid());
   {
     std::ofstream out(path);
     out << "6,100,5000000,-;NVRM: GPU at PCI:0000:01:00: GPU-aaaa\n"

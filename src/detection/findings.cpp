@@ -377,7 +377,7 @@ class Rules {
     if (!x.pids.empty()) {
       std::vector<std::string> pids;
       for (auto pid : x.pids) pids.push_back(std::to_string(pid));
-      msg += ", PIDs " + Join(pids);
+      msg += (pids.size() == 1 ? ", PID " : ", PIDs ") + Join(pids);
     }
     if (x.caused_by_xid) msg += fmt::format(", caused by Xid {}", *x.caused_by_xid);
     if (!x.last_message.empty()) msg += "; last: \"" + x.last_message + "\"";

@@ -45,6 +45,9 @@ inline constexpr const char* kLibraryEnvVar = "VRAMWATCH_NVML_LIB";
 // set and not empty, else kDefaultLibrary.
 std::string ResolveLibraryPath(std::string_view flag_value);
 
+// The device node of a GPU: "/dev/nvidia<minor>" (GpuSnapshot::minor).
+std::string DeviceNodePath(unsigned minor);
+
 // Status for a failed NVML call: the message is "<function>: <nvmlErrorString text> (NVML error
 // <code>)"; the code maps NO_PERMISSION -> kPermissionDenied, NOT_FOUND -> kNotFound, TIMEOUT ->
 // kTimeout, everything else (NOT_SUPPORTED, GPU_IS_LOST, DRIVER_NOT_LOADED, ...) -> kUnavailable.

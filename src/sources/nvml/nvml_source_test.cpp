@@ -398,6 +398,38 @@ TEST(NvmlSourceTest, InitFailureFromBadScenarioNamesTheCall) {
   EXPECT_THAT(r.status().message(), HasSubstr("nvmlInit_v2: Unknown Error (NVML error 999)"));
 }
 
+TEST(NvmlSourceTest, OpenGivesUpOnAHungInit) {
+  EmulatedNvml emu(R"(
+hangs: [{function: nvmlInit_v2, seconds: 30}]
+gpus: [{uuid: GPU-i, memory_total_mib: 100}]
+)");
+  SourceOptions o;
+  o.library_path = emu.library();
+  o.call_deadline = std::chrono::milliseconds(200);
+  auto start = std::chrono::steady_clock::now();
+  auto r = NvmlSource::Open(o);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kTimeout);
+  EXPECT_THAT(r.status().message(), HasSubstr("nvmlInit_v2: no answer within the 200 ms deadline"));
+}
+
+TEST(NvmlSourceTest, InitErrorFromTheDriverIsReported) {
+  EmulatedNvml emu(R"(
+errors: [{function: nvmlInit, code: 9}]
+gpus: [{uuid: GPU-i, memory_total_mib: 100}]
+)");
+  SourceOptions o;
+  o.library_path = emu.library();
+  auto r = NvmlSource::Open(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("nvmlInit_v2: Driver Not Loaded (NVML error 9)"));
+}
+
+TEST(NvmlSourceTest, DeviceNodeFollowsTheMinorNumber) {
+  EXPECT_EQ(DeviceNodePath(3), "/dev/nvidia3");
+}
+
 TEST(NvmlSourceTest, ResolvesLibraryFromFlagThenEnvironment) {
   unsetenv("VRAMWATCH_NVML_LIB");
   EXPECT_EQ(ResolveLibraryPath(""), "libnvidia-ml.so.1");

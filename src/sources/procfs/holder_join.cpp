@@ -31,7 +31,11 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
 
   DeviceFdScan scan = reader.ScanDeviceFds();
   out.fd_dirs_unreadable = scan.pids_unreadable;
-  for (const auto& msg : scan.unreadable) out.notes.push_back("fd scan: " + msg);
+  // Per-PID EACCES is summarised by the findings (fd_dirs_unreadable); only a failed listing of
+  // the root itself is worth its own note.
+  if (scan.pids_scanned == 0) {
+    for (const auto& msg : scan.unreadable) out.notes.push_back("fd scan: " + msg);
+  }
   for (const auto& holder : scan.holders) {
     if (holder.minors.empty()) {
       out.control_only.push_back(holder.pid);

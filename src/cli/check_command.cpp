@@ -146,6 +146,12 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
       if (::gethostname(host, sizeof host - 1) == 0) snap.hostname = host;
     }
     last_join = procfs::JoinHolders(snap, reader, start_times);
+    if (o.config.window_s <= 0) {
+      // One look: confirm D states over half a second, so one unlucky read is not "stuck".
+      for (int64_t pid : procfs::RecheckDiskSleep(snap, reader, 5, 0.1)) {
+        last_join.notes.push_back(fmt::format("PID {} was briefly in D state (I/O), not stuck", pid));
+      }
+    }
     input.samples.push_back(std::move(snap));
     auto elapsed = std::chrono::steady_clock::now() - start;
     if (o.config.window_s <= 0 || std::chrono::duration<double>(elapsed).count() >= o.config.window_s) break;

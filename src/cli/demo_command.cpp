@@ -69,7 +69,7 @@ std::vector<procfs::FakeProcess> DemoProcesses() {
   trainer.argv = {"python3", "train.py", "--config", "llama-7b.yaml"};
   trainer.cgroup = "0::/system.slice/docker-8d3f1a2b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7.scope\n";
   trainer.nspid = {41877, 12};
-  trainer.fd_targets = {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0"};
+  trainer.fd_targets = {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0", "/dev/nvidia1"};  // CUDA opens every GPU
   trainer.utime_ticks = 912345;
   trainer.starttime_ticks = 700000;
   procfs::FakeProcess zombie;

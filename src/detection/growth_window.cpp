@@ -101,11 +101,19 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
   w.keeps_pace = w.every_third;
   for (int k = 0; k < 3; ++k) w.keeps_pace = w.keeps_pace && w.third_rate_bps[k] >= o.third_fraction * slope;
   w.keeps_pace = w.keeps_pace && w.third_rate_bps[2] >= o.late_fraction * w.third_rate_bps[0];
+  // No third may dominate: one big step among small ones is not steady growth.
+  const double max_rise = std::max({w.third_rise_bytes[0], w.third_rise_bytes[1], w.third_rise_bytes[2]});
+  const double min_rise = std::min({w.third_rise_bytes[0], w.third_rise_bytes[1], w.third_rise_bytes[2]});
+  w.keeps_pace = w.keeps_pace && min_rise >= o.third_balance * max_rise;
+  // The measured rise and Sen's slope must tell the same story (a step makes them disagree).
+  const double rise_rate = w.rise_bytes / (span * 5 / 6);
+  w.consistent = slope > 0 && rise_rate <= o.rise_consistency * slope && rise_rate * o.rise_consistency >= slope;
   w.not_slowing = true;
   if (w.first_half && w.second_half && w.first_half->slope > 0) {
     const bool slower = w.second_half->slope < o.slowdown_ratio * w.first_half->slope;
     const bool disjoint = w.second_half->high_slope < w.first_half->low_slope;
-    w.not_slowing = !(slower && disjoint);
+    const bool much_slower = w.second_half->slope < 0.5 * w.first_half->slope;
+    w.not_slowing = !(slower && disjoint) && !much_slower;
   }
 
   if (!w.significant) {
@@ -118,6 +126,8 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
     w.failed = "the floor did not rise in every third of the window";
   } else if (!w.keeps_pace) {
     w.failed = "the growth slowed down or came in one part of the window";
+  } else if (!w.consistent) {
+    w.failed = "the rise came in jumps that a steady slope does not explain";
   } else if (!w.not_slowing) {
     w.failed = "the second half grew clearly slower than the first";
   } else {

@@ -11,8 +11,10 @@
 //   4. keeps going: the floor rose in every third of the window, each third's rate at least
 //      third_fraction of the window's slope, and the last third's rate at least late_fraction of
 //      the first third's (a staircase that stops or thins out fails here);
-//   5. not slowing down: the second half's Sen slope is not clearly below the first half's (ratio
-//      under slowdown_ratio with disjoint intervals means a settling curve).
+//      No third's rise may be under third_balance of the largest (one big step among small ones);
+//      the measured rise per time must agree with Sen's slope within rise_consistency;
+//   5. not slowing down: the second half's Sen slope is not clearly below the first half's (under
+//      half of it, or under slowdown_ratio with disjoint intervals: a settling curve).
 // Long windows are thinned to at most max_points points first (consecutive points grouped, the
 // group's lowest floor kept), which keeps the cost O(max_points²).
 //
@@ -44,6 +46,8 @@ struct GrowthOptions {
   double third_fraction = 0.35;
   double late_fraction = 0.5;
   double slowdown_ratio = 0.8;
+  double third_balance = 0.25;    // smallest third's rise at least this share of the largest's
+  double rise_consistency = 2.0;  // measured rise rate within this factor of Sen's slope
   size_t max_points = 240;
   size_t min_points = 12;
 };
@@ -58,7 +62,7 @@ struct GrowthWindow {
   std::array<double, 3> third_rise_bytes{};  // rise of the floor in each third
   std::optional<TheilSenResult> first_half, second_half;
   bool significant = false, fast_enough = false, large_enough = false, every_third = false, keeps_pace = false,
-       not_slowing = false;
+       consistent = false, not_slowing = false;
   bool leak = false;  // every test passed
   // The first test that failed, in words ("no significant trend", "growth only in the first third",
   // ...); empty for a leak.

@@ -10,6 +10,7 @@
 // Threading: one instance is used by one thread at a time.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <deque>
 #include <optional>
@@ -48,6 +49,8 @@ struct EngineConfig {
   double late_fraction = 0.5;                   // the last third's rate at least this share of the first third's
   double slowdown_ratio = 0.8;                  // second-half slope under this share of the first, with disjoint
                                                 // intervals = slowing down, i.e. settling
+  double third_balance = 0.25;                  // the smallest third's rise at least this share of the largest's
+  double rise_consistency = 2.0;                // measured rise per time within this factor of Sen's slope
   size_t max_trend_points = 240;                // longer windows are thinned to this many points
   double min_window_seconds = 1800;             // shortest stretch a trend test is run on
   double settle_window_seconds = 600;           // warm-up gate: rise of the floor measured over this
@@ -81,6 +84,13 @@ struct TrendFit {
   double slope_hi_bps = 0;    // upper end
   double mk_z = 0;            // Mann–Kendall statistic (tie- and autocorrelation-corrected)
   double mk_p = 1;            // its two-sided p-value
+  // Added: the keeps-going numbers behind the verdict for this window.
+  double rise_bytes = 0;                       // measured rise of the floor over the window
+  std::array<double, 3> third_rise_bytes{};    // rise of the floor in each third
+  std::optional<double> first_half_slope_bps;  // Sen's slope of each half
+  std::optional<double> second_half_slope_bps;
+  bool passed = false;  // this window alone passed every leak test
+  std::string failed;   // else the first test it failed, in words
 };
 
 struct Assessment {

@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "detection/growth_window.h"
 #include "detection/leak_engine.h"
+#include "detection/leak_rate.h"
 #include "detection/quantile.h"
 
 namespace vw::detection {
@@ -48,7 +49,7 @@ bool Decelerating(const GrowthWindow& w, const EngineConfig& c) {
   if (!w.significant) return false;
   if (!w.not_slowing && w.first_half && w.first_half->slope > c.min_rate_bps) return true;
   return w.third_rise_bytes[0] > c.min_growth_bytes && w.third_rate_bps[0] > c.min_rate_bps &&
-         w.third_rate_bps[0] > 2.5 * std::max(0.0, w.third_rate_bps[2]);
+         w.third_rate_bps[0] > 2 * std::max(0.0, w.third_rate_bps[2]);
 }
 
 TrendFit FitOf(const Window& w) {
@@ -61,6 +62,12 @@ TrendFit FitOf(const Window& w) {
   f.slope_hi_bps = w.test.sen->high_slope;
   f.mk_z = w.test.mk->z;
   f.mk_p = w.test.mk->p;
+  f.rise_bytes = w.test.rise_bytes;
+  f.third_rise_bytes = w.test.third_rise_bytes;
+  if (w.test.first_half) f.first_half_slope_bps = w.test.first_half->slope;
+  if (w.test.second_half) f.second_half_slope_bps = w.test.second_half->slope;
+  f.passed = w.test.leak;
+  f.failed = w.test.failed;
   return f;
 }
 
@@ -210,6 +217,8 @@ Assessment LeakEngine::Assess() const {
                          .third_fraction = c.third_fraction,
                          .late_fraction = c.late_fraction,
                          .slowdown_ratio = c.slowdown_ratio,
+                         .third_balance = c.third_balance,
+                         .rise_consistency = c.rise_consistency,
                          .max_points = c.max_trend_points};
   std::vector<Window> windows;
   for (double w : sizes) {
@@ -251,8 +260,28 @@ Assessment LeakEngine::Assess() const {
     a.rate_lo_bps = g.sen->low_slope;
     a.rate_hi_bps = g.sen->high_slope;
     a.evidence.push_back(fmt::format("Leak: {}.", TrendSentence(w, width_)));
-    a.evidence.push_back(fmt::format("Sen's slope {} ({:.0f}% interval {} to {}).", Rate(g.sen->slope),
-                                     100 * c.ci_level, Rate(g.sen->low_slope), Rate(g.sen->high_slope)));
+    // The rate from where the growth began (the window may start on the plateau before it), over
+    // the longest window tested.
+    const double from = analysed.back().t - windows.back().seconds - 1e-9;
+    auto first =
+        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
+    const auto rate = FitLeakRate(std::span<const FloorPoint>(first, analysed.end()),
+                                  std::min(c.min_window_seconds, w.seconds), c.ci_level, c.max_trend_points);
+    if (rate && rate->sen.low_slope > 0) {
+      a.leak_start_t = rate->start_t;
+      a.rate_bps = rate->sen.slope;
+      a.rate_lo_bps = rate->sen.low_slope;
+      a.rate_hi_bps = rate->sen.high_slope;
+      a.trend->t0 = rate->start_t;
+      a.trend->y0_bytes = rate->sen.intercept;
+      a.trend->slope_bps = rate->sen.slope;
+      a.trend->slope_lo_bps = rate->sen.low_slope;
+      a.trend->slope_hi_bps = rate->sen.high_slope;
+      a.trend->window_seconds = rate->t_end - rate->start_t;
+    }
+    a.evidence.push_back(fmt::format("Growing since {} at {} (Sen's slope; {:.0f}% interval {} to {}).",
+                                     At(*a.leak_start_t, first_t_), Rate(*a.rate_bps), 100 * c.ci_level,
+                                     Rate(*a.rate_lo_bps), Rate(*a.rate_hi_bps)));
     a.evidence.push_back(fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g)));
     if (g.first_half && g.second_half)
       a.evidence.push_back(fmt::format("It did not slow down: {} in the first half, {} in the second.",

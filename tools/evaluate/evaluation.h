@@ -56,7 +56,7 @@ struct TraceResult {
   std::string end_verdict;
   std::optional<double> rate_bps, rate_lo_bps, rate_hi_bps;
   size_t assessments = 0;
-  double engine_seconds = 0;  // CPU time in Add + Assess for this trace (wall clock of one thread)
+  double engine_cpu_seconds = 0;  // CPU time of the worker thread in Add + Assess for this trace
 };
 
 TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options);

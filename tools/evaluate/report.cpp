@@ -104,7 +104,7 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
   size_t assessments = 0;
   for (const TraceResult& r : results) {
     samples += r.samples;
-    engine_s += r.engine_seconds;
+    engine_s += r.engine_cpu_seconds;
     assessments += r.assessments;
     if (r.label.leak) {
       ++leaks;
@@ -126,10 +126,13 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
       FormatDuration(eval.healthy_step_s), FormatDuration(eval.leak_step_s), FormatDuration(eval.prom.scrape_s),
       FormatDuration(eval.prom.eval_s), FormatDuration(eval.prom.for_s)));
   t.Text(
-      fmt::format("wall time {:.1f} s on {} threads; engine {:.1f} s CPU, {:.0f} ns per sample incl. {} "
-                  "assessments",
-                  info.wall_seconds, info.threads, engine_s,
+      fmt::format("wall time {:.1f} s on {} threads, {:.1f} s CPU; vramwatch engine {:.1f} s CPU in all, {:.0f} ns per "
+                  "sample (Add, and {} Assess calls)",
+                  info.wall_seconds, info.threads, info.cpu_seconds, engine_s,
                   samples > 0 ? engine_s * 1e9 / static_cast<double>(samples) : 0.0, assessments));
+  if (results.size() < 1000 || healthy_hours < 2000) {
+    t.Text("note: smaller than the reference corpus (>= 1000 traces and >= 2000 healthy GPU-hours)");
+  }
   t.Text("");
   t.Header();
 

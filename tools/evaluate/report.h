@@ -18,6 +18,7 @@ struct ReportInfo {
   uint64_t seed = 0;
   int threads = 1;
   double wall_seconds = 0;  // whole run (generation + evaluation)
+  double cpu_seconds = 0;   // CPU time of the whole run, all threads (user + system)
 };
 
 // Leak-rate bands (MiB/h): [0,40), [40,100), [100,500), [500,2000), [2000,inf).

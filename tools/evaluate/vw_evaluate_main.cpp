@@ -2,6 +2,7 @@
 // engine and the usual Prometheus rules over them, and prints the side-by-side report
 // (see README.md in this folder).
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -80,6 +81,10 @@ int main(int argc, char** argv) {
   info.seed = seed;
   info.threads = run.threads;
   info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  info.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                     static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
   fmt::print("{}", vw::evaluate::FormatReport(*results, run.eval, info));
   if (!csv_out.empty()) {
     vw::Status s = vw::evaluate::WriteResultsCsv(*results, csv_out);

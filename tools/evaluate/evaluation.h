@@ -57,6 +57,7 @@ struct TraceResult {
   std::optional<double> rate_bps, rate_lo_bps, rate_hi_bps;
   size_t assessments = 0;
   double engine_cpu_seconds = 0;  // CPU time of the worker thread in Add + Assess for this trace
+  double assess_cpu_seconds = 0;  // the part of it spent in Assess
 };
 
 TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options);

@@ -161,7 +161,7 @@ TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
   for (size_t d = 0; d < kDetectorCount; ++d) {
     EXPECT_NE(rows[0].find(std::string(DetectorName(d)) + "_delay_s"), std::string::npos);
   }
-  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(std::filesystem::path(dir).parent_path());
 }
 
 TEST(Report, QuantileInterpolatesBetweenRanks) {

@@ -100,11 +100,12 @@ std::optional<double> Quantile(std::vector<double> values, double q) {
 
 std::string FormatReport(const std::vector<TraceResult>& results, const EvalOptions& eval, const ReportInfo& info) {
   size_t healthy = 0, leaks = 0, samples = 0;
-  double healthy_hours = 0, leak_hours = 0, engine_s = 0;
+  double healthy_hours = 0, leak_hours = 0, engine_s = 0, assess_s = 0;
   size_t assessments = 0;
   for (const TraceResult& r : results) {
     samples += r.samples;
     engine_s += r.engine_cpu_seconds;
+    assess_s += r.assess_cpu_seconds;
     assessments += r.assessments;
     if (r.label.leak) {
       ++leaks;
@@ -126,10 +127,11 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
       FormatDuration(eval.healthy_step_s), FormatDuration(eval.leak_step_s), FormatDuration(eval.prom.scrape_s),
       FormatDuration(eval.prom.eval_s), FormatDuration(eval.prom.for_s)));
   t.Text(
-      fmt::format("wall time {:.1f} s on {} threads, {:.1f} s CPU; vramwatch engine {:.1f} s CPU in all, {:.0f} ns per "
-                  "sample (Add, and {} Assess calls)",
+      fmt::format("wall time {:.1f} s on {} threads, {:.1f} s CPU; vramwatch engine {:.1f} s CPU: Add {:.0f} ns per "
+                  "sample, Assess {:.0f} us per call ({} calls)",
                   info.wall_seconds, info.threads, info.cpu_seconds, engine_s,
-                  samples > 0 ? engine_s * 1e9 / static_cast<double>(samples) : 0.0, assessments));
+                  samples > 0 ? (engine_s - assess_s) * 1e9 / static_cast<double>(samples) : 0.0,
+                  assessments > 0 ? assess_s * 1e6 / static_cast<double>(assessments) : 0.0, assessments));
   if (results.size() < 1000 || healthy_hours < 2000) {
     t.Text("note: smaller than the reference corpus (>= 1000 traces and >= 2000 healthy GPU-hours)");
   }

@@ -49,6 +49,7 @@ TEST(TraceCsv, WritesTheExactNvidiaSmiQueryGpuFormat) {
   EXPECT_EQ(lines[2], "2026/01/05 09:00:59.750, 0, 12345 MiB, 81920 MiB");
   EXPECT_EQ(lines[3], "2026/01/05 09:01:00.000, 0, 12346 MiB, 81920 MiB");
   EXPECT_EQ(lines[4], "2026/01/05 09:01:00.250, 0, 80000 MiB, 81920 MiB");
+  std::filesystem::remove(path);
 }
 
 TEST(TraceCsv, GeneratedTraceRoundTripsThroughItsCsv) {
@@ -64,6 +65,7 @@ TEST(TraceCsv, GeneratedTraceRoundTripsThroughItsCsv) {
     EXPECT_EQ(std::stoi(m[8]), t.used_mib[i]);
     EXPECT_EQ(std::stod(m[9]), t.label.total_bytes / kMiB);
   }
+  std::filesystem::remove(path);
 }
 
 TEST(TraceCsv, LabelsFileHasOneRowPerTrace) {
@@ -82,6 +84,9 @@ TEST(TraceCsv, LabelsFileHasOneRowPerTrace) {
   EXPECT_EQ(lines[2].rfind("trace_00007.csv,7,leak,leak_linear,", 0), 0u) << lines[2];
   // A healthy trace leaves the leak columns empty (missing, not zero).
   EXPECT_NE(lines[1].find(",,,,,"), std::string::npos) << lines[1];
+  std::filesystem::remove(path);
+  std::error_code ec;  // the folder goes once the last test's file has gone
+  std::filesystem::remove(std::filesystem::path(path).parent_path(), ec);
 }
 
 TEST(TraceCsv, UnwritablePathIsAnErrorNamingThePath) {

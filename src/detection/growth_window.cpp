@@ -112,7 +112,7 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
   if (w.first_half && w.second_half && w.first_half->slope > 0) {
     const bool slower = w.second_half->slope < o.slowdown_ratio * w.first_half->slope;
     const bool disjoint = w.second_half->high_slope < w.first_half->low_slope;
-    const bool much_slower = w.second_half->slope < 0.5 * w.first_half->slope;
+    const bool much_slower = w.second_half->slope < o.strong_slowdown_ratio * w.first_half->slope;
     w.not_slowing = !(slower && disjoint) && !much_slower;
   }
 

@@ -14,7 +14,7 @@
 //      No third's rise may be under third_balance of the largest (one big step among small ones);
 //      the measured rise per time must agree with Sen's slope within rise_consistency;
 //   5. not slowing down: the second half's Sen slope is not clearly below the first half's (under
-//      half of it, or under slowdown_ratio with disjoint intervals: a settling curve).
+//      strong_slowdown_ratio of it, or under slowdown_ratio with disjoint intervals: a settling curve).
 // Long windows are thinned to at most max_points points first (consecutive points grouped, the
 // group's lowest floor kept), which keeps the cost O(max_points²).
 //
@@ -46,6 +46,7 @@ struct GrowthOptions {
   double third_fraction = 0.35;
   double late_fraction = 0.5;
   double slowdown_ratio = 0.8;
+  double strong_slowdown_ratio = 0.6;
   double third_balance = 0.25;    // smallest third's rise at least this share of the largest's
   double rise_consistency = 2.0;  // measured rise rate within this factor of Sen's slope
   size_t max_points = 240;

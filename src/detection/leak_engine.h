@@ -43,24 +43,36 @@ struct EngineConfig {
   size_t max_buckets = 2048;  // when exceeded, neighbouring buckets are merged (width doubles)
 
   // --- Added knobs (docs/detection.md says why each default) ---
-  double min_rate_bps = 10 * 1048576.0 / 3600;  // slower growth is never called a leak (10 MiB/h)
-  double min_growth_bytes = 64 * 1048576.0;     // a leak window must rise by more than this
-  double third_fraction = 0.35;                 // each third's rate must be at least this share of the slope
-  double late_fraction = 0.5;                   // the last third's rate at least this share of the first third's
-  double slowdown_ratio = 0.8;                  // second-half slope under this share of the first, with disjoint
-                                                // intervals = slowing down, i.e. settling
-  double third_balance = 0.25;                  // the smallest third's rise at least this share of the largest's
+  // Leak tests on one window (see growth_window.h).
+  double min_rate_bps = 10 * 1048576.0 / 3600;  // slower growth is never a leak (10 MiB/h)
+  double min_growth_bytes = 64 * 1048576.0;     // a leak window rises by more than this
+  double third_fraction = 0.35;                 // each third's rate >= this share of the window's slope
+  double late_fraction = 0.5;                   // last third's rate >= this share of the first third's
+  double third_balance = 0.25;                  // smallest third's rise >= this share of the largest's
   double rise_consistency = 2.0;                // measured rise per time within this factor of Sen's slope
+  double slowdown_ratio = 0.8;                  // 2nd-half slope < this × 1st with disjoint intervals: slowing
+  double strong_slowdown_ratio = 0.6;           // ... or < this × 1st whatever the intervals
   size_t max_trend_points = 240;                // longer windows are thinned to this many points
-  double min_window_seconds = 1800;             // shortest stretch a trend test is run on
-  double settle_window_seconds = 600;           // warm-up gate: rise of the floor measured over this
-  double settle_min_bytes = 256 * 1048576.0;    // ... is "fast" when above this
-  double settle_fraction = 0.01;                // ... or above this share of the capacity
-  double drop_fraction = 0.2;                   // a fall below the recent floor by this share
-  double drop_min_bytes = 512 * 1048576.0;      // ... and by at least this much starts a new segment
-  double drop_lookback_seconds = 7200;          // "recent floor" = lowest floor over this stretch
-  double peak_lookback_seconds = 3600;          // recent peak (for the runway) = highest over this
-  double min_bucket_samples = 4;                // slower sampling widens the buckets (doubling) to hold this many
+  // Which windows and when.
+  double min_window_seconds = 1800;   // shortest stretch a trend test runs on
+  double min_history_seconds = 7200;  // settled history needed before a leak verdict: a young
+                                      // job's growth is usually its allocator settling
+  // ... unless the growth is fast (interval above fast_rate_bps over a full first window) and its
+  // second half kept at least young_pace_ratio of the first half's slope.
+  double fast_rate_bps = 500 * 1048576.0 / 3600;
+  double young_pace_ratio = 0.85;
+  // Warm-up gate: settled once the floor's rise over settle_window_seconds is under
+  // max(settle_min_bytes, settle_fraction × capacity), or no longer falling.
+  double settle_window_seconds = 600;
+  double settle_min_bytes = 256 * 1048576.0;
+  double settle_fraction = 0.01;
+  // Segmentation: a bucket whose minimum is below the lowest floor of the last
+  // drop_lookback_seconds by more than drop_fraction of it and drop_min_bytes starts a segment.
+  double drop_fraction = 0.2;
+  double drop_min_bytes = 512 * 1048576.0;
+  double drop_lookback_seconds = 7200;
+  double peak_lookback_seconds = 3600;  // recent peak (runway) = highest over this
+  double min_bucket_samples = 4;        // slower sampling widens buckets (doubling) to hold this many
 };
 
 // One time bucket of the series.

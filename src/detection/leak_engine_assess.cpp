@@ -217,6 +217,7 @@ Assessment LeakEngine::Assess() const {
                          .third_fraction = c.third_fraction,
                          .late_fraction = c.late_fraction,
                          .slowdown_ratio = c.slowdown_ratio,
+                         .strong_slowdown_ratio = c.strong_slowdown_ratio,
                          .third_balance = c.third_balance,
                          .rise_consistency = c.rise_consistency,
                          .max_points = c.max_trend_points};
@@ -237,8 +238,18 @@ Assessment LeakEngine::Assess() const {
 
   // The longest window that passes every test and that no longer window shows slowing down.
   std::optional<size_t> leak_at, vetoed_by;
+  const bool young = span_a < c.min_history_seconds;
   for (size_t i = windows.size(); i-- > 0;) {
     if (!windows[i].test.leak) continue;
+    if (young) {
+      // A young segment: only fast growth at a steady pace over a full first window.
+      const GrowthWindow& g = windows[i].test;
+      const bool full = !configured.empty() && windows[i].seconds >= 0.98 * configured.front();
+      const bool fast = g.sen->low_slope >= c.fast_rate_bps;
+      const bool steady =
+          g.first_half && g.second_half && g.second_half->slope >= c.young_pace_ratio * g.first_half->slope;
+      if (!(full && fast && steady)) continue;
+    }
     std::optional<size_t> veto;
     for (size_t j = i + 1; j < windows.size(); ++j)
       if (Decelerating(windows[j].test, c)) veto = j;
@@ -320,10 +331,18 @@ Assessment LeakEngine::Assess() const {
   if (grew) {
     const Window& w = windows[*grew];
     a.verdict = Verdict::kSettling;
-    std::string why =
-        vetoed_by ? fmt::format("the {} window shows it slowing down (rises per third {})",
-                                FormatDuration(windows[*vetoed_by].seconds), ThirdsText(windows[*vetoed_by].test))
-                  : WhyNot(w.test, c);
+    std::string why;
+    if (young && w.test.leak && !vetoed_by) {
+      why = fmt::format(
+          "only {} have passed since the floor settled, and a young job's growth is usually its allocator "
+          "settling (a leak verdict needs {}, or growth above {} at a steady pace)",
+          FormatDuration(span_a), FormatDuration(c.min_history_seconds), Rate(c.fast_rate_bps));
+    } else if (vetoed_by) {
+      why = fmt::format("the {} window shows it slowing down (rises per third {})",
+                        FormatDuration(windows[*vetoed_by].seconds), ThirdsText(windows[*vetoed_by].test));
+    } else {
+      why = WhyNot(w.test, c);
+    }
     std::string s = TrendSentence(w, width_);
     s[0] = static_cast<char>(std::toupper(s[0]));
     a.evidence.push_back(fmt::format("{}, but {}: settling, not a leak.", s, why));

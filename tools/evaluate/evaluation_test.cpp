@@ -21,12 +21,6 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
-std::string TempDir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("vw_evaluation_test_" + std::to_string(::getpid())) / name;
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
-
 RunOptions SmallRun(int traces) {
   RunOptions run;
   run.traces = traces;
@@ -103,7 +97,10 @@ TEST(Evaluation, ResultsDoNotDependOnTheThreadCount) {
 }
 
 TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
-  const std::string dir = TempDir("e2e");
+  const std::filesystem::path tmp =
+      std::filesystem::temp_directory_path() / ("vw_evaluation_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(tmp);
+  const std::string dir = tmp.string();
   RunOptions run = SmallRun(40);
   run.write_csv_dir = dir;
   auto results = RunEvaluation(run);
@@ -161,7 +158,7 @@ TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
   for (size_t d = 0; d < kDetectorCount; ++d) {
     EXPECT_NE(rows[0].find(std::string(DetectorName(d)) + "_delay_s"), std::string::npos);
   }
-  std::filesystem::remove_all(std::filesystem::path(dir).parent_path());
+  std::filesystem::remove_all(tmp);
 }
 
 TEST(Report, QuantileInterpolatesBetweenRanks) {

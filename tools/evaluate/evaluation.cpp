@@ -80,7 +80,7 @@ std::string_view DetectorName(size_t detector) {
   return "unknown";
 }
 
-TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options) {
+TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const AssessmentObserver& on_assessment) {
   TraceResult result;
   result.label = trace.label;
   result.samples = trace.used_mib.size();
@@ -100,6 +100,7 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options) {
     result.assess_cpu_seconds += ThreadCpuSeconds() - assess_started;
     ++result.assessments;
     vw_tracker.Check(t, last.verdict == detection::Verdict::kLeak);
+    if (on_assessment) on_assessment(t, last);
   };
   const double dt = trace.label.interval_s;
   for (size_t i = 0; i < trace.used_mib.size(); ++i) {
@@ -126,6 +127,37 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options) {
     result.outcome[r + 1] = tracker.Finish();
   }
   return result;
+}
+
+std::string ExplainTrace(const Trace& trace, const EvalOptions& options) {
+  constexpr double kMiBPerHour = 3600.0 / kMiB;
+  const TraceLabel& l = trace.label;
+  std::string out =
+      fmt::format("trace {}: {} ({}), card {:.0f} MiB, every {:.3f} s for {}, noise {:.1f} MiB, warm-up over at {}\n",
+                  l.id, ShapeName(l.shape), l.leak ? "leak" : "healthy", l.total_bytes / kMiB, l.interval_s,
+                  FormatDuration(l.duration_s), l.noise_mib, FormatDuration(l.warmup_end_s));
+  if (l.leak) {
+    out += fmt::format("true leak: {:.1f} MiB/h from {}{}{}\n", l.leak_rate_bps * kMiBPerHour,
+                       FormatDuration(*l.leak_start_s),
+                       l.leak_chunk_mib > 0 ? fmt::format(" in {:g} MiB chunks", l.leak_chunk_mib) : "",
+                       l.capped.empty() ? "" : fmt::format(" (capped: {})", l.capped));
+  }
+  detection::Assessment final;
+  const TraceResult r = EvaluateTrace(trace, options, [&](double t, const detection::Assessment& a) {
+    auto rate = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v * kMiBPerHour) : "-"; };
+    out += fmt::format("  {:>9}  {:<17} rate {} [{} .. {}] MiB/h\n", FormatDuration(t),
+                       detection::VerdictName(a.verdict), rate(a.rate_bps), rate(a.rate_lo_bps), rate(a.rate_hi_bps));
+    final = a;
+  });
+  out += "final evidence:\n";
+  for (const std::string& e : final.evidence) out += "  - " + e + "\n";
+  for (size_t d = 0; d < kDetectorCount; ++d) {
+    const DetectorOutcome& o = r.outcome[d];
+    out += fmt::format("{:<20} alarmed {} ({} episodes), at end {}, before leak {}, delay {}\n", DetectorName(d),
+                       o.alarmed_any ? "yes" : "no", o.episodes, o.alarm_at_end ? "yes" : "no",
+                       o.alarm_before_leak ? "yes" : "no", o.delay_s ? FormatDuration(*o.delay_s) : "-");
+  }
+  return out;
 }
 
 Result<std::vector<TraceResult>> RunEvaluation(const RunOptions& options,

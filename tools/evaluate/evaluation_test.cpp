@@ -161,6 +161,18 @@ TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
   std::filesystem::remove_all(tmp);
 }
 
+TEST(Evaluation, ExplainListsEveryAssessmentAndEveryDetector) {
+  const Trace t = TraceGenerator({.seed = 7, .max_hours = 2, .min_interval_s = 2}).Generate(7);
+  ASSERT_TRUE(t.label.leak);
+  const std::string text = ExplainTrace(t, EvalOptions{});
+  const TraceResult r = EvaluateTrace(t, EvalOptions{});
+  size_t rows = 0;
+  for (size_t pos = 0; (pos = text.find(" MiB/h\n", pos)) != std::string::npos; ++pos) ++rows;
+  EXPECT_EQ(rows, r.assessments) << text;
+  EXPECT_NE(text.find("true leak: "), std::string::npos) << text;
+  for (size_t d = 0; d < kDetectorCount; ++d) EXPECT_NE(text.find(DetectorName(d)), std::string::npos);
+}
+
 TEST(Report, QuantileInterpolatesBetweenRanks) {
   EXPECT_EQ(Quantile({}, 0.5), std::nullopt);
   EXPECT_DOUBLE_EQ(*Quantile({4, 1, 3, 2}, 0.5), 2.5);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   run.threads = static_cast<int>(cores);
   std::string csv_out, healthy_step = "10m", leak_step = "5m";
   bool quiet = false;
+  std::optional<int> explain;
   app.add_option("--traces", run.traces, "Number of traces in the corpus")->check(CLI::Range(1, 10000000));
   app.add_option("--seed", seed, "Seed of the corpus (same seed, same traces)");
   app.add_option("--threads", run.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
@@ -47,6 +49,10 @@ int main(int argc, char** argv) {
   app.add_option("--healthy-step", healthy_step, "Assess vramwatch this often on healthy traces")->check(CheckDuration);
   app.add_option("--leak-step", leak_step, "Assess vramwatch this often on leak traces")->check(CheckDuration);
   app.add_flag("--quiet", quiet, "No progress on stderr");
+  app.add_option("--explain", explain,
+                 "Evaluate only trace ID of the corpus and print every assessment, the evidence and the "
+                 "baselines' alarms")
+      ->check(CLI::NonNegativeNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -63,6 +69,12 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "vw-evaluate: cannot create {}: {}\n", run.write_csv_dir, ec.message());
       return vw::kExitUnknown;
     }
+  }
+
+  if (explain) {
+    const vw::evaluate::TraceGenerator generator(run.generator);
+    fmt::print("{}", vw::evaluate::ExplainTrace(generator.Generate(*explain), run.eval));
+    return vw::kExitOk;
   }
 
   const auto started = std::chrono::steady_clock::now();

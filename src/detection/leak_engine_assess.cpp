@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 
 #include "core/units.h"
@@ -98,6 +99,61 @@ std::string WhyNot(const GrowthWindow& w, const EngineConfig& c) {
   return w.failed;
 }
 
+// Lower envelope: each point's floor replaced by the lowest floor over the preceding `span_s`
+// (monotonic deque, O(n)). Under an oscillating load this follows the troughs.
+std::vector<FloorPoint> LowerEnvelope(std::span<const FloorPoint> pts, double span_s) {
+  std::vector<FloorPoint> out;
+  out.reserve(pts.size());
+  std::deque<size_t> q;  // indices with increasing floors
+  for (size_t i = 0; i < pts.size(); ++i) {
+    while (!q.empty() && pts[q.back()].floor >= pts[i].floor) q.pop_back();
+    q.push_back(i);
+    while (pts[q.front()].t <= pts[i].t - span_s) q.pop_front();
+    out.push_back({pts[i].t, pts[q.front()].floor});
+  }
+  return out;
+}
+
+struct SeriesVerdict {
+  std::vector<Window> windows;
+  std::optional<size_t> leak_at, vetoed_by;
+};
+
+// Runs the growth tests over each window size on one series and picks the longest window that
+// passes (young segments: only fast, steady growth over a full first window) and that no longer
+// window shows slowing down.
+SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const double> sizes, const GrowthOptions& go,
+                         const EngineConfig& c, bool young, double first_window) {
+  SeriesVerdict v;
+  for (double w : sizes) {
+    const double from = analysed.back().t - w - 1e-9;
+    auto first =
+        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
+    auto test = TestGrowthWindow(std::span<const FloorPoint>(first, analysed.end()), go);
+    if (test) v.windows.push_back({w, *test});
+  }
+  for (size_t i = v.windows.size(); i-- > 0;) {
+    const GrowthWindow& g = v.windows[i].test;
+    if (!g.leak) continue;
+    if (young) {
+      const bool full = v.windows[i].seconds >= 0.98 * first_window;
+      const bool fast = g.sen->low_slope >= c.fast_rate_bps;
+      const bool steady =
+          g.first_half && g.second_half && g.second_half->slope >= c.young_pace_ratio * g.first_half->slope;
+      if (!(full && fast && steady)) continue;
+    }
+    std::optional<size_t> veto;
+    for (size_t j = i + 1; j < v.windows.size(); ++j)
+      if (Decelerating(v.windows[j].test, c)) veto = j;
+    if (veto) {
+      if (!v.vetoed_by) v.vetoed_by = veto;
+      continue;
+    }
+    v.leak_at = i;
+    break;
+  }
+  return v;
+}
 }  // namespace
 
 Assessment LeakEngine::Assess() const {
@@ -220,49 +276,54 @@ Assessment LeakEngine::Assess() const {
                          .strong_slowdown_ratio = c.strong_slowdown_ratio,
                          .third_balance = c.third_balance,
                          .rise_consistency = c.rise_consistency,
+                         .max_jump_share = c.max_jump_share,
                          .max_points = c.max_trend_points};
-  std::vector<Window> windows;
-  for (double w : sizes) {
-    const double from = analysed.back().t - w - 1e-9;
-    auto first =
-        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
-    auto test = TestGrowthWindow(std::span<const FloorPoint>(first, analysed.end()), go);
-    if (test) windows.push_back({w, *test});
-  }
+  const bool young = span_a < c.min_history_seconds;
+  const double first_window = configured.empty() ? c.min_window_seconds : configured.front();
+  SeriesVerdict floor_v = TestSeries(analysed, sizes, go, c, young, first_window);
+  const std::vector<Window>& windows = floor_v.windows;
   for (const Window& w : windows) a.window_fits.push_back(FitOf(w));
   if (windows.empty()) {
     a.verdict = Verdict::kPlateau;
     a.evidence.push_back("Too few buckets in the settled data for a trend test.");
     return a;
   }
-
-  // The longest window that passes every test and that no longer window shows slowing down.
-  std::optional<size_t> leak_at, vetoed_by;
-  const bool young = span_a < c.min_history_seconds;
-  for (size_t i = windows.size(); i-- > 0;) {
-    if (!windows[i].test.leak) continue;
-    if (young) {
-      // A young segment: only fast growth at a steady pace over a full first window.
-      const GrowthWindow& g = windows[i].test;
-      const bool full = !configured.empty() && windows[i].seconds >= 0.98 * configured.front();
-      const bool fast = g.sen->low_slope >= c.fast_rate_bps;
-      const bool steady =
-          g.first_half && g.second_half && g.second_half->slope >= c.young_pace_ratio * g.first_half->slope;
-      if (!(full && fast && steady)) continue;
-    }
-    std::optional<size_t> veto;
-    for (size_t j = i + 1; j < windows.size(); ++j)
-      if (Decelerating(windows[j].test, c)) veto = j;
-    if (veto) {
-      if (!vetoed_by) vetoed_by = veto;
-      continue;
-    }
-    leak_at = i;
-    break;
+  std::optional<size_t> leak_at = floor_v.leak_at, vetoed_by = floor_v.vetoed_by;
+  // Under an oscillating load the floor swings with it: test the lower envelope as well, over
+  // windows at least three envelope spans long.
+  std::vector<FloorPoint> envelope;
+  std::optional<SeriesVerdict> env_v;
+  double envelope_s = 0;
+  bool oscillating = false;
+  {
+    const double from = analysed.back().t - sizes.back() - 1e-9;
+    auto first =
+        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
+    const std::span<const FloorPoint> longest_span(first, analysed.end());
+    oscillating = MaxDrawdown(longest_span) > std::max(c.oscillation_min_bytes, 8 * FloorNoise(longest_span));
   }
+  if (!leak_at && oscillating) {
+    for (double span_s : c.envelope_seconds) {
+      std::vector<double> env_sizes;
+      for (double w : sizes)
+        if (w >= 3 * span_s) env_sizes.push_back(w);
+      if (env_sizes.empty()) continue;
+      std::vector<FloorPoint> e = LowerEnvelope(analysed, span_s);
+      SeriesVerdict v = TestSeries(e, env_sizes, go, c, young, first_window);
+      if (v.leak_at) {
+        envelope = std::move(e);
+        env_v = std::move(v);
+        envelope_s = span_s;
+        break;
+      }
+    }
+  }
+  const std::span<const FloorPoint> leak_series = env_v ? std::span<const FloorPoint>(envelope) : analysed;
+  const std::vector<Window>& leak_windows = env_v ? env_v->windows : windows;
+  if (env_v) leak_at = env_v->leak_at;
 
   if (leak_at) {
-    const Window& w = windows[*leak_at];
+    const Window& w = leak_windows[*leak_at];
     const GrowthWindow& g = w.test;
     a.verdict = Verdict::kLeak;
     a.trend = FitOf(w);
@@ -271,12 +332,16 @@ Assessment LeakEngine::Assess() const {
     a.rate_lo_bps = g.sen->low_slope;
     a.rate_hi_bps = g.sen->high_slope;
     a.evidence.push_back(fmt::format("Leak: {}.", TrendSentence(w, width_)));
+    if (env_v)
+      a.evidence.push_back(
+          fmt::format("The load oscillates, so the test ran on the lower envelope: the lowest floor over each {}.",
+                      FormatDuration(envelope_s)));
     // The rate from where the growth began (the window may start on the plateau before it), over
     // the longest window tested.
-    const double from = analysed.back().t - windows.back().seconds - 1e-9;
-    auto first =
-        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
-    const auto rate = FitLeakRate(std::span<const FloorPoint>(first, analysed.end()),
+    const double from = leak_series.back().t - leak_windows.back().seconds - 1e-9;
+    auto first = std::lower_bound(leak_series.begin(), leak_series.end(), from,
+                                  [](const FloorPoint& p, double t) { return p.t < t; });
+    const auto rate = FitLeakRate(std::span<const FloorPoint>(first, leak_series.end()),
                                   std::min(c.min_window_seconds, w.seconds), c.ci_level, c.max_trend_points);
     if (rate && rate->sen.low_slope > 0) {
       a.leak_start_t = rate->start_t;

@@ -173,6 +173,16 @@ TEST(Evaluation, ExplainListsEveryAssessmentAndEveryDetector) {
   for (size_t d = 0; d < kDetectorCount; ++d) EXPECT_NE(text.find(DetectorName(d)), std::string::npos);
 }
 
+TEST(Report, WilsonIntervalMatchesTheClosedForm) {
+  // 8 of 10 gives [0.490, 0.943]; 0 of 50 gives [0, 0.071].
+  const auto [lo, hi] = WilsonInterval(8, 10);
+  EXPECT_NEAR(lo, 0.4902, 1e-4);
+  EXPECT_NEAR(hi, 0.9433, 1e-4);
+  const auto [zlo, zhi] = WilsonInterval(0, 50);
+  EXPECT_EQ(zlo, 0);
+  EXPECT_NEAR(zhi, 0.0714, 1e-4);
+}
+
 TEST(Report, QuantileInterpolatesBetweenRanks) {
   EXPECT_EQ(Quantile({}, 0.5), std::nullopt);
   EXPECT_DOUBLE_EQ(*Quantile({4, 1, 3, 2}, 0.5), 2.5);

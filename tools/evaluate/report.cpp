@@ -69,8 +69,9 @@ using Filter = std::function<bool(const TraceResult&)>;
 using Hit = std::function<bool(const TraceResult&, const DetectorOutcome&)>;
 
 // One row: per detector, the share of the filtered traces for which `hit` holds.
+// With `interval`, a second row gives each share's 95 % Wilson score interval.
 void RecallRow(Table& t, const std::vector<TraceResult>& results, const std::string& label, const Filter& filter,
-               const Hit& hit) {
+               const Hit& hit, bool interval = false) {
   size_t n = 0;
   std::array<size_t, kDetectorCount> hits{};
   for (const TraceResult& r : results) {
@@ -81,6 +82,12 @@ void RecallRow(Table& t, const std::vector<TraceResult>& results, const std::str
   std::array<std::string, kDetectorCount> cells;
   for (size_t d = 0; d < kDetectorCount; ++d) cells[d] = Percent(hits[d], n);
   t.Row(fmt::format("{:<28} n={}", label, n), cells);
+  if (!interval || n == 0) return;
+  for (size_t d = 0; d < kDetectorCount; ++d) {
+    const auto [lo, hi] = WilsonInterval(hits[d], n);
+    cells[d] = fmt::format("{:.1f}-{:.1f}%", lo * 100, hi * 100);
+  }
+  t.Row("  95% interval (Wilson)", cells);
 }
 
 std::string DurationOrDash(const std::optional<double>& s) {
@@ -88,6 +95,16 @@ std::string DurationOrDash(const std::optional<double>& s) {
 }
 
 }  // namespace
+
+std::pair<double, double> WilsonInterval(size_t hits, size_t n, double z) {
+  if (n == 0) return {0, 1};
+  const double nn = static_cast<double>(n);
+  const double p = static_cast<double>(hits) / nn;
+  const double denom = 1 + z * z / nn;
+  const double centre = (p + z * z / (2 * nn)) / denom;
+  const double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / denom;
+  return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
 
 std::optional<double> Quantile(std::vector<double> values, double q) {
   if (values.empty()) return std::nullopt;
@@ -162,11 +179,11 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
   RecallRow(
       t, results, ">=40 MiB/h, ran >=2h: at end",
       [](const TraceResult& r) { return r.label.leak && RateMiBPerHour(r) >= 40 && LeakRan(r) >= 7200; },
-      [](const TraceResult&, const DetectorOutcome& o) { return o.alarm_at_end; });
+      [](const TraceResult&, const DetectorOutcome& o) { return o.alarm_at_end; }, true);
   RecallRow(
       t, results, ">=500 MiB/h: within 1h",
       [](const TraceResult& r) { return r.label.leak && RateMiBPerHour(r) >= 500 && LeakRan(r) >= 3600; },
-      [](const TraceResult&, const DetectorOutcome& o) { return o.delay_s && *o.delay_s <= 3600 + 1e-6; });
+      [](const TraceResult&, const DetectorOutcome& o) { return o.delay_s && *o.delay_s <= 3600 + 1e-6; }, true);
 
   t.Section("Detection delay after the leak start (leaks alarmed at or after their start)");
   RecallRow(t, results, "alarmed at any time", is_leak,

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "evaluation.h"
@@ -25,6 +26,9 @@ struct ReportInfo {
 inline constexpr double kBandEdgesMiBPerHour[] = {40, 100, 500, 2000};
 
 std::string FormatReport(const std::vector<TraceResult>& results, const EvalOptions& eval, const ReportInfo& info);
+
+// 95 % (z = 1.96) Wilson score interval of a share hits/n; [0, 1] when n = 0.
+std::pair<double, double> WilsonInterval(size_t hits, size_t n, double z = 1.96);
 
 // Linear-interpolated quantile (q in [0,1]) of the values; nullopt when empty.
 std::optional<double> Quantile(std::vector<double> values, double q);

@@ -122,9 +122,9 @@ TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
   const std::string report = FormatReport(*results, run.eval, {.seed = 7, .threads = 2, .wall_seconds = 1});
   for (size_t d = 0; d < kDetectorCount; ++d) EXPECT_NE(report.find(DetectorName(d)), std::string::npos);
   for (const char* row : {"Recall at the end of the trace",
-                          "Recall within 30m",
-                          "Recall within 1h",
-                          "Recall within 2h",
+                          "Recall within 30m of the leak start",
+                          "Recall within 1h of the leak start",
+                          "Recall within 2h of the leak start",
                           "<40 MiB/h",
                           "40-100 MiB/h",
                           "100-500 MiB/h",

@@ -90,6 +90,15 @@ void RecallRow(Table& t, const std::vector<TraceResult>& results, const std::str
   t.Row("  95% interval (Wilson)", cells);
 }
 
+// A setting's duration as people write it: "10m", "2h", "15s", "1h30m".
+std::string Knob(double seconds) {
+  const auto s = static_cast<long long>(std::llround(seconds));
+  if (s % 3600 == 0) return fmt::format("{}h", s / 3600);
+  if (s >= 3600 && s % 60 == 0) return fmt::format("{}h{}m", s / 3600, s % 3600 / 60);
+  if (s % 60 == 0) return fmt::format("{}m", s / 60);
+  return FormatDuration(seconds);
+}
+
 std::string DurationOrDash(const std::optional<double>& s) {
   return s ? FormatDuration(*s) : "-";
 }
@@ -138,11 +147,11 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
       "vw-evaluate: {} traces ({} healthy, {} leak), seed {}, {:.1f} M samples, {:.1f} healthy "
       "GPU-hours, {:.1f} leak GPU-hours",
       results.size(), healthy, leaks, info.seed, static_cast<double>(samples) / 1e6, healthy_hours, leak_hours));
-  t.Text(fmt::format(
-      "vramwatch assessed every {} (healthy) / {} (leak traces) and at the end; baselines: scrape "
-      "{}, rules every {}, for: {}",
-      FormatDuration(eval.healthy_step_s), FormatDuration(eval.leak_step_s), FormatDuration(eval.prom.scrape_s),
-      FormatDuration(eval.prom.eval_s), FormatDuration(eval.prom.for_s)));
+  t.Text(
+      fmt::format("vramwatch assessed every {} (healthy) / {} (leak traces) and at the end; baselines: scrape "
+                  "{}, rules every {}, for: {}",
+                  Knob(eval.healthy_step_s), Knob(eval.leak_step_s), Knob(eval.prom.scrape_s), Knob(eval.prom.eval_s),
+                  Knob(eval.prom.for_s)));
   t.Text(
       fmt::format("wall time {:.1f} s on {} threads, {:.1f} s CPU; vramwatch engine {:.1f} s CPU: Add {:.0f} ns per "
                   "sample, Assess {:.0f} us per call ({} calls)",
@@ -169,8 +178,7 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
   t.Section("Recall at the end of the trace (alarming at the last check)");
   band_rows(is_leak, [](const TraceResult&, const DetectorOutcome& o) { return o.alarm_at_end; });
   for (double h : eval.horizons_s) {
-    t.Section(
-        fmt::format("Recall within {} of the leak start (leaks that ran >= {})", FormatDuration(h), FormatDuration(h)));
+    t.Section(fmt::format("Recall within {} of the leak start (leaks that ran >= {})", Knob(h), Knob(h)));
     band_rows([h](const TraceResult& r) { return r.label.leak && LeakRan(r) >= h; },
               [h](const TraceResult&, const DetectorOutcome& o) { return o.delay_s && *o.delay_s <= h + 1e-6; });
   }

@@ -23,7 +23,8 @@ namespace {
 // CLI11 validator for durations like "10m".
 std::string CheckDuration(const std::string& text) {
   auto d = vw::ParseDuration(text);
-  return d.ok() ? std::string() : d.status().message();
+  if (!d.ok()) return d.status().message();
+  return *d > 0 ? std::string() : "the step must be longer than zero";
 }
 
 }  // namespace

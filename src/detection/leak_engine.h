@@ -61,9 +61,9 @@ struct EngineConfig {
   // max(oscillation_min_bytes, 8 noise deviations) within the longest window.
   double oscillation_min_bytes = 256 * 1048576.0;
   // Which windows and when.
-  double min_window_seconds = 1800;   // shortest stretch a trend test runs on
-  double min_history_seconds = 7200;  // settled history needed before a leak verdict: a young
-                                      // job's growth is usually its allocator settling
+  double min_window_seconds = 1800;    // shortest stretch a trend test runs on
+  double min_history_seconds = 10800;  // settled history needed before a leak verdict: a young
+                                       // job's growth is usually its allocator settling
   // ... unless the growth is fast (interval above fast_rate_bps over a full first window) and its
   // second half kept at least young_pace_ratio of the first half's slope.
   double fast_rate_bps = 500 * 1048576.0 / 3600;

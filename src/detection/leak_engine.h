@@ -60,6 +60,8 @@ struct EngineConfig {
   // ... only when the floor oscillates: it fell below an earlier high by more than
   // max(oscillation_min_bytes, 8 noise deviations) within the longest window.
   double oscillation_min_bytes = 256 * 1048576.0;
+  double spike_seconds = 600;  // upward excursions of the floor narrower than this are removed
+                               // (morphological opening) before the tests
   // Which windows and when.
   double min_window_seconds = 1800;    // shortest stretch a trend test runs on
   double min_history_seconds = 10800;  // settled history needed before a leak verdict: a young

@@ -99,6 +99,31 @@ std::string WhyNot(const GrowthWindow& w, const EngineConfig& c) {
   return w.failed;
 }
 
+// Morphological opening over `width_s` (a running minimum over a centred window, then a running
+// maximum over the same): removes upward excursions narrower than width_s (eval and checkpoint
+// spikes) and keeps steps, slopes and wide plateaus. O(n) with monotonic deques.
+std::vector<FloorPoint> Opening(std::span<const FloorPoint> pts, double width_s) {
+  if (width_s <= 0 || pts.size() < 3) return {pts.begin(), pts.end()};
+  const double h = width_s / 2;
+  auto sweep = [&](std::span<const FloorPoint> in, bool take_min) {
+    std::vector<FloorPoint> out(in.size());
+    std::deque<size_t> q;
+    size_t next = 0;
+    auto better = [&](double a, double b) { return take_min ? a <= b : a >= b; };
+    for (size_t i = 0; i < in.size(); ++i) {
+      while (next < in.size() && in[next].t <= in[i].t + h) {
+        while (!q.empty() && better(in[next].floor, in[q.back()].floor)) q.pop_back();
+        q.push_back(next++);
+      }
+      while (in[q.front()].t < in[i].t - h) q.pop_front();
+      out[i] = {in[i].t, in[q.front()].floor};
+    }
+    return out;
+  };
+  const std::vector<FloorPoint> eroded = sweep(pts, true);
+  return sweep(eroded, false);
+}
+
 // Lower envelope: each point's floor replaced by the lowest floor over the preceding `span_s`
 // (monotonic deque, O(n)). Under an oscillating load this follows the troughs.
 std::vector<FloorPoint> LowerEnvelope(std::span<const FloorPoint> pts, double span_s) {
@@ -280,7 +305,9 @@ Assessment LeakEngine::Assess() const {
                          .max_points = c.max_trend_points};
   const bool young = span_a < c.min_history_seconds;
   const double first_window = configured.empty() ? c.min_window_seconds : configured.front();
-  SeriesVerdict floor_v = TestSeries(analysed, sizes, go, c, young, first_window);
+  // The tests run on the floor with short spikes removed; the rate is fitted on the floor itself.
+  const std::vector<FloorPoint> opened = Opening(analysed, c.spike_seconds);
+  SeriesVerdict floor_v = TestSeries(opened, sizes, go, c, young, first_window);
   const std::vector<Window>& windows = floor_v.windows;
   for (const Window& w : windows) a.window_fits.push_back(FitOf(w));
   if (windows.empty()) {
@@ -296,10 +323,10 @@ Assessment LeakEngine::Assess() const {
   double envelope_s = 0;
   bool oscillating = false;
   {
-    const double from = analysed.back().t - sizes.back() - 1e-9;
+    const double from = opened.back().t - sizes.back() - 1e-9;
     auto first =
-        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
-    const std::span<const FloorPoint> longest_span(first, analysed.end());
+        std::lower_bound(opened.begin(), opened.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
+    const std::span<const FloorPoint> longest_span(first, opened.end());
     oscillating = MaxDrawdown(longest_span) > std::max(c.oscillation_min_bytes, 8 * FloorNoise(longest_span));
   }
   if (!leak_at && oscillating) {
@@ -308,7 +335,7 @@ Assessment LeakEngine::Assess() const {
       for (double w : sizes)
         if (w >= 3 * span_s) env_sizes.push_back(w);
       if (env_sizes.empty()) continue;
-      std::vector<FloorPoint> e = LowerEnvelope(analysed, span_s);
+      std::vector<FloorPoint> e = LowerEnvelope(opened, span_s);
       SeriesVerdict v = TestSeries(e, env_sizes, go, c, young, first_window);
       if (v.leak_at) {
         envelope = std::move(e);

@@ -283,7 +283,9 @@ Assessment LeakEngine::Assess() const {
       (sizes.empty() || span_a > sizes.back() + c.min_window_seconds / 2))
     sizes.push_back(span_a);
   if (sizes.empty()) {
-    a.verdict = Verdict::kPlateau;
+    // Too short for a trend test: still rising is warm-up, else a plateau so far.
+    a.verdict =
+        analysed.back().floor - analysed.front().floor > c.min_growth_bytes ? Verdict::kWarmup : Verdict::kPlateau;
     a.evidence.push_back(
         fmt::format("The floor settled at {} ({}); {} of settled data is too short for a trend test "
                     "(at least {}).",

@@ -216,6 +216,8 @@ Status HttpServer::Start() {
     port_ = a.port;
   }
   thread_ = std::thread([this] { server_->listen_after_bind(); });
+  // stop() is a no-op until the accept loop runs, so do not return before it does.
+  for (int i = 0; i < 5000 && !server_->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return Status::Ok();
 }
 

@@ -37,19 +37,38 @@ struct EngineConfig {
   std::vector<double> windows_seconds = {3600, 3 * 3600, 12 * 3600};
   double min_span_seconds = 15 * 60;  // less history than this -> insufficient_data
   size_t min_samples = 10;
-  double alpha = 0.01;            // significance level of the trend test
-  double ci_level = 0.90;         // confidence level of the slope interval
-  size_t max_buckets = 2048;      // when exceeded, neighbouring buckets are merged (width doubles)
+  double alpha = 0.01;        // significance level of the trend test
+  double ci_level = 0.90;     // confidence level of the slope interval
+  size_t max_buckets = 2048;  // when exceeded, neighbouring buckets are merged (width doubles)
+
+  // --- Added knobs (docs/detection.md says why each default) ---
+  double min_rate_bps = 10 * 1048576.0 / 3600;  // slower growth is never called a leak (10 MiB/h)
+  double min_growth_bytes = 64 * 1048576.0;     // a leak window must rise by more than this
+  double third_fraction = 0.35;                 // each third's rate must be at least this share of the slope
+  double late_fraction = 0.5;                   // the last third's rate at least this share of the first third's
+  double slowdown_ratio = 0.8;                  // second-half slope under this share of the first, with disjoint
+                                                // intervals = slowing down, i.e. settling
+  size_t max_trend_points = 240;                // longer windows are thinned to this many points
+  double min_window_seconds = 1800;             // shortest stretch a trend test is run on
+  double settle_window_seconds = 600;           // warm-up gate: rise of the floor measured over this
+  double settle_min_bytes = 256 * 1048576.0;    // ... is "fast" when above this
+  double settle_fraction = 0.01;                // ... or above this share of the capacity
+  double drop_fraction = 0.2;                   // a fall below the recent floor by this share
+  double drop_min_bytes = 512 * 1048576.0;      // ... and by at least this much starts a new segment
+  double drop_lookback_seconds = 7200;          // "recent floor" = lowest floor over this stretch
+  double peak_lookback_seconds = 3600;          // recent peak (for the runway) = highest over this
+  double min_bucket_samples = 4;                // slower sampling widens the buckets (doubling) to hold this many
 };
 
 // One time bucket of the series.
 struct Bucket {
-  double t_start = 0;       // seconds
-  double t_end = 0;         // seconds (time of the last sample in the bucket)
-  double floor_bytes = 0;   // low quantile of the samples in the bucket
-  double peak_bytes = 0;    // maximum
-  double last_bytes = 0;    // last sample
+  double t_start = 0;      // seconds
+  double t_end = 0;        // seconds (time of the last sample in the bucket)
+  double floor_bytes = 0;  // low quantile of the samples in the bucket
+  double peak_bytes = 0;   // maximum
+  double last_bytes = 0;   // last sample
   size_t count = 0;
+  double min_bytes = 0;  // minimum (drop detection)
 };
 
 // A fitted trend on the floor: used(t) ≈ y0_bytes + slope * (t - t0).
@@ -67,8 +86,8 @@ struct TrendFit {
 struct Assessment {
   Verdict verdict = Verdict::kInsufficientData;
   size_t samples = 0;
-  double start_t = 0;  // first sample (seconds)
-  double end_t = 0;    // last sample (seconds)
+  double start_t = 0;                     // first sample (seconds)
+  double end_t = 0;                       // last sample (seconds)
   std::optional<double> capacity_bytes;   // total − reserved, when known
   std::optional<double> last_used_bytes;  // last sample
   std::optional<double> floor_bytes;      // recent floor
@@ -82,6 +101,11 @@ struct Assessment {
   // rate's interval. Set only for a leak with known capacity.
   std::optional<double> tto_s, tto_lo_s, tto_hi_s;
   std::vector<std::string> evidence;  // sentences a person can check against the plot
+  // Added: where the current segment starts (after the last large drop; else the first sample).
+  std::optional<double> segment_start_t;
+  double bucket_seconds = 0;  // bucket width in use (after adaptation and merging)
+  // Every trend window tested, shortest first (the one behind `trend` included).
+  std::vector<TrendFit> window_fits;
 };
 
 class LeakEngine {
@@ -101,6 +125,7 @@ class LeakEngine {
   size_t samples() const { return samples_; }
   size_t out_of_order() const { return out_of_order_; }
   const EngineConfig& config() const { return config_; }
+  double bucket_width() const { return width_; }  // seconds, after adaptation and merging
 
  private:
   EngineConfig config_;
@@ -111,8 +136,21 @@ class LeakEngine {
   double reserved_bytes_ = 0;
   double first_t_ = 0;
   double last_t_ = 0;
-  // Implementation state of the current (open) bucket lives in the .cpp's helpers.
+  // The open bucket: its samples (kept only while it is open) and running summary.
   std::vector<double> open_values_;
+  Bucket open_;
+  double open_grid_start_ = 0;  // grid cell [open_grid_start_, + width_) of the open bucket
+  double width_ = 0;            // current bucket width (seconds)
+  bool width_fixed_ = false;    // sampling-interval adaptation done
+  double segment_start_t_ = 0;
+  struct Drop {
+    double t = 0, from_bytes = 0, to_bytes = 0;
+  };
+  std::optional<Drop> last_drop_;
+
+  void CloseOpenBucket();
+  void MergeBuckets();
+  void CheckDrop(const Bucket& closed);
 };
 
 }  // namespace vw::detection

@@ -29,16 +29,16 @@ struct SeriesEvent {
 };
 
 struct SeriesAnalysis {
-  GpuIdentity gpu;                       // for a process series: the GPU it runs on
-  std::optional<int64_t> pid;            // set for a per-process series
-  std::string process_command;           // for a per-process series
-  std::optional<uint64_t> total_bytes;   // card (or MIG instance) size
+  GpuIdentity gpu;                      // for a process series: the GPU it runs on
+  std::optional<int64_t> pid;           // set for a per-process series
+  std::string process_command;          // for a per-process series
+  std::optional<uint64_t> total_bytes;  // card (or MIG instance) size
   std::optional<uint64_t> reserved_bytes;
-  bool has_zone = false;                 // times carry a zone (print "Z")
-  bool synthetic_time = false;           // the trace had no clock: times count from 0
-  std::vector<SeriesPoint> raw;          // decimated raw curve, at most a few thousand points,
-                                         // keeping each stretch's min and max
-  std::deque<Bucket> buckets;            // the engine's buckets (floor/peak envelopes)
+  bool has_zone = false;         // times carry a zone (print "Z")
+  bool synthetic_time = false;   // the trace had no clock: times count from 0
+  std::vector<SeriesPoint> raw;  // decimated raw curve, at most a few thousand points,
+                                 // keeping each stretch's min and max
+  std::deque<Bucket> buckets;    // the engine's buckets (floor/peak envelopes)
   std::vector<SeriesEvent> events;
   Assessment assessment;
 };

@@ -28,7 +28,7 @@ enum class TraceFormat {
   kRecording,  // vramwatch record output
 };
 
-std::string_view TraceFormatName(TraceFormat f);             // "query-csv", "values", ...
+std::string_view TraceFormatName(TraceFormat f);              // "query-csv", "values", ...
 Result<TraceFormat> ParseTraceFormat(std::string_view name);  // inverse; "auto" accepted
 
 struct TraceOptions {

@@ -1,0 +1,129 @@
+#include "detection/growth_window.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "detection/quantile.h"
+
+namespace vw::detection {
+namespace {
+
+// Median floor of the points with t in [a, b]; nullopt when none.
+std::optional<double> MedianFloorIn(std::span<const FloorPoint> p, double a, double b) {
+  std::vector<double> v;
+  for (const FloorPoint& q : p)
+    if (q.t >= a && q.t <= b) v.push_back(q.floor);
+  return Median(v);
+}
+
+std::optional<TheilSenResult> SenOn(std::span<const FloorPoint> p, double ci_level) {
+  // Times relative to the first point: the intercept is then the fitted floor at that point.
+  std::vector<double> x, y;
+  for (const FloorPoint& q : p) {
+    x.push_back(q.t - p.front().t);
+    y.push_back(q.floor);
+  }
+  return TheilSen(x, y, ci_level);
+}
+
+}  // namespace
+
+std::vector<FloorPoint> ThinPoints(std::span<const FloorPoint> points, size_t max_points) {
+  if (max_points == 0 || points.size() <= max_points) return {points.begin(), points.end()};
+  const size_t group = (points.size() + max_points - 1) / max_points;
+  std::vector<FloorPoint> out;
+  out.reserve(max_points);
+  for (size_t i = 0; i < points.size(); i += group) {
+    const size_t end = std::min(points.size(), i + group);
+    FloorPoint g{0, points[i].floor};
+    for (size_t k = i; k < end; ++k) {
+      g.t += points[k].t;
+      g.floor = std::min(g.floor, points[k].floor);
+    }
+    g.t /= static_cast<double>(end - i);
+    out.push_back(g);
+  }
+  return out;
+}
+
+std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_points, const GrowthOptions& o) {
+  if (all_points.size() < std::max<size_t>(o.min_points, 6)) return std::nullopt;
+  const std::vector<FloorPoint> pts = ThinPoints(all_points, o.max_points);
+  GrowthWindow w;
+  w.points = pts.size();
+  w.t0 = pts.front().t;
+  w.t1 = pts.back().t;
+  const double span = w.t1 - w.t0;
+  if (span <= 0) return std::nullopt;
+
+  std::vector<double> y;
+  y.reserve(pts.size());
+  for (const FloorPoint& p : pts) y.push_back(p.floor);
+  w.mk = MannKendall(y, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
+  w.sen = SenOn(pts, o.ci_level);
+  if (!w.mk || !w.sen) return std::nullopt;
+
+  const double sixth = span / 6;
+  const auto first = MedianFloorIn(pts, w.t0, w.t0 + sixth);
+  const auto last = MedianFloorIn(pts, w.t1 - sixth, w.t1);
+  w.rise_bytes = (first && last) ? *last - *first : 0;
+
+  // Levels at the thirds' boundaries: medians over a twelfth of the window on each side (one side at
+  // the ends); each third's rate divides its rise by the distance between the levels' centres.
+  const double h = span / 12;
+  const std::array<double, 4> centre = {w.t0 + h, w.t0 + span / 3, w.t0 + 2 * span / 3, w.t1 - h};
+  std::array<std::optional<double>, 4> level = {
+      MedianFloorIn(pts, w.t0, w.t0 + 2 * h), MedianFloorIn(pts, centre[1] - h, centre[1] + h),
+      MedianFloorIn(pts, centre[2] - h, centre[2] + h), MedianFloorIn(pts, w.t1 - 2 * h, w.t1)};
+  bool levels_ok = true;
+  for (int k = 0; k < 3; ++k) {
+    if (!level[k] || !level[k + 1]) {
+      levels_ok = false;
+      continue;
+    }
+    w.third_rise_bytes[k] = *level[k + 1] - *level[k];
+    w.third_rate_bps[k] = w.third_rise_bytes[k] / (centre[k + 1] - centre[k]);
+  }
+
+  const double mid = w.t0 + span / 2;
+  std::vector<FloorPoint> a, b;
+  for (const FloorPoint& p : pts) (p.t <= mid ? a : b).push_back(p);
+  if (a.size() >= 3) w.first_half = SenOn(a, o.ci_level);
+  if (b.size() >= 3) w.second_half = SenOn(b, o.ci_level);
+
+  const double slope = w.sen->slope;
+  w.significant = w.mk->z > 0 && w.mk->p < o.alpha;
+  w.fast_enough = w.sen->low_slope > 0 && slope >= o.min_rate_bps;
+  w.large_enough = w.rise_bytes >= o.min_growth_bytes && slope * span >= o.min_growth_bytes;
+  w.every_third = levels_ok;
+  for (int k = 0; k < 3; ++k) w.every_third = w.every_third && w.third_rise_bytes[k] > 0;
+  w.keeps_pace = w.every_third;
+  for (int k = 0; k < 3; ++k) w.keeps_pace = w.keeps_pace && w.third_rate_bps[k] >= o.third_fraction * slope;
+  w.keeps_pace = w.keeps_pace && w.third_rate_bps[2] >= o.late_fraction * w.third_rate_bps[0];
+  w.not_slowing = true;
+  if (w.first_half && w.second_half && w.first_half->slope > 0) {
+    const bool slower = w.second_half->slope < o.slowdown_ratio * w.first_half->slope;
+    const bool disjoint = w.second_half->high_slope < w.first_half->low_slope;
+    w.not_slowing = !(slower && disjoint);
+  }
+
+  if (!w.significant) {
+    w.failed = "no significant upward trend";
+  } else if (!w.fast_enough) {
+    w.failed = "the rate is too small or its interval reaches zero";
+  } else if (!w.large_enough) {
+    w.failed = "the total rise is no larger than a few allocator steps";
+  } else if (!w.every_third) {
+    w.failed = "the floor did not rise in every third of the window";
+  } else if (!w.keeps_pace) {
+    w.failed = "the growth slowed down or came in one part of the window";
+  } else if (!w.not_slowing) {
+    w.failed = "the second half grew clearly slower than the first";
+  } else {
+    w.leak = true;
+  }
+  return w;
+}
+
+}  // namespace vw::detection

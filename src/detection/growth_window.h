@@ -1,0 +1,74 @@
+// GrowthWindow: the leak tests on one window of a floor series (the engine runs it for each trend
+// window that the data covers).
+//
+// Input: points (t, floor) in time order. The tests, in order:
+//   1. trend: Mann–Kendall (tie- and Hamed–Rao-corrected, never shrinking the variance) with
+//      z > 0 and p < alpha;
+//   2. rate: Sen's slope with its ci_level interval; the lower end must be > 0 and the slope at
+//      least min_rate_bps;
+//   3. size: the floor rose by at least min_growth_bytes (median of the last sixth minus median of
+//      the first sixth), so one or two allocator steps never suffice;
+//   4. keeps going: the floor rose in every third of the window, each third's rate at least
+//      third_fraction of the window's slope, and the last third's rate at least late_fraction of
+//      the first third's (a staircase that stops or thins out fails here);
+//   5. not slowing down: the second half's Sen slope is not clearly below the first half's (ratio
+//      under slowdown_ratio with disjoint intervals means a settling curve).
+// Long windows are thinned to at most max_points points first (consecutive points grouped, the
+// group's lowest floor kept), which keeps the cost O(max_points²).
+//
+// Units: seconds, bytes, bytes/second. Pure function, thread-safe.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "detection/mann_kendall.h"
+#include "detection/theil_sen.h"
+
+namespace vw::detection {
+
+struct FloorPoint {
+  double t = 0;      // seconds (middle of the bucket's samples)
+  double floor = 0;  // bytes
+};
+
+struct GrowthOptions {
+  double alpha = 0.01;
+  double ci_level = 0.90;
+  double min_rate_bps = 0;
+  double min_growth_bytes = 0;
+  double third_fraction = 0.35;
+  double late_fraction = 0.5;
+  double slowdown_ratio = 0.8;
+  size_t max_points = 240;
+  size_t min_points = 12;
+};
+
+struct GrowthWindow {
+  double t0 = 0, t1 = 0;  // first and last point used (seconds)
+  size_t points = 0;
+  std::optional<MannKendallResult> mk;
+  std::optional<TheilSenResult> sen;         // slope in bytes/second
+  double rise_bytes = 0;                     // measured rise of the floor over the window
+  std::array<double, 3> third_rate_bps{};    // rate of the floor in each third
+  std::array<double, 3> third_rise_bytes{};  // rise of the floor in each third
+  std::optional<TheilSenResult> first_half, second_half;
+  bool significant = false, fast_enough = false, large_enough = false, every_third = false, keeps_pace = false,
+       not_slowing = false;
+  bool leak = false;  // every test passed
+  // The first test that failed, in words ("no significant trend", "growth only in the first third",
+  // ...); empty for a leak.
+  std::string failed;
+};
+
+// nullopt when there are fewer than options.min_points points.
+std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> points, const GrowthOptions& options);
+
+// The points thinned to at most max_points (exposed for tests).
+std::vector<FloorPoint> ThinPoints(std::span<const FloorPoint> points, size_t max_points);
+
+}  // namespace vw::detection

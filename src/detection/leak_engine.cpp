@@ -1,0 +1,138 @@
+// LeakEngine, streaming half: buckets by time, drop segmentation, capacity. Assess() lives in
+// leak_engine_assess.cpp.
+#include "detection/leak_engine.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "detection/quantile.h"
+
+namespace vw::detection {
+
+std::string_view VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kInsufficientData: return "insufficient_data";
+    case Verdict::kWarmup: return "warmup";
+    case Verdict::kSettling: return "settling";
+    case Verdict::kPlateau: return "plateau";
+    case Verdict::kLeak: return "leak";
+  }
+  return "insufficient_data";
+}
+
+LeakEngine::LeakEngine(EngineConfig config) : config_(std::move(config)) {
+  if (!(config_.bucket_seconds > 0)) config_.bucket_seconds = 60;
+  if (!(config_.floor_quantile >= 0 && config_.floor_quantile <= 1)) config_.floor_quantile = 0.10;
+  if (config_.max_buckets < 16) config_.max_buckets = 16;
+  width_ = config_.bucket_seconds;
+}
+
+void LeakEngine::SetCapacity(double total_bytes, double reserved_bytes) {
+  total_bytes_ = total_bytes;
+  reserved_bytes_ = std::max(0.0, reserved_bytes);
+}
+
+void LeakEngine::Add(double t, double used_bytes) {
+  if (!std::isfinite(t) || !std::isfinite(used_bytes)) {
+    ++out_of_order_;
+    return;
+  }
+  if (samples_ > 0 && t < last_t_) {
+    ++out_of_order_;
+    return;
+  }
+  if (samples_ == 0) {
+    first_t_ = t;
+    segment_start_t_ = t;
+    open_grid_start_ = std::floor(t / width_) * width_;
+  } else if (t >= open_grid_start_ + width_) {
+    // Adapt the width to slow sampling once, before the first bucket is kept: widen (doubling)
+    // until a bucket holds min_bucket_samples samples.
+    if (!width_fixed_) {
+      width_fixed_ = true;
+      const double interval = (t - first_t_) / static_cast<double>(samples_);
+      while (interval * config_.min_bucket_samples > width_) width_ *= 2;
+      open_grid_start_ = std::floor(first_t_ / width_) * width_;
+    }
+    if (t >= open_grid_start_ + width_) {
+      CloseOpenBucket();
+      open_grid_start_ = std::floor(t / width_) * width_;
+    }
+  }
+  if (open_.count == 0) {
+    open_ = Bucket{};
+    open_.t_start = t;
+    open_.peak_bytes = used_bytes;
+    open_.min_bytes = used_bytes;
+  }
+  open_.t_end = t;
+  open_.peak_bytes = std::max(open_.peak_bytes, used_bytes);
+  open_.min_bytes = std::min(open_.min_bytes, used_bytes);
+  open_.last_bytes = used_bytes;
+  ++open_.count;
+  open_values_.push_back(used_bytes);
+  ++samples_;
+  last_t_ = t;
+}
+
+void LeakEngine::CloseOpenBucket() {
+  if (open_.count == 0) return;
+  open_.floor_bytes = *Quantile(open_values_, config_.floor_quantile);
+  CheckDrop(open_);
+  if (!buckets_.empty() && std::floor(buckets_.back().t_start / width_) == std::floor(open_.t_start / width_) &&
+      buckets_.back().t_start >= segment_start_t_) {
+    // After a merge the open bucket can share the coarser cell with the last kept one.
+    Bucket& m = buckets_.back();
+    m.t_end = open_.t_end;
+    m.floor_bytes = std::min(m.floor_bytes, open_.floor_bytes);
+    m.peak_bytes = std::max(m.peak_bytes, open_.peak_bytes);
+    m.min_bytes = std::min(m.min_bytes, open_.min_bytes);
+    m.last_bytes = open_.last_bytes;
+    m.count += open_.count;
+  } else {
+    buckets_.push_back(open_);
+  }
+  open_ = Bucket{};
+  open_values_.clear();
+  if (buckets_.size() > config_.max_buckets) MergeBuckets();
+}
+
+void LeakEngine::CheckDrop(const Bucket& closed) {
+  // Recent floor: the lowest bucket floor of this segment over the lookback.
+  std::optional<double> recent;
+  for (auto it = buckets_.rbegin(); it != buckets_.rend(); ++it) {
+    if (it->t_start < segment_start_t_ || it->t_end < closed.t_start - config_.drop_lookback_seconds) break;
+    recent = recent ? std::min(*recent, it->floor_bytes) : it->floor_bytes;
+  }
+  if (!recent) return;
+  const double fall = *recent - closed.min_bytes;
+  if (fall > config_.drop_min_bytes && fall > config_.drop_fraction * *recent) {
+    segment_start_t_ = closed.t_start;
+    last_drop_ = Drop{closed.t_start, *recent, closed.min_bytes};
+  }
+}
+
+void LeakEngine::MergeBuckets() {
+  // Double the width: buckets in the same cell of the coarser grid become one.
+  width_ *= 2;
+  std::deque<Bucket> merged;
+  for (const Bucket& b : buckets_) {
+    const double cell = std::floor(b.t_start / width_);
+    if (!merged.empty() && std::floor(merged.back().t_start / width_) == cell &&
+        (b.t_start < segment_start_t_) == (merged.back().t_start < segment_start_t_)) {
+      Bucket& m = merged.back();
+      m.t_end = b.t_end;
+      m.floor_bytes = std::min(m.floor_bytes, b.floor_bytes);
+      m.peak_bytes = std::max(m.peak_bytes, b.peak_bytes);
+      m.min_bytes = std::min(m.min_bytes, b.min_bytes);
+      m.last_bytes = b.last_bytes;
+      m.count += b.count;
+    } else {
+      merged.push_back(b);
+    }
+  }
+  buckets_ = std::move(merged);
+  open_grid_start_ = std::floor(open_grid_start_ / width_) * width_;
+}
+
+}  // namespace vw::detection

@@ -1,0 +1,334 @@
+// LeakEngine::Assess(): settling gate, multi-window growth tests, verdict, runway and evidence.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/units.h"
+#include "detection/growth_window.h"
+#include "detection/leak_engine.h"
+#include "detection/quantile.h"
+
+namespace vw::detection {
+namespace {
+
+// "1-minute", "30-second", "2-hour": how the evidence names the bucket width.
+std::string BucketWords(double w) {
+  const auto s = static_cast<long long>(std::llround(w));
+  if (s % 3600 == 0) return fmt::format("{}-hour", s / 3600);
+  if (s % 60 == 0) return fmt::format("{}-minute", s / 60);
+  return fmt::format("{}-second", s);
+}
+
+std::string PText(double p) {
+  return p < 0.001 ? "p<0.001" : fmt::format("p={:.3f}", p);
+}
+
+std::string Signed(double bytes) {
+  return (bytes >= 0 ? "+" : "-") + FormatBytes(std::fabs(bytes));
+}
+
+std::string At(double t, double start) {
+  return "+" + FormatDuration(t - start);
+}
+
+std::string Rate(double bps) {
+  return FormatRate(bps);
+}
+
+struct Window {
+  double seconds = 0;
+  GrowthWindow test;
+};
+
+// Slowing down over a longer window: the first half clearly faster than the second, or the first
+// third's rate well above the last third's after a real rise.
+bool Decelerating(const GrowthWindow& w, const EngineConfig& c) {
+  if (!w.significant) return false;
+  if (!w.not_slowing && w.first_half && w.first_half->slope > c.min_rate_bps) return true;
+  return w.third_rise_bytes[0] > c.min_growth_bytes && w.third_rate_bps[0] > c.min_rate_bps &&
+         w.third_rate_bps[0] > 2.5 * std::max(0.0, w.third_rate_bps[2]);
+}
+
+TrendFit FitOf(const Window& w) {
+  TrendFit f;
+  f.window_seconds = w.seconds;
+  f.t0 = w.test.t0;
+  f.y0_bytes = w.test.sen->intercept;
+  f.slope_bps = w.test.sen->slope;
+  f.slope_lo_bps = w.test.sen->low_slope;
+  f.slope_hi_bps = w.test.sen->high_slope;
+  f.mk_z = w.test.mk->z;
+  f.mk_p = w.test.mk->p;
+  return f;
+}
+
+std::string ThirdsText(const GrowthWindow& w) {
+  return fmt::format("{}, {}, {}", Signed(w.third_rise_bytes[0]), Signed(w.third_rise_bytes[1]),
+                     Signed(w.third_rise_bytes[2]));
+}
+
+std::string TrendSentence(const Window& w, double bucket_s) {
+  return fmt::format("the floor rose by {} over the last {} (Mann–Kendall z={:.1f}, {} on the {} floor)",
+                     Signed(w.test.rise_bytes), FormatDuration(w.seconds), w.test.mk->z, PText(w.test.mk->p),
+                     BucketWords(bucket_s));
+}
+
+// Why a window with real growth is not a leak, with its numbers.
+std::string WhyNot(const GrowthWindow& w, const EngineConfig& c) {
+  if (!w.fast_enough)
+    return fmt::format("Sen's slope {} (interval {} to {}) is below {} or not clearly above zero", Rate(w.sen->slope),
+                       Rate(w.sen->low_slope), Rate(w.sen->high_slope), Rate(c.min_rate_bps));
+  if (!w.large_enough)
+    return fmt::format("a rise of {} is no more than a few allocator steps (under {})", Signed(w.rise_bytes),
+                       FormatBytes(c.min_growth_bytes));
+  if (!w.every_third || !w.keeps_pace)
+    return fmt::format("the growth did not keep going: rises per third {}", ThirdsText(w));
+  if (!w.not_slowing && w.first_half && w.second_half)
+    return fmt::format("the growth slowed down: {} in the first half, {} in the second", Rate(w.first_half->slope),
+                       Rate(w.second_half->slope));
+  return w.failed;
+}
+
+}  // namespace
+
+Assessment LeakEngine::Assess() const {
+  const EngineConfig& c = config_;
+  Assessment a;
+  a.samples = samples_;
+  a.bucket_seconds = width_;
+  if (samples_ == 0) {
+    a.evidence.push_back("No samples yet.");
+    return a;
+  }
+  a.start_t = first_t_;
+  a.end_t = last_t_;
+  a.segment_start_t = segment_start_t_;
+  if (total_bytes_) a.capacity_bytes = *total_bytes_ - reserved_bytes_;
+  a.last_used_bytes = open_.count > 0 ? open_.last_bytes : buckets_.back().last_bytes;
+  const double span = last_t_ - first_t_;
+  if (samples_ < c.min_samples || span < c.min_span_seconds) {
+    a.evidence.push_back(fmt::format("Only {} samples over {}; the trend tests need at least {} samples over {}.",
+                                     samples_, FormatDuration(span), c.min_samples,
+                                     FormatDuration(c.min_span_seconds)));
+    return a;
+  }
+
+  // The current segment's points; the open bucket counts once it covers half a width.
+  std::vector<FloorPoint> pts;
+  std::optional<double> peak;
+  for (const Bucket& b : buckets_) {
+    if (b.t_start < segment_start_t_) continue;
+    pts.push_back({(b.t_start + b.t_end) / 2, b.floor_bytes});
+    if (b.t_end >= last_t_ - c.peak_lookback_seconds) peak = std::max(peak.value_or(b.peak_bytes), b.peak_bytes);
+  }
+  if (open_.count > 0) {
+    peak = std::max(peak.value_or(open_.peak_bytes), open_.peak_bytes);
+    if (open_.count >= 2 && open_.t_end - open_.t_start >= 0.5 * width_ && open_.t_start >= segment_start_t_) {
+      std::vector<double> values = open_values_;
+      pts.push_back({(open_.t_start + open_.t_end) / 2, *Quantile(values, c.floor_quantile)});
+    }
+  }
+  a.peak_bytes = peak;
+  if (!pts.empty()) {
+    std::vector<double> recent;
+    for (size_t i = pts.size() - std::min<size_t>(pts.size(), 3); i < pts.size(); ++i) recent.push_back(pts[i].floor);
+    a.floor_bytes = *std::min_element(recent.begin(), recent.end());
+  }
+  if (last_drop_ && last_drop_->t == segment_start_t_) {
+    a.evidence.push_back(fmt::format(
+        "Memory fell from a floor of {} to {} at {} (a restart or an emptied cache): the analysis starts there.",
+        FormatBytes(last_drop_->from_bytes), FormatBytes(last_drop_->to_bytes), At(last_drop_->t, first_t_)));
+  }
+  if (pts.size() < 3) {
+    a.evidence.push_back("Too little data since the segment began for a trend test.");
+    return a;
+  }
+
+  // Settling gate: the floor's rise over the last settle window must be small, or no longer
+  // falling (steady growth is not a warm-up ramp).
+  const double level = a.capacity_bytes.value_or(pts.back().floor);
+  const double fast = std::max(c.settle_min_bytes, c.settle_fraction * level);
+  const double ws = c.settle_window_seconds;
+  std::optional<size_t> settled;
+  double last_rise = 0;
+  {
+    size_t j = 0;
+    std::optional<double> prev_rise;  // rise one settle window earlier
+    std::vector<double> rises(pts.size(), std::numeric_limits<double>::quiet_NaN());
+    for (size_t i = 0; i < pts.size(); ++i) {
+      if (pts[i].t - pts.front().t < ws) continue;
+      while (j + 1 < i && pts[j + 1].t <= pts[i].t - ws) ++j;
+      rises[i] = pts[i].floor - pts[j].floor;
+      last_rise = rises[i];
+      prev_rise.reset();
+      if (!std::isnan(rises[j])) prev_rise = rises[j];
+      const bool quiet = rises[i] < fast;
+      const bool steady = prev_rise && rises[i] > 0 && rises[i] >= 0.5 * *prev_rise;
+      if (quiet || steady) {
+        settled = i;
+        break;
+      }
+    }
+  }
+  if (!settled) {
+    a.verdict = Verdict::kWarmup;
+    a.evidence.push_back(fmt::format(
+        "Still warming up: the floor rose by {} in the last {}; the leak tests start once it rises by less than {} "
+        "per {}.",
+        Signed(last_rise), FormatDuration(ws), FormatBytes(fast), FormatDuration(ws)));
+    return a;
+  }
+  a.settled_at = pts[*settled].t;
+  const std::span<const FloorPoint> analysed(pts.begin() + static_cast<std::ptrdiff_t>(*settled), pts.end());
+  const double span_a = analysed.back().t - analysed.front().t;
+
+  // Windows: each configured one the data covers, plus all the settled data when it falls between.
+  std::vector<double> sizes;
+  std::vector<double> configured = c.windows_seconds;
+  std::sort(configured.begin(), configured.end());
+  for (double w : configured)
+    if (w > 0 && span_a >= 0.98 * w) sizes.push_back(w);
+  const double longest = configured.empty() ? span_a : configured.back();
+  if (span_a >= c.min_window_seconds && span_a < longest &&
+      (sizes.empty() || span_a > sizes.back() + c.min_window_seconds / 2))
+    sizes.push_back(span_a);
+  if (sizes.empty()) {
+    a.verdict = Verdict::kPlateau;
+    a.evidence.push_back(
+        fmt::format("The floor settled at {} ({}); {} of settled data is too short for a trend test "
+                    "(at least {}).",
+                    At(*a.settled_at, first_t_), FormatBytes(analysed.front().floor), FormatDuration(span_a),
+                    FormatDuration(c.min_window_seconds)));
+    return a;
+  }
+  const GrowthOptions go{.alpha = c.alpha,
+                         .ci_level = c.ci_level,
+                         .min_rate_bps = c.min_rate_bps,
+                         .min_growth_bytes = c.min_growth_bytes,
+                         .third_fraction = c.third_fraction,
+                         .late_fraction = c.late_fraction,
+                         .slowdown_ratio = c.slowdown_ratio,
+                         .max_points = c.max_trend_points};
+  std::vector<Window> windows;
+  for (double w : sizes) {
+    const double from = analysed.back().t - w - 1e-9;
+    auto first =
+        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
+    auto test = TestGrowthWindow(std::span<const FloorPoint>(first, analysed.end()), go);
+    if (test) windows.push_back({w, *test});
+  }
+  for (const Window& w : windows) a.window_fits.push_back(FitOf(w));
+  if (windows.empty()) {
+    a.verdict = Verdict::kPlateau;
+    a.evidence.push_back("Too few buckets in the settled data for a trend test.");
+    return a;
+  }
+
+  // The longest window that passes every test and that no longer window shows slowing down.
+  std::optional<size_t> leak_at, vetoed_by;
+  for (size_t i = windows.size(); i-- > 0;) {
+    if (!windows[i].test.leak) continue;
+    std::optional<size_t> veto;
+    for (size_t j = i + 1; j < windows.size(); ++j)
+      if (Decelerating(windows[j].test, c)) veto = j;
+    if (veto) {
+      if (!vetoed_by) vetoed_by = veto;
+      continue;
+    }
+    leak_at = i;
+    break;
+  }
+
+  if (leak_at) {
+    const Window& w = windows[*leak_at];
+    const GrowthWindow& g = w.test;
+    a.verdict = Verdict::kLeak;
+    a.trend = FitOf(w);
+    a.leak_start_t = g.t0;
+    a.rate_bps = g.sen->slope;
+    a.rate_lo_bps = g.sen->low_slope;
+    a.rate_hi_bps = g.sen->high_slope;
+    a.evidence.push_back(fmt::format("Leak: {}.", TrendSentence(w, width_)));
+    a.evidence.push_back(fmt::format("Sen's slope {} ({:.0f}% interval {} to {}).", Rate(g.sen->slope),
+                                     100 * c.ci_level, Rate(g.sen->low_slope), Rate(g.sen->high_slope)));
+    a.evidence.push_back(fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g)));
+    if (g.first_half && g.second_half)
+      a.evidence.push_back(fmt::format("It did not slow down: {} in the first half, {} in the second.",
+                                       Rate(g.first_half->slope), Rate(g.second_half->slope)));
+    if (a.capacity_bytes && a.peak_bytes) {
+      const double room = *a.capacity_bytes - *a.peak_bytes;
+      if (room <= 0) {
+        a.tto_s = a.tto_lo_s = a.tto_hi_s = 0.0;
+        a.evidence.push_back(fmt::format("The recent peak of {} already reaches the usable capacity of {}.",
+                                         FormatBytes(*a.peak_bytes), FormatBytes(*a.capacity_bytes)));
+      } else {
+        a.tto_s = room / *a.rate_bps;
+        a.tto_lo_s = room / *a.rate_hi_bps;
+        a.tto_hi_s = *a.rate_lo_bps > 0 ? room / *a.rate_lo_bps : std::numeric_limits<double>::infinity();
+        a.evidence.push_back(
+            fmt::format("At this rate the {} left above the recent peak of {} (usable capacity {}) is gone in {} "
+                        "(between {} and {}).",
+                        FormatBytes(room), FormatBytes(*a.peak_bytes), FormatBytes(*a.capacity_bytes),
+                        FormatDuration(*a.tto_s), FormatDuration(*a.tto_lo_s), FormatDuration(*a.tto_hi_s)));
+      }
+    } else {
+      a.evidence.push_back("The card's capacity is unknown: no time-to-OOM.");
+    }
+    return a;
+  }
+
+  // Not a leak: settling when some window shows real growth, plateau otherwise.
+  const Window& longest_w = windows.back();
+  a.trend = FitOf(longest_w);
+  std::optional<size_t> grew;
+  for (size_t i = windows.size(); i-- > 0;)
+    if (windows[i].test.significant && windows[i].test.rise_bytes >= c.min_growth_bytes) {
+      grew = i;
+      break;
+    }
+  if (grew) {
+    const Window& w = windows[*grew];
+    a.verdict = Verdict::kSettling;
+    std::string why =
+        vetoed_by ? fmt::format("the {} window shows it slowing down (rises per third {})",
+                                FormatDuration(windows[*vetoed_by].seconds), ThirdsText(windows[*vetoed_by].test))
+                  : WhyNot(w.test, c);
+    std::string s = TrendSentence(w, width_);
+    s[0] = static_cast<char>(std::toupper(s[0]));
+    a.evidence.push_back(fmt::format("{}, but {}: settling, not a leak.", s, why));
+    // When did the floor last reach a new high? (Steps that stopped.)
+    double high = analysed.front().floor, last_high_t = analysed.front().t;
+    const double step = std::max(2 * kMiB, 0.25 * c.min_growth_bytes);
+    for (const FloorPoint& p : analysed)
+      if (p.floor > high + step) {
+        high = p.floor;
+        last_high_t = p.t;
+      }
+    if (last_t_ - last_high_t > 0.25 * w.seconds)
+      a.evidence.push_back(fmt::format("The floor last stepped up at {} and has not risen since ({} ago).",
+                                       At(last_high_t, first_t_), FormatDuration(last_t_ - last_high_t)));
+    return a;
+  }
+  a.verdict = Verdict::kPlateau;
+  double lo = analysed.front().floor, hi = lo;
+  for (const FloorPoint& p : analysed)
+    if (p.t >= analysed.back().t - longest_w.seconds) {
+      lo = std::min(lo, p.floor);
+      hi = std::max(hi, p.floor);
+    }
+  a.evidence.push_back(
+      fmt::format("The floor stayed between {} and {} over the last {} (Sen's slope {}, Mann–Kendall z={:.1f}, {}): no "
+                  "sustained growth.",
+                  FormatBytes(lo), FormatBytes(hi), FormatDuration(longest_w.seconds), Rate(longest_w.test.sen->slope),
+                  longest_w.test.mk->z, PText(longest_w.test.mk->p)));
+  if (a.capacity_bytes && a.peak_bytes && *a.peak_bytes > 0.9 * *a.capacity_bytes)
+    a.evidence.push_back(
+        fmt::format("Memory sits at {:.0f}% of the usable capacity but does not grow: a "
+                    "pre-allocated pool looks like this.",
+                    100 * *a.peak_bytes / *a.capacity_bytes));
+  return a;
+}
+
+}  // namespace vw::detection

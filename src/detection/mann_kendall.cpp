@@ -1,0 +1,112 @@
+#include "detection/mann_kendall.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "detection/normal.h"
+#include "detection/quantile.h"
+
+namespace vw::detection {
+namespace {
+
+// Σ t(t−1)(2t+5) over groups of equal values.
+double TieTerm(std::span<const double> y) {
+  std::vector<double> sorted(y.begin(), y.end());
+  std::sort(sorted.begin(), sorted.end());
+  double term = 0;
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i + 1;
+    while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
+    const auto t = static_cast<double>(j - i);
+    term += t * (t - 1) * (2 * t + 5);
+    i = j;
+  }
+  return term;
+}
+
+// Ranks 1..n with ties given their average rank (scipy.stats.rankdata's default).
+std::vector<double> AverageRanks(std::span<const double> y) {
+  std::vector<size_t> order(y.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return y[a] < y[b]; });
+  std::vector<double> ranks(y.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i + 1;
+    while (j < order.size() && y[order[j]] == y[order[i]]) ++j;
+    const double rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;
+    for (size_t k = i; k < j; ++k) ranks[order[k]] = rank;
+    i = j;
+  }
+  return ranks;
+}
+
+// Sen's slope over the index: median of (y_j − y_i)/(j − i), i < j.
+double IndexSenSlope(std::span<const double> y) {
+  std::vector<double> slopes;
+  slopes.reserve(y.size() * (y.size() - 1) / 2);
+  for (size_t i = 0; i < y.size(); ++i)
+    for (size_t j = i + 1; j < y.size(); ++j) slopes.push_back((y[j] - y[i]) / static_cast<double>(j - i));
+  return *Median(slopes);
+}
+
+double HamedRaoFactor(std::span<const double> y, double acf_alpha) {
+  const size_t n = y.size();
+  const double slope = IndexSenSlope(y);
+  std::vector<double> detrended(n);
+  for (size_t i = 0; i < n; ++i) detrended[i] = y[i] - static_cast<double>(i + 1) * slope;
+  std::vector<double> ranks = AverageRanks(detrended);
+  const double mean = std::accumulate(ranks.begin(), ranks.end(), 0.0) / static_cast<double>(n);
+  for (double& r : ranks) r -= mean;
+  double acov0 = 0;
+  for (double r : ranks) acov0 += r * r;
+  if (acov0 <= 0) return 1;  // every rank equal: no autocorrelation to speak of
+  const double dn = static_cast<double>(n);
+  const double bound = NormalQuantile(1 - acf_alpha / 2) / std::sqrt(dn);
+  double sum = 0;
+  for (size_t k = 1; k < n; ++k) {
+    double acov = 0;
+    for (size_t t = 0; t + k < n; ++t) acov += ranks[t] * ranks[t + k];
+    const double rho = acov / acov0;
+    if (rho <= bound && rho >= -bound) continue;
+    const double m = static_cast<double>(n - k);
+    sum += m * (m - 1) * (m - 2) * rho;
+  }
+  return 1 + 2 / (dn * (dn - 1) * (dn - 2)) * sum;
+}
+
+}  // namespace
+
+std::optional<MannKendallResult> MannKendall(std::span<const double> y, const MannKendallOptions& options) {
+  const size_t n = y.size();
+  if (n < 3) return std::nullopt;
+  for (double v : y)
+    if (!std::isfinite(v)) return std::nullopt;
+  MannKendallResult r;
+  r.n = n;
+  long long s = 0;
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const double yi = y[i];
+    for (size_t j = i + 1; j < n; ++j) s += (y[j] > yi) - (y[j] < yi);
+  }
+  r.s = static_cast<double>(s);
+  const double dn = static_cast<double>(n);
+  r.var_s = (dn * (dn - 1) * (2 * dn + 5) - TieTerm(y)) / 18;
+  r.tau = r.s / (0.5 * dn * (dn - 1));
+  if (options.correction == AutocorrelationCorrection::kHamedRao) {
+    r.variance_factor = HamedRaoFactor(y, options.acf_alpha);
+    if (options.never_shrink_variance) r.variance_factor = std::max(1.0, r.variance_factor);
+    r.var_s *= r.variance_factor;
+  }
+  if (r.var_s <= 0 || s == 0) {
+    r.z = 0;
+    r.p = 1;
+    return r;
+  }
+  r.z = (s > 0 ? r.s - 1 : r.s + 1) / std::sqrt(r.var_s);
+  r.p = TwoSidedP(r.z);
+  return r;
+}
+
+}  // namespace vw::detection

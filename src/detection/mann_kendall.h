@@ -1,0 +1,44 @@
+// Mann–Kendall trend test with tie correction and the Hamed–Rao (1998) autocorrelation correction.
+//
+// S = sum over i<j of sign(y_j − y_i). Var(S) uses the tie correction
+// [n(n−1)(2n+5) − Σ t(t−1)(2t+5)]/18 over groups of equal values. The Hamed–Rao correction
+// multiplies Var(S) by n/n* = 1 + 2/(n(n−1)(n−2)) Σ_k (n−k)(n−k−1)(n−k−2) ρ_k, where ρ_k is the
+// lag-k autocorrelation of the ranks of the series detrended by Sen's slope (slope over the index),
+// summed over the lags whose ρ_k lies outside ±z_{1−acf_alpha/2}/√n. With the default options the
+// numbers equal pymannkendall's hamed_rao_modification_test(y, alpha=acf_alpha) (and original_test
+// with kNone); ties are exact equality of doubles. z uses the continuity correction (S ∓ 1).
+//
+// Cost: O(n²) time, O(n) memory (n ≤ a few hundred points in the engine).
+// Pure functions, thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+
+namespace vw::detection {
+
+enum class AutocorrelationCorrection { kNone, kHamedRao };
+
+struct MannKendallOptions {
+  AutocorrelationCorrection correction = AutocorrelationCorrection::kHamedRao;
+  double acf_alpha = 0.05;  // significance level that selects the autocorrelation lags
+  // When true the correction may only inflate Var(S) (factor clamped to >= 1): the engine's choice,
+  // so that negative autocorrelation never makes a trend look more significant.
+  bool never_shrink_variance = false;
+};
+
+struct MannKendallResult {
+  size_t n = 0;
+  double s = 0;                // Mann–Kendall S
+  double var_s = 0;            // Var(S), tie-corrected and (if chosen) autocorrelation-corrected
+  double variance_factor = 1;  // n/n* applied to Var(S) (1 without a correction)
+  double tau = 0;              // Kendall's tau-a: S / (n(n−1)/2)
+  double z = 0;                // standardised statistic
+  double p = 1;                // two-sided p-value
+};
+
+// nullopt for fewer than 3 points or any non-finite value.
+std::optional<MannKendallResult> MannKendall(std::span<const double> y, const MannKendallOptions& options = {});
+
+}  // namespace vw::detection

@@ -1,0 +1,219 @@
+// Tests of the small statistics: normal distribution, quantiles, Mann–Kendall, Theil–Sen.
+// Hand-computed values on tiny inputs, then scipy / pymannkendall on realistic series.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "detection/mann_kendall.h"
+#include "detection/normal.h"
+#include "detection/quantile.h"
+#include "detection/testing_python.h"
+#include "detection/theil_sen.h"
+
+namespace vw::detection {
+namespace {
+
+TEST(Normal, MatchesTabulatedValues) {
+  EXPECT_NEAR(NormalCdf(0), 0.5, 1e-16);
+  EXPECT_NEAR(NormalCdf(1.96), 0.9750021048517795, 1e-15);
+  EXPECT_NEAR(NormalCdf(-3), 0.0013498980316301035, 1e-17);
+  EXPECT_NEAR(NormalQuantile(0.975), 1.959963984540054, 1e-13);
+  EXPECT_NEAR(NormalQuantile(0.05), -1.6448536269514729, 1e-13);
+  EXPECT_NEAR(NormalQuantile(1e-10), -6.361340902404056, 1e-10);
+  EXPECT_NEAR(NormalQuantile(1 - 1e-10), 6.361340902404056, 1e-6);
+  EXPECT_TRUE(std::isinf(NormalQuantile(0)));
+  EXPECT_TRUE(std::isnan(NormalQuantile(1.5)));
+  EXPECT_NEAR(TwoSidedP(1.959963984540054), 0.05, 1e-14);
+}
+
+TEST(Normal, QuantileInvertsCdf) {
+  for (double p = 0.001; p < 1; p += 0.0371) EXPECT_NEAR(NormalCdf(NormalQuantile(p)), p, 1e-14) << p;
+}
+
+TEST(Quantile, InterpolatesBetweenOrderStatistics) {
+  std::vector<double> v = {4, 1, 3, 2};
+  EXPECT_DOUBLE_EQ(*Quantile(v, 0.1), 1.3);  // h = 0.3 between 1 and 2
+  EXPECT_DOUBLE_EQ(*Quantile(v, 0.0), 1);
+  EXPECT_DOUBLE_EQ(*Quantile(v, 1.0), 4);
+  EXPECT_DOUBLE_EQ(*Median(v), 2.5);
+  std::vector<double> odd = {3, 1, 2};
+  EXPECT_DOUBLE_EQ(*Median(odd), 2);
+  std::vector<double> empty;
+  EXPECT_FALSE(Quantile(empty, 0.5).has_value());
+  EXPECT_FALSE(Quantile(v, 1.5).has_value());
+}
+
+TEST(MannKendall, HandComputedWithoutAndWithTies) {
+  MannKendallOptions plain{.correction = AutocorrelationCorrection::kNone};
+  std::vector<double> up = {1, 2, 3};
+  auto r = MannKendall(up, plain);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->s, 3);
+  EXPECT_DOUBLE_EQ(r->var_s, 66.0 / 18);  // 3·2·11/18
+  EXPECT_NEAR(r->z, 2 / std::sqrt(66.0 / 18), 1e-15);
+  EXPECT_DOUBLE_EQ(r->tau, 1);
+
+  std::vector<double> tied = {1, 1, 2};  // one pair tied: Var = (66 − 2·1·9)/18
+  r = MannKendall(tied, plain);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->s, 2);
+  EXPECT_DOUBLE_EQ(r->var_s, 48.0 / 18);
+  EXPECT_NEAR(r->z, 1 / std::sqrt(48.0 / 18), 1e-15);
+
+  std::vector<double> down = {5, 4, 3, 2, 1};
+  r = MannKendall(down, plain);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->s, -10);
+  EXPECT_LT(r->z, 0);
+
+  std::vector<double> flat = {7, 7, 7, 7};
+  r = MannKendall(flat);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->s, 0);
+  EXPECT_EQ(r->p, 1);
+
+  std::vector<double> too_short = {1, 2};
+  EXPECT_FALSE(MannKendall(too_short));
+  std::vector<double> with_nan = {1, std::nan(""), 3};
+  EXPECT_FALSE(MannKendall(with_nan));
+}
+
+TEST(MannKendall, HamedRaoInflatesVarianceOfAStaircase) {
+  // A staircase is strongly autocorrelated after detrending: the corrected variance is larger.
+  std::vector<double> stairs;
+  for (int i = 0; i < 60; ++i) stairs.push_back(100 + 20 * (i / 15));
+  auto plain = MannKendall(stairs, {.correction = AutocorrelationCorrection::kNone});
+  auto corrected = MannKendall(stairs);
+  ASSERT_TRUE(plain && corrected);
+  EXPECT_EQ(plain->s, corrected->s);
+  EXPECT_GT(corrected->variance_factor, 1.2);
+  EXPECT_LT(corrected->z, plain->z);
+}
+
+TEST(TheilSen, HandComputedSlopeInterceptAndInterval) {
+  // Pairwise slopes: 1, 1, 10/3, 1, 4.5, 8 → median (1 + 10/3)/2; σ² = 4·3·13/18, N = 6, z = −1.96:
+  // ranks round((6 ± 5.77)/2) → indices 0 and 5.
+  std::vector<double> x = {0, 1, 2, 3}, y = {0, 1, 2, 10};
+  auto r = TheilSen(x, y, 0.95);
+  ASSERT_TRUE(r);
+  EXPECT_DOUBLE_EQ(r->slope, (1 + 10.0 / 3) / 2);
+  EXPECT_DOUBLE_EQ(r->intercept, 1.5 - r->slope * 1.5);
+  EXPECT_DOUBLE_EQ(r->low_slope, 1);
+  EXPECT_DOUBLE_EQ(r->high_slope, 8);
+  EXPECT_EQ(r->pairs, 6u);
+
+  std::vector<double> same_x = {1, 1, 1}, any_y = {1, 2, 3};
+  EXPECT_FALSE(TheilSen(same_x, any_y));
+  std::vector<double> short_y = {1, 2};
+  EXPECT_FALSE(TheilSen(x, short_y));
+}
+
+// Series shaped like the engine's bucket floors: MiB-quantised, with ties, steps, noise, trends.
+std::vector<std::vector<double>> ReferenceSeries() {
+  std::vector<std::vector<double>> all;
+  std::mt19937_64 rng(20260611);
+  std::normal_distribution<double> noise(0, 3);
+  for (size_t n : {12u, 40u, 97u, 180u}) {
+    std::vector<double> trend, stairs, flat, ar1;
+    double a = 0;
+    for (size_t i = 0; i < n; ++i) {
+      trend.push_back(std::round(1000 + 0.8 * static_cast<double>(i) + noise(rng)));
+      stairs.push_back(2000 + 20 * static_cast<double>(i * i / (n * 4 + 1)));
+      flat.push_back(std::round(500 + noise(rng) / 2));
+      a = 0.8 * a + noise(rng);
+      ar1.push_back(300 + 0.2 * static_cast<double>(i) + a);
+    }
+    all.insert(all.end(), {trend, stairs, flat, ar1});
+  }
+  return all;
+}
+
+std::vector<double> IrregularClock(size_t n) {
+  std::vector<double> x;
+  for (size_t i = 0; i < n; ++i) x.push_back(60.0 * static_cast<double>(i) + (i % 3 == 0 ? 0.5 : 0));
+  return x;
+}
+
+TEST(TheilSen, MatchesScipyTheilslopes) {
+  const auto series = ReferenceSeries();
+  std::ostringstream in;
+  in.precision(17);
+  for (const auto& y : series) {
+    const auto x = IrregularClock(y.size());
+    in << 0.9;
+    for (size_t i = 0; i < y.size(); ++i) in << " " << x[i] << " " << y[i];
+    in << "\n";
+  }
+  auto run = testing::RunReferenceScript("theil_sen_reference.py", in.str());
+  ASSERT_TRUE(run.ok) << run.error;
+  std::istringstream out(run.output);
+  for (const auto& y : series) {
+    double slope, intercept, lo, hi, tau;
+    ASSERT_TRUE(out >> slope >> intercept >> lo >> hi >> tau) << run.output;
+    const auto x = IrregularClock(y.size());
+    auto r = TheilSen(x, y, 0.9);
+    ASSERT_TRUE(r);
+    const double scale = std::max(1e-9, std::fabs(slope));
+    EXPECT_NEAR(r->slope, slope, 1e-12 * scale) << "n=" << y.size();
+    EXPECT_NEAR(r->intercept, intercept, 1e-9 * std::max(1.0, std::fabs(intercept))) << "n=" << y.size();
+    EXPECT_NEAR(r->low_slope, lo, 1e-12 * scale) << "n=" << y.size();
+    EXPECT_NEAR(r->high_slope, hi, 1e-12 * scale) << "n=" << y.size();
+    // Kendall's tau-b between time and value equals S / sqrt(n0 (n0 − tied pairs)) when time has no ties.
+    auto mk = MannKendall(y, {.correction = AutocorrelationCorrection::kNone});
+    ASSERT_TRUE(mk);
+    const double n = static_cast<double>(y.size());
+    std::vector<double> sorted = y;
+    std::sort(sorted.begin(), sorted.end());
+    double tied_pairs = 0;
+    for (size_t i = 0; i < sorted.size();) {
+      size_t j = i;
+      while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
+      tied_pairs += static_cast<double>((j - i) * (j - i - 1)) / 2;
+      i = j;
+    }
+    const double n0 = n * (n - 1) / 2;
+    EXPECT_NEAR(mk->s / std::sqrt(n0 * (n0 - tied_pairs)), tau, 1e-12) << "n=" << y.size();
+  }
+}
+
+TEST(MannKendall, MatchesPymannkendallOriginalAndHamedRao) {
+  const auto series = ReferenceSeries();
+  std::ostringstream in;
+  in.precision(17);
+  for (const auto& y : series) {
+    for (double v : y) in << v << " ";
+    in << "\n";
+  }
+  auto run = testing::RunReferenceScript("mann_kendall_reference.py", in.str());
+  ASSERT_TRUE(run.ok) << run.error;
+  std::istringstream out(run.output);
+  for (const auto& y : series) {
+    for (auto correction : {AutocorrelationCorrection::kNone, AutocorrelationCorrection::kHamedRao}) {
+      std::string name;
+      double s, var_s, z, p, tau;
+      ASSERT_TRUE(out >> name >> s >> var_s >> z >> p >> tau) << run.output;
+      auto r = MannKendall(y, {.correction = correction});
+      ASSERT_TRUE(r);
+      EXPECT_EQ(r->s, s) << name << " n=" << y.size();
+      EXPECT_NEAR(r->var_s, var_s, 1e-9 * std::fabs(var_s)) << name << " n=" << y.size();
+      EXPECT_NEAR(r->z, z, 1e-9 * std::max(1.0, std::fabs(z))) << name << " n=" << y.size();
+      EXPECT_NEAR(r->p, p, 1e-9 + 1e-6 * p) << name << " n=" << y.size();
+      EXPECT_NEAR(r->tau, tau, 1e-12) << name << " n=" << y.size();
+    }
+  }
+}
+
+TEST(ReferenceScripts, ReportFailureOfTheScript) {
+  // The runner must report a failing script rather than hand back empty numbers.
+  auto run = testing::RunReferenceScript("theil_sen_reference.py", "not a number\n");
+  EXPECT_FALSE(run.ok);
+  EXPECT_NE(run.error.find("reference script failed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vw::detection

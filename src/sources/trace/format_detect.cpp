@@ -1,0 +1,92 @@
+// Format detection: looks at the first lines and decides from the first one that only one format
+// writes. Lines every format may carry (blank, `date` output, `==== date ====`, `----`) are passed
+// over; `#` comment lines that are not dmon/pmon headers too.
+#include <fmt/format.h>
+
+#include "sources/trace/csv_fields.h"
+#include "sources/trace/trace_formats.h"
+#include "sources/trace/trace_values.h"
+
+namespace vw::trace {
+namespace {
+
+constexpr size_t kMaxLinesLooked = 400;
+
+bool StartsWith(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
+
+// "# gpu ...", "#Date Time gpu ...", "#Time gpu ...": a dmon/pmon header; sets *pmon when it has a pid column.
+bool IsMonitorHeader(std::string_view t, bool* pmon) {
+  if (t.empty() || t.front() != '#') return false;
+  std::string_view rest = Trim(t.substr(1));
+  size_t i = 0;
+  bool saw_gpu = false;
+  int words = 0;
+  while (i < rest.size() && words < 4) {
+    while (i < rest.size() && rest[i] == ' ') ++i;
+    size_t j = i;
+    while (j < rest.size() && rest[j] != ' ') ++j;
+    std::string_view w = rest.substr(i, j - i);
+    i = j;
+    if (w.empty()) break;
+    ++words;
+    if (w == "gpu") {
+      saw_gpu = true;
+      break;
+    }
+    if (w != "Date" && w != "Time") return false;
+  }
+  if (!saw_gpu) return false;
+  *pmon = rest.find(" pid ") != std::string_view::npos || rest.find(" pid\t") != std::string_view::npos;
+  return true;
+}
+
+bool IsBareValue(std::string_view t) {
+  std::optional<uint64_t> v;
+  return !t.empty() && t.front() >= '0' && t.front() <= '9' &&
+         ParseMemoryValue(t, MemUnit::kMiB, &v) == ValueError::kOk;
+}
+
+}  // namespace
+
+Result<TraceFormat> DetectTraceFormat(std::string_view head, bool complete, const std::string& display) {
+  size_t looked = 0;
+  bool any_text = false;
+  std::vector<std::string_view> fields;
+  while (!head.empty() && looked < kMaxLinesLooked) {
+    size_t nl = head.find('\n');
+    if (nl == std::string_view::npos && !complete) break;  // a cut line: not enough to judge
+    std::string_view line = head.substr(0, nl);
+    head = nl == std::string_view::npos ? std::string_view() : head.substr(nl + 1);
+    ++looked;
+    std::string_view t = Trim(line);
+    if (t.empty()) continue;
+    any_text = true;
+    bool pmon = false;
+    if (t.front() == '{') return TraceFormat::kRecording;
+    if (IsMonitorHeader(t, &pmon)) return pmon ? TraceFormat::kPmon : TraceFormat::kDmon;
+    if (t.front() == '#') continue;  // a comment
+    if (StartsWith(t, "+----") || StartsWith(t, "| NVIDIA-SMI") || StartsWith(t, "|=====")) {
+      return TraceFormat::kSmiTable;
+    }
+    if (IsSeparatorLine(t)) continue;
+    if (StartsWith(t, "Every ") && t.find("nvidia-smi") != std::string_view::npos) continue;  // `watch` header
+    Timestamp ts;
+    if (ParseDateLine(t, &ts)) continue;
+    SplitCsv(t, &fields);
+    if (IsCsvHeader(fields)) return TraceFormat::kQueryCsv;
+    if (fields.size() >= 2) return TraceFormat::kQueryCsv;  // noheader: needs --columns
+    if (IsBareValue(t)) return TraceFormat::kValues;
+    return Status::ParseError(fmt::format(
+        "{}:{}: cannot tell the trace format from '{}'; expected an nvidia-smi --query-gpu CSV, one value per "
+        "line, dmon/pmon output, nvidia-smi tables or a vramwatch recording (or pass --format)",
+        display, looked, Shown(t)));
+  }
+  if (!any_text) return Status::ParseError(fmt::format("{}: the trace is empty (no samples)", display));
+  return Status::ParseError(fmt::format(
+      "{}: cannot tell the trace format from its first {} lines (only dates, separators or comments); pass --format",
+      display, looked));
+}
+
+}  // namespace vw::trace

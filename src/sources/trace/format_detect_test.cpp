@@ -1,0 +1,89 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "sources/trace/trace_formats.h"
+#include "sources/trace/trace_test_util.h"
+
+namespace vw::trace {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct DetectCase {
+  const char* name;
+  const char* head;
+  TraceFormat expected;
+};
+
+class DetectCases : public ::testing::TestWithParam<DetectCase> {};
+
+TEST_P(DetectCases, PicksTheFormatFromTheFirstLines) {
+  auto f = DetectTraceFormat(GetParam().head, true, "x");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(*f, GetParam().expected) << TraceFormatName(*f);
+}
+
+const DetectCase kDetectCases[] = {
+    {"query_header", "timestamp, memory.used [MiB]\n2026/01/01 00:00:00.000, 1 MiB\n", TraceFormat::kQueryCsv},
+    {"header_without_timestamp", "memory.used [MiB], utilization.gpu [%]\n1 MiB, 2 %\n", TraceFormat::kQueryCsv},
+    {"date_prefixed_noheader_block", "2025-09-21 16:12:24\n2025/09/21 16:12:24.315, 0, 0, 0, 4, 24564\n",
+     TraceFormat::kQueryCsv},
+    {"noheader_two_columns", "2 %, 588 MiB\n", TraceFormat::kQueryCsv},
+    {"bare_number", "\n4321\n4322\n", TraceFormat::kValues},
+    {"number_with_unit", "4321 MiB\n", TraceFormat::kValues},
+    {"dmon", "# gpu   pwr  temp    sm\n# Idx     W     C     %\n", TraceFormat::kDmon},
+    {"dmon_date_time", "#Date       Time        gpu     fb\n", TraceFormat::kDmon},
+    {"pmon", "# gpu         pid   type     sm    mem    command \n", TraceFormat::kPmon},
+    {"table_with_clock", "Tue Oct 29 19:00:23 2024       \n+-------------+\n| NVIDIA-SMI 550.54.15 |\n",
+     TraceFormat::kSmiTable},
+    {"table_with_banner", "==== Sun May  4 04:27:32 AM EDT 2025 ====\nSun May  4 04:27:32 2025\n+------+\n",
+     TraceFormat::kSmiTable},
+    {"recording", "{\"schema\":\"vramwatch.record/1\"}\n", TraceFormat::kRecording},
+    {"comments_then_dmon", "# my log\n# started by hand\n# gpu sm\n", TraceFormat::kDmon},
+};
+
+INSTANTIATE_TEST_SUITE_P(Formats, DetectCases, ::testing::ValuesIn(kDetectCases),
+                         [](const auto& p) { return std::string(p.param.name); });
+
+TEST(DetectTraceFormat, EmptyFileIsAClearError) {
+  auto f = DetectTraceFormat("\n  \n", true, "empty.csv");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message(), "empty.csv: the trace is empty (no samples)");
+  auto g = DetectTraceFormat("", true, "empty.csv");
+  EXPECT_FALSE(g.ok());
+}
+
+TEST(DetectTraceFormat, UnknownTextNamesTheLineAndTheChoices) {
+  auto f = DetectTraceFormat("\nhello world\n", true, "odd.txt");
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.status().message(), HasSubstr("odd.txt:2: cannot tell the trace format from 'hello world'"));
+  EXPECT_THAT(f.status().message(), HasSubstr("--format"));
+}
+
+TEST(OpenTrace, EmptyFileAndMissingFile) {
+  auto path = testing_util::WriteTemp("empty.log", "");
+  auto r = OpenTrace(path, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("empty.log: the trace is empty"));
+  auto m = OpenTrace(testing_util::TempPath("does-not-exist.csv"), {});
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kNotFound);
+  TraceOptions o;
+  o.format = TraceFormat::kDmon;
+  auto forced = testing_util::ReadTrace(path, o);
+  ASSERT_FALSE(forced.status.ok()) << "an empty file is an error even with --format";
+  EXPECT_THAT(forced.status.message(), HasSubstr("no samples"));
+}
+
+TEST(TraceFormatNames, RoundTrip) {
+  for (TraceFormat f : {TraceFormat::kAuto, TraceFormat::kQueryCsv, TraceFormat::kValues, TraceFormat::kDmon,
+                        TraceFormat::kPmon, TraceFormat::kSmiTable, TraceFormat::kRecording}) {
+    auto back = ParseTraceFormat(TraceFormatName(f));
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(*back, f);
+  }
+  EXPECT_FALSE(ParseTraceFormat("xml").ok());
+}
+
+}  // namespace
+}  // namespace vw::trace

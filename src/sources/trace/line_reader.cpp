@@ -1,0 +1,251 @@
+#include "sources/trace/line_reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace vw::trace {
+namespace {
+
+constexpr size_t kBufferSize = LineReader::kMaxLine + 2 * LineReader::kChunk + 16;
+
+// Appends the UTF-8 form of code point `cp` at `out`; returns the bytes written.
+size_t PutUtf8(uint32_t cp, char* out) {
+  if (cp < 0x80) {
+    out[0] = static_cast<char>(cp);
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = static_cast<char>(0xC0 | (cp >> 6));
+    out[1] = static_cast<char>(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = static_cast<char>(0xE0 | (cp >> 12));
+    out[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out[2] = static_cast<char>(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  out[0] = static_cast<char>(0xF0 | (cp >> 18));
+  out[1] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+  out[2] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+  out[3] = static_cast<char>(0x80 | (cp & 0x3F));
+  return 4;
+}
+
+constexpr uint32_t kReplacement = 0xFFFD;
+
+}  // namespace
+
+Result<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path) {
+  std::unique_ptr<LineReader> r(new LineReader());
+  if (path == "-") {
+    r->fd_ = 0;
+  } else {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return FromErrno(errno, "open " + path);
+    r->fd_ = fd;
+    r->own_fd_ = true;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0) {
+      if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + " is a directory, not a trace file");
+      if (S_ISREG(st.st_mode)) r->raw_total_ = static_cast<uint64_t>(st.st_size);
+    }
+  }
+  r->buf_.resize(kBufferSize);
+  return r;
+}
+
+std::unique_ptr<LineReader> LineReader::FromString(std::string text) {
+  std::unique_ptr<LineReader> r(new LineReader());
+  r->raw_total_ = text.size();
+  r->source_ = std::move(text);
+  r->from_string_ = true;
+  r->buf_.resize(kBufferSize);
+  return r;
+}
+
+LineReader::~LineReader() {
+  if (own_fd_ && fd_ >= 0) ::close(fd_);
+}
+
+void LineReader::Compact() {
+  if (begin_ == 0) return;
+  std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+  end_ -= begin_;
+  begin_ = 0;
+}
+
+void LineReader::DetectEncoding() {
+  // Called with the first raw bytes at raw_[0..raw_carry_).
+  const unsigned char* p = raw_.data();
+  const size_t n = raw_carry_;
+  encoding_known_ = true;
+  if (n >= 2 && p[0] == 0xFF && p[1] == 0xFE) {
+    encoding_ = TextEncoding::kUtf16Le;
+    std::memmove(raw_.data(), raw_.data() + 2, n - 2);
+    raw_carry_ = n - 2;
+  } else if (n >= 2 && p[0] == 0xFE && p[1] == 0xFF) {
+    encoding_ = TextEncoding::kUtf16Be;
+    std::memmove(raw_.data(), raw_.data() + 2, n - 2);
+    raw_carry_ = n - 2;
+  } else if (n >= 4 && p[0] != 0 && p[1] == 0 && p[2] != 0 && p[3] == 0) {
+    encoding_ = TextEncoding::kUtf16Le;  // BOM-less UTF-16LE text ("t\0i\0...")
+  } else if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) {
+    encoding_ = TextEncoding::kUtf8;
+    std::memmove(raw_.data(), raw_.data() + 3, n - 3);
+    raw_carry_ = n - 3;
+  } else {
+    encoding_ = TextEncoding::kUtf8;
+  }
+}
+
+void LineReader::DecodeUtf16(const unsigned char* p, size_t n) {
+  const bool le = encoding_ == TextEncoding::kUtf16Le;
+  char* out = buf_.data() + end_;
+  size_t i = 0;
+  auto unit = [&](size_t at) -> uint32_t {
+    return le ? static_cast<uint32_t>(p[at] | (p[at + 1] << 8)) : static_cast<uint32_t>((p[at] << 8) | p[at + 1]);
+  };
+  while (i + 1 < n) {
+    uint32_t u = unit(i);
+    if (u >= 0xD800 && u <= 0xDBFF) {
+      if (i + 3 >= n) {
+        if (!eof_) break;  // the low half is in the next chunk
+        out += PutUtf8(kReplacement, out);
+        i += 2;
+        continue;
+      }
+      uint32_t lo = unit(i + 2);
+      if (lo >= 0xDC00 && lo <= 0xDFFF) {
+        out += PutUtf8(0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00), out);
+        i += 4;
+      } else {
+        out += PutUtf8(kReplacement, out);
+        i += 2;
+      }
+      continue;
+    }
+    if (u >= 0xDC00 && u <= 0xDFFF) u = kReplacement;
+    out += PutUtf8(u, out);
+    i += 2;
+  }
+  end_ = static_cast<size_t>(out - buf_.data());
+  // Keep what could not be decoded yet (an odd byte, a high surrogate waiting for its pair).
+  size_t rest = eof_ ? 0 : n - i;
+  if (rest > 0) std::memmove(raw_.data(), p + i, rest);
+  raw_carry_ = rest;
+}
+
+bool LineReader::Refill() {
+  // Room: Compact() ran and fewer than kMaxLine bytes are pending, so 2*kChunk bytes are free.
+  const bool direct = encoding_known_ && encoding_ == TextEncoding::kUtf8;
+  unsigned char* dst;
+  size_t room;
+  if (direct) {
+    dst = reinterpret_cast<unsigned char*>(buf_.data() + end_);
+    room = kChunk;
+  } else {
+    if (raw_.size() < kChunk + 8) raw_.resize(kChunk + 8);
+    dst = raw_.data() + raw_carry_;
+    room = kChunk;
+  }
+  size_t got = 0;
+  if (from_string_) {
+    got = std::min(room, source_.size() - source_pos_);
+    std::memcpy(dst, source_.data() + source_pos_, got);
+    source_pos_ += got;
+  } else {
+    for (;;) {
+      ssize_t r = ::read(fd_, dst, room);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        status_ = FromErrno(errno, "read trace");
+        return false;
+      }
+      got = static_cast<size_t>(r);
+      break;
+    }
+  }
+  raw_read_ += got;
+  if (got == 0) eof_ = true;
+  if (direct) {
+    end_ += got;
+    return true;
+  }
+  raw_carry_ += got;
+  if (!encoding_known_) {
+    // Wait for a few bytes before deciding (a pipe may deliver one byte at a time).
+    if (raw_carry_ < 4 && !eof_) return true;
+    DetectEncoding();
+    if (encoding_ == TextEncoding::kUtf8) {
+      std::memcpy(buf_.data() + end_, raw_.data(), raw_carry_);
+      end_ += raw_carry_;
+      raw_carry_ = 0;
+      return true;
+    }
+  }
+  DecodeUtf16(raw_.data(), raw_carry_);
+  return true;
+}
+
+bool LineReader::Next(std::string_view* line) {
+  overlong_ = false;
+  for (;;) {
+    char* start = buf_.data() + begin_;
+    const size_t avail = end_ - begin_;
+    auto* nl = static_cast<char*>(avail ? std::memchr(start, '\n', avail) : nullptr);
+    if (skipping_rest_) {
+      if (nl != nullptr) {
+        begin_ += static_cast<size_t>(nl - start) + 1;
+        skipping_rest_ = false;
+        continue;
+      }
+      begin_ = end_;
+      if (eof_) return false;
+      Compact();
+      if (!Refill()) return false;
+      continue;
+    }
+    size_t len;
+    if (nl != nullptr) {
+      len = static_cast<size_t>(nl - start);
+      begin_ += len + 1;
+      if (len > kMaxLine) {
+        len = kMaxLine;
+        overlong_ = true;
+      }
+    } else if (avail >= kMaxLine) {
+      len = kMaxLine;
+      begin_ += len;
+      overlong_ = true;
+      skipping_rest_ = true;
+    } else if (eof_) {
+      if (avail == 0) return false;
+      len = avail;
+      begin_ = end_;
+    } else {
+      Compact();
+      if (!Refill()) return false;
+      continue;
+    }
+    if (len > 0 && start[len - 1] == '\r') --len;
+    *line = std::string_view(start, len);
+    ++line_no_;
+    return true;
+  }
+}
+
+std::string_view LineReader::Peek(size_t max_bytes) {
+  if (max_bytes > kChunk) max_bytes = kChunk;
+  while (end_ - begin_ < max_bytes && !eof_) {
+    Compact();
+    if (!Refill()) break;
+  }
+  return std::string_view(buf_.data() + begin_, std::min(max_bytes, end_ - begin_));
+}
+
+}  // namespace vw::trace

@@ -1,0 +1,87 @@
+// LineReader: reads a text file (or standard input) line by line in fixed-size chunks, whatever
+// its encoding and line ends, so trace parsers see plain UTF-8 lines.
+//
+// - UTF-8 with or without a byte-order mark; UTF-16LE/BE with a BOM (PowerShell's `>` writes
+//   UTF-16LE), and UTF-16LE without a BOM when the first bytes look like it, are converted to UTF-8.
+// - "\n" and "\r\n" line ends; the terminator is never part of a line.
+// - Memory stays bounded: at most one chunk plus kMaxLine bytes are held. A longer line is cut at
+//   kMaxLine bytes and reported with overlong() == true (the rest of it is discarded).
+//
+// Lines returned by Next() point into the internal buffer and are valid until the next call.
+// Not thread-safe: one reader per thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace vw::trace {
+
+enum class TextEncoding { kUtf8, kUtf16Le, kUtf16Be };
+
+class LineReader {
+ public:
+  static constexpr size_t kChunk = 1 << 20;    // bytes read from the file per call
+  static constexpr size_t kMaxLine = 1 << 20;  // longest line kept (bytes of UTF-8)
+
+  // Opens `path`; "-" reads standard input.
+  static Result<std::unique_ptr<LineReader>> Open(const std::string& path);
+  // Reads from a string (tests).
+  static std::unique_ptr<LineReader> FromString(std::string text);
+
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // The next line (without its terminator); false at the end of input or on an I/O error (see
+  // status()). line_number() is then the 1-based number of the returned line.
+  bool Next(std::string_view* line);
+  // True when the line last returned by Next() was longer than kMaxLine and was cut.
+  bool overlong() const { return overlong_; }
+  size_t line_number() const { return line_no_; }
+  const Status& status() const { return status_; }
+
+  // Up to `max_bytes` (<= kChunk) of the decoded text ahead, without consuming it (format detection).
+  std::string_view Peek(size_t max_bytes);
+  // True when the whole remaining input fits in what Peek() returned.
+  bool at_eof_after_peek() const { return eof_; }
+
+  TextEncoding encoding() const { return encoding_; }
+  uint64_t bytes_read() const { return raw_read_; }
+  uint64_t bytes_total() const { return raw_total_; }
+
+ private:
+  LineReader() = default;
+  // Appends decoded input to buf_; sets eof_ at the end. False on an I/O error.
+  bool Refill();
+  void DetectEncoding();
+  void DecodeUtf16(const unsigned char* p, size_t n);
+  void Compact();
+
+  int fd_ = -1;
+  bool own_fd_ = false;
+  std::string source_;  // FromString input
+  size_t source_pos_ = 0;
+  bool from_string_ = false;
+
+  std::vector<char> buf_;  // decoded UTF-8
+  size_t begin_ = 0;       // first unconsumed byte
+  size_t end_ = 0;         // one past the last decoded byte
+  std::vector<unsigned char> raw_;
+  size_t raw_carry_ = 0;  // undecoded bytes kept at the front of raw_ (odd byte, lone surrogate)
+  bool encoding_known_ = false;
+  TextEncoding encoding_ = TextEncoding::kUtf8;
+  bool eof_ = false;
+  bool skipping_rest_ = false;  // discarding the tail of an overlong line
+  bool overlong_ = false;
+  size_t line_no_ = 0;
+  uint64_t raw_read_ = 0;
+  uint64_t raw_total_ = 0;
+  Status status_;
+};
+
+}  // namespace vw::trace

@@ -1,0 +1,77 @@
+#include "sources/trace/line_trace_reader.h"
+
+#include <fmt/format.h>
+
+#include "sources/trace/trace_values.h"
+
+namespace vw::trace {
+
+LineTraceReader::LineTraceReader(std::unique_ptr<LineReader> in, std::string display, TraceOptions options,
+                                 TraceFormat format)
+    : in_(std::move(in)), display_(std::move(display)), options_(std::move(options)), format_(format) {}
+
+Result<std::optional<TraceRecord>> LineTraceReader::Next() {
+  if (!error_.ok()) return error_;
+  std::optional<TraceRecord> rec;
+  Status s = ReadNext(&rec);
+  if (s.ok() && !rec) s = InputStatus();
+  if (!s.ok()) {
+    error_ = s;
+    return s;
+  }
+  if (!rec) {
+    if (records_ == 0) {
+      error_ = Status::ParseError(
+          skipped_count_ > 0
+              ? fmt::format("{}: no valid samples ({} malformed lines skipped)", display_, skipped_count_)
+              : fmt::format("{}: no samples in the trace (it is empty or holds only headers and comments)", display_));
+      return error_;
+    }
+    return rec;
+  }
+  ++records_;
+  if (!rec->sample.total_bytes && options_.total_bytes) rec->sample.total_bytes = options_.total_bytes;
+  return rec;
+}
+
+Status LineTraceReader::Malformed(size_t line, size_t col, std::string_view expected, std::string_view got) {
+  std::string msg = fmt::format("expected {}, got '{}'", expected, Shown(got));
+  if (!options_.lenient) return Status::ParseError(fmt::format("{}:{}:{}: {}", display_, line, col, msg));
+  ++skipped_count_;
+  if (skipped_.size() < kMaxSkippedExamples) skipped_.push_back(SkippedLine{line, fmt::format("{}: {}", col, msg)});
+  return Status::Ok();
+}
+
+Status LineTraceReader::Fatal(size_t line, size_t col, std::string_view message) const {
+  if (line == 0) return Status::ParseError(fmt::format("{}: {}", display_, message));
+  return Status::ParseError(fmt::format("{}:{}:{}: {}", display_, line, col, message));
+}
+
+size_t LineTraceReader::ColumnOf(std::string_view line, std::string_view part) {
+  if (part.data() < line.data() || part.data() > line.data() + line.size()) return 1;
+  // Characters, not bytes: count UTF-8 lead bytes before the part.
+  size_t col = 1;
+  for (const char* p = line.data(); p < part.data(); ++p) {
+    if ((static_cast<unsigned char>(*p) & 0xC0) != 0x80) ++col;
+  }
+  return col;
+}
+
+Status LineTraceReader::OverlongLine() {
+  return Malformed(line_number(), 1, fmt::format("a line shorter than {} bytes", LineReader::kMaxLine),
+                   "<very long line>");
+}
+
+Status LineTraceReader::InputStatus() const {
+  if (in_->status().ok()) return Status::Ok();
+  return in_->status().WithContext(display_);
+}
+
+Result<double> LineTraceReader::RequireInterval(size_t line, std::string_view why) const {
+  if (options_.interval_s && *options_.interval_s > 0) return *options_.interval_s;
+  return Fatal(
+      line, 1,
+      fmt::format("{}; pass the sampling interval, e.g. --interval 1s (or --interval 15s for a 15 s loop)", why));
+}
+
+}  // namespace vw::trace

@@ -1,0 +1,78 @@
+// LineTraceReader: what every text trace parser shares: the LineReader, the display name used in
+// messages, the options, the sticky error, lenient skipping with examples, and the clock flags.
+//
+// A format implements ReadNext(), which reads lines until it can hand out one record (or reaches
+// the end). Malformed input goes through Malformed(): in strict mode it returns the ParseError
+// "FILE:LINE:COL: expected ..., got '...'", in lenient mode it records the line and returns ok so the
+// parser skips it. Not thread-safe.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/time.h"
+#include "sources/trace/line_reader.h"
+#include "sources/trace/trace_reader.h"
+
+namespace vw::trace {
+
+// Most examples of skipped lines kept for the report.
+inline constexpr size_t kMaxSkippedExamples = 10;
+
+class LineTraceReader : public TraceReader {
+ public:
+  LineTraceReader(std::unique_ptr<LineReader> in, std::string display, TraceOptions options, TraceFormat format);
+
+  Result<std::optional<TraceRecord>> Next() final;
+  TraceFormat format() const override { return format_; }
+  uint64_t bytes_read() const override { return in_->bytes_read(); }
+  uint64_t bytes_total() const override { return in_->bytes_total(); }
+  size_t skipped_count() const override { return skipped_count_; }
+  const std::vector<SkippedLine>& skipped_examples() const override { return skipped_; }
+  bool synthetic_time() const override { return synthetic_time_; }
+  bool has_zone() const override { return has_zone_; }
+
+ protected:
+  // Sets *out to the next record, or leaves it empty at the end of the input.
+  virtual Status ReadNext(std::optional<TraceRecord>* out) = 0;
+
+  // A malformed line: error in strict mode, counted and skipped (ok) in lenient mode. `col` is the
+  // 1-based character position of the offending text in the line.
+  Status Malformed(size_t line, size_t col, std::string_view expected, std::string_view got);
+  // An error that lenient mode cannot skip (a missing option, an unusable file).
+  Status Fatal(size_t line, size_t col, std::string_view message) const;
+  // 1-based column of `part` inside `line` (both views into the same buffer).
+  static size_t ColumnOf(std::string_view line, std::string_view part);
+  // Wraps a line cut by the LineReader as a malformed line.
+  Status OverlongLine();
+
+  // The next line; false at the end of the input (check in_->status() for I/O errors).
+  bool NextLine(std::string_view* line) { return in_->Next(line); }
+  // True when the line last returned by NextLine() was cut (see LineReader::kMaxLine).
+  bool LineOverlong() const { return in_->overlong(); }
+  Status InputStatus() const;
+  size_t line_number() const { return in_->line_number(); }
+  const std::string& display() const { return display_; }
+  const TraceOptions& options() const { return options_; }
+  void NoteTime(const Timestamp& ts) { has_zone_ = has_zone_ || ts.has_zone; }
+  void set_synthetic_time() { synthetic_time_ = true; }
+  // Seconds between samples for files without a clock, or a Fatal error naming --interval.
+  Result<double> RequireInterval(size_t line, std::string_view why) const;
+
+ private:
+  std::unique_ptr<LineReader> in_;
+  std::string display_;
+  TraceOptions options_;
+  TraceFormat format_;
+  Status error_;
+  size_t skipped_count_ = 0;
+  uint64_t records_ = 0;
+  std::vector<SkippedLine> skipped_;
+  bool synthetic_time_ = false;
+  bool has_zone_ = false;
+};
+
+}  // namespace vw::trace

@@ -1,0 +1,252 @@
+// nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits] loops, in every spelling seen in the
+// wild: header or --columns, the header repeated before each row, units in the header or in the
+// values, `date`/separator lines between blocks, several GPUs interleaved, per-process query blocks
+// (skipped), rows without a timestamp column (time from the preceding `date` line, else from
+// --interval).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "sources/trace/csv_fields.h"
+#include "sources/trace/line_trace_reader.h"
+#include "sources/trace/trace_formats.h"
+#include "sources/trace/trace_values.h"
+
+namespace vw::trace {
+namespace {
+
+std::string_view ColumnLabel(CsvColumn k) {
+  switch (k) {
+    case CsvColumn::kTimestamp: return "timestamp";
+    case CsvColumn::kIndex: return "index";
+    case CsvColumn::kUuid: return "uuid";
+    case CsvColumn::kPciBusId: return "pci.bus_id";
+    case CsvColumn::kName: return "name";
+    case CsvColumn::kUsed: return "memory.used";
+    case CsvColumn::kTotal: return "memory.total";
+    case CsvColumn::kFree: return "memory.free";
+    case CsvColumn::kReserved: return "memory.reserved";
+    case CsvColumn::kUtil: return "utilization.gpu";
+    case CsvColumn::kPid: return "pid";
+    case CsvColumn::kOther: return "field";
+  }
+  return "field";
+}
+
+std::string_view ValueErrorText(ValueError e) {
+  switch (e) {
+    case ValueError::kBadUnit: return " (unknown unit)";
+    case ValueError::kOutOfRange: return " (out of range)";
+    default: return "";
+  }
+}
+
+class QueryCsvReader : public LineTraceReader {
+ public:
+  using LineTraceReader::LineTraceReader;
+
+ protected:
+  Status ReadNext(std::optional<TraceRecord>* out) override {
+    std::string_view line;
+    while (NextLine(&line)) {
+      const size_t ln = line_number();
+      if (LineOverlong()) {
+        VW_RETURN_IF_ERROR(OverlongLine());
+        continue;
+      }
+      std::string_view t = Trim(line);
+      if (t.empty()) continue;
+      const char c = t.front();
+      if ((c >= 'a' && c <= 'z') || c == '_') {
+        if (t == header_text_) continue;  // the header repeated before every row
+        SplitCsv(t, &fields_);
+        if (IsCsvHeader(fields_)) {
+          SetHeader(t);
+          continue;
+        }
+      }
+      if (c == '-' || c == '=' || c == '#' || c == '*') {
+        if (IsSeparatorLine(t)) continue;
+      }
+      if (t.find(',') == std::string_view::npos) {
+        Timestamp ts;
+        if (ParseDateLine(t, &ts)) {
+          NoteTime(ts);
+          block_time_ = ts.seconds;
+          group_.clear();
+          continue;
+        }
+      }
+      if (!have_columns_) {
+        if (options().columns.empty()) {
+          return Fatal(ln, 1,
+                       "this CSV has no header line, so its columns are unknown; pass them in the order of the "
+                       "--query-gpu list, e.g. --columns timestamp,index,memory.used,memory.total");
+        }
+        VW_RETURN_IF_ERROR(SetColumnsFromOptions());
+      }
+      if (per_process_block_) continue;
+      SplitCsv(line, &fields_);
+      if (fields_.size() != columns_.size()) {
+        std::string_view at = fields_.size() > columns_.size() ? fields_[columns_.size()] : line.substr(line.size());
+        VW_RETURN_IF_ERROR(Malformed(ln, ColumnOf(line, at),
+                                     fmt::format("{} comma-separated fields as in the {}", columns_.size(),
+                                                 header_from_options_ ? "--columns list" : "header"),
+                                     fmt::format("{} fields", fields_.size())));
+        continue;
+      }
+      bool bad = false;
+      TraceRecord rec;
+      VW_RETURN_IF_ERROR(ParseRow(line, ln, &rec, &bad));
+      if (bad) continue;
+      *out = std::move(rec);
+      return Status::Ok();
+    }
+    return Status::Ok();
+  }
+
+ private:
+  void SetHeader(std::string_view t) {
+    header_text_.assign(t.data(), t.size());
+    columns_.clear();
+    per_process_block_ = false;
+    for (std::string_view f : fields_) {
+      CsvColumnSpec spec;
+      ParseCsvColumn(f, &spec);
+      if (spec.kind == CsvColumn::kPid) per_process_block_ = true;
+      columns_.push_back(spec);
+    }
+    have_columns_ = true;
+    header_from_options_ = false;
+    group_.clear();
+  }
+
+  Status SetColumnsFromOptions() {
+    columns_.clear();
+    for (const std::string& name : options().columns) {
+      CsvColumnSpec spec;
+      if (!ParseCsvColumn(name, &spec)) {
+        return Status::InvalidArgument(fmt::format(
+            "--columns: '{}' is not a --query-gpu field name (e.g. memory.used or 'memory.used [MiB]')", name));
+      }
+      columns_.push_back(spec);
+    }
+    have_columns_ = true;
+    header_from_options_ = true;
+    return Status::Ok();
+  }
+
+  // Parses one data row into *rec; *bad when the row was malformed and skipped (lenient).
+  Status ParseRow(std::string_view line, size_t ln, TraceRecord* rec, bool* bad) {
+    std::string_view key_index, key_uuid, key_pci;
+    bool have_time = false;
+    MemorySample& s = rec->sample;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      const CsvColumnSpec& col = columns_[i];
+      std::string_view v = fields_[i];
+      ValueError err = ValueError::kOk;
+      std::string_view expected;
+      switch (col.kind) {
+        case CsvColumn::kOther:
+        case CsvColumn::kPid: break;
+        case CsvColumn::kTimestamp: {
+          Timestamp ts;
+          if (!ParseTraceTimestamp(v, &ts)) {
+            err = ValueError::kNotNumber;
+            expected = "a timestamp (YYYY/MM/DD HH:MM:SS.mmm, ISO 8601 or epoch seconds) in timestamp";
+            break;
+          }
+          NoteTime(ts);
+          s.t = ts.seconds;
+          have_time = true;
+          break;
+        }
+        case CsvColumn::kIndex: {
+          if (IsMissingValue(v)) break;
+          uint64_t idx = 0;
+          if (!ParseUint(v, &idx) || idx > 1000000) {
+            err = ValueError::kNotNumber;
+            expected = "a GPU index (0, 1, ...) in index";
+            break;
+          }
+          rec->gpu.index = static_cast<int>(idx);
+          key_index = v;
+          break;
+        }
+        case CsvColumn::kUuid:
+          if (!IsMissingValue(v)) {
+            rec->gpu.uuid.assign(v.data(), v.size());
+            key_uuid = v;
+          }
+          break;
+        case CsvColumn::kPciBusId:
+          if (!IsMissingValue(v)) {
+            rec->gpu.pci_bus_id = NormalizePciBusId(v);
+            key_pci = rec->gpu.pci_bus_id;
+          }
+          break;
+        case CsvColumn::kName:
+          if (!IsMissingValue(v)) rec->gpu.name.assign(v.data(), v.size());
+          break;
+        case CsvColumn::kUsed: err = ParseMemoryValue(v, col.unit, &s.used_bytes); break;
+        case CsvColumn::kTotal: err = ParseMemoryValue(v, col.unit, &s.total_bytes); break;
+        case CsvColumn::kFree: err = ParseMemoryValue(v, col.unit, &s.free_bytes); break;
+        case CsvColumn::kReserved: err = ParseMemoryValue(v, col.unit, &s.reserved_bytes); break;
+        case CsvColumn::kUtil: err = ParsePercentValue(v, &s.gpu_util_ratio); break;
+      }
+      if (err != ValueError::kOk) {
+        std::string exp(expected);
+        if (exp.empty()) {
+          exp = col.kind == CsvColumn::kUtil
+                    ? fmt::format("a percentage 0..100 in utilization.gpu{}", ValueErrorText(err))
+                    : fmt::format("a number of MiB in {}{}", ColumnLabel(col.kind), ValueErrorText(err));
+        }
+        VW_RETURN_IF_ERROR(Malformed(ln, ColumnOf(line, v), exp, v));
+        *bad = true;
+        return Status::Ok();
+      }
+    }
+    std::string_view key = !key_index.empty()  ? key_index
+                           : !key_uuid.empty() ? key_uuid
+                           : !key_pci.empty()  ? key_pci
+                                               : std::string_view("0");
+    rec->gpu.key.assign(key.data(), key.size());
+    if (!have_time) {
+      if (block_time_) {
+        s.t = *block_time_;
+      } else {
+        auto interval = RequireInterval(ln, "the rows have no timestamp column and no `date` lines");
+        if (!interval.ok()) return interval.status();
+        if (std::find(group_.begin(), group_.end(), rec->gpu.key) != group_.end()) {
+          ++group_index_;
+          group_.clear();
+        }
+        group_.push_back(rec->gpu.key);
+        s.t = static_cast<double>(group_index_) * *interval;
+        set_synthetic_time();
+      }
+    }
+    return Status::Ok();
+  }
+
+  std::vector<std::string_view> fields_;
+  std::vector<CsvColumnSpec> columns_;
+  std::string header_text_;
+  bool have_columns_ = false;
+  bool header_from_options_ = false;
+  bool per_process_block_ = false;
+  std::optional<double> block_time_;
+  std::vector<std::string> group_;  // GPU keys seen in the current sample instant (no clock)
+  uint64_t group_index_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<TraceReader> NewQueryCsvReader(std::unique_ptr<LineReader> in, std::string display,
+                                               const TraceOptions& options, TraceFormat label) {
+  return std::make_unique<QueryCsvReader>(std::move(in), std::move(display), options, label);
+}
+
+}  // namespace vw::trace

@@ -1,0 +1,125 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "sources/trace/recording_writer.h"
+#include "sources/trace/trace_test_util.h"
+
+namespace vw::trace {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace testing_util;
+
+TraceRecord Sample(double t, const std::string& key, std::optional<uint64_t> used) {
+  TraceRecord r;
+  r.gpu.key = key;
+  r.gpu.index = std::stoi(key);
+  r.gpu.uuid = "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f6" + key;
+  r.gpu.pci_bus_id = "00000000:3B:00.0";
+  r.gpu.name = "NVIDIA H100 80GB HBM3";
+  r.sample.t = t;
+  r.sample.used_bytes = used;
+  r.sample.total_bytes = 81559 * kMiBBytes;
+  return r;
+}
+
+TEST(Recording, WriterOutputReadsBackExactly) {
+  const std::string path = TempPath("rec.jsonl");
+  {
+    RecordingHeader h;
+    h.started = 1784016758.0;
+    h.host = "node1";
+    h.source = "nvml";
+    h.interval_s = 1.0;
+    auto w = RecordingWriter::Create(path, h);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    TraceRecord a = Sample(1784016758.25, "0", 12 * kMiBBytes);
+    a.sample.gpu_util_ratio = 0.93;
+    a.sample.reserved_bytes = 479 * kMiBBytes;
+    a.sample.processes = std::vector<ProcessMemory>{{4242, "python", "C", 10 * kMiBBytes, 0.9},
+                                                    {77, "Xorg", "G", std::nullopt, std::nullopt}};
+    ASSERT_TRUE((*w)->Write(a).ok());
+    ASSERT_TRUE((*w)->Write(Sample(1784016759.25, "1", std::nullopt)).ok());
+    EXPECT_EQ((*w)->records_written(), 2u);
+    ASSERT_TRUE((*w)->Close().ok());
+    EXPECT_FALSE((*w)->Write(a).ok()) << "writing after Close fails";
+  }
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_THAT(first, HasSubstr("\"schema\":\"vramwatch.record/1\""));
+  EXPECT_THAT(first, HasSubstr("\"started\":\"2026-07-14T08:12:38Z\""));
+
+  ReadResult r = ReadTrace(path, {});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.format, TraceFormat::kRecording);
+  EXPECT_TRUE(r.has_zone);
+  ASSERT_EQ(r.records.size(), 2u);
+  const TraceRecord& a = r.records[0];
+  EXPECT_EQ(a.gpu.key, "0");
+  EXPECT_EQ(a.gpu.index, 0);
+  EXPECT_EQ(a.gpu.uuid, "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60");
+  EXPECT_EQ(a.gpu.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_DOUBLE_EQ(a.sample.t, 1784016758.25);
+  EXPECT_EQ(a.sample.used_bytes, 12 * kMiBBytes);
+  EXPECT_EQ(a.sample.reserved_bytes, 479 * kMiBBytes);
+  EXPECT_FALSE(a.sample.free_bytes.has_value());
+  EXPECT_DOUBLE_EQ(*a.sample.gpu_util_ratio, 0.93);
+  ASSERT_TRUE(a.sample.processes.has_value());
+  ASSERT_EQ(a.sample.processes->size(), 2u);
+  EXPECT_EQ((*a.sample.processes)[0].pid, 4242);
+  EXPECT_EQ((*a.sample.processes)[0].command, "python");
+  EXPECT_EQ((*a.sample.processes)[0].used_bytes, 10 * kMiBBytes);
+  EXPECT_FALSE((*a.sample.processes)[1].used_bytes.has_value());
+  const TraceRecord& b = r.records[1];
+  EXPECT_FALSE(b.sample.used_bytes.has_value()) << "null reads back as missing, not 0";
+  EXPECT_FALSE(b.sample.processes.has_value()) << "no processes key means the source listed none";
+}
+
+TEST(Recording, RecordLineHasNullsForMissingValues) {
+  std::string line = RecordingRecordLine(Sample(0, "2", std::nullopt));
+  EXPECT_THAT(line, HasSubstr("\"used_bytes\":null"));
+  EXPECT_THAT(line, HasSubstr("\"util\":null"));
+  EXPECT_THAT(line, HasSubstr("\"t\":\"1970-01-01T00:00:00Z\""));
+  EXPECT_THAT(line, ::testing::Not(HasSubstr("processes")));
+}
+
+struct RecErrorCase {
+  const char* name;
+  std::string text;
+  const char* message;
+};
+
+class RecordingErrors : public ::testing::TestWithParam<RecErrorCase> {};
+
+TEST_P(RecordingErrors, NameLineColumnAndExpectation) {
+  ReadResult r = ReadText(GetParam().text, {}, "r.jsonl");
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_THAT(r.status.message(), HasSubstr(GetParam().message));
+}
+
+const std::string kHeader = "{\"schema\":\"vramwatch.record/1\"}\n";
+
+const RecErrorCase kRecordingErrors[] = {
+    {"no_header", "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\"}\n",
+     "r.jsonl:1:1: expected the recording header {\"schema\":\"vramwatch.record/1\",...} as the first line"},
+    {"other_schema", "{\"schema\":\"vramwatch.record/9\"}\n", "r.jsonl:1:2: unsupported recording schema"},
+    {"broken_json", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",}\n",
+     "r.jsonl:2:39: expected a JSON object"},
+    {"negative_bytes", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"used_bytes\":-5}\n",
+     "r.jsonl:2:39: expected \"used_bytes\" as a number of bytes or null, got '-5'"},
+    {"bad_time", kHeader + "{\"t\":\"soon\",\"gpu\":\"0\"}\n", "r.jsonl:2:2: expected \"t\" as an ISO 8601 time"},
+    {"no_gpu", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\"}\n", "r.jsonl:2:1: expected \"gpu\" as a string key"},
+    {"util_over_one", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"util\":93}\n",
+     "expected \"util\" as a ratio 0..1 or null"},
+    {"not_an_object", kHeader + "[1,2]\n", "r.jsonl:2:1: expected a JSON object"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Errors, RecordingErrors, ::testing::ValuesIn(kRecordingErrors),
+                         [](const auto& p) { return std::string(p.param.name); });
+
+}  // namespace
+}  // namespace vw::trace

@@ -1,0 +1,99 @@
+#include "sources/trace/recording_writer.h"
+
+#include <cerrno>
+#include <nlohmann/json.hpp>
+
+#include "core/time.h"
+
+namespace vw::trace {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+json OrNull(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+// Names may be cut by nvidia-smi in the middle of a UTF-8 sequence; replace bad bytes instead of failing.
+std::string Dump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace
+
+std::string RecordingHeaderLine(const RecordingHeader& header) {
+  json j;
+  j["schema"] = kRecordingSchema;
+  j["started"] = FormatIso8601(header.started, true);
+  j["host"] = header.host;
+  j["source"] = header.source;
+  j["interval_s"] = OrNull(header.interval_s);
+  return Dump(j);
+}
+
+std::string RecordingRecordLine(const TraceRecord& record, bool utc) {
+  const MemorySample& s = record.sample;
+  json j;
+  j["t"] = FormatIso8601(s.t, utc);
+  j["gpu"] = record.gpu.key;
+  j["index"] = OrNull(record.gpu.index);
+  j["uuid"] = record.gpu.uuid;
+  j["pci_bus_id"] = record.gpu.pci_bus_id;
+  j["name"] = record.gpu.name;
+  j["used_bytes"] = OrNull(s.used_bytes);
+  j["total_bytes"] = OrNull(s.total_bytes);
+  j["free_bytes"] = OrNull(s.free_bytes);
+  j["reserved_bytes"] = OrNull(s.reserved_bytes);
+  j["util"] = OrNull(s.gpu_util_ratio);
+  if (s.processes) {
+    json procs = json::array();
+    for (const ProcessMemory& p : *s.processes) {
+      procs.push_back({{"pid", p.pid},
+                       {"type", p.type},
+                       {"command", p.command},
+                       {"used_bytes", OrNull(p.used_bytes)},
+                       {"sm_util", OrNull(p.sm_util_ratio)}});
+    }
+    j["processes"] = std::move(procs);
+  }
+  return Dump(j);
+}
+
+Result<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(const std::string& path,
+                                                                 const RecordingHeader& header) {
+  std::FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "we");
+  if (f == nullptr) return FromErrno(errno, "create recording " + path);
+  std::unique_ptr<RecordingWriter> w(new RecordingWriter(f, path != "-", path));
+  VW_RETURN_IF_ERROR(w->WriteLine(RecordingHeaderLine(header)));
+  return w;
+}
+
+RecordingWriter::~RecordingWriter() {
+  (void)Close();
+}
+
+Status RecordingWriter::WriteLine(const std::string& line) {
+  if (file_ == nullptr) return Status::IoError("write recording " + path_ + ": already closed");
+  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fputc('\n', file_) == EOF ||
+      std::fflush(file_) != 0) {
+    return FromErrno(errno, "write recording " + path_);
+  }
+  return Status::Ok();
+}
+
+Status RecordingWriter::Write(const TraceRecord& record, bool utc) {
+  VW_RETURN_IF_ERROR(WriteLine(RecordingRecordLine(record, utc)));
+  ++records_;
+  return Status::Ok();
+}
+
+Status RecordingWriter::Close() {
+  if (file_ == nullptr) return Status::Ok();
+  std::FILE* f = file_;
+  file_ = nullptr;
+  if (!own_) return std::fflush(f) == 0 ? Status::Ok() : FromErrno(errno, "flush recording " + path_);
+  return std::fclose(f) == 0 ? Status::Ok() : FromErrno(errno, "close recording " + path_);
+}
+
+}  // namespace vw::trace

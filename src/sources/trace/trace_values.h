@@ -1,0 +1,61 @@
+// Value parsing shared by the trace parsers: trimming, the missing-value spellings, memory sizes
+// with units, percentages, timestamps (with a fast path for nvidia-smi's own format) and the
+// `date` lines people put between samples. All functions are pure and thread-safe; none allocates
+// on the success path except where a std::string is returned.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/time.h"
+
+namespace vw::trace {
+
+std::string_view Trim(std::string_view s);
+
+// True for the spellings nvidia-smi and people use for "no value": empty, "N/A", "-", and any
+// bracketed text such as "[N/A]", "[Not Supported]", "[Insufficient Permissions]",
+// "[Unknown Error]", "[GPU is lost]", "[GPU requires reset]". `s` must be trimmed.
+bool IsMissingValue(std::string_view s);
+
+// Memory units as written in headers ("memory.used [MiB]") and values ("12 MiB"). nvidia-smi's
+// "MB" (dmon, pmon, old drivers) means MiB, so MB/GB are binary here too.
+enum class MemUnit : uint8_t { kNone, kBytes, kKiB, kMiB, kGiB, kTiB };
+double MemUnitBytes(MemUnit u);
+// "MiB" -> kMiB; "" -> kNone; unknown -> std::nullopt.
+std::optional<MemUnit> ParseMemUnit(std::string_view unit);
+
+enum class ValueError : uint8_t { kOk, kNotNumber, kBadUnit, kOutOfRange };
+
+// A trimmed memory value: "1234", "1234 MiB", "1.5 GiB". `default_unit` applies when the value has
+// no unit (kNone means MiB, nvidia-smi's unit). Missing values give *out = std::nullopt, kOk.
+ValueError ParseMemoryValue(std::string_view s, MemUnit default_unit, std::optional<uint64_t>* out);
+
+// A trimmed percentage "37 %", "37%", "37" -> 0.37; must be within 0..100.
+ValueError ParsePercentValue(std::string_view s, std::optional<double>* out);
+
+// A non-negative integer that fills the whole of `s`.
+bool ParseUint(std::string_view s, uint64_t* out);
+
+// ParseTimestamp with a fast path for "YYYY/MM/DD HH:MM:SS.mmm" (no allocation).
+bool ParseTraceTimestamp(std::string_view s, Timestamp* out);
+
+// A line that only carries a clock reading, as `date` or a loop prints it between samples:
+// "2025-09-21 16:12:24", "Sun May  4 04:27:32 AM EDT 2025", "Tue Oct 29 19:00:23 2024",
+// "==== Sun May  4 04:27:32 AM EDT 2025 ====", "2026-07-14T08:12:38Z". Zone names (EDT, UTC+2)
+// are ignored: the time is taken as the wall clock, as for nvidia-smi timestamps. Returns false
+// for anything else.
+bool ParseDateLine(std::string_view line, Timestamp* out);
+
+// True for separator lines: only '-', '=', '#', '*' or spaces (at least 3 marks).
+bool IsSeparatorLine(std::string_view line);
+
+// "00000000:3b:00.0" / "0000:3B:00.0" -> "00000000:3B:00.0"; anything else is returned trimmed.
+std::string NormalizePciBusId(std::string_view s);
+
+// `s` shortened to 40 characters with control bytes shown as '?', for "got '...'" in messages.
+std::string Shown(std::string_view s);
+
+}  // namespace vw::trace

@@ -1,0 +1,141 @@
+#include "sources/trace/trace_values.h"
+
+#include <gtest/gtest.h>
+
+#include "sources/trace/csv_fields.h"
+
+namespace vw::trace {
+namespace {
+
+TEST(IsMissingValue, EveryNvidiaSmiSpelling) {
+  for (const char* s : {"", "[N/A]", "[Not Supported]", "[Insufficient Permissions]", "[Unknown Error]",
+                        "[GPU is lost]", "[GPU requires reset]", "N/A", "-"}) {
+    EXPECT_TRUE(IsMissingValue(s)) << s;
+  }
+  for (const char* s : {"0", "0 MiB", "N/A MiB", "[N/A"}) EXPECT_FALSE(IsMissingValue(s)) << s;
+}
+
+struct MemCase {
+  const char* text;
+  MemUnit unit;
+  ValueError err;
+  std::optional<uint64_t> bytes;
+};
+
+class MemoryValues : public ::testing::TestWithParam<MemCase> {};
+
+TEST_P(MemoryValues, ParseWithUnits) {
+  std::optional<uint64_t> out = 99;
+  EXPECT_EQ(ParseMemoryValue(GetParam().text, GetParam().unit, &out), GetParam().err) << GetParam().text;
+  if (GetParam().err == ValueError::kOk) {
+    EXPECT_EQ(out, GetParam().bytes) << GetParam().text;
+  }
+}
+
+constexpr uint64_t kM = 1024 * 1024;
+INSTANTIATE_TEST_SUITE_P(Table, MemoryValues,
+                         ::testing::Values(MemCase{"12", MemUnit::kNone, ValueError::kOk, 12 * kM},
+                                           MemCase{"12 MiB", MemUnit::kNone, ValueError::kOk, 12 * kM},
+                                           MemCase{"12MiB", MemUnit::kNone, ValueError::kOk, 12 * kM},
+                                           MemCase{"12 MB", MemUnit::kNone, ValueError::kOk, 12 * kM},
+                                           MemCase{"1.5 GiB", MemUnit::kNone, ValueError::kOk, 1536 * kM},
+                                           MemCase{"2", MemUnit::kGiB, ValueError::kOk, 2048 * kM},
+                                           MemCase{"512 KiB", MemUnit::kNone, ValueError::kOk, 512 * 1024},
+                                           MemCase{"[N/A]", MemUnit::kNone, ValueError::kOk, std::nullopt},
+                                           MemCase{"abc", MemUnit::kNone, ValueError::kNotNumber, std::nullopt},
+                                           MemCase{"-5", MemUnit::kNone, ValueError::kNotNumber, std::nullopt},
+                                           MemCase{"5 apples", MemUnit::kNone, ValueError::kBadUnit, std::nullopt},
+                                           MemCase{"99999999999999999999 GiB", MemUnit::kNone, ValueError::kOutOfRange,
+                                                   std::nullopt},
+                                           MemCase{"1e3 GiB", MemUnit::kNone, ValueError::kBadUnit, std::nullopt}));
+
+TEST(ParsePercentValue, RangeAndSpellings) {
+  std::optional<double> v;
+  EXPECT_EQ(ParsePercentValue("37 %", &v), ValueError::kOk);
+  EXPECT_DOUBLE_EQ(*v, 0.37);
+  EXPECT_EQ(ParsePercentValue("100%", &v), ValueError::kOk);
+  EXPECT_DOUBLE_EQ(*v, 1.0);
+  EXPECT_EQ(ParsePercentValue("[Not Supported]", &v), ValueError::kOk);
+  EXPECT_FALSE(v.has_value());
+  EXPECT_EQ(ParsePercentValue("101 %", &v), ValueError::kOutOfRange);
+  EXPECT_EQ(ParsePercentValue("37 W", &v), ValueError::kBadUnit);
+}
+
+struct DateCase {
+  const char* line;
+  bool ok;
+  const char* iso;
+};
+
+class DateLines : public ::testing::TestWithParam<DateCase> {};
+
+TEST_P(DateLines, RecognisesClockOnlyLines) {
+  Timestamp ts;
+  EXPECT_EQ(ParseDateLine(GetParam().line, &ts), GetParam().ok) << GetParam().line;
+  if (GetParam().ok) {
+    EXPECT_EQ(FormatIso8601(ts.seconds, false), GetParam().iso) << GetParam().line;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, DateLines,
+    ::testing::Values(DateCase{"2025-09-21 16:12:24", true, "2025-09-21T16:12:24"},
+                      DateCase{"Sun May  4 04:27:32 AM EDT 2025", true, "2025-05-04T04:27:32"},
+                      DateCase{"Sun May  4 12:03:16 AM EDT 2025", true, "2025-05-04T00:03:16"},
+                      DateCase{"Sun May  4 11:57:50 PM EDT 2025", true, "2025-05-04T23:57:50"},
+                      DateCase{"==== Mon May  5 12:03:16 PM EDT 2025 ====", true, "2025-05-05T12:03:16"},
+                      DateCase{"Tue Oct 29 19:00:23 2024       ", true, "2024-10-29T19:00:23"},
+                      DateCase{"Sun 04 May 2025 04:27:32 PM CEST", true, "2025-05-04T16:27:32"},
+                      DateCase{"Tue Oct 29 19:00:23 UTC 2024", true, "2024-10-29T19:00:23"},
+                      DateCase{"4321", false, ""}, DateCase{"2025/09/21 16:12:24.315, 0, 4", false, ""},
+                      DateCase{"hello 12:00:00 world", false, ""}, DateCase{"----", false, ""}));
+
+TEST(ParseTraceTimestamp, FastPathMatchesCoreParser) {
+  for (const char* s : {"2026/07/14 08:12:38.696", "2026/07/14 08:12:38", "1999/12/31 23:59:59.999"}) {
+    Timestamp fast;
+    ASSERT_TRUE(ParseTraceTimestamp(s, &fast)) << s;
+    auto core = ParseTimestamp(s);
+    ASSERT_TRUE(core.ok());
+    EXPECT_DOUBLE_EQ(fast.seconds, core->seconds) << s;
+    EXPECT_FALSE(fast.has_zone);
+  }
+  Timestamp t;
+  EXPECT_FALSE(ParseTraceTimestamp("2026/13/14 08:12:38.696", &t));
+  EXPECT_FALSE(ParseTraceTimestamp("2026/07/14 08:12:38.6x6", &t));
+}
+
+TEST(NormalizePciBusId, PadsDomainAndUpperCases) {
+  EXPECT_EQ(NormalizePciBusId("0000:3b:00.0"), "00000000:3B:00.0");
+  EXPECT_EQ(NormalizePciBusId(" 00000000:AB:00.0 "), "00000000:AB:00.0");
+  EXPECT_EQ(NormalizePciBusId("weird"), "weird");
+}
+
+TEST(SplitCsv, TrimsAndKeepsQuotedCommas) {
+  std::vector<std::string_view> f;
+  SplitCsv(" a , b,\"c, d\" ,, e ", &f);
+  ASSERT_EQ(f.size(), 5u);
+  EXPECT_EQ(f[0], "a");
+  EXPECT_EQ(f[1], "b");
+  EXPECT_EQ(f[2], "c, d");
+  EXPECT_EQ(f[3], "");
+  EXPECT_EQ(f[4], "e");
+  SplitCsv("", &f);
+  EXPECT_EQ(f.size(), 1u);
+}
+
+TEST(CsvHeader, RecognisesQueryFieldNamesOnly) {
+  std::vector<std::string_view> f;
+  SplitCsv("timestamp, memory.used [MiB], power.draw [W]", &f);
+  EXPECT_TRUE(IsCsvHeader(f));
+  SplitCsv("NVIDIA GeForce RTX 4090, 1 %, 2 %", &f);
+  EXPECT_FALSE(IsCsvHeader(f));
+  SplitCsv("python, done", &f);
+  EXPECT_FALSE(IsCsvHeader(f));
+  CsvColumnSpec spec;
+  ASSERT_TRUE(ParseCsvColumn("memory.total [GiB]", &spec));
+  EXPECT_EQ(spec.kind, CsvColumn::kTotal);
+  EXPECT_EQ(spec.unit, MemUnit::kGiB);
+}
+
+}  // namespace
+}  // namespace vw::trace

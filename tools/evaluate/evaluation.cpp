@@ -1,0 +1,200 @@
+#include "evaluation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "core/units.h"
+
+namespace vw::evaluate {
+namespace {
+
+// Folds one alarm/no-alarm check at time t into an outcome.
+class OutcomeTracker {
+ public:
+  explicit OutcomeTracker(std::optional<double> leak_start) : leak_start_(leak_start) {}
+
+  void Check(double t, bool alarm) {
+    if (alarm) {
+      out_.alarmed_any = true;
+      if (!last_) ++out_.episodes;
+      if (leak_start_) {
+        if (t < *leak_start_) {
+          out_.alarm_before_leak = true;
+        } else if (!out_.delay_s) {
+          out_.delay_s = t - *leak_start_;
+        }
+      }
+    }
+    last_ = alarm;
+  }
+  DetectorOutcome Finish() {
+    out_.alarm_at_end = last_;
+    return out_;
+  }
+
+ private:
+  std::optional<double> leak_start_;
+  DetectorOutcome out_;
+  bool last_ = false;
+};
+
+std::vector<double> Checkpoints(const TraceLabel& label, const EvalOptions& options) {
+  std::vector<double> cps;
+  const double step = label.leak ? options.leak_step_s : options.healthy_step_s;
+  if (step > 0) {
+    for (double t = step; t < label.duration_s; t += step) cps.push_back(t);
+  }
+  if (label.leak_start_s) {
+    for (double h : options.horizons_s) {
+      if (*label.leak_start_s + h < label.duration_s) cps.push_back(*label.leak_start_s + h);
+    }
+  }
+  cps.push_back(label.duration_s);
+  std::sort(cps.begin(), cps.end());
+  cps.erase(std::unique(cps.begin(), cps.end()), cps.end());
+  return cps;
+}
+
+std::string OptionalNumber(const std::optional<double>& v, double scale, int decimals) {
+  return v ? fmt::format("{:.{}f}", *v * scale, decimals) : "";
+}
+
+}  // namespace
+
+std::string_view DetectorName(size_t detector) {
+  if (detector == 0) return "vramwatch";
+  if (detector <= kBaselineCount) return BaselineName(kAllBaselines[detector - 1]);
+  return "unknown";
+}
+
+TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options) {
+  TraceResult result;
+  result.label = trace.label;
+  result.samples = trace.used_mib.size();
+  const std::optional<double> leak_start = trace.label.leak_start_s;
+
+  // vramwatch: one pass over the samples, assessing at each checkpoint.
+  const auto started = std::chrono::steady_clock::now();
+  detection::LeakEngine engine(options.engine);
+  engine.SetCapacity(trace.label.total_bytes, 0);
+  const std::vector<double> cps = Checkpoints(trace.label, options);
+  OutcomeTracker vw_tracker(leak_start);
+  size_t next_cp = 0;
+  detection::Assessment last;
+  auto assess = [&](double t) {
+    last = engine.Assess();
+    ++result.assessments;
+    vw_tracker.Check(t, last.verdict == detection::Verdict::kLeak);
+  };
+  const double dt = trace.label.interval_s;
+  for (size_t i = 0; i < trace.used_mib.size(); ++i) {
+    const double t = static_cast<double>(i) * dt;
+    while (next_cp < cps.size() && cps[next_cp] < t - 1e-9) assess(cps[next_cp++]);
+    engine.Add(t, trace.used_mib[i] * kMiB);
+  }
+  while (next_cp < cps.size()) assess(cps[next_cp++]);
+  result.engine_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.outcome[0] = vw_tracker.Finish();
+  result.end_verdict = std::string(detection::VerdictName(last.verdict));
+  result.rate_bps = last.rate_bps;
+  result.rate_lo_bps = last.rate_lo_bps;
+  result.rate_hi_bps = last.rate_hi_bps;
+
+  // Baselines.
+  const std::vector<ScrapedSample> scraped = ScrapeUniform(trace.used_mib, dt, options.prom.scrape_s);
+  PromConfig prom = options.prom;
+  prom.trend_start_s = std::max(prom.trend_start_s, trace.label.warmup_end_s + prom.range_s);
+  const BaselineTimeline timeline = EvaluateBaselines(scraped, trace.label.total_bytes, prom);
+  for (size_t r = 0; r < kBaselineCount; ++r) {
+    OutcomeTracker tracker(leak_start);
+    for (size_t k = 0; k < timeline.eval_t.size(); ++k) tracker.Check(timeline.eval_t[k], timeline.firing[r][k]);
+    result.outcome[r + 1] = tracker.Finish();
+  }
+  return result;
+}
+
+Result<std::vector<TraceResult>> RunEvaluation(const RunOptions& options,
+                                               const std::function<void(int, int)>& progress) {
+  const int n = std::max(0, options.traces);
+  std::vector<TraceResult> results(static_cast<size_t>(n));
+  std::vector<std::string> files(static_cast<size_t>(n));
+  const TraceGenerator generator(options.generator);
+  std::atomic<int> next{0};
+  std::atomic<int> done{0};
+  std::mutex error_mu;
+  Status error;
+  auto worker = [&] {
+    for (int i = next++; i < n; i = next++) {
+      const Trace trace = generator.Generate(i);
+      if (!options.write_csv_dir.empty()) {
+        files[static_cast<size_t>(i)] = fmt::format("trace_{:05}.csv", i);
+        Status s = WriteNvidiaSmiCsv(trace, options.write_csv_dir + "/" + files[static_cast<size_t>(i)]);
+        if (!s.ok()) {
+          std::lock_guard lock(error_mu);
+          if (error.ok()) error = s;
+        }
+      }
+      results[static_cast<size_t>(i)] = EvaluateTrace(trace, options.eval);
+      const int d = ++done;
+      if (progress) progress(d, n);
+    }
+  };
+  const int threads = std::clamp(options.threads, 1, std::max(1, n));
+  std::vector<std::thread> pool;
+  for (int k = 1; k < threads; ++k) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  if (!error.ok()) return error;
+  if (!options.write_csv_dir.empty()) {
+    std::vector<TraceLabel> labels;
+    labels.reserve(results.size());
+    for (const TraceResult& r : results) labels.push_back(r.label);
+    VW_RETURN_IF_ERROR(WriteLabelsCsv(labels, files, options.write_csv_dir + "/labels.csv"));
+  }
+  return results;
+}
+
+Status WriteResultsCsv(const std::vector<TraceResult>& results, const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return FromErrno(errno, "open " + path + " for writing");
+  std::string header =
+      "id,kind,shape,memory_total_mib,interval_s,duration_s,samples,noise_mib,leak_rate_mib_per_hour,"
+      "leak_start_offset_s,leak_chunk_mib,capped";
+  for (size_t d = 0; d < kDetectorCount; ++d) {
+    const std::string_view name = DetectorName(d);
+    header += fmt::format(",{0}_alarmed,{0}_episodes,{0}_alarm_at_end,{0}_alarm_before_leak,{0}_delay_s", name);
+  }
+  header +=
+      ",vramwatch_end_verdict,vramwatch_rate_mib_per_hour,vramwatch_rate_lo_mib_per_hour,"
+      "vramwatch_rate_hi_mib_per_hour,vramwatch_assessments,vramwatch_engine_ms\n";
+  std::fputs(header.c_str(), f);
+  constexpr double kMiBPerHour = 3600.0 / kMiB;
+  for (const TraceResult& r : results) {
+    const TraceLabel& l = r.label;
+    std::string row = fmt::format(
+        "{},{},{},{},{:.3f},{:.3f},{},{:.2f},{},{},{},{}", l.id, l.leak ? "leak" : "healthy", ShapeName(l.shape),
+        std::llround(l.total_bytes / kMiB), l.interval_s, l.duration_s, r.samples, l.noise_mib,
+        l.leak ? fmt::format("{:.3f}", l.leak_rate_bps * kMiBPerHour) : "", OptionalNumber(l.leak_start_s, 1, 3),
+        l.leak_chunk_mib > 0 ? fmt::format("{:g}", l.leak_chunk_mib) : "", l.capped);
+    for (const DetectorOutcome& o : r.outcome) {
+      row += fmt::format(",{},{},{},{},{}", o.alarmed_any ? 1 : 0, o.episodes, o.alarm_at_end ? 1 : 0,
+                         o.alarm_before_leak ? 1 : 0, OptionalNumber(o.delay_s, 1, 1));
+    }
+    row += fmt::format(",{},{},{},{},{},{:.3f}\n", r.end_verdict, OptionalNumber(r.rate_bps, kMiBPerHour, 3),
+                       OptionalNumber(r.rate_lo_bps, kMiBPerHour, 3), OptionalNumber(r.rate_hi_bps, kMiBPerHour, 3),
+                       r.assessments, r.engine_seconds * 1000.0);
+    std::fputs(row.c_str(), f);
+  }
+  const bool write_failed = std::ferror(f) != 0;
+  if (std::fclose(f) != 0 || write_failed) return Status::IoError("write " + path + " failed");
+  return Status::Ok();
+}
+
+}  // namespace vw::evaluate

@@ -1,0 +1,80 @@
+// Evaluation: runs vramwatch's LeakEngine and the Prometheus baselines over labelled traces and
+// records, per trace, when each of them alarmed.
+//
+// vramwatch: every sample is fed to a LeakEngine (capacity = memory.total, nothing reserved);
+// the engine is assessed at checkpoints of trace time: every healthy_step_s on healthy traces,
+// every leak_step_s on leak traces plus exactly leak start + each horizon, and at the last sample.
+// An assessment whose verdict is `leak` is an alarm. Baselines: see baselines.h (alarm = firing).
+//
+// Per detector and trace: alarmed at all, number of alarm episodes (onsets), alarm at the end,
+// alarm before the leak began, and the delay from the leak start to the first alarm at or after
+// it. For vramwatch also the final verdict and rate interval.
+//
+// Units: seconds, bytes, bytes/second. Threading: EvaluateTrace is thread-safe; RunEvaluation
+// spreads traces over `threads` std::threads (results do not depend on the thread count).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "baselines.h"
+#include "core/status.h"
+#include "detection/leak_engine.h"
+#include "trace_generator.h"
+
+namespace vw::evaluate {
+
+struct EvalOptions {
+  double healthy_step_s = 600;                          // assessment step on healthy traces
+  double leak_step_s = 300;                             // assessment step on leak traces
+  std::vector<double> horizons_s = {1800, 3600, 7200};  // recall "within H of the leak start"
+  PromConfig prom;
+  detection::EngineConfig engine;
+};
+
+struct DetectorOutcome {
+  bool alarmed_any = false;        // alarmed at some check (on a healthy trace: a false alarm)
+  int episodes = 0;                // alarm onsets (not alarming -> alarming)
+  bool alarm_at_end = false;       // alarming at the last check
+  bool alarm_before_leak = false;  // leak traces: alarmed before the leak began
+  std::optional<double> delay_s;   // leak traces: first alarm at or after the start, minus the start
+};
+
+// Index 0 is vramwatch, 1..4 the baselines in kAllBaselines order.
+inline constexpr size_t kDetectorCount = 1 + kBaselineCount;
+std::string_view DetectorName(size_t detector);  // "vramwatch", "static_90pct", ...
+
+struct TraceResult {
+  TraceLabel label;
+  size_t samples = 0;
+  std::array<DetectorOutcome, kDetectorCount> outcome;
+  // vramwatch's last assessment.
+  std::string end_verdict;
+  std::optional<double> rate_bps, rate_lo_bps, rate_hi_bps;
+  size_t assessments = 0;
+  double engine_seconds = 0;  // CPU time in Add + Assess for this trace (wall clock of one thread)
+};
+
+TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options);
+
+struct RunOptions {
+  int traces = 1200;
+  int threads = 1;
+  std::string write_csv_dir;  // empty: do not write the traces
+  GeneratorConfig generator;
+  EvalOptions eval;
+};
+
+// Generates and evaluates traces 0..traces-1. `progress(done, total)` is called now and then from
+// worker threads (may be empty). Fails only when writing the CSV files fails.
+Result<std::vector<TraceResult>> RunEvaluation(const RunOptions& options,
+                                               const std::function<void(int, int)>& progress = {});
+
+// One row per trace: labels, then per detector alarm/delay columns, then vramwatch's rate.
+Status WriteResultsCsv(const std::vector<TraceResult>& results, const std::string& path);
+
+}  // namespace vw::evaluate

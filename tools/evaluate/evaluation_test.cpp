@@ -1,0 +1,175 @@
+#include "evaluation.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/units.h"
+#include "report.h"
+
+namespace vw::evaluate {
+namespace {
+
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string TempDir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("vw_evaluation_test_" + std::to_string(::getpid())) / name;
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+RunOptions SmallRun(int traces) {
+  RunOptions run;
+  run.traces = traces;
+  run.threads = 2;
+  run.generator.seed = 7;
+  run.generator.max_hours = 3;
+  run.generator.min_interval_s = 2;
+  return run;
+}
+
+Trace FlatTrace(double hours, double interval_s) {
+  Trace t;
+  t.label.interval_s = interval_s;
+  t.label.total_bytes = 40960 * kMiB;
+  const auto n = static_cast<size_t>(hours * 3600 / interval_s) + 1;
+  t.label.duration_s = static_cast<double>(n - 1) * interval_s;
+  t.used_mib.assign(n, 20000);
+  return t;
+}
+
+TEST(Evaluation, AssessesAtEveryStepAndAtTheEnd) {
+  const Trace healthy = FlatTrace(3, 5);  // 10800 s
+  EvalOptions options;
+  // Every 10 minutes from 600 s to 10200 s (17) and at the last sample.
+  EXPECT_EQ(EvaluateTrace(healthy, options).assessments, 18u);
+
+  Trace leak = FlatTrace(3, 5);
+  leak.label.leak = true;
+  leak.label.leak_start_s = 1750;
+  leak.label.leak_rate_bps = 100 * kMiB / 3600;
+  // Every 5 minutes (35), the end, and start + 30 m / 1 h / 2 h, which fall between steps.
+  EXPECT_EQ(EvaluateTrace(leak, options).assessments, 39u);
+}
+
+TEST(Evaluation, FlatTraceIsNeverALeakForVramwatchOrTheTrendRules) {
+  const TraceResult r = EvaluateTrace(FlatTrace(4, 2), EvalOptions{});
+  EXPECT_NE(r.end_verdict, "leak");
+  for (size_t d = 0; d < kDetectorCount; ++d) {
+    EXPECT_FALSE(r.outcome[d].alarmed_any) << DetectorName(d);
+    EXPECT_EQ(r.outcome[d].episodes, 0) << DetectorName(d);
+  }
+}
+
+TEST(Evaluation, StaticRuleFlagsEveryPreallocatedPool) {
+  auto results = RunEvaluation(SmallRun(24));
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  int pools = 0;
+  for (const TraceResult& r : *results) {
+    if (r.label.shape != Shape::kPreallocated) continue;
+    ++pools;
+    EXPECT_TRUE(r.outcome[1].alarmed_any) << "trace " << r.label.id;
+  }
+  EXPECT_EQ(pools, 2);
+}
+
+TEST(Evaluation, ResultsDoNotDependOnTheThreadCount) {
+  RunOptions one = SmallRun(12);
+  one.threads = 1;
+  RunOptions two = SmallRun(12);
+  auto a = RunEvaluation(one);
+  auto b = RunEvaluation(two);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->size(), 12u);
+  ASSERT_EQ(b->size(), 12u);
+  for (size_t i = 0; i < a->size(); ++i) {
+    EXPECT_EQ((*a)[i].label.id, static_cast<int>(i));
+    EXPECT_EQ((*a)[i].end_verdict, (*b)[i].end_verdict) << i;
+    EXPECT_EQ((*a)[i].rate_bps, (*b)[i].rate_bps) << i;
+    for (size_t d = 0; d < kDetectorCount; ++d) {
+      EXPECT_EQ((*a)[i].outcome[d].delay_s, (*b)[i].outcome[d].delay_s) << i << " " << DetectorName(d);
+      EXPECT_EQ((*a)[i].outcome[d].episodes, (*b)[i].outcome[d].episodes) << i << " " << DetectorName(d);
+    }
+  }
+}
+
+TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
+  const std::string dir = TempDir("e2e");
+  RunOptions run = SmallRun(40);
+  run.write_csv_dir = dir;
+  auto results = RunEvaluation(run);
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  ASSERT_EQ(results->size(), 40u);
+  for (const TraceResult& r : *results) {
+    for (const DetectorOutcome& o : r.outcome) {
+      if (!r.label.leak) {
+        EXPECT_FALSE(o.delay_s.has_value());
+        EXPECT_FALSE(o.alarm_before_leak);
+      } else if (o.delay_s) {
+        EXPECT_GE(*o.delay_s, 0);
+        EXPECT_LE(*o.delay_s, r.label.duration_s - *r.label.leak_start_s + 1e-6);
+      }
+      EXPECT_EQ(o.alarmed_any, o.episodes > 0);
+    }
+  }
+
+  const std::string report = FormatReport(*results, run.eval, {.seed = 7, .threads = 2, .wall_seconds = 1});
+  for (size_t d = 0; d < kDetectorCount; ++d) EXPECT_NE(report.find(DetectorName(d)), std::string::npos);
+  for (const char* row : {"Recall at the end of the trace",
+                          "Recall within 30m",
+                          "Recall within 1h",
+                          "Recall within 2h",
+                          "<40 MiB/h",
+                          "40-100 MiB/h",
+                          "100-500 MiB/h",
+                          "500-2000 MiB/h",
+                          ">=2000 MiB/h",
+                          "all rates",
+                          ">=40 MiB/h, ran >=2h: at end",
+                          ">=500 MiB/h: within 1h",
+                          "delay p50",
+                          "delay p90",
+                          "alarm episodes per 1000 GPU-hours",
+                          "healthy traces flagged",
+                          "leak traces alarmed before the leak began",
+                          "rate error median",
+                          "rate error p90",
+                          "CI holds the true rate"}) {
+    EXPECT_NE(report.find(row), std::string::npos) << "missing row: " << row << "\n" << report;
+  }
+  for (Shape s : AllShapes()) EXPECT_NE(report.find(ShapeName(s)), std::string::npos) << ShapeName(s);
+
+  // The written traces and labels, and the per-trace results file.
+  const auto labels = ReadLines(dir + "/labels.csv");
+  ASSERT_EQ(labels.size(), 41u);
+  EXPECT_EQ(labels[1].rfind("trace_00000.csv,0,healthy,plateau,", 0), 0u) << labels[1];
+  const auto first = ReadLines(dir + "/trace_00000.csv");
+  ASSERT_EQ(first.size(), (*results)[0].samples + 1);
+  EXPECT_EQ(first[0], "timestamp, index, memory.used [MiB], memory.total [MiB]");
+  ASSERT_TRUE(WriteResultsCsv(*results, dir + "/results.csv").ok());
+  const auto rows = ReadLines(dir + "/results.csv");
+  ASSERT_EQ(rows.size(), 41u);
+  for (size_t d = 0; d < kDetectorCount; ++d) {
+    EXPECT_NE(rows[0].find(std::string(DetectorName(d)) + "_delay_s"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Report, QuantileInterpolatesBetweenRanks) {
+  EXPECT_EQ(Quantile({}, 0.5), std::nullopt);
+  EXPECT_DOUBLE_EQ(*Quantile({4, 1, 3, 2}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(*Quantile({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0.9), 9);
+  EXPECT_DOUBLE_EQ(*Quantile({5}, 0.9), 5);
+}
+
+}  // namespace
+}  // namespace vw::evaluate

@@ -1,0 +1,251 @@
+#include "report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "core/units.h"
+
+namespace vw::evaluate {
+namespace {
+
+constexpr int kLabelWidth = 44;
+constexpr int kCellWidth = 19;
+constexpr double kMiBPerHour = 3600.0 / kMiB;
+
+double RateMiBPerHour(const TraceResult& r) {
+  return r.label.leak_rate_bps * kMiBPerHour;
+}
+double LeakRan(const TraceResult& r) {
+  return r.label.duration_s - r.label.leak_start_s.value_or(0);
+}
+
+std::string BandName(size_t band) {
+  constexpr auto& e = kBandEdgesMiBPerHour;
+  if (band == 0) return fmt::format("<{:g} MiB/h", e[0]);
+  if (band == std::size(e)) return fmt::format(">={:g} MiB/h", e[band - 1]);
+  return fmt::format("{:g}-{:g} MiB/h", e[band - 1], e[band]);
+}
+
+size_t BandOf(double mib_per_hour) {
+  size_t b = 0;
+  while (b < std::size(kBandEdgesMiBPerHour) && mib_per_hour >= kBandEdgesMiBPerHour[b]) ++b;
+  return b;
+}
+
+std::string Percent(size_t hits, size_t n) {
+  if (n == 0) return "-";
+  return fmt::format("{:.1f}%", 100.0 * static_cast<double>(hits) / static_cast<double>(n));
+}
+
+class Table {
+ public:
+  void Header() {
+    std::string line = fmt::format("{:<{}}", "", kLabelWidth);
+    for (size_t d = 0; d < kDetectorCount; ++d) line += fmt::format("{:>{}}", DetectorName(d), kCellWidth);
+    lines_.push_back(line);
+  }
+  void Section(const std::string& title) { lines_.push_back(title); }
+  void Row(const std::string& label, const std::array<std::string, kDetectorCount>& cells) {
+    std::string line = fmt::format("  {:<{}}", label, kLabelWidth - 2);
+    for (const std::string& c : cells) line += fmt::format("{:>{}}", c, kCellWidth);
+    lines_.push_back(line);
+  }
+  void Text(const std::string& text) { lines_.push_back(text); }
+  std::string str() const {
+    std::string out;
+    for (const std::string& l : lines_) out += l + "\n";
+    return out;
+  }
+
+ private:
+  std::vector<std::string> lines_;
+};
+
+using Filter = std::function<bool(const TraceResult&)>;
+using Hit = std::function<bool(const TraceResult&, const DetectorOutcome&)>;
+
+// One row: per detector, the share of the filtered traces for which `hit` holds.
+void RecallRow(Table& t, const std::vector<TraceResult>& results, const std::string& label, const Filter& filter,
+               const Hit& hit) {
+  size_t n = 0;
+  std::array<size_t, kDetectorCount> hits{};
+  for (const TraceResult& r : results) {
+    if (!filter(r)) continue;
+    ++n;
+    for (size_t d = 0; d < kDetectorCount; ++d) hits[d] += hit(r, r.outcome[d]) ? 1 : 0;
+  }
+  std::array<std::string, kDetectorCount> cells;
+  for (size_t d = 0; d < kDetectorCount; ++d) cells[d] = Percent(hits[d], n);
+  t.Row(fmt::format("{:<28} n={}", label, n), cells);
+}
+
+std::string DurationOrDash(const std::optional<double>& s) {
+  return s ? FormatDuration(*s) : "-";
+}
+
+}  // namespace
+
+std::optional<double> Quantile(std::vector<double> values, double q) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
+}
+
+std::string FormatReport(const std::vector<TraceResult>& results, const EvalOptions& eval, const ReportInfo& info) {
+  size_t healthy = 0, leaks = 0, samples = 0;
+  double healthy_hours = 0, leak_hours = 0, engine_s = 0;
+  size_t assessments = 0;
+  for (const TraceResult& r : results) {
+    samples += r.samples;
+    engine_s += r.engine_seconds;
+    assessments += r.assessments;
+    if (r.label.leak) {
+      ++leaks;
+      leak_hours += r.label.duration_s / 3600.0;
+    } else {
+      ++healthy;
+      healthy_hours += r.label.duration_s / 3600.0;
+    }
+  }
+
+  Table t;
+  t.Text(fmt::format(
+      "vw-evaluate: {} traces ({} healthy, {} leak), seed {}, {:.1f} M samples, {:.1f} healthy "
+      "GPU-hours, {:.1f} leak GPU-hours",
+      results.size(), healthy, leaks, info.seed, static_cast<double>(samples) / 1e6, healthy_hours, leak_hours));
+  t.Text(fmt::format(
+      "vramwatch assessed every {} (healthy) / {} (leak traces) and at the end; baselines: scrape "
+      "{}, rules every {}, for: {}",
+      FormatDuration(eval.healthy_step_s), FormatDuration(eval.leak_step_s), FormatDuration(eval.prom.scrape_s),
+      FormatDuration(eval.prom.eval_s), FormatDuration(eval.prom.for_s)));
+  t.Text(
+      fmt::format("wall time {:.1f} s on {} threads; engine {:.1f} s CPU, {:.0f} ns per sample incl. {} "
+                  "assessments",
+                  info.wall_seconds, info.threads, engine_s,
+                  samples > 0 ? engine_s * 1e9 / static_cast<double>(samples) : 0.0, assessments));
+  t.Text("");
+  t.Header();
+
+  const Filter is_leak = [](const TraceResult& r) { return r.label.leak; };
+  const size_t bands = std::size(kBandEdgesMiBPerHour) + 1;
+  auto band_rows = [&](const Filter& base, const Hit& hit) {
+    for (size_t b = 0; b < bands; ++b) {
+      RecallRow(
+          t, results, BandName(b), [&](const TraceResult& r) { return base(r) && BandOf(RateMiBPerHour(r)) == b; },
+          hit);
+    }
+    RecallRow(t, results, "all rates", base, hit);
+  };
+
+  t.Section("Recall at the end of the trace (alarming at the last check)");
+  band_rows(is_leak, [](const TraceResult&, const DetectorOutcome& o) { return o.alarm_at_end; });
+  for (double h : eval.horizons_s) {
+    t.Section(
+        fmt::format("Recall within {} of the leak start (leaks that ran >= {})", FormatDuration(h), FormatDuration(h)));
+    band_rows([h](const TraceResult& r) { return r.label.leak && LeakRan(r) >= h; },
+              [h](const TraceResult&, const DetectorOutcome& o) { return o.delay_s && *o.delay_s <= h + 1e-6; });
+  }
+
+  t.Section("Goals");
+  RecallRow(
+      t, results, ">=40 MiB/h, ran >=2h: at end",
+      [](const TraceResult& r) { return r.label.leak && RateMiBPerHour(r) >= 40 && LeakRan(r) >= 7200; },
+      [](const TraceResult&, const DetectorOutcome& o) { return o.alarm_at_end; });
+  RecallRow(
+      t, results, ">=500 MiB/h: within 1h",
+      [](const TraceResult& r) { return r.label.leak && RateMiBPerHour(r) >= 500 && LeakRan(r) >= 3600; },
+      [](const TraceResult&, const DetectorOutcome& o) { return o.delay_s && *o.delay_s <= 3600 + 1e-6; });
+
+  t.Section("Detection delay after the leak start (leaks alarmed at or after their start)");
+  RecallRow(t, results, "alarmed at any time", is_leak,
+            [](const TraceResult&, const DetectorOutcome& o) { return o.delay_s.has_value(); });
+  for (double q : {0.5, 0.9}) {
+    std::array<std::string, kDetectorCount> cells;
+    for (size_t d = 0; d < kDetectorCount; ++d) {
+      std::vector<double> delays;
+      for (const TraceResult& r : results) {
+        if (r.label.leak && r.outcome[d].delay_s) delays.push_back(*r.outcome[d].delay_s);
+      }
+      cells[d] = DurationOrDash(Quantile(delays, q));
+    }
+    t.Row(fmt::format("delay p{:.0f}", q * 100), cells);
+  }
+
+  t.Section(fmt::format("False alarms on healthy traces ({:.1f} GPU-hours, {} traces)", healthy_hours, healthy));
+  {
+    std::array<std::string, kDetectorCount> per_khour, flagged, before;
+    for (size_t d = 0; d < kDetectorCount; ++d) {
+      size_t episodes = 0, flagged_n = 0, before_n = 0;
+      for (const TraceResult& r : results) {
+        if (r.label.leak) {
+          before_n += r.outcome[d].alarm_before_leak ? 1 : 0;
+        } else {
+          episodes += static_cast<size_t>(r.outcome[d].episodes);
+          flagged_n += r.outcome[d].alarmed_any ? 1 : 0;
+        }
+      }
+      per_khour[d] =
+          healthy_hours > 0 ? fmt::format("{:.2f}", 1000.0 * static_cast<double>(episodes) / healthy_hours) : "-";
+      flagged[d] = fmt::format("{}/{}", flagged_n, healthy);
+      before[d] = fmt::format("{}/{}", before_n, leaks);
+    }
+    t.Row("alarm episodes per 1000 GPU-hours", per_khour);
+    t.Row("healthy traces flagged", flagged);
+    std::map<int, std::vector<const TraceResult*>> by_shape;
+    for (const TraceResult& r : results) {
+      if (!r.label.leak) by_shape[static_cast<int>(r.label.shape)].push_back(&r);
+    }
+    for (const auto& [shape, list] : by_shape) {
+      std::array<std::string, kDetectorCount> cells;
+      for (size_t d = 0; d < kDetectorCount; ++d) {
+        size_t k = 0;
+        for (const TraceResult* r : list) k += r->outcome[d].alarmed_any ? 1 : 0;
+        cells[d] = fmt::format("{}/{}", k, list.size());
+      }
+      t.Row(fmt::format("  {}", ShapeName(static_cast<Shape>(shape))), cells);
+    }
+    t.Row("leak traces alarmed before the leak began", before);
+  }
+
+  t.Section("Recall at the end per leak shape");
+  for (Shape s : AllShapes()) {
+    if (!IsLeak(s)) continue;
+    RecallRow(
+        t, results, std::string(ShapeName(s)), [s](const TraceResult& r) { return r.label.shape == s; },
+        [](const TraceResult&, const DetectorOutcome& o) { return o.alarm_at_end; });
+  }
+
+  t.Section("Leak rate (vramwatch only: leak traces whose last assessment is a leak with a rate)");
+  {
+    std::vector<double> errors;
+    size_t covered = 0, with_ci = 0;
+    for (const TraceResult& r : results) {
+      if (!r.label.leak || r.label.leak_rate_bps <= 0 || !r.rate_bps) continue;
+      errors.push_back(std::abs(*r.rate_bps - r.label.leak_rate_bps) / r.label.leak_rate_bps);
+      if (r.rate_lo_bps && r.rate_hi_bps) {
+        ++with_ci;
+        covered += (*r.rate_lo_bps <= r.label.leak_rate_bps && r.label.leak_rate_bps <= *r.rate_hi_bps) ? 1 : 0;
+      }
+    }
+    auto vw_only = [](std::string v) {
+      std::array<std::string, kDetectorCount> cells;
+      cells.fill("-");
+      cells[0] = std::move(v);
+      return cells;
+    };
+    auto pct = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v * 100) : "-"; };
+    t.Row(fmt::format("{:<28} n={}", "rate error median", errors.size()), vw_only(pct(Quantile(errors, 0.5))));
+    t.Row(fmt::format("{:<28} n={}", "rate error p90", errors.size()), vw_only(pct(Quantile(errors, 0.9))));
+    t.Row(fmt::format("{:<28} n={}", "CI holds the true rate", with_ci), vw_only(Percent(covered, with_ci)));
+  }
+  return t.str();
+}
+
+}  // namespace vw::evaluate

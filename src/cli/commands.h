@@ -3,14 +3,16 @@
 // returns the process exit code (see core/exit_codes.h). main.cpp holds the one list of commands.
 #pragma once
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace vw::cli {
 
 using CommandRunner = std::function<int()>;
 
+CommandRunner AddAnalyzeCommand(CLI::App& app);
 CommandRunner AddVersionCommand(CLI::App& app);
+CommandRunner AddCheckCommand(CLI::App& app);
+CommandRunner AddDemoCommand(CLI::App& app);
 
 }  // namespace vw::cli

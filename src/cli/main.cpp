@@ -22,6 +22,9 @@ int main(int argc, char** argv) {
     auto subs = app.get_subcommands({});
     if (subs.size() > before) commands.emplace_back(subs.back(), std::move(run));
   };
+  add(vw::cli::AddCheckCommand);
+  add(vw::cli::AddAnalyzeCommand);
+  add(vw::cli::AddDemoCommand);
   add(vw::cli::AddVersionCommand);
 
   try {

@@ -18,9 +18,9 @@ enum class ProcState { kUnknown, kRunning, kSleeping, kDiskSleep, kZombie, kStop
 
 // What the host OS says about one PID (sources/procfs fills it).
 struct ProcessInfo {
-  bool alive = false;                    // /proc/PID exists and (start time matches when known)
+  bool alive = false;  // /proc/PID exists and (start time matches when known)
   ProcState state = ProcState::kUnknown;
-  std::optional<double> start_time_s;    // since boot, from /proc/PID/stat field 22 (PID-reuse guard)
+  std::optional<double> start_time_s;  // since boot, from /proc/PID/stat field 22 (PID-reuse guard)
   std::optional<uint32_t> uid;
   std::string user;                      // name for uid, empty when unknown
   std::string command;                   // full command line, spaces between arguments
@@ -34,13 +34,14 @@ struct ProcessInfo {
 
 // One holder of GPU memory: listed by NVML, or found only through /dev/nvidia* file descriptors.
 struct ProcessSnapshot {
-  int64_t pid = 0;                        // host PID as NVML reports it
-  bool listed_by_nvml = true;             // false: found only by the /dev/nvidia<minor> fd scan
-  bool compute = false, graphics = false, mps = false;  // context types (merged by PID)
-  std::optional<uint64_t> used_bytes;     // missing when NVML says NOT_AVAILABLE
-  std::optional<double> sm_util_ratio;    // from process utilisation samples, 0..1
+  int64_t pid = 0;                                               // host PID as NVML reports it
+  bool listed_by_nvml = true;                                    // false: found only by the /dev/nvidia<minor> fd scan
+  bool compute = false, graphics = false, mps = false;           // context types (merged by PID)
+  std::optional<uint64_t> used_bytes;                            // missing when NVML says NOT_AVAILABLE
+  std::optional<double> sm_util_ratio;                           // from process utilisation samples, 0..1
   std::optional<unsigned> gpu_instance_id, compute_instance_id;  // MIG only
   ProcessInfo info;
+  std::string nvml_name;  // nvmlSystemGetProcessName, when asked for and known
 };
 
 struct MigDeviceSnapshot {
@@ -48,15 +49,25 @@ struct MigDeviceSnapshot {
   unsigned compute_instance_id = 0;
   std::string uuid;
   std::optional<uint64_t> memory_total_bytes, memory_used_bytes;
+  std::optional<unsigned> index;  // MIG device index on its parent GPU
+  std::string name;               // "NVIDIA H100 80GB HBM3 MIG 3g.40gb"
+  std::optional<uint64_t> memory_free_bytes;
+};
+
+// One failed NVML call, for metrics (nvml_errors_total{call,code}) and findings.
+struct NvmlCallError {
+  std::string function;  // "nvmlDeviceGetMemoryInfo_v2"
+  int code = 0;          // nvmlReturn_t value; 0 with a "deadline" message when the call hung
+  std::string message;   // "nvmlDeviceGetMemoryInfo_v2: Unknown Error (NVML error 999)"
 };
 
 struct GpuSnapshot {
-  double t = 0;                            // when sampled (seconds since epoch, UTC)
+  double t = 0;  // when sampled (seconds since epoch, UTC)
   unsigned index = 0;
-  std::string uuid;                        // "GPU-5b8c..."
-  std::string name;                        // "NVIDIA H100 80GB HBM3"
-  std::string pci_bus_id;                  // "00000000:3B:00.0"
-  std::optional<unsigned> minor;           // /dev/nvidia<minor>
+  std::string uuid;               // "GPU-5b8c..."
+  std::string name;               // "NVIDIA H100 80GB HBM3"
+  std::string pci_bus_id;         // "00000000:3B:00.0"
+  std::optional<unsigned> minor;  // /dev/nvidia<minor>
   std::optional<uint64_t> memory_total_bytes, memory_used_bytes, memory_free_bytes, memory_reserved_bytes;
   std::optional<uint64_t> bar1_total_bytes, bar1_used_bytes;
   std::optional<double> gpu_util_ratio, memory_util_ratio;
@@ -66,6 +77,7 @@ struct GpuSnapshot {
   bool responsive = true;                  // false when a call hung past its deadline
   bool lost = false;                       // NVML_ERROR_GPU_IS_LOST
   std::vector<std::string> errors;         // "nvmlDeviceGetMemoryInfo_v2: Unknown Error"
+  std::vector<NvmlCallError> nvml_errors;  // the same failures, structured
 };
 
 // Everything one look at the host gives.
@@ -75,7 +87,9 @@ struct HostSnapshot {
   std::string driver_version;
   std::optional<int> cuda_driver_version;  // e.g. 12040
   std::vector<GpuSnapshot> gpus;
-  bool host_pids_visible = true;           // false inside a container without the host PID namespace
+  bool host_pids_visible = true;    // false inside a container without the host PID namespace
+  std::string nvml_version;         // nvmlSystemGetNVMLVersion, e.g. "12.550.54.15"
+  std::vector<std::string> errors;  // failed system-wide calls (driver/CUDA version)
 };
 
 }  // namespace vw

@@ -55,7 +55,7 @@ Result<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path) {
       if (S_ISREG(st.st_mode)) r->raw_total_ = static_cast<uint64_t>(st.st_size);
     }
   }
-  r->buf_.resize(kBufferSize);
+  r->buf_.reset(new char[kBufferSize]);
   return r;
 }
 
@@ -64,7 +64,7 @@ std::unique_ptr<LineReader> LineReader::FromString(std::string text) {
   r->raw_total_ = text.size();
   r->source_ = std::move(text);
   r->from_string_ = true;
-  r->buf_.resize(kBufferSize);
+  r->buf_.reset(new char[kBufferSize]);
   return r;
 }
 
@@ -74,29 +74,29 @@ LineReader::~LineReader() {
 
 void LineReader::Compact() {
   if (begin_ == 0) return;
-  std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+  std::memmove(buf_.get(), buf_.get() + begin_, end_ - begin_);
   end_ -= begin_;
   begin_ = 0;
 }
 
 void LineReader::DetectEncoding() {
   // Called with the first raw bytes at raw_[0..raw_carry_).
-  const unsigned char* p = raw_.data();
+  const unsigned char* p = raw_.get();
   const size_t n = raw_carry_;
   encoding_known_ = true;
   if (n >= 2 && p[0] == 0xFF && p[1] == 0xFE) {
     encoding_ = TextEncoding::kUtf16Le;
-    std::memmove(raw_.data(), raw_.data() + 2, n - 2);
+    std::memmove(raw_.get(), raw_.get() + 2, n - 2);
     raw_carry_ = n - 2;
   } else if (n >= 2 && p[0] == 0xFE && p[1] == 0xFF) {
     encoding_ = TextEncoding::kUtf16Be;
-    std::memmove(raw_.data(), raw_.data() + 2, n - 2);
+    std::memmove(raw_.get(), raw_.get() + 2, n - 2);
     raw_carry_ = n - 2;
   } else if (n >= 4 && p[0] != 0 && p[1] == 0 && p[2] != 0 && p[3] == 0) {
     encoding_ = TextEncoding::kUtf16Le;  // BOM-less UTF-16LE text ("t\0i\0...")
   } else if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) {
     encoding_ = TextEncoding::kUtf8;
-    std::memmove(raw_.data(), raw_.data() + 3, n - 3);
+    std::memmove(raw_.get(), raw_.get() + 3, n - 3);
     raw_carry_ = n - 3;
   } else {
     encoding_ = TextEncoding::kUtf8;
@@ -105,7 +105,7 @@ void LineReader::DetectEncoding() {
 
 void LineReader::DecodeUtf16(const unsigned char* p, size_t n) {
   const bool le = encoding_ == TextEncoding::kUtf16Le;
-  char* out = buf_.data() + end_;
+  char* out = buf_.get() + end_;
   size_t i = 0;
   auto unit = [&](size_t at) -> uint32_t {
     return le ? static_cast<uint32_t>(p[at] | (p[at + 1] << 8)) : static_cast<uint32_t>((p[at] << 8) | p[at + 1]);
@@ -133,10 +133,10 @@ void LineReader::DecodeUtf16(const unsigned char* p, size_t n) {
     out += PutUtf8(u, out);
     i += 2;
   }
-  end_ = static_cast<size_t>(out - buf_.data());
+  end_ = static_cast<size_t>(out - buf_.get());
   // Keep what could not be decoded yet (an odd byte, a high surrogate waiting for its pair).
   size_t rest = eof_ ? 0 : n - i;
-  if (rest > 0) std::memmove(raw_.data(), p + i, rest);
+  if (rest > 0) std::memmove(raw_.get(), p + i, rest);
   raw_carry_ = rest;
 }
 
@@ -146,11 +146,11 @@ bool LineReader::Refill() {
   unsigned char* dst;
   size_t room;
   if (direct) {
-    dst = reinterpret_cast<unsigned char*>(buf_.data() + end_);
+    dst = reinterpret_cast<unsigned char*>(buf_.get() + end_);
     room = kChunk;
   } else {
-    if (raw_.size() < kChunk + 8) raw_.resize(kChunk + 8);
-    dst = raw_.data() + raw_carry_;
+    if (!raw_) raw_.reset(new unsigned char[kChunk + 8]);
+    dst = raw_.get() + raw_carry_;
     room = kChunk;
   }
   size_t got = 0;
@@ -182,20 +182,20 @@ bool LineReader::Refill() {
     if (raw_carry_ < 4 && !eof_) return true;
     DetectEncoding();
     if (encoding_ == TextEncoding::kUtf8) {
-      std::memcpy(buf_.data() + end_, raw_.data(), raw_carry_);
+      std::memcpy(buf_.get() + end_, raw_.get(), raw_carry_);
       end_ += raw_carry_;
       raw_carry_ = 0;
       return true;
     }
   }
-  DecodeUtf16(raw_.data(), raw_carry_);
+  DecodeUtf16(raw_.get(), raw_carry_);
   return true;
 }
 
 bool LineReader::Next(std::string_view* line) {
   overlong_ = false;
   for (;;) {
-    char* start = buf_.data() + begin_;
+    char* start = buf_.get() + begin_;
     const size_t avail = end_ - begin_;
     auto* nl = static_cast<char*>(avail ? std::memchr(start, '\n', avail) : nullptr);
     if (skipping_rest_) {
@@ -245,7 +245,7 @@ std::string_view LineReader::Peek(size_t max_bytes) {
     Compact();
     if (!Refill()) break;
   }
-  return std::string_view(buf_.data() + begin_, std::min(max_bytes, end_ - begin_));
+  return std::string_view(buf_.get() + begin_, std::min(max_bytes, end_ - begin_));
 }
 
 }  // namespace vw::trace

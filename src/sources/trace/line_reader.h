@@ -68,11 +68,11 @@ class LineReader {
   size_t source_pos_ = 0;
   bool from_string_ = false;
 
-  std::vector<char> buf_;  // decoded UTF-8
-  size_t begin_ = 0;       // first unconsumed byte
-  size_t end_ = 0;         // one past the last decoded byte
-  std::vector<unsigned char> raw_;
-  size_t raw_carry_ = 0;  // undecoded bytes kept at the front of raw_ (odd byte, lone surrogate)
+  std::unique_ptr<char[]> buf_;           // decoded UTF-8, kBufferSize bytes (uninitialised)
+  size_t begin_ = 0;                      // first unconsumed byte
+  size_t end_ = 0;                        // one past the last decoded byte
+  std::unique_ptr<unsigned char[]> raw_;  // raw UTF-16 input, kChunk + 8 bytes, allocated on first use
+  size_t raw_carry_ = 0;                  // undecoded bytes kept at the front of raw_ (odd byte, lone surrogate)
   bool encoding_known_ = false;
   TextEncoding encoding_ = TextEncoding::kUtf8;
   bool eof_ = false;

@@ -2,8 +2,11 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -31,6 +34,8 @@ inline std::string TempPath(const std::string& name) {
 
 inline std::string WriteTemp(const std::string& name, std::string_view content) {
   std::string path = TempPath(name);
+  // Unlink first: truncating a file in place makes ext4 flush it on close (slow in loops).
+  std::remove(path.c_str());
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(content.data(), static_cast<std::streamsize>(content.size()));
   return path;

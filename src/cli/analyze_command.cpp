@@ -1,0 +1,294 @@
+// `vramwatch analyze FILE...`: offline analysis of recorded traces.
+// Reads each file as a stream (format auto-detected), feeds one SeriesBuilder per GPU (and per
+// GPU+PID where the trace lists processes), then prints the text report or the JSON object.
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "core/exit_codes.h"
+#include "core/time.h"
+#include "core/units.h"
+#include "detection/series_builder.h"
+#include "outputs/analyze_report.h"
+#include "outputs/report_files.h"
+#include "sources/trace/trace_reader.h"
+
+namespace vw::cli {
+namespace {
+
+struct AnalyzeFlags {
+  std::vector<std::string> files;
+  std::string format = "auto";
+  std::string columns;
+  std::string interval;
+  std::string total;
+  std::vector<std::string> gpus;
+  std::string since, until;
+  std::string critical_runway = "24h";
+  std::string plot_path, html_path, theme = "auto";
+  bool json = false;
+  bool lenient = false;
+  bool no_processes = false;
+  bool progress = true;
+};
+
+// Everything parsed from the flags, with units applied.
+struct AnalyzeSettings {
+  trace::TraceOptions trace;
+  std::optional<double> since_s, until_s;
+  outputs::AnalyzeReportOptions report;
+};
+
+Result<AnalyzeSettings> Resolve(const AnalyzeFlags& f) {
+  AnalyzeSettings s;
+  auto format = trace::ParseTraceFormat(f.format);
+  if (!format.ok()) return format.status();
+  s.trace.format = *format;
+  if (!f.columns.empty()) {
+    std::string cur;
+    for (char c : f.columns + ",") {
+      if (c == ',') {
+        size_t b = cur.find_first_not_of(' '), e = cur.find_last_not_of(' ');
+        if (b != std::string::npos) s.trace.columns.push_back(cur.substr(b, e - b + 1));
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+  }
+  if (!f.interval.empty()) {
+    auto d = ParseDuration(f.interval);
+    if (!d.ok()) return d.status().WithContext("--interval");
+    if (*d <= 0) return Status::InvalidArgument("--interval: must be greater than zero");
+    s.trace.interval_s = *d;
+  }
+  if (!f.total.empty()) {
+    auto b = ParseSize(f.total);
+    if (!b.ok()) return b.status().WithContext("--total");
+    s.trace.total_bytes = *b;
+  }
+  s.trace.lenient = f.lenient;
+  for (auto [text, out] : {std::pair{&f.since, &s.since_s}, std::pair{&f.until, &s.until_s}}) {
+    if (text->empty()) continue;
+    auto ts = ParseTimestamp(*text);
+    if (!ts.ok()) return ts.status().WithContext(out == &s.since_s ? "--since" : "--until");
+    *out = ts->seconds;
+  }
+  auto runway = ParseDuration(f.critical_runway);
+  if (!runway.ok()) return runway.status().WithContext("--critical-runway");
+  s.report.critical_runway_s = *runway;
+  return s;
+}
+
+bool GpuSelected(const AnalyzeFlags& f, const GpuIdentity& gpu) {
+  if (f.gpus.empty()) return true;
+  for (const std::string& want : f.gpus) {
+    if (want == gpu.key || (!gpu.uuid.empty() && want == gpu.uuid) ||
+        (!gpu.pci_bus_id.empty() && want == gpu.pci_bus_id) || (gpu.index && want == std::to_string(*gpu.index))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+class Progress {
+ public:
+  explicit Progress(const std::string& file, bool enabled) : file_(file), enabled_(enabled && isatty(2)) {}
+  void Update(uint64_t done, uint64_t total) {
+    if (!enabled_ || total < (64ull << 20)) return;
+    int pct = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
+    if (pct == last_) return;
+    last_ = pct;
+    std::fprintf(stderr, "\r%s: %3d %%", file_.c_str(), pct);
+    shown_ = true;
+  }
+  ~Progress() {
+    if (shown_) std::fputs("\r\033[K", stderr);
+  }
+
+ private:
+  std::string file_;
+  bool enabled_;
+  bool shown_ = false;
+  int last_ = -1;
+};
+
+// Reads one file into per-series builders; returns the analysed series in first-seen order.
+Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path, const AnalyzeFlags& flags,
+                                                         AnalyzeSettings& settings) {
+  auto opened = trace::OpenTrace(path, settings.trace);
+  if (!opened.ok()) return opened.status();
+  trace::TraceReader& reader = **opened;
+
+  std::vector<std::string> order;  // series keys in first-seen order
+  std::map<std::string, std::unique_ptr<detection::SeriesBuilder>> builders;
+  auto builder_for = [&](const std::string& key, const GpuIdentity& gpu) -> detection::SeriesBuilder& {
+    auto it = builders.find(key);
+    if (it == builders.end()) {
+      it = builders.emplace(key, std::make_unique<detection::SeriesBuilder>(gpu)).first;
+      order.push_back(key);
+    }
+    return *it->second;
+  };
+
+  Progress progress(path, flags.progress && !flags.json);
+  size_t n = 0;
+  while (true) {
+    auto next = reader.Next();
+    if (!next.ok()) return next.status();
+    if (!next->has_value()) break;
+    TraceRecord& rec = **next;
+    if (++n % 65536 == 0) progress.Update(reader.bytes_read(), reader.bytes_total());
+    if (!GpuSelected(flags, rec.gpu)) continue;
+    if (settings.since_s && rec.sample.t < *settings.since_s) continue;
+    if (settings.until_s && rec.sample.t > *settings.until_s) continue;
+    if (!rec.sample.total_bytes && settings.trace.total_bytes) rec.sample.total_bytes = settings.trace.total_bytes;
+    detection::SeriesBuilder& gpu_series = builder_for("gpu:" + rec.gpu.key, rec.gpu);
+    gpu_series.Add(rec.sample);
+    if (flags.no_processes || !rec.sample.processes) continue;
+    for (const ProcessMemory& p : *rec.sample.processes) {
+      if (!p.used_bytes) continue;
+      detection::SeriesBuilder& ps = builder_for(fmt::format("gpu:{}/pid:{}", rec.gpu.key, p.pid), rec.gpu);
+      ps.SetProcess(p.pid, p.command);
+      ps.SetCapacity(rec.sample.total_bytes, rec.sample.reserved_bytes);
+      ps.Add(rec.sample.t, static_cast<double>(*p.used_bytes));
+    }
+  }
+
+  settings.report.skipped_lines += reader.skipped_count();
+  for (const trace::SkippedLine& s : reader.skipped_examples()) {
+    settings.report.skipped_examples.push_back(fmt::format("{}:{}: {}", path, s.line, s.reason));
+  }
+
+  std::vector<outputs::AnalyzedSeries> out;
+  for (const std::string& key : order) {
+    detection::SeriesBuilder& b = *builders[key];
+    b.SetTimeFlags(reader.has_zone(), reader.synthetic_time());
+    outputs::AnalyzedSeries s{path, b.Snapshot(), b.samples_without_memory()};
+    // Process series are reported only when there is something to say about them.
+    bool is_process = s.analysis.pid.has_value();
+    if (is_process && s.analysis.assessment.verdict == detection::Verdict::kInsufficientData) continue;
+    out.push_back(std::move(s));
+  }
+  if (out.empty()) {
+    if (n == 0) return Status::ParseError(fmt::format("{}: no samples found (is it empty?)", path));
+    if (!flags.gpus.empty()) return Status::NotFound(fmt::format("{}: no GPU matches --gpu", path));
+    return Status::ParseError(fmt::format("{}: no samples in the selected range", path));
+  }
+  bool any_memory = false;
+  for (const auto& s : out) any_memory = any_memory || s.analysis.assessment.samples > 0;
+  if (!any_memory) {
+    return Status::ParseError(fmt::format(
+        "{}: no memory values: the trace has no memory.used (or fb) column, or every value is missing", path));
+  }
+  return out;
+}
+
+int RunAnalyze(const AnalyzeFlags& flags) {
+  auto settings = Resolve(flags);
+  if (!settings.ok()) {
+    std::fprintf(stderr, "vramwatch analyze: %s\n", settings.status().message().c_str());
+    return kExitUnknown;
+  }
+  std::vector<outputs::AnalyzedSeries> all;
+  for (const std::string& path : flags.files) {
+    auto series = AnalyzeFile(path, flags, *settings);
+    if (!series.ok()) {
+      std::fprintf(stderr, "vramwatch analyze: %s\n", series.status().message().c_str());
+      return kExitUnknown;
+    }
+    for (auto& s : *series) all.push_back(std::move(s));
+  }
+  if (!flags.plot_path.empty() || !flags.html_path.empty()) {
+    std::vector<detection::SeriesAnalysis> analyses;
+    for (const auto& s : all) analyses.push_back(s.analysis);
+    outputs::Theme theme = flags.theme == "light" ? outputs::Theme::kLight
+                           : flags.theme == "dark" ? outputs::Theme::kDark
+                                                   : outputs::Theme::kAuto;
+    if (!flags.plot_path.empty()) {
+      outputs::SvgOptions svg;
+      svg.theme = theme;
+      Status st = outputs::WriteSvgPlot(flags.plot_path, analyses, svg);
+      if (!st.ok()) {
+        std::fprintf(stderr, "vramwatch analyze: --plot: %s\n", st.message().c_str());
+        return kExitUnknown;
+      }
+    }
+    if (!flags.html_path.empty()) {
+      outputs::HtmlReportOptions html;
+      html.theme = theme;
+      for (const std::string& f : flags.files) html.source += (html.source.empty() ? "" : ", ") + f;
+      Status st = outputs::WriteHtmlReport(flags.html_path, analyses, html);
+      if (!st.ok()) {
+        std::fprintf(stderr, "vramwatch analyze: --html: %s\n", st.message().c_str());
+        return kExitUnknown;
+      }
+    }
+  }
+  if (flags.json) {
+    std::fputs(outputs::RenderAnalyzeJson(all, settings->report).dump(2).c_str(), stdout);
+    std::fputs("\n", stdout);
+  } else {
+    std::fputs(outputs::RenderAnalyzeText(all, settings->report).c_str(), stdout);
+  }
+  Severity worst = Severity::kOk;
+  bool any_judged = false;
+  for (const auto& s : all) {
+    Severity sev = outputs::SeverityOf(s.analysis, settings->report);
+    if (sev > worst) worst = sev;
+    if (s.analysis.assessment.verdict != detection::Verdict::kInsufficientData) any_judged = true;
+  }
+  if (!any_judged) return kExitUnknown;
+  return ExitCodeFor(worst);
+}
+
+}  // namespace
+
+CommandRunner AddAnalyzeCommand(CLI::App& app) {
+  auto flags = std::make_shared<AnalyzeFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "analyze",
+      "Analyse recorded GPU memory traces: leak or plateau, leak rate with its range, time to OOM, and why.\n"
+      "Reads nvidia-smi --query-gpu CSV (any fields, with or without header/units), a bare memory.used loop,\n"
+      "nvidia-smi dmon/pmon logs, repeated full nvidia-smi tables, and vramwatch recordings.\n"
+      "Examples:\n"
+      "  vramwatch analyze gpu.csv\n"
+      "  vramwatch analyze --json --gpu 0 run1.csv run2.csv\n"
+      "  vramwatch analyze --format values --interval 300s --total 80GiB used.log\n"
+      "Exit codes: 0 no leak, 1 leak, 2 leak with runway under --critical-runway, 3 bad input or no verdict.");
+  cmd->add_option("files", flags->files, "Trace files to read ('-' for standard input)")->required();
+  cmd->add_option("--format", flags->format,
+                  "Input format: auto, query-csv, values, dmon, pmon, smi-table, recording")
+      ->capture_default_str();
+  cmd->add_option("--columns", flags->columns,
+                  "Column names of a CSV written with noheader, e.g. timestamp,index,memory.used,memory.total");
+  cmd->add_option("--interval", flags->interval, "Sample spacing for files without timestamps, e.g. 5s, 300s");
+  cmd->add_option("--total", flags->total, "Card memory size when the file lacks it, e.g. 80GiB, 24576MiB");
+  cmd->add_option("--gpu", flags->gpus, "Only these GPUs (index, UUID or PCI bus id); repeatable");
+  cmd->add_option("--since", flags->since, "Ignore samples before this time (as written in the trace)");
+  cmd->add_option("--until", flags->until, "Ignore samples after this time");
+  cmd->add_option("--critical-runway", flags->critical_runway,
+                  "A leak is CRITICAL when the pessimistic time to OOM is shorter than this")
+      ->capture_default_str();
+  cmd->add_option("--plot", flags->plot_path, "Also write the charts as one SVG file (several GPUs as small multiples)");
+  cmd->add_option("--html", flags->html_path,
+                  "Also write a self-contained HTML report (charts, verdicts, evidence; no network needed)");
+  cmd->add_option("--theme", flags->theme, "Colours of --plot/--html: auto (follows the viewer), light, dark")
+      ->check(CLI::IsMember({"auto", "light", "dark"}))
+      ->capture_default_str();
+  cmd->add_flag("--json", flags->json, "Print the vramwatch.analyze/1 JSON object instead of text");
+  cmd->add_flag("--lenient", flags->lenient, "Skip malformed lines (they are counted and shown) instead of failing");
+  cmd->add_flag("--no-processes", flags->no_processes, "Do not analyse per-process series");
+  cmd->add_flag("!--no-progress", flags->progress, "Never show a progress bar on stderr");
+  return [flags] { return RunAnalyze(*flags); };
+}
+
+}  // namespace vw::cli

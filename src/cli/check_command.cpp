@@ -1,0 +1,237 @@
+#include "cli/check_command.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "cli/commands.h"
+#include "core/exit_codes.h"
+#include "core/units.h"
+#include "outputs/check_report.h"
+#include "sources/kernel/kernel_log_reader.h"
+#include "sources/kernel/xid_catalog.h"
+#include "sources/nvml/nvml_source.h"
+#include "sources/procfs/holder_join.h"
+
+namespace vw::cli {
+namespace {
+
+double Now() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+int Unknown(const CheckOptions& o, std::FILE* out, const std::string& message) {
+  std::fprintf(stderr, "vramwatch check: UNKNOWN: %s\n", message.c_str());
+  if (o.json) {
+    nlohmann::ordered_json j{{"schema", "vramwatch.check/1"},
+                             {"status", "unknown"},
+                             {"exit_code", kExitUnknown},
+                             {"error", message},
+                             {"gpus", nlohmann::ordered_json::array()},
+                             {"findings", nlohmann::ordered_json::array()},
+                             {"notes", nlohmann::ordered_json::array()}};
+    std::fprintf(out, "%s\n", j.dump(2).c_str());
+  }
+  return kExitUnknown;
+}
+
+detection::XidSummary::Class ClassOf(const kernel::XidInfo* info) {
+  using C = detection::XidSummary::Class;
+  if (info == nullptr) return C::kUnknown;
+  switch (info->klass) {
+    case kernel::XidClass::kApplication: return C::kApplication;
+    case kernel::XidClass::kStuck: return C::kStuck;
+    case kernel::XidClass::kHardware: return C::kHardware;
+    case kernel::XidClass::kInformational: return C::kInformational;
+  }
+  return C::kUnknown;
+}
+
+// Groups Xid events by GPU and code; events are matched by PCI address, or through the
+// "GPU at PCI:...: GPU-<uuid>" map line when NVML's bus id is unknown.
+std::vector<detection::XidSummary> SummarizeXids(const kernel::KernelLogScan& scan, const HostSnapshot& host) {
+  std::map<std::pair<std::string, int>, detection::XidSummary> groups;
+  for (const auto& e : scan.events) {
+    std::string key = e.pci_bus_id;
+    auto uuid = scan.uuid_by_pci.find(e.pci_bus_id);
+    for (const auto& g : host.gpus) {
+      if ((!g.pci_bus_id.empty() && kernel::NormalizePciBusId(g.pci_bus_id) == e.pci_bus_id) ||
+          (uuid != scan.uuid_by_pci.end() && !g.uuid.empty() && g.uuid == uuid->second)) {
+        key = detection::GpuKey(g);
+        break;
+      }
+    }
+    auto& s = groups[{key, e.xid}];
+    if (s.count == 0) {
+      const kernel::XidInfo* info = kernel::LookupXid(e.xid);
+      s.gpu = key;
+      s.xid = e.xid;
+      s.klass = ClassOf(info);
+      if (info) {
+        s.mnemonic = std::string(info->mnemonic);
+        s.meaning = std::string(info->meaning);
+        s.action = std::string(info->action);
+      }
+    }
+    ++s.count;
+    if (e.pid && std::find(s.pids.begin(), s.pids.end(), *e.pid) == s.pids.end() && *e.pid != 0) {
+      s.pids.push_back(*e.pid);
+    }
+    s.last_message = e.message;
+    s.last_monotonic_s = e.monotonic_s;
+    if (e.caused_by_xid) s.caused_by_xid = e.caused_by_xid;
+  }
+  std::vector<detection::XidSummary> out;
+  for (auto& [k, s] : groups) out.push_back(std::move(s));
+  return out;
+}
+
+std::string DefaultPasswd(const CheckOptions& o) {
+  if (!o.passwd.empty()) return o.passwd;
+  std::filesystem::path root(o.proc_root);
+  if (std::filesystem::weakly_canonical(root) != "/proc" && std::filesystem::exists(root / "passwd")) {
+    return (root / "passwd").string();
+  }
+  return "";
+}
+
+}  // namespace
+
+int RunCheck(const CheckOptions& o, std::FILE* out) {
+  // Kernel log first: a bad --kernel-log is a usage error, found before sampling for a window.
+  kernel::KernelLogRead klog;
+  if (o.kernel_log == "none") {
+    klog.notes.push_back("kernel log not read (--kernel-log none)");
+  } else if (!o.kernel_log.empty()) {
+    auto scan = kernel::ReadKernelLogFile(o.kernel_log);
+    if (!scan.ok()) return Unknown(o, out, scan.status().message());
+    klog.scan = std::move(*scan);
+    klog.source = o.kernel_log;
+  }
+
+  nvml::SourceOptions so;
+  so.library_path = nvml::ResolveLibraryPath(o.nvml_lib);
+  so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
+  auto source = nvml::NvmlSource::Open(so);
+  if (!source.ok()) {
+    return Unknown(o, out,
+                   "cannot use NVML: " + source.status().message() +
+                       " (is the NVIDIA driver installed and loaded? --nvml-lib or VRAMWATCH_NVML_LIB choose "
+                       "another library)");
+  }
+  nvml::NvmlSource& nvml = **source;
+  if (nvml.gpu_count() == 0) return Unknown(o, out, "NVML sees no GPU (library " + nvml.library_path() + ")");
+
+  procfs::DirProcFs fs(o.proc_root);
+  procfs::ReaderOptions ro;
+  ro.passwd_path = DefaultPasswd(o);
+  procfs::ProcessReader reader(fs, ro);
+
+  detection::CheckInput input;
+  std::map<int64_t, double> start_times;
+  procfs::JoinResult last_join;
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    HostSnapshot snap = nvml.TakeSnapshot();
+    if (snap.t == 0) snap.t = Now();
+    if (snap.hostname.empty()) {
+      char host[256] = {};
+      if (::gethostname(host, sizeof host - 1) == 0) snap.hostname = host;
+    }
+    last_join = procfs::JoinHolders(snap, reader, start_times);
+    input.samples.push_back(std::move(snap));
+    auto elapsed = std::chrono::steady_clock::now() - start;
+    if (o.config.window_s <= 0 || std::chrono::duration<double>(elapsed).count() >= o.config.window_s) break;
+    double left_s = o.config.window_s - std::chrono::duration<double>(elapsed).count();
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(o.interval_s, left_s)));
+  }
+
+  if (o.kernel_log.empty()) klog = kernel::ReadSystemKernelLog();
+  input.xids = SummarizeXids(klog.scan, input.samples.back());
+  input.pid_namespace_evidence = last_join.hints.evidence;
+  input.fd_dirs_unreadable = last_join.fd_dirs_unreadable;
+
+  outputs::CheckReport report;
+  report.result = detection::EvaluateCheck(input, o.config);
+  for (const auto& n : last_join.notes) report.result.notes.push_back(n);
+  for (const auto& n : klog.notes) report.result.notes.push_back(n);
+  report.snapshot = input.samples.back();
+  report.samples = input.samples.size();
+  report.window_s = input.samples.size() > 1 ? input.samples.back().t - input.samples.front().t : 0;
+  report.nvml_library = nvml.library_path();
+  report.nvml_functions = nvml.BoundFunctions();
+  report.kernel_log_source = klog.source;
+  report.xid_events = klog.scan.events.size();
+  report.control_only_holders = last_join.control_only;
+  report.exit_code = ExitCodeFor(report.result.worst);
+
+  if (o.json) {
+    std::fprintf(out, "%s\n", outputs::CheckReportJson(report).dump(2).c_str());
+  } else {
+    std::fputs(outputs::CheckReportText(report, o.color).c_str(), out);
+  }
+  std::fflush(out);
+  return report.exit_code;
+}
+
+CommandRunner AddCheckCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "check",
+      "One look at every GPU: memory, every holder (PID, container PID, user, state, memory, SM, container/pod/"
+      "Slurm job, command) and findings (orphaned memory, dead/zombie/stuck/idle holders, Xid errors) with the next "
+      "step to take. Exit code: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.");
+  struct Flags {
+    CheckOptions o;
+    std::string window = "0s", interval = "1s", grace = "10s", timeout = "2s", threshold = "256MiB";
+  };
+  auto flags = std::make_shared<Flags>();
+  cmd->add_flag("--json", flags->o.json, "Print one JSON object (schema vramwatch.check/1)");
+  cmd->add_option("--nvml-lib", flags->o.nvml_lib,
+                  "NVML library to load (default: $VRAMWATCH_NVML_LIB, else "
+                  "libnvidia-ml.so.1)");
+  cmd->add_option("--proc-root", flags->o.proc_root, "procfs root to read processes from")->capture_default_str();
+  cmd->add_option("--passwd", flags->o.passwd, "passwd file for user names (default: the system's user database)");
+  cmd->add_option("--kernel-log", flags->o.kernel_log,
+                  "Kernel log file to read Xid events from; 'none' to skip (default: /dev/kmsg, then dmesg)");
+  cmd->add_option("--window", flags->window, "Sample for this long before judging (e.g. 30s); 0 = one look")
+      ->capture_default_str();
+  cmd->add_option("--interval", flags->interval, "Sampling interval within --window")->capture_default_str();
+  cmd->add_option("--orphan-threshold", flags->threshold,
+                  "Unattributed memory (used minus all listed processes) that counts as orphaned")
+      ->capture_default_str();
+  cmd->add_option("--grace", flags->grace, "How long memory may lag after a kill (lazy reclaim)")
+      ->capture_default_str();
+  cmd->add_option("--timeout", flags->timeout, "Deadline for each NVML call")->capture_default_str();
+  return [flags] {
+    CheckOptions o = flags->o;
+    struct {
+      const char* flag;
+      const std::string& text;
+      double* out;
+    } durations[] = {{"--window", flags->window, &o.config.window_s},
+                     {"--interval", flags->interval, &o.interval_s},
+                     {"--grace", flags->grace, &o.config.grace_s},
+                     {"--timeout", flags->timeout, &o.timeout_s}};
+    for (auto& d : durations) {
+      auto v = ParseDuration(d.text);
+      if (!v.ok()) return Unknown(o, stdout, std::string(d.flag) + ": " + v.status().message());
+      *d.out = *v;
+    }
+    if (o.interval_s <= 0) return Unknown(o, stdout, "--interval must be greater than 0");
+    if (o.timeout_s <= 0) return Unknown(o, stdout, "--timeout must be greater than 0");
+    auto size = ParseSize(flags->threshold);
+    if (!size.ok()) return Unknown(o, stdout, "--orphan-threshold: " + size.status().message());
+    o.config.orphan_threshold_bytes = *size;
+    o.config.orphan_large_bytes = std::max<uint64_t>(o.config.orphan_large_bytes, *size);
+    o.color = !o.json && ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+    return RunCheck(o, stdout);
+  };
+}
+
+}  // namespace vw::cli

@@ -1,0 +1,32 @@
+// `vramwatch check`: one look at every GPU (optionally sampled over --window), every memory holder
+// joined with /proc, the kernel log's Xid events, findings with severity and next steps; exit code
+// of a monitoring plugin (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN). `demo` runs the same code on a
+// bundled emulated scenario, so the options and the runner are shared here.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "detection/findings.h"
+
+namespace vw::cli {
+
+struct CheckOptions {
+  bool json = false;
+  std::string nvml_lib;  // --nvml-lib; empty: $VRAMWATCH_NVML_LIB, else libnvidia-ml.so.1
+  std::string proc_root = "/proc";
+  std::string passwd;             // --passwd; empty: getpwuid(), or <proc-root>/passwd for a fixture root
+  std::string kernel_log;         // --kernel-log FILE; "none" to skip; empty: /dev/kmsg then dmesg
+  double interval_s = 1;          // --interval
+  double timeout_s = 2;           // --timeout: per NVML call
+  detection::CheckConfig config;  // --window, --grace, --orphan-threshold
+  bool color = false;             // ANSI colours in text output
+};
+
+// Runs a check and prints it to `out`; returns the exit code. Errors that make the check
+// impossible (no NVML, no GPU, unreadable --kernel-log) print a clear message (to stderr, and a
+// JSON object with status "unknown" when json is set) and return 3.
+int RunCheck(const CheckOptions& options, std::FILE* out);
+
+}  // namespace vw::cli

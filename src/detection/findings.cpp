@@ -1,0 +1,419 @@
+#include "detection/findings.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/units.h"
+
+namespace vw::detection {
+namespace {
+
+// NVML return codes that say "this GPU or driver cannot do that", not "something is wrong".
+bool IsCapabilityCode(int code) {
+  return code == 3 /*NOT_SUPPORTED*/ || code == 6 /*NOT_FOUND*/ || code == 13;
+}
+
+std::string Who(const ProcessSnapshot& p) {
+  std::string s = fmt::format("PID {}", p.pid);
+  std::vector<std::string> where;
+  if (p.info.container_pid) where.push_back(fmt::format("container PID {}", *p.info.container_pid));
+  if (!p.info.container_id.empty()) where.push_back("container " + p.info.container_id.substr(0, 12));
+  if (!p.info.pod_uid.empty()) where.push_back("pod " + p.info.pod_uid);
+  if (!p.info.slurm_job.empty()) where.push_back("Slurm job " + p.info.slurm_job);
+  if (!p.info.user.empty()) where.push_back("user " + p.info.user);
+  if (!where.empty()) s += " (" + fmt::format("{}", fmt::join(where, ", ")) + ")";
+  std::string cmd = !p.info.command.empty() ? p.info.command : p.nvml_name;
+  if (!cmd.empty()) s += " `" + (cmd.size() > 80 ? cmd.substr(0, 77) + "..." : cmd) + "`";
+  return s;
+}
+
+// "kill -TERM 1234" with the container-side spelling when the PID differs there.
+std::string KillHint(const ProcessSnapshot& p) {
+  std::string s = fmt::format("`kill -TERM {}` on the host", p.pid);
+  if (p.info.container_pid) {
+    s += fmt::format(" (inside its container it is PID {}", *p.info.container_pid);
+    if (!p.info.container_id.empty()) {
+      s += fmt::format(": `docker exec {} kill -TERM {}`", p.info.container_id.substr(0, 12), *p.info.container_pid);
+    }
+    s += ")";
+  }
+  return s;
+}
+
+std::string MiB(uint64_t bytes) {
+  return FormatBytes(static_cast<double>(bytes));
+}
+
+const GpuSnapshot* SameGpu(const HostSnapshot& host, const GpuSnapshot& gpu) {
+  for (const auto& g : host.gpus) {
+    if (!gpu.uuid.empty() ? g.uuid == gpu.uuid : g.index == gpu.index) return &g;
+  }
+  return nullptr;
+}
+
+const ProcessSnapshot* SamePid(const GpuSnapshot& gpu, int64_t pid) {
+  for (const auto& p : gpu.processes) {
+    if (p.pid == pid) return &p;
+  }
+  return nullptr;
+}
+
+// The same GPU in every sample that has it, oldest first (the last one is `gpu` itself).
+std::vector<const GpuSnapshot*> History(const CheckInput& in, const GpuSnapshot& gpu) {
+  std::vector<const GpuSnapshot*> out;
+  for (const auto& host : in.samples) {
+    if (const GpuSnapshot* g = SameGpu(host, gpu)) out.push_back(g);
+  }
+  return out;
+}
+
+// False when a process-list call failed or hung: then "used minus listed" says nothing.
+bool ProcessListComplete(const GpuSnapshot& g) {
+  if (!g.responsive || g.lost) return false;
+  auto is_list_call = [](std::string_view text) {
+    return text.find("RunningProcesses") != std::string_view::npos ||
+           text.find("ProcessDetailList") != std::string_view::npos;
+  };
+  for (const auto& e : g.nvml_errors) {
+    if (is_list_call(e.function) && e.code != 3 /*NOT_SUPPORTED: that list does not exist here*/) return false;
+  }
+  if (g.nvml_errors.empty()) {
+    for (const auto& e : g.errors) {
+      if (is_list_call(e)) return false;
+    }
+  }
+  return true;
+}
+
+struct Unattributed {
+  std::optional<uint64_t> bytes;  // used - sum(listed process memory), when computable
+  uint64_t threshold = 0;         // threshold in force for this GPU
+  std::string why_not;            // why it could not be computed
+};
+
+Unattributed ComputeUnattributed(const GpuSnapshot& g, const CheckConfig& c) {
+  Unattributed u;
+  u.threshold = c.orphan_threshold_bytes;
+  if (!g.memory_used_bytes) {
+    u.why_not = "device memory could not be read";
+    return u;
+  }
+  if (!ProcessListComplete(g)) {
+    u.why_not = "the process list could not be read completely";
+    return u;
+  }
+  uint64_t sum = 0;
+  for (const auto& p : g.processes) {
+    if (!p.listed_by_nvml) continue;
+    if (!p.used_bytes) {
+      u.why_not = fmt::format("NVML does not report the memory of PID {} (N/A)", p.pid);
+      return u;
+    }
+    sum += *p.used_bytes;
+  }
+  if (!g.memory_reserved_bytes) u.threshold += c.reserved_allowance_bytes;
+  u.bytes = *g.memory_used_bytes > sum ? *g.memory_used_bytes - sum : 0;
+  return u;
+}
+
+class Rules {
+ public:
+  Rules(const CheckInput& in, const CheckConfig& c) : in_(in), c_(c), last_(in.samples.back()) {
+    span_s_ = in.samples.size() > 1 ? in.samples.back().t - in.samples.front().t : 0;
+    windowed_ = c.window_s > 0 && in.samples.size() > 1;
+  }
+
+  CheckResult Run() {
+    if (!last_.host_pids_visible) {
+      Add("pid_namespace_blind", Severity::kWarning, "", std::nullopt, std::nullopt,
+          "vramwatch cannot see the host's PIDs: NVML lists host PIDs, and none of them exists in this PID "
+          "namespace" +
+              (in_.pid_namespace_evidence.empty() ? std::string() : " (" + in_.pid_namespace_evidence + ")") +
+              ". Holders cannot be checked for dead, zombie or stuck states.",
+          "Run vramwatch on the host, or in a container started with --pid=host (Kubernetes: hostPID: true).");
+    }
+    for (const auto& e : last_.errors) {
+      Add("nvml_error", Severity::kWarning, "", std::nullopt, std::nullopt, "NVML system call failed: " + e,
+          "Check the driver installation (nvidia-smi) and that the NVML library matches the driver.");
+    }
+    for (const auto& gpu : last_.gpus) Gpu(gpu);
+    for (const auto& x : in_.xids) Xid(x);
+    if (in_.fd_dirs_unreadable > 0) {
+      result_.notes.push_back(
+          fmt::format("the open files of {} processes could not be read (run as root to see every /dev/nvidia* holder)",
+                      in_.fd_dirs_unreadable));
+    }
+    std::stable_sort(result_.findings.begin(), result_.findings.end(), [](const Finding& a, const Finding& b) {
+      if (a.severity != b.severity) return a.severity > b.severity;
+      if (a.gpu != b.gpu) return a.gpu < b.gpu;
+      return a.kind < b.kind;
+    });
+    return std::move(result_);
+  }
+
+ private:
+  void Add(std::string kind, Severity sev, std::string gpu, std::optional<int64_t> pid, std::optional<uint64_t> bytes,
+           std::string message, std::string action) {
+    Finding f;
+    f.kind = std::move(kind);
+    f.severity = sev;
+    f.gpu = std::move(gpu);
+    f.pid = pid;
+    f.bytes = bytes;
+    f.message = std::move(message);
+    f.action = std::move(action);
+    result_.worst = std::max(result_.worst, sev);
+    result_.findings.push_back(std::move(f));
+  }
+
+  void Gpu(const GpuSnapshot& g) {
+    const std::string key = GpuKey(g);
+    const std::string name = fmt::format("GPU {} ({})", key, g.uuid.empty() ? g.pci_bus_id : g.uuid);
+    if (g.lost) {
+      Add("gpu_lost", Severity::kCritical, key, std::nullopt, std::nullopt,
+          name + " is lost: NVML answers GPU_IS_LOST; its memory and processes cannot be inspected.",
+          "Rule out hardware: look for Xid 79 (fallen off the bus) in the kernel log. Processes on this GPU are "
+          "stuck; a person must reset the GPU or reboot the node.");
+      return;
+    }
+    if (!g.responsive) {
+      Add("nvml_error", Severity::kCritical, key, std::nullopt, std::nullopt,
+          name + " did not answer: an NVML call passed its deadline (" + Join(g.errors) +
+              "). What is shown for it may be incomplete.",
+          "A hung NVML call often means a stuck driver or GPU: check the kernel log for Xid and hung-task "
+          "messages and for processes in D state; a person may need to reset the GPU.");
+    } else {
+      std::vector<std::string> failed;
+      for (const auto& e : g.nvml_errors) {
+        if (IsCapabilityCode(e.code)) {
+          result_.notes.push_back(fmt::format("GPU {}: {} (not supported here)", key, e.message));
+        } else {
+          failed.push_back(e.message);
+        }
+      }
+      if (g.nvml_errors.empty()) failed = g.errors;
+      if (!failed.empty()) {
+        Add("nvml_error", Severity::kWarning, key, std::nullopt, std::nullopt,
+            name + ": NVML calls failed: " + Join(failed) + ". The values they provide are missing, not zero.",
+            "If it persists, check the driver (nvidia-smi -q) and the kernel log.");
+      }
+    }
+    auto history = History(in_, g);
+    Unattributed un = ComputeUnattributed(g, c_);
+    bool has_unattributed = un.bytes && *un.bytes >= un.threshold;
+    if (!g.memory_reserved_bytes && g.memory_used_bytes) {
+      result_.notes.push_back(fmt::format(
+          "GPU {}: the driver does not report reserved memory (older driver: used includes it); the orphaned-memory "
+          "threshold is raised by {}",
+          key, MiB(c_.reserved_allowance_bytes)));
+    }
+    for (const auto& p : g.processes) Process(g, key, p, history, has_unattributed);
+    Orphaned(g, key, name, un, history);
+  }
+
+  void Process(const GpuSnapshot& g, const std::string& key, const ProcessSnapshot& p,
+               const std::vector<const GpuSnapshot*>& history, bool has_unattributed) {
+    std::string dev = g.minor ? fmt::format("/dev/nvidia{}", *g.minor) : std::string("the GPU's device file");
+    if (!p.listed_by_nvml) {
+      Add("unlisted_holder", has_unattributed ? Severity::kWarning : Severity::kOk, key, p.pid, std::nullopt,
+          Who(p) + " has " + dev + " open but NVML lists no context for it" +
+              (has_unattributed ? "; it may hold the GPU memory no listed process accounts for."
+                                : " (monitoring tools and nvidia-persistenced do this harmlessly)."),
+          has_unattributed
+              ? "If it is not a monitoring tool, end it: " + KillHint(p) + ", then check that the memory comes back."
+              : "Nothing to do unless GPU memory goes missing.");
+      return;
+    }
+    if (!p.info.alive && p.info.state == ProcState::kGone) {
+      if (!last_.host_pids_visible) return;  // invisible, not dead
+      Add("dead_holder", Severity::kCritical, key, p.pid, p.used_bytes,
+          fmt::format("NVML lists PID {} with {} on GPU {}, but that process no longer exists{}.", p.pid,
+                      p.used_bytes ? MiB(*p.used_bytes) : std::string("unknown memory"), key,
+                      std::find(p.info.unreadable.begin(), p.info.unreadable.end(), "pid reused: start time changed") !=
+                              p.info.unreadable.end()
+                          ? " (its PID now belongs to another process)"
+                          : ""),
+          "The driver frees a context when the last file descriptor on " + dev +
+              " closes: look for holders below (unlisted_holder) and end them with SIGTERM. If nothing holds it, "
+              "only a GPU reset (nvidia-smi --gpu-reset) or a reboot frees it, done by a person.");
+      return;
+    }
+    if (p.info.state == ProcState::kZombie) {
+      Add("zombie_holder", Severity::kCritical, key, p.pid, p.used_bytes,
+          Who(p) + " is a zombie (exited, not yet reaped) and NVML still counts " +
+              (p.used_bytes ? MiB(*p.used_bytes) : std::string("memory")) + " on GPU " + key + " for it.",
+          "A zombie cannot be killed: find its parent (`ps -o ppid= -p " + std::to_string(p.pid) +
+              "`) and end the parent with SIGTERM so it is reaped. If the memory stays, look for other holders of " +
+              dev + ".");
+      return;
+    }
+    if (p.info.state == ProcState::kDiskSleep) {
+      size_t in_d = 0, seen = 0;
+      for (const auto* h : history) {
+        if (const auto* q = SamePid(*h, p.pid)) {
+          ++seen;
+          if (q->info.state == ProcState::kDiskSleep) ++in_d;
+        }
+      }
+      if (windowed_ && in_d < seen) {
+        result_.notes.push_back(fmt::format("PID {} was in D state in {} of {} samples: not stuck", p.pid, in_d, seen));
+      } else {
+        Add("stuck_holder", Severity::kCritical, key, p.pid, p.used_bytes,
+            Who(p) + " is in uninterruptible sleep (D), usually inside the NVIDIA driver" +
+                (windowed_ ? fmt::format(", in every sample over {}", FormatDuration(span_s_)) : std::string()) +
+                "; signals reach it only when that call returns.",
+            "Send SIGTERM (" + KillHint(p) +
+                "); it acts once the call returns. If it stays in D, check the kernel log for Xid and hung-task "
+                "messages; a person may need to reset the GPU or reboot.");
+        return;
+      }
+    }
+    Idle(key, p, history);
+  }
+
+  void Idle(const std::string& key, const ProcessSnapshot& p, const std::vector<const GpuSnapshot*>& history) {
+    if (!windowed_) return;  // the note about one-shot checks is added once, below
+    if (!p.used_bytes || *p.used_bytes == 0) return;
+    size_t with_sample = 0, zero = 0, listed = 0;
+    std::optional<double> cpu_first, cpu_last;
+    for (const auto* h : history) {
+      const auto* q = SamePid(*h, p.pid);
+      if (q == nullptr || !q->listed_by_nvml) continue;
+      ++listed;
+      if (q->sm_util_ratio) {
+        ++with_sample;
+        if (*q->sm_util_ratio <= 0.0) ++zero;
+      }
+      if (q->info.cpu_seconds) {
+        if (!cpu_first) cpu_first = q->info.cpu_seconds;
+        cpu_last = q->info.cpu_seconds;
+      }
+    }
+    if (listed < history.size()) return;  // not held for the whole window
+    if (with_sample < listed) {
+      result_.notes.push_back(
+          fmt::format("idle_holder not judged for PID {} on GPU {}: no SM sample in {} of {} samples", p.pid, key,
+                      listed - with_sample, listed));
+      return;
+    }
+    if (zero < listed) return;
+    std::string cpu;
+    if (cpu_first && cpu_last) {
+      double used = *cpu_last - *cpu_first;
+      cpu = used <= 0.01 ? " and used no CPU time either" : fmt::format(" (it used {:.1f} s of CPU meanwhile)", used);
+    }
+    Add("idle_holder", Severity::kWarning, key, p.pid, p.used_bytes,
+        Who(p) + " holds " + MiB(*p.used_bytes) + " on GPU " + key + " with 0 % SM use for the whole " +
+            FormatDuration(span_s_) + " window" + cpu + ".",
+        "If it is a forgotten notebook or a finished job waiting on something, end it with SIGTERM: " + KillHint(p) +
+            ". A server idling between requests is fine.");
+  }
+
+  void Orphaned(const GpuSnapshot& g, const std::string& key, const std::string& name, const Unattributed& un,
+                const std::vector<const GpuSnapshot*>& history) {
+    if (!un.bytes) {
+      result_.notes.push_back(fmt::format("GPU {}: orphaned memory not judged: {}", key, un.why_not));
+      return;
+    }
+    if (*un.bytes < un.threshold) return;
+    std::vector<std::string> holders;
+    bool live_listed = false;
+    for (const auto& p : g.processes) {
+      if (!p.listed_by_nvml) holders.push_back(std::to_string(p.pid));
+      if (p.listed_by_nvml && p.info.alive) live_listed = true;
+    }
+    std::string dev = g.minor ? fmt::format("/dev/nvidia{}", *g.minor) : std::string("/dev/nvidia*");
+    std::string holder_text = holders.empty()
+                                  ? "No process has " + dev + " open" +
+                                        (in_.fd_dirs_unreadable ? " (as far as vramwatch may look)" : std::string())
+                                  : "PIDs with " + dev + " open that NVML does not list: " + Join(holders);
+    std::string action =
+        holders.empty()
+            ? "Nothing holds it any more, so no kill can free it: only a GPU reset (`nvidia-smi --gpu-reset -i " + key +
+                  "`, with no process on the GPU) or a reboot will, to be done by a person."
+            : "End those PIDs with SIGTERM (then SIGKILL if they do not exit), then check that the memory comes back.";
+    std::string amount = fmt::format("{} of used memory on {} belongs to no process NVML lists", MiB(*un.bytes), name);
+    if (windowed_ && span_s_ >= c_.grace_s) {
+      size_t above = 0;
+      for (const auto* h : history) {
+        Unattributed u = ComputeUnattributed(*h, c_);
+        if (u.bytes && *u.bytes >= u.threshold) ++above;
+      }
+      if (above < history.size()) {
+        Add("orphaned_memory", Severity::kWarning, key, std::nullopt, un.bytes,
+            amount + fmt::format(" now, but it was below {} in {} of {} samples over {}: it may still be reclaimed.",
+                                 MiB(un.threshold), history.size() - above, history.size(), FormatDuration(span_s_)),
+            "Check again in a minute. " + holder_text + ".");
+        return;
+      }
+      Add("orphaned_memory", Severity::kCritical, key, std::nullopt, un.bytes,
+          amount + fmt::format(", and has for the whole {} (grace {}). {}.", FormatDuration(span_s_),
+                               FormatDuration(c_.grace_s), holder_text),
+          action);
+      return;
+    }
+    bool large_and_unheld = *un.bytes >= c_.orphan_large_bytes && holders.empty() && !live_listed;
+    Add("orphaned_memory", large_and_unheld ? Severity::kCritical : Severity::kWarning, key, std::nullopt, un.bytes,
+        amount + ". " + holder_text + "." +
+            (large_and_unheld
+                 ? std::string()
+                 : fmt::format(" It may be lazy reclaim after a recent kill (allow {}).", FormatDuration(c_.grace_s))),
+        large_and_unheld ? action
+                         : "Run `vramwatch check --window 30s` to see whether it persists. " +
+                               std::string(holders.empty() ? "" : "If it does: ") + action);
+  }
+
+  void Xid(const XidSummary& x) {
+    Severity sev = Severity::kWarning;
+    using C = XidSummary::Class;
+    if (x.klass == C::kHardware) sev = Severity::kCritical;
+    if (x.klass == C::kInformational) sev = Severity::kOk;
+    std::string what = x.meaning.empty() ? "unknown Xid" : x.meaning;
+    std::string msg = fmt::format("Xid {} ({}{}) on GPU {}: {} time{}", x.xid, what,
+                                  x.mnemonic.empty() ? "" : ", " + x.mnemonic, x.gpu, x.count, x.count == 1 ? "" : "s");
+    if (!x.pids.empty()) {
+      std::vector<std::string> pids;
+      for (auto pid : x.pids) pids.push_back(std::to_string(pid));
+      msg += ", PIDs " + Join(pids);
+    }
+    if (x.caused_by_xid) msg += fmt::format(", caused by Xid {}", *x.caused_by_xid);
+    if (!x.last_message.empty()) msg += "; last: \"" + x.last_message + "\"";
+    std::optional<int64_t> pid;
+    if (x.pids.size() == 1) pid = x.pids[0];
+    Add("xid", sev, x.gpu, pid, std::nullopt, msg,
+        x.action.empty() ? "Look the code up in NVIDIA's Xid catalog; if it repeats, rule out hardware." : x.action);
+  }
+
+  static std::string Join(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); }
+
+  const CheckInput& in_;
+  const CheckConfig& c_;
+  const HostSnapshot& last_;
+  double span_s_ = 0;
+  bool windowed_ = false;
+  CheckResult result_;
+};
+
+}  // namespace
+
+std::string GpuKey(const GpuSnapshot& gpu) {
+  return std::to_string(gpu.index);
+}
+
+CheckResult EvaluateCheck(const CheckInput& input, const CheckConfig& config) {
+  if (input.samples.empty()) {
+    CheckResult r;
+    r.notes.push_back("no snapshot was taken");
+    return r;
+  }
+  CheckResult r = Rules(input, config).Run();
+  if (config.window_s <= 0 || input.samples.size() < 2) {
+    r.notes.push_back("idle_holder not judged: it needs --window (zero SM use over a period, not one instant)");
+  }
+  return r;
+}
+
+}  // namespace vw::detection

@@ -1,0 +1,296 @@
+#include "detection/findings.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace vw::detection {
+namespace {
+
+constexpr uint64_t kMiB = 1ull << 20;
+
+ProcessSnapshot Proc(int64_t pid, uint64_t used_mib, ProcState state = ProcState::kSleeping, double sm = 0.5) {
+  ProcessSnapshot p;
+  p.pid = pid;
+  p.compute = true;
+  p.used_bytes = used_mib * kMiB;
+  p.sm_util_ratio = sm;
+  p.info.alive = state != ProcState::kGone;
+  p.info.state = state;
+  p.info.command = "python3 train.py";
+  p.info.cpu_seconds = 10;
+  return p;
+}
+
+GpuSnapshot Gpu(uint64_t used_mib, std::vector<ProcessSnapshot> procs) {
+  GpuSnapshot g;
+  g.index = 0;
+  g.uuid = "GPU-0000";
+  g.minor = 0;
+  g.memory_total_bytes = 81559 * kMiB;
+  g.memory_reserved_bytes = 479 * kMiB;
+  g.memory_used_bytes = used_mib * kMiB;
+  g.memory_free_bytes = (81559 - 479 - used_mib) * kMiB;
+  g.processes = std::move(procs);
+  return g;
+}
+
+HostSnapshot Host(double t, std::vector<GpuSnapshot> gpus) {
+  HostSnapshot h;
+  h.t = t;
+  h.gpus = std::move(gpus);
+  return h;
+}
+
+const Finding* Find(const CheckResult& r, const std::string& kind) {
+  for (const auto& f : r.findings) {
+    if (f.kind == kind) return &f;
+  }
+  return nullptr;
+}
+
+CheckResult OneShot(GpuSnapshot g, CheckConfig c = {}) {
+  CheckInput in;
+  in.samples.push_back(Host(100, {std::move(g)}));
+  return EvaluateCheck(in, c);
+}
+
+TEST(Findings, HealthyGpuWithSmallUnattributedRemainderIsOk) {
+  CheckResult r = OneShot(Gpu(10260, {Proc(10, 10240)}));
+  EXPECT_EQ(r.worst, Severity::kOk);
+  EXPECT_TRUE(r.findings.empty());
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(),
+                          [](const std::string& n) { return n.find("idle_holder not judged") != std::string::npos; }));
+}
+
+TEST(Findings, OneShotOrphanIsWarningWhenSmallOrHeldAndCriticalWhenLargeAndUnheld) {
+  CheckResult small = OneShot(Gpu(10240 + 512, {Proc(10, 10240)}));
+  const Finding* f = Find(small, "orphaned_memory");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(*f->bytes, 512 * kMiB);
+  EXPECT_NE(f->message.find("lazy reclaim"), std::string::npos);
+
+  CheckResult large = OneShot(Gpu(12288, {}));
+  f = Find(large, "orphaned_memory");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kCritical);
+  EXPECT_NE(f->action.find("GPU reset"), std::string::npos);
+  EXPECT_EQ(large.worst, Severity::kCritical);
+
+  ProcessSnapshot holder = Proc(77, 0);
+  holder.listed_by_nvml = false;
+  holder.used_bytes.reset();
+  CheckResult held = OneShot(Gpu(12288, {holder}));
+  f = Find(held, "orphaned_memory");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("77"), std::string::npos);
+  const Finding* u = Find(held, "unlisted_holder");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->severity, Severity::kWarning);
+}
+
+TEST(Findings, ThresholdFlagIsRespected) {
+  CheckConfig c;
+  c.orphan_threshold_bytes = 1024 * kMiB;
+  EXPECT_EQ(Find(OneShot(Gpu(10240 + 512, {Proc(10, 10240)}), c), "orphaned_memory"), nullptr);
+}
+
+TEST(Findings, OlderDriverWithoutReservedRaisesTheThreshold) {
+  GpuSnapshot g = Gpu(10240 + 479, {Proc(10, 10240)});
+  g.memory_reserved_bytes.reset();
+  CheckResult r = OneShot(g);
+  EXPECT_EQ(Find(r, "orphaned_memory"), nullptr);
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(),
+                          [](const std::string& n) { return n.find("reserved") != std::string::npos; }));
+}
+
+TEST(Findings, UnknownProcessMemoryMeansOrphansAreNotJudged) {
+  ProcessSnapshot p = Proc(10, 0);
+  p.used_bytes.reset();
+  CheckResult r = OneShot(Gpu(20000, {p}));
+  EXPECT_EQ(Find(r, "orphaned_memory"), nullptr);
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(),
+                          [](const std::string& n) { return n.find("N/A") != std::string::npos; }));
+}
+
+TEST(Findings, WindowedOrphanIsCriticalOnlyWhenItPersistsPastGrace) {
+  CheckConfig c;
+  c.window_s = 30;
+  CheckInput persistent;
+  for (int t = 0; t <= 30; t += 10) persistent.samples.push_back(Host(t, {Gpu(2048, {})}));
+  const Finding* f = nullptr;
+  CheckResult r = EvaluateCheck(persistent, c);
+  f = Find(r, "orphaned_memory");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kCritical);
+
+  CheckInput reclaiming;  // freshly killed: the memory shows up only in the last sample
+  reclaiming.samples.push_back(Host(0, {Gpu(0, {})}));
+  reclaiming.samples.push_back(Host(15, {Gpu(0, {})}));
+  reclaiming.samples.push_back(Host(30, {Gpu(2048, {})}));
+  r = EvaluateCheck(reclaiming, c);
+  f = Find(r, "orphaned_memory");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+
+  CheckConfig long_grace = c;
+  long_grace.grace_s = 60;  // window shorter than grace: judged like a one-shot check
+  r = EvaluateCheck(persistent, long_grace);
+  ASSERT_NE(Find(r, "orphaned_memory"), nullptr);
+  EXPECT_EQ(Find(r, "orphaned_memory")->severity, Severity::kCritical);  // 2 GiB, nobody holds it
+}
+
+TEST(Findings, DeadZombieAndStuckHoldersAreCritical) {
+  ProcessSnapshot dead = Proc(100, 1024, ProcState::kGone);
+  ProcessSnapshot zombie = Proc(101, 2048, ProcState::kZombie);
+  ProcessSnapshot stuck = Proc(102, 4096, ProcState::kDiskSleep);
+  stuck.info.container_pid = 7;
+  stuck.info.container_id = std::string(64, 'c');
+  CheckResult r = OneShot(Gpu(1024 + 2048 + 4096, {dead, zombie, stuck}));
+  ASSERT_NE(Find(r, "dead_holder"), nullptr);
+  EXPECT_EQ(Find(r, "dead_holder")->severity, Severity::kCritical);
+  EXPECT_EQ(*Find(r, "dead_holder")->pid, 100);
+  ASSERT_NE(Find(r, "zombie_holder"), nullptr);
+  EXPECT_NE(Find(r, "zombie_holder")->action.find("parent"), std::string::npos);
+  const Finding* s = Find(r, "stuck_holder");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->severity, Severity::kCritical);
+  EXPECT_NE(s->action.find("kill -TERM 102"), std::string::npos);
+  EXPECT_NE(s->action.find("PID 7"), std::string::npos);  // container-side PID named too
+  EXPECT_NE(s->action.find("docker exec cccccccccccc kill -TERM 7"), std::string::npos);
+  EXPECT_EQ(r.findings.front().severity, Severity::kCritical);
+}
+
+TEST(Findings, DStateInOnlySomeWindowSamplesIsNotStuck) {
+  CheckConfig c;
+  c.window_s = 20;
+  CheckInput in;
+  in.samples.push_back(Host(0, {Gpu(4096, {Proc(5, 4096, ProcState::kRunning)})}));
+  in.samples.push_back(Host(20, {Gpu(4096, {Proc(5, 4096, ProcState::kDiskSleep)})}));
+  EXPECT_EQ(Find(EvaluateCheck(in, c), "stuck_holder"), nullptr);
+  in.samples[0] = Host(0, {Gpu(4096, {Proc(5, 4096, ProcState::kDiskSleep)})});
+  EXPECT_NE(Find(EvaluateCheck(in, c), "stuck_holder"), nullptr);
+}
+
+TEST(Findings, NamespaceBlindnessSuppressesDeadHolders) {
+  CheckInput in;
+  in.samples.push_back(Host(0, {Gpu(1024, {Proc(100, 1024, ProcState::kGone)})}));
+  in.samples[0].host_pids_visible = false;
+  in.pid_namespace_evidence = "PID 1 here is PID 4242 on the host";
+  CheckResult r = EvaluateCheck(in, {});
+  EXPECT_EQ(Find(r, "dead_holder"), nullptr);
+  const Finding* f = Find(r, "pid_namespace_blind");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("4242"), std::string::npos);
+  EXPECT_NE(f->action.find("--pid=host"), std::string::npos);
+}
+
+TEST(Findings, IdleHolderNeedsZeroSmInEverySampleOfTheWindow) {
+  CheckConfig c;
+  c.window_s = 30;
+  CheckInput in;
+  for (int t = 0; t <= 30; t += 10)
+    in.samples.push_back(Host(t, {Gpu(4096, {Proc(9, 4096, ProcState::kSleeping, 0)})}));
+  CheckResult r = EvaluateCheck(in, c);
+  const Finding* f = Find(r, "idle_holder");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("no CPU time"), std::string::npos);
+
+  in.samples[1].gpus[0].processes[0].sm_util_ratio = 0.4;
+  EXPECT_EQ(Find(EvaluateCheck(in, c), "idle_holder"), nullptr);
+
+  in.samples[1].gpus[0].processes[0].sm_util_ratio.reset();
+  r = EvaluateCheck(in, c);
+  EXPECT_EQ(Find(r, "idle_holder"), nullptr);
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(),
+                          [](const std::string& n) { return n.find("no SM sample") != std::string::npos; }));
+
+  CheckInput one;
+  one.samples.push_back(in.samples.back());
+  one.samples[0].gpus[0].processes[0].sm_util_ratio = 0;
+  EXPECT_EQ(Find(EvaluateCheck(one, {}), "idle_holder"), nullptr);  // no window: not judged
+}
+
+TEST(Findings, LostAndUnresponsiveGpusAndFailedCalls) {
+  GpuSnapshot lost = Gpu(0, {});
+  lost.lost = true;
+  EXPECT_EQ(Find(OneShot(lost), "gpu_lost")->severity, Severity::kCritical);
+
+  GpuSnapshot hung = Gpu(0, {});
+  hung.responsive = false;
+  hung.errors = {"nvmlDeviceGetComputeRunningProcesses_v3: deadline of 2 s passed"};
+  const Finding* f = Find(OneShot(hung), "nvml_error");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kCritical);
+
+  GpuSnapshot failing = Gpu(0, {});
+  failing.errors = {"nvmlDeviceGetMemoryInfo_v2: Unknown Error"};
+  failing.nvml_errors = {{"nvmlDeviceGetMemoryInfo_v2", 999, "nvmlDeviceGetMemoryInfo_v2: Unknown Error"},
+                         {"nvmlDeviceGetBAR1MemoryInfo", 3, "nvmlDeviceGetBAR1MemoryInfo: Not Supported"}};
+  CheckResult r = OneShot(failing);
+  f = Find(r, "nvml_error");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(f->message.find("BAR1"), std::string::npos);
+}
+
+TEST(Findings, XidSeverityFollowsItsClass) {
+  CheckInput in;
+  in.samples.push_back(Host(0, {Gpu(0, {})}));
+  XidSummary hw;
+  hw.gpu = "0";
+  hw.xid = 79;
+  hw.count = 1;
+  hw.klass = XidSummary::Class::kHardware;
+  hw.meaning = "GPU has fallen off the bus";
+  hw.action = "Rule out hardware: ...";
+  XidSummary app = hw;
+  app.xid = 31;
+  app.klass = XidSummary::Class::kApplication;
+  app.pids = {4242};
+  XidSummary info = hw;
+  info.xid = 45;
+  info.klass = XidSummary::Class::kInformational;
+  in.xids = {app, info, hw};
+  CheckResult r = EvaluateCheck(in, {});
+  ASSERT_EQ(r.findings.size(), 3u);
+  EXPECT_EQ(r.findings[0].severity, Severity::kCritical);
+  EXPECT_NE(r.findings[0].message.find("Xid 79"), std::string::npos);
+  EXPECT_EQ(r.findings[1].severity, Severity::kWarning);
+  EXPECT_EQ(r.findings[1].pid, 4242);
+  EXPECT_EQ(r.findings[2].severity, Severity::kOk);
+}
+
+}  // namespace
+}  // namespace vw::detection
+
+namespace vw::detection {
+namespace {
+
+TEST(Findings, OrphansAreNotJudgedWhenTheProcessListFailedOrHung) {
+  GpuSnapshot hung = Gpu(4096, {});
+  hung.responsive = false;
+  hung.errors = {"nvmlDeviceGetComputeRunningProcesses_v3: no answer within the 2 s deadline"};
+  CheckResult r = OneShot(hung);
+  EXPECT_EQ(Find(r, "orphaned_memory"), nullptr);
+  EXPECT_NE(Find(r, "nvml_error"), nullptr);
+
+  GpuSnapshot failed = Gpu(4096, {});
+  failed.nvml_errors = {{"nvmlDeviceGetGraphicsRunningProcesses_v3", 999, "x"}};
+  r = OneShot(failed);
+  EXPECT_EQ(Find(r, "orphaned_memory"), nullptr);
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("process list could not be read") != std::string::npos;
+  }));
+
+  GpuSnapshot unsupported = Gpu(4096, {});  // MPS list not supported: the others are complete
+  unsupported.nvml_errors = {{"nvmlDeviceGetMPSComputeRunningProcesses_v3", 3, "x"}};
+  EXPECT_NE(Find(OneShot(unsupported), "orphaned_memory"), nullptr);
+}
+
+}  // namespace
+}  // namespace vw::detection

@@ -1,0 +1,119 @@
+#include "detection/series_builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace vw::detection {
+
+void MinMaxDecimator::Add(double t, double value) {
+  if (!started_) {
+    origin_ = t;
+    started_ = true;
+  }
+  auto n = static_cast<long long>(std::floor((t - origin_) / width_));
+  if (bins_.empty() || bins_.back().first != n) {
+    if (!bins_.empty() && n < bins_.back().first) n = bins_.back().first;  // out-of-order: fold in
+    if (bins_.empty() || bins_.back().first != n) {
+      bins_.push_back({n, Bin{t, value, t, value}});
+      if (bins_.size() > max_bins_) Compact();
+      return;
+    }
+  }
+  Bin& b = bins_.back().second;
+  if (value < b.v_min) b = Bin{t, value, b.t_max, b.v_max};
+  if (value > b.v_max) {
+    b.t_max = t;
+    b.v_max = value;
+  }
+}
+
+void MinMaxDecimator::Compact() {
+  width_ *= 2;
+  std::vector<std::pair<long long, Bin>> merged;
+  merged.reserve(bins_.size() / 2 + 1);
+  for (const auto& [n, bin] : bins_) {
+    long long m = n >= 0 ? n / 2 : (n - 1) / 2;
+    if (merged.empty() || merged.back().first != m) {
+      merged.push_back({m, bin});
+      continue;
+    }
+    Bin& into = merged.back().second;
+    if (bin.v_min < into.v_min) {
+      into.v_min = bin.v_min;
+      into.t_min = bin.t_min;
+    }
+    if (bin.v_max > into.v_max) {
+      into.v_max = bin.v_max;
+      into.t_max = bin.t_max;
+    }
+  }
+  bins_ = std::move(merged);
+}
+
+std::vector<SeriesPoint> MinMaxDecimator::Points() const {
+  std::vector<SeriesPoint> out;
+  out.reserve(bins_.size() * 2);
+  for (const auto& [n, b] : bins_) {
+    if (b.t_min == b.t_max && b.v_min == b.v_max) {
+      out.push_back({b.t_min, b.v_min});
+    } else if (b.t_min <= b.t_max) {
+      out.push_back({b.t_min, b.v_min});
+      out.push_back({b.t_max, b.v_max});
+    } else {
+      out.push_back({b.t_max, b.v_max});
+      out.push_back({b.t_min, b.v_min});
+    }
+  }
+  return out;
+}
+
+SeriesBuilder::SeriesBuilder(GpuIdentity gpu, EngineConfig config, size_t max_points)
+    : engine_(std::move(config)), raw_(max_points) {
+  meta_.gpu = std::move(gpu);
+}
+
+void SeriesBuilder::Add(const MemorySample& sample) {
+  if (sample.total_bytes) SetCapacity(sample.total_bytes, sample.reserved_bytes);
+  if (!sample.used_bytes) {
+    ++missing_;
+    return;
+  }
+  Add(sample.t, static_cast<double>(*sample.used_bytes));
+}
+
+void SeriesBuilder::Add(double t, double used_bytes) {
+  engine_.Add(t, used_bytes);
+  raw_.Add(t, used_bytes);
+}
+
+void SeriesBuilder::SetCapacity(std::optional<uint64_t> total_bytes, std::optional<uint64_t> reserved_bytes) {
+  if (!total_bytes) return;
+  if (meta_.total_bytes == total_bytes && (!reserved_bytes || meta_.reserved_bytes == reserved_bytes)) return;
+  meta_.total_bytes = total_bytes;
+  if (reserved_bytes) meta_.reserved_bytes = reserved_bytes;
+  engine_.SetCapacity(static_cast<double>(*total_bytes),
+                      static_cast<double>(meta_.reserved_bytes.value_or(0)));
+}
+
+void SeriesBuilder::SetProcess(int64_t pid, std::string command) {
+  meta_.pid = pid;
+  meta_.process_command = std::move(command);
+}
+
+void SeriesBuilder::SetTimeFlags(bool has_zone, bool synthetic_time) {
+  meta_.has_zone = has_zone;
+  meta_.synthetic_time = synthetic_time;
+}
+
+void SeriesBuilder::AddEvent(double t, std::string label) { meta_.events.push_back({t, std::move(label)}); }
+
+SeriesAnalysis SeriesBuilder::Snapshot() const {
+  SeriesAnalysis out = meta_;
+  out.raw = raw_.Points();
+  out.buckets = engine_.buckets();
+  out.assessment = engine_.Assess();
+  return out;
+}
+
+}  // namespace vw::detection

@@ -1,0 +1,68 @@
+// SeriesBuilder: turns a stream of samples of one series (one GPU's used memory, or one process's)
+// into a SeriesAnalysis: feeds the LeakEngine, tracks capacity, and keeps a bounded min/max sketch
+// of the raw curve for plots. `analyze` uses one per GPU (and per GPU+PID where the trace lists
+// processes); the live daemon uses the same class, so batch and live cannot disagree.
+//
+// Cost: O(1) amortised per sample; memory bounded by `max_points` and the engine's bucket cap.
+// Units: seconds, bytes. Threading: one thread at a time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/sample.h"
+#include "detection/leak_engine.h"
+#include "detection/series_analysis.h"
+
+namespace vw::detection {
+
+// Keeps at most ~2*max_points points of a long curve: time is cut into bins whose width doubles
+// whenever the bin count would exceed max_points; each bin keeps its lowest and highest sample.
+class MinMaxDecimator {
+ public:
+  explicit MinMaxDecimator(size_t max_points = 2000) : max_bins_(max_points < 4 ? 4 : max_points) {}
+  void Add(double t, double value);
+  std::vector<SeriesPoint> Points() const;  // in time order
+
+ private:
+  struct Bin {
+    double t_min = 0, v_min = 0, t_max = 0, v_max = 0;
+  };
+  void Compact();
+  size_t max_bins_;
+  double origin_ = 0;
+  double width_ = 1.0;  // seconds per bin
+  bool started_ = false;
+  std::vector<std::pair<long long, Bin>> bins_;  // (bin number, bin), in order
+};
+
+class SeriesBuilder {
+ public:
+  SeriesBuilder(GpuIdentity gpu, EngineConfig config = {}, size_t max_points = 2000);
+
+  // One sample; `used` missing samples are counted but not fed to the engine.
+  void Add(const MemorySample& sample);
+  // A bare value (per-process series).
+  void Add(double t, double used_bytes);
+  void SetCapacity(std::optional<uint64_t> total_bytes, std::optional<uint64_t> reserved_bytes);
+
+  void SetProcess(int64_t pid, std::string command);
+  void SetTimeFlags(bool has_zone, bool synthetic_time);
+  void AddEvent(double t, std::string label);
+
+  size_t samples_with_memory() const { return engine_.samples(); }
+  size_t samples_without_memory() const { return missing_; }
+
+  // The analysis as of the samples seen so far (may be called repeatedly).
+  SeriesAnalysis Snapshot() const;
+
+ private:
+  SeriesAnalysis meta_;  // identity, flags, events; raw/buckets/assessment filled in Snapshot()
+  LeakEngine engine_;
+  MinMaxDecimator raw_;
+  size_t missing_ = 0;
+};
+
+}  // namespace vw::detection

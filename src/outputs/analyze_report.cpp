@@ -1,0 +1,199 @@
+#include "outputs/analyze_report.h"
+
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/time.h"
+#include "core/units.h"
+
+namespace vw::outputs {
+namespace {
+
+using detection::Assessment;
+using detection::SeriesAnalysis;
+using detection::Verdict;
+using nlohmann::json;
+
+json OptNum(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json OptBytes(const std::optional<double>& v) { return v ? json(static_cast<uint64_t>(std::llround(*v))) : json(nullptr); }
+
+std::string TimeText(const SeriesAnalysis& a, double t) {
+  if (a.synthetic_time) return fmt::format("t+{}", FormatDuration(t));
+  return FormatClock(t);
+}
+
+std::string TimeIso(const SeriesAnalysis& a, double t) {
+  if (a.synthetic_time) return fmt::format("{:.3f}", t);  // seconds from the start: no clock
+  return FormatIso8601(t, a.has_zone);
+}
+
+std::string SeriesName(const AnalyzedSeries& s) {
+  const SeriesAnalysis& a = s.analysis;
+  std::string name = fmt::format("GPU {}", a.gpu.key);
+  if (!a.gpu.name.empty()) name += fmt::format(" ({})", a.gpu.name);
+  if (a.pid) name += fmt::format(" · PID {} {}", *a.pid, a.process_command);
+  return name;
+}
+
+}  // namespace
+
+Severity SeverityOf(const SeriesAnalysis& a, const AnalyzeReportOptions& options) {
+  const Assessment& as = a.assessment;
+  if (as.verdict != Verdict::kLeak) return Severity::kOk;
+  if (as.tto_lo_s && *as.tto_lo_s < options.critical_runway_s) return Severity::kCritical;
+  return Severity::kWarning;
+}
+
+std::vector<std::string> NextSteps(const SeriesAnalysis& a) {
+  const Assessment& as = a.assessment;
+  std::vector<std::string> steps;
+  switch (as.verdict) {
+    case Verdict::kLeak:
+      steps.push_back(
+          "Find the process that grows: run `vramwatch check` (or `nvidia-smi --query-compute-apps=pid,used_memory "
+          "--format=csv -l 60`) and compare per-process memory over a few minutes.");
+      steps.push_back(
+          "Split the framework view from the driver view: log torch.cuda.memory_allocated() and "
+          "memory_reserved() per step. Allocated rising: the application keeps tensors (lists of losses, "
+          "graphs kept by .backward(retain_graph=True), caches). Allocated flat while driver used climbs: a "
+          "native extension or library below the framework. Reserved − allocated growing: fragmentation "
+          "(try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True).");
+      if (as.tto_lo_s) {
+        steps.push_back(fmt::format(
+            "Plan around the runway: at this rate the job can run out of memory in as little as {}; checkpoint "
+            "before then or restart the job with the fix.",
+            FormatDuration(*as.tto_lo_s)));
+      }
+      break;
+    case Verdict::kPlateau:
+      steps.push_back("No action: memory is held at a steady level. A high plateau is normal for caching "
+                      "allocators and pre-allocating servers; do not alert on percentage used.");
+      break;
+    case Verdict::kSettling:
+      steps.push_back("Wait and look again: growth is slowing down like an allocator warming up. Re-run "
+                      "`vramwatch analyze` on a longer recording (an hour or more after the slowdown).");
+      break;
+    case Verdict::kWarmup:
+      steps.push_back("Too early to judge: the run is still ramping up. Record for at least an hour after the "
+                      "ramp ends (`vramwatch record`) and analyse again.");
+      break;
+    case Verdict::kInsufficientData:
+      steps.push_back("Record longer or more often: at least 15 minutes with a memory.used sample every few "
+                      "seconds (`vramwatch record`, or nvidia-smi --query-gpu=timestamp,index,memory.used,"
+                      "memory.total --format=csv -l 5).");
+      break;
+  }
+  return steps;
+}
+
+std::string RenderAnalyzeText(const std::vector<AnalyzedSeries>& series, const AnalyzeReportOptions& options) {
+  std::string out;
+  for (const AnalyzedSeries& s : series) {
+    const SeriesAnalysis& a = s.analysis;
+    const Assessment& as = a.assessment;
+    Severity sev = SeverityOf(a, options);
+    out += fmt::format("{} — {}  [{}]\n", SeriesName(s), detection::VerdictName(as.verdict), SeverityName(sev));
+    out += fmt::format("  source     {}\n", s.source);
+    if (as.samples > 0) {
+      out += fmt::format("  span       {} → {} ({}, {} samples)\n", TimeText(a, as.start_t), TimeText(a, as.end_t),
+                         FormatDuration(as.end_t - as.start_t), as.samples);
+    } else {
+      out += "  span       no memory samples\n";
+    }
+    if (s.samples_without_memory > 0) {
+      out += fmt::format("  missing    {} samples had no memory value ([N/A]); they were skipped\n",
+                         s.samples_without_memory);
+    }
+    if (as.last_used_bytes) {
+      out += fmt::format("  used       {}", FormatBytes(*as.last_used_bytes));
+      if (a.total_bytes) {
+        out += fmt::format(" of {} ({:.0f} %)", FormatBytes(static_cast<double>(*a.total_bytes)),
+                           100.0 * *as.last_used_bytes / static_cast<double>(*a.total_bytes));
+      } else {
+        out += " (card size unknown: pass --total)";
+      }
+      out += "\n";
+    }
+    if (as.floor_bytes && as.peak_bytes) {
+      out += fmt::format("  floor/peak {} / {}\n", FormatBytes(*as.floor_bytes), FormatBytes(*as.peak_bytes));
+    }
+    if (as.rate_bps) {
+      out += fmt::format("  rate       {}", FormatRate(*as.rate_bps));
+      if (as.rate_lo_bps && as.rate_hi_bps) {
+        out += fmt::format(" (90 % range {} … {})", FormatRate(*as.rate_lo_bps), FormatRate(*as.rate_hi_bps));
+      }
+      out += "\n";
+    }
+    if (as.tto_s) {
+      out += fmt::format("  OOM in     {} (at {})", FormatDuration(*as.tto_s), TimeText(a, as.end_t + *as.tto_s));
+      if (as.tto_lo_s) {
+        std::string hi = as.tto_hi_s ? FormatDuration(*as.tto_hi_s) : std::string("never");
+        out += fmt::format(", range {} … {}", FormatDuration(*as.tto_lo_s), hi);
+      }
+      out += "\n";
+    } else if (as.verdict == Verdict::kLeak) {
+      out += "  OOM in     unknown: the card size is not in the trace (pass --total 80GiB)\n";
+    }
+    if (!as.evidence.empty()) {
+      out += "  evidence\n";
+      for (const std::string& e : as.evidence) out += fmt::format("    - {}\n", e);
+    }
+    out += "  next\n";
+    for (const std::string& step : NextSteps(a)) out += fmt::format("    - {}\n", step);
+    out += "\n";
+  }
+  if (options.skipped_lines > 0) {
+    out += fmt::format("Skipped {} malformed line(s) (--lenient):\n", options.skipped_lines);
+    for (const std::string& e : options.skipped_examples) out += fmt::format("  {}\n", e);
+  }
+  return out;
+}
+
+json RenderAnalyzeJson(const std::vector<AnalyzedSeries>& series, const AnalyzeReportOptions& options) {
+  json gpus = json::array();
+  for (const AnalyzedSeries& s : series) {
+    const SeriesAnalysis& a = s.analysis;
+    const Assessment& as = a.assessment;
+    json g;
+    g["gpu"] = a.gpu.key;
+    g["source"] = s.source;
+    g["uuid"] = a.gpu.uuid.empty() ? json(nullptr) : json(a.gpu.uuid);
+    g["pci_bus_id"] = a.gpu.pci_bus_id.empty() ? json(nullptr) : json(a.gpu.pci_bus_id);
+    g["name"] = a.gpu.name.empty() ? json(nullptr) : json(a.gpu.name);
+    g["pid"] = a.pid ? json(*a.pid) : json(nullptr);
+    if (a.pid) g["command"] = a.process_command;
+    g["verdict"] = detection::VerdictName(as.verdict);
+    g["severity"] = SeverityName(SeverityOf(a, options));
+    g["memory_total_bytes"] = a.total_bytes ? json(*a.total_bytes) : json(nullptr);
+    g["memory_reserved_bytes"] = a.reserved_bytes ? json(*a.reserved_bytes) : json(nullptr);
+    g["memory_used_bytes"] = OptBytes(as.last_used_bytes);
+    g["floor_bytes"] = OptBytes(as.floor_bytes);
+    g["peak_bytes"] = OptBytes(as.peak_bytes);
+    g["leak_rate_bytes_per_second"] = OptNum(as.rate_bps);
+    g["leak_rate_ci_bytes_per_second"] =
+        as.rate_lo_bps && as.rate_hi_bps ? json::array({*as.rate_lo_bps, *as.rate_hi_bps}) : json(nullptr);
+    g["leak_start"] = as.leak_start_t ? json(TimeIso(a, *as.leak_start_t)) : json(nullptr);
+    g["time_to_oom_seconds"] = OptNum(as.tto_s);
+    g["time_to_oom_ci_seconds"] =
+        as.tto_lo_s ? json::array({*as.tto_lo_s, OptNum(as.tto_hi_s)}) : json(nullptr);
+    g["oom_at"] = as.tto_s && !a.synthetic_time ? json(TimeIso(a, as.end_t + *as.tto_s)) : json(nullptr);
+    g["samples"] = as.samples;
+    g["samples_without_memory"] = s.samples_without_memory;
+    g["start"] = as.samples ? json(TimeIso(a, as.start_t)) : json(nullptr);
+    g["end"] = as.samples ? json(TimeIso(a, as.end_t)) : json(nullptr);
+    g["clock"] = a.synthetic_time ? "synthetic" : (a.has_zone ? "utc" : "wall");
+    g["evidence"] = as.evidence;
+    g["next_steps"] = NextSteps(a);
+    gpus.push_back(std::move(g));
+  }
+  json out;
+  out["schema"] = "vramwatch.analyze/1";
+  out["gpus"] = std::move(gpus);
+  out["skipped_lines"] = options.skipped_lines;
+  out["skipped_examples"] = options.skipped_examples;
+  return out;
+}
+
+}  // namespace vw::outputs

@@ -1,0 +1,40 @@
+// The `analyze` report: one block of text per series for people, or the `vramwatch.analyze/1`
+// JSON object for scripts (documented in docs/analyze.md and docs/schema/analyze.schema.json).
+//
+// Sizes in JSON are bytes, rates bytes/second, durations seconds, times ISO 8601; the text uses
+// MiB/GiB, MiB/h and "9h 12m". Pure functions of the analyses: no I/O.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/finding.h"
+#include "detection/series_analysis.h"
+
+namespace vw::outputs {
+
+struct AnalyzedSeries {
+  std::string source;  // file name (or Prometheus URL) the series came from
+  detection::SeriesAnalysis analysis;
+  size_t samples_without_memory = 0;  // samples whose memory value was missing ([N/A])
+};
+
+struct AnalyzeReportOptions {
+  double critical_runway_s = 24 * 3600.0;  // a leak whose pessimistic runway is shorter is CRITICAL
+  size_t skipped_lines = 0;                // lenient mode: lines skipped in all files
+  std::vector<std::string> skipped_examples;  // "run.csv:12: expected ..."
+};
+
+// Severity of one series: a leak is WARNING, CRITICAL when the pessimistic time to OOM is under
+// the critical runway; everything else OK.
+Severity SeverityOf(const detection::SeriesAnalysis& a, const AnalyzeReportOptions& options);
+
+// The next steps for a person, following the verdict (and the evidence at hand).
+std::vector<std::string> NextSteps(const detection::SeriesAnalysis& a);
+
+std::string RenderAnalyzeText(const std::vector<AnalyzedSeries>& series, const AnalyzeReportOptions& options);
+nlohmann::json RenderAnalyzeJson(const std::vector<AnalyzedSeries>& series, const AnalyzeReportOptions& options);
+
+}  // namespace vw::outputs

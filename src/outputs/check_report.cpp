@@ -1,0 +1,261 @@
+#include "outputs/check_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/exit_codes.h"
+#include "core/time.h"
+#include "core/units.h"
+
+namespace vw::outputs {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+template <typename T>
+json Opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json Str(const std::string& s) {
+  return s.empty() ? json(nullptr) : json(s);
+}
+
+json ProcessJson(const ProcessSnapshot& p) {
+  const ProcessInfo& i = p.info;
+  return json{
+      {"pid", p.pid},
+      {"container_pid", Opt(i.container_pid)},
+      {"listed_by_nvml", p.listed_by_nvml},
+      {"type", p.listed_by_nvml ? json(ProcessTypes(p)) : json(nullptr)},
+      {"used_bytes", Opt(p.used_bytes)},
+      {"sm_util_ratio", Opt(p.sm_util_ratio)},
+      {"gpu_instance_id", Opt(p.gpu_instance_id)},
+      {"compute_instance_id", Opt(p.compute_instance_id)},
+      {"alive", i.alive},
+      {"state", StateName(i.state)},
+      {"start_time_seconds", Opt(i.start_time_s)},
+      {"cpu_seconds", Opt(i.cpu_seconds)},
+      {"uid", Opt(i.uid)},
+      {"user", Str(i.user)},
+      {"command", !i.command.empty() ? json(i.command) : Str(p.nvml_name)},
+      {"container_id", Str(i.container_id)},
+      {"pod_uid", Str(i.pod_uid)},
+      {"slurm_job", Str(i.slurm_job)},
+      {"unreadable", i.unreadable},
+  };
+}
+
+json GpuJson(const GpuSnapshot& g) {
+  json mig = json::array();
+  for (const auto& m : g.mig_devices) {
+    mig.push_back({{"gpu_instance_id", m.gpu_instance_id},
+                   {"compute_instance_id", m.compute_instance_id},
+                   {"index", Opt(m.index)},
+                   {"uuid", Str(m.uuid)},
+                   {"name", Str(m.name)},
+                   {"memory_total_bytes", Opt(m.memory_total_bytes)},
+                   {"memory_used_bytes", Opt(m.memory_used_bytes)},
+                   {"memory_free_bytes", Opt(m.memory_free_bytes)}});
+  }
+  json procs = json::array();
+  for (const auto& p : g.processes) procs.push_back(ProcessJson(p));
+  json errors = json::array();
+  for (const auto& e : g.nvml_errors) {
+    errors.push_back({{"function", e.function}, {"code", e.code}, {"message", e.message}});
+  }
+  if (g.nvml_errors.empty()) {
+    for (const auto& e : g.errors) errors.push_back({{"function", nullptr}, {"code", nullptr}, {"message", e}});
+  }
+  return json{
+      {"gpu", std::to_string(g.index)},
+      {"index", g.index},
+      {"uuid", Str(g.uuid)},
+      {"name", Str(g.name)},
+      {"pci_bus_id", Str(g.pci_bus_id)},
+      {"minor", Opt(g.minor)},
+      {"time", FormatIso8601(g.t, true)},
+      {"responsive", g.responsive},
+      {"lost", g.lost},
+      {"memory_total_bytes", Opt(g.memory_total_bytes)},
+      {"memory_used_bytes", Opt(g.memory_used_bytes)},
+      {"memory_free_bytes", Opt(g.memory_free_bytes)},
+      {"memory_reserved_bytes", Opt(g.memory_reserved_bytes)},
+      {"memory_unattributed_bytes", Opt(UnattributedBytes(g))},
+      {"bar1_total_bytes", Opt(g.bar1_total_bytes)},
+      {"bar1_used_bytes", Opt(g.bar1_used_bytes)},
+      {"gpu_util_ratio", Opt(g.gpu_util_ratio)},
+      {"memory_util_ratio", Opt(g.memory_util_ratio)},
+      {"mig_enabled", g.mig_enabled},
+      {"mig_devices", mig},
+      {"errors", errors},
+      {"processes", procs},
+  };
+}
+
+std::string Bytes(const std::optional<uint64_t>& b) {
+  return b ? FormatBytes(static_cast<double>(*b)) : "-";
+}
+std::string Percent(const std::optional<double>& r) {
+  return r ? fmt::format("{:.0f} %", *r * 100.0) : std::string("-");
+}
+
+std::string Where(const ProcessInfo& i) {
+  std::vector<std::string> parts;
+  if (!i.container_id.empty()) parts.push_back("ctr " + i.container_id.substr(0, 12));
+  if (!i.pod_uid.empty()) parts.push_back("pod " + i.pod_uid.substr(0, 8));
+  if (!i.slurm_job.empty()) parts.push_back("job " + i.slurm_job);
+  return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, " "));
+}
+
+std::string Paint(const std::string& s, Severity sev, bool color) {
+  if (!color) return s;
+  const char* code = sev == Severity::kCritical ? "\033[1;31m" : sev == Severity::kWarning ? "\033[1;33m" : "\033[32m";
+  return code + s + "\033[0m";
+}
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+std::string StateName(ProcState s) {
+  switch (s) {
+    case ProcState::kRunning: return "R";
+    case ProcState::kSleeping: return "S";
+    case ProcState::kDiskSleep: return "D";
+    case ProcState::kZombie: return "Z";
+    case ProcState::kStopped: return "T";
+    case ProcState::kDead: return "X";
+    case ProcState::kGone: return "gone";
+    case ProcState::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::string ProcessTypes(const ProcessSnapshot& p) {
+  if (!p.listed_by_nvml) return "-";
+  std::vector<std::string> t;
+  if (p.compute) t.push_back("C");
+  if (p.graphics) t.push_back("G");
+  if (p.mps) t.push_back("M");
+  return t.empty() ? "?" : fmt::format("{}", fmt::join(t, "+"));
+}
+
+std::optional<uint64_t> UnattributedBytes(const GpuSnapshot& g) {
+  if (!g.memory_used_bytes || !g.responsive || g.lost) return std::nullopt;
+  for (const auto& e : g.nvml_errors) {
+    if (e.function.find("RunningProcesses") != std::string::npos && e.code != 3) return std::nullopt;
+  }
+  uint64_t sum = 0;
+  for (const auto& p : g.processes) {
+    if (!p.listed_by_nvml) continue;
+    if (!p.used_bytes) return std::nullopt;
+    sum += *p.used_bytes;
+  }
+  return *g.memory_used_bytes > sum ? *g.memory_used_bytes - sum : 0;
+}
+
+nlohmann::ordered_json CheckReportJson(const CheckReport& r) {
+  const HostSnapshot& h = r.snapshot;
+  json gpus = json::array();
+  for (const auto& g : h.gpus) gpus.push_back(GpuJson(g));
+  json findings = json::array();
+  for (const auto& f : r.result.findings) {
+    findings.push_back({{"kind", f.kind},
+                        {"severity", std::string(SeverityName(f.severity))},
+                        {"gpu", Str(f.gpu)},
+                        {"pid", Opt(f.pid)},
+                        {"bytes", Opt(f.bytes)},
+                        {"message", f.message},
+                        {"action", f.action}});
+  }
+  std::string status = r.exit_code == kExitUnknown ? "unknown" : std::string(SeverityName(r.result.worst));
+  return json{
+      {"schema", "vramwatch.check/1"},
+      {"status", status},
+      {"exit_code", r.exit_code},
+      {"host",
+       {{"hostname", Str(h.hostname)},
+        {"time", FormatIso8601(h.t, true)},
+        {"driver_version", Str(h.driver_version)},
+        {"cuda_driver_version", Opt(h.cuda_driver_version)},
+        {"nvml_version", Str(h.nvml_version)},
+        {"nvml_library", Str(r.nvml_library)},
+        {"nvml_functions", r.nvml_functions},
+        {"host_pids_visible", h.host_pids_visible},
+        {"kernel_log", Str(r.kernel_log_source)},
+        {"xid_events", r.xid_events},
+        {"control_only_holders", r.control_only_holders},
+        {"errors", h.errors}}},
+      {"window_seconds", r.window_s},
+      {"samples", r.samples},
+      {"gpus", gpus},
+      {"findings", findings},
+      {"notes", r.result.notes},
+  };
+}
+
+std::string CheckReportText(const CheckReport& r, bool color) {
+  const HostSnapshot& h = r.snapshot;
+  std::string out;
+  out += fmt::format(
+      "vramwatch check  {}  driver {}{}  {}{}\n", h.hostname.empty() ? "-" : h.hostname,
+      h.driver_version.empty() ? "-" : h.driver_version,
+      h.cuda_driver_version
+          ? fmt::format("  CUDA {}.{}", *h.cuda_driver_version / 1000, (*h.cuda_driver_version % 1000) / 10)
+          : std::string(),
+      FormatIso8601(h.t, true),
+      r.window_s > 0 ? fmt::format("  window {} ({} samples)", FormatDuration(r.window_s), r.samples) : std::string());
+  for (const auto& g : h.gpus) {
+    out += fmt::format("\nGPU {}  {}  {}  {}{}{}\n", g.index, g.name.empty() ? "-" : g.name,
+                       g.pci_bus_id.empty() ? "-" : g.pci_bus_id, g.uuid.empty() ? "-" : g.uuid,
+                       g.lost ? "  [LOST]" : "", g.responsive ? "" : "  [NOT RESPONDING]");
+    out += fmt::format("  memory used {} / total {}  free {}  reserved {}  unattributed {}  BAR1 {} / {}  util {}\n",
+                       Bytes(g.memory_used_bytes), Bytes(g.memory_total_bytes), Bytes(g.memory_free_bytes),
+                       Bytes(g.memory_reserved_bytes), Bytes(UnattributedBytes(g)), Bytes(g.bar1_used_bytes),
+                       Bytes(g.bar1_total_bytes), Percent(g.gpu_util_ratio));
+    if (g.processes.empty()) {
+      out += "  no processes\n";
+      continue;
+    }
+    out += fmt::format("  {:>8} {:>8} {:<10} {:<5} {:>10} {:>5} {:<4} {:<22} {}\n", "PID", "CPID", "USER", "STATE",
+                       "MEMORY", "SM", "TYPE", "CONTAINER/POD/JOB", "COMMAND");
+    for (const auto& p : g.processes) {
+      std::string cmd = !p.info.command.empty() ? p.info.command : p.nvml_name;
+      if (cmd.empty()) cmd = p.info.unreadable.empty() ? "-" : "(" + p.info.unreadable.front() + ")";
+      if (cmd.size() > 60) cmd = cmd.substr(0, 57) + "...";
+      out += fmt::format("  {:>8} {:>8} {:<10} {:<5} {:>10} {:>5} {:<4} {:<22} {}\n", p.pid,
+                         p.info.container_pid ? std::to_string(*p.info.container_pid) : "-",
+                         p.info.user.empty() ? (p.info.uid ? std::to_string(*p.info.uid) : "-") : p.info.user,
+                         StateName(p.info.state), p.listed_by_nvml ? Bytes(p.used_bytes) : "(fd only)",
+                         Percent(p.sm_util_ratio), ProcessTypes(p), Where(p.info), cmd);
+    }
+  }
+  out += "\n";
+  if (r.result.findings.empty()) {
+    out += "No findings.\n";
+  } else {
+    out += "Findings:\n";
+    for (const auto& f : r.result.findings) {
+      out += fmt::format("  {} {}{}: {}\n",
+                         Paint(fmt::format("{:<8}", Upper(SeverityName(f.severity))), f.severity, color), f.kind,
+                         f.gpu.empty() ? "" : " (GPU " + f.gpu + ")", f.message);
+      out += fmt::format("           next: {}\n", f.action);
+    }
+  }
+  if (!r.result.notes.empty()) {
+    out += "Notes:\n";
+    for (const auto& n : r.result.notes) out += "  - " + n + "\n";
+  }
+  static constexpr const char* kNames[] = {"OK", "WARNING", "CRITICAL", "UNKNOWN"};
+  int code = std::clamp(r.exit_code, 0, 3);
+  out += fmt::format("\nStatus: {} (exit {})\n", kNames[code], r.exit_code);
+  return out;
+}
+
+}  // namespace vw::outputs

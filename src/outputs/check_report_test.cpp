@@ -1,0 +1,108 @@
+#include "outputs/check_report.h"
+
+#include <gtest/gtest.h>
+
+namespace vw::outputs {
+namespace {
+
+CheckReport Sample() {
+  CheckReport r;
+  r.snapshot.hostname = "node1";
+  r.snapshot.driver_version = "550.54.15";
+  r.snapshot.cuda_driver_version = 12040;
+  GpuSnapshot g;
+  g.index = 0;
+  g.uuid = "GPU-1";
+  g.name = "NVIDIA H100 80GB HBM3";
+  g.minor = 0;
+  g.memory_total_bytes = 1000;
+  g.memory_used_bytes = 700;
+  g.memory_reserved_bytes = 10;
+  ProcessSnapshot p;
+  p.pid = 42;
+  p.compute = true;
+  p.graphics = true;
+  p.used_bytes = 500;
+  p.info.alive = true;
+  p.info.state = ProcState::kZombie;
+  p.info.container_pid = 7;
+  p.info.user = "alice";
+  p.info.command = "python3 x.py";
+  ProcessSnapshot fd_only;
+  fd_only.pid = 43;
+  fd_only.listed_by_nvml = false;
+  fd_only.info.alive = true;
+  fd_only.info.state = ProcState::kSleeping;
+  fd_only.info.unreadable = {"cmdline: permission denied"};
+  g.processes = {p, fd_only};
+  r.snapshot.gpus = {g};
+  Finding f;
+  f.kind = "zombie_holder";
+  f.severity = Severity::kCritical;
+  f.gpu = "0";
+  f.pid = 42;
+  f.bytes = 500;
+  f.message = "m";
+  f.action = "a";
+  r.result.findings = {f};
+  r.result.worst = Severity::kCritical;
+  r.result.notes = {"n"};
+  r.exit_code = 2;
+  return r;
+}
+
+TEST(CheckReportJson, HasTheContractFieldsAndNullsForMissingValues) {
+  auto j = CheckReportJson(Sample());
+  EXPECT_EQ(j["schema"], "vramwatch.check/1");
+  EXPECT_EQ(j["status"], "critical");
+  EXPECT_EQ(j["exit_code"], 2);
+  const auto& g = j["gpus"][0];
+  EXPECT_EQ(g["gpu"], "0");
+  EXPECT_EQ(g["memory_used_bytes"], 700);
+  EXPECT_TRUE(g["memory_free_bytes"].is_null());
+  EXPECT_TRUE(g["bar1_total_bytes"].is_null());
+  EXPECT_EQ(g["memory_unattributed_bytes"], 200);
+  const auto& p = g["processes"][0];
+  EXPECT_EQ(p["pid"], 42);
+  EXPECT_EQ(p["container_pid"], 7);
+  EXPECT_EQ(p["state"], "Z");
+  EXPECT_EQ(p["type"], "C+G");
+  EXPECT_TRUE(p["sm_util_ratio"].is_null());
+  const auto& q = g["processes"][1];
+  EXPECT_EQ(q["listed_by_nvml"], false);
+  EXPECT_TRUE(q["used_bytes"].is_null());
+  EXPECT_TRUE(q["type"].is_null());
+  EXPECT_EQ(q["unreadable"][0], "cmdline: permission denied");
+  const auto& f = j["findings"][0];
+  EXPECT_EQ(f["kind"], "zombie_holder");
+  EXPECT_EQ(f["severity"], "critical");
+  EXPECT_EQ(f["pid"], 42);
+  EXPECT_EQ(f["bytes"], 500);
+  EXPECT_EQ(j["notes"][0], "n");
+  EXPECT_EQ(j["host"]["cuda_driver_version"], 12040);
+}
+
+TEST(CheckReportText, ShowsEveryHolderFindingsAndStatus) {
+  std::string t = CheckReportText(Sample(), false);
+  EXPECT_NE(t.find("CUDA 12.4"), std::string::npos) << t;
+  EXPECT_NE(t.find("python3 x.py"), std::string::npos) << t;
+  EXPECT_NE(t.find("(fd only)"), std::string::npos) << t;
+  EXPECT_NE(t.find("(cmdline: permission denied)"), std::string::npos) << t;
+  EXPECT_NE(t.find("CRITICAL"), std::string::npos) << t;
+  EXPECT_NE(t.find("next: a"), std::string::npos) << t;
+  EXPECT_NE(t.find("Status: CRITICAL (exit 2)"), std::string::npos) << t;
+  EXPECT_EQ(t.find("\033["), std::string::npos);
+}
+
+TEST(UnattributedBytes, MissingWhenAListedProcessHasNoFigure) {
+  GpuSnapshot g;
+  g.memory_used_bytes = 100;
+  ProcessSnapshot p;
+  g.processes = {p};
+  EXPECT_FALSE(UnattributedBytes(g).has_value());
+  g.processes[0].used_bytes = 150;
+  EXPECT_EQ(UnattributedBytes(g), 0u);
+}
+
+}  // namespace
+}  // namespace vw::outputs

@@ -1,0 +1,212 @@
+// The self-contained HTML report (see html_report.h).
+#include "outputs/html_report.h"
+
+#include <fmt/format.h>
+
+#include "core/time.h"
+#include "core/units.h"
+
+namespace vw::outputs {
+namespace {
+
+using detection::SeriesAnalysis;
+using detection::Verdict;
+
+constexpr const char* kPageCss = R"css(
+:root{--bg:#f6f8fa;--card:#ffffff;--fg:#1f2328;--muted:#57606a;--line:#d0d7de;
+  --leak:#c8202b;--leak-bg:#ffebe9;--ok:#1a7f37;--ok-bg:#dafbe1;--wait:#9a6700;--wait-bg:#fff8c5;--none:#57606a;--none-bg:#eaeef2}
+@media (prefers-color-scheme: dark){:root.vw-theme-auto{--bg:#010409;--card:#0d1117;--fg:#e6edf3;--muted:#9da7b3;--line:#30363d;
+  --leak:#ff7b72;--leak-bg:#3d1418;--ok:#56d364;--ok-bg:#12361f;--wait:#e3b341;--wait-bg:#3b2e0a;--none:#9da7b3;--none-bg:#21262d}}
+:root.vw-theme-dark{--bg:#010409;--card:#0d1117;--fg:#e6edf3;--muted:#9da7b3;--line:#30363d;
+  --leak:#ff7b72;--leak-bg:#3d1418;--ok:#56d364;--ok-bg:#12361f;--wait:#e3b341;--wait-bg:#3b2e0a;--none:#9da7b3;--none-bg:#21262d}
+*{box-sizing:border-box}
+body{margin:0;padding:20px 24px;background:var(--bg);color:var(--fg);
+  font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
+h1{font-size:20px;margin:0 0 2px}
+.vw-meta{color:var(--muted);margin:0 0 16px}
+table{border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:6px;margin-bottom:18px}
+th,td{padding:6px 12px;text-align:left;border-bottom:1px solid var(--line);white-space:nowrap}
+th{color:var(--muted);font-weight:600;font-size:12px}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.vw-multiples{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:16px}
+.vw-series{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 16px;min-width:0}
+.vw-series h2{font-size:16px;margin:0 0 6px;display:flex;gap:10px;align-items:center;flex-wrap:wrap}
+.vw-series figure{margin:8px 0}
+.vw-series svg{width:100%;height:auto;display:block}
+.vw-verdict{margin:4px 0 8px}
+.vw-badge{display:inline-block;padding:1px 9px;border-radius:999px;font-size:12px;font-weight:600;
+  border:1px solid currentColor;text-transform:uppercase;letter-spacing:.03em}
+.vw-badge-leak{color:var(--leak);background:var(--leak-bg)}
+.vw-badge-plateau{color:var(--ok);background:var(--ok-bg)}
+.vw-badge-settling,.vw-badge-warm-up{color:var(--wait);background:var(--wait-bg)}
+.vw-badge-insufficient-data{color:var(--none);background:var(--none-bg)}
+dl.vw-facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:8px 0}
+dl.vw-facts dt{color:var(--muted)}
+dl.vw-facts dd{margin:0;font-variant-numeric:tabular-nums}
+.vw-evidence{margin:6px 0 0;padding-left:20px}
+.vw-evidence li{margin:2px 0}
+h3{font-size:13px;color:var(--muted);margin:10px 0 2px;font-weight:600}
+)css";
+
+std::string BadgeClass(Verdict v) {
+  std::string name = VerdictText(v);
+  for (char& c : name) {
+    if (c == ' ') c = '-';
+  }
+  return "vw-badge vw-badge-" + name;
+}
+
+std::string Fact(std::string_view name, const std::string& value) {
+  return fmt::format("<dt>{}</dt><dd>{}</dd>\n", name, XmlEscape(value));
+}
+
+std::string OomText(const SeriesAnalysis& s, double off) {
+  const auto& a = s.assessment;
+  if (!a.tto_s) return "—";
+  std::string out =
+      FormatTime(a.end_t + *a.tto_s, s.synthetic_time, s.has_zone ? off : 0) + " (in " + FormatDuration(*a.tto_s) + ")";
+  return out;
+}
+
+std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, double chart_width) {
+  const auto& a = s.assessment;
+  const double off = s.has_zone ? o.label_offset_s : 0;
+  std::string out = fmt::format("<section class=\"vw-series\" data-gpu=\"{}\" data-verdict=\"{}\"",
+                                XmlEscape(s.gpu.key), XmlEscape(VerdictKey(a.verdict)));
+  if (s.pid) out += fmt::format(" data-pid=\"{}\"", *s.pid);
+  out += ">\n";
+  out += fmt::format("<h2><span>{}</span><span class=\"{}\">{}</span></h2>\n", XmlEscape(SeriesName(s)),
+                     BadgeClass(a.verdict), XmlEscape(VerdictText(a.verdict)));
+  out += fmt::format("<p class=\"vw-verdict\">{}</p>\n", XmlEscape(VerdictSentence(s, o.label_offset_s)));
+
+  SvgOptions svg;
+  svg.standalone = false;
+  svg.embed_style = false;
+  svg.theme = o.theme;
+  svg.chart.width = chart_width;
+  svg.chart.height = chart_width > 700 ? 400 : 360;
+  svg.chart.label_offset_s = o.label_offset_s;
+  svg.chart.zone_name = o.zone_name;
+  out += "<figure>\n" + RenderSvgChart(s, svg) + "</figure>\n";
+
+  out += "<dl class=\"vw-facts\">\n";
+  if (a.rate_bps) {
+    std::string rate = ChartRate(*a.rate_bps);
+    if (a.rate_lo_bps && a.rate_hi_bps)
+      rate += " (" + ChartRateRange(*a.rate_lo_bps, *a.rate_hi_bps, *a.rate_bps) + ")";
+    out += Fact("Leak rate", rate);
+  }
+  if (a.tto_s) {
+    std::string range;
+    if (a.tto_lo_s)
+      range = ", range " + FormatDuration(*a.tto_lo_s) + " – " + (a.tto_hi_s ? FormatDuration(*a.tto_hi_s) : "never");
+    out += Fact("Out of memory", OomText(s, o.label_offset_s) + range);
+  }
+  if (a.floor_bytes) out += Fact("Floor", FormatBytes(*a.floor_bytes));
+  if (a.peak_bytes) out += Fact("Peak", FormatBytes(*a.peak_bytes));
+  if (a.capacity_bytes) out += Fact("Capacity", FormatBytes(*a.capacity_bytes));
+  if (a.samples > 0) {
+    out += Fact("Samples", fmt::format("{} from {} to {}", a.samples, FormatTime(a.start_t, s.synthetic_time, off),
+                                       FormatTime(a.end_t, s.synthetic_time, off)));
+  }
+  out += "</dl>\n";
+  if (!a.evidence.empty()) {
+    out += "<h3>Evidence</h3>\n<ul class=\"vw-evidence\">\n";
+    for (const auto& e : a.evidence) out += "<li>" + XmlEscape(e) + "</li>\n";
+    out += "</ul>\n";
+  }
+  out += "</section>\n";
+  return out;
+}
+
+std::string SummaryTable(const std::vector<SeriesAnalysis>& series, const HtmlReportOptions& o) {
+  std::string out =
+      "<table class=\"vw-summary\">\n<thead><tr><th>Series</th><th>Verdict</th><th>Leak rate</th><th>Out of "
+      "memory</th><th>Floor</th><th>Peak</th><th>Capacity</th></tr></thead>\n<tbody>\n";
+  auto opt_bytes = [](const std::optional<double>& v) { return v ? FormatBytes(*v) : std::string("—"); };
+  for (const auto& s : series) {
+    const auto& a = s.assessment;
+    out += fmt::format(
+        "<tr data-gpu=\"{}\"><td>{}</td><td><span class=\"{}\">{}</span></td><td class=\"num\">{}</td><td>{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+        XmlEscape(s.gpu.key), XmlEscape(SeriesName(s)), BadgeClass(a.verdict), XmlEscape(VerdictText(a.verdict)),
+        a.rate_bps ? XmlEscape(ChartRate(*a.rate_bps)) : "—", XmlEscape(OomText(s, o.label_offset_s)),
+        opt_bytes(a.floor_bytes), opt_bytes(a.peak_bytes), opt_bytes(a.capacity_bytes));
+  }
+  out += "</tbody>\n</table>\n";
+  return out;
+}
+
+}  // namespace
+
+std::string VerdictSentence(const SeriesAnalysis& s, double label_offset_s) {
+  const auto& a = s.assessment;
+  const double off = s.has_zone ? label_offset_s : 0;
+  auto when = [&](double t) { return ShortTime(t, a.end_t, s.synthetic_time, off); };
+  switch (a.verdict) {
+    case Verdict::kLeak: {
+      std::string out = "Leak";
+      if (a.rate_bps) {
+        out += " of " + ChartRate(*a.rate_bps);
+        if (a.rate_lo_bps && a.rate_hi_bps)
+          out += " (" + ChartRateRange(*a.rate_lo_bps, *a.rate_hi_bps, *a.rate_bps) + ")";
+      }
+      if (a.leak_start_t) out += " since " + FormatTime(*a.leak_start_t, s.synthetic_time, off);
+      if (a.tto_s) {
+        out += "; memory runs out around " + when(a.end_t + *a.tto_s) + " (in " + FormatDuration(*a.tto_s);
+        if (a.tto_lo_s) {
+          out += "; between " + when(a.end_t + *a.tto_lo_s) + " and " +
+                 (a.tto_hi_s ? when(a.end_t + *a.tto_hi_s) : "never");
+        }
+        out += ").";
+      } else {
+        out += a.capacity_bytes ? "." : "; the card's capacity is unknown, so there is no OOM forecast.";
+      }
+      return out;
+    }
+    case Verdict::kPlateau: {
+      std::string out = "Plateau: no leak.";
+      if (a.floor_bytes) out += " The floor holds at " + FormatBytes(*a.floor_bytes);
+      if (a.floor_bytes && a.peak_bytes) out += " with peaks to " + FormatBytes(*a.peak_bytes);
+      if (a.floor_bytes) out += ".";
+      if (a.capacity_bytes && a.peak_bytes) out += " Headroom " + FormatBytes(*a.capacity_bytes - *a.peak_bytes) + ".";
+      return out;
+    }
+    case Verdict::kSettling: return "Settling: memory still grows but the growth is slowing down; no verdict yet.";
+    case Verdict::kWarmup: return "Warm-up: still in the initial ramp; no verdict yet.";
+    case Verdict::kInsufficientData:
+      return fmt::format("Insufficient data: {} samples over {} are too few to judge.", a.samples,
+                         FormatDuration(a.end_t - a.start_t));
+  }
+  return {};
+}
+
+std::string RenderHtmlReport(const std::vector<SeriesAnalysis>& series, const HtmlReportOptions& o) {
+  std::string out = "<!DOCTYPE html>\n";
+  out += fmt::format("<html lang=\"en\" class=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n", ThemeClass(o.theme));
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += "<meta name=\"color-scheme\" content=\"light dark\">\n";
+  out += fmt::format("<title>{}</title>\n<style>{}\n{}</style>\n</head>\n<body>\n", XmlEscape(o.title), kPageCss,
+                     ChartCss());
+  out += fmt::format("<h1>{}</h1>\n", XmlEscape(o.title));
+  std::string meta;
+  if (!o.source.empty()) meta += XmlEscape(o.source);
+  if (!o.generated_at.empty()) meta += (meta.empty() ? "generated " : " · generated ") + XmlEscape(o.generated_at);
+  size_t leaks = 0;
+  for (const auto& s : series) leaks += s.assessment.verdict == Verdict::kLeak ? 1 : 0;
+  meta += fmt::format("{}{} series, {} leaking", meta.empty() ? "" : " · ", series.size(), leaks);
+  out += "<p class=\"vw-meta\">" + meta + "</p>\n";
+  if (series.empty()) {
+    out += "<p class=\"vw-verdict\">No series to report: the input held no memory samples.</p>\n";
+  } else {
+    if (series.size() > 1) out += SummaryTable(series, o);
+    double chart_width = series.size() > 1 ? 540 : 1100;
+    out += series.size() > 1 ? "<div class=\"vw-multiples\">\n" : "<div>\n";
+    for (const auto& s : series) out += SeriesSection(s, o, chart_width);
+    out += "</div>\n";
+  }
+  out += "</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace vw::outputs

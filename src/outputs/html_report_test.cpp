@@ -1,0 +1,168 @@
+#include "outputs/html_report.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "outputs/svg_plot.h"
+#include "outputs/testing/series_fixtures.h"
+#include "outputs/web_page.h"
+
+namespace vw::outputs {
+namespace {
+
+using testing::LeakWithEvalSpikes;
+using testing::Plateau;
+using testing::TwoGpus;
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// Anything that would make a browser fetch something.
+void ExpectSelfContained(const std::string& page) {
+  for (const char* ref : {"http://", "https://", "src=", "href=", "@import", "url(", "<link", "<iframe", "//cdn"}) {
+    EXPECT_EQ(page.find(ref), std::string::npos) << "found '" << ref << "'";
+  }
+}
+
+TEST(HtmlReport, IsSelfContained) {
+  std::string page = RenderHtmlReport(TwoGpus());
+  ExpectSelfContained(page);
+  EXPECT_EQ(page.find("<script"), std::string::npos) << "the report needs no script";
+  EXPECT_NE(page.find("<style>"), std::string::npos);
+  EXPECT_NE(page.find("prefers-color-scheme: dark"), std::string::npos);
+}
+
+TEST(HtmlReport, HasOneChartPerSeriesAndAnOomMarkerOnlyForTheLeak) {
+  std::string page = RenderHtmlReport(TwoGpus());
+  EXPECT_EQ(Count(page, "<svg "), 2u);
+  EXPECT_EQ(Count(page, "<svg class=\"vw-chart vw-theme-auto\""), 2u);
+  EXPECT_EQ(Count(page, "data-role=\"oom\""), 1u);
+  EXPECT_EQ(Count(page, "<section class=\"vw-series\""), 2u);
+  EXPECT_NE(page.find("<section class=\"vw-series\" data-gpu=\"0\" data-verdict=\"leak\">"), std::string::npos);
+  EXPECT_NE(page.find("<section class=\"vw-series\" data-gpu=\"1\" data-verdict=\"plateau\">"), std::string::npos);
+  EXPECT_NE(page.find("2 series, 1 leaking"), std::string::npos);
+  EXPECT_EQ(page.find("xmlns="), std::string::npos) << "inline SVG in HTML needs no namespace";
+}
+
+TEST(HtmlReport, EscapesEveryText) {
+  auto s = LeakWithEvalSpikes();
+  s.assessment.evidence = {"growth <b>after</b> step 100 & \"eval\""};
+  s.gpu.name = "GPU <x>";
+  std::string page = RenderHtmlReport({s});
+  EXPECT_NE(page.find("growth &lt;b&gt;after&lt;/b&gt; step 100 &amp; &quot;eval&quot;"), std::string::npos);
+  EXPECT_EQ(page.find("<b>after"), std::string::npos);
+  EXPECT_EQ(page.find("GPU <x>"), std::string::npos);
+}
+
+TEST(HtmlReport, ThemeOptionForcesOneTheme) {
+  HtmlReportOptions o;
+  o.theme = Theme::kDark;
+  std::string page = RenderHtmlReport({Plateau()}, o);
+  EXPECT_NE(page.find("<html lang=\"en\" class=\"vw-theme-dark\">"), std::string::npos);
+  EXPECT_NE(page.find("class=\"vw-chart vw-theme-dark\""), std::string::npos);
+}
+
+TEST(HtmlReport, EmptyInputSaysSo) {
+  std::string page = RenderHtmlReport({});
+  EXPECT_NE(page.find("No series to report"), std::string::npos);
+  detection::SeriesAnalysis none;
+  none.gpu.key = "2";
+  EXPECT_NE(RenderHtmlReport({none}).find("data-gpu=\"2\" data-verdict=\"insufficient_data\""), std::string::npos)
+      << "data-verdict uses the JSON spelling";
+  EXPECT_EQ(page.find("<svg"), std::string::npos);
+}
+
+TEST(VerdictSentence, StatesTheNumbersPerVerdict) {
+  EXPECT_EQ(VerdictSentence(LeakWithEvalSpikes()),
+            "Leak of +1.50 GiB/h (1.30–1.70 GiB/h) since 2026-07-14 08:40; memory runs out around 21:00 (in 7h 0m; "
+            "between 20:11 and 22:05).");
+  EXPECT_EQ(VerdictSentence(Plateau()),
+            "Plateau: no leak. The floor holds at 70.0 GiB with peaks to 76.2 GiB. Headroom 3.0 GiB.");
+  auto no_capacity = LeakWithEvalSpikes();
+  no_capacity.assessment.capacity_bytes.reset();
+  no_capacity.assessment.tto_s.reset();
+  no_capacity.assessment.tto_lo_s.reset();
+  no_capacity.assessment.tto_hi_s.reset();
+  EXPECT_NE(VerdictSentence(no_capacity).find("capacity is unknown, so there is no OOM forecast"), std::string::npos);
+  detection::SeriesAnalysis none;
+  none.assessment.samples = 4;
+  none.assessment.end_t = 90;
+  EXPECT_EQ(VerdictSentence(none), "Insufficient data: 4 samples over 1m 30s are too few to judge.");
+}
+
+TEST(SvgChart, StandaloneFileHasNamespaceStyleAndRoles) {
+  std::string svg = RenderSvgChart(LeakWithEvalSpikes());
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_NE(svg.find("xmlns=\"http://www.w3.org/2000/svg\""), std::string::npos);
+  EXPECT_NE(svg.find("<style>"), std::string::npos);
+  for (const char* role : {"raw", "floor", "peak", "trend", "projection", "band", "capacity", "oom", "oom-range",
+                           "warmup", "event", "legend", "x-axis", "y-axis"}) {
+    EXPECT_NE(svg.find(std::string("data-role=\"") + role + "\""), std::string::npos) << role;
+  }
+  EXPECT_NE(svg.find("data-gpu=\"0\""), std::string::npos);
+  EXPECT_NE(svg.find("data-verdict=\"leak\""), std::string::npos);
+}
+
+TEST(SvgChart, ProcessSeriesNamesItsPid) {
+  auto s = LeakWithEvalSpikes();
+  s.pid = 4242;
+  s.process_command = "python train.py";
+  std::string svg = RenderSvgChart(s);
+  EXPECT_NE(svg.find("data-gpu=\"0\" data-pid=\"4242\""), std::string::npos);
+  EXPECT_NE(svg.find(">GPU 0 · pid 4242 python train.py — leak</text>"), std::string::npos);
+  std::string page = RenderHtmlReport({s});
+  EXPECT_NE(page.find("<section class=\"vw-series\" data-gpu=\"0\" data-verdict=\"leak\" data-pid=\"4242\">"),
+            std::string::npos);
+}
+
+TEST(SvgChart, OomMarkerCarriesTheOomTime) {
+  auto s = LeakWithEvalSpikes();
+  std::string svg = RenderSvgChart(s);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(svg, m, std::regex("data-role=\"oom\" data-t=\"([0-9]+)\"")));
+  EXPECT_NEAR(std::stod(m[1]), s.assessment.end_t + *s.assessment.tto_s, 0.5);
+}
+
+TEST(SvgChart, SmallMultiplesNestOneChartPerSeries) {
+  SvgOptions o;
+  o.theme = Theme::kLight;
+  std::string svg = RenderSvgSmallMultiples(TwoGpus(), o);
+  EXPECT_EQ(Count(svg, "<svg "), 3u) << "one figure holding two charts";
+  EXPECT_EQ(Count(svg, "data-gpu=\""), 2u);
+  EXPECT_EQ(Count(svg, "<style>"), 1u);
+  EXPECT_EQ(Count(svg, "xmlns="), 1u);
+  EXPECT_NE(svg.find("class=\"vw-chart vw-theme-light\" width=\"592.0\" height=\"340.0\""), std::string::npos);
+  EXPECT_NE(svg.find("data-gpu=\"1\" x=\"608.0\" y=\"0.0\""), std::string::npos) << "second cell beside the first";
+}
+
+TEST(ChartCss, DefinesLightAndDarkColours) {
+  std::string css = ChartCss();
+  EXPECT_NE(css.find(".vw-chart .vw-floor{stroke:#1a5fd0}"), std::string::npos);
+  EXPECT_NE(css.find(".vw-theme-dark .vw-floor{stroke:#58a6ff}"), std::string::npos);
+  size_t media = css.find("@media (prefers-color-scheme: dark){");
+  ASSERT_NE(media, std::string::npos);
+  EXPECT_NE(css.find(".vw-theme-auto .vw-floor{stroke:#58a6ff}", media), std::string::npos);
+  EXPECT_EQ(css.find("var(--"), std::string::npos) << "plain SVG viewers ignore CSS variables";
+}
+
+TEST(WebPage, IsOneSelfContainedDocument) {
+  const std::string& page = WebPageHtml();
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  ExpectSelfContained(page);
+  for (const char* marker : {"@PAGE_CSS@", "@CHART_CSS@", "@SCRIPT@"}) {
+    EXPECT_EQ(page.find(marker), std::string::npos) << marker << " was not replaced";
+  }
+  EXPECT_NE(page.find(".vw-chart .vw-raw{stroke:"), std::string::npos) << "the chart stylesheet is in";
+  EXPECT_NE(page.find(".vw-card{"), std::string::npos) << "the page stylesheet is in";
+  EXPECT_NE(page.find("getJson('/api/v1/status')"), std::string::npos) << "the script is in";
+  EXPECT_NE(page.find("'/api/v1/history?series=gpu:'"), std::string::npos);
+  EXPECT_NE(page.find("daemon unreachable"), std::string::npos);
+  EXPECT_EQ(&page, &WebPageHtml()) << "built once";
+}
+
+}  // namespace
+}  // namespace vw::outputs

@@ -1,0 +1,293 @@
+// SVG writer for ChartLayout (see svg_plot.h).
+#include "outputs/svg_plot.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace vw::outputs {
+namespace {
+
+using detection::SeriesAnalysis;
+
+struct Palette {
+  const char *bg, *fg, *muted, *grid, *axis, *raw, *floor, *peak, *trend, *capacity, *warm, *event;
+};
+
+// Light: dark ink on white. Dark: light ink on near-black, brighter hues so thin lines stay visible.
+constexpr Palette kLight = {"#ffffff", "#1f2328", "#57606a", "#e6e9ed", "#8c959f", "#9db4d3",
+                            "#1a5fd0", "#c2740a", "#c8202b", "#24292f", "#8c959f", "#7e3fd8"};
+constexpr Palette kDark = {"#0d1117", "#e6edf3", "#9da7b3", "#262c36", "#6e7681", "#4f6a8f",
+                           "#58a6ff", "#f0b13a", "#ff6b6b", "#d0d7de", "#8b949e", "#c297ff"};
+
+std::string ColourRules(const Palette& p, std::string_view scope) {
+  std::string s;
+  auto rule = [&](std::string_view cls, std::string_view decl) { s += fmt::format("{} {}{{{}}}\n", scope, cls, decl); };
+  rule(".vw-bg", fmt::format("fill:{}", p.bg));
+  rule("text", fmt::format("fill:{}", p.fg));
+  rule(".vw-sub", fmt::format("fill:{}", p.muted));
+  rule(".vw-tick", fmt::format("fill:{}", p.muted));
+  rule(".vw-grid", fmt::format("stroke:{}", p.grid));
+  rule(".vw-axis", fmt::format("stroke:{}", p.axis));
+  rule(".vw-raw", fmt::format("stroke:{}", p.raw));
+  rule(".vw-floor", fmt::format("stroke:{}", p.floor));
+  rule(".vw-peak", fmt::format("stroke:{}", p.peak));
+  rule(".vw-trend,.vw-projection,.vw-projection-back,.vw-oom-range,.vw-oom-drop", fmt::format("stroke:{}", p.trend));
+  rule(".vw-band,.vw-oom-dot", fmt::format("fill:{}", p.trend));
+  rule(".vw-oom-dot", fmt::format("stroke:{}", p.bg));
+  rule(".vw-label", fmt::format("stroke:{}", p.bg));
+  rule(".vw-label-oom,.vw-label-beyond", fmt::format("fill:{}", p.trend));
+  rule(".vw-capacity", fmt::format("stroke:{}", p.capacity));
+  rule(".vw-warmup", fmt::format("fill:{}", p.warm));
+  rule(".vw-event", fmt::format("stroke:{}", p.event));
+  rule(".vw-label-event", fmt::format("fill:{}", p.event));
+  rule(".vw-swatch-band", fmt::format("fill:{}", p.trend));
+  rule(".vw-swatch-warmup", fmt::format("fill:{}", p.warm));
+  return s;
+}
+
+std::string Num(double v) {
+  return fmt::format("{:.1f}", std::round(v * 10) / 10 + 0.0);
+}
+
+std::string PointsAttr(const std::vector<Point>& pts) {
+  std::string out;
+  out.reserve(pts.size() * 12);
+  for (const auto& p : pts) {
+    if (!out.empty()) out += ' ';
+    out += Num(p.x) + "," + Num(p.y);
+  }
+  return out;
+}
+
+std::string_view AnchorName(Anchor a) {
+  switch (a) {
+    case Anchor::kStart: return "start";
+    case Anchor::kMiddle: return "middle";
+    case Anchor::kEnd: return "end";
+  }
+  return "start";
+}
+
+std::string TextEl(const PlacedLabel& l, std::string_view cls, std::string_view extra = "") {
+  return fmt::format("<text class=\"{}\" x=\"{}\" y=\"{}\" text-anchor=\"{}\"{}>{}</text>\n", cls, Num(l.at.x),
+                     Num(l.at.y), AnchorName(l.anchor), extra, XmlEscape(l.text));
+}
+
+std::string SvgOpen(const SeriesAnalysis& s, const SvgOptions& o, double x, double y, bool nested) {
+  const auto& c = o.chart;
+  std::string attrs =
+      fmt::format("class=\"vw-chart {}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" data-gpu=\"{}\"",
+                  ThemeClass(o.theme), Num(c.width), Num(c.height), Num(c.width), Num(c.height), XmlEscape(s.gpu.key));
+  if (nested) attrs += fmt::format(" x=\"{}\" y=\"{}\"", Num(x), Num(y));
+  if (s.pid) attrs += fmt::format(" data-pid=\"{}\"", *s.pid);
+  attrs += fmt::format(" data-verdict=\"{}\"", XmlEscape(VerdictKey(s.assessment.verdict)));
+  if (o.standalone && !nested) attrs += " xmlns=\"http://www.w3.org/2000/svg\"";
+  return "<svg " + attrs + ">\n";
+}
+
+// The chart's elements inside an <svg> of its own size.
+std::string ChartBody(const SeriesAnalysis& s, const ChartLayout& L) {
+  std::string out;
+  out += fmt::format("<title>{}: {}</title>\n", XmlEscape(L.title), XmlEscape(L.subtitle));
+  out += fmt::format("<rect class=\"vw-bg\" width=\"{}\" height=\"{}\"/>\n", Num(L.width), Num(L.height));
+  out += fmt::format("<text class=\"vw-title\" x=\"{}\" y=\"{}\">{}</text>\n", Num(L.title_at.x), Num(L.title_at.y),
+                     XmlEscape(L.title));
+  for (size_t i = 0; i < L.subtitle_lines.size(); ++i) {
+    out += fmt::format("<text class=\"vw-sub\" data-role=\"subtitle\" x=\"{}\" y=\"{}\">{}</text>\n",
+                       Num(L.subtitle_at.x), Num(L.subtitle_at.y + static_cast<double>(i) * (L.x_title.font_px + 4)),
+                       XmlEscape(L.subtitle_lines[i]));
+  }
+
+  out += "<g data-role=\"legend\">\n";
+  for (const auto& item : L.legend) {
+    const Rect& r = item.swatch;
+    if (item.role == "band" || item.role == "warmup") {
+      out += fmt::format("<rect class=\"vw-swatch-{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" opacity=\"0.35\"/>",
+                         item.role, Num(r.x), Num(r.y), Num(r.w), Num(r.h));
+    } else {
+      out += fmt::format("<line class=\"vw-{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>", item.role, Num(r.x),
+                         Num(r.y + r.h / 2), Num(r.right()), Num(r.y + r.h / 2));
+    }
+    out += TextEl(item.label, "vw-legend-text");
+  }
+  out += "</g>\n";
+
+  // Grid and axes.
+  const Rect& P = L.plot;
+  out += "<g data-role=\"y-axis\">\n";
+  for (size_t i = 0; i < L.y_ticks.size(); ++i) {
+    double y = L.y(L.y_ticks[i].value);
+    out += fmt::format("<line class=\"vw-grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>", Num(P.x), Num(y),
+                       Num(P.right()), Num(y));
+    out += TextEl(L.y_tick_labels[i], "vw-tick");
+  }
+  out += "</g>\n<g data-role=\"x-axis\">\n";
+  for (size_t i = 0; i < L.x_ticks.size(); ++i) {
+    double x = L.x(L.x_ticks[i].value);
+    out += fmt::format("<line class=\"vw-grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>", Num(x), Num(P.y), Num(x),
+                       Num(P.bottom()));
+    out += TextEl(L.x_tick_labels[i], "vw-tick");
+  }
+  out += TextEl(L.x_title, "vw-sub vw-axis-title");
+  out += "</g>\n";
+  out += fmt::format("<line class=\"vw-axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", Num(P.x),
+                     Num(P.bottom()), Num(P.right()));
+
+  if (L.warmup) {
+    const Rect& w = *L.warmup;
+    out +=
+        fmt::format("<rect class=\"vw-warmup\" data-role=\"warmup\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n",
+                    Num(w.x), Num(w.y), Num(w.w), Num(w.h));
+  }
+  if (L.band.size() >= 3) {
+    out += fmt::format("<polygon class=\"vw-band\" data-role=\"band\" points=\"{}\"/>\n", PointsAttr(L.band));
+  }
+  if (!L.raw.empty()) {
+    out += fmt::format("<polyline class=\"vw-raw\" data-role=\"raw\" points=\"{}\"/>\n", PointsAttr(L.raw));
+  }
+  if (!L.peak.empty()) {
+    out += fmt::format("<polyline class=\"vw-peak\" data-role=\"peak\" points=\"{}\"/>\n", PointsAttr(L.peak));
+  }
+  if (!L.floor.empty()) {
+    out += fmt::format("<polyline class=\"vw-floor\" data-role=\"floor\" points=\"{}\"/>\n", PointsAttr(L.floor));
+  }
+  for (const auto& e : L.events) {
+    out += fmt::format("<line class=\"vw-event\" data-role=\"event\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
+                       Num(e.x), Num(P.y), Num(P.bottom()));
+  }
+  if (L.capacity_y) {
+    out += fmt::format(
+        "<line class=\"vw-capacity\" data-role=\"capacity\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n", Num(P.x),
+        Num(P.right()), Num(*L.capacity_y));
+  }
+  if (L.trend.size() == 2) {
+    out += fmt::format("<polyline class=\"vw-trend\" data-role=\"trend\" points=\"{}\"/>\n", PointsAttr(L.trend));
+  }
+  if (L.projection_back.size() == 2) {
+    out += fmt::format("<polyline class=\"vw-projection-back\" data-role=\"projection-back\" points=\"{}\"/>\n",
+                       PointsAttr(L.projection_back));
+  }
+  if (L.projection.size() == 2) {
+    out += fmt::format("<polyline class=\"vw-projection\" data-role=\"projection\" points=\"{}\"/>\n",
+                       PointsAttr(L.projection));
+  }
+  const auto& a = s.assessment;
+  if (L.oom) {
+    if (L.oom_range_x) {
+      out += fmt::format(
+          "<line class=\"vw-oom-range\" data-role=\"oom-range\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n",
+          Num(L.oom_range_x->first), Num(L.oom_range_x->second), Num(L.oom->y));
+    }
+    out += fmt::format("<line class=\"vw-oom-drop\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", Num(L.oom->x),
+                       Num(L.oom->y), Num(P.bottom()));
+    out +=
+        fmt::format("<circle class=\"vw-oom-dot\" data-role=\"oom\" data-t=\"{:.0f}\" cx=\"{}\" cy=\"{}\" r=\"5\"/>\n",
+                    a.end_t + a.tto_s.value_or(0), Num(L.oom->x), Num(L.oom->y));
+  } else if (L.projection.size() == 2 && L.capacity_y) {
+    // The forecast reaches the capacity past the right edge: an arrow there says so.
+    double x = P.right(), y = *L.capacity_y;
+    out += fmt::format(
+        "<path class=\"vw-oom-dot\" data-role=\"oom\" data-beyond=\"true\" data-t=\"{:.0f}\" d=\"M{} {} l-9 -6 v12 "
+        "z\"/>\n",
+        a.end_t + a.tto_s.value_or(0), Num(x), Num(y));
+  }
+  for (const auto& l : L.labels) {
+    out += TextEl(l, "vw-label vw-label-" + l.role, fmt::format(" data-role=\"label-{}\"", l.role));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view ThemeClass(Theme theme) {
+  switch (theme) {
+    case Theme::kAuto: return "vw-theme-auto";
+    case Theme::kLight: return "vw-theme-light";
+    case Theme::kDark: return "vw-theme-dark";
+  }
+  return "vw-theme-auto";
+}
+
+std::string ChartCss() {
+  std::string css =
+      ".vw-chart{font-family:system-ui,-apple-system,\"Segoe UI\",Roboto,\"DejaVu Sans\",sans-serif;font-size:11px}\n"
+      ".vw-chart .vw-title{font-size:14px;font-weight:600}\n"
+      ".vw-chart .vw-sub{font-size:12px}\n"
+      ".vw-chart .vw-axis-title{font-size:11px}\n"
+      ".vw-chart line,.vw-chart polyline{fill:none}\n"
+      ".vw-chart .vw-grid{stroke-width:1}\n"
+      ".vw-chart .vw-raw{stroke-width:0.8;stroke-linejoin:round}\n"
+      ".vw-chart .vw-floor{stroke-width:2.2;stroke-linejoin:round}\n"
+      ".vw-chart .vw-peak{stroke-width:1.2;stroke-linejoin:round}\n"
+      ".vw-chart .vw-trend{stroke-width:2.5}\n"
+      ".vw-chart .vw-projection{stroke-width:2;stroke-dasharray:7 4}\n"
+      ".vw-chart .vw-projection-back{stroke-width:1.2;stroke-dasharray:2 4;stroke-opacity:0.8}\n"
+      ".vw-chart .vw-band{fill-opacity:0.15;stroke:none}\n"
+      ".vw-chart .vw-capacity{stroke-width:1.5;stroke-dasharray:9 3 2 3}\n"
+      ".vw-chart .vw-warmup{fill-opacity:0.14}\n"
+      ".vw-chart .vw-event{stroke-width:1.3;stroke-dasharray:2 3}\n"
+      ".vw-chart .vw-oom-range{stroke-width:6;stroke-linecap:round;stroke-opacity:0.45}\n"
+      ".vw-chart .vw-oom-drop{stroke-width:1;stroke-dasharray:3 3}\n"
+      ".vw-chart .vw-oom-dot{stroke-width:2}\n"
+      ".vw-chart .vw-label{paint-order:stroke;stroke-width:3px;stroke-linejoin:round}\n"
+      ".vw-chart .vw-label-oom,.vw-chart .vw-label-beyond{font-weight:600}\n";
+  css += ColourRules(kLight, ".vw-chart");
+  css += ColourRules(kDark, ".vw-theme-dark");
+  css += "@media (prefers-color-scheme: dark){\n" + ColourRules(kDark, ".vw-theme-auto") + "}\n";
+  return css;
+}
+
+std::string RenderSvgChart(const SeriesAnalysis& series, const SvgOptions& options) {
+  ChartLayout layout = LayoutChart(series, options.chart);
+  std::string out;
+  if (options.standalone) out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += SvgOpen(series, options, 0, 0, false);
+  if (options.embed_style) out += "<style>\n" + ChartCss() + "</style>\n";
+  out += ChartBody(series, layout);
+  out += "</svg>\n";
+  return out;
+}
+
+std::string RenderSvgSmallMultiples(const std::vector<SeriesAnalysis>& series, const SvgOptions& options) {
+  if (series.size() == 1) return RenderSvgChart(series.front(), options);
+  std::vector<Rect> cells =
+      SmallMultiples(series.size(), options.grid_width, options.cell_height, options.min_cell_width, 16);
+  double height = cells.empty() ? options.cell_height : cells.back().bottom();
+  std::string out;
+  if (options.standalone) out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<svg class=\"vw-chart vw-grid-figure {}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\"{}>\n",
+                     ThemeClass(options.theme), Num(options.grid_width), Num(height), Num(options.grid_width),
+                     Num(height), options.standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "");
+  if (options.embed_style) out += "<style>\n" + ChartCss() + "</style>\n";
+  out += fmt::format("<rect class=\"vw-bg\" width=\"{}\" height=\"{}\"/>\n", Num(options.grid_width), Num(height));
+  for (size_t i = 0; i < series.size(); ++i) {
+    SvgOptions cell = options;
+    cell.chart.width = cells[i].w;
+    cell.chart.height = cells[i].h;
+    ChartLayout layout = LayoutChart(series[i], cell.chart);
+    out += SvgOpen(series[i], cell, cells[i].x, cells[i].y, true);
+    out += ChartBody(series[i], layout);
+    out += "</svg>\n";
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+std::string XmlEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace vw::outputs

@@ -1,0 +1,259 @@
+// vramwatch live page: polls the daemon's JSON API and draws a card per GPU with an SVG chart of
+// its recent memory, the process table, the findings and the firing alerts. No libraries, no
+// network access beyond the daemon that served this page.
+(function () {
+  'use strict';
+
+  var STATUS_EVERY_MS = 5000;
+  var HISTORY_EVERY_MS = 15000;
+  var HISTORY_HOURS = 6;
+  var GiB = 1024 * 1024 * 1024, MiB = 1024 * 1024;
+
+  var state = {status: null, lastOk: null, downSince: null, error: '', history: {}, historyError: {}, historyAt: 0};
+
+  // ---- formatting ----
+  function esc(v) {
+    return String(v == null ? '' : v).replace(/[&<>"']/g, function (c) {
+      return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[c];
+    });
+  }
+  function num(v) { return typeof v === 'number' && isFinite(v); }
+  function bytes(b) {
+    if (!num(b)) return '—';
+    if (Math.abs(b) >= GiB) return (b / GiB).toFixed(1) + ' GiB';
+    return Math.round(b / MiB) + ' MiB';
+  }
+  function rate(bps) {
+    if (!num(bps)) return '—';
+    var h = bps * 3600, sign = h >= 0 ? '+' : '-';
+    h = Math.abs(h);
+    return h >= GiB ? sign + (h / GiB).toFixed(2) + ' GiB/h' : sign + Math.round(h / MiB) + ' MiB/h';
+  }
+  function duration(s) {
+    if (!num(s)) return '—';
+    s = Math.max(0, Math.round(s));
+    var d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600), m = Math.floor(s % 3600 / 60);
+    if (d > 0) return d + 'd ' + h + 'h';
+    if (h > 0) return h + 'h ' + m + 'm';
+    if (m > 0) return m + 'm ' + (s % 60) + 's';
+    return s + 's';
+  }
+  function pad2(n) { return (n < 10 ? '0' : '') + n; }
+  function clock(t, withSeconds) {
+    var d = new Date(t * 1000);
+    return pad2(d.getHours()) + ':' + pad2(d.getMinutes()) + (withSeconds ? ':' + pad2(d.getSeconds()) : '');
+  }
+
+  // ---- data ----
+  function getJson(url) {
+    return fetch(url, {cache: 'no-store'}).then(function (r) {
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      return r.json();
+    });
+  }
+  function capacityOf(g, hist) {
+    var total = num(g.memory_total_bytes) ? g.memory_total_bytes : (hist && num(hist.total_bytes) ? hist.total_bytes : null);
+    if (total == null) return null;
+    return total - (num(g.memory_reserved_bytes) ? g.memory_reserved_bytes : 0);
+  }
+
+  // ---- chart: our own SVG, same classes as the report's charts ----
+  var TIME_STEPS = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
+  function niceStep(span, maxIntervals) {
+    var raw = span / maxIntervals, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    var ms = [1, 2, 2.5, 5, 10];
+    for (var i = 0; i < ms.length; i++) if (ms[i] * mag >= raw * (1 - 1e-9)) return ms[i] * mag;
+    return 10 * mag;
+  }
+  function chart(g, hist) {
+    var W = 560, H = 230, L = 56, R = 12, T = 10, B = 26;
+    var head = '<svg class="vw-chart" data-gpu="' + esc(g.index) + '" viewBox="0 0 ' + W + ' ' + H + '" role="img"' +
+        ' aria-label="GPU ' + esc(g.index) + ' memory">';
+    var pts = hist && hist.points ? hist.points.filter(function (p) { return num(p[0]) && num(p[1]); }) : [];
+    if (pts.length < 2) {
+      var why = state.historyError[g.index] ? 'history unavailable: ' + state.historyError[g.index] : 'collecting history…';
+      return head + '<rect class="vw-bg" width="' + W + '" height="' + H + '"/><text class="vw-tick" x="' + W / 2 +
+          '" y="' + H / 2 + '" text-anchor="middle" data-role="no-history">' + esc(why) + '</text></svg>';
+    }
+    var a = g.analysis || {}, cap = capacityOf(g, hist);
+    var t0 = pts[0][0], t1 = pts[pts.length - 1][0], span = Math.max(60, t1 - t0), tHi = t1 + 0.02 * span;
+    var oomT = null, beyond = false, start = null;
+    if (a.verdict === 'leak' && num(a.time_to_oom_seconds) && cap != null) {
+      oomT = t1 + a.time_to_oom_seconds;
+      var lastUsed = pts[pts.length - 1][1];
+      start = [t1, num(a.peak_bytes) ? a.peak_bytes : lastUsed];
+      if (oomT <= t1 + 3 * span) tHi = oomT + 0.04 * (oomT - t0); else { beyond = true; tHi = t1 + 0.15 * span; }
+    }
+    var yMax = 0;
+    pts.forEach(function (p) { yMax = Math.max(yMax, p[1]); });
+    if (cap != null) yMax = Math.max(yMax, cap);
+    if (num(g.memory_total_bytes)) yMax = Math.max(yMax, g.memory_total_bytes);
+    yMax = yMax > 0 ? yMax * 1.10 : GiB;
+    var pw = W - L - R, ph = H - T - B;
+    function x(t) { return L + (t - t0) / (tHi - t0) * pw; }
+    function y(v) { return T + ph - v / yMax * ph; }
+    function line(list) {
+      return list.map(function (p) { return x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1); }).join(' ');
+    }
+    var s = head + '<rect class="vw-bg" width="' + W + '" height="' + H + '"/>';
+    var unit = yMax >= GiB ? GiB : MiB, uname = unit === GiB ? ' GiB' : ' MiB';
+    var ys = niceStep(yMax / unit, 4), dec = ys % 1 === 0 ? 0 : (ys * 10 % 1 === 0 ? 1 : 2);
+    for (var v = 0; v * unit <= yMax; v += ys) {
+      var yy = y(v * unit).toFixed(1);
+      s += '<line class="vw-grid" x1="' + L + '" x2="' + (W - R) + '" y1="' + yy + '" y2="' + yy + '"/>' +
+          '<text class="vw-tick" x="' + (L - 6) + '" y="' + (+yy + 4) + '" text-anchor="end">' + v.toFixed(dec) + uname + '</text>';
+    }
+    var tStep = TIME_STEPS[TIME_STEPS.length - 1];
+    for (var i = 0; i < TIME_STEPS.length; i++) if ((tHi - t0) / TIME_STEPS[i] <= pw / 75) { tStep = TIME_STEPS[i]; break; }
+    var tz = new Date(t0 * 1000).getTimezoneOffset() * 60;
+    for (var tt = Math.ceil((t0 - tz) / tStep) * tStep + tz; tt <= tHi; tt += tStep) {
+      var xx = x(tt);
+      if (xx < L + 14 || xx > W - 16) continue;
+      s += '<line class="vw-grid" x1="' + xx.toFixed(1) + '" x2="' + xx.toFixed(1) + '" y1="' + T + '" y2="' + (T + ph) + '"/>' +
+          '<text class="vw-tick" x="' + xx.toFixed(1) + '" y="' + (H - 8) + '" text-anchor="middle">' + clock(tt, tStep < 60) + '</text>';
+    }
+    s += '<line class="vw-axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (T + ph) + '" y2="' + (T + ph) + '"/>';
+    s += '<polyline class="vw-raw" data-role="raw" points="' + line(pts) + '"/>';
+    if (hist.floor && hist.floor.length > 1) s += '<polyline class="vw-floor" data-role="floor" points="' + line(hist.floor) + '"/>';
+    if (cap != null) {
+      var cy = y(cap).toFixed(1);
+      s += '<line class="vw-capacity" data-role="capacity" x1="' + L + '" x2="' + (W - R) + '" y1="' + cy + '" y2="' + cy + '"/>' +
+          '<text class="vw-label" x="' + (L + 4) + '" y="' + (cy - 5) + '">capacity ' + bytes(cap) + '</text>';
+    }
+    if (oomT != null) {
+      var endT = Math.min(oomT, tHi), endV = start[1] + (cap - start[1]) * (endT - t1) / (oomT - t1 || 1);
+      s += '<polyline class="vw-projection" data-role="projection" points="' + line([start, [endT, endV]]) + '"/>';
+      var label = 'OOM ' + clock(oomT) + ' (in ' + duration(a.time_to_oom_seconds) + ')';
+      if (!beyond) {
+        var ox = x(oomT).toFixed(1), oy = y(cap).toFixed(1), left = x(oomT) > W / 2;
+        s += '<line class="vw-oom-drop" x1="' + ox + '" x2="' + ox + '" y1="' + oy + '" y2="' + (T + ph) + '"/>' +
+            '<circle class="vw-oom-dot" data-role="oom" data-t="' + Math.round(oomT) + '" cx="' + ox + '" cy="' + oy + '" r="5"/>' +
+            '<text class="vw-label vw-label-oom" x="' + (left ? +ox - 8 : +ox + 8) + '" y="' + (+oy + 16) + '" text-anchor="' +
+            (left ? 'end' : 'start') + '">' + esc(label) + '</text>';
+      } else {
+        var ry = y(cap);
+        s += '<path class="vw-oom-dot" data-role="oom" data-beyond="true" data-t="' + Math.round(oomT) + '" d="M' + (W - R) + ' ' +
+            ry.toFixed(1) + ' l-9 -6 v12 z"/><text class="vw-label vw-label-beyond" x="' + (W - R - 4) + '" y="' + (ry + 18).toFixed(1) +
+            '" text-anchor="end">OOM in ' + esc(duration(a.time_to_oom_seconds)) + ' →</text>';
+      }
+    }
+    return s + '</svg>';
+  }
+
+  // ---- cards, tables ----
+  var STATE_NAMES = {R: 'running', S: 'sleeping', D: 'stuck in the driver (D)', Z: 'zombie', T: 'stopped', gone: 'process gone'};
+  function processRows(g) {
+    var procs = g.processes || [];
+    if (!procs.length) return '<p class="vw-note">No process holds memory on this GPU.</p>';
+    var rows = procs.map(function (p) {
+      var where = [p.container ? 'ctr ' + p.container : '', p.pod ? 'pod ' + p.pod : '', p.slurm_job ? 'job ' + p.slurm_job : '']
+          .filter(Boolean).join(' · ');
+      var flags = (p.flags || []).map(function (f) { return '<span class="vw-flag" data-flag="' + esc(f) + '">' + esc(f) + '</span>'; });
+      return '<tr data-pid="' + esc(p.pid) + '" data-state="' + esc(p.state) + '">' +
+          '<td class="num">' + esc(p.pid) + (p.container_pid != null ? ' <span class="vw-muted">(' + esc(p.container_pid) + ')</span>' : '') +
+          '</td><td>' + esc(p.user || '—') + '</td>' +
+          '<td><span class="vw-state vw-state-' + esc(p.state) + '" title="' + esc(STATE_NAMES[p.state] || p.state) + '">' +
+          esc(p.state || '?') + '</span>' + flags.join('') + '</td>' +
+          '<td class="num">' + bytes(p.used_bytes) + '</td>' +
+          '<td class="num">' + (num(p.sm_util_ratio) ? Math.round(p.sm_util_ratio * 100) + ' %' : '—') + '</td>' +
+          '<td class="cmd" title="' + esc(p.command) + '"><div>' + esc(p.command || '—') + '</div>' +
+          (where ? '<div class="vw-where">' + esc(where) + '</div>' : '') + '</td></tr>';
+    });
+    return '<div class="vw-scroll"><table class="vw-procs" data-role="processes"><thead><tr><th>PID</th><th>User</th>' +
+        '<th>State</th><th>Memory</th><th>SM</th><th>Command · container</th></tr></thead><tbody>' + rows.join('') +
+        '</tbody></table></div>';
+  }
+  function card(g) {
+    var a = g.analysis || {}, verdict = a.verdict || 'unknown', hist = state.history[g.index];
+    var total = g.memory_total_bytes, used = g.memory_used_bytes;
+    var pct = num(total) && num(used) && total > 0 ? Math.min(100, used / total * 100) : 0;
+    var floorPct = num(total) && num(a.floor_bytes) && total > 0 ? Math.min(100, a.floor_bytes / total * 100) : null;
+    var runway = a.verdict === 'leak' && num(a.time_to_oom_seconds) ? duration(a.time_to_oom_seconds) : (a.verdict === 'leak' ? '?' : '—');
+    return '<article class="vw-card" data-gpu="' + esc(g.index) + '" data-verdict="' + esc(verdict) + '"><header>' +
+        '<h2 title="' + esc(g.uuid) + '">GPU ' + esc(g.index) + ' · ' + esc(g.name || '') + '</h2>' +
+        '<span class="vw-badge vw-badge-' + esc(verdict) + '" data-role="verdict">' + esc(verdict.replace('_', ' ')) + '</span></header>' +
+        '<div class="vw-bar" role="meter" aria-valuemin="0" aria-valuemax="100" aria-valuenow="' + pct.toFixed(0) + '">' +
+        '<span class="vw-bar-used" style="width:' + pct.toFixed(1) + '%"></span>' +
+        (floorPct != null ? '<span class="vw-bar-floor" title="floor" style="left:' + floorPct.toFixed(1) + '%"></span>' : '') + '</div>' +
+        '<div class="vw-usage-text" data-role="usage">' + bytes(used) + ' of ' + bytes(total) + ' used (' + pct.toFixed(0) + ' %)</div>' +
+        '<dl class="vw-stats"><div><dt>Leak rate</dt><dd data-role="rate"' + (a.verdict === 'leak' ? ' class="vw-alarm"' : '') + '>' +
+        (a.verdict === 'leak' ? rate(a.leak_rate_bytes_per_second) : '—') + '</dd></div>' +
+        '<div><dt>Runway</dt><dd data-role="runway"' + (a.verdict === 'leak' ? ' class="vw-alarm"' : '') + '>' + runway + '</dd></div>' +
+        '<div><dt>Floor</dt><dd>' + bytes(a.floor_bytes) + '</dd></div><div><dt>Peak</dt><dd>' + bytes(a.peak_bytes) + '</dd></div></dl>' +
+        '<div class="vw-chart-box" data-role="chart">' + chart(g, hist) + '</div>' + processRows(g) + '</article>';
+  }
+  function findings(list) {
+    var el = document.getElementById('vw-findings');
+    el.hidden = !list.length;
+    if (!list.length) { el.innerHTML = ''; return; }
+    el.innerHTML = '<h2>Findings</h2><table><thead><tr><th>Severity</th><th>Kind</th><th>GPU</th><th>PID</th><th>Memory</th>' +
+        '<th>What</th><th>Next step</th></tr></thead><tbody>' + list.map(function (f) {
+          return '<tr data-role="finding" data-kind="' + esc(f.kind) + '"><td><span class="vw-badge vw-sev-' + esc(f.severity) + '">' +
+              esc(f.severity) + '</span></td><td>' + esc(f.kind) + '</td><td>' + esc(f.gpu) + '</td><td class="num">' +
+              esc(f.pid == null ? '—' : f.pid) + '</td><td class="num">' + bytes(f.bytes) + '</td><td>' + esc(f.message) +
+              '</td><td>' + esc(f.action || '') + '</td></tr>';
+        }).join('') + '</tbody></table>';
+  }
+  function alerts(list) {
+    var el = document.getElementById('vw-alerts');
+    var firing = list.filter(function (x) { return x.state === 'firing'; });
+    el.hidden = !firing.length;
+    el.innerHTML = firing.length ? '<h2>Alerts firing</h2><table><tbody>' + firing.map(function (x) {
+      return '<tr data-role="alert" data-name="' + esc(x.name) + '"><td><span class="vw-badge vw-sev-critical">' + esc(x.state) +
+          '</span></td><td><b>' + esc(x.name) + '</b></td><td>GPU ' + esc(x.gpu) + '</td><td class="vw-muted">since ' +
+          esc(x.since) + '</td><td>' + esc(x.summary) + '</td></tr>';
+    }).join('') + '</tbody></table>' : '';
+  }
+
+  function render() {
+    var st = state.status, conn = document.getElementById('vw-conn');
+    if (state.downSince != null) {
+      conn.dataset.state = 'down';
+      conn.textContent = 'daemon unreachable (' + state.error + ') since ' + clock(state.downSince / 1000, true) +
+          (state.lastOk ? ' · showing data from ' + clock(state.lastOk / 1000, true) : ' · no data yet') + ' · retrying';
+      document.body.classList.toggle('vw-stale', !!st);
+    } else if (st) {
+      conn.dataset.state = 'ok';
+      conn.textContent = 'live · updated ' + clock(state.lastOk / 1000, true);
+      document.body.classList.remove('vw-stale');
+    }
+    if (!st) return;
+    var host = st.host || {};
+    document.getElementById('vw-host').textContent = [host.hostname, host.driver_version ? 'driver ' + host.driver_version : '']
+        .filter(Boolean).join(' · ');
+    alerts(st.alerts || []);
+    findings(st.findings || []);
+    var gpus = st.gpus || [];
+    document.getElementById('vw-gpus').innerHTML = gpus.length ? gpus.map(card).join('') :
+        '<p class="vw-panel">The daemon sees no GPU.</p>';
+  }
+
+  function pollHistory() {
+    var st = state.status;
+    if (!st || !st.gpus) return Promise.resolve();
+    var now = Date.now(), from = new Date(now - HISTORY_HOURS * 3600 * 1000).toISOString(), to = new Date(now).toISOString();
+    state.historyAt = now;
+    return Promise.all(st.gpus.map(function (g) {
+      var url = '/api/v1/history?series=gpu:' + encodeURIComponent(g.index) + '&from=' + encodeURIComponent(from) +
+          '&to=' + encodeURIComponent(to);
+      return getJson(url).then(function (h) { state.history[g.index] = h; delete state.historyError[g.index]; },
+          function (e) { state.historyError[g.index] = e.message; });
+    })).then(render);
+  }
+  function pollStatus() {
+    return getJson('/api/v1/status').then(function (st) {
+      var first = !state.status;
+      state.status = st;
+      state.lastOk = Date.now();
+      state.downSince = null;
+      render();
+      if (first || Date.now() - state.historyAt >= HISTORY_EVERY_MS) return pollHistory();
+    }, function (e) {
+      if (state.downSince == null) state.downSince = Date.now();
+      state.error = e.message || 'no answer';
+      render();
+    });
+  }
+  pollStatus();
+  setInterval(pollStatus, STATUS_EVERY_MS);
+})();

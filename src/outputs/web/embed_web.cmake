@@ -1,0 +1,22 @@
+# Builds the live page into C++: reads index.html, puts style.css and app.js in place of its
+# /*@PAGE_CSS@*/ and //@SCRIPT@ markers, and writes OUT, a .cpp that defines
+# vw::outputs::internal::WebPageTemplate(). Run as: cmake -DWEB_DIR=... -DOUT=... -P embed_web.cmake
+file(READ "${WEB_DIR}/index.html" _html)
+file(READ "${WEB_DIR}/style.css" _css)
+file(READ "${WEB_DIR}/app.js" _js)
+foreach(_part IN ITEMS _html _css _js)
+  string(FIND "${${_part}}" ")vwweb\"" _bad)
+  if(NOT _bad EQUAL -1)
+    message(FATAL_ERROR "web asset contains the raw-string delimiter )vwweb\"")
+  endif()
+endforeach()
+string(REPLACE "/*@PAGE_CSS@*/" "${_css}" _html "${_html}")
+string(REPLACE "//@SCRIPT@" "${_js}" _html "${_html}")
+set(_cpp "// Generated from src/outputs/web/ by embed_web.cmake. Do not edit.\n")
+string(APPEND _cpp "#include <string_view>\n\nnamespace vw::outputs::internal {\n\n")
+string(APPEND _cpp "std::string_view WebPageTemplate() {\n  static constexpr std::string_view kPage = R\"vwweb(")
+string(APPEND _cpp "${_html}")
+string(APPEND _cpp ")vwweb\";\n  return kPage;\n}\n\n}  // namespace vw::outputs::internal\n")
+file(WRITE "${OUT}.tmp" "${_cpp}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUT}.tmp")

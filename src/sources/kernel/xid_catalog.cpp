@@ -1,0 +1,70 @@
+#include "sources/kernel/xid_catalog.h"
+
+namespace vw::kernel {
+namespace {
+
+constexpr XidInfo kCatalog[] = {
+    {8, "ROBUST_CHANNEL_FIFO_ERROR_IDLE_TIMEOUT", "GPU stopped processing (channel idle timeout)",
+     "Restart the application; if it repeats, check for a hang in the kernel or driver.", XidClass::kStuck},
+    {13, "ROBUST_CHANNEL_GR_EXCEPTION", "graphics engine exception (usually an application fault)",
+     "Restart the application and check it for out-of-bounds accesses or illegal instructions.",
+     XidClass::kApplication},
+    {31, "ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT", "GPU memory page fault (illegal address)",
+     "Restart the application; an illegal memory access usually points at the application, rarely the driver.",
+     XidClass::kApplication},
+    {32, "ROBUST_CHANNEL_PBDMA_ERROR", "invalid or corrupted push buffer stream",
+     "Restart the application; if it repeats, check PCIe link quality.", XidClass::kApplication},
+    {43, "ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR", "GPU stopped processing after an application fault",
+     "The application must terminate and restart; the GPU itself stays healthy.", XidClass::kApplication},
+    {45, "ROBUST_CHANNEL_PREEMPTIVE_REMOVAL", "preemptive cleanup of channels (process killed or earlier error)",
+     "Usually follows Ctrl-C, SIGKILL or an earlier Xid: look at the Xid it was caused by.", XidClass::kInformational},
+    {46, "ROBUST_CHANNEL_GPU_TIMEOUT_ERROR", "GPU stopped processing (timeout)",
+     "Stop the GPU's applications; a person should reset the GPU if it does not recover.", XidClass::kStuck},
+    {48, "ROBUST_CHANNEL_GPU_ECC_DBE", "uncorrectable double-bit ECC error",
+     "Rule out hardware: drain the GPU, reset it or reboot to clear, and check ECC and retired-page counts.",
+     XidClass::kHardware},
+    {62, "ROBUST_CHANNEL_INTERNAL_MICRO_CONTROLLER_HALT", "internal micro-controller halt",
+     "Restart the application; a person should reset the GPU if it repeats.", XidClass::kStuck},
+    {63, "INFOROM_DRAM_RETIREMENT_EVENT", "GPU memory page retirement or row remapping recorded",
+     "Rule out hardware: a reset (row remapping) or reboot (page retirement) activates it; watch the counts.",
+     XidClass::kHardware},
+    {64, "INFOROM_DRAM_RETIREMENT_FAILURE", "GPU memory remapping failure",
+     "Rule out hardware: reset the GPU; repeated failures make the GPU a replacement candidate.", XidClass::kHardware},
+    {68, "ROBUST_CHANNEL_NVDEC0_ERROR", "video decoder exception", "Restart the application.", XidClass::kApplication},
+    {74, "NVLINK_ERROR", "NVLink error",
+     "Rule out hardware: reset or reboot to clear; check the remote end of the link too.", XidClass::kHardware},
+    {79, "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS", "GPU has fallen off the bus",
+     "Rule out hardware: the GPU no longer answers over PCIe and its processes are stuck; the node needs a "
+     "reboot or power cycle by a person.",
+     XidClass::kHardware},
+    {92, "EXCESSIVE_SBE_INTERRUPTS", "high single-bit ECC error rate",
+     "Rule out hardware: watch the ECC counters; plan a maintenance window.", XidClass::kHardware},
+    {94, "ROBUST_CHANNEL_CONTAINED_ERROR", "contained memory error (one application affected)",
+     "Rule out hardware: restart the affected application; reset the GPU when convenient.", XidClass::kHardware},
+    {95, "ROBUST_CHANNEL_UNCONTAINED_ERROR", "uncontained memory error (several applications affected)",
+     "Rule out hardware: stop the GPU's applications; a person must reset the GPU before they restart.",
+     XidClass::kHardware},
+    {109, "ROBUST_CHANNEL_CTXSW_TIMEOUT_ERROR", "context switch timeout",
+     "Restart the application; a person should reset the GPU if it repeats.", XidClass::kStuck},
+    {119, "GSP_RPC_TIMEOUT", "GSP firmware RPC timeout",
+     "Rule out hardware/firmware: a person should reset the GPU, or power cycle it if it persists.",
+     XidClass::kHardware},
+    {120, "GSP_ERROR", "GSP firmware error",
+     "Rule out hardware/firmware: a person should reset the GPU, or power cycle it if it persists.",
+     XidClass::kHardware},
+    {140, "UNRECOVERABLE_ECC_ERROR_ESCAPE", "uncorrectable ECC error interrupted page offlining or row remapping",
+     "Rule out hardware: a person should reset the GPU; check retired pages and remapped rows.", XidClass::kHardware},
+    {154, "GPU_RECOVERY_ACTION_CHANGED", "the driver changed the GPU's required recovery action",
+     "Read the recovery action in the message (drain, reset, reboot) and follow it.", XidClass::kInformational},
+};
+
+}  // namespace
+
+const XidInfo* LookupXid(int code) {
+  for (const auto& info : kCatalog) {
+    if (info.code == code) return &info;
+  }
+  return nullptr;
+}
+
+}  // namespace vw::kernel

@@ -1,0 +1,32 @@
+// What each Xid code means for someone chasing GPU memory leaks and stuck processes: mnemonic
+// (from the driver's own names), meaning, and the next step a person should take.
+//
+// `hardware` marks the set that points at a different incident than a leak (ECC, row remapping,
+// NVLink, fallen off the bus, GSP): 48 63 64 74 79 92 94 95 119 120 140. Those call for ruling out
+// hardware before anything else.
+#pragma once
+
+#include <string_view>
+
+namespace vw::kernel {
+
+enum class XidClass {
+  kApplication,    // the application faulted (bad address, illegal instruction): fix or restart it
+  kStuck,          // the GPU or a channel stopped making progress: restart the app, reset if it persists
+  kHardware,       // memory / bus / firmware fault: a hardware incident, not a leak
+  kInformational,  // cleanup or summary events
+};
+
+struct XidInfo {
+  int code = 0;
+  std::string_view mnemonic;  // "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"
+  std::string_view meaning;   // "GPU has fallen off the bus"
+  std::string_view action;    // what to do next
+  XidClass klass = XidClass::kApplication;
+  bool hardware() const { return klass == XidClass::kHardware; }
+};
+
+// nullptr for codes the table does not know (the finding then says "unknown Xid").
+const XidInfo* LookupXid(int code);
+
+}  // namespace vw::kernel

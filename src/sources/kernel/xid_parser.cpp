@@ -1,0 +1,196 @@
+#include "sources/kernel/xid_parser.h"
+
+#include <cctype>
+#include <charconv>
+
+namespace vw::kernel {
+namespace {
+
+bool IsHex(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+template <typename T>
+bool ToNumber(std::string_view s, T& out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+// Reads what precedes "NVRM:" for a monotonic time and a wall clock.
+void ParsePrefix(std::string_view prefix, XidEvent& e) {
+  // kmsg: "6,1234,5678901,-;" (level,seq,usec,flags;)
+  size_t semi = prefix.find(';');
+  if (semi != std::string_view::npos) {
+    std::string_view head = prefix.substr(0, semi);
+    size_t c1 = head.find(',');
+    size_t c2 = c1 == std::string_view::npos ? c1 : head.find(',', c1 + 1);
+    size_t c3 = c2 == std::string_view::npos ? c2 : head.find(',', c2 + 1);
+    uint64_t usec = 0;
+    if (c2 != std::string_view::npos &&
+        ToNumber(head.substr(c2 + 1, (c3 == std::string_view::npos ? head.size() : c3) - c2 - 1), usec)) {
+      e.monotonic_s = static_cast<double>(usec) / 1e6;
+      return;
+    }
+  }
+  size_t open = prefix.rfind('[');
+  size_t close = open == std::string_view::npos ? open : prefix.find(']', open);
+  if (close != std::string_view::npos) {
+    std::string_view inside = Trim(prefix.substr(open + 1, close - open - 1));
+    double seconds = 0;
+    auto [p, ec] = std::from_chars(inside.data(), inside.data() + inside.size(), seconds);
+    if (ec == std::errc() && p == inside.data() + inside.size()) {
+      e.monotonic_s = seconds;
+    } else if (!inside.empty()) {
+      e.wall_clock = std::string(inside);  // dmesg --ctime
+    }
+  }
+  // syslog / journald: "Feb 15 17:37:45 host kernel: "
+  std::string_view before = open == std::string_view::npos ? prefix : prefix.substr(0, open);
+  size_t k = before.find(" kernel:");
+  if (k != std::string_view::npos && e.wall_clock.empty()) {
+    std::string_view head = Trim(before.substr(0, k));
+    size_t last_space = head.rfind(' ');  // drop the host name
+    if (last_space != std::string_view::npos && head.size() >= 15) e.wall_clock = std::string(head.substr(0, 15));
+  }
+}
+
+}  // namespace
+
+std::string NormalizePciBusId(std::string_view text) {
+  text = Trim(text);
+  if (text.substr(0, 4) == "PCI:" || text.substr(0, 4) == "pci:") text.remove_prefix(4);
+  // Split into [domain:]bus:device[.function]
+  std::string_view function = "0";
+  size_t dot = text.rfind('.');
+  if (dot != std::string_view::npos) {
+    function = text.substr(dot + 1);
+    text = text.substr(0, dot);
+  }
+  std::vector<std::string_view> parts;
+  size_t pos = 0;
+  while (true) {
+    size_t c = text.find(':', pos);
+    parts.push_back(text.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos));
+    if (c == std::string_view::npos) break;
+    pos = c + 1;
+  }
+  std::string_view domain = "0", bus, device;
+  if (parts.size() == 3) {
+    domain = parts[0];
+    bus = parts[1];
+    device = parts[2];
+  } else if (parts.size() == 2) {
+    bus = parts[0];
+    device = parts[1];
+  } else {
+    return "";
+  }
+  if (!IsHex(domain) || domain.size() > 8 || !IsHex(bus) || bus.size() > 2 || !IsHex(device) || device.size() > 2 ||
+      !IsHex(function) || function.size() > 1) {
+    return "";
+  }
+  auto pad = [](std::string_view s, size_t n) { return std::string(n - s.size(), '0') + Upper(s); };
+  return pad(domain, 8) + ":" + pad(bus, 2) + ":" + pad(device, 2) + "." + Upper(function);
+}
+
+std::optional<XidEvent> ParseXidLine(std::string_view line) {
+  static constexpr std::string_view kMarker = "NVRM: Xid (";
+  size_t at = line.find(kMarker);
+  if (at == std::string_view::npos) return std::nullopt;
+  XidEvent e;
+  e.line = std::string(Trim(line));
+  std::string_view rest = line.substr(at + kMarker.size());
+  size_t close = rest.find(')');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::string_view inside = rest.substr(0, close);
+  rest = rest.substr(close + 1);
+  // inside: "PCI:0000:3b:00" [" GPU-I:02" [" GPU-CI:01"]]
+  size_t space = inside.find(' ');
+  e.pci_bus_id = NormalizePciBusId(inside.substr(0, space));
+  if (e.pci_bus_id.empty()) return std::nullopt;
+  while (space != std::string_view::npos) {
+    inside = inside.substr(space + 1);
+    space = inside.find(' ');
+    std::string_view tok = inside.substr(0, space);
+    unsigned v = 0;
+    if (tok.substr(0, 6) == "GPU-I:" && ToNumber(tok.substr(6), v)) e.gpu_instance = v;
+    if (tok.substr(0, 7) == "GPU-CI:" && ToNumber(tok.substr(7), v)) e.compute_instance = v;
+  }
+  if (rest.substr(0, 1) != ":") return std::nullopt;
+  rest = Trim(rest.substr(1));
+  size_t comma = rest.find(',');
+  if (!ToNumber(Trim(rest.substr(0, comma)), e.xid)) return std::nullopt;
+  rest = comma == std::string_view::npos ? std::string_view() : Trim(rest.substr(comma + 1));
+  if (rest.substr(0, 4) == "pid=") {
+    size_t end = rest.find(',');
+    std::string_view pid = Trim(rest.substr(4, end == std::string_view::npos ? std::string_view::npos : end - 4));
+    int64_t p = 0;
+    if (ToNumber(pid, p)) e.pid = p;  // '<unknown>' stays missing
+    rest = end == std::string_view::npos ? std::string_view() : Trim(rest.substr(end + 1));
+    if (rest.substr(0, 5) == "name=") {
+      size_t name_end = rest.find(", ");
+      std::string_view name =
+          rest.substr(5, name_end == std::string_view::npos ? std::string_view::npos : name_end - 5);
+      if (name != "<unknown>") e.process_name = std::string(name);
+      rest = name_end == std::string_view::npos ? std::string_view() : Trim(rest.substr(name_end + 1));
+    }
+  }
+  static constexpr std::string_view kCaused = " caused by previous Xid ";
+  size_t caused = rest.rfind(kCaused);
+  if (caused != std::string_view::npos) {
+    int prev = 0;
+    if (ToNumber(Trim(rest.substr(caused + kCaused.size())), prev)) {
+      e.caused_by_xid = prev;
+      rest = Trim(rest.substr(0, caused));
+    }
+  }
+  e.message = std::string(rest);
+  ParsePrefix(line.substr(0, at), e);
+  return e;
+}
+
+KernelLogScan ScanKernelLog(std::string_view text) {
+  KernelLogScan scan;
+  static constexpr std::string_view kMap = "NVRM: GPU at PCI:";
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++scan.lines;
+    if (auto e = ParseXidLine(line)) {
+      scan.events.push_back(std::move(*e));
+      continue;
+    }
+    size_t at = line.find(kMap);
+    if (at != std::string_view::npos) {
+      std::string_view rest = line.substr(at + kMap.size());
+      size_t sep = rest.find(": GPU-");
+      if (sep == std::string_view::npos) continue;
+      std::string pci = NormalizePciBusId(rest.substr(0, sep));
+      std::string_view uuid = Trim(rest.substr(sep + 2));
+      if (!pci.empty() && !uuid.empty()) scan.uuid_by_pci[pci] = std::string(uuid);
+    }
+  }
+  return scan;
+}
+
+}  // namespace vw::kernel

@@ -1,0 +1,275 @@
+#include "sources/kernel/xid_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "sources/kernel/kernel_log_reader.h"
+#include "sources/kernel/xid_catalog.h"
+
+namespace vw::kernel {
+namespace {
+
+TEST(NormalizePciBusId, AcceptsKernelAndNvmlSpellings) {
+  struct Case {
+    const char* in;
+    const char* out;
+  } cases[] = {
+      {"PCI:0000:3b:00", "00000000:3B:00.0"},
+      {"0000:3b:00", "00000000:3B:00.0"},
+      {"0000:3b:00.0", "00000000:3B:00.0"},
+      {"00000000:3B:00.0", "00000000:3B:00.0"},
+      {"3b:00.0", "00000000:3B:00.0"},
+      {"PCI:0019:01:00", "00000019:01:00.0"},
+      {"0000:b3:00.1", "00000000:B3:00.1"},
+      {"zz:00.0", ""},
+      {"0000:3b", ""},
+      {"", ""},
+  };
+  for (const auto& c : cases) EXPECT_EQ(NormalizePciBusId(c.in), c.out) << c.in;
+}
+
+struct XidCase {
+  std::string line;
+  int xid;
+  std::string pci;
+  std::optional<int64_t> pid;
+  std::string name;
+  std::string message;
+  std::optional<int> caused_by;
+  std::optional<double> monotonic;
+  std::string wall;
+  std::optional<unsigned> gi, ci;
+};
+
+TEST(ParseXidLine, ReadsEveryDriverAndLogToolSpelling) {
+  const XidCase cases[] = {
+      // 515-565 form with a known process, dmesg prefix.
+      {"[ 5012.337120] NVRM: Xid (PCI:0000:3b:00): 31, pid=24816, name=python3, Ch 00000010, intr 00000000. MMU "
+       "Fault: ENGINE GRAPHICS faulted @ 0x7f00_00000000",
+       31,
+       "00000000:3B:00.0",
+       24816,
+       "python3",
+       "Ch 00000010, intr 00000000. MMU Fault: ENGINE GRAPHICS faulted @ "
+       "0x7f00_00000000",
+       {},
+       5012.337120,
+       "",
+       {},
+       {}},
+      // unknown process spelled '<unknown>' (quoted pid, unquoted name), dmesg --ctime prefix.
+      {"[Mon Mar  3 10:20:30 2025] NVRM: Xid (PCI:0000:cb:00): 13, pid='<unknown>', name=<unknown>, Graphics SM "
+       "Warp Exception",
+       13,
+       "00000000:CB:00.0",
+       {},
+       "",
+       "Graphics SM Warp Exception",
+       {},
+       {},
+       "Mon Mar  3 10:20:30 2025",
+       {},
+       {}},
+      // 570+ unknown process: no pid/name at all; journald prefix; fallen off the bus.
+      {"Mar 03 10:20:30 node7 kernel: NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.",
+       79,
+       "00000000:2B:00.0",
+       {},
+       "",
+       "GPU has fallen off the bus.",
+       {},
+       {},
+       "Mar 03 10:20:30",
+       {},
+       {}},
+      // pre-515: pid without name.
+      {"NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to activate.",
+       63,
+       "00000000:10:1C.0",
+       1896,
+       "",
+       "Row Remapper: New row marked for remapping, reset gpu to activate.",
+       {},
+       {},
+       "",
+       {},
+       {}},
+      // pid=0 with no name (2021 Xid 79).
+      {"NVRM: Xid (PCI:0000:10:00): 79, pid=0, GPU has fallen off the bus.",
+       79,
+       "00000000:10:00.0",
+       0,
+       "",
+       "GPU has fallen off the bus.",
+       {},
+       {},
+       "",
+       {},
+       {}},
+      // very old form without "PCI:".
+      {"NVRM: Xid (0000:01:00): 3, 0001 00000000 0000a097 00001b0c 00001000 00000000",
+       3,
+       "00000000:01:00.0",
+       {},
+       "",
+       "0001 00000000 0000a097 00001b0c 00001000 00000000",
+       {},
+       {},
+       "",
+       {},
+       {}},
+      // 570.124+: caused by previous Xid; syslog prefix with dmesg time.
+      {"Jun 01 08:00:00 gpu01 kernel: [123.5] NVRM: Xid (PCI:0000:dc:00): 45, pid=77001, name=python3, Ch "
+       "00000001 caused by previous Xid 149",
+       45,
+       "00000000:DC:00.0",
+       77001,
+       "python3",
+       "Ch 00000001",
+       149,
+       123.5,
+       "Jun 01 08:00:00",
+       {},
+       {}},
+      // MIG attribution with GPU-I and GPU-CI; kmsg record prefix (µs).
+      {"4,2210,9876543210,-;NVRM: Xid (PCI:0000:9b:00 GPU-I:02 GPU-CI:01): 94, pid=5150, name=vllm, Contained "
+       "ECC error",
+       94,
+       "00000000:9B:00.0",
+       5150,
+       "vllm",
+       "Contained ECC error",
+       {},
+       9876.543210,
+       "",
+       2u,
+       1u},
+      // MIG with GPU-I only, non-zero PCI domain.
+      {"NVRM: Xid (PCI:0019:01:00 GPU-I:07): 31, pid=9, name=a.out, MMU Fault",
+       31,
+       "00000019:01:00.0",
+       9,
+       "a.out",
+       "MMU Fault",
+       {},
+       {},
+       "",
+       7u,
+       {}},
+  };
+  for (const auto& c : cases) {
+    auto e = ParseXidLine(c.line);
+    ASSERT_TRUE(e.has_value()) << c.line;
+    EXPECT_EQ(e->xid, c.xid) << c.line;
+    EXPECT_EQ(e->pci_bus_id, c.pci) << c.line;
+    EXPECT_EQ(e->pid, c.pid) << c.line;
+    EXPECT_EQ(e->process_name, c.name) << c.line;
+    EXPECT_EQ(e->message, c.message) << c.line;
+    EXPECT_EQ(e->caused_by_xid, c.caused_by) << c.line;
+    if (c.monotonic) {
+      ASSERT_TRUE(e->monotonic_s.has_value()) << c.line;
+      EXPECT_NEAR(*e->monotonic_s, *c.monotonic, 1e-6) << c.line;
+    } else {
+      EXPECT_FALSE(e->monotonic_s.has_value()) << c.line;
+    }
+    EXPECT_EQ(e->wall_clock, c.wall) << c.line;
+    EXPECT_EQ(e->gpu_instance, c.gi) << c.line;
+    EXPECT_EQ(e->compute_instance, c.ci) << c.line;
+  }
+}
+
+TEST(ParseXidLine, RejectsNonXidDriverLines) {
+  const char* lines[] = {
+      "[  127.849897] NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting GSP",
+      "[    2.329368] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  595.71.05  Release Build",
+      "NVRM: The NVIDIA GPU 0000:b3:00.0",
+      "NVRM: Xid (PCI:0000:3b:00) 79 missing colon",
+      "NVRM: Xid (PCI:zz:00): 79, bad address",
+      "NVRM: Xid (PCI:0000:3b:00): abc, not a number",
+      "",
+  };
+  for (const char* l : lines) EXPECT_FALSE(ParseXidLine(l).has_value()) << l;
+}
+
+TEST(ScanKernelLog, MapsPciToUuidAndKeepsEventsInOrder) {
+  std::string log =
+      "[ 10.0] NVRM: GPU at PCI:0000:3b:00: GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60\r\n"
+      "[ 10.1] NVRM: GPU Board Serial Number: 0\n"
+      "[ 10.2] NVRM: Xid (PCI:0000:3b:00): 48, pid=1, name=x, An uncorrectable double bit error\n"
+      "[ 11.0] usb 1-1: new device\n"
+      "[ 12.0] NVRM: Xid (PCI:0000:3b:00): 45, pid='<unknown>', name=<unknown>, Ch 00000008\n";
+  KernelLogScan scan = ScanKernelLog(log);
+  EXPECT_EQ(scan.lines, 5u);
+  ASSERT_EQ(scan.events.size(), 2u);
+  EXPECT_EQ(scan.events[0].xid, 48);
+  EXPECT_EQ(scan.events[1].xid, 45);
+  ASSERT_EQ(scan.uuid_by_pci.count("00000000:3B:00.0"), 1u);
+  EXPECT_EQ(scan.uuid_by_pci.at("00000000:3B:00.0"), "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60");
+}
+
+// Every Xid line quoted in the real-capture notes must parse, with the code that follows the
+// PCI tuple.
+TEST(ScanKernelLog, ParsesEveryXidLineOfTheRealCaptures) {
+  std::ifstream in(std::string(VRAMWATCH_SHARED_DATA) + "/snippets.md");
+  ASSERT_TRUE(in.good()) << "real captures not found at " << VRAMWATCH_SHARED_DATA;
+  std::stringstream text;
+  text << in.rdbuf();
+  size_t expected = 0;
+  std::string line;
+  std::istringstream lines(text.str());
+  while (std::getline(lines, line)) {
+    // Prose mentions Xid lines inside backticks; count only lines that start as log output.
+    size_t at = line.find("NVRM: Xid (");
+    if (at == std::string::npos || line.find('`') != std::string::npos) continue;
+    ++expected;
+    auto e = ParseXidLine(line);
+    ASSERT_TRUE(e.has_value()) << line;
+    EXPECT_GT(e->xid, 0) << line;
+    EXPECT_FALSE(e->pci_bus_id.empty()) << line;
+  }
+  KernelLogScan scan = ScanKernelLog(text.str());
+  EXPECT_GE(expected, 40u);
+  EXPECT_GE(scan.uuid_by_pci.size(), 4u);
+}
+
+TEST(XidCatalog, HardwareSetPointsAtADifferentIncident) {
+  for (int code : {48, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140}) {
+    const XidInfo* info = LookupXid(code);
+    ASSERT_NE(info, nullptr) << code;
+    EXPECT_TRUE(info->hardware()) << code;
+    EXPECT_NE(info->action.find("Rule out hardware"), std::string_view::npos) << code;
+  }
+  for (int code : {13, 31, 43, 45}) {
+    ASSERT_NE(LookupXid(code), nullptr) << code;
+    EXPECT_FALSE(LookupXid(code)->hardware()) << code;
+  }
+  EXPECT_EQ(LookupXid(79)->mnemonic, "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS");
+  EXPECT_EQ(LookupXid(4242), nullptr);
+}
+
+TEST(ReadKmsg, ReadsRecordsUntilEndWithoutBlocking) {
+  std::string path = testing::TempDir() + "/kmsg-fixture";
+  {
+    std::ofstream out(path);
+    out << "6,100,5000000,-;NVRM: GPU at PCI:0000:01:00: GPU-aaaa\n"
+           "4,101,5500000,-;NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.\n"
+           " SUBSYSTEM=pci\n";
+  }
+  auto scan = ReadKmsg(path);
+  ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+  ASSERT_EQ(scan->events.size(), 1u);
+  EXPECT_NEAR(*scan->events[0].monotonic_s, 5.5, 1e-9);
+  EXPECT_EQ(scan->uuid_by_pci.at("00000000:01:00.0"), "GPU-aaaa");
+}
+
+TEST(ReadKernelLogFile, MissingFileIsANotFoundNamingThePath) {
+  auto r = ReadKernelLogFile("/nonexistent/kern.log");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(r.status().message().find("/nonexistent/kern.log"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vw::kernel

@@ -1,0 +1,59 @@
+// CallRunner: runs blocking calls on a worker thread and waits for each at most a deadline.
+//
+// Run(name, deadline, fn) hands `fn` to the worker and waits. When fn returns in time its value is
+// returned. When the deadline passes first, the worker is abandoned: its thread is detached and
+// left blocked inside fn, and Run returns kTimeout. Until that abandoned call returns, every
+// further Run fails at once with kTimeout ("still blocked in <name> for N s") rather than starting
+// another thread that would likely block the same way; once it returns, the next Run starts a
+// fresh worker.
+//
+// `fn` must own everything it touches (capture by value): after a timeout it may still run long
+// after the caller's stack is gone. Its result is kept in storage shared with the worker.
+//
+// Threading: Run is called by one thread at a time. Destruction joins an idle worker and never
+// waits for an abandoned one.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "core/status.h"
+
+namespace vw::nvml {
+
+class CallRunner {
+ public:
+  CallRunner() = default;
+  ~CallRunner();
+  CallRunner(const CallRunner&) = delete;
+  CallRunner& operator=(const CallRunner&) = delete;
+
+  template <typename T>
+  Result<T> Run(const char* name, std::chrono::milliseconds deadline, std::function<T()> fn) {
+    auto slot = std::make_shared<std::optional<T>>();
+    Status s = RunErased(name, deadline, [slot, fn = std::move(fn)] { slot->emplace(fn()); });
+    if (!s.ok()) return s;
+    return std::move(**slot);
+  }
+
+  // True when some call passed its deadline and has not returned yet.
+  bool blocked() const;
+  // True when any call ever passed its deadline (the library must then stay loaded).
+  bool ever_abandoned() const { return ever_abandoned_; }
+
+ private:
+  struct Worker;
+  Status RunErased(const char* name, std::chrono::milliseconds deadline, std::function<void()> task);
+
+  std::shared_ptr<Worker> worker_;     // the live worker, or nullptr
+  std::shared_ptr<Worker> abandoned_;  // the worker blocked past its deadline, until it returns
+  bool ever_abandoned_ = false;
+};
+
+}  // namespace vw::nvml

@@ -1,0 +1,102 @@
+// NvmlSource: the live view of this host's GPUs through NVML (libnvidia-ml.so.1, loaded with dlopen).
+//
+// Open() loads the library, calls nvmlInit_v2 (or nvmlInit on old drivers) and counts the GPUs;
+// TakeSnapshot() fills a HostSnapshot (core/snapshot.h): identity, memory (v2 with reserved, else
+// v1), BAR1, utilisation, processes (compute, graphics and MPS lists merged by PID; per-process SM
+// utilisation from process samples newer than the last one seen on that GPU), MIG devices with
+// their memory, driver and CUDA driver versions. Missing values stay std::nullopt: a failed call
+// is recorded in GpuSnapshot::errors / nvml_errors and never becomes a zero.
+//
+// Versioned calls follow the fallback chain of nvml_entry_points.h (_v3 -> _v2 -> unversioned).
+// The R535 hazard (nvml.md §5.8) is handled: when _v3 process calls and
+// nvmlDeviceGetConfComputeMemSizeInfo are exported but nvmlDeviceGetRunningProcessDetailList is
+// not, _v3 is called with 32-byte elements.
+//
+// Deadlines: every NVML call runs on a worker thread and the caller waits at most
+// `call_deadline`. There is one worker per GPU and one for system-wide calls, so a call that hangs
+// on one GPU does not hold up the others. When a call passes its deadline, its worker is
+// abandoned (the thread stays blocked inside NVML, detached) and the GPU is reported
+// `responsive = false`; while that abandoned call has not returned, further calls for the same GPU
+// fail at once with kTimeout ("still blocked in <function>") instead of piling up threads. Once
+// the call returns, the next snapshot gets a fresh worker. A source whose worker was ever abandoned
+// never unloads the library or calls nvmlShutdown, since a thread may still be inside it.
+//
+// NVML_ERROR_GPU_IS_LOST from any call marks the GPU `lost`.
+//
+// Threading: one thread uses a NvmlSource at a time (the sampler); the workers are internal.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/snapshot.h"
+#include "core/status.h"
+
+namespace vw::nvml {
+
+inline constexpr const char* kDefaultLibrary = "libnvidia-ml.so.1";
+inline constexpr const char* kLibraryEnvVar = "VRAMWATCH_NVML_LIB";
+
+// The library to load: `flag_value` (from --nvml-lib) when not empty, else $VRAMWATCH_NVML_LIB when
+// set and not empty, else kDefaultLibrary.
+std::string ResolveLibraryPath(std::string_view flag_value);
+
+// Status for a failed NVML call: the message is "<function>: <nvmlErrorString text> (NVML error
+// <code>)"; the code maps NO_PERMISSION -> kPermissionDenied, NOT_FOUND -> kNotFound, TIMEOUT ->
+// kTimeout, everything else (NOT_SUPPORTED, GPU_IS_LOST, DRIVER_NOT_LOADED, ...) -> kUnavailable.
+Status NvmlStatus(std::string_view function, int nvml_code, std::string_view error_text);
+
+struct SourceOptions {
+  std::string library_path = kDefaultLibrary;     // see ResolveLibraryPath
+  std::chrono::milliseconds call_deadline{5000};  // per NVML call
+  bool query_process_names = false;               // nvmlSystemGetProcessName for each PID (procfs is preferred)
+};
+
+class NvmlLibrary;
+class CallRunner;
+
+class NvmlSource {
+ public:
+  // Fails (kUnavailable, kPermissionDenied, kTimeout) when the library cannot be loaded, nvmlInit
+  // fails or hangs, or the GPU count cannot be read. The message names the library path and call.
+  static Result<std::unique_ptr<NvmlSource>> Open(SourceOptions options);
+  ~NvmlSource();
+  NvmlSource(const NvmlSource&) = delete;
+  NvmlSource& operator=(const NvmlSource&) = delete;
+
+  unsigned gpu_count() const { return gpu_count_; }
+  const std::string& library_path() const;
+  // The symbol used for each versioned call, e.g. {"nvmlDeviceGetMemoryInfo_v2",
+  // "nvmlDeviceGetComputeRunningProcesses_v3", ...}; "(R535 32-byte elements)" is appended to the
+  // process-list entries when that layout is in use.
+  std::vector<std::string> BoundFunctions() const;
+  // True when _v3 process lists are read with the 32-byte R535 element (nvml.md §5.8).
+  bool uses_r535_process_layout() const { return r535_layout_; }
+
+  // One look at every GPU, in NVML index order. Per-GPU failures are inside each GpuSnapshot;
+  // failures of system-wide calls (driver version, CUDA version) are in HostSnapshot::errors.
+  HostSnapshot TakeSnapshot();
+  // One GPU; `index` < gpu_count().
+  GpuSnapshot TakeGpuSnapshot(unsigned index);
+
+ private:
+  struct GpuState;
+  NvmlSource() = default;
+  void ReadSystem(HostSnapshot* h);
+
+  std::unique_ptr<NvmlLibrary> lib_;
+  SourceOptions options_;
+  unsigned gpu_count_ = 0;
+  bool r535_layout_ = false;
+  bool initialized_ = false;
+  std::string driver_version_, nvml_version_;  // cached once read: they do not change while loaded
+  std::optional<int> cuda_version_;
+  std::unique_ptr<CallRunner> system_runner_;
+  std::vector<std::unique_ptr<GpuState>> gpus_;
+};
+
+}  // namespace vw::nvml

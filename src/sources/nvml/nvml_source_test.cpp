@@ -1,0 +1,411 @@
+#include "sources/nvml/nvml_source.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include "sources/nvml/emulator_test_support.h"
+
+namespace vw::nvml {
+namespace {
+
+using ::testing::Contains;
+using testing::EmulatedNvml;
+using ::testing::HasSubstr;
+
+constexpr uint64_t kMiB = 1024ull * 1024ull;
+
+std::unique_ptr<NvmlSource> OpenOrDie(const EmulatedNvml& emu,
+                                      std::chrono::milliseconds deadline = std::chrono::seconds(5)) {
+  SourceOptions o;
+  o.library_path = emu.library();
+  o.call_deadline = deadline;
+  auto src = NvmlSource::Open(o);
+  EXPECT_TRUE(src.ok()) << src.status().ToString();
+  return src.ok() ? std::move(*src) : nullptr;
+}
+
+const ProcessSnapshot* FindPid(const GpuSnapshot& g, int64_t pid) {
+  for (const auto& p : g.processes) {
+    if (p.pid == pid) return &p;
+  }
+  return nullptr;
+}
+
+constexpr const char* kOneGpu = R"(
+driver_version: "550.54.15"
+cuda_driver_version: 12040
+gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60"
+    pci_bus_id: "00000000:3B:00.0"
+    minor: 3
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    unattributed_mib: [[0, 0], [30, 12288]]
+    utilization_gpu: [[0, 0], [10, 90]]
+    bar1_total_mib: 131072
+    bar1_used_mib: 5
+    processes:
+      - pid: 4242
+        type: compute
+        used_mib: [[0, 0], [20, 10240]]
+        sm_util: [[0, 0], [20, 95]]
+        end_s: 60
+)";
+
+TEST(NvmlSourceTest, ReadsIdentityMemoryAndProcessesFromScenario) {
+  EmulatedNvml emu(kOneGpu);
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  ASSERT_EQ(src->gpu_count(), 1u);
+  emu.SetTime(15);  // process 7680 MiB, unattributed 6144 MiB
+  HostSnapshot h = src->TakeSnapshot();
+  EXPECT_EQ(h.driver_version, "550.54.15");
+  EXPECT_EQ(h.cuda_driver_version, 12040);
+  ASSERT_EQ(h.gpus.size(), 1u);
+  const GpuSnapshot& g = h.gpus[0];
+  EXPECT_TRUE(g.errors.empty()) << g.errors[0];
+  EXPECT_EQ(g.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(g.uuid, "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60");
+  EXPECT_EQ(g.pci_bus_id, "00000000:3B:00.0");
+  EXPECT_EQ(g.minor, 3u);
+  EXPECT_EQ(g.memory_total_bytes, 81559 * kMiB);
+  EXPECT_EQ(g.memory_reserved_bytes, 479 * kMiB);
+  EXPECT_EQ(g.memory_used_bytes, (7680 + 6144) * kMiB);
+  EXPECT_EQ(g.memory_free_bytes, (81559 - 479 - 7680 - 6144) * kMiB);
+  EXPECT_EQ(g.bar1_total_bytes, 131072 * kMiB);
+  EXPECT_EQ(g.bar1_used_bytes, 5 * kMiB);
+  ASSERT_TRUE(g.gpu_util_ratio.has_value());
+  EXPECT_DOUBLE_EQ(*g.gpu_util_ratio, 0.9);
+  EXPECT_FALSE(g.mig_enabled);
+  ASSERT_EQ(g.processes.size(), 1u);
+  const ProcessSnapshot& p = g.processes[0];
+  EXPECT_EQ(p.pid, 4242);
+  EXPECT_TRUE(p.compute);
+  EXPECT_FALSE(p.graphics);
+  EXPECT_EQ(p.used_bytes, 7680 * kMiB);
+  EXPECT_FALSE(p.gpu_instance_id.has_value());  // MIG off: 0xFFFFFFFF is "no instance"
+  ASSERT_TRUE(p.sm_util_ratio.has_value());
+  EXPECT_NEAR(*p.sm_util_ratio, 0.71, 0.011);  // 95 * 15/20 = 71.25 -> 71 %
+  EXPECT_THAT(src->BoundFunctions(), Contains("nvmlDeviceGetMemoryInfo_v2"));
+  EXPECT_THAT(src->BoundFunctions(), Contains("nvmlDeviceGetComputeRunningProcesses_v3"));
+
+  emu.SetTime(70);  // the process has ended; unattributed memory stays
+  GpuSnapshot later = src->TakeGpuSnapshot(0);
+  EXPECT_TRUE(later.processes.empty());
+  EXPECT_EQ(later.memory_used_bytes, 12288 * kMiB);
+}
+
+TEST(NvmlSourceTest, KeepsLastSampleTimestampSoStaleSamplesAreNotReused) {
+  EmulatedNvml emu(kOneGpu);
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  emu.SetTime(25);
+  GpuSnapshot a = src->TakeGpuSnapshot(0);
+  ASSERT_EQ(a.processes.size(), 1u);
+  EXPECT_DOUBLE_EQ(a.processes[0].sm_util_ratio.value_or(-1), 0.95);
+  // Same instant again: the driver has no sample newer than the last one we saw.
+  GpuSnapshot b = src->TakeGpuSnapshot(0);
+  ASSERT_EQ(b.processes.size(), 1u);
+  EXPECT_DOUBLE_EQ(b.processes[0].sm_util_ratio.value_or(-1), 0.0);
+  emu.SetTime(26);
+  GpuSnapshot c = src->TakeGpuSnapshot(0);
+  EXPECT_DOUBLE_EQ(c.processes[0].sm_util_ratio.value_or(-1), 0.95);
+}
+
+TEST(NvmlSourceTest, FallsBackToMemoryV1AndProcessV2OnOldDriver) {
+  std::string scenario = std::string(kOneGpu) + R"(
+hide_symbols: [nvmlDeviceGetComputeRunningProcesses_v3, nvmlDeviceGetGraphicsRunningProcesses_v3,
+               nvmlDeviceGetMPSComputeRunningProcesses_v3, nvmlDeviceGetMemoryInfo_v2,
+               nvmlDeviceGetRunningProcessDetailList, nvmlDeviceGetConfComputeMemSizeInfo]
+)";
+  EmulatedNvml emu(scenario, "old-driver");
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  emu.SetTime(15);
+  GpuSnapshot g = src->TakeGpuSnapshot(0);
+  EXPECT_TRUE(g.errors.empty());
+  // v1 counts reserved memory as used and cannot report it apart.
+  EXPECT_EQ(g.memory_used_bytes, (479 + 7680 + 6144) * kMiB);
+  EXPECT_FALSE(g.memory_reserved_bytes.has_value());
+  EXPECT_EQ(g.memory_free_bytes, (81559 - 479 - 7680 - 6144) * kMiB);
+  ASSERT_EQ(g.processes.size(), 1u);
+  EXPECT_EQ(g.processes[0].used_bytes, 7680 * kMiB);
+  EXPECT_THAT(src->BoundFunctions(), Contains("nvmlDeviceGetMemoryInfo"));
+  EXPECT_THAT(src->BoundFunctions(), Contains("nvmlDeviceGetComputeRunningProcesses_v2"));
+  EXPECT_FALSE(src->uses_r535_process_layout());
+}
+
+TEST(NvmlSourceTest, ReadsR535WideProcessElements) {
+  std::string scenario = R"(
+hide_symbols: [nvmlDeviceGetRunningProcessDetailList]
+gpus:
+  - uuid: GPU-r535
+    memory_total_mib: 24576
+    processes:
+      - {pid: 101, used_mib: 100}
+      - {pid: 202, used_mib: 200}
+      - {pid: 303, used_mib: 300, type: graphics}
+)";
+  EmulatedNvml emu(scenario, "r535");
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  EXPECT_TRUE(src->uses_r535_process_layout());
+  GpuSnapshot g = src->TakeGpuSnapshot(0);
+  ASSERT_EQ(g.processes.size(), 3u);
+  for (int64_t pid : {101, 202, 303}) {
+    const ProcessSnapshot* p = FindPid(g, pid);
+    ASSERT_NE(p, nullptr) << pid;
+    EXPECT_EQ(p->used_bytes, static_cast<uint64_t>(pid / 101) * 100 * kMiB);
+  }
+}
+
+TEST(NvmlSourceTest, MergesComputeGraphicsAndMpsListsByPid) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-a
+    memory_total_mib: 16384
+    processes:
+      - {pid: 10, type: [compute, graphics], used_mib: 1000}
+      - {pid: 11, type: graphics, used_mib: 200}
+      - {pid: 12, type: mps, used_mib: 300}
+      - {pid: 13, type: [compute, mps], used_mib: 400}
+)");
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  GpuSnapshot g = src->TakeGpuSnapshot(0);
+  ASSERT_EQ(g.processes.size(), 4u);
+  const ProcessSnapshot* both = FindPid(g, 10);
+  ASSERT_NE(both, nullptr);
+  EXPECT_TRUE(both->compute && both->graphics && !both->mps);
+  EXPECT_EQ(both->used_bytes, 1000 * kMiB);  // one process, not counted twice
+  EXPECT_TRUE(FindPid(g, 11)->graphics);
+  EXPECT_TRUE(FindPid(g, 12)->mps && !FindPid(g, 12)->compute);
+  EXPECT_TRUE(FindPid(g, 13)->mps && FindPid(g, 13)->compute);
+}
+
+TEST(NvmlSourceTest, RetriesWhileTheProcessListGrowsBetweenCalls) {
+  std::string procs;
+  int pid = 1000;
+  // 1 process at the size query, then 20 more appear before each of the next three calls.
+  procs += "      - {pid: " + std::to_string(pid++) + ", used_mib: 1}\n";
+  for (int wave = 1; wave <= 3; ++wave) {
+    for (int i = 0; i < 20; ++i) {
+      procs += "      - {pid: " + std::to_string(pid++) +
+               ", used_mib: 1, visible_after_calls: " + std::to_string(wave) + "}\n";
+    }
+  }
+  EmulatedNvml emu("gpus:\n  - uuid: GPU-grow\n    memory_total_mib: 16384\n    processes:\n" + procs);
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  GpuSnapshot g = src->TakeGpuSnapshot(0);
+  EXPECT_TRUE(g.errors.empty()) << g.errors[0];
+  EXPECT_EQ(g.processes.size(), 61u);
+  EXPECT_NE(FindPid(g, 1060), nullptr);
+}
+
+TEST(NvmlSourceTest, NotAvailableProcessMemoryIsMissingNotZero) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-na
+    memory_total_mib: 16384
+    unattributed_mib: 50
+    processes:
+      - {pid: 77, used_mib: "N/A"}
+      - {pid: 78, used_mib: 100}
+)");
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  GpuSnapshot g = src->TakeGpuSnapshot(0);
+  ASSERT_NE(FindPid(g, 77), nullptr);
+  EXPECT_FALSE(FindPid(g, 77)->used_bytes.has_value());
+  EXPECT_EQ(FindPid(g, 78)->used_bytes, 100 * kMiB);
+  EXPECT_EQ(g.memory_used_bytes, 150 * kMiB);
+}
+
+TEST(NvmlSourceTest, FailedCallBecomesErrorNamingFunctionAndNvmlText) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-err
+    memory_total_mib: 16384
+    errors: [{function: nvmlDeviceGetMemoryInfo_v2, code: 999, from_s: 10, to_s: 20},
+             {function: nvmlDeviceGetComputeRunningProcesses, code: 4}]
+)");
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  emu.SetTime(5);
+  GpuSnapshot ok = src->TakeGpuSnapshot(0);
+  EXPECT_TRUE(ok.memory_total_bytes.has_value());
+  EXPECT_THAT(ok.errors, Contains("nvmlDeviceGetComputeRunningProcesses_v3: Insufficient Permissions (NVML error 4)"));
+
+  emu.SetTime(15);
+  GpuSnapshot g = src->TakeGpuSnapshot(0);
+  EXPECT_FALSE(g.memory_total_bytes.has_value());
+  EXPECT_FALSE(g.memory_used_bytes.has_value());
+  EXPECT_THAT(g.errors, Contains("nvmlDeviceGetMemoryInfo_v2: Unknown Error (NVML error 999)"));
+  bool structured = false;
+  for (const auto& e : g.nvml_errors)
+    structured = structured || (e.function == "nvmlDeviceGetMemoryInfo_v2" && e.code == 999);
+  EXPECT_TRUE(structured);
+  EXPECT_FALSE(g.lost);
+  EXPECT_TRUE(g.responsive);
+}
+
+TEST(NvmlSourceTest, NvmlStatusMapsCodes) {
+  struct Case {
+    int code;
+    StatusCode want;
+  } cases[] = {{4, StatusCode::kPermissionDenied}, {6, StatusCode::kNotFound},     {10, StatusCode::kTimeout},
+               {3, StatusCode::kUnavailable},      {15, StatusCode::kUnavailable}, {999, StatusCode::kUnavailable}};
+  for (const auto& c : cases) {
+    Status s = NvmlStatus("nvmlDeviceGetUUID", c.code, "Some Text");
+    EXPECT_EQ(s.code(), c.want) << c.code;
+    EXPECT_EQ(s.message(), "nvmlDeviceGetUUID: Some Text (NVML error " + std::to_string(c.code) + ")");
+  }
+}
+
+TEST(NvmlSourceTest, LostGpuIsMarkedAndOtherGpusAreStillRead) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-lost
+    memory_total_mib: 16384
+    errors: [{function: "*", code: 15, from_s: 10}]
+  - uuid: GPU-fine
+    memory_total_mib: 16384
+    unattributed_mib: 10
+)");
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  emu.SetTime(11);
+  HostSnapshot h = src->TakeSnapshot();
+  ASSERT_EQ(h.gpus.size(), 2u);
+  EXPECT_TRUE(h.gpus[0].lost);
+  EXPECT_THAT(h.gpus[0].errors, Contains(HasSubstr("GPU is lost (NVML error 15)")));
+  EXPECT_FALSE(h.gpus[1].lost);
+  EXPECT_EQ(h.gpus[1].uuid, "GPU-fine");
+  EXPECT_EQ(h.gpus[1].memory_used_bytes, 10 * kMiB);
+}
+
+TEST(NvmlSourceTest, HungCallMeetsDeadlineAndOtherGpusProceed) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-hung
+    memory_total_mib: 16384
+    hangs: [{function: nvmlDeviceGetMemoryInfo_v2, at_s: 0, seconds: 30}]
+  - uuid: GPU-ok
+    memory_total_mib: 16384
+    unattributed_mib: 20
+)");
+  auto start = std::chrono::steady_clock::now();
+  {
+    auto src = OpenOrDie(emu, std::chrono::milliseconds(300));
+    ASSERT_TRUE(src);
+    HostSnapshot h = src->TakeSnapshot();
+    EXPECT_FALSE(h.gpus[0].responsive);
+    EXPECT_THAT(h.gpus[0].errors, Contains(HasSubstr("nvmlDeviceGetMemoryInfo_v2: no answer within the 300 ms")));
+    EXPECT_TRUE(h.gpus[1].responsive);
+    EXPECT_EQ(h.gpus[1].memory_used_bytes, 20 * kMiB);
+
+    // While the call is still blocked, the hung GPU fails fast instead of waiting again.
+    auto again_start = std::chrono::steady_clock::now();
+    GpuSnapshot again = src->TakeGpuSnapshot(0);
+    EXPECT_LT(std::chrono::steady_clock::now() - again_start, std::chrono::milliseconds(250));
+    EXPECT_FALSE(again.responsive);
+    EXPECT_THAT(again.errors, Contains(HasSubstr("is still blocked")));
+  }  // destroying the source must not wait for the blocked call
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+TEST(NvmlSourceTest, HungGpuRecoversWhenTheCallReturns) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-hung
+    memory_total_mib: 16384
+    hangs: [{function: nvmlDeviceGetBAR1MemoryInfo, at_s: 0, seconds: 5}]
+)");
+  auto src = OpenOrDie(emu, std::chrono::milliseconds(200));
+  ASSERT_TRUE(src);
+  EXPECT_FALSE(src->TakeGpuSnapshot(0).responsive);
+  emu.SetTime(6);  // the emulated hang ends; the blocked worker returns
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  GpuSnapshot g = src->TakeGpuSnapshot(0);
+  EXPECT_TRUE(g.responsive);
+  EXPECT_TRUE(g.memory_total_bytes.has_value());
+}
+
+TEST(NvmlSourceTest, ReadsMigDevicesAndTheirProcesses) {
+  EmulatedNvml emu(R"(
+gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: GPU-mig
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    utilization_gpu: 50
+    mig_devices:
+      - gpu_instance_id: 1
+        compute_instance_id: 0
+        uuid: MIG-aaaa
+        name: "NVIDIA H100 80GB HBM3 MIG 3g.40gb"
+        memory_total_mib: 40448
+        unattributed_mib: 11
+        processes: [{pid: 500, used_mib: 11080}]
+      - gpu_instance_id: 2
+        uuid: MIG-bbbb
+        memory_total_mib: 20096
+        processes: [{pid: 501, used_mib: 6}]
+)");
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  GpuSnapshot g = src->TakeGpuSnapshot(0);
+  EXPECT_TRUE(g.errors.empty()) << g.errors[0];
+  EXPECT_TRUE(g.mig_enabled);
+  EXPECT_FALSE(g.gpu_util_ratio.has_value());  // not supported with MIG on
+  ASSERT_EQ(g.mig_devices.size(), 2u);
+  EXPECT_EQ(g.mig_devices[0].uuid, "MIG-aaaa");
+  EXPECT_EQ(g.mig_devices[0].name, "NVIDIA H100 80GB HBM3 MIG 3g.40gb");
+  EXPECT_EQ(g.mig_devices[0].gpu_instance_id, 1u);
+  EXPECT_EQ(g.mig_devices[0].memory_total_bytes, 40448 * kMiB);
+  EXPECT_EQ(g.mig_devices[0].memory_used_bytes, 11091 * kMiB);
+  EXPECT_EQ(g.mig_devices[1].gpu_instance_id, 2u);
+  EXPECT_EQ(g.memory_used_bytes, (11091 + 6) * kMiB);
+  const ProcessSnapshot* p = FindPid(g, 500);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->gpu_instance_id, 1u);
+  EXPECT_EQ(p->compute_instance_id, 0u);
+  EXPECT_EQ(p->used_bytes, 11080 * kMiB);
+  EXPECT_EQ(FindPid(g, 501)->gpu_instance_id, 2u);
+  EXPECT_FALSE(p->sm_util_ratio.has_value());  // no process samples with MIG on
+}
+
+TEST(NvmlSourceTest, OpenFailsWithPathAndReason) {
+  SourceOptions o;
+  o.library_path = "/nonexistent/libnvidia-ml.so.1";
+  auto r = NvmlSource::Open(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(r.status().message(), HasSubstr("/nonexistent/libnvidia-ml.so.1"));
+}
+
+TEST(NvmlSourceTest, InitFailureFromBadScenarioNamesTheCall) {
+  EmulatedNvml emu("gpus:\n  - uuid: GPU-x\n    memory_total_mib: lots\n");
+  SourceOptions o;
+  o.library_path = emu.library();
+  auto r = NvmlSource::Open(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("nvmlInit_v2: Unknown Error (NVML error 999)"));
+}
+
+TEST(NvmlSourceTest, ResolvesLibraryFromFlagThenEnvironment) {
+  unsetenv("VRAMWATCH_NVML_LIB");
+  EXPECT_EQ(ResolveLibraryPath(""), "libnvidia-ml.so.1");
+  setenv("VRAMWATCH_NVML_LIB", "/opt/env/libnvidia-ml.so.1", 1);
+  EXPECT_EQ(ResolveLibraryPath(""), "/opt/env/libnvidia-ml.so.1");
+  EXPECT_EQ(ResolveLibraryPath("/flag/lib.so"), "/flag/lib.so");
+  unsetenv("VRAMWATCH_NVML_LIB");
+}
+
+}  // namespace
+}  // namespace vw::nvml

@@ -1,0 +1,31 @@
+// Holder join: completes an NVML HostSnapshot with what /proc says about each holder.
+//
+// For every process NVML lists, fills ProcessSnapshot::info (ProcessReader::Read). Then adds, per
+// GPU, every PID that has /dev/nvidia<minor> open but is not listed by NVML for that GPU
+// (listed_by_nvml = false, no memory figure). PIDs that hold only /dev/nvidiactl or
+// /dev/nvidia-uvm are not tied to a GPU: they are returned in `control_only`. Finally sets
+// HostSnapshot::host_pids_visible (see HostPidsVisible).
+//
+// `start_times` carries the start time first seen for each PID across the samples of one check,
+// so a PID reused during a --window reads as gone (PID-reuse guard). Sampler thread only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "core/snapshot.h"
+#include "sources/procfs/process_reader.h"
+
+namespace vw::procfs {
+
+struct JoinResult {
+  NamespaceHints hints;
+  std::vector<int64_t> control_only;  // PIDs with /dev/nvidiactl or /dev/nvidia-uvm open and no /dev/nvidia<N>
+  size_t fd_dirs_unreadable = 0;
+  std::vector<std::string> notes;
+};
+
+JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map<int64_t, double>& start_times);
+
+}  // namespace vw::procfs

@@ -1,0 +1,94 @@
+#include "sources/procfs/holder_join.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "sources/procfs/proc_fixture.h"
+
+namespace vw::procfs {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Tree {
+  explicit Tree(const std::string& name)
+      : root(fs::temp_directory_path() / ("vw-join-" + std::to_string(::getpid()) + "-" + name)) {
+    fs::remove_all(root);
+  }
+  ~Tree() { fs::remove_all(root); }
+  fs::path root;
+};
+
+HostSnapshot TwoGpus(std::vector<int64_t> pids_on_gpu0) {
+  HostSnapshot h;
+  for (unsigned i = 0; i < 2; ++i) {
+    GpuSnapshot g;
+    g.index = i;
+    g.minor = i;
+    h.gpus.push_back(g);
+  }
+  for (int64_t pid : pids_on_gpu0) {
+    ProcessSnapshot p;
+    p.pid = pid;
+    p.used_bytes = 1 << 20;
+    h.gpus[0].processes.push_back(p);
+  }
+  return h;
+}
+
+TEST(JoinHolders, FillsListedPidsAndAddsFdOnlyHoldersToTheirGpu) {
+  Tree t("fill");
+  FakeProcess listed;
+  listed.pid = 100;
+  listed.state = 'R';
+  listed.fd_targets = {"/dev/nvidiactl", "/dev/nvidia0"};
+  FakeProcess hidden;
+  hidden.pid = 200;
+  hidden.argv = {"forgotten", "worker"};
+  hidden.fd_targets = {"/dev/nvidia1", "/dev/nvidia0"};
+  FakeProcess ctl;
+  ctl.pid = 300;
+  ctl.fd_targets = {"/dev/nvidiactl"};
+  ASSERT_TRUE(WriteProcFixture(t.root.string(), {listed, hidden, ctl}).ok());
+  DirProcFs pfs(t.root.string());
+  ReaderOptions o;
+  o.self_pid = 1;
+  o.passwd_path = (t.root / "passwd").string();
+  ProcessReader reader(pfs, o);
+  HostSnapshot h = TwoGpus({100, 999});
+  std::map<int64_t, double> starts;
+  JoinResult r = JoinHolders(h, reader, starts);
+  ASSERT_EQ(h.gpus[0].processes.size(), 3u);
+  EXPECT_EQ(h.gpus[0].processes[0].info.state, ProcState::kRunning);
+  EXPECT_EQ(h.gpus[0].processes[1].info.state, ProcState::kGone);
+  EXPECT_EQ(h.gpus[0].processes[2].pid, 200);
+  EXPECT_FALSE(h.gpus[0].processes[2].listed_by_nvml);
+  EXPECT_FALSE(h.gpus[0].processes[2].used_bytes.has_value());
+  EXPECT_EQ(h.gpus[0].processes[2].info.command, "forgotten worker");
+  ASSERT_EQ(h.gpus[1].processes.size(), 1u);
+  EXPECT_EQ(h.gpus[1].processes[0].pid, 200);
+  EXPECT_EQ(r.control_only, std::vector<int64_t>({300}));
+  EXPECT_TRUE(h.host_pids_visible);
+  EXPECT_EQ(starts.count(100), 1u);
+}
+
+TEST(JoinHolders, MissingPidsInsideAContainerNamespaceMakeHostPidsInvisible) {
+  Tree t("blind");
+  FixtureOptions fo;
+  fo.pid1_sched = "sh (81000, #threads: 1)\n";
+  ASSERT_TRUE(WriteProcFixture(t.root.string(), {}, fo).ok());
+  DirProcFs pfs(t.root.string());
+  ReaderOptions o;
+  o.self_pid = 1;
+  ProcessReader reader(pfs, o);
+  HostSnapshot h = TwoGpus({4001, 4002});
+  std::map<int64_t, double> starts;
+  JoinResult r = JoinHolders(h, reader, starts);
+  EXPECT_FALSE(h.host_pids_visible);
+  EXPECT_TRUE(r.hints.in_pid_namespace);
+}
+
+}  // namespace
+}  // namespace vw::procfs

@@ -1,0 +1,92 @@
+#include "sources/procfs/proc_fixture.h"
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+
+namespace vw::procfs {
+namespace {
+
+namespace fs = std::filesystem;
+
+Status WriteText(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return FromErrno(errno, "write " + path.string());
+  out << text;
+  out.close();
+  if (!out) return Status::IoError("write " + path.string() + ": short write");
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string FormatStatLine(const FakeProcess& p) {
+  // Fields 1..52 as in proc(5); only pid, comm, state, utime, stime, starttime matter to us.
+  std::string s = std::to_string(p.pid) + " (" + p.comm + ") " + p.state;
+  for (int field = 4; field <= 52; ++field) {
+    uint64_t v = 0;
+    if (field == 4) v = 1;  // ppid
+    if (field == 14) v = p.utime_ticks;
+    if (field == 15) v = p.stime_ticks;
+    if (field == 20) v = 1;  // threads
+    if (field == 22) v = p.starttime_ticks;
+    s += " " + std::to_string(v);
+  }
+  return s + "\n";
+}
+
+Status WriteProcFixture(const std::string& root, const std::vector<FakeProcess>& processes,
+                        const FixtureOptions& options) {
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) return Status::IoError("create " + root + ": " + ec.message());
+  std::string passwd;
+  for (const auto& [uid, name] : options.users) {
+    passwd += name + ":x:" + std::to_string(uid) + ":" + std::to_string(uid) + "::/home/" + name + ":/bin/sh\n";
+  }
+  VW_RETURN_IF_ERROR(WriteText(fs::path(root) / "passwd", passwd));
+  if (!options.pid1_sched.empty() || !options.pid1_cgroup.empty()) {
+    fs::create_directories(fs::path(root) / "1", ec);
+    if (ec) return Status::IoError("create " + root + "/1: " + ec.message());
+    if (!options.pid1_sched.empty()) VW_RETURN_IF_ERROR(WriteText(fs::path(root) / "1" / "sched", options.pid1_sched));
+    if (!options.pid1_cgroup.empty()) {
+      VW_RETURN_IF_ERROR(WriteText(fs::path(root) / "1" / "cgroup", options.pid1_cgroup));
+    }
+  }
+  for (const auto& p : processes) {
+    fs::path dir = fs::path(root) / std::to_string(p.pid);
+    fs::create_directories(dir / "fd", ec);
+    if (ec) return Status::IoError("create " + dir.string() + ": " + ec.message());
+    VW_RETURN_IF_ERROR(WriteText(dir / "stat", FormatStatLine(p)));
+    std::string nspid = "NSpid:";
+    if (p.nspid.empty()) {
+      nspid += "\t" + std::to_string(p.pid);
+    } else {
+      for (int64_t n : p.nspid) nspid += "\t" + std::to_string(n);
+    }
+    std::string uid = std::to_string(p.uid);
+    VW_RETURN_IF_ERROR(WriteText(dir / "status", "Name:\t" + p.comm + "\nState:\t" + std::string(1, p.state) +
+                                                     "\nTgid:\t" + std::to_string(p.pid) + "\nPid:\t" +
+                                                     std::to_string(p.pid) + "\nUid:\t" + uid + "\t" + uid + "\t" +
+                                                     uid + "\t" + uid + "\n" + nspid + "\n"));
+    std::string cmdline;
+    if (p.state != 'Z') {
+      for (const auto& a : p.argv) {
+        cmdline += a;
+        cmdline.push_back('\0');
+      }
+    }
+    VW_RETURN_IF_ERROR(WriteText(dir / "cmdline", cmdline));
+    VW_RETURN_IF_ERROR(WriteText(dir / "cgroup", p.cgroup));
+    int fd = 3;
+    for (const auto& target : p.fd_targets) {
+      fs::path link = dir / "fd" / std::to_string(fd++);
+      fs::remove(link, ec);
+      fs::create_symlink(target, link, ec);
+      if (ec) return Status::IoError("symlink " + link.string() + ": " + ec.message());
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace vw::procfs

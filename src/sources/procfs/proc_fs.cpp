@@ -1,0 +1,90 @@
+#include "sources/procfs/proc_fs.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace vw::procfs {
+
+DirProcFs::DirProcFs(std::string root) : root_(std::move(root)) {
+  while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
+}
+
+std::string DirProcFs::Describe(const std::string& rel) const {
+  if (rel.empty()) return root_;
+  if (!rel.empty() && rel.front() == '/') return rel;
+  return root_ + "/" + rel;
+}
+
+Result<std::string> DirProcFs::ReadFile(const std::string& rel) const {
+  std::string path = Describe(rel);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return FromErrno(errno, "open " + path);
+  std::string out;
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return FromErrno(err, "read " + path);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > (64u << 20)) {
+      ::close(fd);
+      return Status::IoError("read " + path + ": file larger than 64 MiB");
+    }
+  }
+  ::close(fd);
+  return out;
+}
+
+Result<std::vector<std::string>> DirProcFs::ListDir(const std::string& rel) const {
+  std::string path = Describe(rel);
+  DIR* dir = ::opendir(path.c_str());
+  if (dir == nullptr) return FromErrno(errno, "opendir " + path);
+  std::vector<std::string> names;
+  errno = 0;
+  while (dirent* e = ::readdir(dir)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(std::move(name));
+  }
+  int err = errno;
+  ::closedir(dir);
+  if (err != 0) return FromErrno(err, "readdir " + path);
+  return names;
+}
+
+Result<std::string> DirProcFs::ReadLink(const std::string& rel) const {
+  std::string path = Describe(rel);
+  char buf[4096];
+  ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
+  if (n < 0) return FromErrno(errno, "readlink " + path);
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+const Status* FaultInjectingProcFs::FaultFor(const std::string& rel) const {
+  auto it = faults_.find(rel);
+  return it == faults_.end() ? nullptr : &it->second;
+}
+
+Result<std::string> FaultInjectingProcFs::ReadFile(const std::string& rel) const {
+  if (const Status* s = FaultFor(rel)) return *s;
+  return inner_.ReadFile(rel);
+}
+
+Result<std::vector<std::string>> FaultInjectingProcFs::ListDir(const std::string& rel) const {
+  if (const Status* s = FaultFor(rel)) return *s;
+  return inner_.ListDir(rel);
+}
+
+Result<std::string> FaultInjectingProcFs::ReadLink(const std::string& rel) const {
+  if (const Status* s = FaultFor(rel)) return *s;
+  return inner_.ReadLink(rel);
+}
+
+}  // namespace vw::procfs

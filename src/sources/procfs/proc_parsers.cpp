@@ -1,0 +1,245 @@
+#include "sources/procfs/proc_parsers.h"
+
+#include <charconv>
+#include <regex>
+
+namespace vw::procfs {
+namespace {
+
+template <typename T>
+bool ToNumber(std::string_view s, T& out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+std::vector<std::string_view> SplitWhitespace(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')) ++i;
+    size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\t' && s[j] != '\n') ++j;
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+bool IsHex64(std::string_view s) {
+  if (s.size() != 64) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<StatFields> ParseStat(std::string_view text, std::string_view what) {
+  size_t open = text.find('(');
+  size_t close = text.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
+    return Status::ParseError(std::string(what) + ": expected 'PID (comm) STATE ...', got no '(comm)'");
+  }
+  StatFields f;
+  std::string_view pid_text = text.substr(0, open);
+  while (!pid_text.empty() && pid_text.back() == ' ') pid_text.remove_suffix(1);
+  if (!ToNumber(pid_text, f.pid)) {
+    return Status::ParseError(std::string(what) + ":1:1: expected a PID before '(', got '" + std::string(pid_text) +
+                              "'");
+  }
+  f.comm = std::string(text.substr(open + 1, close - open - 1));
+  auto rest = SplitWhitespace(text.substr(close + 1));
+  // rest[0] is field 3 (state); field N is rest[N - 3].
+  if (rest.size() < 20) {
+    return Status::ParseError(std::string(what) + ": expected at least 22 fields, got " +
+                              std::to_string(rest.size() + 2));
+  }
+  if (rest[0].size() != 1) {
+    return Status::ParseError(std::string(what) + ": field 3: expected one state letter, got '" + std::string(rest[0]) +
+                              "'");
+  }
+  f.state = rest[0][0];
+  struct {
+    int field;
+    uint64_t* out;
+  } wanted[] = {{14, &f.utime_ticks}, {15, &f.stime_ticks}, {22, &f.starttime_ticks}};
+  for (auto& w : wanted) {
+    std::string_view v = rest[static_cast<size_t>(w.field - 3)];
+    if (!ToNumber(v, *w.out)) {
+      return Status::ParseError(std::string(what) + ": field " + std::to_string(w.field) +
+                                ": expected a tick count, got '" + std::string(v) + "'");
+    }
+  }
+  return f;
+}
+
+ProcState StateFromLetter(char c) {
+  switch (c) {
+    case 'R': return ProcState::kRunning;
+    case 'S':
+    case 'I': return ProcState::kSleeping;
+    case 'D': return ProcState::kDiskSleep;
+    case 'Z': return ProcState::kZombie;
+    case 'T':
+    case 't': return ProcState::kStopped;
+    case 'X':
+    case 'x': return ProcState::kDead;
+    default: return ProcState::kUnknown;
+  }
+}
+
+char LetterFromState(ProcState s) {
+  switch (s) {
+    case ProcState::kRunning: return 'R';
+    case ProcState::kSleeping: return 'S';
+    case ProcState::kDiskSleep: return 'D';
+    case ProcState::kZombie: return 'Z';
+    case ProcState::kStopped: return 'T';
+    case ProcState::kDead: return 'X';
+    case ProcState::kGone: return '-';
+    case ProcState::kUnknown: return '?';
+  }
+  return '?';
+}
+
+Result<StatusFields> ParseStatus(std::string_view text, std::string_view what) {
+  StatusFields f;
+  size_t line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view key = line.substr(0, colon);
+    auto values = SplitWhitespace(line.substr(colon + 1));
+    if (key == "Name") {
+      f.name = values.empty() ? "" : std::string(line.substr(colon + 1));
+      while (!f.name.empty() && (f.name.front() == '\t' || f.name.front() == ' ')) f.name.erase(0, 1);
+    } else if (key == "Uid") {
+      uint32_t uid = 0;
+      if (values.empty() || !ToNumber(values[0], uid)) {
+        return Status::ParseError(std::string(what) + ":" + std::to_string(line_no) +
+                                  ": expected a numeric UID after 'Uid:'");
+      }
+      f.uid = uid;
+    } else if (key == "NSpid") {
+      for (auto v : values) {
+        int64_t p = 0;
+        if (!ToNumber(v, p)) {
+          return Status::ParseError(std::string(what) + ":" + std::to_string(line_no) +
+                                    ": expected PIDs after 'NSpid:', got '" + std::string(v) + "'");
+        }
+        f.nspid.push_back(p);
+      }
+    }
+  }
+  return f;
+}
+
+std::string ParseCmdline(std::string_view raw) {
+  while (!raw.empty() && raw.back() == '\0') raw.remove_suffix(1);
+  std::string out(raw);
+  for (char& c : out) {
+    if (c == '\0') c = ' ';
+  }
+  return out;
+}
+
+CgroupRefs ParseCgroup(std::string_view text) {
+  CgroupRefs r;
+  static const std::regex kPod(
+      R"(pod([0-9a-fA-F]{8}[-_][0-9a-fA-F]{4}[-_][0-9a-fA-F]{4}[-_][0-9a-fA-F]{4}[-_][0-9a-fA-F]{12}))");
+  static const std::regex kJob(R"((?:^|/)job_([0-9]+)(?:/|$))");
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    // "hierarchy:controllers:path"; the path may itself contain ':'.
+    size_t c1 = line.find(':');
+    size_t c2 = c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);
+    if (c2 == std::string_view::npos) continue;
+    std::string path(line.substr(c2 + 1));
+
+    // Container ID: the last 64-hex path segment, bare or with a runtime prefix and ".scope".
+    size_t seg_start = 0;
+    while (seg_start <= path.size()) {
+      size_t seg_end = path.find('/', seg_start);
+      if (seg_end == std::string::npos) seg_end = path.size();
+      std::string_view seg(path.data() + seg_start, seg_end - seg_start);
+      std::string runtime;
+      if (seg.size() > 6 && seg.substr(seg.size() - 6) == ".scope") seg.remove_suffix(6);
+      static constexpr std::pair<std::string_view, std::string_view> kPrefixes[] = {
+          {"docker-", "docker"}, {"cri-containerd-", "containerd"}, {"crio-", "crio"}, {"containerd-", "containerd"}};
+      for (auto [prefix, name] : kPrefixes) {
+        if (seg.substr(0, prefix.size()) == prefix) {
+          seg.remove_prefix(prefix.size());
+          runtime = name;
+          break;
+        }
+      }
+      if (IsHex64(seg)) {
+        if (runtime.empty()) {
+          std::string_view before(path.data(), seg_start);
+          if (before.find("/docker/") != std::string_view::npos || before == "/docker/") runtime = "docker";
+        }
+        r.container_id = std::string(seg);
+        r.runtime = runtime;
+      }
+      seg_start = seg_end + 1;
+    }
+    std::smatch m;
+    if (r.pod_uid.empty() && std::regex_search(path, m, kPod)) {
+      std::string uid = m[1].str();
+      for (char& ch : uid) {
+        if (ch == '_') ch = '-';
+      }
+      r.pod_uid = uid;
+    }
+    if (r.slurm_job.empty() && path.find("slurm") != std::string::npos && std::regex_search(path, m, kJob)) {
+      r.slurm_job = m[1].str();
+    }
+  }
+  return r;
+}
+
+std::string UserFromPasswd(std::string_view passwd_text, uint32_t uid) {
+  size_t pos = 0;
+  while (pos < passwd_text.size()) {
+    size_t end = passwd_text.find('\n', pos);
+    if (end == std::string_view::npos) end = passwd_text.size();
+    std::string_view line = passwd_text.substr(pos, end - pos);
+    pos = end + 1;
+    // name:password:uid:gid:gecos:home:shell
+    size_t a = line.find(':');
+    if (a == std::string_view::npos) continue;
+    size_t b = line.find(':', a + 1);
+    if (b == std::string_view::npos) continue;
+    size_t c = line.find(':', b + 1);
+    if (c == std::string_view::npos) continue;
+    uint32_t u = 0;
+    if (ToNumber(line.substr(b + 1, c - b - 1), u) && u == uid) return std::string(line.substr(0, a));
+  }
+  return "";
+}
+
+std::optional<int64_t> PidFromSched(std::string_view text) {
+  size_t nl = text.find('\n');
+  std::string_view first = text.substr(0, nl);
+  size_t close = first.rfind(',');
+  if (close == std::string_view::npos) return std::nullopt;
+  size_t open = first.rfind('(', close);
+  if (open == std::string_view::npos) return std::nullopt;
+  int64_t pid = 0;
+  if (!ToNumber(first.substr(open + 1, close - open - 1), pid)) return std::nullopt;
+  return pid;
+}
+
+}  // namespace vw::procfs

@@ -1,0 +1,150 @@
+#include "sources/procfs/proc_parsers.h"
+
+#include <gtest/gtest.h>
+
+namespace vw::procfs {
+namespace {
+
+std::string StatWith(const std::string& head) {
+  // head = "PID (comm) S"; then fields 4..52 with utime=250 stime=50 starttime=123456.
+  std::string s = head;
+  for (int f = 4; f <= 52; ++f) {
+    uint64_t v = f == 14 ? 250 : f == 15 ? 50 : f == 22 ? 123456 : 0;
+    s += " " + std::to_string(v);
+  }
+  return s + "\n";
+}
+
+TEST(ParseStat, ReadsCommWithSpacesAndParenthesesUpToTheLastParen) {
+  struct Case {
+    std::string head;
+    int64_t pid;
+    std::string comm;
+    char state;
+  } cases[] = {
+      {"4242 (python3) R", 4242, "python3", 'R'},
+      {"17 (pt main thread) D", 17, "pt main thread", 'D'},
+      {"99 (a) b) (c) Z", 99, "a) b) (c", 'Z'},
+      {"7 ((sd-pam)) S", 7, "(sd-pam)", 'S'},
+      {"8 () T", 8, "", 'T'},
+  };
+  for (const auto& c : cases) {
+    auto r = ParseStat(StatWith(c.head), "/proc/x/stat");
+    ASSERT_TRUE(r.ok()) << c.head << ": " << r.status().ToString();
+    EXPECT_EQ(r->pid, c.pid) << c.head;
+    EXPECT_EQ(r->comm, c.comm) << c.head;
+    EXPECT_EQ(r->state, c.state) << c.head;
+    EXPECT_EQ(r->utime_ticks, 250u) << c.head;
+    EXPECT_EQ(r->stime_ticks, 50u) << c.head;
+    EXPECT_EQ(r->starttime_ticks, 123456u) << c.head;
+  }
+}
+
+TEST(ParseStat, RejectsTruncatedAndMalformedLinesNamingTheFile) {
+  const char* bad[] = {"", "12 python R 1 2 3", "12 (python) R 1 2 3", "x (python) R",
+                       "12 (p) RR 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"};
+  for (const char* text : bad) {
+    auto r = ParseStat(text, "/proc/12/stat");
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.status().code(), StatusCode::kParseError);
+    EXPECT_NE(r.status().message().find("/proc/12/stat"), std::string::npos) << r.status().message();
+  }
+  std::string non_numeric = StatWith("5 (x) S");
+  non_numeric.replace(non_numeric.find(" 250 "), 5, " abc ");
+  auto r = ParseStat(non_numeric, "/proc/5/stat");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("field 14"), std::string::npos) << r.status().message();
+}
+
+TEST(StateFromLetter, MapsKernelLetters) {
+  EXPECT_EQ(StateFromLetter('R'), ProcState::kRunning);
+  EXPECT_EQ(StateFromLetter('S'), ProcState::kSleeping);
+  EXPECT_EQ(StateFromLetter('I'), ProcState::kSleeping);
+  EXPECT_EQ(StateFromLetter('D'), ProcState::kDiskSleep);
+  EXPECT_EQ(StateFromLetter('Z'), ProcState::kZombie);
+  EXPECT_EQ(StateFromLetter('t'), ProcState::kStopped);
+  EXPECT_EQ(StateFromLetter('X'), ProcState::kDead);
+  EXPECT_EQ(StateFromLetter('?'), ProcState::kUnknown);
+  EXPECT_EQ(LetterFromState(ProcState::kDiskSleep), 'D');
+}
+
+TEST(ParseStatus, ReadsRealUidAndNSpidLevels) {
+  auto r = ParseStatus(
+      "Name:\tpython3\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t1000\t1001\t1002\t1003\n"
+      "NStgid:\t81234\t57\nNSpid:\t81234\t57\n",
+      "s");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->name, "python3");
+  ASSERT_TRUE(r->uid.has_value());
+  EXPECT_EQ(*r->uid, 1000u);
+  ASSERT_EQ(r->nspid.size(), 2u);
+  EXPECT_EQ(r->nspid[0], 81234);
+  EXPECT_EQ(r->nspid[1], 57);
+}
+
+TEST(ParseStatus, OldKernelWithoutNSpidLeavesItEmptyAndBadUidIsAnError) {
+  auto r = ParseStatus("Name:\tx\nUid:\t0\t0\t0\t0\n", "s");
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->nspid.empty());
+  auto bad = ParseStatus("Name:\tx\nUid:\tabc\n", "/proc/3/status");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/proc/3/status:2"), std::string::npos) << bad.status().message();
+}
+
+TEST(ParseCmdline, JoinsNulSeparatedArguments) {
+  using namespace std::string_literals;
+  EXPECT_EQ(ParseCmdline("python3\0train.py\0--lr\0001e-3\0"s), "python3 train.py --lr 1e-3");
+  EXPECT_EQ(ParseCmdline(""), "");
+  EXPECT_EQ(ParseCmdline("sleep\0"s), "sleep");
+}
+
+TEST(ParseCgroup, FindsContainerPodAndSlurmInV1AndV2Paths) {
+  const std::string id = "3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899";
+  struct Case {
+    std::string text, container, runtime, pod, slurm;
+  } cases[] = {
+      {"12:memory:/docker/" + id + "\n11:cpu:/docker/" + id + "\n", id, "docker", "", ""},
+      {"0::/system.slice/docker-" + id + ".scope\n", id, "docker", "", ""},
+      {"0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1a2b3c4d_5e6f_7a8b_9c0d_1e2f3a4b5c6d.slice/"
+       "cri-containerd-" +
+           id + ".scope\n",
+       id, "containerd", "1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d", ""},
+      {"0::/kubepods.slice/kubepods-pod0a1b2c3d_0000_1111_2222_333344445555.slice/crio-" + id + ".scope\n", id, "crio",
+       "0a1b2c3d-0000-1111-2222-333344445555", ""},
+      {"11:memory:/kubepods/besteffort/pod0a1b2c3d-0000-1111-2222-333344445555/" + id + "\n", id, "",
+       "0a1b2c3d-0000-1111-2222-333344445555", ""},
+      {"7:memory:/slurm/uid_1000/job_4242/step_0/task_0\n", "", "", "", "4242"},
+      {"0::/system.slice/slurmstepd.scope/job_987/step_batch/user/task_0\n", "", "", "", "987"},
+      {"0::/user.slice/user-1000.slice/session-3.scope\n", "", "", "", ""},
+      {"0::/batch/job_5/step\n", "", "", "", ""},
+      {"garbage without colons\n", "", "", "", ""},
+  };
+  for (const auto& c : cases) {
+    CgroupRefs r = ParseCgroup(c.text);
+    EXPECT_EQ(r.container_id, c.container) << c.text;
+    EXPECT_EQ(r.runtime, c.runtime) << c.text;
+    EXPECT_EQ(r.pod_uid, c.pod) << c.text;
+    EXPECT_EQ(r.slurm_job, c.slurm) << c.text;
+  }
+}
+
+TEST(ParseCgroup, IgnoresHexSegmentsOfTheWrongLength) {
+  CgroupRefs r = ParseCgroup("0::/docker/3f4e5d6c7b8a\n");
+  EXPECT_EQ(r.container_id, "");
+}
+
+TEST(UserFromPasswd, FindsTheNameForAUid) {
+  std::string passwd = "root:x:0:0:root:/root:/bin/bash\n# comment\nalice:x:1000:1000::/home/alice:/bin/sh\nbroken\n";
+  EXPECT_EQ(UserFromPasswd(passwd, 1000), "alice");
+  EXPECT_EQ(UserFromPasswd(passwd, 0), "root");
+  EXPECT_EQ(UserFromPasswd(passwd, 4242), "");
+}
+
+TEST(PidFromSched, ReadsThePidInTheFirstLine) {
+  EXPECT_EQ(PidFromSched("systemd (1, #threads: 1)\n-----\n"), 1);
+  EXPECT_EQ(PidFromSched("sh (81234, #threads: 1)\n"), 81234);
+  EXPECT_EQ(PidFromSched("nonsense\n"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace vw::procfs

@@ -1,0 +1,216 @@
+#include "sources/procfs/process_reader.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include "sources/procfs/proc_parsers.h"
+
+namespace vw::procfs {
+namespace {
+
+std::string Brief(const Status& s) {
+  switch (s.code()) {
+    case StatusCode::kPermissionDenied: return "permission denied";
+    case StatusCode::kNotFound: return "vanished";
+    default: return s.message();
+  }
+}
+
+bool IsNumber(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+ProcessReader::ProcessReader(const ProcFs& fs, ReaderOptions options) : fs_(fs), options_(std::move(options)) {
+  if (!options_.self_pid) options_.self_pid = static_cast<int64_t>(::getpid());
+  if (options_.clock_ticks_per_second <= 0) {
+    long hz = ::sysconf(_SC_CLK_TCK);
+    options_.clock_ticks_per_second = hz > 0 ? static_cast<double>(hz) : 100.0;
+  }
+}
+
+std::string ProcessReader::UserFor(uint32_t uid, std::vector<std::string>& unreadable) const {
+  if (options_.passwd_path.empty()) {
+    passwd pw{};
+    passwd* found = nullptr;
+    char buf[4096];
+    if (::getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found != nullptr) return found->pw_name;
+    return "";
+  }
+  auto text = fs_.ReadFile(options_.passwd_path);
+  if (!text.ok()) {
+    unreadable.push_back("user: " + text.status().message());
+    return "";
+  }
+  return UserFromPasswd(*text, uid);
+}
+
+ProcessInfo ProcessReader::Read(int64_t pid, std::optional<double> expected_start_s) const {
+  ProcessInfo info;
+  const std::string dir = std::to_string(pid);
+  const double hz = options_.clock_ticks_per_second;
+
+  auto stat_text = fs_.ReadFile(dir + "/stat");
+  if (!stat_text.ok()) {
+    if (stat_text.status().code() == StatusCode::kNotFound) {
+      info.alive = false;
+      info.state = ProcState::kGone;
+      return info;
+    }
+    // The directory may exist while stat is unreadable: alive is then unknown, report it.
+    info.unreadable.push_back("stat: " + Brief(stat_text.status()));
+    auto listing = fs_.ListDir(dir);
+    info.alive = listing.ok() || listing.status().code() != StatusCode::kNotFound;
+    if (!info.alive) info.state = ProcState::kGone;
+  } else {
+    auto stat = ParseStat(*stat_text, fs_.Describe(dir + "/stat"));
+    if (!stat.ok()) {
+      info.alive = true;
+      info.unreadable.push_back("stat: " + stat.status().message());
+    } else {
+      info.start_time_s = static_cast<double>(stat->starttime_ticks) / hz;
+      if (expected_start_s && std::fabs(*expected_start_s - *info.start_time_s) > 1.0 / hz) {
+        // Same number, different process: the one we knew is gone.
+        info.alive = false;
+        info.state = ProcState::kGone;
+        info.unreadable.push_back("pid reused: start time changed");
+        return info;
+      }
+      info.alive = true;
+      info.state = StateFromLetter(stat->state);
+      info.cpu_seconds = static_cast<double>(stat->utime_ticks + stat->stime_ticks) / hz;
+    }
+  }
+
+  auto status_text = fs_.ReadFile(dir + "/status");
+  if (!status_text.ok()) {
+    if (status_text.status().code() == StatusCode::kNotFound && !info.alive) return info;
+    info.unreadable.push_back("status: " + Brief(status_text.status()));
+  } else {
+    auto status = ParseStatus(*status_text, fs_.Describe(dir + "/status"));
+    if (!status.ok()) {
+      info.unreadable.push_back("status: " + status.status().message());
+    } else {
+      info.uid = status->uid;
+      if (status->nspid.size() > 1 && status->nspid.back() != pid) info.container_pid = status->nspid.back();
+      if (info.uid) info.user = UserFor(*info.uid, info.unreadable);
+    }
+  }
+
+  auto cmdline = fs_.ReadFile(dir + "/cmdline");
+  if (!cmdline.ok()) {
+    info.unreadable.push_back("cmdline: " + Brief(cmdline.status()));
+  } else {
+    info.command = ParseCmdline(*cmdline);
+  }
+
+  auto cgroup = fs_.ReadFile(dir + "/cgroup");
+  if (!cgroup.ok()) {
+    info.unreadable.push_back("cgroup: " + Brief(cgroup.status()));
+  } else {
+    CgroupRefs refs = ParseCgroup(*cgroup);
+    info.container_id = refs.container_id;
+    info.pod_uid = refs.pod_uid;
+    info.slurm_job = refs.slurm_job;
+  }
+  return info;
+}
+
+DeviceFdScan ProcessReader::ScanDeviceFds() const {
+  DeviceFdScan scan;
+  auto pids = fs_.ListDir("");
+  if (!pids.ok()) {
+    scan.unreadable.push_back(pids.status().message());
+    return scan;
+  }
+  std::vector<int64_t> numbers;
+  for (const auto& name : *pids) {
+    if (!IsNumber(name)) continue;
+    int64_t pid = 0;
+    std::from_chars(name.data(), name.data() + name.size(), pid);
+    if (pid != *options_.self_pid) numbers.push_back(pid);
+  }
+  std::sort(numbers.begin(), numbers.end());
+  for (int64_t pid : numbers) {
+    ++scan.pids_scanned;
+    const std::string fd_dir = std::to_string(pid) + "/fd";
+    auto fds = fs_.ListDir(fd_dir);
+    if (!fds.ok()) {
+      if (fds.status().code() == StatusCode::kNotFound) continue;  // exited meanwhile
+      ++scan.pids_unreadable;
+      if (scan.unreadable.size() < 5) scan.unreadable.push_back(fds.status().message());
+      continue;
+    }
+    DeviceFdHolder holder;
+    holder.pid = pid;
+    std::set<unsigned> minors;
+    for (const auto& fd : *fds) {
+      auto target = fs_.ReadLink(fd_dir + "/" + fd);
+      if (!target.ok()) continue;  // closed meanwhile, or not a link
+      std::string_view t = *target;
+      static constexpr std::string_view kPrefix = "/dev/nvidia";
+      if (t.substr(0, kPrefix.size()) != kPrefix) continue;
+      std::string_view rest = t.substr(kPrefix.size());
+      if (rest == "ctl") {
+        holder.control = true;
+      } else if (rest == "-uvm" || rest == "-uvm-tools") {
+        holder.uvm = true;
+      } else if (!rest.empty() && std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        unsigned minor = 0;
+        auto [p, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), minor);
+        if (ec == std::errc() && p == rest.data() + rest.size()) minors.insert(minor);
+      }
+    }
+    if (minors.empty() && !holder.control && !holder.uvm) continue;
+    holder.minors.assign(minors.begin(), minors.end());
+    scan.holders.push_back(std::move(holder));
+  }
+  return scan;
+}
+
+NamespaceHints ProcessReader::PidNamespaceHints() const {
+  NamespaceHints hints;
+  if (auto sched = fs_.ReadFile("1/sched"); sched.ok()) {
+    if (auto pid = PidFromSched(*sched); pid && *pid != 1) {
+      hints.in_pid_namespace = true;
+      hints.evidence = "PID 1 here is PID " + std::to_string(*pid) + " on the host (/proc/1/sched)";
+      return hints;
+    }
+  }
+  if (auto cgroup = fs_.ReadFile("1/cgroup"); cgroup.ok()) {
+    CgroupRefs refs = ParseCgroup(*cgroup);
+    if (!refs.container_id.empty() || !refs.pod_uid.empty()) {
+      hints.in_pid_namespace = true;
+      hints.evidence = "PID 1 here runs in container " + refs.container_id.substr(0, 12) +
+                       (refs.pod_uid.empty() ? "" : " of pod " + refs.pod_uid) + " (/proc/1/cgroup)";
+      return hints;
+    }
+  }
+  if (auto status = fs_.ReadFile("self/status"); status.ok()) {
+    if (auto parsed = ParseStatus(*status, "self/status"); parsed.ok() && parsed->nspid.size() > 1) {
+      hints.in_pid_namespace = true;
+      hints.evidence = "vramwatch itself runs in a nested PID namespace (NSpid has " +
+                       std::to_string(parsed->nspid.size()) + " levels)";
+    }
+  }
+  return hints;
+}
+
+bool HostPidsVisible(const std::vector<int64_t>& nvml_pids, const std::vector<ProcessInfo>& infos,
+                     const NamespaceHints& hints) {
+  if (nvml_pids.empty()) return true;
+  for (const auto& info : infos) {
+    if (info.alive) return true;
+  }
+  // None of NVML's PIDs exists here. Dead holders, or PIDs from a namespace we cannot see?
+  // Without a namespace hint, believe they are dead (on the host a dead PID is simply dead).
+  return !hints.in_pid_namespace;
+}
+
+}  // namespace vw::procfs

@@ -1,0 +1,73 @@
+// ProcessReader: what the host OS says about GPU memory holders, read through a ProcFs.
+//
+// - Read(pid): ProcessInfo for one PID (state, start time, user, command line, CPU time, NSpid
+//   container PID, container/pod/Slurm job from the cgroup). A vanished PID gives alive=false and
+//   state kGone; a file that cannot be read (EACCES, parse error) is listed in
+//   ProcessInfo::unreadable ("cmdline: permission denied") and its fields stay empty, never guessed.
+// - ScanDeviceFds(): what `fuser -v /dev/nvidia*` does: every PID with an open fd on
+//   /dev/nvidia<minor>; /dev/nvidiactl and /dev/nvidia-uvm are recorded separately (they are not
+//   tied to one GPU). vramwatch's own PID is excluded.
+// - PidNamespaceHints(): signs that we run inside a PID namespace that hides host PIDs.
+//
+// Times are seconds (start time since boot, CPU time as utime + stime). Thread-safe for reads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/snapshot.h"
+#include "sources/procfs/proc_fs.h"
+
+namespace vw::procfs {
+
+struct ReaderOptions {
+  std::string passwd_path;            // passwd-format file for uid -> user; empty: getpwuid()
+  std::optional<int64_t> self_pid;    // excluded from the fd scan; default: getpid()
+  double clock_ticks_per_second = 0;  // 0: sysconf(_SC_CLK_TCK)
+};
+
+// One PID holding NVIDIA device files open.
+struct DeviceFdHolder {
+  int64_t pid = 0;
+  std::vector<unsigned> minors;  // /dev/nvidia<minor>, sorted, unique
+  bool control = false;          // /dev/nvidiactl
+  bool uvm = false;              // /dev/nvidia-uvm or /dev/nvidia-uvm-tools
+};
+
+struct DeviceFdScan {
+  std::vector<DeviceFdHolder> holders;  // sorted by PID; only PIDs with at least one NVIDIA fd
+  size_t pids_scanned = 0;
+  size_t pids_unreadable = 0;           // fd directory not readable (EACCES): holders may be missing
+  std::vector<std::string> unreadable;  // first few messages, for notes
+};
+
+struct NamespaceHints {
+  bool in_pid_namespace = false;  // some evidence that our PID namespace is not the host's
+  std::string evidence;           // what said so, for notes and the finding message
+};
+
+class ProcessReader {
+ public:
+  ProcessReader(const ProcFs& fs, ReaderOptions options);
+
+  // `expected_start_s`: the start time seen earlier for this PID; when it differs the PID was
+  // reused and the process we knew is gone.
+  ProcessInfo Read(int64_t pid, std::optional<double> expected_start_s = std::nullopt) const;
+  DeviceFdScan ScanDeviceFds() const;
+  NamespaceHints PidNamespaceHints() const;
+
+ private:
+  std::string UserFor(uint32_t uid, std::vector<std::string>& unreadable) const;
+  const ProcFs& fs_;
+  ReaderOptions options_;
+};
+
+// Whether NVML's host PIDs can be matched to our /proc. False when we are in a PID namespace
+// (hints) and none of the PIDs NVML lists exists here: then missing PIDs mean "invisible", not
+// "dead".
+bool HostPidsVisible(const std::vector<int64_t>& nvml_pids, const std::vector<ProcessInfo>& infos,
+                     const NamespaceHints& hints);
+
+}  // namespace vw::procfs

@@ -1,0 +1,236 @@
+#include "sources/procfs/process_reader.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "sources/procfs/proc_fixture.h"
+
+namespace vw::procfs {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ProcessReaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("vw-procfs-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  void Write(const std::vector<FakeProcess>& ps, const FixtureOptions& o = {}) {
+    ASSERT_TRUE(WriteProcFixture(root_.string(), ps, o).ok());
+  }
+  ReaderOptions Options() const {
+    ReaderOptions o;
+    o.passwd_path = (root_ / "passwd").string();
+    o.self_pid = 1;
+    o.clock_ticks_per_second = 100;
+    return o;
+  }
+  fs::path root_;
+};
+
+TEST_F(ProcessReaderTest, ReadsEveryFactOfAContainerisedProcess) {
+  FakeProcess p;
+  p.pid = 81234;
+  p.comm = "pt main (x)";
+  p.state = 'D';
+  p.uid = 1000;
+  p.argv = {"python3", "train.py", "--epochs", "3"};
+  p.cgroup = "0::/system.slice/docker-" + std::string(64, 'a') + ".scope\n";
+  p.nspid = {81234, 57};
+  p.utime_ticks = 1234;
+  p.stime_ticks = 66;
+  p.starttime_ticks = 500000;
+  Write({p});
+  DirProcFs fs(root_.string());
+  ProcessReader reader(fs, Options());
+  ProcessInfo info = reader.Read(81234);
+  EXPECT_TRUE(info.alive);
+  EXPECT_EQ(info.state, ProcState::kDiskSleep);
+  ASSERT_TRUE(info.start_time_s.has_value());
+  EXPECT_DOUBLE_EQ(*info.start_time_s, 5000.0);
+  ASSERT_TRUE(info.cpu_seconds.has_value());
+  EXPECT_DOUBLE_EQ(*info.cpu_seconds, 13.0);
+  EXPECT_EQ(info.uid, 1000u);
+  EXPECT_EQ(info.user, "alice");
+  EXPECT_EQ(info.command, "python3 train.py --epochs 3");
+  EXPECT_EQ(info.container_pid, 57);
+  EXPECT_EQ(info.container_id, std::string(64, 'a'));
+  EXPECT_TRUE(info.unreadable.empty());
+}
+
+TEST_F(ProcessReaderTest, VanishedPidIsGoneNotGuessed) {
+  Write({});
+  DirProcFs fs(root_.string());
+  ProcessReader reader(fs, Options());
+  ProcessInfo info = reader.Read(4242);
+  EXPECT_FALSE(info.alive);
+  EXPECT_EQ(info.state, ProcState::kGone);
+  EXPECT_FALSE(info.start_time_s.has_value());
+  EXPECT_TRUE(info.command.empty());
+}
+
+TEST_F(ProcessReaderTest, ReusedPidWithAnotherStartTimeIsGone) {
+  FakeProcess p;
+  p.pid = 300;
+  p.starttime_ticks = 9000;
+  Write({p});
+  DirProcFs fs(root_.string());
+  ProcessReader reader(fs, Options());
+  EXPECT_TRUE(reader.Read(300, 90.0).alive);
+  ProcessInfo reused = reader.Read(300, 10.0);
+  EXPECT_FALSE(reused.alive);
+  EXPECT_EQ(reused.state, ProcState::kGone);
+}
+
+TEST_F(ProcessReaderTest, PermissionDeniedFilesAreReportedUnreadableAndLeaveFieldsEmpty) {
+  FakeProcess p;
+  p.pid = 77;
+  p.argv = {"secret"};
+  Write({p});
+  DirProcFs real(root_.string());
+  FaultInjectingProcFs fs(real);
+  fs.Fail("77/cmdline", FromErrno(EACCES, "open " + real.Describe("77/cmdline")));
+  fs.Fail("77/cgroup", FromErrno(EPERM, "open " + real.Describe("77/cgroup")));
+  ProcessReader reader(fs, Options());
+  ProcessInfo info = reader.Read(77);
+  EXPECT_TRUE(info.alive);
+  EXPECT_EQ(info.command, "");
+  ASSERT_EQ(info.unreadable.size(), 2u);
+  EXPECT_EQ(info.unreadable[0], "cmdline: permission denied");
+  EXPECT_EQ(info.unreadable[1], "cgroup: permission denied");
+}
+
+TEST_F(ProcessReaderTest, UnreadableStatKeepsTheProcessAliveWithUnknownState) {
+  FakeProcess p;
+  p.pid = 78;
+  Write({p});
+  DirProcFs real(root_.string());
+  FaultInjectingProcFs fs(real);
+  fs.Fail("78/stat", FromErrno(EACCES, "open 78/stat"));
+  ProcessReader reader(fs, Options());
+  ProcessInfo info = reader.Read(78);
+  EXPECT_TRUE(info.alive);
+  EXPECT_EQ(info.state, ProcState::kUnknown);
+  EXPECT_FALSE(info.cpu_seconds.has_value());
+  ASSERT_FALSE(info.unreadable.empty());
+  EXPECT_EQ(info.unreadable[0], "stat: permission denied");
+}
+
+TEST_F(ProcessReaderTest, MalformedStatIsAnUnreadableFactNamingTheFile) {
+  FakeProcess p;
+  p.pid = 79;
+  Write({p});
+  fs::path stat = root_ / "79" / "stat";
+  { std::ofstream(stat) << "79 (x R\n"; }
+  DirProcFs fs(root_.string());
+  ProcessReader reader(fs, Options());
+  ProcessInfo info = reader.Read(79);
+  ASSERT_FALSE(info.unreadable.empty());
+  EXPECT_NE(info.unreadable[0].find(stat.string()), std::string::npos) << info.unreadable[0];
+}
+
+TEST_F(ProcessReaderTest, FdScanFindsDeviceHoldersSeparatesControlFilesAndSkipsSelf) {
+  FakeProcess a;
+  a.pid = 10;
+  a.fd_targets = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm", "/dev/nvidia0", "/dev/null"};
+  FakeProcess b;
+  b.pid = 11;
+  b.fd_targets = {"/dev/nvidia3", "/dev/nvidia12", "socket:[1234]"};
+  FakeProcess ctl_only;
+  ctl_only.pid = 12;
+  ctl_only.fd_targets = {"/dev/nvidiactl", "/dev/nvidia-uvm-tools"};
+  FakeProcess none;
+  none.pid = 13;
+  none.fd_targets = {"/dev/null", "/dev/nvidia-caps/nvidia-cap1"};
+  FakeProcess self;
+  self.pid = 1;
+  self.fd_targets = {"/dev/nvidia0"};
+  Write({a, b, ctl_only, none, self});
+  DirProcFs fs(root_.string());
+  ProcessReader reader(fs, Options());
+  DeviceFdScan scan = reader.ScanDeviceFds();
+  EXPECT_EQ(scan.pids_scanned, 4u);
+  ASSERT_EQ(scan.holders.size(), 3u);
+  EXPECT_EQ(scan.holders[0].pid, 10);
+  EXPECT_EQ(scan.holders[0].minors, std::vector<unsigned>({0}));
+  EXPECT_TRUE(scan.holders[0].control);
+  EXPECT_TRUE(scan.holders[0].uvm);
+  EXPECT_EQ(scan.holders[1].pid, 11);
+  EXPECT_EQ(scan.holders[1].minors, std::vector<unsigned>({3, 12}));
+  EXPECT_FALSE(scan.holders[1].control);
+  EXPECT_EQ(scan.holders[2].pid, 12);
+  EXPECT_TRUE(scan.holders[2].minors.empty());
+  EXPECT_TRUE(scan.holders[2].control);
+  EXPECT_TRUE(scan.holders[2].uvm);
+}
+
+TEST_F(ProcessReaderTest, FdScanCountsUnreadableFdDirectories) {
+  FakeProcess a;
+  a.pid = 20;
+  a.fd_targets = {"/dev/nvidia0"};
+  FakeProcess b;
+  b.pid = 21;
+  b.fd_targets = {"/dev/nvidia0"};
+  Write({a, b});
+  DirProcFs real(root_.string());
+  FaultInjectingProcFs fs(real);
+  fs.Fail("21/fd", FromErrno(EACCES, "opendir 21/fd"));
+  ProcessReader reader(fs, Options());
+  DeviceFdScan scan = reader.ScanDeviceFds();
+  EXPECT_EQ(scan.pids_unreadable, 1u);
+  ASSERT_EQ(scan.holders.size(), 1u);
+  EXPECT_EQ(scan.holders[0].pid, 20);
+  ASSERT_EQ(scan.unreadable.size(), 1u);
+  EXPECT_NE(scan.unreadable[0].find("21/fd"), std::string::npos);
+}
+
+TEST_F(ProcessReaderTest, NamespaceHintsFromPid1SchedAndCgroup) {
+  {
+    FixtureOptions o;
+    o.pid1_sched = "sh (81000, #threads: 1)\n";
+    Write({}, o);
+    DirProcFs fs(root_.string());
+    NamespaceHints h = ProcessReader(fs, Options()).PidNamespaceHints();
+    EXPECT_TRUE(h.in_pid_namespace);
+    EXPECT_NE(h.evidence.find("81000"), std::string::npos);
+  }
+  fs::remove_all(root_);
+  {
+    FixtureOptions o;
+    o.pid1_sched = "systemd (1, #threads: 1)\n";
+    o.pid1_cgroup = "0::/init.scope\n";
+    Write({}, o);
+    DirProcFs fs(root_.string());
+    EXPECT_FALSE(ProcessReader(fs, Options()).PidNamespaceHints().in_pid_namespace);
+  }
+  fs::remove_all(root_);
+  {
+    FixtureOptions o;
+    o.pid1_cgroup = "0::/system.slice/docker-" + std::string(64, 'b') + ".scope\n";
+    Write({}, o);
+    DirProcFs fs(root_.string());
+    EXPECT_TRUE(ProcessReader(fs, Options()).PidNamespaceHints().in_pid_namespace);
+  }
+}
+
+TEST(HostPidsVisible, MissingPidsAreInvisibleOnlyWithANamespaceHint) {
+  ProcessInfo gone;
+  gone.state = ProcState::kGone;
+  ProcessInfo alive;
+  alive.alive = true;
+  NamespaceHints in_ns{true, "x"};
+  NamespaceHints host{};
+  EXPECT_FALSE(HostPidsVisible({5, 6}, {gone, gone}, in_ns));
+  EXPECT_TRUE(HostPidsVisible({5, 6}, {gone, gone}, host));
+  EXPECT_TRUE(HostPidsVisible({5, 6}, {gone, alive}, in_ns));
+  EXPECT_TRUE(HostPidsVisible({}, {}, in_ns));
+}
+
+}  // namespace
+}  // namespace vw::procfs

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""The user-facing contract of `vramwatch analyze`: verdicts and numbers on the bundled examples,
+exit codes, --json schema, --gpu/--since/--until, and clear errors on bad input."""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+TRUE_RATE = 300 * 1024 * 1024 / 3600.0  # bytes/s, from examples/make_examples.py
+
+checks = []
+
+
+def check(name):
+    def deco(fn):
+        checks.append((name, fn))
+        return fn
+    return deco
+
+
+def vw(ctx, *args, stdin=None):
+    return subprocess.run([ctx.vramwatch, "analyze", *args], capture_output=True, text=True, timeout=120, input=stdin)
+
+
+@check("leaking example: verdict leak, rate within 15 % of the true rate, CI at most 2 % off it, runway set")
+def _(ctx):
+    r = vw(ctx, "--json", os.path.join(ctx.examples, "training-leak.csv"))
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, ctx.schema)
+    g = doc["gpus"][0]
+    assert g["verdict"] == "leak", g
+    assert r.returncode in (1, 2), r.returncode
+    rate = g["leak_rate_bytes_per_second"]
+    assert abs(rate - TRUE_RATE) / TRUE_RATE < 0.15, (rate, TRUE_RATE)
+    lo, hi = g["leak_rate_ci_bytes_per_second"]
+    # The example's floor also carries a few late allocator steps on top of the 300 MiB/h leak, so
+    # the measured floor slope is a little above it; the interval must still sit on the true rate.
+    assert lo <= rate <= hi, (lo, rate, hi)
+    assert lo <= TRUE_RATE * 1.02 and hi >= TRUE_RATE * 0.98, (lo, TRUE_RATE, hi)
+    tto = g["time_to_oom_seconds"]
+    # (capacity − recent peak) / rate: about (81559 − 46400) MiB at 300 MiB/h ≈ 117 h.
+    assert 80 * 3600 < tto < 160 * 3600, tto
+    lo_t, hi_t = g["time_to_oom_ci_seconds"]
+    assert lo_t <= tto and (hi_t is None or tto <= hi_t)
+    assert g["evidence"], "a leak verdict must say why"
+    assert g["start"].startswith("2026-03-14T09:00:00") and g["end"].startswith("2026-03-14T14:59:50")
+
+
+@check("healthy example: not a leak, exit 0")
+def _(ctx):
+    r = vw(ctx, "--json", os.path.join(ctx.examples, "training-healthy.csv"))
+    doc = json.loads(r.stdout)
+    g = doc["gpus"][0]
+    assert g["verdict"] in ("plateau", "settling"), g["verdict"]
+    assert g["leak_rate_bytes_per_second"] is None and g["time_to_oom_seconds"] is None
+    assert r.returncode == 0, r.returncode
+
+
+@check("text report names the verdict, the rate and the OOM time")
+def _(ctx):
+    r = vw(ctx, os.path.join(ctx.examples, "training-leak.csv"))
+    assert "leak" in r.stdout and "MiB/h" in r.stdout and "OOM in" in r.stdout, r.stdout
+
+
+@check("--critical-runway above the runway makes the leak CRITICAL (exit 2)")
+def _(ctx):
+    r = vw(ctx, "--critical-runway", "30d", os.path.join(ctx.examples, "training-leak.csv"))
+    assert r.returncode == 2, r.returncode
+
+
+@check("--until before the leak start: no leak")
+def _(ctx):
+    r = vw(ctx, "--json", "--until", "2026/03/14 10:00:00", os.path.join(ctx.examples, "training-leak.csv"))
+    g = json.loads(r.stdout)["gpus"][0]
+    assert g["verdict"] != "leak", g
+    assert g["end"] <= "2026-03-14T10:00:00", g["end"]
+
+
+@check("--since cuts the start; --gpu with an unknown GPU is an error")
+def _(ctx):
+    r = vw(ctx, "--json", "--since", "2026-03-14T12:00:00", os.path.join(ctx.examples, "training-leak.csv"))
+    g = json.loads(r.stdout)["gpus"][0]
+    assert g["start"] >= "2026-03-14T12:00:00", g["start"]
+    r = vw(ctx, "--gpu", "7", os.path.join(ctx.examples, "training-leak.csv"))
+    assert r.returncode == 3 and "--gpu" in r.stderr, (r.returncode, r.stderr)
+
+
+@check("malformed line: exit 3, message names file:line:col, no report printed")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        bad = os.path.join(d, "bad.csv")
+        lines = open(os.path.join(ctx.examples, "training-healthy.csv")).read().splitlines()
+        lines[100] = lines[100].replace(" MiB,", " MiX,", 1).replace(", 0, ", ", 0, ", 1)
+        lines[100] = re.sub(r", \d+ MiB, ", ", lots MiB, ", lines[100])
+        open(bad, "w").write("\n".join(lines) + "\n")
+        r = vw(ctx, bad)
+        assert r.returncode == 3, r.returncode
+        assert re.search(r"bad\.csv:101:\d+", r.stderr), r.stderr
+        assert r.stdout == "", "no partial verdict may be printed"
+        r = vw(ctx, "--lenient", "--json", bad)
+        doc = json.loads(r.stdout)
+        assert doc["skipped_lines"] == 1, doc["skipped_lines"]
+        assert "101" in doc["skipped_examples"][0], doc["skipped_examples"]
+
+
+@check("empty file, missing file and unknown format give clear errors (exit 3)")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        empty = os.path.join(d, "empty.csv")
+        open(empty, "w").close()
+        for args, needle in (([empty], "empty.csv"), ([os.path.join(d, "nope.csv")], "nope.csv"),
+                             (["--format", "bogus", empty], "bogus"), (["--interval", "fast", empty], "--interval")):
+            r = vw(ctx, *args)
+            assert r.returncode == 3, (args, r.returncode)
+            assert needle in r.stderr, (args, r.stderr)
+
+
+@check("bare memory.used loop from standard input with --interval and --total")
+def _(ctx):
+    values = "\n".join(str(20000 + i // 6) for i in range(1440)) + "\n"  # 10 MiB/h at 5 min? no: per 10 s
+    r = vw(ctx, "--json", "--format", "values", "--interval", "10s", "--total", "80GiB", "-", stdin=values)
+    doc = json.loads(r.stdout)
+    g = doc["gpus"][0]
+    assert g["samples"] == 1440, g["samples"]
+    assert g["memory_total_bytes"] == 80 * 1024 ** 3
+    assert g["clock"] == "synthetic"
+
+
+@check("--plot and --html write complete files with one chart per GPU and the OOM marker for the leak")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        svg, html = os.path.join(d, "p.svg"), os.path.join(d, "r.html")
+        r = vw(ctx, "--plot", svg, "--html", html, os.path.join(ctx.examples, "training-leak.csv"),
+               os.path.join(ctx.examples, "training-healthy.csv"))
+        assert r.returncode == 1, (r.returncode, r.stderr)
+        page = open(html).read()
+        assert page.count("data-gpu=") >= 2, "one chart per GPU"
+        assert page.count('data-role="oom"') == 1, "the OOM marker only on the leaking GPU"
+        assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+        plot = open(svg).read()
+        assert plot.startswith("<?xml") and plot.rstrip().endswith("</svg>")
+        r = vw(ctx, "--html", os.path.join(d, "missing", "r.html"), os.path.join(ctx.examples, "training-leak.csv"))
+        assert r.returncode == 3 and "missing" in r.stderr, (r.returncode, r.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vramwatch", required=True)
+    ap.add_argument("--examples", required=True)
+    ap.add_argument("--schema", required=True)
+    ctx = ap.parse_args()
+    ctx.schema = json.load(open(ctx.schema))
+    failed = 0
+    for name, fn in checks:
+        try:
+            fn(ctx)
+            print(f"ok    {name}")
+        except Exception as e:  # noqa: BLE001 - report every failure with its reason
+            failed += 1
+            print(f"FAIL  {name}: {type(e).__name__}: {str(e)[:800]}")
+    print(f"{len(checks) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

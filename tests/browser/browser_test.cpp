@@ -1,0 +1,109 @@
+// The HTML report in a real browser: fixture reports (a leak with evaluation spikes, a plateau,
+// two GPUs) are written to the build folder, loaded by headless Chromium from file://, and the DOM
+// it built is checked: one chart per GPU, the verdict, the OOM marker exactly for a leak. Light and
+// dark screenshots are saved next to them (browser/report-*.png).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "chromium.h"
+#include "outputs/html_report.h"
+#include "outputs/testing/series_fixtures.h"
+
+namespace vw::browser_test {
+namespace {
+
+namespace fs = std::filesystem;
+using outputs::testing::LeakWithEvalSpikes;
+using outputs::testing::Plateau;
+using outputs::testing::TwoGpus;
+
+fs::path OutDir() {
+  fs::path dir = fs::path(VRAMWATCH_BINARY_DIR) / "browser";
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Writes the report, loads it in Chromium and returns the DOM it built.
+std::string RenderAndLoad(const std::vector<detection::SeriesAnalysis>& series, const std::string& name) {
+  outputs::HtmlReportOptions opt;
+  opt.source = "fixture " + name;
+  opt.generated_at = "2026-07-14 14:05";
+  fs::path html = OutDir() / (name + ".html");
+  std::ofstream(html) << outputs::RenderHtmlReport(series, opt);
+  DomResult r = DumpDom({.url = "file://" + html.string()});
+  EXPECT_EQ(r.error, "");
+  return r.dom;
+}
+
+void SaveScreenshots(const std::string& name, int width, int height) {
+  fs::path html = OutDir() / (name + ".html");
+  for (bool dark : {false, true}) {
+    fs::path png = OutDir() / (name + (dark ? "-dark.png" : ".png"));
+    EXPECT_EQ(
+        Screenshot({.url = "file://" + html.string(), .width = width, .height = height, .dark = dark}, png.string()),
+        "");
+    EXPECT_GT(fs::file_size(png), 5000u) << png << " looks blank";
+  }
+}
+
+TEST(ReportInBrowser, ChromiumIsInstalled) {
+  ASSERT_TRUE(FindChromium().has_value())
+      << "chromium is not on PATH: install Debian's `chromium` (scripts/bootstrap does for tests)";
+}
+
+TEST(ReportInBrowser, LeakReportShowsChartVerdictAndOomMarker) {
+  std::string dom = RenderAndLoad({LeakWithEvalSpikes(0)}, "report-leak");
+  ASSERT_FALSE(dom.empty());
+  auto charts = Select(dom, "svg", "data-gpu");
+  ASSERT_EQ(charts.size(), 1u);
+  EXPECT_TRUE(charts[0].Has("data-gpu", "0"));
+  EXPECT_TRUE(charts[0].Has("data-verdict", "leak"));
+  auto oom = Select(dom, "*", "data-role", "oom");
+  ASSERT_EQ(oom.size(), 1u);
+  EXPECT_EQ(oom[0].tag, "circle") << "the OOM of this fixture falls inside the chart";
+  EXPECT_EQ(Select(dom, "*", "data-role", "projection").size(), 1u);
+  EXPECT_EQ(Select(dom, "*", "data-role", "oom-range").size(), 1u);
+  EXPECT_EQ(Select(dom, "*", "data-role", "event").size(), 1u) << "the Xid marker";
+  std::string text = TextOf(dom);
+  EXPECT_NE(text.find("Leak of +1.50 GiB/h (1.30–1.70 GiB/h) since 2026-07-14 08:40"), std::string::npos);
+  EXPECT_NE(text.find("memory runs out around 21:00 (in 7h 0m; between 20:11 and 22:05)"), std::string::npos);
+  EXPECT_NE(text.find("OOM 21:00 (in 7h 0m)"), std::string::npos) << "the label at the marker";
+  SaveScreenshots("report-leak", 1200, 900);
+}
+
+TEST(ReportInBrowser, PlateauReportHasNoOomMarker) {
+  std::string dom = RenderAndLoad({Plateau(1)}, "report-plateau");
+  ASSERT_FALSE(dom.empty());
+  auto charts = Select(dom, "svg", "data-gpu");
+  ASSERT_EQ(charts.size(), 1u);
+  EXPECT_TRUE(charts[0].Has("data-verdict", "plateau"));
+  EXPECT_TRUE(Select(dom, "*", "data-role", "oom").empty());
+  EXPECT_TRUE(Select(dom, "*", "data-role", "projection").empty());
+  EXPECT_EQ(Select(dom, "*", "data-role", "capacity").size(), 1u);
+  EXPECT_NE(TextOf(dom).find("Plateau: no leak."), std::string::npos);
+  SaveScreenshots("report-plateau", 1200, 900);
+}
+
+TEST(ReportInBrowser, TwoGpuReportHasOneChartPerGpuAndOneOomMarker) {
+  std::string dom = RenderAndLoad(TwoGpus(), "report-two-gpus");
+  ASSERT_FALSE(dom.empty());
+  auto charts = Select(dom, "svg", "data-gpu");
+  ASSERT_EQ(charts.size(), 2u);
+  EXPECT_TRUE(charts[0].Has("data-gpu", "0"));
+  EXPECT_TRUE(charts[1].Has("data-gpu", "1"));
+  auto oom = Select(dom, "*", "data-role", "oom");
+  ASSERT_EQ(oom.size(), 1u);
+  EXPECT_GT(oom[0].offset, charts[0].offset);
+  EXPECT_LT(oom[0].offset, charts[1].offset) << "the marker belongs to GPU 0's chart, the leaking one";
+  auto sections = Select(dom, "section", "data-verdict");
+  ASSERT_EQ(sections.size(), 2u);
+  EXPECT_TRUE(sections[0].Has("data-verdict", "leak"));
+  EXPECT_TRUE(sections[1].Has("data-verdict", "plateau"));
+  EXPECT_EQ(Select(dom, "tr", "data-gpu").size(), 2u) << "summary table rows";
+  SaveScreenshots("report-two-gpus", 1200, 900);
+}
+
+}  // namespace
+}  // namespace vw::browser_test

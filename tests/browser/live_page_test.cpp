@@ -1,0 +1,265 @@
+// The live page in a real browser: a cpp-httplib server on 127.0.0.1 (a free port) serves
+// WebPageHtml() at "/" and fixture JSON at /api/v1/status and /api/v1/history, the way the `watch`
+// daemon will; headless Chromium loads it with virtual time so the page's script polls and draws,
+// and the DOM it built is checked: a card and a chart per GPU, the OOM marker on the leaking GPU,
+// the process rows with their states and flags, the findings and the alert. A second test makes
+// the status endpoint fail and checks the page says the daemon is unreachable. Screenshots go to
+// browser/live*.png in the build folder.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+#include "chromium.h"
+#include "outputs/testing/series_fixtures.h"
+#include "outputs/web_page.h"
+
+namespace vw::browser_test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json Process(int64_t pid, std::optional<int64_t> container_pid, const char* user, const char* state, double gib,
+             std::optional<double> sm, const char* command, json flags, const char* container = "") {
+  return {{"pid", pid},
+          {"container_pid", container_pid ? json(*container_pid) : json(nullptr)},
+          {"user", user},
+          {"state", state},
+          {"used_bytes", static_cast<uint64_t>(gib * kGiB)},
+          {"sm_util_ratio", sm ? json(*sm) : json(nullptr)},
+          {"command", command},
+          {"container", container},
+          {"pod", ""},
+          {"slurm_job", ""},
+          {"flags", std::move(flags)}};
+}
+
+json Analysis(const detection::SeriesAnalysis& s) {
+  const auto& a = s.assessment;
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  return {{"verdict", a.verdict == detection::Verdict::kLeak ? "leak" : "plateau"},
+          {"leak_rate_bytes_per_second", opt(a.rate_bps)},
+          {"time_to_oom_seconds", opt(a.tto_s)},
+          {"floor_bytes", opt(a.floor_bytes)},
+          {"peak_bytes", opt(a.peak_bytes)}};
+}
+
+json Gpu(const detection::SeriesAnalysis& s, json processes) {
+  return {{"index", *s.gpu.index},
+          {"uuid", s.gpu.uuid},
+          {"name", s.gpu.name},
+          {"memory_total_bytes", *s.total_bytes},
+          {"memory_used_bytes", static_cast<uint64_t>(s.raw.back().used_bytes)},
+          {"memory_reserved_bytes", *s.reserved_bytes},
+          {"processes", std::move(processes)},
+          {"analysis", Analysis(s)}};
+}
+
+// What the daemon's /api/v1/status answers for the two-GPU fixture host.
+json StatusFixture(const std::vector<detection::SeriesAnalysis>& gpus) {
+  json g0 = Gpu(
+      gpus[0],
+      json::array(
+          {Process(4242, std::nullopt, "alice", "R", 61.2, 0.94, "python train.py --config big.yaml", json::array()),
+           Process(4310, 12, "alice", "S", 2.0, 0.0, "python -m eval_worker", json::array({"idle"}), "3f2a9c1b"),
+           Process(3981, std::nullopt, "bob", "Z", 1.5, std::nullopt, "python old_run.py", json::array({"zombie"}))}));
+  json g1 = Gpu(
+      gpus[1],
+      json::array({Process(5120, std::nullopt, "carol", "R", 70.4, 0.88, "torchrun serve.py", json::array()),
+                   Process(5301, std::nullopt, "carol", "D", 3.1, 0.0, "python loader.py", json::array({"stuck"}))}));
+  json findings = json::array({{{"kind", "zombie_holder"},
+                                {"severity", "critical"},
+                                {"gpu", "0"},
+                                {"pid", 3981},
+                                {"bytes", 1.5 * kGiB},
+                                {"message", "pid 3981 is a zombie and still holds 1.5 GiB"},
+                                {"action", "kill its parent (pid 3970) or wait for it to reap"}},
+                               {{"kind", "idle_holder"},
+                                {"severity", "warning"},
+                                {"gpu", "0"},
+                                {"pid", 4310},
+                                {"bytes", 2.0 * kGiB},
+                                {"message", "pid 4310 holds 2.0 GiB with no compute for 2h"},
+                                {"action", "check whether the eval worker is still needed"}},
+                               {{"kind", "stuck_holder"},
+                                {"severity", "critical"},
+                                {"gpu", "1"},
+                                {"pid", 5301},
+                                {"bytes", 3.1 * kGiB},
+                                {"message", "pid 5301 is stuck in the driver (D state)"},
+                                {"action", "look for Xid events; a GPU reset may be needed"}}});
+  json alerts = json::array({{{"name", "VramwatchGpuMemoryLeak"},
+                              {"state", "firing"},
+                              {"gpu", "0"},
+                              {"since", "2026-07-14T13:20:00Z"},
+                              {"summary", "GPU 0 leaks 1.50 GiB/h, OOM in 7h 0m"}},
+                             {{"name", "VramwatchIdleHolder"},
+                              {"state", "pending"},
+                              {"gpu", "0"},
+                              {"since", "2026-07-14T13:55:00Z"},
+                              {"summary", "pid 4310 idle"}}});
+  return {{"schema", "vramwatch.check/1"},
+          {"host", {{"hostname", "gpu-node-07"}, {"driver_version", "550.54.15"}}},
+          {"gpus", {g0, g1}},
+          {"findings", findings},
+          {"alerts", alerts}};
+}
+
+// What /api/v1/history answers for one GPU: the raw curve every minute and the bucket floors.
+json HistoryFixture(const detection::SeriesAnalysis& s) {
+  json points = json::array(), floor = json::array();
+  double next = 0;
+  for (const auto& p : s.raw) {
+    if (p.t < next) continue;
+    points.push_back({p.t, p.used_bytes});
+    next = p.t + 60;
+  }
+  for (const auto& b : s.buckets) floor.push_back({b.t_end, b.floor_bytes});
+  return {{"schema", "vramwatch.history/1"},
+          {"series", "gpu:" + s.gpu.key},
+          {"total_bytes", *s.total_bytes},
+          {"points", points},
+          {"floor", floor}};
+}
+
+// A daemon stand-in on 127.0.0.1:<free port>.
+class FixtureDaemon {
+ public:
+  explicit FixtureDaemon(bool status_fails) {
+    auto gpus = outputs::testing::TwoGpus();
+    status_ = StatusFixture(gpus).dump();
+    for (const auto& g : gpus) history_["gpu:" + g.gpu.key] = HistoryFixture(g).dump();
+    server_.Get("/", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(outputs::WebPageHtml(), "text/html; charset=utf-8");
+    });
+    server_.Get("/api/v1/status", [this, status_fails](const httplib::Request&, httplib::Response& res) {
+      ++status_calls_;
+      if (status_fails) {
+        res.status = 503;
+        res.set_content(R"({"error":"sampler not ready"})", "application/json");
+        return;
+      }
+      res.set_content(status_, "application/json");
+    });
+    server_.Get("/api/v1/history", [this](const httplib::Request& req, httplib::Response& res) {
+      ++history_calls_;
+      auto it = history_.find(req.get_param_value("series"));
+      if (it == history_.end() || !req.has_param("from") || !req.has_param("to")) {
+        res.status = 400;
+        res.set_content(R"({"error":"want series=gpu:N, from and to"})", "application/json");
+        return;
+      }
+      res.set_content(it->second, "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    for (int i = 0; i < 200 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ~FixtureDaemon() {
+    server_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+  int port() const { return port_; }
+  int status_calls() const { return status_calls_; }
+  int history_calls() const { return history_calls_; }
+
+ private:
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = -1;
+  std::string status_;
+  std::map<std::string, std::string> history_;
+  std::atomic<int> status_calls_{0}, history_calls_{0};
+};
+
+fs::path OutDir() {
+  fs::path dir = fs::path(VRAMWATCH_BINARY_DIR) / "browser";
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(LivePageInBrowser, ShowsCardsChartsProcessesFindingsAndAlerts) {
+  FixtureDaemon daemon(false);
+  ASSERT_GT(daemon.port(), 0);
+  DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 5000});
+  ASSERT_EQ(r.error, "");
+  const std::string& dom = r.dom;
+  EXPECT_GE(daemon.status_calls(), 1);
+  EXPECT_GE(daemon.history_calls(), 2) << "one history request per GPU";
+
+  auto cards = Select(dom, "article", "data-gpu");
+  ASSERT_EQ(cards.size(), 2u);
+  EXPECT_TRUE(cards[0].Has("data-verdict", "leak"));
+  EXPECT_TRUE(cards[1].Has("data-verdict", "plateau"));
+  auto charts = Select(dom, "svg", "data-gpu");
+  ASSERT_EQ(charts.size(), 2u) << "one chart per GPU";
+  EXPECT_TRUE(charts[0].Has("data-gpu", "0"));
+  EXPECT_TRUE(charts[1].Has("data-gpu", "1"));
+  EXPECT_EQ(Select(dom, "polyline", "data-role", "raw").size(), 2u) << "both charts drew their history";
+  auto oom = Select(dom, "*", "data-role", "oom");
+  ASSERT_EQ(oom.size(), 1u);
+  EXPECT_GT(oom[0].offset, charts[0].offset);
+  EXPECT_LT(oom[0].offset, charts[1].offset) << "the OOM marker is on GPU 0, the leaking one";
+
+  auto rows = Select(dom, "tr", "data-pid");
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_TRUE(rows[0].Has("data-pid", "4242") && rows[0].Has("data-state", "R"));
+  EXPECT_TRUE(rows[2].Has("data-pid", "3981") && rows[2].Has("data-state", "Z"));
+  EXPECT_TRUE(rows[4].Has("data-pid", "5301") && rows[4].Has("data-state", "D"));
+  EXPECT_EQ(Select(dom, "span", "data-flag", "idle").size(), 1u);
+  EXPECT_EQ(Select(dom, "span", "data-flag", "zombie").size(), 1u);
+  EXPECT_EQ(Select(dom, "span", "data-flag", "stuck").size(), 1u);
+
+  EXPECT_EQ(Select(dom, "tr", "data-role", "finding").size(), 3u);
+  auto alerts = Select(dom, "tr", "data-role", "alert");
+  ASSERT_EQ(alerts.size(), 1u) << "only the firing alert is shown";
+  EXPECT_TRUE(alerts[0].Has("data-name", "VramwatchGpuMemoryLeak"));
+  EXPECT_EQ(Select(dom, "div", "data-state", "ok").size(), 1u) << "the connection line says live";
+
+  // The first card's stats (GPU 0, leaking) and the second's (plateau).
+  auto stat = [&](const std::string& role, size_t nth) {
+    std::regex re("data-role=\"" + role + "\"[^>]*>([^<]*)<");
+    auto it = std::sregex_iterator(dom.begin(), dom.end(), re);
+    for (size_t i = 0; i < nth && it != std::sregex_iterator(); ++i) ++it;
+    return it == std::sregex_iterator() ? std::string("(none)") : (*it)[1].str();
+  };
+  EXPECT_EQ(stat("rate", 0), "+1.50 GiB/h");
+  EXPECT_EQ(stat("runway", 0), "7h 0m");
+  EXPECT_EQ(stat("rate", 1), "—");
+  EXPECT_EQ(stat("runway", 1), "—");
+  std::string text = TextOf(dom);
+  EXPECT_NE(text.find("gpu-node-07"), std::string::npos);
+
+  for (bool dark : {false, true}) {
+    fs::path png = OutDir() / (dark ? "live-dark.png" : "live.png");
+    EXPECT_EQ(
+        Screenshot({.url = daemon.url(), .width = 1200, .height = 1000, .dark = dark, .virtual_time_budget_ms = 5000},
+                   png.string()),
+        "");
+    EXPECT_GT(fs::file_size(png), 5000u);
+  }
+}
+
+TEST(LivePageInBrowser, SaysDaemonUnreachableWhenStatusFails) {
+  FixtureDaemon daemon(true);
+  ASSERT_GT(daemon.port(), 0);
+  DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 3000});
+  ASSERT_EQ(r.error, "");
+  auto conn = Select(r.dom, "div", "data-role", "conn");
+  ASSERT_EQ(conn.size(), 1u);
+  EXPECT_TRUE(conn[0].Has("data-state", "down"));
+  std::string text = TextOf(r.dom);
+  EXPECT_NE(text.find("daemon unreachable (HTTP 503)"), std::string::npos);
+  EXPECT_NE(text.find("no data yet"), std::string::npos);
+  EXPECT_TRUE(Select(r.dom, "article", "data-gpu").empty());
+  EXPECT_GE(daemon.status_calls(), 1);
+}
+
+}  // namespace
+}  // namespace vw::browser_test

@@ -1,0 +1,288 @@
+// `vramwatch check` end to end: one scenario per finding kind.
+#include <gtest/gtest.h>
+
+#include "e2e_harness.h"
+
+namespace vw::e2e {
+namespace {
+
+using nlohmann::json;
+using procfs::FakeProcess;
+
+constexpr uint64_t kMiB = 1ull << 20;
+
+// One H100 at PCI 3B, minor 0, with the given YAML process list and extra keys.
+std::string OneGpu(const std::string& processes, const std::string& extra = "") {
+  return R"(driver_version: "550.54.15"
+gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60"
+    pci_bus_id: "00000000:3B:00.0"
+    minor: 0
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    utilization_gpu: 50
+)" + extra +
+         (processes.empty() ? std::string() : "    processes:\n" + processes);
+}
+
+FakeProcess Holder(int64_t pid, char state = 'S', std::vector<std::string> argv = {"python3", "train.py"}) {
+  FakeProcess p;
+  p.pid = pid;
+  p.state = state;
+  p.argv = std::move(argv);
+  p.fd_targets = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm"};
+  return p;
+}
+
+TEST(CheckE2E, HealthyHostIsOkAndListsTheHolderWithItsProcFacts) {
+  Scratch s;
+  FakeProcess p = Holder(5100, 'R');
+  p.nspid = {5100, 7};
+  p.cgroup = "0::/kubepods.slice/kubepods-pod0a1b2c3d_0000_1111_2222_333344445555.slice/cri-containerd-" +
+             std::string(64, 'e') + ".scope\n";
+  std::string proc = s.Proc({p});
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: \"${PID_TRAINER}\", type: compute, used_mib: 10240, "
+                                            "sm_util: 80}\n"));
+  RunResult r = Check(sc, proc, "", {}, {{"PID_TRAINER", "5100"}});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json& j = r.json;
+  EXPECT_EQ(j["schema"], "vramwatch.check/1");
+  EXPECT_EQ(j["status"], "ok");
+  ASSERT_EQ(j["gpus"].size(), 1u);
+  const json& g = j["gpus"][0];
+  EXPECT_EQ(g["uuid"], "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60");
+  EXPECT_EQ(g["memory_total_bytes"], 81559 * kMiB);
+  EXPECT_EQ(g["memory_reserved_bytes"], 479 * kMiB);
+  EXPECT_EQ(g["memory_used_bytes"], 10240 * kMiB);
+  ASSERT_EQ(g["processes"].size(), 1u);
+  const json& pr = g["processes"][0];
+  EXPECT_EQ(pr["pid"], 5100);
+  EXPECT_EQ(pr["container_pid"], 7);
+  EXPECT_EQ(pr["state"], "R");
+  EXPECT_EQ(pr["user"], "alice");
+  EXPECT_EQ(pr["command"], "python3 train.py");
+  EXPECT_EQ(pr["used_bytes"], 10240 * kMiB);
+  EXPECT_EQ(pr["container_id"], std::string(64, 'e'));
+  EXPECT_EQ(pr["pod_uid"], "0a1b2c3d-0000-1111-2222-333344445555");
+  for (const auto& f : j["findings"]) EXPECT_EQ(f["severity"], "ok") << f.dump();
+  bool idle_note = false;
+  for (const auto& n : j["notes"])
+    idle_note |= n.get<std::string>().find("idle_holder not judged") != std::string::npos;
+  EXPECT_TRUE(idle_note) << j["notes"].dump();
+}
+
+TEST(CheckE2E, UnheldOrphanedMemoryIsCriticalAndSaysOnlyAResetFreesIt) {
+  Scratch s;
+  std::string proc = s.Proc({});
+  std::string sc = s.Write("s.yaml", OneGpu("", "    unattributed_mib: 12288\n"));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;
+  auto f = FindingsOf(r.json, "orphaned_memory");
+  ASSERT_EQ(f.size(), 1u) << r.out;
+  EXPECT_EQ(f[0]["severity"], "critical");
+  EXPECT_EQ(f[0]["gpu"], "0");
+  EXPECT_EQ(f[0]["bytes"], 12288 * kMiB);
+  EXPECT_NE(f[0]["action"].get<std::string>().find("GPU reset"), std::string::npos);
+  EXPECT_EQ(r.json["gpus"][0]["memory_unattributed_bytes"], 12288 * kMiB);
+}
+
+TEST(CheckE2E, OrphanedMemoryThatPersistsOverTheWindowIsCritical) {
+  Scratch s;
+  std::string proc = s.Proc({Holder(5200)});
+  std::string sc =
+      s.Write("s.yaml", OneGpu("      - {pid: 5200, used_mib: 1024, sm_util: 50}\n", "    unattributed_mib: 512\n"));
+  RunResult r = Check(sc, proc, "", {"--window", "1.5s", "--interval", "0.5s", "--grace", "1s"});
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_GE(r.json["samples"].get<int>(), 3);
+  auto f = FindingsOf(r.json, "orphaned_memory");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0]["severity"], "critical");
+}
+
+TEST(CheckE2E, MemoryReclaimedDuringTheWindowIsNotOrphaned) {
+  Scratch s;
+  std::string proc = s.Proc({});
+  // 4 GiB left behind by a kill at t=0, reclaimed by t=0.5.
+  std::string sc = s.Write("s.yaml", OneGpu("", "    unattributed_mib: [[0, 4096], [0.4, 4096], [0.5, 0]]\n"));
+  RunResult r = Check(sc, proc, "", {"--window", "1.5s", "--interval", "0.5s", "--grace", "1s"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(FindingsOf(r.json, "orphaned_memory").empty());
+}
+
+TEST(CheckE2E, OrphanThresholdFlagChangesTheVerdict) {
+  Scratch s;
+  std::string proc = s.Proc({});
+  std::string sc = s.Write("s.yaml", OneGpu("", "    unattributed_mib: 600\n"));
+  RunResult low = Check(sc, proc, "");
+  EXPECT_EQ(low.exit_code, 1) << low.out;
+  EXPECT_EQ(FindingsOf(low.json, "orphaned_memory").size(), 1u);
+  RunResult high = Check(sc, proc, "", {"--orphan-threshold", "1GiB"});
+  EXPECT_EQ(high.exit_code, 0) << high.out;
+}
+
+TEST(CheckE2E, ListedPidThatDoesNotExistIsADeadHolder) {
+  Scratch s;
+  std::string proc = s.Proc({});
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: 31337, used_mib: 2048}\n"));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;
+  auto f = FindingsOf(r.json, "dead_holder");
+  ASSERT_EQ(f.size(), 1u) << r.out;
+  EXPECT_EQ(f[0]["pid"], 31337);
+  EXPECT_EQ(f[0]["bytes"], 2048 * kMiB);
+  EXPECT_EQ(r.json["gpus"][0]["processes"][0]["state"], "gone");
+  EXPECT_EQ(r.json["gpus"][0]["processes"][0]["alive"], false);
+}
+
+TEST(CheckE2E, ZombieAndStuckHoldersAreCriticalAndNameBothPids) {
+  Scratch s;
+  FakeProcess zombie = Holder(5301, 'Z');
+  FakeProcess stuck = Holder(5302, 'D');
+  stuck.nspid = {5302, 41};
+  stuck.cgroup = "0::/system.slice/docker-" + std::string(64, 'd') + ".scope\n";
+  std::string proc = s.Proc({zombie, stuck});
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: 5301, used_mib: 1024}\n"
+                                            "      - {pid: 5302, used_mib: 2048}\n"));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;
+  auto z = FindingsOf(r.json, "zombie_holder");
+  ASSERT_EQ(z.size(), 1u) << r.out;
+  EXPECT_EQ(z[0]["pid"], 5301);
+  auto d = FindingsOf(r.json, "stuck_holder");
+  ASSERT_EQ(d.size(), 1u) << r.out;
+  EXPECT_EQ(d[0]["pid"], 5302);
+  std::string action = d[0]["action"];
+  EXPECT_NE(action.find("kill -TERM 5302"), std::string::npos) << action;
+  EXPECT_NE(action.find("PID 41"), std::string::npos) << action;
+}
+
+TEST(CheckE2E, HolderWithZeroSmForTheWholeWindowIsIdle) {
+  Scratch s;
+  std::string proc = s.Proc({Holder(5400)});
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: 5400, used_mib: 8192, sm_util: 0}\n"));
+  RunResult r = Check(sc, proc, "", {"--window", "1s", "--interval", "0.5s"});
+  auto f = FindingsOf(r.json, "idle_holder");
+  ASSERT_EQ(f.size(), 1u) << r.out;
+  EXPECT_EQ(f[0]["severity"], "warning");
+  EXPECT_EQ(f[0]["pid"], 5400);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+}
+
+TEST(CheckE2E, FdHolderThatNvmlDoesNotListIsReportedWithTheOrphanedMemory) {
+  Scratch s;
+  FakeProcess worker = Holder(5500, 'S', {"python3", "-c", "worker"});
+  std::string proc = s.Proc({worker});
+  std::string sc = s.Write("s.yaml", OneGpu("", "    unattributed_mib: 2048\n"));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  auto u = FindingsOf(r.json, "unlisted_holder");
+  ASSERT_EQ(u.size(), 1u) << r.out;
+  EXPECT_EQ(u[0]["pid"], 5500);
+  EXPECT_EQ(u[0]["severity"], "warning");
+  auto o = FindingsOf(r.json, "orphaned_memory");
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_NE(o[0]["message"].get<std::string>().find("5500"), std::string::npos);
+  const json& p = r.json["gpus"][0]["processes"][0];
+  EXPECT_EQ(p["listed_by_nvml"], false);
+  EXPECT_TRUE(p["used_bytes"].is_null());
+}
+
+TEST(CheckE2E, ContainerWithoutHostPidNamespaceSaysItIsBlindInsteadOfCallingPidsDead) {
+  Scratch s;
+  procfs::FixtureOptions o;
+  o.pid1_sched = "sleep (812345, #threads: 1)\n";
+  std::string proc = s.Proc({}, o);
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: 812399, used_mib: 4096}\n"));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(FindingsOf(r.json, "dead_holder").empty()) << r.out;
+  auto f = FindingsOf(r.json, "pid_namespace_blind");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0]["message"].get<std::string>().find("812345"), std::string::npos);
+  EXPECT_EQ(r.json["host"]["host_pids_visible"], false);
+}
+
+TEST(CheckE2E, XidLinesAreMatchedToTheGpuAndHardwareOnesAreCritical) {
+  Scratch s;
+  std::string proc = s.Proc({});
+  std::string klog = s.Write("kern.log",
+                             "Nov 29 10:00:00 node kernel: [ 100.1] NVRM: GPU at PCI:0000:3b:00: "
+                             "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60\n"
+                             "Nov 29 10:00:01 node kernel: [ 100.2] NVRM: Xid (PCI:0000:3b:00): 13, pid=777, "
+                             "name=python3, Graphics Exception\n"
+                             "Nov 29 10:00:02 node kernel: [ 100.3] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen "
+                             "off the bus.\n"
+                             "Nov 29 10:00:03 node kernel: [ 100.4] NVRM: Xid (PCI:0000:99:00): 45, Ch 00000001\n");
+  std::string sc = s.Write("s.yaml", OneGpu(""));
+  RunResult r = Check(sc, proc, klog);
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;
+  auto x = FindingsOf(r.json, "xid");
+  ASSERT_EQ(x.size(), 3u) << r.out;
+  EXPECT_EQ(x[0]["severity"], "critical");
+  EXPECT_EQ(x[0]["gpu"], "0");
+  EXPECT_NE(x[0]["message"].get<std::string>().find("Xid 79"), std::string::npos);
+  EXPECT_NE(x[0]["action"].get<std::string>().find("Rule out hardware"), std::string::npos);
+  EXPECT_EQ(x[1]["severity"], "warning");
+  EXPECT_EQ(x[1]["pid"], 777);
+  EXPECT_EQ(x[2]["gpu"], "00000000:99:00.0");  // no such GPU here: keyed by its PCI address
+  EXPECT_EQ(r.json["host"]["kernel_log"], klog);
+  EXPECT_EQ(r.json["host"]["xid_events"], 3);
+}
+
+TEST(CheckE2E, OlderDriverWithoutMemoryV2StillReportsAndRaisesTheOrphanThreshold) {
+  Scratch s;
+  std::string proc = s.Proc({Holder(5600)});
+  std::string sc = s.Write("s.yaml", R"(driver_version: "470.256.02"
+hide_symbols: [nvmlDeviceGetComputeRunningProcesses_v3, nvmlDeviceGetGraphicsRunningProcesses_v3,
+               nvmlDeviceGetMPSComputeRunningProcesses_v3, nvmlDeviceGetMemoryInfo_v2,
+               nvmlDeviceGetRunningProcessDetailList, nvmlDeviceGetConfComputeMemSizeInfo]
+gpus:
+  - name: "Tesla V100-PCIE-32GB"
+    uuid: "GPU-00000000-1111-2222-3333-444444444444"
+    pci_bus_id: "00000000:86:00.0"
+    minor: 0
+    memory_total_mib: 32768
+    memory_reserved_mib: 400
+    processes:
+      - {pid: 5600, used_mib: 4096, sm_util: 70}
+)");
+  RunResult r = Check(sc, proc, "", {}, {}, "old-driver");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json& g = r.json["gpus"][0];
+  EXPECT_TRUE(g["memory_reserved_bytes"].is_null()) << g.dump();
+  EXPECT_EQ(g["processes"][0]["used_bytes"], 4096 * kMiB);
+  bool note = false;
+  for (const auto& n : r.json["notes"]) note |= n.get<std::string>().find("reserved") != std::string::npos;
+  EXPECT_TRUE(note) << r.json["notes"].dump();
+  EXPECT_TRUE(FindingsOf(r.json, "orphaned_memory").empty());
+}
+
+TEST(CheckE2E, HumanOutputShowsTheTableFindingsAndStatus) {
+  Scratch s;
+  std::string proc = s.Proc({Holder(5700, 'Z')});
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: 5700, used_mib: 1024}\n"));
+  RunResult r = RunVramwatch({"check", "--nvml-lib", EmulatorLib(), "--proc-root", proc, "--kernel-log", "none"},
+                             {{"VRAMWATCH_EMULATOR_SCENARIO", sc}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("GPU 0  NVIDIA H100 80GB HBM3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5700"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("zombie_holder"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Status: CRITICAL (exit 2)"), std::string::npos) << r.out;
+}
+
+TEST(DemoE2E, ShowsAnOrphanedContextAZombieAndAHealthyProcess) {
+  RunResult r = RunVramwatch({"demo", "--json"}, {});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_TRUE(r.json.is_object()) << r.out;
+  EXPECT_EQ(FindingsOf(r.json, "orphaned_memory").size(), 1u) << r.out;
+  EXPECT_EQ(FindingsOf(r.json, "orphaned_memory")[0]["severity"], "critical");
+  EXPECT_EQ(FindingsOf(r.json, "zombie_holder").size(), 1u);
+  bool healthy = false;
+  for (const auto& p : r.json["gpus"][0]["processes"]) healthy |= p["pid"] == 41877 && p["state"] == "R";
+  EXPECT_TRUE(healthy);
+  for (const auto& f : r.json["findings"]) EXPECT_NE(f["pid"], 41877) << f.dump();
+}
+
+}  // namespace
+}  // namespace vw::e2e

@@ -1,0 +1,153 @@
+// `vramwatch check` end to end: NVML errors, hangs, lost GPUs and bad input.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "e2e_harness.h"
+
+namespace vw::e2e {
+namespace {
+
+using nlohmann::json;
+
+std::string TwoGpus(const std::string& gpu0_extra, const std::string& top_extra = "") {
+  return R"(driver_version: "550.54.15"
+)" + top_extra +
+         R"(gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-aaaaaaaa-0000-0000-0000-000000000000"
+    pci_bus_id: "00000000:3B:00.0"
+    minor: 0
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    processes:
+      - {pid: 6100, used_mib: 1024, sm_util: 50}
+)" + gpu0_extra +
+         R"(  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-bbbbbbbb-0000-0000-0000-000000000000"
+    pci_bus_id: "00000000:5E:00.0"
+    minor: 1
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    processes:
+      - {pid: 6200, used_mib: 2048, sm_util: 50}
+)";
+}
+
+std::vector<procfs::FakeProcess> Holders() {
+  procfs::FakeProcess a;
+  a.pid = 6100;
+  a.fd_targets = {"/dev/nvidia0"};
+  procfs::FakeProcess b;
+  b.pid = 6200;
+  b.fd_targets = {"/dev/nvidia1"};
+  return {a, b};
+}
+
+TEST(CheckErrorsE2E, FailingMemoryCallIsAnNvmlErrorAndLeavesValuesMissing) {
+  Scratch s;
+  std::string proc = s.Proc(Holders());
+  std::string sc = s.Write("s.yaml", TwoGpus("    errors: [{function: nvmlDeviceGetMemoryInfo, code: 999}]\n"));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  auto f = FindingsOf(r.json, "nvml_error");
+  ASSERT_EQ(f.size(), 1u) << r.out;
+  EXPECT_EQ(f[0]["gpu"], "0");
+  EXPECT_EQ(f[0]["severity"], "warning");
+  EXPECT_NE(f[0]["message"].get<std::string>().find("nvmlDeviceGetMemoryInfo"), std::string::npos);
+  EXPECT_TRUE(r.json["gpus"][0]["memory_used_bytes"].is_null());
+  EXPECT_FALSE(r.json["gpus"][1]["memory_used_bytes"].is_null());
+  EXPECT_TRUE(FindingsOf(r.json, "orphaned_memory").empty());
+}
+
+TEST(CheckErrorsE2E, LostGpuIsCriticalAndTheOtherGpuIsStillReported) {
+  Scratch s;
+  std::string proc = s.Proc(Holders());
+  std::string sc = s.Write("s.yaml", TwoGpus("    errors: [{function: \"*\", code: 15}]\n"));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;
+  auto f = FindingsOf(r.json, "gpu_lost");
+  ASSERT_EQ(f.size(), 1u) << r.out;
+  EXPECT_EQ(f[0]["gpu"], "0");
+  EXPECT_EQ(r.json["gpus"][0]["lost"], true);
+  EXPECT_EQ(r.json["gpus"][1]["memory_used_bytes"], 2048ull << 20);
+}
+
+TEST(CheckErrorsE2E, HungCallMarksThatGpuUnresponsiveAndCheckFinishesInSeconds) {
+  Scratch s;
+  std::string proc = s.Proc(Holders());
+  std::string sc = s.Write(
+      "s.yaml", TwoGpus("    hangs: [{function: nvmlDeviceGetComputeRunningProcesses, at_s: 0, seconds: 60}]\n"));
+  RunResult r = Check(sc, proc, "", {"--timeout", "300ms"});
+  EXPECT_LT(r.seconds, 10.0) << r.out << r.err;
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.json["gpus"][0]["responsive"], false);
+  EXPECT_EQ(r.json["gpus"][1]["responsive"], true);
+  EXPECT_EQ(r.json["gpus"][1]["processes"][0]["pid"], 6200);
+  auto f = FindingsOf(r.json, "nvml_error");
+  ASSERT_FALSE(f.empty()) << r.out;
+  EXPECT_EQ(f[0]["gpu"], "0");
+  EXPECT_EQ(f[0]["severity"], "critical");
+  // The hung process list says nothing about who holds the memory: no orphan verdict from it.
+  EXPECT_TRUE(FindingsOf(r.json, "orphaned_memory").empty()) << r.out;
+  EXPECT_TRUE(r.json["gpus"][0]["memory_unattributed_bytes"].is_null());
+}
+
+TEST(CheckErrorsE2E, MalformedScenarioIsUnknownWithAClearMessage) {
+  Scratch s;
+  std::string proc = s.Proc({});
+  std::string sc = s.Write("s.yaml", "gpus:\n  - name: x\n    memory_total_mib: lots\n");
+  RunResult r = Check(sc, proc, "");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("UNKNOWN"), std::string::npos) << r.err;
+  EXPECT_EQ(r.json["status"], "unknown");
+  EXPECT_TRUE(r.json["error"].is_string());
+}
+
+TEST(CheckErrorsE2E, NoGpuMissingLibraryAndBadFlagsAreUnknown) {
+  Scratch s;
+  std::string proc = s.Proc({});
+  std::string none = s.Write("none.yaml", "gpus: []\n");
+  RunResult r = Check(none, proc, "");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("no GPU"), std::string::npos) << r.err;
+
+  r = RunVramwatch({"check", "--nvml-lib", s.dir() + "/missing/libnvidia-ml.so.1", "--kernel-log", "none"}, {});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("missing/libnvidia-ml.so.1"), std::string::npos) << r.err;
+
+  r = RunVramwatch({"check", "--window", "soon"}, {});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("--window"), std::string::npos) << r.err;
+
+  r = RunVramwatch({"check", "--orphan-threshold", "big"}, {});
+  EXPECT_EQ(r.exit_code, 3);
+
+  r = RunVramwatch({"check", "--no-such-flag"}, {});
+  EXPECT_EQ(r.exit_code, 3);
+
+  r = Check(none, proc, s.dir() + "/no-such-kern.log");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("no-such-kern.log"), std::string::npos) << r.err;
+}
+
+TEST(CheckErrorsE2E, MalformedProcEntriesAreReportedNotFatal) {
+  Scratch s;
+  std::string proc = s.Proc(Holders());
+  { std::ofstream(proc + "/6100/stat") << "6100 (broken\n"; }
+  { std::ofstream(proc + "/6200/status") << "Name:\tx\nUid:\tnope\n"; }
+  std::string sc = s.Write("s.yaml", TwoGpus(""));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_TRUE(r.json.is_object()) << r.out << r.err;
+  EXPECT_NE(r.exit_code, 3);
+  const json& p0 = r.json["gpus"][0]["processes"][0];
+  ASSERT_FALSE(p0["unreadable"].empty()) << p0.dump();
+  EXPECT_NE(p0["unreadable"][0].get<std::string>().find("6100/stat"), std::string::npos) << p0.dump();
+  EXPECT_EQ(p0["state"], "unknown");
+  const json& p1 = r.json["gpus"][1]["processes"][0];
+  ASSERT_FALSE(p1["unreadable"].empty()) << p1.dump();
+  EXPECT_TRUE(p1["uid"].is_null());
+}
+
+}  // namespace
+}  // namespace vw::e2e

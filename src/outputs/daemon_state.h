@@ -53,6 +53,16 @@ struct NvmlCallStats {
 // Upper bounds (seconds) of the NVML latency histogram buckets.
 const std::vector<double>& NvmlLatencyBuckets();
 
+// One pending or firing alert, as /api/v1/status lists it.
+struct AlertView {
+  std::string name;      // "GpuMemoryLeak"
+  std::string state;     // "pending" | "firing"
+  std::string gpu;       // GPU key, empty for host-wide alerts
+  std::string severity;  // "warning" | "critical"
+  std::string since;     // ISO 8601: when the condition started holding
+  std::string summary;
+};
+
 struct DaemonState {
   double t = 0;  // when this state was published
   std::string hostname;
@@ -61,6 +71,7 @@ struct DaemonState {
   bool host_pids_visible = true;
   std::vector<GpuState> gpus;
   std::vector<Finding> findings;
+  std::vector<AlertView> alerts;
   std::vector<NvmlCallStats> nvml_calls;
   std::map<std::pair<std::string, std::string>, uint64_t> nvml_errors;  // (call, code name) -> count
   // Self-metrics.

@@ -70,6 +70,7 @@ inline DaemonState MakeDaemonState(int gpus, int procs_per_gpu, double now_s = 1
   f.message = "12 GiB held with no listed process";
   f.action = "find the holder with lsof /dev/nvidia0";
   s.findings.push_back(f);
+  s.alerts.push_back({"GpuMemoryLeak", "firing", "0", "critical", "2025-11-26T20:35:00Z", "GPU 0 leaks 1 MiB/s"});
   NvmlCallStats c;
   c.call = "nvmlDeviceGetMemoryInfo_v2";
   c.bucket_counts.assign(NvmlLatencyBuckets().size(), 0);

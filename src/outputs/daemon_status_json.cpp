@@ -1,6 +1,9 @@
 #include "outputs/daemon_status_json.h"
 
+#include <algorithm>
+
 #include "core/time.h"
+#include "outputs/check_report.h"
 
 namespace vw::outputs {
 
@@ -9,52 +12,25 @@ namespace {
 using nlohmann::json;
 
 template <typename T>
-json Opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
+nlohmann::ordered_json Opt(const std::optional<T>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
-json AnalysisJson(const SeriesVerdict& a) {
-  json j;
+nlohmann::ordered_json AnalysisJson(const SeriesVerdict& a) {
+  nlohmann::ordered_json j;
   j["verdict"] = a.verdict;
   j["leak_rate_bytes_per_second"] = Opt(a.leak_rate_bps);
-  j["leak_rate_ci_bytes_per_second"] =
-      (a.leak_rate_lo_bps && a.leak_rate_hi_bps) ? json::array({*a.leak_rate_lo_bps, *a.leak_rate_hi_bps}) : json();
+  j["leak_rate_ci_bytes_per_second"] = (a.leak_rate_lo_bps && a.leak_rate_hi_bps)
+                                           ? nlohmann::ordered_json::array({*a.leak_rate_lo_bps, *a.leak_rate_hi_bps})
+                                           : nlohmann::ordered_json();
   j["time_to_oom_seconds"] = Opt(a.time_to_oom_s);
-  j["time_to_oom_ci_seconds"] =
-      (a.time_to_oom_lo_s && a.time_to_oom_hi_s) ? json::array({*a.time_to_oom_lo_s, *a.time_to_oom_hi_s}) : json();
+  j["time_to_oom_ci_seconds"] = (a.time_to_oom_lo_s && a.time_to_oom_hi_s)
+                                    ? nlohmann::ordered_json::array({*a.time_to_oom_lo_s, *a.time_to_oom_hi_s})
+                                    : nlohmann::ordered_json();
   j["floor_bytes"] = Opt(a.floor_bytes);
   j["peak_bytes"] = Opt(a.peak_bytes);
   j["baseline_bytes"] = Opt(a.baseline_bytes);
   j["evidence"] = a.evidence;
-  return j;
-}
-
-std::string ContextType(const ProcessSnapshot& p) {
-  std::string t;
-  if (p.compute) t += "C";
-  if (p.graphics) t += t.empty() ? "G" : "+G";
-  if (p.mps) t += t.empty() ? "M" : "+M";
-  return t;
-}
-
-json ProcessJson(const ProcessSnapshot& p, const GpuState& g) {
-  json j;
-  j["pid"] = p.pid;
-  j["listed_by_nvml"] = p.listed_by_nvml;
-  j["type"] = ContextType(p);
-  j["used_bytes"] = Opt(p.used_bytes);
-  j["sm_util_ratio"] = Opt(p.sm_util_ratio);
-  j["state"] = std::string(ProcStateName(p.info.state));
-  j["alive"] = p.info.alive;
-  j["user"] = p.info.user;
-  j["command"] = p.info.command;
-  j["container_pid"] = Opt(p.info.container_pid);
-  j["container_id"] = p.info.container_id;
-  j["pod_uid"] = p.info.pod_uid;
-  j["slurm_job"] = p.info.slurm_job;
-  if (auto it = g.process_analysis.find(std::to_string(p.pid)); it != g.process_analysis.end()) {
-    j["analysis"] = AnalysisJson(it->second);
-  }
   return j;
 }
 
@@ -68,57 +44,46 @@ std::string ProcessSeriesName(const std::string& gpu_key, int64_t pid) {
   return "gpu:" + gpu_key + "/pid:" + std::to_string(pid);
 }
 
-nlohmann::json StatusJson(const DaemonState& state) {
-  json out;
-  out["schema"] = "vramwatch.check/1";
+nlohmann::ordered_json StatusJson(const DaemonState& state) {
+  CheckReport report;
+  report.snapshot.t = state.t;
+  report.snapshot.hostname = state.hostname;
+  report.snapshot.driver_version = state.driver_version;
+  report.snapshot.host_pids_visible = state.host_pids_visible;
+  for (const GpuState& g : state.gpus) report.snapshot.gpus.push_back(g.snapshot);
+  report.result.findings = state.findings;
+  for (const Finding& f : state.findings) report.result.worst = std::max(report.result.worst, f.severity);
+  report.exit_code = ExitCodeFor(report.result.worst);
+  report.samples = state.samples_total;
+  nlohmann::ordered_json out = CheckReportJson(report);
   out["time"] = FormatIso8601(state.t, true);
-  out["hostname"] = state.hostname;
-  out["driver_version"] = state.driver_version;
-  out["host_pids_visible"] = state.host_pids_visible;
-  json gpus = json::array();
-  for (const GpuState& g : state.gpus) {
-    const GpuSnapshot& s = g.snapshot;
-    json j;
-    j["gpu"] = GpuKey(s);
-    j["index"] = s.index;
-    j["uuid"] = s.uuid;
-    j["name"] = s.name;
-    j["pci_bus_id"] = s.pci_bus_id;
-    j["memory_total_bytes"] = Opt(s.memory_total_bytes);
-    j["memory_used_bytes"] = Opt(s.memory_used_bytes);
-    j["memory_free_bytes"] = Opt(s.memory_free_bytes);
-    j["memory_reserved_bytes"] = Opt(s.memory_reserved_bytes);
-    j["memory_unattributed_bytes"] = Opt(g.unattributed_bytes);
-    j["bar1_total_bytes"] = Opt(s.bar1_total_bytes);
-    j["bar1_used_bytes"] = Opt(s.bar1_used_bytes);
-    j["gpu_util_ratio"] = Opt(s.gpu_util_ratio);
-    j["sampled_at"] = g.last_sample_t ? json(FormatIso8601(*g.last_sample_t, true)) : json();
+  auto& gpus = out["gpus"];
+  for (size_t i = 0; i < state.gpus.size() && i < gpus.size(); ++i) {
+    const GpuState& g = state.gpus[i];
+    auto& j = gpus[i];
+    j["analysis"] = AnalysisJson(g.analysis);
     j["stale"] = g.stale;
-    j["lost"] = s.lost;
-    j["errors"] = s.errors;
-    json xids = json::object();
+    j["sampled_at"] =
+        g.last_sample_t ? nlohmann::ordered_json(FormatIso8601(*g.last_sample_t, true)) : nlohmann::ordered_json();
+    nlohmann::ordered_json xids = nlohmann::ordered_json::object();
     for (const auto& [code, n] : g.xid_events) xids[std::to_string(code)] = n;
     j["xid_events"] = xids;
-    json procs = json::array();
-    for (const ProcessSnapshot& p : s.processes) procs.push_back(ProcessJson(p, g));
-    j["processes"] = procs;
-    j["analysis"] = AnalysisJson(g.analysis);
-    gpus.push_back(std::move(j));
+    for (auto& p : j["processes"]) {
+      if (!p.contains("pid")) continue;
+      auto it = g.process_analysis.find(std::to_string(p["pid"].get<int64_t>()));
+      if (it != g.process_analysis.end()) p["analysis"] = AnalysisJson(it->second);
+    }
   }
-  out["gpus"] = gpus;
-  json findings = json::array();
-  for (const Finding& f : state.findings) {
-    json j;
-    j["kind"] = f.kind;
-    j["severity"] = std::string(SeverityName(f.severity));
-    j["gpu"] = f.gpu;
-    if (f.pid) j["pid"] = *f.pid;
-    j["bytes"] = Opt(f.bytes);
-    j["message"] = f.message;
-    j["action"] = f.action;
-    findings.push_back(std::move(j));
+  nlohmann::ordered_json alerts = nlohmann::ordered_json::array();
+  for (const AlertView& a : state.alerts) {
+    alerts.push_back({{"name", a.name},
+                      {"state", a.state},
+                      {"gpu", a.gpu},
+                      {"severity", a.severity},
+                      {"since", a.since},
+                      {"summary", a.summary}});
   }
-  out["findings"] = findings;
+  out["alerts"] = alerts;
   return out;
 }
 

@@ -19,7 +19,9 @@
 
 namespace vw::outputs {
 
-nlohmann::json StatusJson(const DaemonState& state);
+// Built on CheckReportJson (outputs/check_report.h) so the daemon and `check --json` agree field by
+// field; adds per GPU `analysis`, `stale`, `sampled_at`, `xid_events`, and top-level `alerts`.
+nlohmann::ordered_json StatusJson(const DaemonState& state);
 
 struct HistorySeries {
   std::string series;                               // "gpu:0", "gpu:0/pid:4242"

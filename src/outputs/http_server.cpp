@@ -22,7 +22,8 @@ double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-void SendJson(httplib::Response& res, int status, const nlohmann::json& j) {
+template <typename J>
+void SendJson(httplib::Response& res, int status, const J& j) {
   res.status = status;
   res.set_content(j.dump(), "application/json");
 }

@@ -79,6 +79,10 @@ TEST(HttpServer, StatusIsTheCheckDocumentWithPerGpuAnalysis) {
   ASSERT_EQ(j["findings"].size(), 1u);
   EXPECT_EQ(j["findings"][0]["kind"], "orphaned_memory");
   EXPECT_EQ(j["findings"][0]["severity"], "critical");
+  EXPECT_EQ(j["status"], "critical");
+  ASSERT_EQ(j["alerts"].size(), 1u);
+  EXPECT_EQ(j["alerts"][0]["name"], "GpuMemoryLeak");
+  EXPECT_EQ(j["alerts"][0]["state"], "firing");
 }
 
 TEST(HttpServer, HistoryReturnsRawPointsAndMinuteFloorsInTheAgreedShape) {

@@ -1,6 +1,7 @@
 // `vramwatch analyze FILE...`: offline analysis of recorded traces.
 // Reads each file as a stream (format auto-detected), feeds one SeriesBuilder per GPU (and per
 // GPU+PID where the trace lists processes), then prints the text report or the JSON object.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,8 +10,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "core/exit_codes.h"
@@ -210,7 +209,7 @@ int RunAnalyze(const AnalyzeFlags& flags) {
   if (!flags.plot_path.empty() || !flags.html_path.empty()) {
     std::vector<detection::SeriesAnalysis> analyses;
     for (const auto& s : all) analyses.push_back(s.analysis);
-    outputs::Theme theme = flags.theme == "light" ? outputs::Theme::kLight
+    outputs::Theme theme = flags.theme == "light"  ? outputs::Theme::kLight
                            : flags.theme == "dark" ? outputs::Theme::kDark
                                                    : outputs::Theme::kAuto;
     if (!flags.plot_path.empty()) {
@@ -265,8 +264,7 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
       "  vramwatch analyze --format values --interval 300s --total 80GiB used.log\n"
       "Exit codes: 0 no leak, 1 leak, 2 leak with runway under --critical-runway, 3 bad input or no verdict.");
   cmd->add_option("files", flags->files, "Trace files to read ('-' for standard input)")->required();
-  cmd->add_option("--format", flags->format,
-                  "Input format: auto, query-csv, values, dmon, pmon, smi-table, recording")
+  cmd->add_option("--format", flags->format, "Input format: auto, query-csv, values, dmon, pmon, smi-table, recording")
       ->capture_default_str();
   cmd->add_option("--columns", flags->columns,
                   "Column names of a CSV written with noheader, e.g. timestamp,index,memory.used,memory.total");
@@ -278,7 +276,8 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
   cmd->add_option("--critical-runway", flags->critical_runway,
                   "A leak is CRITICAL when the pessimistic time to OOM is shorter than this")
       ->capture_default_str();
-  cmd->add_option("--plot", flags->plot_path, "Also write the charts as one SVG file (several GPUs as small multiples)");
+  cmd->add_option("--plot", flags->plot_path,
+                  "Also write the charts as one SVG file (several GPUs as small multiples)");
   cmd->add_option("--html", flags->html_path,
                   "Also write a self-contained HTML report (charts, verdicts, evidence; no network needed)");
   cmd->add_option("--theme", flags->theme, "Colours of --plot/--html: auto (follows the viewer), light, dark")

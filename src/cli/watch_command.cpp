@@ -59,7 +59,7 @@ struct WatchFlags {
   std::string raw_retention = "24h", aggregate_retention = "30d", process_retention = "30d";
   std::string leak_for = "10m", finding_for = "1m", critical_runway = "24h", duration;
   std::string db, listen = "127.0.0.1:9490", alert_log, webhook, label, nvml_lib, proc_root = "/proc", passwd;
-  std::string replay, speed = "max";
+  std::string replay, speed = "max", db_max_size;
   bool quiet = false;
 };
 
@@ -316,6 +316,8 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--timeout", f->timeout, "Deadline of each NVML call; past it the GPU is stale")
       ->capture_default_str();
   cmd->add_option("--db", f->db, "SQLite history file (WAL); without it nothing is kept across restarts");
+  cmd->add_option("--db-max-size", f->db_max_size,
+                  "Cap on the history file (e.g. 2GiB); reaching it pauses history like a full disk");
   cmd->add_option("--raw-retention", f->raw_retention, "How long raw samples are kept")->capture_default_str();
   cmd->add_option("--aggregate-retention", f->aggregate_retention, "How long 1-minute aggregates are kept")
       ->capture_default_str();
@@ -388,6 +390,11 @@ CommandRunner AddWatchCommand(CLI::App& app) {
     config.alerts.default_for_s = finding_for;
     config.alerts.for_by_name["GpuMemoryLeak"] = leak_for;
     config.alerts.for_by_name["GpuStale"] = 0;
+    if (!f->db_max_size.empty()) {
+      auto cap = ParseSize(f->db_max_size);
+      if (!cap.ok()) return Fail("--db-max-size: " + cap.status().message());
+      hopts.db.max_size_bytes = *cap;
+    }
     if (!f->replay.empty()) return RunReplay(*f, config);
     return RunLive(*f, config, interval, process_interval, timeout, duration, hopts);
   };

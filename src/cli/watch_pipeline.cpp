@@ -118,12 +118,29 @@ void WatchPipeline::EndProcess(const std::string& key, GpuTrack& t, int64_t pid,
   r.container = p.last_snapshot.info.container_id;
   r.pod = p.last_snapshot.info.pod_uid;
   r.slurm_job = p.last_snapshot.info.slurm_job;
-  // Gone from the list: did its memory come back?
-  auto un = outputs::UnattributedBytes(g);
-  const bool held = un && p.last > 0 && *un >= std::max<uint64_t>(p.last / 2, config_.check.orphan_threshold_bytes);
-  r.end = held ? storage::ProcessEnd::kVanishedMemoryHeld : storage::ProcessEnd::kExited;
+  r.end = storage::ProcessEnd::kExited;
   history_->processes().Upsert(r);
-  (void)t;
+  t.recently_ended.emplace_back(r, p.last);
+  (void)g;
+}
+
+void WatchPipeline::ReviseEnded(GpuTrack& t, const GpuSnapshot& g, double now) {
+  // Memory may lag a kill by seconds (lazy reclaim): a holder whose share of memory is still held,
+  // unowned, while the grace runs is recorded as vanished with its memory held.
+  auto un = outputs::UnattributedBytes(g);
+  for (auto it = t.recently_ended.begin(); it != t.recently_ended.end();) {
+    auto& [r, last] = *it;
+    const bool held = un && last > 0 && *un >= std::max<uint64_t>(last / 2, config_.check.orphan_threshold_bytes);
+    if (held && history_) {
+      r.end = storage::ProcessEnd::kVanishedMemoryHeld;
+      history_->processes().Upsert(r);
+    }
+    if (held || now - r.last_seen_s > 2 * config_.check.grace_s + config_.assess_interval_s) {
+      it = t.recently_ended.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const GpuSnapshot& g, double now) {
@@ -171,6 +188,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
     EndProcess(key, t, it->first, *it->second, g);
     it = t.procs.erase(it);
   }
+  ReviseEnded(t, g, now);
   if (now - t.last_proc_assess_t >= config_.process_assess_interval_s) {
     t.last_proc_assess_t = now;
     for (auto& [pid, pt] : t.procs) pt->verdict = VerdictOf(pt->engine.Assess());

@@ -84,6 +84,9 @@ class WatchPipeline {
     outputs::SeriesVerdict verdict;
     std::map<int64_t, std::unique_ptr<ProcTrack>> procs;
     std::map<unsigned, uint64_t> xids;
+    // Holders that left the list recently: their record is revised if their memory stays held
+    // once the lazy-reclaim grace has passed (value: when it left).
+    std::vector<std::pair<storage::ProcessRecord, uint64_t>> recently_ended;  // (record, its last bytes)
     explicit GpuTrack(const detection::EngineConfig& c) : engine(c) {}
   };
 
@@ -91,6 +94,7 @@ class WatchPipeline {
   void AssessGpu(const std::string& key, GpuTrack& t, double now);
   void RefreshProcesses(const std::string& key, GpuTrack& t, const GpuSnapshot& g, double now);
   void EndProcess(const std::string& key, GpuTrack& t, int64_t pid, ProcTrack& p, const GpuSnapshot& g);
+  void ReviseEnded(GpuTrack& t, const GpuSnapshot& g, double now);
   std::string WorkloadKey(const GpuSnapshot& g) const;
   std::vector<detection::AlertCondition> Conditions(double now) const;
   void MaybeFlush(double now, bool force);

@@ -74,13 +74,13 @@ n_v=$(grep -c '"listed_by_nvml": true' "$scratch/v.json" || true)
 n_g=$(grep -c '"pid"' "$scratch/g.json" || true)
 echo "processes seen: vramwatch $n_v, gpustat $n_g (expected 32)"
 
-declare -A mean sd
+declare -A mean sd cpu
 if command -v hyperfine >/dev/null; then
   hyperfine -N --warmup "$warmup" --runs "$runs" -i --export-json "$scratch/h.json" \
     -n "${names[0]}" "${cmds[0]}" -n "${names[1]}" "${cmds[1]}" -n "${names[2]}" "${cmds[2]}" >/dev/null 2>&1
-  while read -r name m s; do mean[$name]=$m; sd[$name]=$s; done < <(
+  while read -r name m s c; do mean[$name]=$m; sd[$name]=$s; cpu[$name]=$c; done < <(
     python3 -c 'import json,sys
-for r in json.load(open(sys.argv[1]))["results"]: print(r["command"], r["mean"], r["stddev"] or 0)' "$scratch/h.json")
+for r in json.load(open(sys.argv[1]))["results"]: print(r["command"], r["mean"], r["stddev"] or 0, r["user"] + r["system"])' "$scratch/h.json")
   method="hyperfine -N, $runs runs, $warmup warm-up"
 else
   for i in 0 1 2; do
@@ -91,14 +91,14 @@ else
       times+=("$(awk -v a="$t1" -v b="$t0" 'BEGIN { print a - b }')")
     done
     read -r m s < <(printf '%s\n' "${times[@]}" | awk '{x+=$1; y+=$1*$1} END {m=x/NR; v=y/NR-m*m; if (v<0) v=0; print m, sqrt(v)}')
-    mean[${names[$i]}]=$m; sd[${names[$i]}]=$s
+    mean[${names[$i]}]=$m; sd[${names[$i]}]=$s; cpu[${names[$i]}]=nan
   done
   method="date loop, $runs runs, $warmup warm-up"
 fi
 
 echo "one-shot look at 8 emulated GPUs x 4 processes ($method)"
-printf '%-10s %12s %12s %10s\n' tool "mean (ms)" "stddev (ms)" "ratio"
+printf '%-10s %12s %12s %10s %14s\n' tool "mean (ms)" "stddev (ms)" "ratio" "CPU u+s (ms)"
 for n in "${names[@]}"; do
-  awk -v n="$n" -v m="${mean[$n]}" -v s="${sd[$n]}" -v base="${mean[vramwatch]}" \
-    'BEGIN {printf "%-10s %12.1f %12.1f %9.2fx\n", n, m*1000, s*1000, m/base}'
+  awk -v n="$n" -v m="${mean[$n]}" -v s="${sd[$n]}" -v c="${cpu[$n]}" -v base="${mean[vramwatch]}" \
+    'BEGIN {printf "%-10s %12.1f %12.1f %9.2fx %14.1f\n", n, m*1000, s*1000, m/base, c*1000}'
 done

@@ -79,14 +79,14 @@ int main(int argc, char** argv) {
   uint64_t records = 0;
   uint64_t checksum = 0;
   std::map<std::string, GpuSummary> gpus;
+  vw::TraceRecord r;
   for (;;) {
-    auto rec = (*reader)->Next();
-    if (!rec.ok()) {
-      std::fprintf(stderr, "%s\n", rec.status().ToString().c_str());
+    auto got = (*reader)->NextInto(&r);
+    if (!got.ok()) {
+      std::fprintf(stderr, "%s\n", got.status().ToString().c_str());
       return 1;
     }
-    if (!rec->has_value()) break;
-    const vw::TraceRecord& r = **rec;
+    if (!*got) break;
     ++records;
     checksum += r.sample.used_bytes.value_or(0);
     if (summary) {
@@ -104,10 +104,14 @@ int main(int argc, char** argv) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
+  const double cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                     static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   const double mb = static_cast<double>((*reader)->bytes_read()) / 1e6;
-  fmt::print("format {}\nrecords {}\nseconds {:.3f}\nrecords_per_s {:.0f}\nMB_per_s {:.1f}\npeak_rss_MiB {:.1f}\n",
-             vw::trace::TraceFormatName((*reader)->format()), records, secs, records / secs, mb / secs,
-             ru.ru_maxrss / 1024.0);
+  fmt::print(
+      "format {}\nrecords {}\nseconds {:.3f}\ncpu_seconds {:.3f}\nrecords_per_s {:.0f}\nMB_per_s {:.1f}\n"
+      "MB_per_cpu_s {:.1f}\npeak_rss_MiB {:.1f}\n",
+      vw::trace::TraceFormatName((*reader)->format()), records, secs, cpu, records / secs, mb / secs, mb / cpu,
+      ru.ru_maxrss / 1024.0);
   fmt::print("skipped {}\nchecksum {}\n", (*reader)->skipped_count(), checksum);
   for (const auto& s : (*reader)->skipped_examples()) fmt::print("skipped_line {} {}\n", s.line, s.reason);
   const bool zone = (*reader)->has_zone();

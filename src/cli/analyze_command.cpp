@@ -1,7 +1,6 @@
 // `vramwatch analyze FILE...`: offline analysis of recorded traces.
 // Reads each file as a stream (format auto-detected), feeds one SeriesBuilder per GPU (and per
 // GPU+PID where the trace lists processes), then prints the text report or the JSON object.
-#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "cli/analyze_command.h"
 #include "cli/commands.h"
 #include "core/exit_codes.h"
 #include "core/time.h"
@@ -22,22 +24,6 @@
 
 namespace vw::cli {
 namespace {
-
-struct AnalyzeFlags {
-  std::vector<std::string> files;
-  std::string format = "auto";
-  std::string columns;
-  std::string interval;
-  std::string total;
-  std::vector<std::string> gpus;
-  std::string since, until;
-  std::string critical_runway = "24h";
-  std::string plot_path, html_path, theme = "auto";
-  bool json = false;
-  bool lenient = false;
-  bool no_processes = false;
-  bool progress = true;
-};
 
 // Everything parsed from the flags, with units applied.
 struct AnalyzeSettings {
@@ -140,11 +126,11 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
 
   Progress progress(path, flags.progress && !flags.json);
   size_t n = 0;
+  TraceRecord rec;  // reused: the reader allocates nothing per record in the steady state
   while (true) {
-    auto next = reader.Next();
-    if (!next.ok()) return next.status();
-    if (!next->has_value()) break;
-    TraceRecord& rec = **next;
+    auto more = reader.NextInto(&rec);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
     if (++n % 65536 == 0) progress.Update(reader.bytes_read(), reader.bytes_total());
     if (!GpuSelected(flags, rec.gpu)) continue;
     if (settings.since_s && rec.sample.t < *settings.since_s) continue;
@@ -191,7 +177,9 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   return out;
 }
 
-int RunAnalyze(const AnalyzeFlags& flags) {
+}  // namespace
+
+int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
   auto settings = Resolve(flags);
   if (!settings.ok()) {
     std::fprintf(stderr, "vramwatch analyze: %s\n", settings.status().message().c_str());
@@ -209,7 +197,7 @@ int RunAnalyze(const AnalyzeFlags& flags) {
   if (!flags.plot_path.empty() || !flags.html_path.empty()) {
     std::vector<detection::SeriesAnalysis> analyses;
     for (const auto& s : all) analyses.push_back(s.analysis);
-    outputs::Theme theme = flags.theme == "light"  ? outputs::Theme::kLight
+    outputs::Theme theme = flags.theme == "light" ? outputs::Theme::kLight
                            : flags.theme == "dark" ? outputs::Theme::kDark
                                                    : outputs::Theme::kAuto;
     if (!flags.plot_path.empty()) {
@@ -233,10 +221,10 @@ int RunAnalyze(const AnalyzeFlags& flags) {
     }
   }
   if (flags.json) {
-    std::fputs(outputs::RenderAnalyzeJson(all, settings->report).dump(2).c_str(), stdout);
-    std::fputs("\n", stdout);
+    std::fputs(outputs::RenderAnalyzeJson(all, settings->report).dump(2).c_str(), out);
+    std::fputs("\n", out);
   } else {
-    std::fputs(outputs::RenderAnalyzeText(all, settings->report).c_str(), stdout);
+    std::fputs(outputs::RenderAnalyzeText(all, settings->report).c_str(), out);
   }
   Severity worst = Severity::kOk;
   bool any_judged = false;
@@ -248,8 +236,6 @@ int RunAnalyze(const AnalyzeFlags& flags) {
   if (!any_judged) return kExitUnknown;
   return ExitCodeFor(worst);
 }
-
-}  // namespace
 
 CommandRunner AddAnalyzeCommand(CLI::App& app) {
   auto flags = std::make_shared<AnalyzeFlags>();
@@ -264,7 +250,8 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
       "  vramwatch analyze --format values --interval 300s --total 80GiB used.log\n"
       "Exit codes: 0 no leak, 1 leak, 2 leak with runway under --critical-runway, 3 bad input or no verdict.");
   cmd->add_option("files", flags->files, "Trace files to read ('-' for standard input)")->required();
-  cmd->add_option("--format", flags->format, "Input format: auto, query-csv, values, dmon, pmon, smi-table, recording")
+  cmd->add_option("--format", flags->format,
+                  "Input format: auto, query-csv, values, dmon, pmon, smi-table, recording")
       ->capture_default_str();
   cmd->add_option("--columns", flags->columns,
                   "Column names of a CSV written with noheader, e.g. timestamp,index,memory.used,memory.total");
@@ -276,8 +263,7 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
   cmd->add_option("--critical-runway", flags->critical_runway,
                   "A leak is CRITICAL when the pessimistic time to OOM is shorter than this")
       ->capture_default_str();
-  cmd->add_option("--plot", flags->plot_path,
-                  "Also write the charts as one SVG file (several GPUs as small multiples)");
+  cmd->add_option("--plot", flags->plot_path, "Also write the charts as one SVG file (several GPUs as small multiples)");
   cmd->add_option("--html", flags->html_path,
                   "Also write a self-contained HTML report (charts, verdicts, evidence; no network needed)");
   cmd->add_option("--theme", flags->theme, "Colours of --plot/--html: auto (follows the viewer), light, dark")
@@ -287,7 +273,7 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
   cmd->add_flag("--lenient", flags->lenient, "Skip malformed lines (they are counted and shown) instead of failing");
   cmd->add_flag("--no-processes", flags->no_processes, "Do not analyse per-process series");
   cmd->add_flag("!--no-progress", flags->progress, "Never show a progress bar on stderr");
-  return [flags] { return RunAnalyze(*flags); };
+  return [flags] { return RunAnalyze(*flags, stdout); };
 }
 
 }  // namespace vw::cli

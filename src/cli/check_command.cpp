@@ -17,6 +17,7 @@
 #include "sources/kernel/xid_catalog.h"
 #include "sources/nvml/nvml_source.h"
 #include "sources/procfs/holder_join.h"
+#include "sources/procfs/proc_parsers.h"
 
 namespace vw::cli {
 namespace {
@@ -145,6 +146,12 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
       if (::gethostname(host, sizeof host - 1) == 0) snap.hostname = host;
     }
     last_join = procfs::JoinHolders(snap, reader, start_times);
+    if (o.config.window_s <= 0) {
+      // One look: confirm D states over half a second, so one unlucky read is not "stuck".
+      for (int64_t pid : procfs::RecheckDiskSleep(snap, reader, 5, 0.1)) {
+        last_join.notes.push_back(fmt::format("PID {} was briefly in D state (I/O), not stuck", pid));
+      }
+    }
     input.samples.push_back(std::move(snap));
     auto elapsed = std::chrono::steady_clock::now() - start;
     if (o.config.window_s <= 0 || std::chrono::duration<double>(elapsed).count() >= o.config.window_s) break;
@@ -152,7 +159,23 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::min(o.interval_s, left_s)));
   }
 
-  if (o.kernel_log.empty()) klog = kernel::ReadSystemKernelLog();
+  if (o.kernel_log.empty()) {
+    klog = kernel::ReadSystemKernelLog();
+    // The system log covers this boot: drop old application Xids, keep hardware ones (they stay
+    // true until a reset). A user-given file may be from another boot: it is taken whole.
+    auto uptime_text = fs.ReadFile("uptime");
+    std::optional<double> uptime = uptime_text.ok() ? procfs::ParseUptime(*uptime_text) : std::nullopt;
+    if (uptime && !klog.source.empty()) {
+      size_t dropped = kernel::DropOlderThan(klog.scan, *uptime, o.xid_max_age_s, [](int xid) {
+        const kernel::XidInfo* info = kernel::LookupXid(xid);
+        return info != nullptr && info->hardware();
+      });
+      if (dropped > 0) {
+        klog.notes.push_back(fmt::format("{} Xid line(s) older than {} ignored (--xid-max-age)", dropped,
+                                         FormatDuration(o.xid_max_age_s)));
+      }
+    }
+  }
   input.xids = SummarizeXids(klog.scan, input.samples.back());
   input.pid_namespace_evidence = last_join.hints.evidence;
   input.fd_dirs_unreadable = last_join.fd_dirs_unreadable;
@@ -188,7 +211,8 @@ CommandRunner AddCheckCommand(CLI::App& app) {
       "step to take. Exit code: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.");
   struct Flags {
     CheckOptions o;
-    std::string window = "0s", interval = "1s", grace = "10s", timeout = "2s", threshold = "256MiB";
+    std::string window = "0s", interval = "1s", grace = "10s", timeout = "2s", threshold = "256MiB",
+                xid_max_age = "24h";
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_flag("--json", flags->o.json, "Print one JSON object (schema vramwatch.check/1)");
@@ -208,6 +232,9 @@ CommandRunner AddCheckCommand(CLI::App& app) {
   cmd->add_option("--grace", flags->grace, "How long memory may lag after a kill (lazy reclaim)")
       ->capture_default_str();
   cmd->add_option("--timeout", flags->timeout, "Deadline for each NVML call")->capture_default_str();
+  cmd->add_option("--xid-max-age", flags->xid_max_age,
+                  "Ignore application Xids older than this in the system kernel log (hardware Xids are kept)")
+      ->capture_default_str();
   return [flags] {
     CheckOptions o = flags->o;
     struct {
@@ -217,7 +244,8 @@ CommandRunner AddCheckCommand(CLI::App& app) {
     } durations[] = {{"--window", flags->window, &o.config.window_s},
                      {"--interval", flags->interval, &o.interval_s},
                      {"--grace", flags->grace, &o.config.grace_s},
-                     {"--timeout", flags->timeout, &o.timeout_s}};
+                     {"--timeout", flags->timeout, &o.timeout_s},
+                     {"--xid-max-age", flags->xid_max_age, &o.xid_max_age_s}};
     for (auto& d : durations) {
       auto v = ParseDuration(d.text);
       if (!v.ok()) return Unknown(o, stdout, std::string(d.flag) + ": " + v.status().message());

@@ -18,6 +18,7 @@ struct CheckOptions {
   std::string proc_root = "/proc";
   std::string passwd;             // --passwd; empty: getpwuid(), or <proc-root>/passwd for a fixture root
   std::string kernel_log;         // --kernel-log FILE; "none" to skip; empty: /dev/kmsg then dmesg
+  double xid_max_age_s = 86400;   // --xid-max-age: older Xids of the system log are ignored (hardware ones kept)
   double interval_s = 1;          // --interval
   double timeout_s = 2;           // --timeout: per NVML call
   detection::CheckConfig config;  // --window, --grace, --orphan-threshold

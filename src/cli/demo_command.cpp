@@ -6,6 +6,7 @@
 // points the real NVML loader at the emulator library built next to the executable, and runs
 // `check` over a short window. To add a step, append to kSteps.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/analyze_command.h"
 #include "cli/check_command.h"
 #include "cli/commands.h"
 #include "core/exit_codes.h"
@@ -67,7 +69,7 @@ std::vector<procfs::FakeProcess> DemoProcesses() {
   trainer.argv = {"python3", "train.py", "--config", "llama-7b.yaml"};
   trainer.cgroup = "0::/system.slice/docker-8d3f1a2b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7.scope\n";
   trainer.nspid = {41877, 12};
-  trainer.fd_targets = {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0"};
+  trainer.fd_targets = {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0", "/dev/nvidia1"};  // CUDA opens every GPU
   trainer.utime_ticks = 912345;
   trainer.starttime_ticks = 700000;
   procfs::FakeProcess zombie;
@@ -88,6 +90,7 @@ struct DemoContext {
   fs::path dir;          // scratch directory
   std::string nvml_lib;  // emulator library
   bool json = false;
+  std::FILE* out = stdout;  // where the current step prints (a capture file in --json mode)
   std::vector<std::string> summary;
 };
 
@@ -131,7 +134,7 @@ int CheckStep(DemoContext& ctx) {
     std::printf("$ vramwatch check --window 2s --grace 1s --proc-root %s --kernel-log %s\n", proc.c_str(),
                 klog.c_str());
   }
-  int code = RunCheck(o, stdout);
+  int code = RunCheck(o, ctx.out);
   ctx.summary.push_back(
       fmt::format("check exited {} ({}): expected 2 for this scenario (orphaned memory, zombie holder)", code,
                   code == 0   ? "OK"
@@ -141,8 +144,32 @@ int CheckStep(DemoContext& ctx) {
   return code;
 }
 
+std::string ExamplesDir();
+
+// `analyze` on one bundled 6-hour trace; `expect` is the verdict the demo promises.
+int AnalyzeStep(DemoContext& ctx, const char* file, const char* expect, int expect_code) {
+  AnalyzeFlags f;
+  std::string dir = ExamplesDir();
+  if (dir.empty()) {
+    std::fprintf(stderr, "vramwatch demo: the bundled example traces were not found\n");
+    return kExitUnknown;
+  }
+  f.files = {dir + "/" + file};
+  f.json = ctx.json;
+  f.progress = false;
+  if (!ctx.json) std::printf("$ vramwatch analyze %s\n", f.files[0].c_str());
+  std::fflush(stdout);
+  int code = RunAnalyze(f, ctx.out);
+  ctx.summary.push_back(fmt::format("analyze {} exited {}: expected {} ({})", file, code, expect_code, expect));
+  return code;
+}
+
 const std::vector<DemoStep>& Steps() {
   static const std::vector<DemoStep> kSteps = {
+      {"analyze", "a recorded 6-hour training run whose memory floor creeps up 300 MiB/h under eval spikes",
+       [](DemoContext& c) { return AnalyzeStep(c, "training-leak.csv", "leak", 1); }},
+      {"analyze", "the same run without the leak: warm-up, allocator steps that thin out, eval spikes",
+       [](DemoContext& c) { return AnalyzeStep(c, "training-healthy.csv", "no leak", 0); }},
       {"check", "one look at two emulated GPUs: a healthy trainer, a zombie holder, an orphaned context", CheckStep},
   };
   return kSteps;
@@ -152,6 +179,16 @@ std::string ExecutableDir() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   return ec ? std::string(".") : exe.parent_path().string();
+}
+
+// The bundled example traces: the source tree's examples/ (a build tree), or
+// <prefix>/share/vramwatch/examples once installed.
+std::string ExamplesDir() {
+  fs::path dir = ExecutableDir();
+  for (fs::path candidate : {fs::path(VRAMWATCH_EXAMPLES_DIR), dir.parent_path() / "share" / "vramwatch" / "examples"}) {
+    if (fs::exists(candidate / "training-leak.csv")) return candidate.string();
+  }
+  return "";
 }
 
 // The emulator library: built into <build>/emulator next to the executable, or installed into
@@ -197,16 +234,38 @@ CommandRunner AddDemoCommand(CLI::App& app) {
     }
     ctx.dir = tmpl;
     int status = kExitOk;
+    nlohmann::json steps = nlohmann::json::array();
     for (const auto& step : Steps()) {
       if (!ctx.json) std::printf("== demo step: %s — %s\n\n", step.name, step.what);
+      // In --json mode each step's own JSON is captured and the demo prints one object:
+      // {"schema":"vramwatch.demo/1","steps":[{"step","what","exit_code","report"}...]}.
+      std::FILE* capture = ctx.json ? std::tmpfile() : nullptr;
+      if (ctx.json && capture == nullptr) {
+        std::fprintf(stderr, "vramwatch demo: cannot create a temporary file\n");
+        return kExitUnknown;
+      }
+      ctx.out = ctx.json ? capture : stdout;
       int code = step.run(ctx);
       if (!ctx.json) std::printf("\n");
+      if (capture != nullptr) {
+        std::string text;
+        std::rewind(capture);
+        char buf[4096];
+        for (size_t n; (n = std::fread(buf, 1, sizeof buf, capture)) > 0;) text.append(buf, n);
+        std::fclose(capture);
+        nlohmann::json report = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+        steps.push_back({{"step", step.name}, {"what", step.what}, {"exit_code", code},
+                         {"report", report.is_discarded() ? nlohmann::json(nullptr) : report}});
+      }
       if (code == kExitUnknown) {
         status = kExitUnknown;
         break;
       }
     }
-    if (!ctx.json) {
+    if (ctx.json) {
+      nlohmann::json doc = {{"schema", "vramwatch.demo/1"}, {"steps", steps}};
+      std::printf("%s\n", doc.dump(2).c_str());
+    } else {
       for (const auto& s : ctx.summary) std::printf("demo: %s\n", s.c_str());
       if (flags->keep) std::printf("demo: scenario and fixtures kept in %s\n", ctx.dir.c_str());
     }

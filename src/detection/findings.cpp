@@ -218,6 +218,14 @@ class Rules {
                const std::vector<const GpuSnapshot*>& history, bool has_unattributed) {
     std::string dev = g.minor ? fmt::format("/dev/nvidia{}", *g.minor) : std::string("the GPU's device file");
     if (!p.listed_by_nvml) {
+      if (auto other = ListedOn(p.pid)) {
+        Add("unlisted_holder", Severity::kOk, key, p.pid, std::nullopt,
+            Who(p) + " has " + dev + " open without a context on GPU " + key + "; it computes on GPU " + *other +
+                " (CUDA opens every visible GPU's device file).",
+            "Nothing to do; to keep it off this GPU, start it with CUDA_VISIBLE_DEVICES. A GPU reset of GPU " + key +
+                " would need it stopped.");
+        return;
+      }
       Add("unlisted_holder", has_unattributed ? Severity::kWarning : Severity::kOk, key, p.pid, std::nullopt,
           Who(p) + " has " + dev + " open but NVML lists no context for it" +
               (has_unattributed ? "; it may hold the GPU memory no listed process accounts for."
@@ -319,21 +327,33 @@ class Rules {
       return;
     }
     if (*un.bytes < un.threshold) return;
-    std::vector<std::string> holders;
+    // Suspects: fd holders NVML lists nowhere (e.g. a forked worker that inherited the device file).
+    // Holders listed on another GPU only have this GPU's file open because CUDA opens them all.
+    std::vector<std::string> holders, elsewhere;
     bool live_listed = false;
     for (const auto& p : g.processes) {
-      if (!p.listed_by_nvml) holders.push_back(std::to_string(p.pid));
+      if (!p.listed_by_nvml) (ListedOn(p.pid) ? elsewhere : holders).push_back(std::to_string(p.pid));
       if (p.listed_by_nvml && p.info.alive) live_listed = true;
     }
     std::string dev = g.minor ? fmt::format("/dev/nvidia{}", *g.minor) : std::string("/dev/nvidia*");
-    std::string holder_text = holders.empty()
-                                  ? "No process has " + dev + " open" +
-                                        (in_.fd_dirs_unreadable ? " (as far as vramwatch may look)" : std::string())
-                                  : "PIDs with " + dev + " open that NVML does not list: " + Join(holders);
+    std::string unreadable_hint = in_.fd_dirs_unreadable ? " (as far as vramwatch may look)" : "";
+    std::string holder_text;
+    if (holders.empty() && elsewhere.empty()) {
+      holder_text = "No process has " + dev + " open" + unreadable_hint;
+    } else if (holders.empty()) {
+      holder_text = "Only processes computing on other GPUs have " + dev + " open (" + Join(elsewhere) +
+                    "), and none of them owns this memory" + unreadable_hint;
+    } else {
+      holder_text = "PIDs with " + dev + " open that NVML does not list: " + Join(holders);
+      if (!elsewhere.empty())
+        holder_text += "; processes computing on other GPUs have it open too (" + Join(elsewhere) + ")";
+    }
     std::string action =
         holders.empty()
             ? "Nothing holds it any more, so no kill can free it: only a GPU reset (`nvidia-smi --gpu-reset -i " + key +
-                  "`, with no process on the GPU) or a reboot will, to be done by a person."
+                  "`, with no process using the GPU" +
+                  (elsewhere.empty() ? std::string() : ": stop PIDs " + Join(elsewhere) + " first") +
+                  ") or a reboot will, to be done by a person."
             : "End those PIDs with SIGTERM (then SIGKILL if they do not exit), then check that the memory comes back.";
     std::string amount = fmt::format("{} of used memory on {} belongs to no process NVML lists", MiB(*un.bytes), name);
     if (windowed_ && span_s_ >= c_.grace_s) {
@@ -377,7 +397,7 @@ class Rules {
     if (!x.pids.empty()) {
       std::vector<std::string> pids;
       for (auto pid : x.pids) pids.push_back(std::to_string(pid));
-      msg += ", PIDs " + Join(pids);
+      msg += (pids.size() == 1 ? ", PID " : ", PIDs ") + Join(pids);
     }
     if (x.caused_by_xid) msg += fmt::format(", caused by Xid {}", *x.caused_by_xid);
     if (!x.last_message.empty()) msg += "; last: \"" + x.last_message + "\"";
@@ -385,6 +405,16 @@ class Rules {
     if (x.pids.size() == 1) pid = x.pids[0];
     Add("xid", sev, x.gpu, pid, std::nullopt, msg,
         x.action.empty() ? "Look the code up in NVIDIA's Xid catalog; if it repeats, rule out hardware." : x.action);
+  }
+
+  // The key of another GPU on which NVML lists `pid`, if any.
+  std::optional<std::string> ListedOn(int64_t pid) const {
+    for (const auto& g : last_.gpus) {
+      for (const auto& p : g.processes) {
+        if (p.pid == pid && p.listed_by_nvml) return GpuKey(g);
+      }
+    }
+    return std::nullopt;
   }
 
   static std::string Join(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); }

@@ -294,3 +294,36 @@ TEST(Findings, OrphansAreNotJudgedWhenTheProcessListFailedOrHung) {
 
 }  // namespace
 }  // namespace vw::detection
+
+namespace vw::detection {
+namespace {
+
+TEST(Findings, CudaProcessOfAnotherGpuIsNotASuspectForOrphanedMemory) {
+  GpuSnapshot g0 = Gpu(4096, {Proc(10, 4096)});
+  GpuSnapshot g1 = Gpu(2048, {});
+  g1.index = 1;
+  g1.uuid = "GPU-1111";
+  g1.minor = 1;
+  ProcessSnapshot opened = Proc(10, 0);  // the trainer of GPU 0 has /dev/nvidia1 open too
+  opened.listed_by_nvml = false;
+  opened.used_bytes.reset();
+  g1.processes = {opened};
+  CheckInput in;
+  in.samples.push_back(Host(0, {g0, g1}));
+  CheckResult r = EvaluateCheck(in, {});
+  const Finding* orphan = Find(r, "orphaned_memory");
+  ASSERT_NE(orphan, nullptr);
+  EXPECT_EQ(orphan->gpu, "1");
+  EXPECT_EQ(orphan->severity, Severity::kCritical);  // 2 GiB that nobody suspicious holds
+  EXPECT_NE(orphan->message.find("Only processes computing on other GPUs have /dev/nvidia1 open (10)"),
+            std::string::npos)
+      << orphan->message;
+  EXPECT_NE(orphan->action.find("stop PIDs 10 first"), std::string::npos) << orphan->action;
+  const Finding* unlisted = Find(r, "unlisted_holder");
+  ASSERT_NE(unlisted, nullptr);
+  EXPECT_EQ(unlisted->severity, Severity::kOk);
+  EXPECT_NE(unlisted->message.find("computes on GPU 0"), std::string::npos) << unlisted->message;
+}
+
+}  // namespace
+}  // namespace vw::detection

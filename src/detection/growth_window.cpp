@@ -29,6 +29,23 @@ std::optional<TheilSenResult> SenOn(std::span<const FloorPoint> p, double ci_lev
 
 }  // namespace
 
+double FloorNoise(std::span<const FloorPoint> points) {
+  if (points.size() < 3) return 0;
+  std::vector<double> d;
+  d.reserve(points.size());
+  for (size_t i = 1; i < points.size(); ++i) d.push_back(std::fabs(points[i].floor - points[i - 1].floor));
+  return *Median(d) * 1.4826 / std::sqrt(2.0);
+}
+
+double MaxDrawdown(std::span<const FloorPoint> points) {
+  double high = -INFINITY, dd = 0;
+  for (const FloorPoint& p : points) {
+    high = std::max(high, p.floor);
+    dd = std::max(dd, high - p.floor);
+  }
+  return dd;
+}
+
 std::vector<FloorPoint> ThinPoints(std::span<const FloorPoint> points, size_t max_points) {
   if (max_points == 0 || points.size() <= max_points) return {points.begin(), points.end()};
   const size_t group = (points.size() + max_points - 1) / max_points;
@@ -101,11 +118,33 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
   w.keeps_pace = w.every_third;
   for (int k = 0; k < 3; ++k) w.keeps_pace = w.keeps_pace && w.third_rate_bps[k] >= o.third_fraction * slope;
   w.keeps_pace = w.keeps_pace && w.third_rate_bps[2] >= o.late_fraction * w.third_rate_bps[0];
+  // No third may dominate: one big step among small ones is not steady growth.
+  const double max_rise = std::max({w.third_rise_bytes[0], w.third_rise_bytes[1], w.third_rise_bytes[2]});
+  const double min_rise = std::min({w.third_rise_bytes[0], w.third_rise_bytes[1], w.third_rise_bytes[2]});
+  w.keeps_pace = w.keeps_pace && min_rise >= o.third_balance * max_rise;
+  // The measured rise and Sen's slope must tell the same story (a step makes them disagree).
+  const double rise_rate = w.rise_bytes / (span * 5 / 6);
+  w.consistent = slope > 0 && rise_rate <= o.rise_consistency * slope && rise_rate * o.rise_consistency >= slope;
+  // Jumps: median of the next k points minus median of the previous k. The largest may not carry
+  // a big share of the rise unless it is lost in the noise (a heavy-noise leak has "jumps" too).
+  constexpr size_t k = 3;
+  w.noise_bytes = FloorNoise(pts);
+  for (size_t i = k; i + k <= pts.size(); ++i) {
+    std::array<double, k> before{}, after{};
+    for (size_t m = 0; m < k; ++m) {
+      before[m] = pts[i - k + m].floor;
+      after[m] = pts[i + m].floor;
+    }
+    w.largest_jump_bytes = std::max(w.largest_jump_bytes, *Median(after) - *Median(before));
+  }
+  const double jump_noise = 5 * 1.25 * std::sqrt(2.0 / k) * w.noise_bytes;
+  w.no_big_jump = !(w.largest_jump_bytes > o.max_jump_share * w.rise_bytes && w.largest_jump_bytes > jump_noise);
   w.not_slowing = true;
   if (w.first_half && w.second_half && w.first_half->slope > 0) {
     const bool slower = w.second_half->slope < o.slowdown_ratio * w.first_half->slope;
     const bool disjoint = w.second_half->high_slope < w.first_half->low_slope;
-    w.not_slowing = !(slower && disjoint);
+    const bool much_slower = w.second_half->slope < o.strong_slowdown_ratio * w.first_half->slope;
+    w.not_slowing = !(slower && disjoint) && !much_slower;
   }
 
   if (!w.significant) {
@@ -118,6 +157,10 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
     w.failed = "the floor did not rise in every third of the window";
   } else if (!w.keeps_pace) {
     w.failed = "the growth slowed down or came in one part of the window";
+  } else if (!w.consistent) {
+    w.failed = "the rise came in jumps that a steady slope does not explain";
+  } else if (!w.no_big_jump) {
+    w.failed = "one jump carries a large share of the rise";
   } else if (!w.not_slowing) {
     w.failed = "the second half grew clearly slower than the first";
   } else {

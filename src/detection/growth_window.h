@@ -11,8 +11,11 @@
 //   4. keeps going: the floor rose in every third of the window, each third's rate at least
 //      third_fraction of the window's slope, and the last third's rate at least late_fraction of
 //      the first third's (a staircase that stops or thins out fails here);
-//   5. not slowing down: the second half's Sen slope is not clearly below the first half's (ratio
-//      under slowdown_ratio with disjoint intervals means a settling curve).
+//      No third's rise may be under third_balance of the largest (one big step among small ones);
+//      the measured rise per time must agree with Sen's slope within rise_consistency; no single
+//      jump may carry more than max_jump_share of the rise (unless it is within the noise);
+//   5. not slowing down: the second half's Sen slope is not clearly below the first half's (under
+//      strong_slowdown_ratio of it, or under slowdown_ratio with disjoint intervals: a settling curve).
 // Long windows are thinned to at most max_points points first (consecutive points grouped, the
 // group's lowest floor kept), which keeps the cost O(max_points²).
 //
@@ -44,6 +47,11 @@ struct GrowthOptions {
   double third_fraction = 0.35;
   double late_fraction = 0.5;
   double slowdown_ratio = 0.8;
+  double strong_slowdown_ratio = 0.6;
+  double third_balance = 0.25;    // smallest third's rise at least this share of the largest's
+  double rise_consistency = 2.0;  // measured rise rate within this factor of Sen's slope
+  double max_jump_share = 0.3;    // largest jump (3-point medians) at most this share of the rise,
+                                  // unless within 5 noise deviations
   size_t max_points = 240;
   size_t min_points = 12;
 };
@@ -58,8 +66,10 @@ struct GrowthWindow {
   std::array<double, 3> third_rise_bytes{};  // rise of the floor in each third
   std::optional<TheilSenResult> first_half, second_half;
   bool significant = false, fast_enough = false, large_enough = false, every_third = false, keeps_pace = false,
-       not_slowing = false;
-  bool leak = false;  // every test passed
+       consistent = false, no_big_jump = false, not_slowing = false;
+  double largest_jump_bytes = 0;  // largest rise between the medians of 3 points and the 3 before
+  double noise_bytes = 0;         // point-to-point noise of the floor (robust standard deviation)
+  bool leak = false;              // every test passed
   // The first test that failed, in words ("no significant trend", "growth only in the first third",
   // ...); empty for a leak.
   std::string failed;
@@ -67,6 +77,12 @@ struct GrowthWindow {
 
 // nullopt when there are fewer than options.min_points points.
 std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> points, const GrowthOptions& options);
+
+// Robust standard deviation of the floor's point-to-point noise (MAD of first differences / √2).
+double FloorNoise(std::span<const FloorPoint> points);
+
+// Largest fall of the floor below an earlier high (bytes); large under an oscillating load.
+double MaxDrawdown(std::span<const FloorPoint> points);
 
 // The points thinned to at most max_points (exposed for tests).
 std::vector<FloorPoint> ThinPoints(std::span<const FloorPoint> points, size_t max_points);

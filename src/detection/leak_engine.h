@@ -10,6 +10,7 @@
 // Threading: one instance is used by one thread at a time.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <deque>
 #include <optional>
@@ -42,22 +43,45 @@ struct EngineConfig {
   size_t max_buckets = 2048;  // when exceeded, neighbouring buckets are merged (width doubles)
 
   // --- Added knobs (docs/detection.md says why each default) ---
-  double min_rate_bps = 10 * 1048576.0 / 3600;  // slower growth is never called a leak (10 MiB/h)
-  double min_growth_bytes = 64 * 1048576.0;     // a leak window must rise by more than this
-  double third_fraction = 0.35;                 // each third's rate must be at least this share of the slope
-  double late_fraction = 0.5;                   // the last third's rate at least this share of the first third's
-  double slowdown_ratio = 0.8;                  // second-half slope under this share of the first, with disjoint
-                                                // intervals = slowing down, i.e. settling
+  // Leak tests on one window (see growth_window.h).
+  double min_rate_bps = 20 * 1048576.0 / 3600;  // slower growth is never a leak (20 MiB/h)
+  double min_growth_bytes = 64 * 1048576.0;     // a leak window rises by more than this
+  double third_fraction = 0.35;                 // each third's rate >= this share of the window's slope
+  double late_fraction = 0.5;                   // last third's rate >= this share of the first third's
+  double third_balance = 0.25;                  // smallest third's rise >= this share of the largest's
+  double rise_consistency = 2.0;                // measured rise per time within this factor of Sen's slope
+  double max_jump_share = 0.3;                  // largest jump at most this share of the rise (unless in noise)
+  double slowdown_ratio = 0.8;                  // 2nd-half slope < this × 1st with disjoint intervals: slowing
+  double strong_slowdown_ratio = 0.6;           // ... or < this × 1st whatever the intervals
   size_t max_trend_points = 240;                // longer windows are thinned to this many points
-  double min_window_seconds = 1800;             // shortest stretch a trend test is run on
-  double settle_window_seconds = 600;           // warm-up gate: rise of the floor measured over this
-  double settle_min_bytes = 256 * 1048576.0;    // ... is "fast" when above this
-  double settle_fraction = 0.01;                // ... or above this share of the capacity
-  double drop_fraction = 0.2;                   // a fall below the recent floor by this share
-  double drop_min_bytes = 512 * 1048576.0;      // ... and by at least this much starts a new segment
-  double drop_lookback_seconds = 7200;          // "recent floor" = lowest floor over this stretch
-  double peak_lookback_seconds = 3600;          // recent peak (for the runway) = highest over this
-  double min_bucket_samples = 4;                // slower sampling widens the buckets (doubling) to hold this many
+  // Lower envelopes (lowest floor over the preceding span) are also tested, for oscillating
+  // loads; each on windows at least three spans long.
+  std::vector<double> envelope_seconds = {900, 3600};
+  // ... only when the floor oscillates: it fell below an earlier high by more than
+  // max(oscillation_min_bytes, 8 noise deviations) within the longest window.
+  double oscillation_min_bytes = 256 * 1048576.0;
+  double spike_seconds = 600;  // upward excursions of the floor narrower than this are removed
+                               // (morphological opening) before the tests
+  // Which windows and when.
+  double min_window_seconds = 1800;    // shortest stretch a trend test runs on
+  double min_history_seconds = 10800;  // settled history needed before a leak verdict: a young
+                                       // job's growth is usually its allocator settling
+  // ... unless the growth is fast (interval above fast_rate_bps over a full first window) and its
+  // second half kept at least young_pace_ratio of the first half's slope.
+  double fast_rate_bps = 500 * 1048576.0 / 3600;
+  double young_pace_ratio = 0.85;
+  // Warm-up gate: settled once the floor's rise over settle_window_seconds is under
+  // max(settle_min_bytes, settle_fraction × capacity), or no longer falling.
+  double settle_window_seconds = 600;
+  double settle_min_bytes = 256 * 1048576.0;
+  double settle_fraction = 0.01;
+  // Segmentation: a bucket whose minimum is below the lowest floor of the last
+  // drop_lookback_seconds by more than drop_fraction of it and drop_min_bytes starts a segment.
+  double drop_fraction = 0.2;
+  double drop_min_bytes = 512 * 1048576.0;
+  double drop_lookback_seconds = 7200;
+  double peak_lookback_seconds = 3600;  // recent peak (runway) = highest over this
+  double min_bucket_samples = 4;        // slower sampling widens buckets (doubling) to hold this many
 };
 
 // One time bucket of the series.
@@ -81,6 +105,13 @@ struct TrendFit {
   double slope_hi_bps = 0;    // upper end
   double mk_z = 0;            // Mann–Kendall statistic (tie- and autocorrelation-corrected)
   double mk_p = 1;            // its two-sided p-value
+  // Added: the keeps-going numbers behind the verdict for this window.
+  double rise_bytes = 0;                       // measured rise of the floor over the window
+  std::array<double, 3> third_rise_bytes{};    // rise of the floor in each third
+  std::optional<double> first_half_slope_bps;  // Sen's slope of each half
+  std::optional<double> second_half_slope_bps;
+  bool passed = false;  // this window alone passed every leak test
+  std::string failed;   // else the first test it failed, in words
 };
 
 struct Assessment {

@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 
 #include "core/units.h"
 #include "detection/growth_window.h"
 #include "detection/leak_engine.h"
+#include "detection/leak_rate.h"
 #include "detection/quantile.h"
 
 namespace vw::detection {
@@ -48,7 +50,7 @@ bool Decelerating(const GrowthWindow& w, const EngineConfig& c) {
   if (!w.significant) return false;
   if (!w.not_slowing && w.first_half && w.first_half->slope > c.min_rate_bps) return true;
   return w.third_rise_bytes[0] > c.min_growth_bytes && w.third_rate_bps[0] > c.min_rate_bps &&
-         w.third_rate_bps[0] > 2.5 * std::max(0.0, w.third_rate_bps[2]);
+         w.third_rate_bps[0] > 2 * std::max(0.0, w.third_rate_bps[2]);
 }
 
 TrendFit FitOf(const Window& w) {
@@ -61,6 +63,12 @@ TrendFit FitOf(const Window& w) {
   f.slope_hi_bps = w.test.sen->high_slope;
   f.mk_z = w.test.mk->z;
   f.mk_p = w.test.mk->p;
+  f.rise_bytes = w.test.rise_bytes;
+  f.third_rise_bytes = w.test.third_rise_bytes;
+  if (w.test.first_half) f.first_half_slope_bps = w.test.first_half->slope;
+  if (w.test.second_half) f.second_half_slope_bps = w.test.second_half->slope;
+  f.passed = w.test.leak;
+  f.failed = w.test.failed;
   return f;
 }
 
@@ -91,6 +99,86 @@ std::string WhyNot(const GrowthWindow& w, const EngineConfig& c) {
   return w.failed;
 }
 
+// Morphological opening over `width_s` (a running minimum over a centred window, then a running
+// maximum over the same): removes upward excursions narrower than width_s (eval and checkpoint
+// spikes) and keeps steps, slopes and wide plateaus. O(n) with monotonic deques.
+std::vector<FloorPoint> Opening(std::span<const FloorPoint> pts, double width_s) {
+  if (width_s <= 0 || pts.size() < 3) return {pts.begin(), pts.end()};
+  const double h = width_s / 2;
+  auto sweep = [&](std::span<const FloorPoint> in, bool take_min) {
+    std::vector<FloorPoint> out(in.size());
+    std::deque<size_t> q;
+    size_t next = 0;
+    auto better = [&](double a, double b) { return take_min ? a <= b : a >= b; };
+    for (size_t i = 0; i < in.size(); ++i) {
+      while (next < in.size() && in[next].t <= in[i].t + h) {
+        while (!q.empty() && better(in[next].floor, in[q.back()].floor)) q.pop_back();
+        q.push_back(next++);
+      }
+      while (in[q.front()].t < in[i].t - h) q.pop_front();
+      out[i] = {in[i].t, in[q.front()].floor};
+    }
+    return out;
+  };
+  const std::vector<FloorPoint> eroded = sweep(pts, true);
+  return sweep(eroded, false);
+}
+
+// Lower envelope: each point's floor replaced by the lowest floor over the preceding `span_s`
+// (monotonic deque, O(n)). Under an oscillating load this follows the troughs.
+std::vector<FloorPoint> LowerEnvelope(std::span<const FloorPoint> pts, double span_s) {
+  std::vector<FloorPoint> out;
+  out.reserve(pts.size());
+  std::deque<size_t> q;  // indices with increasing floors
+  for (size_t i = 0; i < pts.size(); ++i) {
+    while (!q.empty() && pts[q.back()].floor >= pts[i].floor) q.pop_back();
+    q.push_back(i);
+    while (pts[q.front()].t <= pts[i].t - span_s) q.pop_front();
+    out.push_back({pts[i].t, pts[q.front()].floor});
+  }
+  return out;
+}
+
+struct SeriesVerdict {
+  std::vector<Window> windows;
+  std::optional<size_t> leak_at, vetoed_by;
+};
+
+// Runs the growth tests over each window size on one series and picks the longest window that
+// passes (young segments: only fast, steady growth over a full first window) and that no longer
+// window shows slowing down.
+SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const double> sizes, const GrowthOptions& go,
+                         const EngineConfig& c, bool young, double first_window) {
+  SeriesVerdict v;
+  for (double w : sizes) {
+    const double from = analysed.back().t - w - 1e-9;
+    auto first =
+        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
+    auto test = TestGrowthWindow(std::span<const FloorPoint>(first, analysed.end()), go);
+    if (test) v.windows.push_back({w, *test});
+  }
+  for (size_t i = v.windows.size(); i-- > 0;) {
+    const GrowthWindow& g = v.windows[i].test;
+    if (!g.leak) continue;
+    if (young) {
+      const bool full = v.windows[i].seconds >= 0.98 * first_window;
+      const bool fast = g.sen->low_slope >= c.fast_rate_bps;
+      const bool steady =
+          g.first_half && g.second_half && g.second_half->slope >= c.young_pace_ratio * g.first_half->slope;
+      if (!(full && fast && steady)) continue;
+    }
+    std::optional<size_t> veto;
+    for (size_t j = i + 1; j < v.windows.size(); ++j)
+      if (Decelerating(v.windows[j].test, c)) veto = j;
+    if (veto) {
+      if (!v.vetoed_by) v.vetoed_by = veto;
+      continue;
+    }
+    v.leak_at = i;
+    break;
+  }
+  return v;
+}
 }  // namespace
 
 Assessment LeakEngine::Assess() const {
@@ -195,7 +283,9 @@ Assessment LeakEngine::Assess() const {
       (sizes.empty() || span_a > sizes.back() + c.min_window_seconds / 2))
     sizes.push_back(span_a);
   if (sizes.empty()) {
-    a.verdict = Verdict::kPlateau;
+    // Too short for a trend test: still rising is warm-up, else a plateau so far.
+    a.verdict =
+        analysed.back().floor - analysed.front().floor > c.min_growth_bytes ? Verdict::kWarmup : Verdict::kPlateau;
     a.evidence.push_back(
         fmt::format("The floor settled at {} ({}); {} of settled data is too short for a trend test "
                     "(at least {}).",
@@ -210,39 +300,59 @@ Assessment LeakEngine::Assess() const {
                          .third_fraction = c.third_fraction,
                          .late_fraction = c.late_fraction,
                          .slowdown_ratio = c.slowdown_ratio,
+                         .strong_slowdown_ratio = c.strong_slowdown_ratio,
+                         .third_balance = c.third_balance,
+                         .rise_consistency = c.rise_consistency,
+                         .max_jump_share = c.max_jump_share,
                          .max_points = c.max_trend_points};
-  std::vector<Window> windows;
-  for (double w : sizes) {
-    const double from = analysed.back().t - w - 1e-9;
-    auto first =
-        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
-    auto test = TestGrowthWindow(std::span<const FloorPoint>(first, analysed.end()), go);
-    if (test) windows.push_back({w, *test});
-  }
+  const bool young = span_a < c.min_history_seconds;
+  const double first_window = configured.empty() ? c.min_window_seconds : configured.front();
+  // The tests run on the floor with short spikes removed; the rate is fitted on the floor itself.
+  const std::vector<FloorPoint> opened = Opening(analysed, c.spike_seconds);
+  SeriesVerdict floor_v = TestSeries(opened, sizes, go, c, young, first_window);
+  const std::vector<Window>& windows = floor_v.windows;
   for (const Window& w : windows) a.window_fits.push_back(FitOf(w));
   if (windows.empty()) {
     a.verdict = Verdict::kPlateau;
     a.evidence.push_back("Too few buckets in the settled data for a trend test.");
     return a;
   }
-
-  // The longest window that passes every test and that no longer window shows slowing down.
-  std::optional<size_t> leak_at, vetoed_by;
-  for (size_t i = windows.size(); i-- > 0;) {
-    if (!windows[i].test.leak) continue;
-    std::optional<size_t> veto;
-    for (size_t j = i + 1; j < windows.size(); ++j)
-      if (Decelerating(windows[j].test, c)) veto = j;
-    if (veto) {
-      if (!vetoed_by) vetoed_by = veto;
-      continue;
-    }
-    leak_at = i;
-    break;
+  std::optional<size_t> leak_at = floor_v.leak_at, vetoed_by = floor_v.vetoed_by;
+  // Under an oscillating load the floor swings with it: test the lower envelope as well, over
+  // windows at least three envelope spans long.
+  std::vector<FloorPoint> envelope;
+  std::optional<SeriesVerdict> env_v;
+  double envelope_s = 0;
+  bool oscillating = false;
+  {
+    const double from = opened.back().t - sizes.back() - 1e-9;
+    auto first =
+        std::lower_bound(opened.begin(), opened.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
+    const std::span<const FloorPoint> longest_span(first, opened.end());
+    oscillating = MaxDrawdown(longest_span) > std::max(c.oscillation_min_bytes, 8 * FloorNoise(longest_span));
   }
+  if (!leak_at && oscillating) {
+    for (double span_s : c.envelope_seconds) {
+      std::vector<double> env_sizes;
+      for (double w : sizes)
+        if (w >= 3 * span_s) env_sizes.push_back(w);
+      if (env_sizes.empty()) continue;
+      std::vector<FloorPoint> e = LowerEnvelope(opened, span_s);
+      SeriesVerdict v = TestSeries(e, env_sizes, go, c, young, first_window);
+      if (v.leak_at) {
+        envelope = std::move(e);
+        env_v = std::move(v);
+        envelope_s = span_s;
+        break;
+      }
+    }
+  }
+  const std::span<const FloorPoint> leak_series = env_v ? std::span<const FloorPoint>(envelope) : analysed;
+  const std::vector<Window>& leak_windows = env_v ? env_v->windows : windows;
+  if (env_v) leak_at = env_v->leak_at;
 
   if (leak_at) {
-    const Window& w = windows[*leak_at];
+    const Window& w = leak_windows[*leak_at];
     const GrowthWindow& g = w.test;
     a.verdict = Verdict::kLeak;
     a.trend = FitOf(w);
@@ -251,8 +361,32 @@ Assessment LeakEngine::Assess() const {
     a.rate_lo_bps = g.sen->low_slope;
     a.rate_hi_bps = g.sen->high_slope;
     a.evidence.push_back(fmt::format("Leak: {}.", TrendSentence(w, width_)));
-    a.evidence.push_back(fmt::format("Sen's slope {} ({:.0f}% interval {} to {}).", Rate(g.sen->slope),
-                                     100 * c.ci_level, Rate(g.sen->low_slope), Rate(g.sen->high_slope)));
+    if (env_v)
+      a.evidence.push_back(
+          fmt::format("The load oscillates, so the test ran on the lower envelope: the lowest floor over each {}.",
+                      FormatDuration(envelope_s)));
+    // The rate from where the growth began (the window may start on the plateau before it), over
+    // the longest window tested.
+    const double from = leak_series.back().t - leak_windows.back().seconds - 1e-9;
+    auto first = std::lower_bound(leak_series.begin(), leak_series.end(), from,
+                                  [](const FloorPoint& p, double t) { return p.t < t; });
+    const auto rate = FitLeakRate(std::span<const FloorPoint>(first, leak_series.end()),
+                                  std::min(c.min_window_seconds, w.seconds), c.ci_level, c.max_trend_points);
+    if (rate && rate->sen.low_slope > 0) {
+      a.leak_start_t = rate->start_t;
+      a.rate_bps = rate->sen.slope;
+      a.rate_lo_bps = rate->sen.low_slope;
+      a.rate_hi_bps = rate->sen.high_slope;
+      a.trend->t0 = rate->start_t;
+      a.trend->y0_bytes = rate->sen.intercept;
+      a.trend->slope_bps = rate->sen.slope;
+      a.trend->slope_lo_bps = rate->sen.low_slope;
+      a.trend->slope_hi_bps = rate->sen.high_slope;
+      a.trend->window_seconds = rate->t_end - rate->start_t;
+    }
+    a.evidence.push_back(fmt::format("Growing since {} at {} (Sen's slope; {:.0f}% interval {} to {}).",
+                                     At(*a.leak_start_t, first_t_), Rate(*a.rate_bps), 100 * c.ci_level,
+                                     Rate(*a.rate_lo_bps), Rate(*a.rate_hi_bps)));
     a.evidence.push_back(fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g)));
     if (g.first_half && g.second_half)
       a.evidence.push_back(fmt::format("It did not slow down: {} in the first half, {} in the second.",
@@ -291,10 +425,18 @@ Assessment LeakEngine::Assess() const {
   if (grew) {
     const Window& w = windows[*grew];
     a.verdict = Verdict::kSettling;
-    std::string why =
-        vetoed_by ? fmt::format("the {} window shows it slowing down (rises per third {})",
-                                FormatDuration(windows[*vetoed_by].seconds), ThirdsText(windows[*vetoed_by].test))
-                  : WhyNot(w.test, c);
+    std::string why;
+    if (young && w.test.leak && !vetoed_by) {
+      why = fmt::format(
+          "only {} have passed since the floor settled, and a young job's growth is usually its allocator "
+          "settling (a leak verdict needs {}, or growth above {} at a steady pace)",
+          FormatDuration(span_a), FormatDuration(c.min_history_seconds), Rate(c.fast_rate_bps));
+    } else if (vetoed_by) {
+      why = fmt::format("the {} window shows it slowing down (rises per third {})",
+                        FormatDuration(windows[*vetoed_by].seconds), ThirdsText(windows[*vetoed_by].test));
+    } else {
+      why = WhyNot(w.test, c);
+    }
     std::string s = TrendSentence(w, width_);
     s[0] = static_cast<char>(std::toupper(s[0]));
     a.evidence.push_back(fmt::format("{}, but {}: settling, not a leak.", s, why));

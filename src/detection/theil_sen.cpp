@@ -32,7 +32,8 @@ double Select(std::vector<double>& v, size_t k) {
 
 }  // namespace
 
-std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<const double> y, double confidence) {
+std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<const double> y, double confidence,
+                                       double variance_factor) {
   const size_t n = y.size();
   if (x.size() != n || n < 2 || !(confidence > 0 && confidence < 1)) return std::nullopt;
   for (size_t i = 0; i < n; ++i)
@@ -54,7 +55,7 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
 
   const double z = NormalQuantile((1 - confidence) / 2);  // negative
   const double dn = static_cast<double>(n);
-  const double sigsq = (dn * (dn - 1) * (2 * dn + 5) - TieTerm(x) - TieTerm(y)) / 18;
+  const double sigsq = std::max(1.0, variance_factor) * (dn * (dn - 1) * (2 * dn + 5) - TieTerm(x) - TieTerm(y)) / 18;
   const auto nt = static_cast<double>(slopes.size());
   if (!(sigsq >= 0)) {
     r.low_slope = r.high_slope = std::nan("");

@@ -23,8 +23,11 @@ struct TheilSenResult {
   size_t pairs = 0;       // number of pairwise slopes (pairs with distinct x)
 };
 
-// `confidence` in (0, 1), e.g. 0.90. nullopt when x and y differ in length, have fewer than 2
-// points, hold a non-finite value, or every x is equal.
-std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<const double> y, double confidence = 0.95);
+// `confidence` in (0, 1), e.g. 0.90. `variance_factor` (>= 1) multiplies σ² for serially
+// correlated data (the engine passes the Hamed–Rao factor n/n* of the same points, so the interval
+// widens like the trend test's variance); 1 gives scipy's numbers. nullopt when x and y differ in
+// length, have fewer than 2 points, hold a non-finite value, or every x is equal.
+std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<const double> y, double confidence = 0.95,
+                                       double variance_factor = 1);
 
 }  // namespace vw::detection

@@ -272,16 +272,30 @@ TEST(CheckE2E, HumanOutputShowsTheTableFindingsAndStatus) {
 }
 
 TEST(DemoE2E, ShowsAnOrphanedContextAZombieAndAHealthyProcess) {
-  RunResult r = RunVramwatch({"demo", "--json"}, {});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  ASSERT_TRUE(r.json.is_object()) << r.out;
+  RunResult demo = RunVramwatch({"demo", "--json"}, {});
+  ASSERT_EQ(demo.exit_code, 0) << demo.out << demo.err;
+  ASSERT_TRUE(demo.json.is_object()) << demo.out;
+  ASSERT_EQ(demo.json["schema"], "vramwatch.demo/1");
+  // The demo's steps: analyze (leak), analyze (healthy), check.
+  const auto& steps = demo.json["steps"];
+  ASSERT_EQ(steps.size(), 3u) << demo.out;
+  EXPECT_EQ(steps[0]["report"]["gpus"][0]["verdict"], "leak");
+  EXPECT_EQ(steps[0]["exit_code"], 1);
+  EXPECT_NE(steps[1]["report"]["gpus"][0]["verdict"], "leak");
+  EXPECT_EQ(steps[1]["exit_code"], 0);
+  ASSERT_EQ(steps[2]["step"], "check");
+  EXPECT_EQ(steps[2]["exit_code"], 2);
+  RunResult r = demo;
+  r.json = steps[2]["report"];
   EXPECT_EQ(FindingsOf(r.json, "orphaned_memory").size(), 1u) << r.out;
   EXPECT_EQ(FindingsOf(r.json, "orphaned_memory")[0]["severity"], "critical");
   EXPECT_EQ(FindingsOf(r.json, "zombie_holder").size(), 1u);
   bool healthy = false;
   for (const auto& p : r.json["gpus"][0]["processes"]) healthy |= p["pid"] == 41877 && p["state"] == "R";
   EXPECT_TRUE(healthy);
-  for (const auto& f : r.json["findings"]) EXPECT_NE(f["pid"], 41877) << f.dump();
+  for (const auto& f : r.json["findings"]) {
+    if (f["pid"] == 41877) EXPECT_EQ(f["severity"], "ok") << f.dump();  // healthy: nothing to act on
+  }
 }
 
 }  // namespace

@@ -55,6 +55,26 @@ gpus:
       - pid: "${{PID_C}}"
         type: graphics
         used_mib: 1230
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-9f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
+    pci_bus_id: "00000000:9A:00.0"
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    bar1_total_mib: 131072
+    bar1_used_mib: 3
+    mig_devices:
+      - gpu_instance_id: 1
+        compute_instance_id: 0
+        uuid: "MIG-1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901"
+        name: "NVIDIA H100 80GB HBM3 MIG 3g.40gb"
+        memory_total_mib: 40448
+        unattributed_mib: 11
+        processes: [{{pid: "${{PID_D}}", used_mib: 11080}}]
+      - gpu_instance_id: 2
+        uuid: "MIG-2c3d4e5f-6071-8293-a4b5-c6d7e8f90a1b"
+        name: "NVIDIA H100 80GB HBM3 MIG 2g.20gb"
+        memory_total_mib: 20096
+        processes: [{{pid: "${{PID_E}}", used_mib: 6}}]
 """
 
 OLD_DRIVER_HIDE = """hide_symbols: [nvmlDeviceGetComputeRunningProcesses_v3, nvmlDeviceGetGraphicsRunningProcesses_v3,
@@ -116,7 +136,7 @@ def main():
         if got != want:
             failures.append(f"{what}: got {got!r}, want {want!r}")
 
-    sleepers = [subprocess.Popen(["sleep", "300"]) for _ in range(3)]
+    sleepers = [subprocess.Popen(["sleep", "300"]) for _ in range(5)]
     try:
         with tempfile.TemporaryDirectory() as tmp:
             scenario = os.path.join(tmp, "scenario.yaml")
@@ -128,7 +148,8 @@ def main():
             env = dict(os.environ)
             env.update({"VRAMWATCH_EMULATOR_SCENARIO": scenario, "VRAMWATCH_EMULATOR_CLOCK_FILE": clock,
                         "LD_LIBRARY_PATH": lib_dir, "PID_A": str(sleepers[0].pid),
-                        "PID_B": str(sleepers[1].pid), "PID_C": str(sleepers[2].pid)})
+                        "PID_B": str(sleepers[1].pid), "PID_C": str(sleepers[2].pid),
+                        "PID_D": str(sleepers[3].pid), "PID_E": str(sleepers[4].pid)})
             env.pop("VRAMWATCH_NVML_LIB", None)
 
             ours = json.loads(run([snapshot_prog, os.path.join(lib_dir, "libnvidia-ml.so.1")], env))
@@ -141,13 +162,13 @@ def main():
                                     capture_output=True, text=True, timeout=60)
             expect("nvitop -1 exit status", screen.returncode, 0)
             expect("nvitop -1 errors", [l for l in (screen.stdout + screen.stderr).splitlines() if "ERROR" in l], [])
-            for bus in ("00000000:3B:00.0", "00000000:86:00.0"):
+            for bus in ("00000000:3B:00.0", "00000000:86:00.0", "00000000:9A:00.0"):
                 expect(f"nvitop -1 shows {bus}", bus in screen.stdout, True)
 
             expect("driver version (pynvml)", pyn["driver_version"], ours["driver_version"])
             expect("driver version (gpustat)", gst["driver_version"], ours["driver_version"])
             n = len(ours["gpus"])
-            expect("GPU count", n, 2)
+            expect("GPU count", n, 3)
             expect("GPU count (pynvml)", len(pyn["gpus"]), n)
             expect("GPU count (gpustat)", len(gst["gpus"]), n)
             expect("GPU count (nvitop)", len(nvi), n)
@@ -173,11 +194,18 @@ def main():
                 expect(f"gpu {i} processes MiB (gpustat)", gst_procs,
                        {pid: b // MIB for pid, b in ours_procs.items()})
             # The scenario's numbers, so that four clients agreeing on a wrong value still fails.
-            if n == 2:
+            if n == 3:
                 g0 = ours["gpus"][0]
                 reserved = 0 if variant == "full" else 479
                 expect("our gpu 0 used MiB", g0["memory_used_bytes"] // MIB, 7680 + 1542 + 6144 + reserved)
                 expect("our gpu 0 process A MiB", ours_procs_of(g0).get(str(sleepers[0].pid)), 7680)
+                g2 = ours["gpus"][2]
+                expect("our gpu 2 MIG", g2["mig_enabled"], True)
+                expect("our gpu 2 used MiB", g2["memory_used_bytes"] // MIB, 11080 + 11 + 6 + reserved)
+                expect("our gpu 2 MIG devices", [(m["uuid"][:8], m["gpu_instance_id"], m["memory_used_bytes"] // MIB)
+                                                 for m in g2["mig_devices"]], [("MIG-1b2c", 1, 11091), ("MIG-2c3d", 2, 6)])
+                expect("our gpu 2 process GI", {str(x["pid"]): x["gpu_instance_id"] for x in g2["processes"]},
+                       {str(sleepers[3].pid): 1, str(sleepers[4].pid): 2})
     finally:
         for s in sleepers:
             s.kill()

@@ -116,9 +116,9 @@ const char* ErrorText(api::nvmlReturn_t code) {
 
 api::nvmlReturn_t DoInit(const char* function) {
   State& s = GetState();
-  std::lock_guard<std::mutex> lock(s.mu);
-  Trace(s, function);
+  std::unique_lock<std::mutex> lock(s.mu);
   if (s.refcount > 0) {
+    Trace(s, function);
     ++s.refcount;
     return api::NVML_SUCCESS;
   }
@@ -184,7 +184,14 @@ api::nvmlReturn_t DoInit(const char* function) {
   s.list_calls.assign(s.scenario.gpus.size(), std::vector<unsigned>(3, 0));
   s.loaded = true;
   s.refcount = 1;
-  return api::NVML_SUCCESS;
+  lock.unlock();
+  // Scenario-wide errors and hangs apply to the init call itself (e.g. a driver that hangs in init).
+  Call c(function, nullptr, false);
+  if (c.rc != api::NVML_SUCCESS) {
+    s.loaded = false;
+    s.refcount = 0;
+  }
+  return c.rc;
 }
 
 api::nvmlReturn_t DoShutdown() {

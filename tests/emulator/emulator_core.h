@@ -25,6 +25,17 @@ struct vw::nvml::api::nvmlDevice_st {
   int mig = -1;  // index into GpuSpec::mig_devices, -1 for the physical GPU
 };
 
+// An event set: the devices registered on it and the Xid events already delivered.
+struct vw::nvml::api::nvmlEventSet_st {
+  struct Registration {
+    unsigned gpu = 0;
+    unsigned long long mask = 0;
+    double since_t = 0;  // events before registration are not recorded
+  };
+  std::vector<Registration> registrations;
+  std::vector<std::pair<unsigned, size_t>> delivered;  // (gpu, index into GpuSpec::xid)
+};
+
 namespace vw::emulator {
 
 namespace api = vw::nvml::api;
@@ -51,7 +62,9 @@ struct State {
   double scale = 1;
   std::string clock_file;
   std::string trace_file;
-  std::vector<std::vector<unsigned>> list_calls;  // [gpu][kind bit index]: process-list calls made
+  std::vector<std::vector<unsigned>> list_calls;
+  std::vector<api::nvmlEventSet_t>
+      event_sets;  // live sets (freed ones are removed)  // [gpu][kind bit index]: process-list calls made
 };
 
 State& GetState();
@@ -81,9 +94,11 @@ class Call {
   int mig_index = -1;
   State& state;
   std::unique_lock<std::mutex> lock;
+  // Scenario time now (reads the clock file when one is set); false when it cannot be read.
+  bool Now(double* out) { return ReadTime(out); }
 
  private:
-  bool ReadTime(double* t);
+  bool ReadTime(double* out);
 };
 
 // Scenario evaluation at time t (call with the mutex held).

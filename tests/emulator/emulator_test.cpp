@@ -289,6 +289,46 @@ gpus:
   EXPECT_EQ(f.nvmlDeviceGetUtilizationRates(d, &u), api::NVML_ERROR_NOT_SUPPORTED);
 }
 
+TEST(EmulatorTest, DeliversScenarioXidsAsEventsOnceEach) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-x0
+    memory_total_mib: 1000
+    xid: [{t: 5, code: 31}]
+  - uuid: GPU-x1
+    memory_total_mib: 1000
+    xid: [{t: 40, code: 79}, {t: 20, code: 48}]
+)");
+  auto lib = Load(emu);
+  const auto& f = lib->fn();
+  ASSERT_EQ(f.nvmlInit_v2(), api::NVML_SUCCESS);
+  emu.SetTime(10);  // GPU 0's Xid 31 happened before anyone registered: not recorded
+  api::nvmlDevice_t d0 = nullptr, d1 = nullptr;
+  ASSERT_EQ(f.nvmlDeviceGetHandleByIndex_v2(0, &d0), api::NVML_SUCCESS);
+  ASSERT_EQ(f.nvmlDeviceGetHandleByIndex_v2(1, &d1), api::NVML_SUCCESS);
+  unsigned long long supported = 0;
+  ASSERT_EQ(f.nvmlDeviceGetSupportedEventTypes(d1, &supported), api::NVML_SUCCESS);
+  EXPECT_EQ(supported, api::kEventTypeXidCriticalError);
+  api::nvmlEventSet_t set = nullptr;
+  ASSERT_EQ(f.nvmlEventSetCreate(&set), api::NVML_SUCCESS);
+  EXPECT_EQ(f.nvmlDeviceRegisterEvents(d0, 0x2, set), api::NVML_ERROR_NOT_SUPPORTED);  // DBE not emulated
+  ASSERT_EQ(f.nvmlDeviceRegisterEvents(d0, api::kEventTypeXidCriticalError, set), api::NVML_SUCCESS);
+  ASSERT_EQ(f.nvmlDeviceRegisterEvents(d1, api::kEventTypeXidCriticalError, set), api::NVML_SUCCESS);
+  api::nvmlEventData_t e{};
+  EXPECT_EQ(f.nvmlEventSetWait_v2(set, &e, 20), api::NVML_ERROR_TIMEOUT);
+  emu.SetTime(45);
+  ASSERT_EQ(f.nvmlEventSetWait_v2(set, &e, 0), api::NVML_SUCCESS);  // oldest first
+  EXPECT_EQ(e.device, d1);
+  EXPECT_EQ(e.eventType, api::kEventTypeXidCriticalError);
+  EXPECT_EQ(e.eventData, 48u);
+  EXPECT_EQ(e.gpuInstanceId, 0xFFFFFFFFu);
+  ASSERT_EQ(f.nvmlEventSetWait_v2(set, &e, 0), api::NVML_SUCCESS);
+  EXPECT_EQ(e.eventData, 79u);
+  EXPECT_EQ(f.nvmlEventSetWait_v2(set, &e, 10), api::NVML_ERROR_TIMEOUT);
+  EXPECT_EQ(f.nvmlEventSetFree(set), api::NVML_SUCCESS);
+  EXPECT_EQ(f.nvmlEventSetWait_v2(set, &e, 0), api::NVML_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(SeriesTest, InterpolatesAndHoldsTheEnds) {
   Series s({{10, 100}, {20, 300}, {30, 300}});
   struct Case {

@@ -183,8 +183,10 @@ VW_EMU_EXPORT nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvml
   Call c("nvmlDeviceGetBAR1MemoryInfo", device, true);
   if (c.rc != api::NVML_SUCCESS) return c.rc;
   if (bar1 == nullptr) return api::NVML_ERROR_INVALID_ARGUMENT;
-  if (c.gpu->bar1_total_mib.empty()) return api::NVML_ERROR_NOT_SUPPORTED;
-  unsigned long long total = static_cast<unsigned long long>(std::llround(c.gpu->bar1_total_mib.At(c.t) * kMiB));
+  // Every real GPU has a BAR1 aperture (clients such as nvitop rely on it for MIG devices): without
+  // scenario values it is 256 MiB, none used.
+  double total_mib = c.gpu->bar1_total_mib.empty() ? 256.0 : c.gpu->bar1_total_mib.At(c.t);
+  unsigned long long total = static_cast<unsigned long long>(std::llround(total_mib * kMiB));
   unsigned long long used = static_cast<unsigned long long>(std::llround(c.gpu->bar1_used_mib.At(c.t) * kMiB));
   used = std::min(used, total);
   *bar1 = {total, total - used, used};

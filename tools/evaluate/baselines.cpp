@@ -77,7 +77,7 @@ BaselineTimeline EvaluateBaselines(std::span<const ScrapedSample> scraped, doubl
   size_t lo = 0;  // first sample inside [τ − range, τ]
   size_t hi = 0;  // one past the last sample with t <= τ
   std::array<std::optional<double>, kBaselineCount> active_since;
-  for (size_t k = 1;; ++k) {
+  for (size_t k = 0;; ++k) {
     const double tau = static_cast<double>(k) * config.eval_s;
     if (tau > last_t + 1e-9) break;
     while (hi < scraped.size() && scraped[hi].t <= tau + 1e-9) ++hi;

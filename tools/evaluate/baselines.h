@@ -64,7 +64,7 @@ struct LinearFit {
 };
 std::optional<LinearFit> FitLeastSquares(std::span<const ScrapedSample> samples, double at);
 
-// The state of every rule at each evaluation time eval_s, 2·eval_s, ... up to the last scrape.
+// The state of every rule at each evaluation time 0, eval_s, 2·eval_s, ... up to the last scrape.
 struct BaselineTimeline {
   std::vector<double> eval_t;                               // seconds
   std::array<std::vector<bool>, kBaselineCount> condition;  // the expression is true

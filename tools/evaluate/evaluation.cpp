@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <mutex>
 #include <thread>
 
@@ -62,6 +62,12 @@ std::vector<double> Checkpoints(const TraceLabel& label, const EvalOptions& opti
   return cps;
 }
 
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 std::string OptionalNumber(const std::optional<double>& v, double scale, int decimals) {
   return v ? fmt::format("{:.{}f}", *v * scale, decimals) : "";
 }
@@ -74,14 +80,14 @@ std::string_view DetectorName(size_t detector) {
   return "unknown";
 }
 
-TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options) {
+TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const AssessmentObserver& on_assessment) {
   TraceResult result;
   result.label = trace.label;
   result.samples = trace.used_mib.size();
   const std::optional<double> leak_start = trace.label.leak_start_s;
 
   // vramwatch: one pass over the samples, assessing at each checkpoint.
-  const auto started = std::chrono::steady_clock::now();
+  const double started = ThreadCpuSeconds();
   detection::LeakEngine engine(options.engine);
   engine.SetCapacity(trace.label.total_bytes, 0);
   const std::vector<double> cps = Checkpoints(trace.label, options);
@@ -89,9 +95,12 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options) {
   size_t next_cp = 0;
   detection::Assessment last;
   auto assess = [&](double t) {
+    const double assess_started = ThreadCpuSeconds();
     last = engine.Assess();
+    result.assess_cpu_seconds += ThreadCpuSeconds() - assess_started;
     ++result.assessments;
     vw_tracker.Check(t, last.verdict == detection::Verdict::kLeak);
+    if (on_assessment) on_assessment(t, last);
   };
   const double dt = trace.label.interval_s;
   for (size_t i = 0; i < trace.used_mib.size(); ++i) {
@@ -100,7 +109,7 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options) {
     engine.Add(t, trace.used_mib[i] * kMiB);
   }
   while (next_cp < cps.size()) assess(cps[next_cp++]);
-  result.engine_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.engine_cpu_seconds = ThreadCpuSeconds() - started;
   result.outcome[0] = vw_tracker.Finish();
   result.end_verdict = std::string(detection::VerdictName(last.verdict));
   result.rate_bps = last.rate_bps;
@@ -118,6 +127,37 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options) {
     result.outcome[r + 1] = tracker.Finish();
   }
   return result;
+}
+
+std::string ExplainTrace(const Trace& trace, const EvalOptions& options) {
+  constexpr double kMiBPerHour = 3600.0 / kMiB;
+  const TraceLabel& l = trace.label;
+  std::string out =
+      fmt::format("trace {}: {} ({}), card {:.0f} MiB, every {:.3f} s for {}, noise {:.1f} MiB, warm-up over at {}\n",
+                  l.id, ShapeName(l.shape), l.leak ? "leak" : "healthy", l.total_bytes / kMiB, l.interval_s,
+                  FormatDuration(l.duration_s), l.noise_mib, FormatDuration(l.warmup_end_s));
+  if (l.leak) {
+    out += fmt::format("true leak: {:.1f} MiB/h from {}{}{}\n", l.leak_rate_bps * kMiBPerHour,
+                       FormatDuration(*l.leak_start_s),
+                       l.leak_chunk_mib > 0 ? fmt::format(" in {:g} MiB chunks", l.leak_chunk_mib) : "",
+                       l.capped.empty() ? "" : fmt::format(" (capped: {})", l.capped));
+  }
+  detection::Assessment final;
+  const TraceResult r = EvaluateTrace(trace, options, [&](double t, const detection::Assessment& a) {
+    auto rate = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v * kMiBPerHour) : "-"; };
+    out += fmt::format("  {:>9}  {:<17} rate {} [{} .. {}] MiB/h\n", FormatDuration(t),
+                       detection::VerdictName(a.verdict), rate(a.rate_bps), rate(a.rate_lo_bps), rate(a.rate_hi_bps));
+    final = a;
+  });
+  out += "final evidence:\n";
+  for (const std::string& e : final.evidence) out += "  - " + e + "\n";
+  for (size_t d = 0; d < kDetectorCount; ++d) {
+    const DetectorOutcome& o = r.outcome[d];
+    out += fmt::format("{:<20} alarmed {} ({} episodes), at end {}, before leak {}, delay {}\n", DetectorName(d),
+                       o.alarmed_any ? "yes" : "no", o.episodes, o.alarm_at_end ? "yes" : "no",
+                       o.alarm_before_leak ? "yes" : "no", o.delay_s ? FormatDuration(*o.delay_s) : "-");
+  }
+  return out;
 }
 
 Result<std::vector<TraceResult>> RunEvaluation(const RunOptions& options,
@@ -173,7 +213,7 @@ Status WriteResultsCsv(const std::vector<TraceResult>& results, const std::strin
   }
   header +=
       ",vramwatch_end_verdict,vramwatch_rate_mib_per_hour,vramwatch_rate_lo_mib_per_hour,"
-      "vramwatch_rate_hi_mib_per_hour,vramwatch_assessments,vramwatch_engine_ms\n";
+      "vramwatch_rate_hi_mib_per_hour,vramwatch_assessments,vramwatch_engine_cpu_ms,vramwatch_assess_cpu_ms\n";
   std::fputs(header.c_str(), f);
   constexpr double kMiBPerHour = 3600.0 / kMiB;
   for (const TraceResult& r : results) {
@@ -187,9 +227,9 @@ Status WriteResultsCsv(const std::vector<TraceResult>& results, const std::strin
       row += fmt::format(",{},{},{},{},{}", o.alarmed_any ? 1 : 0, o.episodes, o.alarm_at_end ? 1 : 0,
                          o.alarm_before_leak ? 1 : 0, OptionalNumber(o.delay_s, 1, 1));
     }
-    row += fmt::format(",{},{},{},{},{},{:.3f}\n", r.end_verdict, OptionalNumber(r.rate_bps, kMiBPerHour, 3),
+    row += fmt::format(",{},{},{},{},{},{:.3f},{:.3f}\n", r.end_verdict, OptionalNumber(r.rate_bps, kMiBPerHour, 3),
                        OptionalNumber(r.rate_lo_bps, kMiBPerHour, 3), OptionalNumber(r.rate_hi_bps, kMiBPerHour, 3),
-                       r.assessments, r.engine_seconds * 1000.0);
+                       r.assessments, r.engine_cpu_seconds * 1000.0, r.assess_cpu_seconds * 1000.0);
     std::fputs(row.c_str(), f);
   }
   const bool write_failed = std::ferror(f) != 0;

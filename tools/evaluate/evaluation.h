@@ -56,10 +56,17 @@ struct TraceResult {
   std::string end_verdict;
   std::optional<double> rate_bps, rate_lo_bps, rate_hi_bps;
   size_t assessments = 0;
-  double engine_seconds = 0;  // CPU time in Add + Assess for this trace (wall clock of one thread)
+  double engine_cpu_seconds = 0;  // CPU time of the worker thread in Add + Assess for this trace
+  double assess_cpu_seconds = 0;  // the part of it spent in Assess
 };
 
-TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options);
+// `on_assessment`, when given, sees every vramwatch assessment with its trace time (seconds).
+using AssessmentObserver = std::function<void(double t, const detection::Assessment&)>;
+TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const AssessmentObserver& on_assessment = {});
+
+// A human account of one trace, for tuning: its label, every vramwatch assessment (time, verdict,
+// rate and interval), the final evidence, and when each baseline fired.
+std::string ExplainTrace(const Trace& trace, const EvalOptions& options);
 
 struct RunOptions {
   int traces = 1200;

@@ -21,12 +21,6 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
-std::string TempDir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("vw_evaluation_test_" + std::to_string(::getpid())) / name;
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
-
 RunOptions SmallRun(int traces) {
   RunOptions run;
   run.traces = traces;
@@ -103,7 +97,10 @@ TEST(Evaluation, ResultsDoNotDependOnTheThreadCount) {
 }
 
 TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
-  const std::string dir = TempDir("e2e");
+  const std::filesystem::path tmp =
+      std::filesystem::temp_directory_path() / ("vw_evaluation_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(tmp);
+  const std::string dir = tmp.string();
   RunOptions run = SmallRun(40);
   run.write_csv_dir = dir;
   auto results = RunEvaluation(run);
@@ -125,9 +122,9 @@ TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
   const std::string report = FormatReport(*results, run.eval, {.seed = 7, .threads = 2, .wall_seconds = 1});
   for (size_t d = 0; d < kDetectorCount; ++d) EXPECT_NE(report.find(DetectorName(d)), std::string::npos);
   for (const char* row : {"Recall at the end of the trace",
-                          "Recall within 30m",
-                          "Recall within 1h",
-                          "Recall within 2h",
+                          "Recall within 30m of the leak start",
+                          "Recall within 1h of the leak start",
+                          "Recall within 2h of the leak start",
                           "<40 MiB/h",
                           "40-100 MiB/h",
                           "100-500 MiB/h",
@@ -161,7 +158,29 @@ TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
   for (size_t d = 0; d < kDetectorCount; ++d) {
     EXPECT_NE(rows[0].find(std::string(DetectorName(d)) + "_delay_s"), std::string::npos);
   }
-  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(tmp);
+}
+
+TEST(Evaluation, ExplainListsEveryAssessmentAndEveryDetector) {
+  const Trace t = TraceGenerator({.seed = 7, .max_hours = 2, .min_interval_s = 2}).Generate(7);
+  ASSERT_TRUE(t.label.leak);
+  const std::string text = ExplainTrace(t, EvalOptions{});
+  const TraceResult r = EvaluateTrace(t, EvalOptions{});
+  size_t rows = 0;
+  for (size_t pos = 0; (pos = text.find(" MiB/h\n", pos)) != std::string::npos; ++pos) ++rows;
+  EXPECT_EQ(rows, r.assessments) << text;
+  EXPECT_NE(text.find("true leak: "), std::string::npos) << text;
+  for (size_t d = 0; d < kDetectorCount; ++d) EXPECT_NE(text.find(DetectorName(d)), std::string::npos);
+}
+
+TEST(Report, WilsonIntervalMatchesTheClosedForm) {
+  // 8 of 10 gives [0.490, 0.943]; 0 of 50 gives [0, 0.071].
+  const auto [lo, hi] = WilsonInterval(8, 10);
+  EXPECT_NEAR(lo, 0.4902, 1e-4);
+  EXPECT_NEAR(hi, 0.9433, 1e-4);
+  const auto [zlo, zhi] = WilsonInterval(0, 50);
+  EXPECT_EQ(zlo, 0);
+  EXPECT_NEAR(zhi, 0.0714, 1e-4);
 }
 
 TEST(Report, QuantileInterpolatesBetweenRanks) {

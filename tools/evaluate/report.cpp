@@ -69,8 +69,9 @@ using Filter = std::function<bool(const TraceResult&)>;
 using Hit = std::function<bool(const TraceResult&, const DetectorOutcome&)>;
 
 // One row: per detector, the share of the filtered traces for which `hit` holds.
+// With `interval`, a second row gives each share's 95 % Wilson score interval.
 void RecallRow(Table& t, const std::vector<TraceResult>& results, const std::string& label, const Filter& filter,
-               const Hit& hit) {
+               const Hit& hit, bool interval = false) {
   size_t n = 0;
   std::array<size_t, kDetectorCount> hits{};
   for (const TraceResult& r : results) {
@@ -81,6 +82,21 @@ void RecallRow(Table& t, const std::vector<TraceResult>& results, const std::str
   std::array<std::string, kDetectorCount> cells;
   for (size_t d = 0; d < kDetectorCount; ++d) cells[d] = Percent(hits[d], n);
   t.Row(fmt::format("{:<28} n={}", label, n), cells);
+  if (!interval || n == 0) return;
+  for (size_t d = 0; d < kDetectorCount; ++d) {
+    const auto [lo, hi] = WilsonInterval(hits[d], n);
+    cells[d] = fmt::format("{:.1f}-{:.1f}%", lo * 100, hi * 100);
+  }
+  t.Row("  95% interval (Wilson)", cells);
+}
+
+// A setting's duration as people write it: "10m", "2h", "15s", "1h30m".
+std::string Knob(double seconds) {
+  const auto s = static_cast<long long>(std::llround(seconds));
+  if (s % 3600 == 0) return fmt::format("{}h", s / 3600);
+  if (s >= 3600 && s % 60 == 0) return fmt::format("{}h{}m", s / 3600, s % 3600 / 60);
+  if (s % 60 == 0) return fmt::format("{}m", s / 60);
+  return FormatDuration(seconds);
 }
 
 std::string DurationOrDash(const std::optional<double>& s) {
@@ -88,6 +104,16 @@ std::string DurationOrDash(const std::optional<double>& s) {
 }
 
 }  // namespace
+
+std::pair<double, double> WilsonInterval(size_t hits, size_t n, double z) {
+  if (n == 0) return {0, 1};
+  const double nn = static_cast<double>(n);
+  const double p = static_cast<double>(hits) / nn;
+  const double denom = 1 + z * z / nn;
+  const double centre = (p + z * z / (2 * nn)) / denom;
+  const double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / denom;
+  return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
 
 std::optional<double> Quantile(std::vector<double> values, double q) {
   if (values.empty()) return std::nullopt;
@@ -100,11 +126,12 @@ std::optional<double> Quantile(std::vector<double> values, double q) {
 
 std::string FormatReport(const std::vector<TraceResult>& results, const EvalOptions& eval, const ReportInfo& info) {
   size_t healthy = 0, leaks = 0, samples = 0;
-  double healthy_hours = 0, leak_hours = 0, engine_s = 0;
+  double healthy_hours = 0, leak_hours = 0, engine_s = 0, assess_s = 0;
   size_t assessments = 0;
   for (const TraceResult& r : results) {
     samples += r.samples;
-    engine_s += r.engine_seconds;
+    engine_s += r.engine_cpu_seconds;
+    assess_s += r.assess_cpu_seconds;
     assessments += r.assessments;
     if (r.label.leak) {
       ++leaks;
@@ -120,16 +147,20 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
       "vw-evaluate: {} traces ({} healthy, {} leak), seed {}, {:.1f} M samples, {:.1f} healthy "
       "GPU-hours, {:.1f} leak GPU-hours",
       results.size(), healthy, leaks, info.seed, static_cast<double>(samples) / 1e6, healthy_hours, leak_hours));
-  t.Text(fmt::format(
-      "vramwatch assessed every {} (healthy) / {} (leak traces) and at the end; baselines: scrape "
-      "{}, rules every {}, for: {}",
-      FormatDuration(eval.healthy_step_s), FormatDuration(eval.leak_step_s), FormatDuration(eval.prom.scrape_s),
-      FormatDuration(eval.prom.eval_s), FormatDuration(eval.prom.for_s)));
   t.Text(
-      fmt::format("wall time {:.1f} s on {} threads; engine {:.1f} s CPU, {:.0f} ns per sample incl. {} "
-                  "assessments",
-                  info.wall_seconds, info.threads, engine_s,
-                  samples > 0 ? engine_s * 1e9 / static_cast<double>(samples) : 0.0, assessments));
+      fmt::format("vramwatch assessed every {} (healthy) / {} (leak traces) and at the end; baselines: scrape "
+                  "{}, rules every {}, for: {}",
+                  Knob(eval.healthy_step_s), Knob(eval.leak_step_s), Knob(eval.prom.scrape_s), Knob(eval.prom.eval_s),
+                  Knob(eval.prom.for_s)));
+  t.Text(
+      fmt::format("wall time {:.1f} s on {} threads, {:.1f} s CPU; vramwatch engine {:.1f} s CPU: Add {:.0f} ns per "
+                  "sample, Assess {:.0f} us per call ({} calls)",
+                  info.wall_seconds, info.threads, info.cpu_seconds, engine_s,
+                  samples > 0 ? (engine_s - assess_s) * 1e9 / static_cast<double>(samples) : 0.0,
+                  assessments > 0 ? assess_s * 1e6 / static_cast<double>(assessments) : 0.0, assessments));
+  if (results.size() < 1000 || healthy_hours < 2000) {
+    t.Text("note: smaller than the reference corpus (>= 1000 traces and >= 2000 healthy GPU-hours)");
+  }
   t.Text("");
   t.Header();
 
@@ -147,8 +178,7 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
   t.Section("Recall at the end of the trace (alarming at the last check)");
   band_rows(is_leak, [](const TraceResult&, const DetectorOutcome& o) { return o.alarm_at_end; });
   for (double h : eval.horizons_s) {
-    t.Section(
-        fmt::format("Recall within {} of the leak start (leaks that ran >= {})", FormatDuration(h), FormatDuration(h)));
+    t.Section(fmt::format("Recall within {} of the leak start (leaks that ran >= {})", Knob(h), Knob(h)));
     band_rows([h](const TraceResult& r) { return r.label.leak && LeakRan(r) >= h; },
               [h](const TraceResult&, const DetectorOutcome& o) { return o.delay_s && *o.delay_s <= h + 1e-6; });
   }
@@ -157,11 +187,11 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
   RecallRow(
       t, results, ">=40 MiB/h, ran >=2h: at end",
       [](const TraceResult& r) { return r.label.leak && RateMiBPerHour(r) >= 40 && LeakRan(r) >= 7200; },
-      [](const TraceResult&, const DetectorOutcome& o) { return o.alarm_at_end; });
+      [](const TraceResult&, const DetectorOutcome& o) { return o.alarm_at_end; }, true);
   RecallRow(
       t, results, ">=500 MiB/h: within 1h",
       [](const TraceResult& r) { return r.label.leak && RateMiBPerHour(r) >= 500 && LeakRan(r) >= 3600; },
-      [](const TraceResult&, const DetectorOutcome& o) { return o.delay_s && *o.delay_s <= 3600 + 1e-6; });
+      [](const TraceResult&, const DetectorOutcome& o) { return o.delay_s && *o.delay_s <= 3600 + 1e-6; }, true);
 
   t.Section("Detection delay after the leak start (leaks alarmed at or after their start)");
   RecallRow(t, results, "alarmed at any time", is_leak,

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "evaluation.h"
@@ -18,12 +19,16 @@ struct ReportInfo {
   uint64_t seed = 0;
   int threads = 1;
   double wall_seconds = 0;  // whole run (generation + evaluation)
+  double cpu_seconds = 0;   // CPU time of the whole run, all threads (user + system)
 };
 
 // Leak-rate bands (MiB/h): [0,40), [40,100), [100,500), [500,2000), [2000,inf).
 inline constexpr double kBandEdgesMiBPerHour[] = {40, 100, 500, 2000};
 
 std::string FormatReport(const std::vector<TraceResult>& results, const EvalOptions& eval, const ReportInfo& info);
+
+// 95 % (z = 1.96) Wilson score interval of a share hits/n; [0, 1] when n = 0.
+std::pair<double, double> WilsonInterval(size_t hits, size_t n, double z = 1.96);
 
 // Linear-interpolated quantile (q in [0,1]) of the values; nullopt when empty.
 std::optional<double> Quantile(std::vector<double> values, double q);

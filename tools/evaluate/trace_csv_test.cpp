@@ -20,11 +20,24 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return lines;
 }
 
-std::string TempPath(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("vw_trace_csv_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
+// A fresh folder for one test, removed with everything in it when the test ends.
+class ScopedTempDir {
+ public:
+  ScopedTempDir() {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("vw_trace_csv_test_" + std::to_string(::getpid()) + "_" + test->name());
+    std::filesystem::create_directories(dir_);
+  }
+  ~ScopedTempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
 
 TEST(TraceCsv, TimestampsUseTheNvidiaSmiSpelling) {
   EXPECT_EQ(FormatNvidiaSmiTimestamp(1767571200.0), "2026/01/05 00:00:00.000");
@@ -40,7 +53,8 @@ TEST(TraceCsv, WritesTheExactNvidiaSmiQueryGpuFormat) {
   t.label.start_epoch_s = 1767571200.0 + 9 * 3600 + 59.5;
   t.label.duration_s = 0.75;
   t.used_mib = {512, 12345, 12346, 80000};
-  const std::string path = TempPath("trace.csv");
+  const ScopedTempDir tmp;
+  const std::string path = tmp.Path("trace.csv");
   ASSERT_TRUE(WriteNvidiaSmiCsv(t, path).ok());
   const auto lines = ReadLines(path);
   ASSERT_EQ(lines.size(), 5u);
@@ -53,7 +67,8 @@ TEST(TraceCsv, WritesTheExactNvidiaSmiQueryGpuFormat) {
 
 TEST(TraceCsv, GeneratedTraceRoundTripsThroughItsCsv) {
   const Trace t = TraceGenerator({.seed = 4, .max_hours = 1.2, .min_interval_s = 5}).Generate(7);
-  const std::string path = TempPath("generated.csv");
+  const ScopedTempDir tmp;
+  const std::string path = tmp.Path("generated.csv");
   ASSERT_TRUE(WriteNvidiaSmiCsv(t, path).ok());
   const auto lines = ReadLines(path);
   ASSERT_EQ(lines.size(), t.used_mib.size() + 1);
@@ -70,7 +85,8 @@ TEST(TraceCsv, LabelsFileHasOneRowPerTrace) {
   const TraceGenerator gen({.seed = 4, .max_hours = 1.2, .min_interval_s = 5});
   std::vector<TraceLabel> labels = {gen.Generate(0).label, gen.Generate(7).label};
   std::vector<std::string> files = {"trace_00000.csv", "trace_00007.csv"};
-  const std::string path = TempPath("labels.csv");
+  const ScopedTempDir tmp;
+  const std::string path = tmp.Path("labels.csv");
   ASSERT_TRUE(WriteLabelsCsv(labels, files, path).ok());
   const auto lines = ReadLines(path);
   ASSERT_EQ(lines.size(), 3u);

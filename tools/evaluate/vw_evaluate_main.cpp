@@ -2,12 +2,14 @@
 // engine and the usual Prometheus rules over them, and prints the side-by-side report
 // (see README.md in this folder).
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -21,7 +23,8 @@ namespace {
 // CLI11 validator for durations like "10m".
 std::string CheckDuration(const std::string& text) {
   auto d = vw::ParseDuration(text);
-  return d.ok() ? std::string() : d.status().message();
+  if (!d.ok()) return d.status().message();
+  return *d > 0 ? std::string() : "the step must be longer than zero";
 }
 
 }  // namespace
@@ -37,6 +40,7 @@ int main(int argc, char** argv) {
   run.threads = static_cast<int>(cores);
   std::string csv_out, healthy_step = "10m", leak_step = "5m";
   bool quiet = false;
+  std::optional<int> explain;
   app.add_option("--traces", run.traces, "Number of traces in the corpus")->check(CLI::Range(1, 10000000));
   app.add_option("--seed", seed, "Seed of the corpus (same seed, same traces)");
   app.add_option("--threads", run.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
@@ -46,6 +50,10 @@ int main(int argc, char** argv) {
   app.add_option("--healthy-step", healthy_step, "Assess vramwatch this often on healthy traces")->check(CheckDuration);
   app.add_option("--leak-step", leak_step, "Assess vramwatch this often on leak traces")->check(CheckDuration);
   app.add_flag("--quiet", quiet, "No progress on stderr");
+  app.add_option("--explain", explain,
+                 "Evaluate only trace ID of the corpus and print every assessment, the evidence and the "
+                 "baselines' alarms")
+      ->check(CLI::NonNegativeNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -64,6 +72,12 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (explain) {
+    const vw::evaluate::TraceGenerator generator(run.generator);
+    fmt::print("{}", vw::evaluate::ExplainTrace(generator.Generate(*explain), run.eval));
+    return vw::kExitOk;
+  }
+
   const auto started = std::chrono::steady_clock::now();
   std::mutex progress_mu;
   auto progress = [&](int done, int total) {
@@ -80,6 +94,10 @@ int main(int argc, char** argv) {
   info.seed = seed;
   info.threads = run.threads;
   info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  info.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                     static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
   fmt::print("{}", vw::evaluate::FormatReport(*results, run.eval, info));
   if (!csv_out.empty()) {
     vw::Status s = vw::evaluate::WriteResultsCsv(*results, csv_out);

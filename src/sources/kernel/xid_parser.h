@@ -51,4 +51,9 @@ struct KernelLogScan {
 // Every line of `text` ("\n"-separated, "\r" tolerated).
 KernelLogScan ScanKernelLog(std::string_view text);
 
+// Removes events whose monotonic time is more than `max_age_s` before `uptime_s` (both seconds
+// since boot), except codes for which `keep_always(xid)` is true. Events without a time stay.
+// Returns how many were removed.
+size_t DropOlderThan(KernelLogScan& scan, double uptime_s, double max_age_s, bool (*keep_always)(int xid));
+
 }  // namespace vw::kernel

@@ -1,5 +1,6 @@
 #include "sources/kernel/xid_parser.h"
 
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -234,6 +235,20 @@ TEST(ScanKernelLog, ParsesEveryXidLineOfTheRealCaptures) {
   EXPECT_GE(scan.uuid_by_pci.size(), 4u);
 }
 
+TEST(DropOlderThan, KeepsRecentUntimedAndAlwaysKeptCodes) {
+  KernelLogScan scan = ScanKernelLog(
+      "[ 100.0] NVRM: Xid (PCI:0000:01:00): 13, old app fault\n"
+      "[ 150.0] NVRM: Xid (PCI:0000:01:00): 48, old double-bit error\n"
+      "NVRM: Xid (PCI:0000:01:00): 31, no time\n"
+      "[ 9000.0] NVRM: Xid (PCI:0000:01:00): 13, recent app fault\n");
+  size_t dropped = DropOlderThan(scan, 10000.0, 3600.0, [](int xid) { return xid == 48; });
+  EXPECT_EQ(dropped, 1u);
+  ASSERT_EQ(scan.events.size(), 3u);
+  EXPECT_EQ(scan.events[0].xid, 48);
+  EXPECT_EQ(scan.events[1].xid, 31);
+  EXPECT_EQ(scan.events[2].message, "recent app fault");
+}
+
 TEST(XidCatalog, HardwareSetPointsAtADifferentIncident) {
   for (int code : {48, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140}) {
     const XidInfo* info = LookupXid(code);
@@ -250,7 +265,7 @@ TEST(XidCatalog, HardwareSetPointsAtADifferentIncident) {
 }
 
 TEST(ReadKmsg, ReadsRecordsUntilEndWithoutBlocking) {
-  std::string path = testing::TempDir() + "/kmsg-fixture";
+  std::string path = testing::TempDir() + "/kmsg-fixture-" + std::to_string(::getpid());
   {
     std::ofstream out(path);
     out << "6,100,5000000,-;NVRM: GPU at PCI:0000:01:00: GPU-aaaa\n"

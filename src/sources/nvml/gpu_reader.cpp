@@ -394,7 +394,8 @@ Result<std::vector<GpuReader::RawProcess>> GpuReader::ReadList(api::nvmlDevice_t
       return std::make_pair(rc, convert(v));
     });
   }
-  return Status::NotFound(std::string(names[2]) + ": not exported by this NVML library");
+  // A driver without any version of this list (MPS before R470) cannot show such processes.
+  return std::vector<RawProcess>{};
 }
 
 void GpuReader::ReadProcesses(api::nvmlDevice_t d, std::optional<unsigned> gi, std::optional<unsigned> ci) {
@@ -405,9 +406,7 @@ void GpuReader::ReadProcesses(api::nvmlDevice_t d, std::optional<unsigned> gi, s
   for (Kind kind : {Kind::kCompute, Kind::kGraphics, Kind::kMps}) {
     auto r = ReadList(d, kind);
     if (!r.ok()) {
-      if (call_.last_code() || call_.last_timed_out()) {
-        if (!Note(r.status())) return;
-      }
+      if (!Note(r.status())) return;
       continue;
     }
     for (const RawProcess& raw : *r) {

@@ -46,6 +46,7 @@ class NvmlCaller {
     if (!r.ok()) return Timeout(r.status());
     if (r->first != api::NVML_SUCCESS) return Failed(name, r->first);
     last_code_ = api::NVML_SUCCESS;
+    timed_out_ = false;
     return r->second;
   }
 
@@ -58,10 +59,11 @@ class NvmlCaller {
     if (!r.ok()) return Timeout(r.status());
     if (r->first != api::NVML_SUCCESS) return Failed(name, r->first);
     last_code_ = api::NVML_SUCCESS;
+    timed_out_ = false;
     return std::move(r->second);
   }
 
-  // NVML code of the last failed call; nullopt when the last call succeeded or timed out.
+  // NVML code of the last call (NVML_SUCCESS when it succeeded); nullopt when it timed out.
   std::optional<int> last_code() const { return last_code_; }
   bool last_timed_out() const { return timed_out_; }
 

@@ -84,6 +84,16 @@ VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetDeviceHandleFromMigDeviceHandle, Device
 VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetGpuInstanceId, GpuInstanceId, 1, (nvmlDevice_t, unsigned int*))
 VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetComputeInstanceId, ComputeInstanceId, 1, (nvmlDevice_t, unsigned int*))
 
+// Events (Xid). The unversioned nvmlEventSetWait is the pre-450 export with a 24-byte event.
+VW_NVML_ENTRY(nvmlReturn_t, nvmlEventSetCreate, EventSetCreate, 1, (nvmlEventSet_t*))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlEventSetFree, EventSetFree, 1, (nvmlEventSet_t))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetSupportedEventTypes, SupportedEventTypes, 1,
+              (nvmlDevice_t, unsigned long long*))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceRegisterEvents, RegisterEvents, 1,
+              (nvmlDevice_t, unsigned long long, nvmlEventSet_t))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlEventSetWait_v2, EventSetWait, 2, (nvmlEventSet_t, nvmlEventData_t*, unsigned int))
+VW_NVML_ENTRY(nvmlReturn_t, nvmlEventSetWait, EventSetWait, 1, (nvmlEventSet_t, nvmlEventData_t*, unsigned int))
+
 // Queried by common clients (gpustat, nvitop); vramwatch itself does not need them.
 VW_NVML_ENTRY(nvmlReturn_t, nvmlDeviceGetTemperature, Temperature, 1,
               (nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int*))

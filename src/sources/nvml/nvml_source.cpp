@@ -18,6 +18,10 @@ std::string ResolveLibraryPath(std::string_view flag_value) {
   return kDefaultLibrary;
 }
 
+std::string DeviceNodePath(unsigned minor) {
+  return "/dev/nvidia" + std::to_string(minor);
+}
+
 Status NvmlStatus(std::string_view function, int nvml_code, std::string_view error_text) {
   std::string msg =
       std::string(function) + ": " + std::string(error_text) + " (NVML error " + std::to_string(nvml_code) + ")";

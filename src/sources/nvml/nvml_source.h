@@ -5,7 +5,12 @@
 // v1), BAR1, utilisation, processes (compute, graphics and MPS lists merged by PID; per-process SM
 // utilisation from process samples newer than the last one seen on that GPU), MIG devices with
 // their memory, driver and CUDA driver versions. Missing values stay std::nullopt: a failed call
-// is recorded in GpuSnapshot::errors / nvml_errors and never becomes a zero.
+// is recorded in GpuSnapshot::errors / nvml_errors and never becomes a zero. NOT_SUPPORTED and
+// FUNCTION_NOT_FOUND only leave the value missing (they describe the GPU, not a failure). With
+// memory v1 (older drivers) memory_used_bytes includes the reserved memory and
+// memory_reserved_bytes is missing. With MIG on, processes are read per MIG device (GI/CI set) and
+// sm_util_ratio stays missing. A process without a utilisation sample newer than the last one
+// seen used 0 % of the SMs since (the driver samples only busy processes).
 //
 // Versioned calls follow the fallback chain of nvml_entry_points.h (_v3 -> _v2 -> unversioned).
 // The R535 hazard (nvml.md §5.8) is handled: when _v3 process calls and
@@ -14,7 +19,8 @@
 //
 // Deadlines: every NVML call runs on a worker thread and the caller waits at most
 // `call_deadline`. There is one worker per GPU and one for system-wide calls, so a call that hangs
-// on one GPU does not hold up the others. When a call passes its deadline, its worker is
+// on one GPU does not hold up the others (GPUs are read one after the other, so a snapshot waits
+// at most one deadline per hung GPU). When a call passes its deadline, its worker is
 // abandoned (the thread stays blocked inside NVML, detached) and the GPU is reported
 // `responsive = false`; while that abandoned call has not returned, further calls for the same GPU
 // fail at once with kTimeout ("still blocked in <function>") instead of piling up threads. Once
@@ -44,6 +50,9 @@ inline constexpr const char* kLibraryEnvVar = "VRAMWATCH_NVML_LIB";
 // The library to load: `flag_value` (from --nvml-lib) when not empty, else $VRAMWATCH_NVML_LIB when
 // set and not empty, else kDefaultLibrary.
 std::string ResolveLibraryPath(std::string_view flag_value);
+
+// The device node of a GPU: "/dev/nvidia<minor>" (GpuSnapshot::minor).
+std::string DeviceNodePath(unsigned minor);
 
 // Status for a failed NVML call: the message is "<function>: <nvmlErrorString text> (NVML error
 // <code>)"; the code maps NO_PERMISSION -> kPermissionDenied, NOT_FOUND -> kNotFound, TIMEOUT ->

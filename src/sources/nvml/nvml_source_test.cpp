@@ -207,6 +207,42 @@ TEST(NvmlSourceTest, RetriesWhileTheProcessListGrowsBetweenCalls) {
   EXPECT_NE(FindPid(g, 1060), nullptr);
 }
 
+TEST(NvmlSourceTest, GivesUpWhenTheListKeepsGrowing) {
+  // The list doubles before every call, faster than the binding's slack: after its bounded number
+  // of attempts the call is reported as failed rather than retried forever.
+  std::string procs;
+  int pid = 2000;
+  for (int wave = 0; wave <= 9; ++wave) {
+    for (int i = 0; i < (10 << wave); ++i) {
+      procs += "      - {pid: " + std::to_string(pid++) + ", visible_after_calls: " + std::to_string(wave) + "}\n";
+    }
+  }
+  EmulatedNvml emu("gpus:\n  - uuid: GPU-grow\n    memory_total_mib: 16384\n    processes:\n" + procs);
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  GpuSnapshot g = src->TakeGpuSnapshot(0);
+  EXPECT_THAT(g.errors, Contains("nvmlDeviceGetComputeRunningProcesses_v3: Insufficient Size (NVML error 7)"));
+  EXPECT_TRUE(g.processes.empty());
+  EXPECT_TRUE(g.memory_total_bytes.has_value());  // the rest of the GPU is still read
+}
+
+TEST(NvmlSourceTest, FallsBackToMemoryV1WhenV2IsExportedButNotImplemented) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-v2broken
+    memory_total_mib: 1000
+    memory_reserved_mib: 100
+    unattributed_mib: 10
+    errors: [{function: nvmlDeviceGetMemoryInfo_v2, code: 13}]
+)");
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  GpuSnapshot g = src->TakeGpuSnapshot(0);
+  EXPECT_TRUE(g.errors.empty());
+  EXPECT_EQ(g.memory_used_bytes, 110 * kMiB);  // v1: reserved counted as used
+  EXPECT_FALSE(g.memory_reserved_bytes.has_value());
+}
+
 TEST(NvmlSourceTest, NotAvailableProcessMemoryIsMissingNotZero) {
   EmulatedNvml emu(R"(
 gpus:
@@ -396,6 +432,38 @@ TEST(NvmlSourceTest, InitFailureFromBadScenarioNamesTheCall) {
   auto r = NvmlSource::Open(o);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("nvmlInit_v2: Unknown Error (NVML error 999)"));
+}
+
+TEST(NvmlSourceTest, OpenGivesUpOnAHungInit) {
+  EmulatedNvml emu(R"(
+hangs: [{function: nvmlInit_v2, seconds: 30}]
+gpus: [{uuid: GPU-i, memory_total_mib: 100}]
+)");
+  SourceOptions o;
+  o.library_path = emu.library();
+  o.call_deadline = std::chrono::milliseconds(200);
+  auto start = std::chrono::steady_clock::now();
+  auto r = NvmlSource::Open(o);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kTimeout);
+  EXPECT_THAT(r.status().message(), HasSubstr("nvmlInit_v2: no answer within the 200 ms deadline"));
+}
+
+TEST(NvmlSourceTest, InitErrorFromTheDriverIsReported) {
+  EmulatedNvml emu(R"(
+errors: [{function: nvmlInit, code: 9}]
+gpus: [{uuid: GPU-i, memory_total_mib: 100}]
+)");
+  SourceOptions o;
+  o.library_path = emu.library();
+  auto r = NvmlSource::Open(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("nvmlInit_v2: Driver Not Loaded (NVML error 9)"));
+}
+
+TEST(NvmlSourceTest, DeviceNodeFollowsTheMinorNumber) {
+  EXPECT_EQ(DeviceNodePath(3), "/dev/nvidia3");
 }
 
 TEST(NvmlSourceTest, ResolvesLibraryFromFlagThenEnvironment) {

@@ -1,7 +1,9 @@
 #include "sources/procfs/holder_join.h"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
+#include <thread>
 
 namespace vw::procfs {
 
@@ -31,7 +33,11 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
 
   DeviceFdScan scan = reader.ScanDeviceFds();
   out.fd_dirs_unreadable = scan.pids_unreadable;
-  for (const auto& msg : scan.unreadable) out.notes.push_back("fd scan: " + msg);
+  // Per-PID EACCES is summarised by the findings (fd_dirs_unreadable); only a failed listing of
+  // the root itself is worth its own note.
+  if (scan.pids_scanned == 0) {
+    for (const auto& msg : scan.unreadable) out.notes.push_back("fd scan: " + msg);
+  }
   for (const auto& holder : scan.holders) {
     if (holder.minors.empty()) {
       out.control_only.push_back(holder.pid);
@@ -52,6 +58,39 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
 
   out.hints = reader.PidNamespaceHints();
   host.host_pids_visible = HostPidsVisible(nvml_pids, nvml_infos, out.hints);
+  return out;
+}
+
+std::vector<int64_t> RecheckDiskSleep(HostSnapshot& host, const ProcessReader& reader, int tries, double pause_s) {
+  std::set<int64_t> pending;
+  for (const auto& gpu : host.gpus) {
+    for (const auto& p : gpu.processes) {
+      if (p.info.state == ProcState::kDiskSleep) pending.insert(p.pid);
+    }
+  }
+  std::map<int64_t, ProcState> left;
+  for (int i = 0; i < tries && !pending.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(pause_s));
+    for (auto it = pending.begin(); it != pending.end();) {
+      ProcessInfo now = reader.Read(*it);
+      if (now.state != ProcState::kDiskSleep && now.state != ProcState::kUnknown) {
+        left[*it] = now.state;
+        it = pending.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  std::vector<int64_t> out;
+  for (auto& gpu : host.gpus) {
+    for (auto& p : gpu.processes) {
+      auto it = left.find(p.pid);
+      if (it == left.end()) continue;
+      p.info.state = it->second;
+      if (it->second == ProcState::kGone) p.info.alive = false;
+    }
+  }
+  for (const auto& [pid, state] : left) out.push_back(pid);
   return out;
 }
 

@@ -28,4 +28,10 @@ struct JoinResult {
 
 JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map<int64_t, double>& start_times);
 
+// A process is often in D state for a moment (disk or network I/O). For every holder in D, reads
+// its state again up to `tries` times, `pause_s` apart; a holder seen leaving D takes its new
+// state. Returns the PIDs that left D (for a note). One-shot checks use it so a single unlucky
+// read does not make a stuck_holder.
+std::vector<int64_t> RecheckDiskSleep(HostSnapshot& host, const ProcessReader& reader, int tries, double pause_s);
+
 }  // namespace vw::procfs

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "sources/procfs/proc_fixture.h"
 
@@ -88,6 +90,56 @@ TEST(JoinHolders, MissingPidsInsideAContainerNamespaceMakeHostPidsInvisible) {
   JoinResult r = JoinHolders(h, reader, starts);
   EXPECT_FALSE(h.host_pids_visible);
   EXPECT_TRUE(r.hints.in_pid_namespace);
+}
+
+// Serves /proc/PID/stat from a script: the Nth read of a PID's stat returns the Nth state.
+class ScriptedStatFs : public ProcFs {
+ public:
+  ScriptedStatFs(const ProcFs& inner, std::map<int64_t, std::string> states) : inner_(inner), states_(states) {}
+  Result<std::string> ReadFile(const std::string& rel) const override {
+    for (auto& [pid, seq] : states_) {
+      if (rel == std::to_string(pid) + "/stat") {
+        size_t& n = reads_[pid];
+        FakeProcess p;
+        p.pid = pid;
+        p.state = seq[std::min(n, seq.size() - 1)];
+        ++n;
+        return FormatStatLine(p);
+      }
+    }
+    return inner_.ReadFile(rel);
+  }
+  Result<std::vector<std::string>> ListDir(const std::string& rel) const override { return inner_.ListDir(rel); }
+  Result<std::string> ReadLink(const std::string& rel) const override { return inner_.ReadLink(rel); }
+  std::string Describe(const std::string& rel) const override { return inner_.Describe(rel); }
+
+ private:
+  const ProcFs& inner_;
+  std::map<int64_t, std::string> states_;
+  mutable std::map<int64_t, size_t> reads_;
+};
+
+TEST(RecheckDiskSleep, BriefDStateIsNotKeptButPersistentDStateIs) {
+  Tree t("recheck");
+  FakeProcess a;
+  a.pid = 100;
+  FakeProcess b;
+  b.pid = 200;
+  ASSERT_TRUE(WriteProcFixture(t.root.string(), {a, b}).ok());
+  DirProcFs real(t.root.string());
+  ScriptedStatFs fs(real, {{100, "DDS"}, {200, "DDDDDD"}});
+  ReaderOptions o;
+  o.self_pid = 1;
+  ProcessReader reader(fs, o);
+  HostSnapshot h = TwoGpus({100, 200});
+  std::map<int64_t, double> starts;
+  JoinHolders(h, reader, starts);
+  ASSERT_EQ(h.gpus[0].processes[0].info.state, ProcState::kDiskSleep);
+  ASSERT_EQ(h.gpus[0].processes[1].info.state, ProcState::kDiskSleep);
+  std::vector<int64_t> left = RecheckDiskSleep(h, reader, 4, 0.001);
+  EXPECT_EQ(left, std::vector<int64_t>({100}));
+  EXPECT_EQ(h.gpus[0].processes[0].info.state, ProcState::kSleeping);
+  EXPECT_EQ(h.gpus[0].processes[1].info.state, ProcState::kDiskSleep);
 }
 
 }  // namespace

@@ -242,4 +242,13 @@ std::optional<int64_t> PidFromSched(std::string_view text) {
   return pid;
 }
 
+std::optional<double> ParseUptime(std::string_view text) {
+  auto fields = SplitWhitespace(text);
+  if (fields.empty()) return std::nullopt;
+  double v = 0;
+  auto [p, ec] = std::from_chars(fields[0].data(), fields[0].data() + fields[0].size(), v);
+  if (ec != std::errc() || p != fields[0].data() + fields[0].size() || v < 0) return std::nullopt;
+  return v;
+}
+
 }  // namespace vw::procfs

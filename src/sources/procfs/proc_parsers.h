@@ -62,4 +62,7 @@ std::string UserFromPasswd(std::string_view passwd_text, uint32_t uid);
 // older kernels /proc/1/sched shows the host PID of the container's init.
 std::optional<int64_t> PidFromSched(std::string_view text);
 
+// /proc/uptime "12345.67 54321.00" -> 12345.67 (seconds since boot).
+std::optional<double> ParseUptime(std::string_view text);
+
 }  // namespace vw::procfs

@@ -146,5 +146,11 @@ TEST(PidFromSched, ReadsThePidInTheFirstLine) {
   EXPECT_EQ(PidFromSched("nonsense\n"), std::nullopt);
 }
 
+TEST(ParseUptime, ReadsSecondsSinceBoot) {
+  EXPECT_EQ(ParseUptime("12345.67 54321.00\n"), 12345.67);
+  EXPECT_EQ(ParseUptime(""), std::nullopt);
+  EXPECT_EQ(ParseUptime("soon 1\n"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace vw::procfs

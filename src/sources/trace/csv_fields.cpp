@@ -1,6 +1,8 @@
 #include "sources/trace/csv_fields.h"
 
-#include <cstring>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace vw::trace {
 namespace {
@@ -26,38 +28,78 @@ CsvColumn KindOf(std::string_view name) {
 
 }  // namespace
 
+namespace {
+
+void PushTrimmed(const char* b, const char* e, std::vector<std::string_view>* fields) {
+  while (b != e && (*b == ' ' || *b == '\t')) ++b;
+  while (e != b && (e[-1] == ' ' || e[-1] == '\t')) --e;
+  fields->push_back(std::string_view(b, static_cast<size_t>(e - b)));
+}
+
+// The common case, no quotes: finds the commas 16 bytes at a time. Returns false (fields
+// unspecified) as soon as it sees a double quote, for the quote-aware path to take over.
+bool SplitUnquoted(std::string_view line, std::vector<std::string_view>* fields) {
+  const char* p = line.data();
+  const size_t n = line.size();
+  size_t start = 0, i = 0;
+#ifdef __SSE2__
+  const __m128i comma = _mm_set1_epi8(',');
+  const __m128i quote = _mm_set1_epi8('"');
+  for (; i + 16 <= n; i += 16) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(block, quote)) != 0) return false;
+    auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, comma)));
+    while (mask != 0) {
+      const size_t pos = i + static_cast<size_t>(__builtin_ctz(mask));
+      PushTrimmed(p + start, p + pos, fields);
+      start = pos + 1;
+      mask &= mask - 1;
+    }
+  }
+#endif
+  for (; i < n; ++i) {
+    if (p[i] == '"') return false;
+    if (p[i] == ',') {
+      PushTrimmed(p + start, p + i, fields);
+      start = i + 1;
+    }
+  }
+  PushTrimmed(p + start, p + n, fields);
+  return true;
+}
+
+}  // namespace
+
 void SplitCsv(std::string_view line, std::vector<std::string_view>* fields) {
   fields->clear();
+  if (SplitUnquoted(line, fields)) return;
+  fields->clear();
   const char* p = line.data();
-  const char* end = p + line.size();
+  const char* const end = p + line.size();
   for (;;) {
-    while (p < end && (*p == ' ' || *p == '\t')) ++p;
-    const char* start = p;
-    const char* stop;
-    if (p < end && *p == '"') {
+    while (p != end && (*p == ' ' || *p == '\t')) ++p;
+    if (p != end && *p == '"') {
+      // Quoted: runs to the closing quote ("" is an escaped quote and stays in the text).
       const char* q = p + 1;
-      for (;;) {
-        q = static_cast<const char*>(std::memchr(q, '"', static_cast<size_t>(end - q)));
-        if (q == nullptr || q + 1 >= end || q[1] != '"') break;
-        q += 2;
-      }
-      if (q != nullptr) {
+      while (q != end && !(*q == '"' && (q + 1 == end || q[1] != '"'))) q += (*q == '"') ? 2 : 1;
+      if (q != end) {
         fields->push_back(std::string_view(p + 1, static_cast<size_t>(q - p - 1)));
         p = q + 1;
-        const char* comma = static_cast<const char*>(std::memchr(p, ',', static_cast<size_t>(end - p)));
-        if (comma == nullptr) return;
-        p = comma + 1;
+        while (p != end && *p != ',') ++p;
+        if (p == end) return;
+        ++p;
         continue;
       }
-      // No closing quote: take the rest as a plain field.
+      // No closing quote: a plain field.
     }
-    const char* comma = static_cast<const char*>(std::memchr(p, ',', static_cast<size_t>(end - p)));
-    stop = comma != nullptr ? comma : end;
-    const char* last = stop;
-    while (last > start && (last[-1] == ' ' || last[-1] == '\t')) --last;
+    const char* start = p;
+    // Fields are short: a plain loop beats a memchr call per field.
+    while (p != end && *p != ',') ++p;
+    const char* last = p;
+    while (last != start && (last[-1] == ' ' || last[-1] == '\t')) --last;
     fields->push_back(std::string_view(start, static_cast<size_t>(last - start)));
-    if (comma == nullptr) return;
-    p = comma + 1;
+    if (p == end) return;
+    ++p;
   }
 }
 

@@ -87,3 +87,33 @@ TEST(TraceFormatNames, RoundTrip) {
 
 }  // namespace
 }  // namespace vw::trace
+
+namespace vw::trace {
+namespace {
+
+TEST(OpenTrace, ProgressCountsTheFileBytes) {
+  std::string text = "timestamp, memory.used [MiB]\n";
+  for (int i = 0; i < 50000; ++i) text += "2026/07/14 08:12:38.696, " + std::to_string(i) + " MiB\n";
+  auto path = testing_util::WriteTemp("progress.csv", text);
+  auto reader = OpenTrace(path, {});
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ((*reader)->bytes_total(), text.size());
+  EXPECT_EQ((*reader)->format(), TraceFormat::kQueryCsv);
+  TraceRecord rec;
+  size_t n = 0;
+  for (;;) {
+    auto got = (*reader)->NextInto(&rec);
+    ASSERT_TRUE(got.ok());
+    if (!*got) break;
+    ++n;
+  }
+  EXPECT_EQ(n, 50000u);
+  EXPECT_EQ(rec.sample.used_bytes, uint64_t{49999} * 1024 * 1024);
+  EXPECT_EQ((*reader)->bytes_read(), text.size());
+  auto again = (*reader)->NextInto(&rec);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again) << "the end stays the end";
+}
+
+}  // namespace
+}  // namespace vw::trace

@@ -10,16 +10,16 @@ LineTraceReader::LineTraceReader(std::unique_ptr<LineReader> in, std::string dis
                                  TraceFormat format)
     : in_(std::move(in)), display_(std::move(display)), options_(std::move(options)), format_(format) {}
 
-Result<std::optional<TraceRecord>> LineTraceReader::Next() {
+Result<bool> LineTraceReader::NextInto(TraceRecord* record) {
   if (!error_.ok()) return error_;
-  std::optional<TraceRecord> rec;
-  Status s = ReadNext(&rec);
-  if (s.ok() && !rec) s = InputStatus();
+  bool got = false;
+  Status s = ReadNext(record, &got);
+  if (s.ok() && !got) s = InputStatus();
   if (!s.ok()) {
     error_ = s;
     return s;
   }
-  if (!rec) {
+  if (!got) {
     if (records_ == 0) {
       error_ = Status::ParseError(
           skipped_count_ > 0
@@ -27,11 +27,19 @@ Result<std::optional<TraceRecord>> LineTraceReader::Next() {
               : fmt::format("{}: no samples in the trace (it is empty or holds only headers and comments)", display_));
       return error_;
     }
-    return rec;
+    return false;
   }
   ++records_;
-  if (!rec->sample.total_bytes && options_.total_bytes) rec->sample.total_bytes = options_.total_bytes;
-  return rec;
+  if (!record->sample.total_bytes && options_.total_bytes) record->sample.total_bytes = options_.total_bytes;
+  return true;
+}
+
+Result<std::optional<TraceRecord>> LineTraceReader::Next() {
+  TraceRecord rec;
+  auto got = NextInto(&rec);
+  if (!got.ok()) return got.status();
+  if (!*got) return std::optional<TraceRecord>();
+  return std::optional<TraceRecord>(std::move(rec));
 }
 
 Status LineTraceReader::Malformed(size_t line, size_t col, std::string_view expected, std::string_view got) {

@@ -27,6 +27,7 @@ class LineTraceReader : public TraceReader {
   LineTraceReader(std::unique_ptr<LineReader> in, std::string display, TraceOptions options, TraceFormat format);
 
   Result<std::optional<TraceRecord>> Next() final;
+  Result<bool> NextInto(TraceRecord* record) final;
   TraceFormat format() const override { return format_; }
   uint64_t bytes_read() const override { return in_->bytes_read(); }
   uint64_t bytes_total() const override { return in_->bytes_total(); }
@@ -36,8 +37,9 @@ class LineTraceReader : public TraceReader {
   bool has_zone() const override { return has_zone_; }
 
  protected:
-  // Sets *out to the next record, or leaves it empty at the end of the input.
-  virtual Status ReadNext(std::optional<TraceRecord>* out) = 0;
+  // Fills *out with the next record and sets *got, or leaves *got false at the end of the input.
+  // *out holds a previous record (or garbage): overwrite every field.
+  virtual Status ReadNext(TraceRecord* out, bool* got) = 0;
 
   // A malformed line: error in strict mode, counted and skipped (ok) in lenient mode. `col` is the
   // 1-based character position of the offending text in the line.

@@ -72,6 +72,9 @@ bool ParseDmonTime(std::string_view s, int* secs) {
   return true;
 }
 
+// Rows collected into one sample instant at most (keeps memory bounded on odd input).
+constexpr size_t kMaxRowsPerInstant = 65536;
+
 struct PendingGpu {
   int index = 0;
   std::vector<ProcessMemory> processes;
@@ -83,10 +86,11 @@ class MonitorLogReader : public LineTraceReader {
       : LineTraceReader(std::move(in), std::move(display), options, which), pmon_(which == TraceFormat::kPmon) {}
 
  protected:
-  Status ReadNext(std::optional<TraceRecord>* out) override {
+  Status ReadNext(TraceRecord* out, bool* got) override {
     for (;;) {
       if (!ready_.empty()) {
         *out = std::move(ready_.front());
+        *got = true;
         ready_.pop_front();
         return Status::Ok();
       }
@@ -174,7 +178,8 @@ class MonitorLogReader : public LineTraceReader {
       } else {
         auto interval = RequireInterval(ln, "this dmon log has no Date/Time columns (nvidia-smi dmon -o DT)");
         if (!interval.ok()) return interval.status();
-        if (std::find(seen_gpus_.begin(), seen_gpus_.end(), gpu) != seen_gpus_.end()) {
+        if (seen_gpus_.size() >= kMaxRowsPerInstant ||
+            std::find(seen_gpus_.begin(), seen_gpus_.end(), gpu) != seen_gpus_.end()) {
           ++group_index_;
           seen_gpus_.clear();
         }
@@ -208,6 +213,7 @@ class MonitorLogReader : public LineTraceReader {
     if (std::find(group_keys_.begin(), group_keys_.end(), std::make_pair(gpu, pid_key)) != group_keys_.end()) {
       new_group = true;
     }
+    if (group_keys_.size() >= kMaxRowsPerInstant) new_group = true;  // bounded memory on odd input
     if (new_group && !group_keys_.empty()) FlushGroup();
     if (group_keys_.empty()) {
       if (t_row) {

@@ -48,7 +48,7 @@ class QueryCsvReader : public LineTraceReader {
   using LineTraceReader::LineTraceReader;
 
  protected:
-  Status ReadNext(std::optional<TraceRecord>* out) override {
+  Status ReadNext(TraceRecord* out, bool* got) override {
     std::string_view line;
     while (NextLine(&line)) {
       const size_t ln = line_number();
@@ -67,10 +67,11 @@ class QueryCsvReader : public LineTraceReader {
           continue;
         }
       }
-      if (c == '-' || c == '=' || c == '#' || c == '*') {
+      if (c == '#') continue;  // a comment
+      if (c == '-' || c == '=' || c == '*') {
         if (IsSeparatorLine(t)) continue;
       }
-      if (t.find(',') == std::string_view::npos) {
+      if (c < '0' || c > '9' || t.size() < 40 || t.find(',') == std::string_view::npos) {
         Timestamp ts;
         if (ParseDateLine(t, &ts)) {
           NoteTime(ts);
@@ -98,10 +99,9 @@ class QueryCsvReader : public LineTraceReader {
         continue;
       }
       bool bad = false;
-      TraceRecord rec;
-      VW_RETURN_IF_ERROR(ParseRow(line, ln, &rec, &bad));
+      VW_RETURN_IF_ERROR(ParseRow(line, ln, out, &bad));
       if (bad) continue;
-      *out = std::move(rec);
+      *got = true;
       return Status::Ok();
     }
     return Status::Ok();
@@ -142,7 +142,19 @@ class QueryCsvReader : public LineTraceReader {
   Status ParseRow(std::string_view line, size_t ln, TraceRecord* rec, bool* bad) {
     std::string_view key_index, key_uuid, key_pci;
     bool have_time = false;
+    // Reset every field, keeping the strings' capacity (no allocation per row once warm).
+    rec->gpu.index.reset();
+    rec->gpu.uuid.clear();
+    rec->gpu.pci_bus_id.clear();
+    rec->gpu.name.clear();
     MemorySample& s = rec->sample;
+    s.t = 0;
+    s.used_bytes.reset();
+    s.total_bytes.reset();
+    s.free_bytes.reset();
+    s.reserved_bytes.reset();
+    s.gpu_util_ratio.reset();
+    s.processes.reset();
     for (size_t i = 0; i < columns_.size(); ++i) {
       const CsvColumnSpec& col = columns_[i];
       std::string_view v = fields_[i];
@@ -153,7 +165,7 @@ class QueryCsvReader : public LineTraceReader {
         case CsvColumn::kPid: break;
         case CsvColumn::kTimestamp: {
           Timestamp ts;
-          if (!ParseTraceTimestamp(v, &ts)) {
+          if (!ParseTraceTimestamp(v, &ts, &date_cache_)) {
             err = ValueError::kNotNumber;
             expected = "a timestamp (YYYY/MM/DD HH:MM:SS.mmm, ISO 8601 or epoch seconds) in timestamp";
             break;
@@ -164,9 +176,10 @@ class QueryCsvReader : public LineTraceReader {
           break;
         }
         case CsvColumn::kIndex: {
-          if (IsMissingValue(v)) break;
           uint64_t idx = 0;
-          if (!ParseUint(v, &idx) || idx > 1000000) {
+          const bool number = ParseUint(v, &idx);
+          if (!number && IsMissingValue(v)) break;
+          if (!number || idx > 1000000) {
             err = ValueError::kNotNumber;
             expected = "a GPU index (0, 1, ...) in index";
             break;
@@ -183,7 +196,7 @@ class QueryCsvReader : public LineTraceReader {
           break;
         case CsvColumn::kPciBusId:
           if (!IsMissingValue(v)) {
-            rec->gpu.pci_bus_id = NormalizePciBusId(v);
+            AssignPciBusId(v, &rec->gpu.pci_bus_id);
             key_pci = rec->gpu.pci_bus_id;
           }
           break;
@@ -219,7 +232,7 @@ class QueryCsvReader : public LineTraceReader {
       } else {
         auto interval = RequireInterval(ln, "the rows have no timestamp column and no `date` lines");
         if (!interval.ok()) return interval.status();
-        if (std::find(group_.begin(), group_.end(), rec->gpu.key) != group_.end()) {
+        if (group_.size() >= 4096 || std::find(group_.begin(), group_.end(), rec->gpu.key) != group_.end()) {
           ++group_index_;
           group_.clear();
         }
@@ -232,6 +245,7 @@ class QueryCsvReader : public LineTraceReader {
   }
 
   std::vector<std::string_view> fields_;
+  DateCache date_cache_;
   std::vector<CsvColumnSpec> columns_;
   std::string header_text_;
   bool have_columns_ = false;

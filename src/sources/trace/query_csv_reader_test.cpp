@@ -101,7 +101,8 @@ const CsvCase kCsvCases[] = {
     {"utf8_bom", "\xEF\xBB\xBFtimestamp, memory.used [MiB]\n2026/01/01 00:00:00.000, 9 MiB\n", "", std::nullopt, 1, "0",
      "2026-01-01T00:00:00", 9, std::nullopt, std::nullopt, "2026-01-01T00:00:00", 9},
     {"date_and_separator_lines_between_blocks",
-     "2025-09-21 16:12:24\n2025/09/21 16:12:24.315, 0, 4, 24564\n2025/09/21 16:12:24.318, 1, 5, 24564\n----\n"
+     "# nvidia-smi loop\n2025-09-21 16:12:24\n2025/09/21 16:12:24.315, 0, 4, 24564\n2025/09/21 16:12:24.318, 1, 5, "
+     "24564\n----\n"
      "Sun May  4 04:27:32 AM EDT 2025\n2025/09/21 16:12:39.360, 0, 6, 24564\n----\n",
      "timestamp,index,memory.used,memory.total", std::nullopt, 3, "0", "2025-09-21T16:12:24.315", 4, 24564,
      std::nullopt, "2025-09-21T16:12:39.360", 6},
@@ -288,6 +289,48 @@ TEST(QueryCsvReader, ErrorIsStickyAfterTheFirstBadLine) {
   auto second = (*reader)->Next();
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().message(), first.status().message());
+}
+
+}  // namespace
+}  // namespace vw::trace
+
+namespace vw::trace {
+namespace {
+
+bool SameRecord(const TraceRecord& a, const TraceRecord& b) {
+  return a.gpu.key == b.gpu.key && a.gpu.index == b.gpu.index && a.gpu.uuid == b.gpu.uuid &&
+         a.gpu.pci_bus_id == b.gpu.pci_bus_id && a.gpu.name == b.gpu.name && a.sample.t == b.sample.t &&
+         a.sample.used_bytes == b.sample.used_bytes && a.sample.total_bytes == b.sample.total_bytes &&
+         a.sample.free_bytes == b.sample.free_bytes && a.sample.reserved_bytes == b.sample.reserved_bytes &&
+         a.sample.gpu_util_ratio == b.sample.gpu_util_ratio &&
+         a.sample.processes.has_value() == b.sample.processes.has_value();
+}
+
+TEST(QueryCsvReader, NextIntoReusingOneRecordMatchesNext) {
+  // Later rows lack fields earlier rows had: a reused record must not keep stale values.
+  const std::string text =
+      "timestamp, index, uuid, pci.bus_id, name, memory.used [MiB], memory.free [MiB], utilization.gpu [%]\n"
+      "2026/01/01 00:00:00.000, 0, GPU-a, 0000:3b:00.0, NVIDIA Long Name Here, 1 MiB, 2 MiB, 3 %\n"
+      "2026/01/01 00:00:01.000, [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A]\n"
+      "timestamp, memory.used [MiB]\n"
+      "2026/01/01 00:00:02.000, 5 MiB\n";
+  const std::string path = testing_util::WriteTemp("reuse.csv", text);
+  auto a = OpenTrace(path, {});
+  auto b = OpenTrace(path, {});
+  ASSERT_TRUE(a.ok() && b.ok());
+  TraceRecord reused;
+  size_t n = 0;
+  for (;;) {
+    auto next = (*a)->Next();
+    auto into = (*b)->NextInto(&reused);
+    ASSERT_TRUE(next.ok() && into.ok());
+    ASSERT_EQ(next->has_value(), *into);
+    if (!*into) break;
+    EXPECT_TRUE(SameRecord(**next, reused)) << "record " << n;
+    ++n;
+  }
+  EXPECT_EQ(n, 3u);
+  EXPECT_TRUE(reused.gpu.uuid.empty());
 }
 
 }  // namespace

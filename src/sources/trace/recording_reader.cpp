@@ -27,7 +27,7 @@ class RecordingReader : public LineTraceReader {
       : LineTraceReader(std::move(in), std::move(display), options, TraceFormat::kRecording) {}
 
  protected:
-  Status ReadNext(std::optional<TraceRecord>* out) override {
+  Status ReadNext(TraceRecord* out, bool* got) override {
     std::string_view line;
     while (NextLine(&line)) {
       const size_t ln = line_number();
@@ -74,6 +74,7 @@ class RecordingReader : public LineTraceReader {
         continue;
       }
       *out = std::move(rec);
+      *got = true;
       return Status::Ok();
     }
     return Status::Ok();

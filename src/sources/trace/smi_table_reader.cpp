@@ -70,16 +70,21 @@ struct GpuRow {
 
 enum class Section { kOutside, kGpus, kMig, kProcesses };
 
+// Bounds that keep memory independent of the input (a real table has a few GPUs and processes).
+constexpr size_t kMaxGpus = 1024;
+constexpr size_t kMaxProcesses = 65536;
+
 class SmiTableReader : public LineTraceReader {
  public:
   SmiTableReader(std::unique_ptr<LineReader> in, std::string display, const TraceOptions& options)
       : LineTraceReader(std::move(in), std::move(display), options, TraceFormat::kSmiTable) {}
 
  protected:
-  Status ReadNext(std::optional<TraceRecord>* out) override {
+  Status ReadNext(TraceRecord* out, bool* got) override {
     for (;;) {
       if (!ready_.empty()) {
         *out = std::move(ready_.front());
+        *got = true;
         ready_.pop_front();
         return Status::Ok();
       }
@@ -178,6 +183,9 @@ class SmiTableReader : public LineTraceReader {
         std::string_view at = words_.empty() ? t : words_[0];
         return Malformed(ln, ColumnOf(line, at), "a GPU row '|   0  NAME ... | BUS-ID ... |'", t);
       }
+      if (gpus_.size() >= kMaxGpus) {
+        return Malformed(ln, 1, fmt::format("at most {} GPUs in one table", kMaxGpus), t);
+      }
       GpuRow row;
       row.id.index = static_cast<int>(idx);
       row.id.key = std::to_string(idx);
@@ -256,6 +264,9 @@ class SmiTableReader : public LineTraceReader {
     }
     for (GpuRow& row : gpus_) {
       if (row.id.index && *row.id.index == static_cast<int>(gpu)) {
+        if (row.processes.size() >= kMaxProcesses) {
+          return Malformed(ln, 1, fmt::format("at most {} processes per GPU", kMaxProcesses), inner);
+        }
         row.processes.push_back(std::move(p));
         break;
       }

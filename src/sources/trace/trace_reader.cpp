@@ -42,6 +42,14 @@ Result<TraceFormat> ParseTraceFormat(std::string_view name) {
       "unknown trace format '{}'; expected auto, query-csv, values, dmon, pmon, smi-table or recording", name));
 }
 
+Result<bool> TraceReader::NextInto(TraceRecord* record) {
+  auto next = Next();
+  if (!next.ok()) return next.status();
+  if (!next->has_value()) return false;
+  *record = std::move(**next);
+  return true;
+}
+
 Result<std::unique_ptr<TraceReader>> OpenTrace(const std::string& path, const TraceOptions& options) {
   auto in = LineReader::Open(path);
   if (!in.ok()) return in.status();

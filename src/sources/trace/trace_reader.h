@@ -55,6 +55,13 @@ class TraceReader {
   // (unless lenient) or I/O error. After an error, Next() keeps returning that error.
   virtual Result<std::optional<TraceRecord>> Next() = 0;
 
+  // Like Next(), but fills `*record`, reusing its strings' capacity, so a loop that passes the same
+  // record allocates nothing per record in the steady state (the fast path for large files).
+  // Returns true when a record was read, false at the end of the file; `*record` is unspecified
+  // after false or an error. Do not mix with Next() expectations about ownership: each call
+  // overwrites every field of `*record`.
+  virtual Result<bool> NextInto(TraceRecord* record);
+
   virtual TraceFormat format() const = 0;
   // Bytes consumed so far and the file size (0 when unknown), for progress bars.
   virtual uint64_t bytes_read() const = 0;

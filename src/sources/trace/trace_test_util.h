@@ -28,8 +28,10 @@ struct ReadResult {
   TraceFormat format = TraceFormat::kAuto;
 };
 
+// Per-process names: CTest runs test cases as separate processes in parallel, and two cases
+// writing the same temp file would read each other's content.
 inline std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + name;
+  return ::testing::TempDir() + "vw-trace-" + std::to_string(::getpid()) + "-" + name;
 }
 
 inline std::string WriteTemp(const std::string& name, std::string_view content) {

@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace vw::trace {
 namespace {
@@ -71,6 +72,17 @@ bool ParseClock(std::string_view t, int* seconds) {
   return true;
 }
 
+// The 10 bytes of "YYYY/MM/DD" compared as an 8-byte and a 2-byte word.
+bool SameDate(const char* a, const char* b) {
+  uint64_t a8, b8;
+  uint16_t a2, b2;
+  std::memcpy(&a8, a, 8);
+  std::memcpy(&b8, b, 8);
+  std::memcpy(&a2, a + 8, 2);
+  std::memcpy(&b2, b + 8, 2);
+  return a8 == b8 && a2 == b2;
+}
+
 }  // namespace
 
 std::string_view Trim(std::string_view s) {
@@ -108,6 +120,19 @@ std::optional<MemUnit> ParseMemUnit(std::string_view u) {
 }
 
 ValueError ParseMemoryValue(std::string_view s, MemUnit default_unit, std::optional<uint64_t>* out) {
+  // Fast path: "1234", "1234 MiB", "1234MiB" in MiB.
+  if (!s.empty() && IsDigit(s.front()) && s.size() < 24) {
+    size_t n = 0;
+    uint64_t v = 0;
+    while (n < s.size() && IsDigit(s[n]) && n < 12) v = v * 10 + static_cast<uint64_t>(s[n++] - '0');
+    std::string_view rest = s.substr(n);
+    if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    const bool mib_default = default_unit == MemUnit::kNone || default_unit == MemUnit::kMiB;
+    if ((n == s.size() && mib_default) || rest == "MiB") {
+      *out = v << 20;
+      return ValueError::kOk;
+    }
+  }
   if (IsMissingValue(s)) {
     out->reset();
     return ValueError::kOk;
@@ -135,6 +160,18 @@ ValueError ParseMemoryValue(std::string_view s, MemUnit default_unit, std::optio
 }
 
 ValueError ParsePercentValue(std::string_view s, std::optional<double>* out) {
+  // Fast path: "37", "37 %", "37%".
+  if (!s.empty() && IsDigit(s.front()) && s.size() <= 5) {
+    size_t n = 0;
+    unsigned v = 0;
+    while (n < s.size() && IsDigit(s[n])) v = v * 10 + static_cast<unsigned>(s[n++] - '0');
+    std::string_view rest = s.substr(n);
+    if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    if ((rest.empty() || rest == "%") && v <= 100) {
+      *out = v / 100.0;
+      return ValueError::kOk;
+    }
+  }
   if (IsMissingValue(s)) {
     out->reset();
     return ValueError::kOk;
@@ -161,27 +198,37 @@ bool ParseUint(std::string_view s, uint64_t* out) {
   return true;
 }
 
-bool ParseTraceTimestamp(std::string_view s, Timestamp* out) {
+bool ParseTraceTimestamp(std::string_view s, Timestamp* out, DateCache* cache) {
   // Fast path: "2026/07/14 08:12:38.696" (nvidia-smi), optionally without the milliseconds.
   if ((s.size() == 23 || s.size() == 19) && s[4] == '/' && s[7] == '/' && s[10] == ' ' && s[13] == ':' &&
       s[16] == ':') {
-    int y1, y2, mo, d, h, mi, se;
-    if (TwoDigits(s, 0, &y1) && TwoDigits(s, 2, &y2) && TwoDigits(s, 5, &mo) && TwoDigits(s, 8, &d) &&
-        TwoDigits(s, 11, &h) && TwoDigits(s, 14, &mi) && TwoDigits(s, 17, &se)) {
-      int ms = 0;
-      bool ok = true;
-      if (s.size() == 23) {
-        ok = s[19] == '.' && IsDigit(s[20]) && IsDigit(s[21]) && IsDigit(s[22]);
-        if (ok) ms = (s[20] - '0') * 100 + (s[21] - '0') * 10 + (s[22] - '0');
+    int h, mi, se;
+    bool ok = TwoDigits(s, 11, &h) && TwoDigits(s, 14, &mi) && TwoDigits(s, 17, &se) && h <= 23 && mi <= 59 && se <= 60;
+    int ms = 0;
+    if (ok && s.size() == 23) {
+      ok = s[19] == '.' && IsDigit(s[20]) && IsDigit(s[21]) && IsDigit(s[22]);
+      ms = (s[20] - '0') * 100 + (s[21] - '0') * 10 + (s[22] - '0');
+    }
+    if (ok) {
+      double day;
+      if (cache != nullptr && cache->valid && SameDate(cache->date, s.data())) {
+        day = cache->day_seconds;
+      } else {
+        int y1, y2, mo, d;
+        if (!(TwoDigits(s, 0, &y1) && TwoDigits(s, 2, &y2) && TwoDigits(s, 5, &mo) && TwoDigits(s, 8, &d)))
+          return false;
+        const int y = y1 * 100 + y2;
+        if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31) return false;
+        day = static_cast<double>(DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) * 86400.0;
+        if (cache != nullptr) {
+          std::memcpy(cache->date, s.data(), 10);
+          cache->day_seconds = day;
+          cache->valid = true;
+        }
       }
-      const int y = y1 * 100 + y2;
-      if (ok && y >= 1970 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && se <= 60) {
-        out->seconds =
-            static_cast<double>(DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) * 86400.0 +
-            h * 3600.0 + mi * 60.0 + se + ms / 1000.0;
-        out->has_zone = false;
-        return true;
-      }
+      out->seconds = day + (h * 3600 + mi * 60 + se) + ms / 1000.0;
+      out->has_zone = false;
+      return true;
     }
   }
   auto r = ParseTimestamp(s);
@@ -267,8 +314,15 @@ bool IsSeparatorLine(std::string_view line) {
 }
 
 std::string NormalizePciBusId(std::string_view s) {
+  std::string out;
+  AssignPciBusId(s, &out);
+  return out;
+}
+
+void AssignPciBusId(std::string_view s, std::string* out_ptr) {
+  std::string& out = *out_ptr;
   s = Trim(s);
-  std::string out(s);
+  out.assign(s.data(), s.size());
   // "dddd:bb:dd.f" or "dddddddd:bb:dd.f"
   size_t colon = out.find(':');
   if (colon == 4 && out.size() == 12) out.insert(0, "0000");
@@ -277,7 +331,6 @@ std::string NormalizePciBusId(std::string_view s) {
       if (c >= 'a' && c <= 'f') c = static_cast<char>(c - 'a' + 'A');
     }
   }
-  return out;
 }
 
 std::string Shown(std::string_view s) {

@@ -39,8 +39,16 @@ ValueError ParsePercentValue(std::string_view s, std::optional<double>* out);
 // A non-negative integer that fills the whole of `s`.
 bool ParseUint(std::string_view s, uint64_t* out);
 
+// Remembers the last date seen by ParseTraceTimestamp, so rows of the same day skip the calendar
+// arithmetic. One per reader; not shared between threads.
+struct DateCache {
+  char date[10] = {};
+  double day_seconds = 0;  // seconds since the epoch at 00:00 of `date`
+  bool valid = false;
+};
+
 // ParseTimestamp with a fast path for "YYYY/MM/DD HH:MM:SS.mmm" (no allocation).
-bool ParseTraceTimestamp(std::string_view s, Timestamp* out);
+bool ParseTraceTimestamp(std::string_view s, Timestamp* out, DateCache* cache = nullptr);
 
 // A line that only carries a clock reading, as `date` or a loop prints it between samples:
 // "2025-09-21 16:12:24", "Sun May  4 04:27:32 AM EDT 2025", "Tue Oct 29 19:00:23 2024",
@@ -54,6 +62,8 @@ bool IsSeparatorLine(std::string_view line);
 
 // "00000000:3b:00.0" / "0000:3B:00.0" -> "00000000:3B:00.0"; anything else is returned trimmed.
 std::string NormalizePciBusId(std::string_view s);
+// The same, written into *out (reusing its capacity).
+void AssignPciBusId(std::string_view s, std::string* out);
 
 // `s` shortened to 40 characters with control bytes shown as '?', for "got '...'" in messages.
 std::string Shown(std::string_view s);

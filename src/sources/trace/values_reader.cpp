@@ -16,7 +16,7 @@ class ValuesReader : public LineTraceReader {
       : LineTraceReader(std::move(in), std::move(display), options, TraceFormat::kValues) {}
 
  protected:
-  Status ReadNext(std::optional<TraceRecord>* out) override {
+  Status ReadNext(TraceRecord* out, bool* got) override {
     std::string_view line;
     while (NextLine(&line)) {
       const size_t ln = line_number();
@@ -49,6 +49,7 @@ class ValuesReader : public LineTraceReader {
       rec.sample.t = static_cast<double>(count_++) * *interval;
       rec.sample.used_bytes = used;
       *out = std::move(rec);
+      *got = true;
       return Status::Ok();
     }
     return Status::Ok();

@@ -1,0 +1,31 @@
+// `vramwatch analyze`: the flags and the runner, shared with `demo` (which analyses the bundled
+// example traces with the same code a user runs).
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace vw::cli {
+
+struct AnalyzeFlags {
+  std::vector<std::string> files;
+  std::string format = "auto";
+  std::string columns;
+  std::string interval;
+  std::string total;
+  std::vector<std::string> gpus;
+  std::string since, until;
+  std::string critical_runway = "24h";
+  std::string plot_path, html_path, theme = "auto";
+  bool json = false;
+  bool lenient = false;
+  bool no_processes = false;
+  bool progress = true;
+};
+
+// Analyses flags.files and prints the report to `out` (errors to stderr); returns the exit code
+// (0/1/2/3).
+int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out);
+
+}  // namespace vw::cli

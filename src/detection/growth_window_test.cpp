@@ -1,0 +1,111 @@
+// The per-window leak tests and the leak-rate fit on small hand-built floor series.
+#include "detection/growth_window.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "detection/leak_rate.h"
+
+namespace vw::detection {
+namespace {
+
+constexpr double kMiB = 1048576.0;
+
+GrowthOptions Options() {
+  GrowthOptions o;
+  o.min_rate_bps = 20 * kMiB / 3600;
+  o.min_growth_bytes = 64 * kMiB;
+  return o;
+}
+
+// One point a minute for `minutes`, floor in MiB from `f`.
+template <typename F>
+std::vector<FloorPoint> Points(int minutes, F f) {
+  std::vector<FloorPoint> p;
+  for (int i = 0; i < minutes; ++i) p.push_back({60.0 * i, f(i) * kMiB});
+  return p;
+}
+
+TEST(GrowthWindow, SteadyLineIsALeak) {
+  // 2 MiB a minute (120 MiB/h) with a small alternating wobble.
+  auto p = Points(180, [](int i) { return 1000 + 2.0 * i + (i % 2 ? 1 : -1); });
+  auto w = TestGrowthWindow(p, Options());
+  ASSERT_TRUE(w);
+  EXPECT_TRUE(w->leak) << w->failed;
+  EXPECT_NEAR(w->sen->slope * 3600 / kMiB, 120, 1);
+  for (double r : w->third_rise_bytes) EXPECT_GT(r, 80 * kMiB);
+}
+
+TEST(GrowthWindow, OneStepFailsKeepsGoing) {
+  auto p = Points(180, [](int i) { return i < 90 ? 1000.0 : 1300.0; });
+  auto w = TestGrowthWindow(p, Options());
+  ASSERT_TRUE(w);
+  EXPECT_FALSE(w->leak);
+  // The Hamed–Rao correction sees the step's autocorrelation: no significant trend either.
+  EXPECT_GT(w->mk->variance_factor, 2);
+  EXPECT_FALSE(w->every_third);
+}
+
+TEST(GrowthWindow, SlowingCurveFailsNotSlowing) {
+  // Settling: 3000·(1 − e^{−t/90 min}) observed over three hours.
+  auto p = Points(180, [](int i) { return 1000 + 3000 * (1 - std::exp(-i / 90.0)); });
+  auto w = TestGrowthWindow(p, Options());
+  ASSERT_TRUE(w);
+  EXPECT_FALSE(w->leak);
+  EXPECT_FALSE(w->keeps_pace && w->not_slowing) << w->failed;
+}
+
+TEST(GrowthWindow, FlatSeriesHasNoTrend) {
+  auto p = Points(120, [](int i) { return 5000.0 + (i * 7 % 5); });
+  auto w = TestGrowthWindow(p, Options());
+  ASSERT_TRUE(w);
+  EXPECT_FALSE(w->significant && w->large_enough);
+  EXPECT_FALSE(w->leak);
+}
+
+TEST(GrowthWindow, TooFewPointsGiveNothing) {
+  auto p = Points(5, [](int i) { return 1000.0 + i; });
+  EXPECT_FALSE(TestGrowthWindow(p, Options()));
+}
+
+TEST(GrowthWindow, ThinningKeepsEachGroupsLowestFloor) {
+  auto p = Points(10, [](int i) { return 100.0 - i; });
+  auto thin = ThinPoints(p, 5);
+  ASSERT_EQ(thin.size(), 5u);
+  EXPECT_DOUBLE_EQ(thin[0].floor, 99 * kMiB);  // min of 100, 99
+  EXPECT_DOUBLE_EQ(thin[0].t, 30);             // mean time of 0 and 60
+  EXPECT_EQ(ThinPoints(p, 20).size(), 10u);
+}
+
+TEST(GrowthWindow, NoiseAndDrawdown) {
+  auto saw = Points(100, [](int i) { return 1000.0 + (i % 20) * 10; });  // rises 190, falls back
+  EXPECT_DOUBLE_EQ(MaxDrawdown(saw), 190 * kMiB);
+  auto line = Points(100, [](int i) { return 1000.0 + i; });
+  EXPECT_DOUBLE_EQ(MaxDrawdown(line), 0);
+  EXPECT_NEAR(FloorNoise(line), 1.4826 / std::sqrt(2.0) * kMiB, 1e-6);  // every difference is 1 MiB
+}
+
+TEST(LeakRate, FindsWhereGrowthBeganAfterAPlateau) {
+  // Flat for 100 minutes, then 3 MiB a minute (180 MiB/h) for 140 minutes.
+  auto p = Points(240, [](int i) { return 2000.0 + (i > 100 ? 3.0 * (i - 100) : 0) + (i % 3) - 1; });
+  auto fit = FitLeakRate(p, 1800, 0.9, 240);
+  ASSERT_TRUE(fit);
+  EXPECT_NEAR(fit->start_t / 60, 100, 6);
+  EXPECT_NEAR(fit->sen.slope * 3600 / kMiB, 180, 3);
+  EXPECT_LE(fit->sen.low_slope, fit->sen.slope);
+  EXPECT_GE(fit->sen.high_slope, fit->sen.slope);
+  EXPECT_GE(fit->variance_factor, 1);
+}
+
+TEST(LeakRate, GrowthFromTheStartStartsAtTheFirstPoint) {
+  auto p = Points(180, [](int i) { return 500.0 + 2.0 * i; });
+  auto fit = FitLeakRate(p, 1800, 0.9, 240);
+  ASSERT_TRUE(fit);
+  EXPECT_LE(fit->start_t, 5 * 60);
+  EXPECT_NEAR(fit->sen.slope * 3600 / kMiB, 120, 0.5);
+}
+
+}  // namespace
+}  // namespace vw::detection

@@ -1,0 +1,345 @@
+// Behaviour of the leak engine on synthetic series built here: healthy shapes must never be called
+// a leak at any point of the run, leaks must be found with the right rate, start and runway.
+#include "detection/leak_engine.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+
+#include "core/units.h"
+
+namespace vw::detection {
+namespace {
+
+constexpr double kHour = 3600;
+constexpr double kCard = 80 * kGiB;
+
+// A series in MiB as a function of time (seconds); samples are whole MiB like nvidia-smi's.
+using Shape = std::function<double(double)>;
+
+struct Trace {
+  std::vector<Assessment> checks;  // one per check_every
+  Assessment last;
+};
+
+// Feeds `shape` from 0 to `duration` every `dt` seconds with Gaussian noise (MiB), assessing every
+// `check_every` seconds and at the end.
+Trace Feed(LeakEngine& engine, const Shape& shape, double duration, double dt, double noise_mib = 0, uint64_t seed = 1,
+           double check_every = 600) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0, 1);
+  Trace run;
+  double next_check = check_every;
+  const auto n = static_cast<size_t>(std::floor(duration / dt));
+  for (size_t i = 0; i <= n; ++i) {
+    const double t = static_cast<double>(i) * dt;
+    while (next_check < t) {
+      run.checks.push_back(engine.Assess());
+      next_check += check_every;
+    }
+    const double mib = std::max(0.0, std::round(shape(t) + noise_mib * noise(rng)));
+    engine.Add(t, mib * kMiB);
+  }
+  run.last = engine.Assess();
+  run.checks.push_back(run.last);
+  return run;
+}
+
+LeakEngine CardEngine(double reserved = 0) {
+  LeakEngine e;
+  e.SetCapacity(kCard, reserved);
+  return e;
+}
+
+// Warm-up ramp from 300 MiB to `base` with a 2-minute time constant.
+double Ramp(double t, double base) {
+  return 300 + (base - 300) * (1 - std::exp(-t / 120));
+}
+
+int LeakChecks(const Trace& run) {
+  int n = 0;
+  for (const Assessment& a : run.checks) n += a.verdict == Verdict::kLeak;
+  return n;
+}
+
+std::string AllEvidence(const Assessment& a) {
+  std::string s;
+  for (const std::string& e : a.evidence) s += e + "\n";
+  return s;
+}
+
+Shape LeakAfterPlateau(double base, double rate_mib_h, double start) {
+  return [=](double t) { return Ramp(t, base) + (t > start ? rate_mib_h * (t - start) / kHour : 0); };
+}
+
+TEST(LeakEngine, FlagsSteadyGrowthAfterPlateau) {
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, LeakAfterPlateau(20000, 200, 2 * kHour), 6 * kHour, 1.0, 3);
+  const Assessment& a = run.last;
+  ASSERT_EQ(a.verdict, Verdict::kLeak) << AllEvidence(a);
+  ASSERT_TRUE(a.rate_bps && a.rate_lo_bps && a.rate_hi_bps && a.leak_start_t && a.trend);
+  EXPECT_NEAR(*a.rate_bps * kHour / kMiB, 200, 10);
+  EXPECT_NEAR(*a.leak_start_t, 2 * kHour, 20 * 60);
+  EXPECT_LE(*a.rate_lo_bps, *a.rate_bps);  // whole-MiB floors tie many pairwise slopes
+  EXPECT_GE(*a.rate_hi_bps, *a.rate_bps);
+  EXPECT_LT(*a.rate_hi_bps - *a.rate_lo_bps, 0.1 * *a.rate_bps);
+  const std::string ev = AllEvidence(a);
+  EXPECT_NE(ev.find("Mann–Kendall z="), std::string::npos) << ev;
+  EXPECT_NE(ev.find("every third"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("MiB/h"), std::string::npos) << ev;
+  // Nothing before the leak began.
+  for (const Assessment& c : run.checks) {
+    if (c.end_t < 2 * kHour) {
+      EXPECT_NE(c.verdict, Verdict::kLeak) << "at " << c.end_t;
+    }
+  }
+}
+
+TEST(LeakEngine, PlateauWithEvalSpikesIsNotALeak) {
+  LeakEngine e = CardEngine();
+  // +4 GiB for 5 minutes every 30 minutes, +1.5 GiB checkpoint for 2 minutes every 50 minutes.
+  auto shape = [](double t) {
+    double v = Ramp(t, 30000);
+    if (t > 900 && std::fmod(t, 1800) < 300) v += 4096;
+    if (t > 900 && std::fmod(t + 700, 3000) < 120) v += 1536;
+    return v;
+  };
+  const Trace run = Feed(e, shape, 9 * kHour, 2.0, 5);
+  EXPECT_EQ(LeakChecks(run), 0);
+  EXPECT_EQ(run.last.verdict, Verdict::kPlateau) << AllEvidence(run.last);
+  ASSERT_TRUE(run.last.peak_bytes);
+  EXPECT_GE(*run.last.peak_bytes, (30000 + 4096 - 20) * kMiB);  // the peak keeps the spikes
+}
+
+TEST(LeakEngine, AllocatorStaircaseThatThinsOutIsSettling) {
+  LeakEngine e = CardEngine();
+  // Records of a stationary demand: step k at 120·(e^{k/4} − 1) s, so steps thin out like ln t;
+  // sizes cycle 2, 20, 20, 2, 64 MiB.
+  const double sizes[] = {2, 20, 20, 2, 64};
+  auto shape = [&](double t) {
+    double v = Ramp(t, 12000);
+    for (int k = 1; 120 * (std::exp(k / 4.0) - 1) <= t; ++k) v += sizes[k % 5];
+    return v;
+  };
+  const Trace run = Feed(e, shape, 10 * kHour, 1.0, 2);
+  EXPECT_EQ(LeakChecks(run), 0);
+  EXPECT_EQ(run.last.verdict, Verdict::kSettling) << AllEvidence(run.last);
+  EXPECT_NE(AllEvidence(run.last).find("settling, not a leak"), std::string::npos) << AllEvidence(run.last);
+}
+
+TEST(LeakEngine, OneOffModelReloadStepIsNotALeak) {
+  LeakEngine e = CardEngine();
+  auto shape = [](double t) { return Ramp(t, 25000) + (t > 4 * kHour ? 3072 : 0); };
+  const Trace run = Feed(e, shape, 9 * kHour, 1.0, 4);
+  EXPECT_EQ(LeakChecks(run), 0);
+  EXPECT_NE(run.last.verdict, Verdict::kLeak);
+}
+
+TEST(LeakEngine, ExponentialSettlingIsNotALeak) {
+  LeakEngine e = CardEngine();
+  auto shape = [](double t) { return Ramp(t, 20000) + 6000 * (1 - std::exp(-t / (1.5 * kHour))); };
+  const Trace run = Feed(e, shape, 10 * kHour, 1.0, 3);
+  EXPECT_EQ(LeakChecks(run), 0);
+}
+
+TEST(LeakEngine, PreallocatedPoolAt95PercentIsAPlateau) {
+  LeakEngine e = CardEngine();
+  auto shape = [](double t) { return Ramp(t, 0.95 * 81920); };
+  const Trace run = Feed(e, shape, 5 * kHour, 1.0, 1);
+  EXPECT_EQ(LeakChecks(run), 0);
+  EXPECT_EQ(run.last.verdict, Verdict::kPlateau);
+  EXPECT_NE(AllEvidence(run.last).find("pre-allocated"), std::string::npos) << AllEvidence(run.last);
+}
+
+TEST(LeakEngine, OscillatingServingLoadIsNotALeak) {
+  LeakEngine e = CardEngine();
+  auto shape = [](double t) { return Ramp(t, 30000) + 4000 * (1 + std::sin(2 * M_PI * t / 2400)); };
+  const Trace run = Feed(e, shape, 10 * kHour, 1.0, 10);
+  EXPECT_EQ(LeakChecks(run), 0);
+}
+
+TEST(LeakEngine, LeakUnderOscillatingLoadIsFoundOnTheEnvelope) {
+  LeakEngine e = CardEngine();
+  auto shape = [](double t) {
+    return Ramp(t, 30000) + 3000 * (1 + std::sin(2 * M_PI * t / 1800)) + (t > kHour ? 1000 * (t - kHour) / kHour : 0);
+  };
+  const Trace run = Feed(e, shape, 7 * kHour, 1.0, 5);
+  ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
+  EXPECT_NE(AllEvidence(run.last).find("lower envelope"), std::string::npos);
+  EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 1000, 150);
+}
+
+TEST(LeakEngine, ShortTraceIsInsufficientData) {
+  LeakEngine e = CardEngine();
+  EXPECT_EQ(e.Assess().verdict, Verdict::kInsufficientData);
+  const Trace run = Feed(e, LeakAfterPlateau(20000, 5000, 0), 5 * 60, 1.0);
+  EXPECT_EQ(run.last.verdict, Verdict::kInsufficientData);
+  EXPECT_NE(AllEvidence(run.last).find("samples over"), std::string::npos) << AllEvidence(run.last);
+  LeakEngine few = CardEngine();
+  for (int i = 0; i < 5; ++i) few.Add(i * 600.0, 1e9);
+  EXPECT_EQ(few.Assess().verdict, Verdict::kInsufficientData);
+}
+
+TEST(LeakEngine, FastRampIsWarmup) {
+  LeakEngine e = CardEngine();
+  // 30 GiB approached with a 4-minute time constant: still ramping fast at 17 minutes.
+  auto shape = [](double t) { return 300 + 30720 * (1 - std::exp(-t / 240)); };
+  const Trace run = Feed(e, shape, 17 * 60, 1.0);
+  EXPECT_EQ(run.last.verdict, Verdict::kWarmup) << AllEvidence(run.last);
+  EXPECT_FALSE(run.last.settled_at);
+  EXPECT_NE(AllEvidence(run.last).find("Still warming up"), std::string::npos);
+}
+
+TEST(LeakEngine, SlowRiseInAYoungJobIsNotALeakYet) {
+  LeakEngine e = CardEngine();
+  // 300 MiB/h from the start: below the fast rate, so it needs three settled hours.
+  auto shape = [](double t) { return Ramp(t, 10000) + 300 * t / kHour; };
+  const Trace run = Feed(e, shape, 2.5 * kHour, 1.0, 2);
+  EXPECT_EQ(LeakChecks(run), 0);
+  EXPECT_EQ(run.last.verdict, Verdict::kSettling) << AllEvidence(run.last);
+  EXPECT_NE(AllEvidence(run.last).find("young job"), std::string::npos) << AllEvidence(run.last);
+  LeakEngine later = CardEngine();
+  const Trace longer = Feed(later, shape, 4.5 * kHour, 1.0, 2);
+  EXPECT_EQ(longer.last.verdict, Verdict::kLeak) << AllEvidence(longer.last);
+}
+
+TEST(LeakEngine, SameAnswerAt100msAnd10sSampling) {
+  const Shape shape = LeakAfterPlateau(16000, 300, 1.5 * kHour);
+  LeakEngine fast = CardEngine(), slow = CardEngine();
+  const Trace a = Feed(fast, shape, 6 * kHour, 0.1);
+  const Trace b = Feed(slow, shape, 6 * kHour, 10.0);
+  ASSERT_EQ(a.last.verdict, Verdict::kLeak) << AllEvidence(a.last);
+  ASSERT_EQ(b.last.verdict, Verdict::kLeak) << AllEvidence(b.last);
+  EXPECT_NEAR(*a.last.rate_bps / *b.last.rate_bps, 1, 0.02);
+  EXPECT_NEAR(*a.last.leak_start_t, *b.last.leak_start_t, 10 * 60);
+  EXPECT_EQ(fast.bucket_width(), slow.bucket_width());
+  ASSERT_EQ(a.checks.size(), b.checks.size());
+  for (size_t i = 0; i < a.checks.size(); ++i) EXPECT_EQ(a.checks[i].verdict, b.checks[i].verdict) << "check " << i;
+  EXPECT_EQ(fast.samples(), 216001u);
+  EXPECT_LE(fast.buckets().size(), 361u);  // memory is bounded by buckets, not samples
+}
+
+TEST(LeakEngine, RunwayUsesCapacityMinusReserved) {
+  const double reserved = 2 * kGiB;
+  LeakEngine e = CardEngine(reserved);
+  const Trace run = Feed(e, LeakAfterPlateau(30000, 1000, kHour), 5 * kHour, 1.0, 2);
+  const Assessment& a = run.last;
+  ASSERT_EQ(a.verdict, Verdict::kLeak) << AllEvidence(a);
+  ASSERT_TRUE(a.capacity_bytes && a.peak_bytes && a.tto_s && a.tto_lo_s && a.tto_hi_s);
+  EXPECT_DOUBLE_EQ(*a.capacity_bytes, kCard - reserved);
+  const double room = kCard - reserved - *a.peak_bytes;
+  EXPECT_NEAR(*a.tto_s, room / *a.rate_bps, 1e-6);
+  EXPECT_NEAR(*a.tto_lo_s, room / *a.rate_hi_bps, 1e-6);
+  EXPECT_NEAR(*a.tto_hi_s, room / *a.rate_lo_bps, 1e-6);
+  EXPECT_LE(*a.tto_lo_s, *a.tto_s);
+  EXPECT_GE(*a.tto_hi_s, *a.tto_s);
+  // About (78 GiB − 34 GiB) / 1000 MiB/h ≈ 45 h.
+  EXPECT_NEAR(*a.tto_s / kHour, (78 * 1024.0 - (30000 + 4000)) / 1000, 2);
+  EXPECT_NE(AllEvidence(a).find("usable capacity"), std::string::npos);
+
+  LeakEngine unknown;  // no capacity: no runway, and the evidence says why
+  const Trace r2 = Feed(unknown, LeakAfterPlateau(30000, 1000, kHour), 5 * kHour, 1.0, 2);
+  ASSERT_EQ(r2.last.verdict, Verdict::kLeak);
+  EXPECT_FALSE(r2.last.tto_s);
+  EXPECT_NE(AllEvidence(r2.last).find("capacity is unknown"), std::string::npos);
+}
+
+TEST(LeakEngine, RateIntervalContainsTrueRate) {
+  int covered = 0, total = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    const double rate = seed % 2 ? 120 : 450;
+    LeakEngine e = CardEngine();
+    const Trace run = Feed(e, LeakAfterPlateau(20000, rate, 1.5 * kHour), 6 * kHour, 2.0, 20, seed);
+    ASSERT_EQ(run.last.verdict, Verdict::kLeak) << "seed " << seed << "\n" << AllEvidence(run.last);
+    const double lo = *run.last.rate_lo_bps * kHour / kMiB, hi = *run.last.rate_hi_bps * kHour / kMiB;
+    covered += lo <= rate && rate <= hi;
+    ++total;
+    EXPECT_LT(hi - lo, 0.3 * rate) << "seed " << seed;  // and the interval is informative
+  }
+  EXPECT_GE(covered, 8) << covered << " of " << total;
+}
+
+TEST(LeakEngine, DropResetsSegment) {
+  LeakEngine e = CardEngine();
+  // A leak for 3 h, then a restart: memory falls to 300 MiB and ramps to a flat 20 GiB.
+  const double restart = 4 * kHour;
+  auto shape = [&](double t) {
+    if (t < restart) return Ramp(t, 20000) + (t > kHour ? 800 * (t - kHour) / kHour : 0);
+    return Ramp(t - restart, 20000);
+  };
+  const Trace run = Feed(e, shape, 8 * kHour, 1.0, 3);
+  bool leaked_before = false;
+  for (const Assessment& c : run.checks) {
+    if (c.end_t < restart && c.verdict == Verdict::kLeak) leaked_before = true;
+  }
+  EXPECT_TRUE(leaked_before);
+  const Assessment& a = run.last;
+  ASSERT_TRUE(a.segment_start_t);
+  EXPECT_NEAR(*a.segment_start_t, restart, 120);
+  EXPECT_NE(a.verdict, Verdict::kLeak) << AllEvidence(a);
+  EXPECT_NE(AllEvidence(a).find("Memory fell from"), std::string::npos) << AllEvidence(a);
+}
+
+TEST(LeakEngine, OutOfOrderSamplesAreCountedAndIgnored) {
+  LeakEngine e;
+  e.Add(100, 1e9);
+  e.Add(50, 2e9);
+  e.Add(std::nan(""), 1e9);
+  e.Add(101, 1e9);
+  EXPECT_EQ(e.samples(), 2u);
+  EXPECT_EQ(e.out_of_order(), 2u);
+}
+
+TEST(LeakEngine, BucketsAreCappedByMergingNeighbours) {
+  EngineConfig config;
+  config.max_buckets = 32;
+  LeakEngine e(config);
+  for (int i = 0; i <= 4 * 3600; ++i) e.Add(i, (1000 + i / 60.0) * kMiB);  // +1 MiB per minute
+  EXPECT_LE(e.buckets().size(), 32u);
+  EXPECT_GE(e.bucket_width(), 4 * 3600.0 / 32);
+  size_t counted = 0;
+  for (size_t i = 0; i < e.buckets().size(); ++i) {
+    counted += e.buckets()[i].count;
+    if (i > 0) {
+      EXPECT_GT(e.buckets()[i].floor_bytes, e.buckets()[i - 1].floor_bytes);
+    }
+  }
+  EXPECT_LE(counted, e.samples());
+  EXPECT_GT(counted, e.samples() - static_cast<size_t>(e.bucket_width()) - 1);  // all but the open bucket
+}
+
+TEST(LeakEngine, SlowSamplingWidensBuckets) {
+  LeakEngine e;
+  for (int i = 0; i < 200; ++i) e.Add(i * 30.0, 1e9);
+  EXPECT_EQ(e.bucket_width(), 120);
+  for (const Bucket& b : e.buckets()) EXPECT_GE(b.count, 4u);
+}
+
+TEST(LeakEngine, BucketFloorIsALowQuantileAndPeakTheMaximum) {
+  LeakEngine e;
+  for (int i = 0; i < 60; ++i) e.Add(i, (i == 30 ? 5000 : 1000 + i % 10) * kMiB);
+  e.Add(61, 1000 * kMiB);  // closes the first bucket
+  ASSERT_EQ(e.buckets().size(), 1u);
+  const Bucket& b = e.buckets().front();
+  EXPECT_EQ(b.count, 60u);
+  EXPECT_DOUBLE_EQ(b.peak_bytes, 5000 * kMiB);
+  EXPECT_DOUBLE_EQ(b.min_bytes, 1000 * kMiB);
+  // Offsets 0..9 six times each, one 0 replaced by the spike: sorted positions 5..10 hold 1, and
+  // p10 interpolates at position 0.1·59 = 5.9.
+  EXPECT_DOUBLE_EQ(b.floor_bytes, 1001 * kMiB);
+  EXPECT_DOUBLE_EQ(b.last_bytes, 1009 * kMiB);
+}
+
+TEST(LeakEngine, VerdictNamesAreStable) {
+  EXPECT_EQ(VerdictName(Verdict::kInsufficientData), "insufficient_data");
+  EXPECT_EQ(VerdictName(Verdict::kWarmup), "warmup");
+  EXPECT_EQ(VerdictName(Verdict::kSettling), "settling");
+  EXPECT_EQ(VerdictName(Verdict::kPlateau), "plateau");
+  EXPECT_EQ(VerdictName(Verdict::kLeak), "leak");
+}
+
+}  // namespace
+}  // namespace vw::detection

@@ -59,6 +59,17 @@ size_t WatchPipeline::Resume(double now) {
   if (auto all = history_->baselines().All(); all.ok()) {
     for (auto& b : *all) baselines_[b.key] = b;
   }
+  // Alerts firing before the restart fire on (or resolve) without waiting out `for:` again.
+  if (auto firing = history_->alerts().All(); firing.ok()) {
+    for (const auto& a : *firing) {
+      detection::AlertCondition c;
+      c.name = a.name;
+      c.labels = a.labels;
+      c.annotations = a.annotations;
+      c.severity = static_cast<Severity>(a.severity);
+      tracker_.RestoreFiring(c, a.active_since, a.fired_at);
+    }
+  }
   auto names = history_->SeriesNames();
   if (!names.ok()) return 0;
   for (const std::string& name : *names) {
@@ -246,6 +257,23 @@ void WatchPipeline::Ingest(const HostSnapshot& snap, bool processes_fresh, bool 
   }
   auto events = tracker_.Evaluate(now, Conditions(now));
   for (outputs::AlertSink* s : sinks_) s->Send(events);
+  if (history_) {
+    for (const detection::AlertEvent& e : events) {
+      if (e.kind == detection::AlertEventKind::kResolved) {
+        history_->alerts().Remove(e.alert.key);
+      } else if (e.kind == detection::AlertEventKind::kFiring) {
+        storage::StoredAlert a;
+        a.key = e.alert.key;
+        a.name = e.alert.condition.name;
+        a.labels = e.alert.condition.labels;
+        a.annotations = e.alert.condition.annotations;
+        a.severity = static_cast<int>(e.alert.condition.severity);
+        a.active_since = e.alert.active_since;
+        a.fired_at = e.alert.fired_at.value_or(now);
+        history_->alerts().Put(a);
+      }
+    }
+  }
   MaybeFlush(now, false);
 }
 

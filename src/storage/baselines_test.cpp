@@ -64,3 +64,46 @@ TEST(Baselines, SurviveAReopenOfTheDatabase) {
 
 }  // namespace
 }  // namespace vw::storage
+
+namespace vw::storage {
+namespace {
+
+TEST(AlertState, FiringAlertsSurviveAReopenAndResolvedOnesAreRemoved) {
+  char tmpl[] = "/tmp/vw_alertstate_XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  const std::string path = dir + "/h.db";
+  {
+    auto store = HistoryStore::Open(path);
+    ASSERT_TRUE(store.ok());
+    StoredAlert a;
+    a.key = "GpuMemoryLeak{gpu=0}";
+    a.name = "GpuMemoryLeak";
+    a.labels = {{"gpu", "0"}, {"hostname", "n=1"}};
+    a.annotations = {{"summary", "leaks 5 MiB/h; OOM in 9h"}};
+    a.severity = 2;
+    a.active_since = 100;
+    a.fired_at = 700;
+    (*store)->alerts().Put(a);
+    StoredAlert b = a;
+    b.key = "GpuStale{gpu=1}";
+    b.name = "GpuStale";
+    (*store)->alerts().Put(b);
+    ASSERT_TRUE((*store)->Flush().ok());
+    (*store)->alerts().Remove("GpuStale{gpu=1}");
+    ASSERT_TRUE((*store)->Flush().ok());
+  }
+  auto store = HistoryStore::Open(path);
+  ASSERT_TRUE(store.ok());
+  auto all = (*store)->alerts().All();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].name, "GpuMemoryLeak");
+  EXPECT_EQ((*all)[0].labels.at("hostname"), "n=1");
+  EXPECT_EQ((*all)[0].annotations.at("summary"), "leaks 5 MiB/h; OOM in 9h");
+  EXPECT_DOUBLE_EQ((*all)[0].fired_at, 700);
+  EXPECT_EQ((*all)[0].severity, 2);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace vw::storage

@@ -24,6 +24,7 @@ HistoryStore::HistoryStore(std::unique_ptr<Database> db, HistoryOptions options)
     : db_(std::move(db)), options_(std::move(options)) {
   processes_ = std::make_unique<ProcessLog>(*db_);
   baselines_ = std::make_unique<BaselineStore>(*db_);
+  alerts_ = std::make_unique<AlertStateStore>(*db_);
 }
 
 HistoryStore::~HistoryStore() = default;
@@ -46,6 +47,7 @@ Status HistoryStore::Init() {
       " last_bytes INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (series_id, minute)) WITHOUT ROWID;"));
   VW_RETURN_IF_ERROR(processes_->Init());
   VW_RETURN_IF_ERROR(baselines_->Init());
+  VW_RETURN_IF_ERROR(alerts_->Init());
   VW_RETURN_IF_ERROR(
       PrepareInto(*db_, insert_sample_, "INSERT OR REPLACE INTO samples (series_id, t, used_bytes) VALUES (?,?,?)"));
   VW_RETURN_IF_ERROR(PrepareInto(*db_, upsert_agg_,
@@ -184,12 +186,14 @@ Status HistoryStore::Flush() {
   }
   if (Status s = processes_->WritePending(); !s.ok()) return fail(s);
   if (Status s = baselines_->WritePending(); !s.ok()) return fail(s);
+  if (Status s = alerts_->WritePending(); !s.ok()) return fail(s);
   if (Status s = db_->Commit(); !s.ok()) return fail(s);
   pending_series_.clear();
   pending_.clear();
   pending_aggs_.clear();
   processes_->Committed();
   baselines_->Committed();
+  alerts_->Committed();
   ++flushed_batches_;
   return Status::Ok();
 }

@@ -4,7 +4,8 @@
 //   - raw samples (time, used bytes), kept for raw_retention_s (default 24 h);
 //   - 1-minute aggregates (min, floor = low quantile, max, last, count), kept for
 //     aggregate_retention_s (default 30 days);
-// plus the process lifecycle log (processes()) and per-workload baselines (baselines()).
+// plus the process lifecycle log (processes()), per-workload baselines (baselines()) and the
+// alerts firing (alerts()).
 //
 // Writes are buffered: Append() is O(1) in memory, Flush() writes everything pending in ONE
 // transaction with prepared statements. A crash loses at most what was not flushed; a committed
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "storage/alert_state.h"
 #include "storage/baselines.h"
 #include "storage/process_log.h"
 #include "storage/sqlite_db.h"
@@ -81,6 +83,7 @@ class HistoryStore {
 
   ProcessLog& processes() { return *processes_; }
   BaselineStore& baselines() { return *baselines_; }
+  AlertStateStore& alerts() { return *alerts_; }
   Database& db() { return *db_; }
 
   size_t pending_samples() const { return pending_.size(); }
@@ -115,6 +118,7 @@ class HistoryStore {
   HistoryOptions options_;
   std::unique_ptr<ProcessLog> processes_;
   std::unique_ptr<BaselineStore> baselines_;
+  std::unique_ptr<AlertStateStore> alerts_;
   Statement insert_sample_, upsert_agg_, find_series_, insert_series_, raw_range_, agg_range_, list_series_,
       delete_raw_, delete_agg_, minute_seed_;
   std::unordered_map<std::string, SeriesState> series_;

@@ -294,6 +294,10 @@ TEST(WatchE2E, RaisesExactlyTheOrphanAlertServesConsistentMetricsAndSurvivesKill
   EXPECT_GE(hj["points"].size(), 10u);
   EXPECT_EQ(hj["points"].back()[1], 30000 * kMiB);
   EXPECT_NE(d2.Log().find("resumed"), std::string::npos) << d2.Log();
+  // The orphan alert was firing before the kill: it is firing again without a new notice.
+  json again = WaitStatus(port, 20, [](const json& j) { return HasAlert(j, "GpuOrphanedMemory", "1"); });
+  EXPECT_TRUE(HasAlert(again, "GpuOrphanedMemory", "1")) << again.dump(2);
+  EXPECT_EQ(d2.Log().find("alert firing GpuOrphanedMemory"), std::string::npos) << d2.Log();
   EXPECT_EQ(d2.Kill(SIGTERM), 0);
 }
 

@@ -281,8 +281,14 @@ TEST(WatchE2E, RaisesExactlyTheOrphanAlertServesConsistentMetricsAndSurvivesKill
     EXPECT_TRUE(vanished) << "the SIGKILLed holder is recorded as gone with its memory held";
     EXPECT_TRUE(healthy);
   }
-  // Restart on the same database: the history from before the kill is served.
-  Daemon d2(h.Args(port, {"--db", db}), h.env, h.s.dir() + "/d2.log");
+  // Restart on the same database; the emulator's clock restarts too, so the restarted daemon sees
+  // a scenario where GPU 1's memory is orphaned from the start.
+  std::string after = Scenario();
+  after = after.substr(0, after.find("    utilization_gpu: [[0, 90], [4, 0]]")) +
+          "    utilization_gpu: 0\n    unattributed_mib: 12288\n";
+  std::map<std::string, std::string> env2 = h.env;
+  env2["VRAMWATCH_EMULATOR_SCENARIO"] = h.s.Write("after.yaml", after);
+  Daemon d2(h.Args(port, {"--db", db}), env2, h.s.dir() + "/d2.log");
   json st = WaitStatus(port, 30, [](const json& j) { return j.value("gpus", json::array()).size() == 2; });
   ASSERT_EQ(st["gpus"].size(), 2u) << d2.Log();
   auto hist = Get(port, "/api/v1/history?series=gpu:0&from=" + std::to_string(static_cast<long>(last_t) - 600) +

@@ -14,5 +14,7 @@ CommandRunner AddAnalyzeCommand(CLI::App& app);
 CommandRunner AddVersionCommand(CLI::App& app);
 CommandRunner AddCheckCommand(CLI::App& app);
 CommandRunner AddDemoCommand(CLI::App& app);
+CommandRunner AddWatchCommand(CLI::App& app);
+CommandRunner AddRecordCommand(CLI::App& app);
 
 }  // namespace vw::cli

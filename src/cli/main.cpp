@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   add(vw::cli::AddCheckCommand);
   add(vw::cli::AddAnalyzeCommand);
   add(vw::cli::AddDemoCommand);
+  add(vw::cli::AddWatchCommand);
+  add(vw::cli::AddRecordCommand);
   add(vw::cli::AddVersionCommand);
 
   try {

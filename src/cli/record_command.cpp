@@ -1,0 +1,155 @@
+// `vramwatch record`: samples every GPU through NVML and writes a vramwatch recording (JSON lines,
+// sources/trace/recording_writer.h) that `analyze` and `watch --replay` read. Each line is flushed,
+// so a killed recorder leaves a readable file. Runs until --duration passes or SIGINT/SIGTERM.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include "cli/commands.h"
+#include "core/exit_codes.h"
+#include "core/units.h"
+#include "sources/nvml/nvml_source.h"
+#include "sources/trace/recording_writer.h"
+
+namespace vw::cli {
+namespace {
+
+std::atomic<bool> g_record_stop{false};
+void OnRecordSignal(int) {
+  g_record_stop = true;
+}
+
+double WallNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+TraceRecord RecordOf(const GpuSnapshot& g, double t, bool with_processes) {
+  TraceRecord r;
+  r.gpu.index = static_cast<int>(g.index);
+  r.gpu.key = std::to_string(g.index);
+  r.gpu.uuid = g.uuid;
+  r.gpu.name = g.name;
+  r.gpu.pci_bus_id = g.pci_bus_id;
+  r.sample.t = t;
+  r.sample.used_bytes = g.memory_used_bytes;
+  r.sample.total_bytes = g.memory_total_bytes;
+  r.sample.free_bytes = g.memory_free_bytes;
+  r.sample.reserved_bytes = g.memory_reserved_bytes;
+  r.sample.gpu_util_ratio = g.gpu_util_ratio;
+  if (with_processes && g.responsive) {
+    std::vector<ProcessMemory> ps;
+    for (const ProcessSnapshot& p : g.processes) {
+      ProcessMemory m;
+      m.pid = p.pid;
+      m.used_bytes = p.used_bytes;
+      m.sm_util_ratio = p.sm_util_ratio;
+      m.command = p.info.command;
+      m.type = std::string(p.compute ? "C" : "") + (p.graphics ? (p.compute ? "+G" : "G") : "");
+      ps.push_back(std::move(m));
+    }
+    r.sample.processes = std::move(ps);
+  }
+  return r;
+}
+
+}  // namespace
+
+CommandRunner AddRecordCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("record",
+                                 "Write GPU memory samples (and process lists) to a recording that `analyze` and "
+                                 "`watch --replay` read.");
+  struct Flags {
+    std::string output = "-", interval = "1s", process_interval = "5s", duration, timeout = "1s", nvml_lib;
+  };
+  auto f = std::make_shared<Flags>();
+  cmd->add_option("-o,--output", f->output, "File to write ('-' for standard output)")->capture_default_str();
+  cmd->add_option("--interval", f->interval, "Sampling interval (at least 100ms)")->capture_default_str();
+  cmd->add_option("--process-interval", f->process_interval, "How often process lists are written")
+      ->capture_default_str();
+  cmd->add_option("--duration", f->duration, "Stop after this long (default: until SIGINT/SIGTERM)");
+  cmd->add_option("--timeout", f->timeout, "Deadline of each NVML call")->capture_default_str();
+  cmd->add_option("--nvml-lib", f->nvml_lib, "NVML library to load");
+  return [f]() -> int {
+    std::signal(SIGINT, OnRecordSignal);
+    std::signal(SIGTERM, OnRecordSignal);
+    double interval = 0, process_interval = 0, timeout = 0;
+    std::optional<double> duration;
+    for (auto [flag, text, out] :
+         {std::tuple<const char*, std::string*, double*>{"--interval", &f->interval, &interval},
+          {"--process-interval", &f->process_interval, &process_interval},
+          {"--timeout", &f->timeout, &timeout}}) {
+      auto v = ParseDuration(*text);
+      if (!v.ok()) {
+        std::fprintf(stderr, "vramwatch record: %s: %s\n", flag, v.status().message().c_str());
+        return kExitUnknown;
+      }
+      *out = *v;
+    }
+    if (!f->duration.empty()) {
+      auto v = ParseDuration(f->duration);
+      if (!v.ok()) {
+        std::fprintf(stderr, "vramwatch record: --duration: %s\n", v.status().message().c_str());
+        return kExitUnknown;
+      }
+      duration = *v;
+    }
+    if (interval < 0.1) {
+      std::fprintf(stderr, "vramwatch record: --interval must be at least 100ms\n");
+      return kExitUnknown;
+    }
+    nvml::SourceOptions so;
+    so.library_path = nvml::ResolveLibraryPath(f->nvml_lib);
+    so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
+    auto src = nvml::NvmlSource::Open(so);
+    if (!src.ok()) {
+      std::fprintf(stderr, "vramwatch record: cannot use NVML: %s\n", src.status().message().c_str());
+      return kExitUnknown;
+    }
+    trace::RecordingHeader header;
+    header.started = WallNow();
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) == 0) header.host = host;
+    header.source = "nvml";
+    header.interval_s = interval;
+    auto writer = trace::RecordingWriter::Create(f->output, header);
+    if (!writer.ok()) {
+      std::fprintf(stderr, "vramwatch record: %s\n", writer.status().message().c_str());
+      return kExitUnknown;
+    }
+    const double start = WallNow();
+    double last_proc = -1e300;
+    auto tick = std::chrono::steady_clock::now();
+    while (!g_record_stop) {
+      const double now = WallNow();
+      if (duration && now - start >= *duration) break;
+      HostSnapshot snap = (*src)->TakeSnapshot();
+      const bool with_processes = now - last_proc >= process_interval;
+      if (with_processes) last_proc = now;
+      for (const GpuSnapshot& g : snap.gpus) {
+        if (!g.responsive && !g.memory_used_bytes) continue;  // a stale GPU writes nothing
+        Status s = (*writer)->Write(RecordOf(g, now, with_processes));
+        if (!s.ok()) {
+          std::fprintf(stderr, "vramwatch record: %s\n", s.message().c_str());
+          return kExitUnknown;
+        }
+      }
+      tick += std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(interval));
+      if (tick < std::chrono::steady_clock::now()) tick = std::chrono::steady_clock::now();
+      while (!g_record_stop && std::chrono::steady_clock::now() < tick) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    Status closed = (*writer)->Close();
+    if (!closed.ok()) {
+      std::fprintf(stderr, "vramwatch record: %s\n", closed.message().c_str());
+      return kExitUnknown;
+    }
+    return 0;
+  };
+}
+
+}  // namespace vw::cli

@@ -1,0 +1,403 @@
+// `vramwatch watch`: the always-on daemon. One sampling thread owns NVML (every --interval, process
+// facts from /proc every --process-interval); the pipeline (cli/watch_pipeline.h) runs the leak
+// engines, findings and alerts and writes history; the HTTP server (outputs/http_server.h) only
+// renders the state the sampler last published. `--replay FILE` feeds a recording or any `analyze`
+// format through the same pipeline and prints alerts with the trace's timestamps.
+//
+// What is fatal and what degrades:
+//   port in use / bad --listen        -> exit 3 with the address and the OS reason
+//   NVML missing or failing at start  -> keeps serving (an nvml_error finding), retries every 10 s
+//   a hung NVML call                  -> that GPU is stale (its samples stop, sample age grows)
+//   --db cannot be opened             -> warning; runs without history
+//   disk full / read-only database    -> history paused (vramwatch_history_paused 1), resumes by itself
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/watch_pipeline.h"
+#include "core/exit_codes.h"
+#include "core/time.h"
+#include "core/units.h"
+#include "outputs/alert_sinks.h"
+#include "outputs/http_server.h"
+#include "outputs/web_page.h"
+#include "sources/nvml/nvml_source.h"
+#include "sources/procfs/holder_join.h"
+#include "sources/trace/trace_reader.h"
+#include "storage/history_store.h"
+
+namespace vw::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) {
+  g_stop = true;
+}
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string Hostname() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) return host;
+  return {};
+}
+
+struct WatchFlags {
+  std::string interval = "1s", process_interval = "5s", timeout = "1s", grace = "10s";
+  std::string orphan_threshold = "256MiB";
+  std::string raw_retention = "24h", aggregate_retention = "30d", process_retention = "30d";
+  std::string leak_for = "10m", finding_for = "1m", critical_runway = "24h", duration;
+  std::string db, listen = "127.0.0.1:9490", alert_log, webhook, label, nvml_lib, proc_root = "/proc", passwd;
+  std::string replay, speed = "max", db_max_size;
+  bool quiet = false;
+};
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "vramwatch watch: %s\n", message.c_str());
+  return kExitUnknown;
+}
+
+// TraceRecords of one instant -> a HostSnapshot the pipeline takes.
+GpuSnapshot GpuFromRecord(const TraceRecord& r, unsigned fallback_index) {
+  GpuSnapshot g;
+  g.t = r.sample.t;
+  g.index = r.gpu.index ? static_cast<unsigned>(*r.gpu.index) : fallback_index;
+  g.uuid = r.gpu.uuid;
+  g.name = r.gpu.name;
+  g.pci_bus_id = r.gpu.pci_bus_id;
+  g.memory_total_bytes = r.sample.total_bytes;
+  g.memory_used_bytes = r.sample.used_bytes;
+  g.memory_free_bytes = r.sample.free_bytes;
+  g.memory_reserved_bytes = r.sample.reserved_bytes;
+  g.gpu_util_ratio = r.sample.gpu_util_ratio;
+  if (r.sample.processes) {
+    for (const ProcessMemory& pm : *r.sample.processes) {
+      ProcessSnapshot p;
+      p.pid = pm.pid;
+      p.used_bytes = pm.used_bytes;
+      p.sm_util_ratio = pm.sm_util_ratio;
+      p.compute = pm.type.find('C') != std::string::npos;
+      p.graphics = pm.type.find('G') != std::string::npos;
+      p.info.alive = true;
+      p.info.command = pm.command;
+      g.processes.push_back(std::move(p));
+    }
+  }
+  return g;
+}
+
+int RunReplay(const WatchFlags& f, WatchConfig config) {
+  double speed = 0;  // 0 = as fast as possible
+  if (f.speed != "max") {
+    char* end = nullptr;
+    speed = std::strtod(f.speed.c_str(), &end);
+    if (end == f.speed.c_str() || *end != '\0' || !(speed > 0)) {
+      return Fail("--speed '" + f.speed + "': expected a positive factor (e.g. 60) or 'max'");
+    }
+  }
+  auto reader = trace::OpenTrace(f.replay, trace::TraceOptions{});
+  if (!reader.ok()) return Fail(reader.status().message());
+  std::unique_ptr<storage::HistoryStore> history;
+  if (!f.db.empty()) {
+    auto h = storage::HistoryStore::Open(f.db);
+    if (!h.ok()) return Fail(h.status().message());
+    history = std::move(*h);
+  }
+  Severity worst = Severity::kOk;
+  struct WorstSink : outputs::AlertSink {
+    Severity* worst;
+    void Send(const std::vector<detection::AlertEvent>& events) override {
+      for (const auto& e : events) {
+        if (e.kind == detection::AlertEventKind::kFiring) *worst = std::max(*worst, e.alert.condition.severity);
+      }
+    }
+  } worst_sink;
+  worst_sink.worst = &worst;
+  outputs::LogAlertSink log([](const std::string& line) { std::printf("%s\n", line.c_str()); });
+  std::unique_ptr<outputs::JsonLinesAlertSink> jsonl;
+  std::vector<outputs::AlertSink*> sinks{&log, &worst_sink};
+  if (!f.alert_log.empty()) {
+    auto j = outputs::JsonLinesAlertSink::Open(f.alert_log);
+    if (!j.ok()) return Fail(j.status().message());
+    jsonl = std::move(*j);
+    sinks.push_back(jsonl.get());
+  }
+  config.alerts.resend_interval_s = 0;  // a replay prints each change once
+  WatchPipeline pipeline(config, history.get(), sinks);
+  std::map<std::string, unsigned> index_of;
+  HostSnapshot pending;
+  bool have = false;
+  double prev_t = 0;
+  auto ingest = [&] {
+    if (!have) return;
+    if (speed > 0 && prev_t > 0 && pending.t > prev_t) {
+      std::this_thread::sleep_for(std::chrono::duration<double>((pending.t - prev_t) / speed));
+    }
+    prev_t = pending.t;
+    pipeline.Ingest(pending, true, false);
+    pending = HostSnapshot{};
+    have = false;
+  };
+  while (!g_stop) {
+    auto next = (*reader)->Next();
+    if (!next.ok()) return Fail(next.status().message());
+    if (!next->has_value()) break;
+    const TraceRecord& r = **next;
+    if (have && r.sample.t != pending.t) ingest();
+    auto [it, added] = index_of.emplace(r.gpu.key, static_cast<unsigned>(index_of.size()));
+    pending.t = r.sample.t;
+    pending.gpus.push_back(GpuFromRecord(r, it->second));
+    have = true;
+  }
+  ingest();
+  pipeline.Flush();
+  for (const std::string& line : pipeline.GpuVerdictLines()) std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+  return ExitCodeFor(worst);
+}
+
+int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, double process_interval_s,
+            double timeout_s, std::optional<double> duration_s, const storage::HistoryOptions& hopts) {
+  auto addr = outputs::ParseListenAddress(f.listen);
+  if (!addr.ok()) return Fail(addr.status().message());
+
+  std::unique_ptr<storage::HistoryStore> history;
+  std::shared_ptr<outputs::HistorySource> history_source;
+  if (!f.db.empty()) {
+    auto h = storage::HistoryStore::Open(f.db, hopts);
+    if (!h.ok()) {
+      std::fprintf(stderr, "vramwatch watch: running without history: %s\n", h.status().ToString().c_str());
+    } else {
+      history = std::move(*h);
+      auto src = outputs::StoreHistorySource::Open(f.db);
+      if (src.ok()) history_source = std::shared_ptr<outputs::HistorySource>(std::move(*src));
+    }
+  }
+
+  std::vector<outputs::AlertSink*> sinks;
+  outputs::LogAlertSink log([quiet = f.quiet](const std::string& line) {
+    if (!quiet) std::fprintf(stderr, "%s\n", line.c_str());
+  });
+  sinks.push_back(&log);
+  std::unique_ptr<outputs::JsonLinesAlertSink> jsonl;
+  if (!f.alert_log.empty()) {
+    auto j = outputs::JsonLinesAlertSink::Open(f.alert_log);
+    if (!j.ok()) return Fail(j.status().message());
+    jsonl = std::move(*j);
+    sinks.push_back(jsonl.get());
+  }
+  std::unique_ptr<outputs::WebhookAlertSink> webhook;
+  if (!f.webhook.empty()) {
+    outputs::WebhookOptions wo;
+    wo.url = f.webhook;
+    wo.generator_url = "http://" + Hostname() + ":" + std::to_string(addr->port) + "/";
+    auto w = outputs::WebhookAlertSink::Start(wo);
+    if (!w.ok()) return Fail(w.status().message());
+    webhook = std::move(*w);
+    sinks.push_back(webhook.get());
+  }
+
+  WatchPipeline pipeline(config, history.get(), sinks);
+  const double start = Now();
+  size_t resumed = pipeline.Resume(start);
+  if (resumed > 0 && !f.quiet) {
+    std::fprintf(stderr, "vramwatch watch: resumed %zu samples from %s\n", resumed, f.db.c_str());
+  }
+
+  outputs::StatePublisher publisher;
+  outputs::HttpOptions ho;
+  ho.listen = *addr;
+  ho.stale_after_s = std::max(30.0, 10 * interval_s);
+  outputs::HttpServer server(publisher, ho);
+  server.SetPageHandler([] { return outputs::WebPageHtml(); });
+  if (history_source) server.SetHistorySource(history_source);
+  Status started = server.Start();
+  if (!started.ok()) return Fail(started.message());
+  if (!f.quiet) {
+    std::fprintf(stderr, "vramwatch watch: serving http://%s:%d/ (metrics at /metrics)\n", addr->host.c_str(),
+                 server.port());
+  }
+
+  procfs::DirProcFs fs(f.proc_root);
+  procfs::ReaderOptions ro;
+  ro.passwd_path = f.passwd;
+  procfs::ProcessReader reader(fs, ro);
+  std::map<int64_t, double> start_times;
+
+  nvml::SourceOptions so;
+  so.library_path = nvml::ResolveLibraryPath(f.nvml_lib);
+  so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  std::unique_ptr<nvml::NvmlSource> nvml;
+  std::string nvml_error;
+  double next_open = 0;
+  double last_proc = -1e300;
+  const std::string host = Hostname();
+  auto tick = std::chrono::steady_clock::now();
+  while (!g_stop) {
+    const double now = Now();
+    if (duration_s && now - start >= *duration_s) break;
+    if (!nvml && now >= next_open) {
+      auto src = nvml::NvmlSource::Open(so);
+      if (src.ok()) {
+        nvml = std::move(*src);
+        if (!nvml_error.empty()) std::fprintf(stderr, "vramwatch watch: NVML available again\n");
+        nvml_error.clear();
+      } else {
+        if (nvml_error != src.status().message()) {
+          std::fprintf(stderr, "vramwatch watch: cannot use NVML (retrying every 10 s): %s\n",
+                       src.status().message().c_str());
+        }
+        nvml_error = src.status().message();
+        next_open = now + 10;
+      }
+    }
+    if (nvml) {
+      HostSnapshot snap = nvml->TakeSnapshot();
+      snap.t = Now();
+      if (snap.hostname.empty()) snap.hostname = host;
+      const bool fresh = snap.t - last_proc >= process_interval_s;
+      if (fresh) {
+        procfs::JoinHolders(snap, reader, start_times);
+        last_proc = snap.t;
+      }
+      pipeline.Ingest(snap, fresh, true);
+      publisher.Publish(pipeline.BuildState(snap.t));
+    } else {
+      auto state = std::const_pointer_cast<outputs::DaemonState>(pipeline.BuildState(now));
+      state->hostname = host;
+      Finding nf;
+      nf.kind = "nvml_error";
+      nf.severity = Severity::kCritical;
+      nf.message = "cannot use NVML: " + nvml_error;
+      nf.action = "check that the NVIDIA driver is loaded (nvidia-smi); --nvml-lib chooses another library";
+      state->findings.push_back(nf);
+      publisher.Publish(state);
+    }
+    tick += std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(interval_s));
+    const auto now_steady = std::chrono::steady_clock::now();
+    if (tick < now_steady) tick = now_steady;  // behind: do not try to catch up
+    while (!g_stop && std::chrono::steady_clock::now() < tick) {
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(tick - std::chrono::steady_clock::now(),
+                                                                                std::chrono::milliseconds(100)));
+    }
+  }
+  pipeline.Flush();
+  server.Stop();
+  if (webhook) webhook->Drain(5);
+  if (!f.quiet)
+    std::fprintf(stderr, "vramwatch watch: stopped after %llu samples\n",
+                 static_cast<unsigned long long>(pipeline.samples()));
+  return 0;
+}
+
+}  // namespace
+
+CommandRunner AddWatchCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "watch",
+      "The daemon: samples every GPU continuously, keeps history (--db), runs the leak detector live, serves "
+      "/metrics, /api/v1/status, /api/v1/history and a web page (--listen), and sends alerts. --replay FILE feeds a "
+      "recording through the same pipeline.");
+  auto f = std::make_shared<WatchFlags>();
+  cmd->add_option("--interval", f->interval, "Device memory sampling interval (at least 100ms)")->capture_default_str();
+  cmd->add_option("--process-interval", f->process_interval, "Process facts (/proc) refresh interval")
+      ->capture_default_str();
+  cmd->add_option("--timeout", f->timeout, "Deadline of each NVML call; past it the GPU is stale")
+      ->capture_default_str();
+  cmd->add_option("--db", f->db, "SQLite history file (WAL); without it nothing is kept across restarts");
+  cmd->add_option("--db-max-size", f->db_max_size,
+                  "Cap on the history file (e.g. 2GiB); reaching it pauses history like a full disk");
+  cmd->add_option("--raw-retention", f->raw_retention, "How long raw samples are kept")->capture_default_str();
+  cmd->add_option("--aggregate-retention", f->aggregate_retention, "How long 1-minute aggregates are kept")
+      ->capture_default_str();
+  cmd->add_option("--process-retention", f->process_retention, "How long process lifecycle records are kept")
+      ->capture_default_str();
+  cmd->add_option("--listen", f->listen, "HTTP address (ADDR:PORT)")->capture_default_str();
+  cmd->add_option("--alert-log", f->alert_log, "Append alert events to this JSON-lines file");
+  cmd->add_option("--webhook", f->webhook, "Alertmanager base URL for POST /api/v2/alerts");
+  cmd->add_option("--for", f->leak_for, "How long a leak verdict must hold before its alert fires")
+      ->capture_default_str();
+  cmd->add_option("--finding-for", f->finding_for, "How long a critical finding must hold before its alert fires")
+      ->capture_default_str();
+  cmd->add_option("--critical-runway", f->critical_runway, "A leak alert is critical below this time to OOM")
+      ->capture_default_str();
+  cmd->add_option("--label", f->label, "Workload name for the learned baseline (default: container or command)");
+  cmd->add_option("--grace", f->grace, "How long memory may lag after a kill (lazy reclaim)")->capture_default_str();
+  cmd->add_option("--orphan-threshold", f->orphan_threshold, "Unattributed memory that counts as orphaned")
+      ->capture_default_str();
+  cmd->add_option("--nvml-lib", f->nvml_lib,
+                  "NVML library to load (default: $VRAMWATCH_NVML_LIB, else libnvidia-ml.so.1)");
+  cmd->add_option("--proc-root", f->proc_root, "procfs root")->capture_default_str();
+  cmd->add_option("--passwd", f->passwd, "passwd file for user names");
+  cmd->add_option("--duration", f->duration, "Stop after this long (default: run until SIGTERM/SIGINT)");
+  cmd->add_option("--replay", f->replay, "Feed this recording (or any analyze format) through the pipeline");
+  cmd->add_option("--speed", f->speed, "Replay speed: a factor (60 = one hour per minute) or 'max'")
+      ->capture_default_str();
+  cmd->add_flag("--quiet", f->quiet, "Only errors on stderr");
+  return [f]() -> int {
+    std::signal(SIGINT, OnSignal);
+    std::signal(SIGTERM, OnSignal);
+    std::signal(SIGPIPE, SIG_IGN);
+    double interval = 0, process_interval = 0, timeout = 0;
+    WatchConfig config;
+    config.version = VRAMWATCH_VERSION;
+    config.label = f->label;
+    storage::HistoryOptions hopts;
+    double leak_for = 0, finding_for = 0;
+    std::optional<double> duration;
+    struct {
+      const char* flag;
+      const std::string& text;
+      double* out;
+    } durations[] = {{"--interval", f->interval, &interval},
+                     {"--process-interval", f->process_interval, &process_interval},
+                     {"--timeout", f->timeout, &timeout},
+                     {"--grace", f->grace, &config.check.grace_s},
+                     {"--raw-retention", f->raw_retention, &hopts.raw_retention_s},
+                     {"--aggregate-retention", f->aggregate_retention, &hopts.aggregate_retention_s},
+                     {"--process-retention", f->process_retention, &hopts.process_retention_s},
+                     {"--for", f->leak_for, &leak_for},
+                     {"--finding-for", f->finding_for, &finding_for},
+                     {"--critical-runway", f->critical_runway, &config.critical_runway_s}};
+    for (auto& d : durations) {
+      auto v = ParseDuration(d.text);
+      if (!v.ok()) return Fail(std::string(d.flag) + ": " + v.status().message());
+      *d.out = *v;
+    }
+    if (!f->duration.empty()) {
+      auto v = ParseDuration(f->duration);
+      if (!v.ok()) return Fail("--duration: " + v.status().message());
+      duration = *v;
+    }
+    if (interval < 0.1) return Fail("--interval must be at least 100ms");
+    if (process_interval < interval) process_interval = interval;
+    if (timeout <= 0) return Fail("--timeout must be greater than 0");
+    auto size = ParseSize(f->orphan_threshold);
+    if (!size.ok()) return Fail("--orphan-threshold: " + size.status().message());
+    config.check.orphan_threshold_bytes = *size;
+    config.check.orphan_large_bytes = std::max<uint64_t>(config.check.orphan_large_bytes, *size);
+    config.alerts.default_for_s = finding_for;
+    config.alerts.for_by_name["GpuMemoryLeak"] = leak_for;
+    config.alerts.for_by_name["GpuStale"] = 0;
+    if (!f->db_max_size.empty()) {
+      auto cap = ParseSize(f->db_max_size);
+      if (!cap.ok()) return Fail("--db-max-size: " + cap.status().message());
+      hopts.db.max_size_bytes = *cap;
+    }
+    if (!f->replay.empty()) return RunReplay(*f, config);
+    return RunLive(*f, config, interval, process_interval, timeout, duration, hopts);
+  };
+}
+
+}  // namespace vw::cli

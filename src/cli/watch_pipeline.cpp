@@ -1,0 +1,405 @@
+#include "cli/watch_pipeline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/time.h"
+#include "core/units.h"
+#include "outputs/check_report.h"
+#include "outputs/daemon_status_json.h"
+
+namespace vw::cli {
+
+namespace {
+
+outputs::SeriesVerdict VerdictOf(const detection::Assessment& a) {
+  outputs::SeriesVerdict v;
+  v.verdict = std::string(detection::VerdictName(a.verdict));
+  v.leak_rate_bps = a.rate_bps;
+  v.leak_rate_lo_bps = a.rate_lo_bps;
+  v.leak_rate_hi_bps = a.rate_hi_bps;
+  v.time_to_oom_s = a.tto_s;
+  v.time_to_oom_lo_s = a.tto_lo_s;
+  v.time_to_oom_hi_s = a.tto_hi_s;
+  v.floor_bytes = a.floor_bytes;
+  v.peak_bytes = a.peak_bytes;
+  v.evidence = a.evidence;
+  return v;
+}
+
+// Alert name for a finding kind that should page or ticket someone; empty for the rest.
+std::string AlertNameOf(const Finding& f) {
+  if (f.severity != Severity::kCritical) return {};
+  if (f.kind == "orphaned_memory") return "GpuOrphanedMemory";
+  if (f.kind == "zombie_holder") return "GpuZombieHolder";
+  if (f.kind == "stuck_holder") return "GpuStuckHolder";
+  if (f.kind == "dead_holder") return "GpuDeadHolder";
+  if (f.kind == "gpu_lost") return "GpuLost";
+  if (f.kind == "xid") return "GpuXidError";
+  return {};
+}
+
+}  // namespace
+
+WatchPipeline::WatchPipeline(WatchConfig config, storage::HistoryStore* history, std::vector<outputs::AlertSink*> sinks)
+    : config_(std::move(config)), history_(history), sinks_(std::move(sinks)), tracker_(config_.alerts) {}
+
+WatchPipeline::GpuTrack& WatchPipeline::Track(const GpuSnapshot& g) {
+  const std::string key = detection::GpuKey(g);
+  auto it = gpus_.find(key);
+  if (it == gpus_.end()) it = gpus_.emplace(key, GpuTrack(config_.engine)).first;
+  return it->second;
+}
+
+size_t WatchPipeline::Resume(double now) {
+  if (history_ == nullptr) return 0;
+  size_t fed = 0;
+  if (auto all = history_->baselines().All(); all.ok()) {
+    for (auto& b : *all) baselines_[b.key] = b;
+  }
+  // Alerts firing before the restart fire on (or resolve) without waiting out `for:` again.
+  if (auto firing = history_->alerts().All(); firing.ok()) {
+    for (const auto& a : *firing) {
+      detection::AlertCondition c;
+      c.name = a.name;
+      c.labels = a.labels;
+      c.annotations = a.annotations;
+      c.severity = static_cast<Severity>(a.severity);
+      tracker_.RestoreFiring(c, a.active_since, a.fired_at);
+    }
+  }
+  auto names = history_->SeriesNames();
+  if (!names.ok()) return 0;
+  for (const std::string& name : *names) {
+    if (name.rfind("gpu:", 0) != 0 || name.find('/') != std::string::npos) continue;
+    auto pts = history_->Recent(name, now - config_.resume_s);
+    if (!pts.ok() || pts->empty()) continue;
+    const std::string key = name.substr(4);
+    auto it = gpus_.find(key);
+    if (it == gpus_.end()) it = gpus_.emplace(key, GpuTrack(config_.engine)).first;
+    for (const auto& p : *pts) it->second.engine.Add(p.t, static_cast<double>(p.used_bytes));
+    fed += pts->size();
+  }
+  return fed;
+}
+
+std::string WatchPipeline::WorkloadKey(const GpuSnapshot& g) const {
+  if (!config_.label.empty()) return "label:" + config_.label;
+  const ProcessSnapshot* biggest = nullptr;
+  for (const auto& p : g.processes) {
+    if (p.used_bytes && (!biggest || *p.used_bytes > biggest->used_bytes.value_or(0))) biggest = &p;
+  }
+  if (biggest && !biggest->info.container_id.empty()) return "container:" + biggest->info.container_id;
+  if (biggest && !biggest->info.command.empty()) return "cmd:" + biggest->info.command;
+  return {};
+}
+
+void WatchPipeline::AssessGpu(const std::string& key, GpuTrack& t, double now) {
+  t.last_assess_t = now;
+  t.verdict = VerdictOf(t.engine.Assess());
+  const std::string wk = WorkloadKey(t.last);
+  if (wk.empty()) return;
+  auto b = baselines_.find(wk);
+  if (t.verdict.verdict == "plateau" && t.verdict.floor_bytes &&
+      now - t.last_baseline_t >= config_.baseline_interval_s) {
+    t.last_baseline_t = now;
+    std::optional<storage::Baseline> prev;
+    if (b != baselines_.end()) prev = b->second;
+    storage::Baseline learned = storage::Learn(prev, wk, *t.verdict.floor_bytes, now);
+    baselines_[wk] = learned;
+    if (history_) history_->baselines().Put(learned);
+    b = baselines_.find(wk);
+  }
+  if (b != baselines_.end()) t.verdict.baseline_bytes = b->second.level_bytes;
+  (void)key;
+}
+
+void WatchPipeline::EndProcess(const std::string& key, GpuTrack& t, int64_t pid, ProcTrack& p, const GpuSnapshot& g) {
+  if (!history_) return;
+  storage::ProcessRecord r;
+  r.gpu = key;
+  r.pid = pid;
+  r.first_seen_s = p.first_seen;
+  r.last_seen_s = p.last_seen;
+  r.peak_bytes = p.peak;
+  r.command = p.last_snapshot.info.command;
+  r.user = p.last_snapshot.info.user;
+  r.container = p.last_snapshot.info.container_id;
+  r.pod = p.last_snapshot.info.pod_uid;
+  r.slurm_job = p.last_snapshot.info.slurm_job;
+  r.end = storage::ProcessEnd::kExited;
+  history_->processes().Upsert(r);
+  t.recently_ended.emplace_back(r, p.last);
+  (void)g;
+}
+
+void WatchPipeline::ReviseEnded(GpuTrack& t, const GpuSnapshot& g, double now) {
+  // Memory may lag a kill by seconds (lazy reclaim): a holder whose share of memory is still held,
+  // unowned, while the grace runs is recorded as vanished with its memory held.
+  auto un = outputs::UnattributedBytes(g);
+  for (auto it = t.recently_ended.begin(); it != t.recently_ended.end();) {
+    auto& [r, last] = *it;
+    const bool held = un && last > 0 && *un >= std::max<uint64_t>(last / 2, config_.check.orphan_threshold_bytes);
+    if (held && history_) {
+      r.end = storage::ProcessEnd::kVanishedMemoryHeld;
+      history_->processes().Upsert(r);
+    }
+    if (held || now - r.last_seen_s > 2 * config_.check.grace_s + config_.assess_interval_s) {
+      it = t.recently_ended.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const GpuSnapshot& g, double now) {
+  std::map<int64_t, bool> seen;
+  for (const ProcessSnapshot& p : g.processes) {
+    seen[p.pid] = true;
+    auto it = t.procs.find(p.pid);
+    if (it == t.procs.end()) {
+      it = t.procs.emplace(p.pid, std::make_unique<ProcTrack>(config_.engine)).first;
+      it->second->first_seen = now;
+    }
+    ProcTrack& pt = *it->second;
+    pt.last_seen = now;
+    pt.last_snapshot = p;
+    if (p.used_bytes) {
+      pt.engine.Add(now, static_cast<double>(*p.used_bytes));
+      pt.peak = std::max(pt.peak, *p.used_bytes);
+      pt.last = *p.used_bytes;
+      if (g.memory_total_bytes)
+        pt.engine.SetCapacity(static_cast<double>(*g.memory_total_bytes),
+                              static_cast<double>(g.memory_reserved_bytes.value_or(0)));
+      if (history_) history_->Append(outputs::ProcessSeriesName(key, p.pid), now, *p.used_bytes);
+    }
+    if (history_) {
+      storage::ProcessRecord r;
+      r.gpu = key;
+      r.pid = p.pid;
+      r.first_seen_s = pt.first_seen;
+      r.last_seen_s = now;
+      r.peak_bytes = pt.peak;
+      r.command = p.info.command;
+      r.user = p.info.user;
+      r.container = p.info.container_id;
+      r.pod = p.info.pod_uid;
+      r.slurm_job = p.info.slurm_job;
+      history_->processes().Upsert(r);
+    }
+  }
+  // A PID that left the list ends its series (segmented at exit).
+  for (auto it = t.procs.begin(); it != t.procs.end();) {
+    if (seen.count(it->first)) {
+      ++it;
+      continue;
+    }
+    EndProcess(key, t, it->first, *it->second, g);
+    it = t.procs.erase(it);
+  }
+  ReviseEnded(t, g, now);
+  if (now - t.last_proc_assess_t >= config_.process_assess_interval_s) {
+    t.last_proc_assess_t = now;
+    for (auto& [pid, pt] : t.procs) pt->verdict = VerdictOf(pt->engine.Assess());
+  }
+}
+
+void WatchPipeline::Ingest(const HostSnapshot& snap, bool processes_fresh, bool run_findings) {
+  const double now = snap.t;
+  if (started_ == 0) started_ = now;
+  ++samples_;
+  if (!snap.hostname.empty()) hostname_ = snap.hostname;
+  if (!snap.driver_version.empty()) driver_version_ = snap.driver_version;
+  host_pids_visible_ = snap.host_pids_visible;
+  for (const GpuSnapshot& g : snap.gpus) {
+    const std::string key = detection::GpuKey(g);
+    GpuTrack& t = Track(g);
+    for (const std::string& e : g.errors) {
+      size_t colon = e.find(':');
+      std::string call = colon == std::string::npos ? "unknown" : e.substr(0, colon);
+      std::string code = colon == std::string::npos ? e : e.substr(colon + 1);
+      while (!code.empty() && code.front() == ' ') code.erase(code.begin());
+      if (code.size() > 64) code.resize(64);
+      ++nvml_errors_[{call, code}];
+    }
+    std::vector<ProcessSnapshot> keep_procs = t.last.processes;
+    if (g.responsive && !g.lost && g.memory_used_bytes) {
+      t.last = g;
+      if (!processes_fresh) t.last.processes = std::move(keep_procs);
+      t.last_ok_t = now;
+      t.engine.Add(now, static_cast<double>(*g.memory_used_bytes));
+      if (g.memory_total_bytes) {
+        t.engine.SetCapacity(static_cast<double>(*g.memory_total_bytes),
+                             static_cast<double>(g.memory_reserved_bytes.value_or(0)));
+      }
+      if (history_) history_->Append(outputs::GpuSeriesName(key), now, *g.memory_used_bytes);
+      if (processes_fresh) RefreshProcesses(key, t, g, now);
+    } else {
+      // Stale or lost: keep the last good values for display, mark the state.
+      GpuSnapshot kept = t.last.uuid.empty() ? g : t.last;
+      kept.responsive = g.responsive;
+      kept.lost = g.lost;
+      kept.errors = g.errors;
+      t.last = kept;
+    }
+    if (now - t.last_assess_t >= config_.assess_interval_s) AssessGpu(key, t, now);
+  }
+  if (run_findings && processes_fresh) {
+    window_.push_back(snap);
+    while (window_.size() > 2 && window_.front().t < now - config_.check.grace_s - 1) window_.pop_front();
+    detection::CheckInput in;
+    in.samples.assign(window_.begin(), window_.end());
+    detection::CheckConfig cfg = config_.check;
+    cfg.window_s = window_.size() > 1 ? window_.back().t - window_.front().t : 0;
+    findings_ = detection::EvaluateCheck(in, cfg);
+  }
+  auto events = tracker_.Evaluate(now, Conditions(now));
+  for (outputs::AlertSink* s : sinks_) s->Send(events);
+  if (history_) {
+    for (const detection::AlertEvent& e : events) {
+      if (e.kind == detection::AlertEventKind::kResolved) {
+        history_->alerts().Remove(e.alert.key);
+      } else if (e.kind == detection::AlertEventKind::kFiring) {
+        storage::StoredAlert a;
+        a.key = e.alert.key;
+        a.name = e.alert.condition.name;
+        a.labels = e.alert.condition.labels;
+        a.annotations = e.alert.condition.annotations;
+        a.severity = static_cast<int>(e.alert.condition.severity);
+        a.active_since = e.alert.active_since;
+        a.fired_at = e.alert.fired_at.value_or(now);
+        history_->alerts().Put(a);
+      }
+    }
+  }
+  MaybeFlush(now, false);
+}
+
+std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) const {
+  std::vector<detection::AlertCondition> out;
+  for (const auto& [key, t] : gpus_) {
+    std::map<std::string, std::string> labels{{"gpu", key}, {"uuid", t.last.uuid}, {"hostname", hostname_}};
+    const auto& v = t.verdict;
+    if (v.verdict == "leak" && v.leak_rate_bps) {
+      detection::AlertCondition c;
+      c.name = "GpuMemoryLeak";
+      c.labels = labels;
+      const double pessimistic = v.time_to_oom_lo_s.value_or(v.time_to_oom_s.value_or(1e300));
+      c.severity = pessimistic < config_.critical_runway_s ? Severity::kCritical : Severity::kWarning;
+      std::string summary = fmt::format("GPU {} leaks {}", key, FormatRate(*v.leak_rate_bps));
+      if (v.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*v.time_to_oom_s);
+      if (v.baseline_bytes && t.last.memory_used_bytes && *v.baseline_bytes > 0) {
+        const double above = (static_cast<double>(*t.last.memory_used_bytes) - *v.baseline_bytes) / *v.baseline_bytes;
+        summary += fmt::format("; {:.0f} % above this workload's plateau and rising", above * 100);
+      }
+      c.annotations["summary"] = summary;
+      if (!v.evidence.empty()) c.annotations["description"] = v.evidence.front();
+      out.push_back(std::move(c));
+    }
+    if (t.last_ok_t && now - *t.last_ok_t > config_.stale_alert_s) {
+      detection::AlertCondition c;
+      c.name = "GpuStale";
+      c.labels = labels;
+      c.severity = Severity::kWarning;
+      c.annotations["summary"] =
+          fmt::format("GPU {} has not answered NVML for {}", key, FormatDuration(now - *t.last_ok_t));
+      out.push_back(std::move(c));
+    }
+  }
+  for (const Finding& f : findings_.findings) {
+    std::string name = AlertNameOf(f);
+    if (name.empty()) continue;
+    detection::AlertCondition c;
+    c.name = name;
+    c.labels = {{"gpu", f.gpu}, {"hostname", hostname_}};
+    if (f.pid) c.labels["pid"] = std::to_string(*f.pid);
+    c.severity = f.severity;
+    c.annotations["summary"] = f.message;
+    if (!f.action.empty()) c.annotations["description"] = f.action;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void WatchPipeline::MaybeFlush(double now, bool force) {
+  if (!history_) return;
+  if (!force && now - last_flush_ < config_.flush_interval_s) return;
+  last_flush_ = now;
+  Status s = history_->Flush();
+  if (!s.ok()) {
+    if (!history_paused_) std::fprintf(stderr, "vramwatch watch: history paused: %s\n", s.ToString().c_str());
+    history_paused_ = true;
+    history_error_ = s.ToString();
+    return;
+  }
+  if (history_paused_) std::fprintf(stderr, "vramwatch watch: history resumed\n");
+  history_paused_ = false;
+  if (now - last_retention_ >= config_.retention_interval_s) {
+    last_retention_ = now;
+    Status r = history_->ApplyRetention(now);
+    if (!r.ok()) std::fprintf(stderr, "vramwatch watch: history retention: %s\n", r.ToString().c_str());
+  }
+}
+
+void WatchPipeline::Flush() {
+  MaybeFlush(1e300, true);
+}
+
+std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now) const {
+  auto s = std::make_shared<outputs::DaemonState>();
+  s->t = now;
+  s->hostname = hostname_;
+  s->driver_version = driver_version_;
+  s->version = config_.version;
+  s->host_pids_visible = host_pids_visible_;
+  s->started_t = started_;
+  s->samples_total = samples_;
+  s->history_enabled = history_ != nullptr;
+  s->history_paused = history_paused_;
+  s->history_dropped_samples = history_ ? history_->dropped_samples() : 0;
+  std::vector<const GpuTrack*> order;
+  for (const auto& [key, t] : gpus_) order.push_back(&t);
+  std::sort(order.begin(), order.end(),
+            [](const GpuTrack* a, const GpuTrack* b) { return a->last.index < b->last.index; });
+  for (const GpuTrack* t : order) {
+    outputs::GpuState g;
+    g.snapshot = t->last;
+    g.last_sample_t = t->last_ok_t;
+    g.unattributed_bytes = outputs::UnattributedBytes(t->last);
+    g.analysis = t->verdict;
+    g.stale = !t->last.responsive;
+    g.xid_events = t->xids;
+    for (const auto& [pid, p] : t->procs) g.process_analysis[std::to_string(pid)] = p->verdict;
+    s->gpus.push_back(std::move(g));
+  }
+  s->findings = findings_.findings;
+  for (const detection::Alert& a : tracker_.Active()) {
+    outputs::AlertView v;
+    v.name = a.condition.name;
+    v.state = std::string(detection::AlertStateName(a.state));
+    auto gpu = a.condition.labels.find("gpu");
+    if (gpu != a.condition.labels.end()) v.gpu = gpu->second;
+    v.severity = std::string(SeverityName(a.condition.severity));
+    v.since = FormatIso8601(a.active_since, true);
+    auto sum = a.condition.annotations.find("summary");
+    if (sum != a.condition.annotations.end()) v.summary = sum->second;
+    s->alerts.push_back(std::move(v));
+  }
+  s->nvml_errors = nvml_errors_;
+  return s;
+}
+
+std::vector<std::string> WatchPipeline::GpuVerdictLines() const {
+  std::vector<std::string> out;
+  for (const auto& [key, t] : gpus_) {
+    std::string line = "GPU " + key + ": " + t.verdict.verdict;
+    if (t.verdict.leak_rate_bps) line += ", " + FormatRate(*t.verdict.leak_rate_bps);
+    if (t.verdict.time_to_oom_s) line += ", out of memory in " + FormatDuration(*t.verdict.time_to_oom_s);
+    out.push_back(line);
+  }
+  return out;
+}
+
+}  // namespace vw::cli

@@ -1,0 +1,120 @@
+// WatchPipeline: the live pipeline of `vramwatch watch` (and of `watch --replay`): host samples in,
+// then per GPU and per process leak engines (a process series is one PID's life: it starts when the
+// PID appears and ends when it goes), findings over a sliding window (check's rules), alerts with
+// `for:` persistence, history and process lifecycle records in SQLite, learned per-workload
+// baselines, and the DaemonState that /metrics, /api/v1/status and the page render.
+//
+// Time is whatever clock the samples carry (wall clock live, trace time under --replay), seconds.
+// Assessments run every assess_interval_s of that time (GPU series) and every
+// process_assess_interval_s (process series), so the cost per sample stays small.
+// Threading: one thread (the sampler). BuildState() returns an immutable copy for other threads.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/snapshot.h"
+#include "detection/alerts.h"
+#include "detection/findings.h"
+#include "detection/leak_engine.h"
+#include "outputs/alert_sinks.h"
+#include "outputs/daemon_state.h"
+#include "storage/history_store.h"
+
+namespace vw::cli {
+
+struct WatchConfig {
+  detection::EngineConfig engine;
+  detection::CheckConfig check;  // findings thresholds; window_s is set from the sample window
+  detection::AlertConfig alerts;
+  double assess_interval_s = 10;          // GPU series
+  double process_assess_interval_s = 60;  // process series
+  double stale_alert_s = 60;              // sample age that raises GpuStale
+  double critical_runway_s = 24 * 3600;   // leak alert is critical below this pessimistic runway
+  double flush_interval_s = 5;            // history batch period
+  double retention_interval_s = 600;
+  double resume_s = 12 * 3600;       // history re-fed to the engines after a restart
+  double baseline_interval_s = 600;  // at most one baseline update per workload per this
+  std::string label;                 // --label: the workload key for baselines
+  std::string version;
+};
+
+class WatchPipeline {
+ public:
+  WatchPipeline(WatchConfig config, storage::HistoryStore* history, std::vector<outputs::AlertSink*> sinks);
+
+  // Re-feeds the GPU engines with the stored samples of the last resume_s before `now`, and loads
+  // baselines. Returns the number of samples re-fed.
+  size_t Resume(double now);
+
+  // One look at the host. `processes_fresh`: the process lists and their /proc facts were read
+  // in this sample (else the previous ones are kept). `run_findings`: evaluate check's rules (not
+  // under --replay, where there is no live /proc).
+  void Ingest(const HostSnapshot& snap, bool processes_fresh, bool run_findings);
+
+  // Writes pending history now (also done every flush_interval_s by Ingest).
+  void Flush();
+
+  std::shared_ptr<const outputs::DaemonState> BuildState(double now) const;
+  std::vector<std::string> GpuVerdictLines() const;  // "GPU 0: leak, 512 MiB/h, OOM in 9h 12m"
+  uint64_t samples() const { return samples_; }
+  bool history_paused() const { return history_paused_; }
+  const std::string& last_history_error() const { return history_error_; }
+
+ private:
+  struct ProcTrack {
+    detection::LeakEngine engine;
+    double first_seen = 0, last_seen = 0;
+    uint64_t peak = 0, last = 0;
+    ProcessSnapshot last_snapshot;
+    outputs::SeriesVerdict verdict;
+    explicit ProcTrack(const detection::EngineConfig& c) : engine(c) {}
+  };
+  struct GpuTrack {
+    detection::LeakEngine engine;
+    GpuSnapshot last;  // latest snapshot (processes from the latest refresh)
+    std::optional<double> last_ok_t;
+    double last_assess_t = -1e300;
+    double last_proc_assess_t = -1e300;
+    double last_baseline_t = -1e300;
+    outputs::SeriesVerdict verdict;
+    std::map<int64_t, std::unique_ptr<ProcTrack>> procs;
+    std::map<unsigned, uint64_t> xids;
+    // Holders that left the list recently: their record is revised if their memory stays held
+    // once the lazy-reclaim grace has passed (value: when it left).
+    std::vector<std::pair<storage::ProcessRecord, uint64_t>> recently_ended;  // (record, its last bytes)
+    explicit GpuTrack(const detection::EngineConfig& c) : engine(c) {}
+  };
+
+  GpuTrack& Track(const GpuSnapshot& g);
+  void AssessGpu(const std::string& key, GpuTrack& t, double now);
+  void RefreshProcesses(const std::string& key, GpuTrack& t, const GpuSnapshot& g, double now);
+  void EndProcess(const std::string& key, GpuTrack& t, int64_t pid, ProcTrack& p, const GpuSnapshot& g);
+  void ReviseEnded(GpuTrack& t, const GpuSnapshot& g, double now);
+  std::string WorkloadKey(const GpuSnapshot& g) const;
+  std::vector<detection::AlertCondition> Conditions(double now) const;
+  void MaybeFlush(double now, bool force);
+
+  WatchConfig config_;
+  storage::HistoryStore* history_;
+  std::vector<outputs::AlertSink*> sinks_;
+  detection::AlertTracker tracker_;
+  std::map<std::string, GpuTrack> gpus_;  // by GPU key
+  std::map<std::string, storage::Baseline> baselines_;
+  std::deque<HostSnapshot> window_;  // recent samples with fresh process facts, for findings
+  detection::CheckResult findings_;
+  std::map<std::pair<std::string, std::string>, uint64_t> nvml_errors_;
+  std::string hostname_, driver_version_;
+  bool host_pids_visible_ = true;
+  uint64_t samples_ = 0;
+  double started_ = 0;
+  double last_flush_ = -1e300, last_retention_ = -1e300;
+  bool history_paused_ = false;
+  std::string history_error_;
+};
+
+}  // namespace vw::cli

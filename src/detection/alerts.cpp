@@ -1,0 +1,126 @@
+#include "detection/alerts.h"
+
+#include <algorithm>
+#include <set>
+
+namespace vw::detection {
+
+std::string_view AlertStateName(AlertState s) {
+  switch (s) {
+    case AlertState::kPending: return "pending";
+    case AlertState::kFiring: return "firing";
+    case AlertState::kResolved: return "resolved";
+  }
+  return "pending";
+}
+
+std::string_view AlertEventKindName(AlertEventKind k) {
+  switch (k) {
+    case AlertEventKind::kFiring: return "firing";
+    case AlertEventKind::kResolved: return "resolved";
+    case AlertEventKind::kResend: return "resend";
+  }
+  return "firing";
+}
+
+std::string AlertKey(const AlertCondition& c) {
+  std::string k = c.name + "{";
+  bool first = true;
+  for (const auto& [name, value] : c.labels) {  // std::map: sorted
+    if (!first) k += ',';
+    first = false;
+    k += name;
+    k += '=';
+    k += value;
+  }
+  k += '}';
+  return k;
+}
+
+double AlertTracker::ForOf(const std::string& name) const {
+  auto it = config_.for_by_name.find(name);
+  return it != config_.for_by_name.end() ? it->second : config_.default_for_s;
+}
+
+void AlertTracker::RestoreFiring(const AlertCondition& c, double active_since, double fired_at) {
+  Alert a;
+  a.key = AlertKey(c);
+  a.condition = c;
+  a.state = AlertState::kFiring;
+  a.active_since = active_since;
+  a.fired_at = fired_at;
+  a.last_notified = fired_at;
+  restored_[a.key] = a;
+}
+
+std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<AlertCondition>& holding) {
+  std::vector<AlertEvent> events;
+  std::set<std::string> seen;
+  for (const AlertCondition& c : holding) {
+    std::string key = AlertKey(c);
+    if (!seen.insert(key).second) continue;  // duplicates in one tick count once
+    auto it = active_.find(key);
+    if (it == active_.end()) {
+      Alert a;
+      if (auto r = restored_.find(key); r != restored_.end()) {
+        a = r->second;
+        restored_.erase(r);
+      } else {
+        a.key = key;
+        a.state = AlertState::kPending;
+        a.active_since = now;
+      }
+      it = active_.emplace(key, std::move(a)).first;
+    }
+    Alert& a = it->second;
+    a.condition = c;  // annotations refresh (current rate, runway)
+    if (a.state == AlertState::kPending && now - a.active_since >= ForOf(c.name)) {
+      a.state = AlertState::kFiring;
+      a.fired_at = now;
+      a.last_notified = now;
+      events.push_back({AlertEventKind::kFiring, now, a});
+    } else if (a.state == AlertState::kFiring && config_.resend_interval_s > 0 &&
+               now - a.last_notified >= config_.resend_interval_s) {
+      a.last_notified = now;
+      events.push_back({AlertEventKind::kResend, now, a});
+    }
+  }
+  for (auto it = active_.begin(); it != active_.end();) {
+    if (seen.count(it->first)) {
+      ++it;
+      continue;
+    }
+    if (it->second.state == AlertState::kFiring) {
+      Alert a = it->second;
+      a.state = AlertState::kResolved;
+      a.resolved_at = now;
+      events.push_back({AlertEventKind::kResolved, now, a});
+    }
+    it = active_.erase(it);
+  }
+  // Alerts restored from before a restart whose condition no longer holds are resolved now.
+  for (auto& [key, a] : restored_) {
+    Alert r = a;
+    r.state = AlertState::kResolved;
+    r.resolved_at = now;
+    events.push_back({AlertEventKind::kResolved, now, r});
+  }
+  restored_.clear();
+  std::stable_sort(events.begin(), events.end(),
+                   [](const AlertEvent& x, const AlertEvent& y) { return x.alert.key < y.alert.key; });
+  return events;
+}
+
+std::vector<Alert> AlertTracker::Active() const {
+  std::vector<Alert> out;
+  for (const auto& [k, a] : active_) out.push_back(a);
+  return out;
+}
+
+size_t AlertTracker::firing_count() const {
+  size_t n = 0;
+  for (const auto& [k, a] : active_) n += a.state == AlertState::kFiring ? 1 : 0;
+  return n;
+}
+
+}  // namespace vw::detection

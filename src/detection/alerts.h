@@ -1,0 +1,84 @@
+// AlertTracker: turns "this condition holds now" into alerts with a lifecycle, the way Prometheus
+// does: a condition that appears is PENDING; once it has held for its rule's `for:` duration it is
+// FIRING (notify); when it stops holding, a firing alert is RESOLVED (notify) and a pending one is
+// dropped silently. Firing alerts are re-announced every resend_interval_s so a receiver
+// (Alertmanager) keeps them open. One alert per dedup key: its name plus its identifying labels.
+//
+// The caller evaluates its rules (leak verdict, orphaned memory, zombie/stuck holder, stale GPU)
+// at each tick and passes the conditions that hold; times are whatever clock the caller uses
+// (wall clock live, trace time under --replay), in seconds.
+// Threading: one thread (the sampler).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/finding.h"
+
+namespace vw::detection {
+
+enum class AlertState { kPending, kFiring, kResolved };
+std::string_view AlertStateName(AlertState s);  // "pending", "firing", "resolved"
+
+// A rule's condition holding for one instance now.
+struct AlertCondition {
+  std::string name;                                // alert name, e.g. "GpuMemoryLeak"
+  std::map<std::string, std::string> labels;       // identify the instance (gpu, pid, hostname...)
+  std::map<std::string, std::string> annotations;  // summary, description: refreshed every tick
+  Severity severity = Severity::kWarning;
+};
+
+struct Alert {
+  std::string key;  // dedup key: name{label=value,...} with labels sorted
+  AlertCondition condition;
+  AlertState state = AlertState::kPending;
+  double active_since = 0;            // first tick the condition held
+  std::optional<double> fired_at;     // when it went firing
+  std::optional<double> resolved_at;  // when it resolved
+  double last_notified = 0;
+};
+
+// A change worth telling the sinks about.
+enum class AlertEventKind { kFiring, kResolved, kResend };
+std::string_view AlertEventKindName(AlertEventKind k);  // "firing", "resolved", "resend"
+
+struct AlertEvent {
+  AlertEventKind kind = AlertEventKind::kFiring;
+  double t = 0;  // when the tracker saw the change
+  Alert alert;   // the alert after the change
+};
+
+struct AlertConfig {
+  double default_for_s = 300;                 // persistence before firing
+  std::map<std::string, double> for_by_name;  // per-rule `for:` durations
+  double resend_interval_s = 60;              // 0: never re-announce
+};
+
+std::string AlertKey(const AlertCondition& c);
+
+class AlertTracker {
+ public:
+  explicit AlertTracker(AlertConfig config = {}) : config_(std::move(config)) {}
+
+  // `holding`: every condition that holds at `now`. Returns the notifications due, in key order.
+  std::vector<AlertEvent> Evaluate(double now, const std::vector<AlertCondition>& holding);
+
+  // Pending and firing alerts, in key order.
+  std::vector<Alert> Active() const;
+  size_t firing_count() const;
+
+  // After a restart: an alert that was firing before is firing again as soon as its condition
+  // holds, without waiting for `for:` again (the caller restores these from its store).
+  void RestoreFiring(const AlertCondition& c, double active_since, double fired_at);
+
+ private:
+  double ForOf(const std::string& name) const;
+  AlertConfig config_;
+  std::map<std::string, Alert> active_;
+  std::map<std::string, Alert> restored_;  // firing before a restart, not yet seen again
+};
+
+}  // namespace vw::detection

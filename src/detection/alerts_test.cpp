@@ -1,0 +1,102 @@
+#include "detection/alerts.h"
+
+#include <gtest/gtest.h>
+
+namespace vw::detection {
+namespace {
+
+AlertCondition Leak(const std::string& gpu, const std::string& rate = "10 MiB/h") {
+  AlertCondition c;
+  c.name = "GpuMemoryLeak";
+  c.labels = {{"gpu", gpu}, {"hostname", "node-7"}};
+  c.annotations = {{"summary", "leaking " + rate}};
+  c.severity = Severity::kCritical;
+  return c;
+}
+
+TEST(AlertTracker, ConditionMustHoldForItsDurationBeforeFiring) {
+  AlertConfig cfg;
+  cfg.for_by_name["GpuMemoryLeak"] = 600;
+  cfg.resend_interval_s = 0;
+  AlertTracker t(cfg);
+  EXPECT_TRUE(t.Evaluate(1000, {Leak("0")}).empty());
+  ASSERT_EQ(t.Active().size(), 1u);
+  EXPECT_EQ(t.Active()[0].state, AlertState::kPending);
+  EXPECT_TRUE(t.Evaluate(1599, {Leak("0")}).empty());
+  auto ev = t.Evaluate(1600, {Leak("0")});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kFiring);
+  EXPECT_DOUBLE_EQ(ev[0].alert.active_since, 1000);
+  EXPECT_DOUBLE_EQ(*ev[0].alert.fired_at, 1600);
+  EXPECT_EQ(t.firing_count(), 1u);
+  EXPECT_TRUE(t.Evaluate(1700, {Leak("0")}).empty());  // no repeat without resend
+}
+
+TEST(AlertTracker, PendingThatStopsHoldingIsDroppedWithoutNotice) {
+  AlertConfig cfg;
+  cfg.default_for_s = 300;
+  AlertTracker t(cfg);
+  t.Evaluate(0, {Leak("0")});
+  EXPECT_TRUE(t.Evaluate(100, {}).empty());
+  EXPECT_TRUE(t.Active().empty());
+  // The clock restarts when it comes back.
+  t.Evaluate(200, {Leak("0")});
+  EXPECT_TRUE(t.Evaluate(450, {Leak("0")}).empty());
+  EXPECT_EQ(t.Evaluate(500, {Leak("0")}).size(), 1u);
+}
+
+TEST(AlertTracker, FiringThatStopsHoldingResolvesOnce) {
+  AlertConfig cfg;
+  cfg.default_for_s = 0;
+  cfg.resend_interval_s = 0;
+  AlertTracker t(cfg);
+  ASSERT_EQ(t.Evaluate(10, {Leak("0")}).size(), 1u);
+  auto ev = t.Evaluate(20, {});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kResolved);
+  EXPECT_EQ(ev[0].alert.state, AlertState::kResolved);
+  EXPECT_DOUBLE_EQ(*ev[0].alert.resolved_at, 20);
+  EXPECT_TRUE(t.Evaluate(30, {}).empty());
+}
+
+TEST(AlertTracker, InstancesAreKeptApartByLabelsAndDeduplicatedWithinATick) {
+  AlertConfig cfg;
+  cfg.default_for_s = 0;
+  AlertTracker t(cfg);
+  auto ev = t.Evaluate(0, {Leak("0"), Leak("1"), Leak("0", "other text")});
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].alert.key, "GpuMemoryLeak{gpu=0,hostname=node-7}");
+  EXPECT_EQ(ev[1].alert.key, "GpuMemoryLeak{gpu=1,hostname=node-7}");
+  EXPECT_EQ(t.Active().size(), 2u);
+}
+
+TEST(AlertTracker, FiringAlertsAreReannouncedWithFreshAnnotations) {
+  AlertConfig cfg;
+  cfg.default_for_s = 0;
+  cfg.resend_interval_s = 60;
+  AlertTracker t(cfg);
+  t.Evaluate(0, {Leak("0", "10 MiB/h")});
+  EXPECT_TRUE(t.Evaluate(59, {Leak("0", "11 MiB/h")}).empty());
+  auto ev = t.Evaluate(60, {Leak("0", "12 MiB/h")});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kResend);
+  EXPECT_EQ(ev[0].alert.condition.annotations.at("summary"), "leaking 12 MiB/h");
+}
+
+TEST(AlertTracker, RestoredFiringAlertSkipsForAndResolvesIfGone) {
+  AlertConfig cfg;
+  cfg.default_for_s = 3600;
+  cfg.resend_interval_s = 0;
+  AlertTracker a(cfg);
+  a.RestoreFiring(Leak("0"), 100, 3700);
+  EXPECT_TRUE(a.Evaluate(5000, {Leak("0")}).empty());  // still firing, no new notice
+  EXPECT_EQ(a.firing_count(), 1u);
+  AlertTracker b(cfg);
+  b.RestoreFiring(Leak("1"), 100, 3700);
+  auto ev = b.Evaluate(5000, {});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kResolved);
+}
+
+}  // namespace
+}  // namespace vw::detection

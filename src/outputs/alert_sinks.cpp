@@ -1,0 +1,179 @@
+#include "outputs/alert_sinks.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/time.h"
+
+namespace vw::outputs {
+
+using detection::AlertEvent;
+using detection::AlertEventKind;
+using nlohmann::json;
+
+std::string AlertLogLine(const AlertEvent& e) {
+  std::string line = FormatIso8601(e.t, true);
+  line += " alert ";
+  line += detection::AlertEventKindName(e.kind);
+  line += ' ';
+  line += e.alert.key;
+  line += " severity=";
+  line += SeverityName(e.alert.condition.severity);
+  auto it = e.alert.condition.annotations.find("summary");
+  if (it != e.alert.condition.annotations.end()) {
+    line += ": ";
+    line += it->second;
+  }
+  return line;
+}
+
+json AlertmanagerAlert(const AlertEvent& e, const std::string& generator_url, double ends_after_s) {
+  json labels = json::object();
+  for (const auto& [k, v] : e.alert.condition.labels) labels[k] = v;
+  labels["alertname"] = e.alert.condition.name;
+  labels["severity"] = std::string(SeverityName(e.alert.condition.severity));
+  json annotations = json::object();
+  for (const auto& [k, v] : e.alert.condition.annotations) annotations[k] = v;
+  json a;
+  a["labels"] = labels;
+  a["annotations"] = annotations;
+  a["startsAt"] = FormatIso8601(e.alert.fired_at.value_or(e.alert.active_since), true);
+  const double ends = e.kind == AlertEventKind::kResolved ? e.alert.resolved_at.value_or(e.t) : e.t + ends_after_s;
+  a["endsAt"] = FormatIso8601(ends, true);
+  if (!generator_url.empty()) a["generatorURL"] = generator_url;
+  return a;
+}
+
+void LogAlertSink::Send(const std::vector<AlertEvent>& events) {
+  for (const AlertEvent& e : events) write_(AlertLogLine(e));
+}
+
+Result<std::unique_ptr<JsonLinesAlertSink>> JsonLinesAlertSink::Open(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "a");
+  if (f == nullptr) return FromErrno(errno, "open alert log " + path);
+  return std::unique_ptr<JsonLinesAlertSink>(new JsonLinesAlertSink(f));
+}
+
+JsonLinesAlertSink::~JsonLinesAlertSink() {
+  std::fclose(file_);
+}
+
+void JsonLinesAlertSink::Send(const std::vector<AlertEvent>& events) {
+  if (events.empty()) return;
+  std::string out;
+  for (const AlertEvent& e : events) {
+    json j;
+    j["time"] = FormatIso8601(e.t, true);
+    j["event"] = std::string(detection::AlertEventKindName(e.kind));
+    j["state"] = std::string(detection::AlertStateName(e.alert.state));
+    j["alert"] = e.alert.condition.name;
+    j["key"] = e.alert.key;
+    j["severity"] = std::string(SeverityName(e.alert.condition.severity));
+    j["labels"] = e.alert.condition.labels;
+    j["annotations"] = e.alert.condition.annotations;
+    j["active_since"] = FormatIso8601(e.alert.active_since, true);
+    j["fired_at"] = e.alert.fired_at ? json(FormatIso8601(*e.alert.fired_at, true)) : json();
+    j["resolved_at"] = e.alert.resolved_at ? json(FormatIso8601(*e.alert.resolved_at, true)) : json();
+    out += j.dump();
+    out += '\n';
+  }
+  if (std::fwrite(out.data(), 1, out.size(), file_) != out.size() || std::fflush(file_) != 0) {
+    ++write_errors_;
+    std::clearerr(file_);
+  }
+}
+
+Result<std::unique_ptr<WebhookAlertSink>> WebhookAlertSink::Start(WebhookOptions options) {
+  const std::string& url = options.url;
+  size_t scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) {
+    return Status::InvalidArgument("--webhook '" + url + "': expected http://HOST[:PORT][/PATH]");
+  }
+  std::string scheme = url.substr(0, scheme_end);
+  if (scheme != "http" && scheme != "https") {
+    return Status::InvalidArgument("--webhook '" + url + "': only http and https are supported");
+  }
+  size_t path_start = url.find('/', scheme_end + 3);
+  std::string origin = path_start == std::string::npos ? url : url.substr(0, path_start);
+  std::string path = path_start == std::string::npos ? "" : url.substr(path_start);
+  if (origin.size() <= scheme_end + 3) return Status::InvalidArgument("--webhook '" + url + "': no host");
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  const std::string api = "/api/v2/alerts";
+  if (path.size() < api.size() || path.compare(path.size() - api.size(), api.size(), api) != 0) path += api;
+  std::unique_ptr<WebhookAlertSink> sink(new WebhookAlertSink(std::move(options), origin, path));
+  sink->thread_ = std::thread([s = sink.get()] { s->Run(); });
+  return sink;
+}
+
+WebhookAlertSink::WebhookAlertSink(WebhookOptions options, std::string origin, std::string path)
+    : options_(std::move(options)), origin_(std::move(origin)), path_(std::move(path)) {}
+
+WebhookAlertSink::~WebhookAlertSink() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void WebhookAlertSink::Send(const std::vector<AlertEvent>& events) {
+  if (events.empty()) return;
+  json body = json::array();
+  for (const AlertEvent& e : events)
+    body.push_back(AlertmanagerAlert(e, options_.generator_url, options_.ends_after_s));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(body.dump());
+    while (queue_.size() > options_.max_queue) {
+      queue_.pop_front();
+      ++dropped_;
+    }
+  }
+  cv_.notify_all();
+}
+
+bool WebhookAlertSink::Drain(double timeout_s) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, std::chrono::duration<double>(timeout_s), [&] { return queue_.empty() && !busy_; });
+}
+
+void WebhookAlertSink::Run() {
+  httplib::Client client(origin_);
+  const auto to = std::chrono::duration<double>(options_.timeout_s);
+  client.set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(to));
+  client.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(to));
+  client.set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(to));
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (stop_) return;
+    std::string body = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    double backoff = options_.initial_backoff_s;
+    for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
+      lock.unlock();
+      auto res = client.Post(path_.c_str(), body, "application/json");
+      const bool ok = res && res->status >= 200 && res->status < 300;
+      // 4xx other than 429 will not get better by retrying.
+      const bool permanent = res && res->status >= 400 && res->status < 500 && res->status != 429;
+      lock.lock();
+      if (ok) {
+        ++delivered_;
+        break;
+      }
+      ++failed_attempts_;
+      if (permanent || stop_ || attempt == options_.max_attempts) break;
+      cv_.wait_for(lock, std::chrono::duration<double>(backoff), [&] { return stop_; });
+      if (stop_) break;
+      backoff = std::min(backoff * 2, options_.max_backoff_s);
+    }
+    busy_ = false;
+    cv_.notify_all();
+  }
+}
+
+}  // namespace vw::outputs

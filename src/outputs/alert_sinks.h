@@ -1,0 +1,106 @@
+// Alert sinks: where alert notifications (detection/alerts.h) go.
+//   LogAlertSink        one human line per event to a callback (stderr, syslog, a test buffer)
+//   JsonLinesAlertSink  one JSON object per event appended to a file (flushed per batch)
+//   WebhookAlertSink    HTTP POST of an Alertmanager v2 payload (`POST /api/v2/alerts`, a JSON array
+//                       of {labels, annotations, startsAt, endsAt, generatorURL}) from a background
+//                       thread with a bounded queue, retries and exponential backoff.
+// Send() never blocks on I/O that can hang: the webhook only enqueues (dropping the oldest batch,
+// counted, when the queue is full); the file sink does one buffered append per batch.
+// Times in payloads are ISO 8601 UTC; labels include alertname and severity.
+// Threading: Send() from the sampler thread; the webhook's own thread does the network I/O.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/status.h"
+#include "detection/alerts.h"
+
+namespace vw::outputs {
+
+class AlertSink {
+ public:
+  virtual ~AlertSink() = default;
+  virtual void Send(const std::vector<detection::AlertEvent>& events) = 0;
+};
+
+// "2026-07-14T08:12:38Z alert firing GpuMemoryLeak{gpu=0} severity=critical: summary text"
+std::string AlertLogLine(const detection::AlertEvent& e);
+
+// The Alertmanager v2 object for one event. A resolved alert has endsAt = its resolution time; a
+// firing one gets endsAt = t + ends_after_s, so Alertmanager closes it if we stop re-announcing.
+nlohmann::json AlertmanagerAlert(const detection::AlertEvent& e, const std::string& generator_url, double ends_after_s);
+
+class LogAlertSink : public AlertSink {
+ public:
+  explicit LogAlertSink(std::function<void(const std::string&)> write) : write_(std::move(write)) {}
+  void Send(const std::vector<detection::AlertEvent>& events) override;
+
+ private:
+  std::function<void(const std::string&)> write_;
+};
+
+class JsonLinesAlertSink : public AlertSink {
+ public:
+  static Result<std::unique_ptr<JsonLinesAlertSink>> Open(const std::string& path);
+  ~JsonLinesAlertSink() override;
+  void Send(const std::vector<detection::AlertEvent>& events) override;
+  uint64_t write_errors() const { return write_errors_; }
+
+ private:
+  explicit JsonLinesAlertSink(FILE* f) : file_(f) {}
+  FILE* file_;
+  uint64_t write_errors_ = 0;
+};
+
+struct WebhookOptions {
+  std::string url;            // Alertmanager base URL ("http://am:9093") or the full .../api/v2/alerts
+  std::string generator_url;  // link back to this daemon
+  size_t max_queue = 64;      // batches waiting; the oldest is dropped beyond this
+  int max_attempts = 8;       // per batch
+  double initial_backoff_s = 1;
+  double max_backoff_s = 60;
+  double timeout_s = 5;       // connect and read, per attempt
+  double ends_after_s = 240;  // endsAt of a firing alert (4 × the resend interval)
+};
+
+class WebhookAlertSink : public AlertSink {
+ public:
+  // Checks the URL (http or https, with a host) and starts the sender thread.
+  static Result<std::unique_ptr<WebhookAlertSink>> Start(WebhookOptions options);
+  ~WebhookAlertSink() override;  // stops after the attempt in flight; unsent batches are dropped
+  void Send(const std::vector<detection::AlertEvent>& events) override;
+
+  // Waits until the queue is empty and nothing is in flight, or timeout_s passes. For tests and a
+  // clean shutdown. Returns true when everything was delivered or given up on.
+  bool Drain(double timeout_s);
+
+  uint64_t delivered() const { return delivered_; }
+  uint64_t failed_attempts() const { return failed_attempts_; }
+  uint64_t dropped_batches() const { return dropped_; }
+
+ private:
+  WebhookAlertSink(WebhookOptions options, std::string origin, std::string path);
+  void Run();
+  WebhookOptions options_;
+  std::string origin_;  // scheme://host:port
+  std::string path_;    // /api/v2/alerts
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> queue_;  // JSON bodies
+  bool busy_ = false;
+  bool stop_ = false;
+  std::atomic<uint64_t> delivered_{0}, failed_attempts_{0}, dropped_{0};
+  std::thread thread_;
+};
+
+}  // namespace vw::outputs

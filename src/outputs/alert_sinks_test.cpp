@@ -1,0 +1,227 @@
+#include "outputs/alert_sinks.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+namespace vw::outputs {
+namespace {
+
+using detection::AlertEvent;
+using detection::AlertEventKind;
+using detection::AlertState;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+AlertEvent Event(AlertEventKind kind, double t) {
+  AlertEvent e;
+  e.kind = kind;
+  e.t = t;
+  e.alert.condition.name = "GpuMemoryLeak";
+  e.alert.condition.labels = {{"gpu", "0"}, {"hostname", "node-7"}};
+  e.alert.condition.annotations = {{"summary", "GPU 0 leaks 512 MiB/h; OOM in 9h 12m"}};
+  e.alert.condition.severity = Severity::kCritical;
+  e.alert.key = detection::AlertKey(e.alert.condition);
+  e.alert.active_since = 1764189000;
+  e.alert.fired_at = 1764189300;
+  e.alert.state = kind == AlertEventKind::kResolved ? AlertState::kResolved : AlertState::kFiring;
+  if (kind == AlertEventKind::kResolved) e.alert.resolved_at = t;
+  return e;
+}
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+TEST(AlertSinks, LogLineNamesTimeEventKeySeverityAndSummary) {
+  std::vector<std::string> lines;
+  LogAlertSink sink([&](const std::string& l) { lines.push_back(l); });
+  sink.Send({Event(AlertEventKind::kFiring, 1764189300)});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "2025-11-26T20:35:00Z alert firing GpuMemoryLeak{gpu=0,hostname=node-7} severity=critical: GPU 0 "
+            "leaks 512 MiB/h; OOM in 9h 12m");
+}
+
+TEST(AlertSinks, AlertmanagerPayloadHasLabelsAnnotationsAndTimes) {
+  json firing = AlertmanagerAlert(Event(AlertEventKind::kFiring, 1764189400), "http://node-7:9490/", 240);
+  EXPECT_EQ(firing["labels"]["alertname"], "GpuMemoryLeak");
+  EXPECT_EQ(firing["labels"]["severity"], "critical");
+  EXPECT_EQ(firing["labels"]["gpu"], "0");
+  EXPECT_EQ(firing["annotations"]["summary"], "GPU 0 leaks 512 MiB/h; OOM in 9h 12m");
+  EXPECT_EQ(firing["startsAt"], "2025-11-26T20:35:00Z");
+  EXPECT_EQ(firing["endsAt"], "2025-11-26T20:40:40Z");  // t + 240 s
+  EXPECT_EQ(firing["generatorURL"], "http://node-7:9490/");
+  json resolved = AlertmanagerAlert(Event(AlertEventKind::kResolved, 1764190000), "", 240);
+  EXPECT_EQ(resolved["endsAt"], "2025-11-26T20:46:40Z");
+  EXPECT_FALSE(resolved.contains("generatorURL"));
+}
+
+TEST(AlertSinks, JsonLinesFileGetsOneObjectPerEventAndIsAppended) {
+  char tmpl[] = "/tmp/vw_alerts_XXXXXX";
+  int fd = mkstemp(tmpl);
+  close(fd);
+  {
+    auto sink = JsonLinesAlertSink::Open(tmpl);
+    ASSERT_TRUE(sink.ok());
+    (*sink)->Send({Event(AlertEventKind::kFiring, 1764189300)});
+  }
+  {
+    auto sink = JsonLinesAlertSink::Open(tmpl);
+    ASSERT_TRUE(sink.ok());
+    (*sink)->Send({Event(AlertEventKind::kResolved, 1764190000)});
+  }
+  std::ifstream in(tmpl);
+  std::vector<json> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(json::parse(line));
+  unlink(tmpl);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["event"], "firing");
+  EXPECT_EQ(rows[0]["key"], "GpuMemoryLeak{gpu=0,hostname=node-7}");
+  EXPECT_EQ(rows[1]["event"], "resolved");
+  EXPECT_EQ(rows[1]["resolved_at"], "2025-11-26T20:46:40Z");
+}
+
+TEST(AlertSinks, JsonLinesOpenFailureNamesThePath) {
+  auto sink = JsonLinesAlertSink::Open("/nonexistent-dir/alerts.jsonl");
+  ASSERT_FALSE(sink.ok());
+  EXPECT_THAT(sink.status().message(), HasSubstr("/nonexistent-dir/alerts.jsonl"));
+}
+
+// A receiver that answers 503 to the first `fail_first` requests.
+struct FlakyReceiver {
+  httplib::Server server;
+  std::thread thread;
+  int port = 0;
+  int fail_first = 0;
+  std::mutex mu;
+  std::vector<double> arrivals;
+  std::vector<std::string> bodies;
+  std::string path;
+  explicit FlakyReceiver(int fail) : fail_first(fail) {
+    server.Post("/api/v2/alerts", [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu);
+      arrivals.push_back(Now());
+      path = req.path;
+      if (static_cast<int>(arrivals.size()) <= fail_first) {
+        res.status = 503;
+        return;
+      }
+      bodies.push_back(req.body);
+      res.status = 200;
+    });
+    port = server.bind_to_any_port("127.0.0.1");
+    thread = std::thread([this] { server.listen_after_bind(); });
+    while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~FlakyReceiver() {
+    server.stop();
+    thread.join();
+  }
+};
+
+TEST(AlertSinks, WebhookRetriesWithGrowingBackoffUntilDelivered) {
+  FlakyReceiver rx(3);
+  WebhookOptions o;
+  o.url = "http://127.0.0.1:" + std::to_string(rx.port);
+  o.initial_backoff_s = 0.05;
+  o.max_backoff_s = 1;
+  auto sink = WebhookAlertSink::Start(o);
+  ASSERT_TRUE(sink.ok()) << sink.status().ToString();
+  (*sink)->Send({Event(AlertEventKind::kFiring, 1764189300)});
+  ASSERT_TRUE((*sink)->Drain(10));
+  EXPECT_EQ((*sink)->delivered(), 1u);
+  EXPECT_EQ((*sink)->failed_attempts(), 3u);
+  std::lock_guard<std::mutex> lock(rx.mu);
+  ASSERT_EQ(rx.arrivals.size(), 4u);
+  EXPECT_EQ(rx.path, "/api/v2/alerts");
+  // Waits of 0.05, 0.1, 0.2 s between attempts.
+  EXPECT_GE(rx.arrivals[1] - rx.arrivals[0], 0.045);
+  EXPECT_GE(rx.arrivals[2] - rx.arrivals[1], 0.095);
+  EXPECT_GE(rx.arrivals[3] - rx.arrivals[2], 0.19);
+  ASSERT_EQ(rx.bodies.size(), 1u);
+  json body = json::parse(rx.bodies[0]);
+  ASSERT_TRUE(body.is_array());
+  ASSERT_EQ(body.size(), 1u);
+  EXPECT_EQ(body[0]["labels"]["alertname"], "GpuMemoryLeak");
+  EXPECT_EQ(body[0]["startsAt"], "2025-11-26T20:35:00Z");
+}
+
+TEST(AlertSinks, WebhookGivesUpAfterMaxAttempts) {
+  FlakyReceiver rx(100);
+  WebhookOptions o;
+  o.url = "http://127.0.0.1:" + std::to_string(rx.port) + "/api/v2/alerts";
+  o.initial_backoff_s = 0.01;
+  o.max_attempts = 3;
+  auto sink = WebhookAlertSink::Start(o);
+  ASSERT_TRUE(sink.ok());
+  (*sink)->Send({Event(AlertEventKind::kFiring, 1)});
+  ASSERT_TRUE((*sink)->Drain(10));
+  EXPECT_EQ((*sink)->delivered(), 0u);
+  EXPECT_EQ((*sink)->failed_attempts(), 3u);
+  std::lock_guard<std::mutex> lock(rx.mu);
+  EXPECT_EQ(rx.arrivals.size(), 3u);
+}
+
+TEST(AlertSinks, WebhookSendNeverBlocksAndItsQueueIsBounded) {
+  // A receiver that holds every request until released: the sender thread is stuck in flight.
+  httplib::Server server;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  int received = 0;
+  server.Post("/api/v2/alerts", [&](const httplib::Request&, httplib::Response& res) {
+    std::unique_lock<std::mutex> lock(mu);
+    ++received;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+    res.status = 200;
+  });
+  int port = server.bind_to_any_port("127.0.0.1");
+  std::thread th([&] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  {
+    WebhookOptions o;
+    o.url = "http://127.0.0.1:" + std::to_string(port);
+    o.timeout_s = 10;
+    o.max_queue = 4;
+    auto sink = WebhookAlertSink::Start(o);
+    ASSERT_TRUE(sink.ok());
+    (*sink)->Send({Event(AlertEventKind::kFiring, 0)});
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return received == 1; }));
+    }
+    const double a = Now();
+    for (int i = 1; i <= 100; ++i) (*sink)->Send({Event(AlertEventKind::kFiring, i)});
+    EXPECT_LT(Now() - a, 0.5);
+    EXPECT_EQ((*sink)->dropped_batches(), 96u);  // 100 sent while one is in flight; 4 kept
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      release = true;
+    }
+    cv.notify_all();
+    ASSERT_TRUE((*sink)->Drain(10));
+    EXPECT_EQ((*sink)->delivered(), 5u);
+  }
+  server.stop();
+  th.join();
+}
+
+TEST(AlertSinks, WebhookRejectsUrlsItCannotUse) {
+  for (const char* bad : {"am:9093", "ftp://am:9093", "http://"}) {
+    WebhookOptions o;
+    o.url = bad;
+    EXPECT_FALSE(WebhookAlertSink::Start(o).ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace vw::outputs

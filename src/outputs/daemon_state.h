@@ -1,0 +1,92 @@
+// DaemonState: a plain, self-contained picture of what the daemon knows at one instant, built by the
+// sampler thread and published as std::shared_ptr<const DaemonState> (copy-on-publish). Everything
+// that renders (/metrics, /api/v1/status, alerts) reads only this: no renderer ever calls NVML.
+//
+// Every value may be missing (std::optional), and a missing value is never rendered as 0.
+// Units: sizes bytes, rates bytes/second, durations seconds, times seconds since the Unix epoch
+// (UTC), ratios 0..1.
+// Threading: immutable once published; any thread may read it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/finding.h"
+#include "core/snapshot.h"
+
+namespace vw::outputs {
+
+// What the leak engine says about a GPU (or process) series right now.
+struct SeriesVerdict {
+  std::string verdict = "insufficient_data";  // insufficient_data | warmup | settling | plateau | leak
+  std::optional<double> leak_rate_bps;        // set for a leak
+  std::optional<double> leak_rate_lo_bps, leak_rate_hi_bps;
+  std::optional<double> time_to_oom_s;  // set for a leak with known capacity
+  std::optional<double> time_to_oom_lo_s, time_to_oom_hi_s;
+  std::optional<double> floor_bytes, peak_bytes;
+  std::optional<double> baseline_bytes;  // learned plateau of this workload, when known
+  std::vector<std::string> evidence;
+};
+
+struct GpuState {
+  GpuSnapshot snapshot;                        // the latest sample that succeeded (times inside it)
+  std::optional<double> last_sample_t;         // when memory was last read successfully
+  std::optional<uint64_t> unattributed_bytes;  // used − Σ listed processes (driver view), when known
+  SeriesVerdict analysis;
+  std::map<std::string, SeriesVerdict> process_analysis;  // key: PID as text
+  bool stale = false;                                     // an NVML call for this GPU hung past its deadline
+  std::map<unsigned, uint64_t> xid_events;                // Xid code -> count since the daemon started
+};
+
+// Latency of one NVML entry point, as a Prometheus histogram.
+struct NvmlCallStats {
+  std::string call;                     // "nvmlDeviceGetMemoryInfo_v2"
+  std::vector<uint64_t> bucket_counts;  // cumulative counts for NvmlLatencyBuckets(), then +Inf
+  uint64_t count = 0;
+  double sum_seconds = 0;
+};
+
+// Upper bounds (seconds) of the NVML latency histogram buckets.
+const std::vector<double>& NvmlLatencyBuckets();
+
+// One pending or firing alert, as /api/v1/status lists it.
+struct AlertView {
+  std::string name;      // "GpuMemoryLeak"
+  std::string state;     // "pending" | "firing"
+  std::string gpu;       // GPU key, empty for host-wide alerts
+  std::string severity;  // "warning" | "critical"
+  std::string since;     // ISO 8601: when the condition started holding
+  std::string summary;
+};
+
+struct DaemonState {
+  double t = 0;  // when this state was published
+  std::string hostname;
+  std::string driver_version;
+  std::string version;  // vramwatch's own
+  bool host_pids_visible = true;
+  std::vector<GpuState> gpus;
+  std::vector<Finding> findings;
+  std::vector<AlertView> alerts;
+  std::vector<NvmlCallStats> nvml_calls;
+  std::map<std::pair<std::string, std::string>, uint64_t> nvml_errors;  // (call, code name) -> count
+  // Self-metrics.
+  uint64_t samples_total = 0;
+  bool history_enabled = false;
+  bool history_paused = false;  // the database refused writes (disk full, read-only)
+  uint64_t history_dropped_samples = 0;
+  double started_t = 0;
+};
+
+// The GPU key used in labels, findings and series names: the index as text.
+std::string GpuKey(const GpuSnapshot& g);
+
+// Name of a process state as it appears in labels: running, sleeping, disk_sleep, zombie, stopped,
+// dead, gone, unknown.
+std::string_view ProcStateName(ProcState s);
+
+}  // namespace vw::outputs

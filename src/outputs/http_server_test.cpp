@@ -1,0 +1,290 @@
+#include "outputs/http_server.h"
+
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/time.h"
+#include "outputs/daemon_state_testing.h"
+#include "storage/history_store.h"
+
+namespace vw::outputs {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+struct Fixture {
+  StatePublisher publisher;
+  std::unique_ptr<HttpServer> server;
+  explicit Fixture(HttpOptions o = {}) {
+    o.listen.port = 0;
+    server = std::make_unique<HttpServer>(publisher, o);
+  }
+  void Publish(int gpus = 2, int procs = 2) {
+    publisher.Publish(std::make_shared<const DaemonState>(testing::MakeDaemonState(gpus, procs, Now())));
+  }
+  httplib::Client Client() {
+    httplib::Client c("127.0.0.1", server->port());
+    c.set_connection_timeout(5);
+    c.set_read_timeout(5);
+    return c;
+  }
+};
+
+TEST(HttpServer, ServesMetricsFromThePublishedState) {
+  Fixture f;
+  ASSERT_TRUE(f.server->Start().ok());
+  auto before = f.Client().Get("/metrics");
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->status, 503);
+  f.Publish();
+  auto res = f.Client().Get("/metrics");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_THAT(res->get_header_value("Content-Type"), HasSubstr("text/plain; version=0.0.4"));
+  EXPECT_THAT(res->body, HasSubstr("vramwatch_gpu_memory_used_bytes{gpu=\"1\""));
+  EXPECT_THAT(res->body, HasSubstr("vramwatch_process_memory_used_bytes{"));
+}
+
+TEST(HttpServer, StatusIsTheCheckDocumentWithPerGpuAnalysis) {
+  Fixture f;
+  ASSERT_TRUE(f.server->Start().ok());
+  f.Publish(2, 1);
+  auto res = f.Client().Get("/api/v1/status");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  json j = json::parse(res->body);
+  EXPECT_EQ(j["schema"], "vramwatch.check/1");
+  ASSERT_EQ(j["gpus"].size(), 2u);
+  EXPECT_EQ(j["gpus"][0]["gpu"], "0");
+  EXPECT_EQ(j["gpus"][0]["analysis"]["verdict"], "leak");
+  EXPECT_DOUBLE_EQ(j["gpus"][0]["analysis"]["leak_rate_bytes_per_second"].get<double>(), 1048576.0);
+  EXPECT_DOUBLE_EQ(j["gpus"][0]["analysis"]["time_to_oom_seconds"].get<double>(), 40000.0);
+  EXPECT_TRUE(j["gpus"][1]["analysis"]["leak_rate_bytes_per_second"].is_null());
+  EXPECT_EQ(j["gpus"][0]["processes"][0]["pid"], 1000);
+  ASSERT_EQ(j["findings"].size(), 1u);
+  EXPECT_EQ(j["findings"][0]["kind"], "orphaned_memory");
+  EXPECT_EQ(j["findings"][0]["severity"], "critical");
+  EXPECT_EQ(j["status"], "critical");
+  ASSERT_EQ(j["alerts"].size(), 1u);
+  EXPECT_EQ(j["alerts"][0]["name"], "GpuMemoryLeak");
+  EXPECT_EQ(j["alerts"][0]["state"], "firing");
+}
+
+TEST(HttpServer, HistoryReturnsRawPointsAndMinuteFloorsInTheAgreedShape) {
+  char tmpl[] = "/tmp/vw_http_XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  const std::string db = dir + "/h.db";
+  const double t0 = 1764189000;  // a whole minute
+  {
+    auto store = storage::HistoryStore::Open(db);
+    ASSERT_TRUE(store.ok());
+    for (int i = 0; i < 180; ++i) (*store)->Append("gpu:0", t0 + i, 1000u + static_cast<uint64_t>(i));
+    ASSERT_TRUE((*store)->Flush().ok());
+  }
+  Fixture f;
+  auto source = StoreHistorySource::Open(db);
+  ASSERT_TRUE(source.ok());
+  f.server->SetHistorySource(std::shared_ptr<HistorySource>(std::move(*source)));
+  ASSERT_TRUE(f.server->Start().ok());
+  f.Publish(1, 0);
+  const std::string path =
+      "/api/v1/history?series=gpu:0&from=" + FormatIso8601(t0 + 60, true) + "&to=" + FormatIso8601(t0 + 119, true);
+  auto res = f.Client().Get(path.c_str());
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  json j = json::parse(res->body);
+  EXPECT_EQ(j["schema"], "vramwatch.history/1");
+  EXPECT_EQ(j["series"], "gpu:0");
+  EXPECT_EQ(j["total_bytes"].get<uint64_t>(), 85520809984ull);
+  ASSERT_EQ(j["points"].size(), 60u);
+  EXPECT_DOUBLE_EQ(j["points"][0][0].get<double>(), t0 + 60);
+  EXPECT_EQ(j["points"][0][1].get<uint64_t>(), 1060u);
+  ASSERT_EQ(j["floor"].size(), 1u);
+  EXPECT_EQ(j["floor"][0][1].get<uint64_t>(), 1060u + 5u);  // 10th percentile of 1060..1119
+  std::filesystem::remove_all(dir);
+}
+
+TEST(HttpServer, HistoryRejectsBadRequestsWithAReason) {
+  char tmpl[] = "/tmp/vw_http_XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  {
+    auto store = storage::HistoryStore::Open(dir + "/h.db");
+    ASSERT_TRUE(store.ok());
+  }
+  Fixture f;
+  auto source = StoreHistorySource::Open(dir + "/h.db");
+  ASSERT_TRUE(source.ok());
+  f.server->SetHistorySource(std::shared_ptr<HistorySource>(std::move(*source)));
+  ASSERT_TRUE(f.server->Start().ok());
+  auto c = f.Client();
+  auto missing = c.Get("/api/v1/history");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 400);
+  EXPECT_THAT(missing->body, HasSubstr("series"));
+  auto bad_time = c.Get("/api/v1/history?series=gpu:0&from=yesterday");
+  ASSERT_TRUE(bad_time);
+  EXPECT_EQ(bad_time->status, 400);
+  EXPECT_THAT(bad_time->body, HasSubstr("from"));
+  auto unknown = c.Get("/api/v1/history?series=gpu:7");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(HttpServer, HealthzFailsWhenTheSamplerStopsPublishing) {
+  HttpOptions o;
+  o.stale_after_s = 30;
+  Fixture f(o);
+  ASSERT_TRUE(f.server->Start().ok());
+  f.Publish();
+  auto ok = f.Client().Get("/healthz");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+  f.publisher.Publish(std::make_shared<const DaemonState>(testing::MakeDaemonState(1, 0, Now() - 120)));
+  auto stale = f.Client().Get("/healthz");
+  ASSERT_TRUE(stale);
+  EXPECT_EQ(stale->status, 503);
+  EXPECT_THAT(stale->body, HasSubstr("stale"));
+}
+
+TEST(HttpServer, RootServesThePageHandlerOrAnEndpointList) {
+  Fixture plain;
+  ASSERT_TRUE(plain.server->Start().ok());
+  auto list = plain.Client().Get("/");
+  ASSERT_TRUE(list);
+  EXPECT_THAT(list->body, HasSubstr("/api/v1/history"));
+  Fixture paged;
+  paged.server->SetPageHandler([] { return std::string("<html>live</html>"); });
+  ASSERT_TRUE(paged.server->Start().ok());
+  auto page = paged.Client().Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->body, "<html>live</html>");
+  EXPECT_THAT(page->get_header_value("Content-Type"), HasSubstr("text/html"));
+}
+
+TEST(HttpServer, PortInUseGivesAStatusNamingTheAddressAndReason) {
+  Fixture first;
+  ASSERT_TRUE(first.server->Start().ok());
+  StatePublisher p;
+  HttpOptions o;
+  o.listen.port = first.server->port();
+  HttpServer second(p, o);
+  Status s = second.Start();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  EXPECT_THAT(s.message(), HasSubstr("127.0.0.1:" + std::to_string(first.server->port())));
+  EXPECT_THAT(s.message(), HasSubstr("in use"));
+}
+
+TEST(HttpServer, SlowClientsNeitherBlockPublishingNorTheServerForLong) {
+  HttpOptions o;
+  o.read_timeout_s = 0.5;
+  o.worker_threads = 2;
+  Fixture f(o);
+  ASSERT_TRUE(f.server->Start().ok());
+  f.Publish();
+  // Four clients that send half a request line and then nothing.
+  std::vector<int> socks;
+  for (int i = 0; i < 4; ++i) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(static_cast<uint16_t>(f.server->port()));
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+    ASSERT_EQ(write(fd, "GET /metr", 9), 9);
+    socks.push_back(fd);
+  }
+  // The sampler keeps publishing without waiting.
+  double worst = 0;
+  for (int i = 0; i < 200; ++i) {
+    auto a = std::chrono::steady_clock::now();
+    f.Publish(8, 12);
+    worst = std::max(worst, std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+  }
+  EXPECT_LT(worst, 0.05);
+  // A well-behaved client is served once the read timeouts have freed the workers.
+  auto a = std::chrono::steady_clock::now();
+  auto res = f.Client().Get("/metrics");
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_LT(took, 3.0);
+  for (int fd : socks) close(fd);
+}
+
+TEST(HttpServer, MalformedRequestGets400AndServingGoesOn) {
+  Fixture f;
+  ASSERT_TRUE(f.server->Start().ok());
+  f.Publish();
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(f.server->port()));
+  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+  const char junk[] = "\x01\x02 garbage\r\n\r\n";
+  ASSERT_GT(write(fd, junk, sizeof junk - 1), 0);
+  char buf[256] = {};
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  ASSERT_GT(n, 0);
+  EXPECT_THAT(std::string(buf), HasSubstr("400"));
+  auto res = f.Client().Get("/healthz");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+TEST(ListenAddress, ParsesTheSpellingsUsersWrite) {
+  struct Case {
+    const char* text;
+    const char* host;
+    int port;
+  } cases[] = {
+      {"127.0.0.1:9490", "127.0.0.1", 9490}, {"0.0.0.0:80", "0.0.0.0", 80}, {"[::1]:9490", "::1", 9490},
+      {":9100", "127.0.0.1", 9100},          {"9100", "127.0.0.1", 9100},   {"localhost:1", "127.0.0.1", 1},
+  };
+  for (const auto& c : cases) {
+    auto a = ParseListenAddress(c.text);
+    ASSERT_TRUE(a.ok()) << c.text << ": " << a.status().ToString();
+    EXPECT_EQ(a->host, c.host) << c.text;
+    EXPECT_EQ(a->port, c.port) << c.text;
+  }
+  for (const char* bad : {"127.0.0.1:", "host:http", "1.2.3.4:70000", "[::1]9490", ""}) {
+    EXPECT_FALSE(ParseListenAddress(bad).ok()) << bad;
+  }
+}
+
+TEST(HistoryThinning, KeepsEachStretchsExtremesAndTheEnds) {
+  std::vector<storage::HistoryPoint> pts;
+  for (int i = 0; i < 10000; ++i) pts.push_back({static_cast<double>(i), static_cast<uint64_t>(i % 100)});
+  pts[5000].used_bytes = 999999;  // a one-sample spike must survive
+  auto out = ThinMinMax(pts, 500);
+  EXPECT_LE(out.size(), 500u);
+  EXPECT_DOUBLE_EQ(out.front().first, 0);
+  EXPECT_DOUBLE_EQ(out.back().first, 9999);
+  bool spike = false;
+  for (size_t i = 1; i < out.size(); ++i) {
+    EXPECT_LT(out[i - 1].first, out[i].first);
+    spike |= out[i].second == 999999;
+  }
+  EXPECT_TRUE(spike);
+}
+
+}  // namespace
+}  // namespace vw::outputs

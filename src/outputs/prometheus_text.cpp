@@ -1,0 +1,334 @@
+#include "outputs/prometheus_text.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <tuple>
+#include <vector>
+
+namespace vw::outputs {
+
+namespace {
+
+constexpr size_t kMaxCommandLabelBytes = 256;
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not valid.
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  size_t n = 0;
+  if (c < 0x80) return 1;
+  if ((c & 0xE0) == 0xC0 && c >= 0xC2) {
+    n = 2;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 3;
+  } else if ((c & 0xF8) == 0xF0 && c <= 0xF4) {
+    n = 4;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+  }
+  return n;
+}
+
+std::string_view CutAtCharBoundary(std::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  size_t end = max_bytes;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return s.substr(0, end);
+}
+
+void AppendNumber(double v, std::string& out) {
+  if (std::isnan(v)) {
+    out += "NaN";
+  } else if (std::isinf(v)) {
+    out += v > 0 ? "+Inf" : "-Inf";
+  } else {
+    fmt::format_to(std::back_inserter(out), "{}", v);
+  }
+}
+
+void AppendNumber(uint64_t v, std::string& out) {
+  fmt::format_to(std::back_inserter(out), "{}", v);
+}
+
+class Writer {
+ public:
+  explicit Writer(std::string& out) : out_(out) {}
+
+  void Family(std::string_view name, std::string_view type, std::string_view help) {
+    out_ += "# HELP ";
+    out_ += name;
+    out_ += ' ';
+    out_ += help;  // our own help texts need no escaping
+    out_ += "\n# TYPE ";
+    out_ += name;
+    out_ += ' ';
+    out_ += type;
+    out_ += '\n';
+  }
+
+  // name{labels[,extra]} value. `labels` is an already escaped label list without braces.
+  template <typename V>
+  void Sample(std::string_view name, std::string_view labels, std::string_view extra, V value) {
+    out_ += name;
+    if (!labels.empty() || !extra.empty()) {
+      out_ += '{';
+      out_ += labels;
+      if (!labels.empty() && !extra.empty()) out_ += ',';
+      out_ += extra;
+      out_ += '}';
+    }
+    out_ += ' ';
+    AppendNumber(value, out_);
+    out_ += '\n';
+  }
+
+ private:
+  std::string& out_;
+};
+
+void AppendLabel(std::string_view name, std::string_view value, std::string& out) {
+  if (!out.empty()) out += ',';
+  out += name;
+  out += "=\"";
+  AppendEscapedLabelValue(value, out);
+  out += '"';
+}
+
+std::string Label(std::string_view name, std::string_view value) {
+  std::string s;
+  AppendLabel(name, value, s);
+  return s;
+}
+
+struct ProcessRow {
+  const ProcessSnapshot* p;
+  const GpuState* gpu;
+  std::string labels;
+};
+
+std::string GpuLabels(const GpuSnapshot& g, std::string_view hostname) {
+  std::string s;
+  AppendLabel("gpu", GpuKey(g), s);
+  AppendLabel("uuid", g.uuid, s);
+  AppendLabel("pci_bus_id", g.pci_bus_id, s);
+  AppendLabel("model_name", g.name, s);
+  AppendLabel("hostname", hostname, s);
+  return s;
+}
+
+std::string ProcessLabels(const std::string& gpu_labels, const ProcessSnapshot& p) {
+  std::string s = gpu_labels;
+  AppendLabel("pid", std::to_string(p.pid), s);
+  AppendLabel("command", CutAtCharBoundary(p.info.command, kMaxCommandLabelBytes), s);
+  AppendLabel("user", p.info.user, s);
+  AppendLabel("container", p.info.container_id, s);
+  AppendLabel("pod", p.info.pod_uid, s);
+  AppendLabel("namespace", "", s);
+  AppendLabel("slurm_job", p.info.slurm_job, s);
+  return s;
+}
+
+constexpr const char* kVerdicts[] = {"insufficient_data", "warmup", "settling", "plateau", "leak"};
+
+}  // namespace
+
+void AppendEscapedLabelValue(std::string_view value, std::string& out) {
+  for (size_t i = 0; i < value.size();) {
+    const char c = value[i];
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      size_t n = Utf8SequenceLength(value, i);
+      if (n == 0) {
+        out += '?';
+        ++i;
+        continue;
+      }
+      out.append(value.data() + i, n);
+      i += n;
+      continue;
+    }
+    ++i;
+  }
+}
+
+void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out) {
+  Writer w(out);
+  std::vector<std::string> gpu_labels;
+  gpu_labels.reserve(state.gpus.size());
+  std::vector<ProcessRow> procs;
+  for (const GpuState& g : state.gpus) {
+    gpu_labels.push_back(GpuLabels(g.snapshot, state.hostname));
+    for (const ProcessSnapshot& p : g.snapshot.processes) {
+      procs.push_back({&p, &g, ProcessLabels(gpu_labels.back(), p)});
+    }
+  }
+  out.reserve(out.size() + 400 + state.gpus.size() * 2500 + procs.size() * 700);
+
+  // One gauge family per optional GPU field.
+  auto gpu_gauge = [&](const char* name, const char* help, auto get) {
+    bool any = false;
+    for (size_t i = 0; i < state.gpus.size(); ++i) {
+      auto v = get(state.gpus[i]);
+      if (!v) continue;
+      if (!any) w.Family(name, "gauge", help);
+      any = true;
+      w.Sample(name, gpu_labels[i], "", *v);
+    }
+  };
+  gpu_gauge("vramwatch_gpu_memory_total_bytes", "Total memory of the GPU in bytes.",
+            [](const GpuState& g) { return g.snapshot.memory_total_bytes; });
+  gpu_gauge("vramwatch_gpu_memory_used_bytes", "Memory in use on the GPU in bytes (driver view).",
+            [](const GpuState& g) { return g.snapshot.memory_used_bytes; });
+  gpu_gauge("vramwatch_gpu_memory_free_bytes", "Free memory on the GPU in bytes.",
+            [](const GpuState& g) { return g.snapshot.memory_free_bytes; });
+  gpu_gauge("vramwatch_gpu_memory_reserved_bytes", "Memory reserved by the driver in bytes.",
+            [](const GpuState& g) { return g.snapshot.memory_reserved_bytes; });
+  gpu_gauge("vramwatch_gpu_memory_floor_bytes", "Recent floor (low quantile) of used memory in bytes.",
+            [](const GpuState& g) { return g.analysis.floor_bytes; });
+  gpu_gauge("vramwatch_gpu_memory_unattributed_bytes", "Used memory that no listed process owns, in bytes.",
+            [](const GpuState& g) { return g.unattributed_bytes; });
+  gpu_gauge("vramwatch_gpu_memory_baseline_bytes", "Learned plateau of the workload on this GPU, in bytes.",
+            [](const GpuState& g) { return g.analysis.baseline_bytes; });
+  gpu_gauge("vramwatch_gpu_leak_rate_bytes_per_second", "Measured leak rate in bytes per second (leak verdict only).",
+            [](const GpuState& g) { return g.analysis.leak_rate_bps; });
+  gpu_gauge("vramwatch_gpu_time_to_oom_seconds", "Estimated seconds until the GPU runs out of memory.",
+            [](const GpuState& g) { return g.analysis.time_to_oom_s; });
+  gpu_gauge("vramwatch_gpu_time_to_oom_lower_seconds",
+            "Pessimistic end of the time-to-OOM range in seconds (fastest plausible leak).",
+            [](const GpuState& g) { return g.analysis.time_to_oom_lo_s; });
+  gpu_gauge("vramwatch_gpu_utilization_ratio", "GPU compute utilisation as a ratio 0..1.",
+            [](const GpuState& g) { return g.snapshot.gpu_util_ratio; });
+
+  if (!state.gpus.empty()) {
+    w.Family("vramwatch_gpu_verdict", "gauge", "Leak detector verdict for the GPU: 1 for the current verdict.");
+    for (size_t i = 0; i < state.gpus.size(); ++i) {
+      for (const char* v : kVerdicts) {
+        w.Sample("vramwatch_gpu_verdict", gpu_labels[i], Label("verdict", v),
+                 static_cast<uint64_t>(state.gpus[i].analysis.verdict == v ? 1 : 0));
+      }
+    }
+    w.Family("vramwatch_gpu_up", "gauge", "1 when the GPU answers NVML in time, 0 when stale or lost.");
+    for (size_t i = 0; i < state.gpus.size(); ++i) {
+      const GpuState& g = state.gpus[i];
+      const bool up = !g.stale && !g.snapshot.lost && g.snapshot.responsive;
+      w.Sample("vramwatch_gpu_up", gpu_labels[i], "", static_cast<uint64_t>(up ? 1 : 0));
+    }
+  }
+  gpu_gauge("vramwatch_gpu_sample_age_seconds", "Seconds since the GPU's memory was last read successfully.",
+            [&](const GpuState& g) -> std::optional<double> {
+              if (!g.last_sample_t) return std::nullopt;
+              return std::max(0.0, now_s - *g.last_sample_t);
+            });
+
+  bool any_xid = false;
+  for (size_t i = 0; i < state.gpus.size(); ++i) {
+    for (const auto& [code, count] : state.gpus[i].xid_events) {
+      if (!any_xid) w.Family("vramwatch_xid_events_total", "counter", "Xid events seen since the daemon started.");
+      any_xid = true;
+      w.Sample("vramwatch_xid_events_total", gpu_labels[i], Label("xid", std::to_string(code)), count);
+    }
+  }
+
+  auto proc_gauge = [&](const char* name, const char* help, auto get) {
+    bool any = false;
+    for (const ProcessRow& r : procs) {
+      auto v = get(*r.p);
+      if (!v) continue;
+      if (!any) w.Family(name, "gauge", help);
+      any = true;
+      w.Sample(name, r.labels, "", *v);
+    }
+  };
+  proc_gauge("vramwatch_process_memory_used_bytes", "GPU memory held by the process in bytes.",
+             [](const ProcessSnapshot& p) { return p.used_bytes; });
+  proc_gauge("vramwatch_process_sm_utilization_ratio", "SM utilisation of the process as a ratio 0..1.",
+             [](const ProcessSnapshot& p) { return p.sm_util_ratio; });
+  if (!procs.empty()) {
+    w.Family("vramwatch_process_state", "gauge", "State of the holder process from /proc: 1 for the current state.");
+    for (const ProcessRow& r : procs) {
+      w.Sample("vramwatch_process_state", r.labels, Label("state", ProcStateName(r.p->info.state)),
+               static_cast<uint64_t>(1));
+    }
+  }
+
+  if (!state.findings.empty()) {
+    // Count per (gpu, kind, severity).
+    std::map<std::tuple<std::string, std::string, std::string>, uint64_t> counts;
+    for (const Finding& f : state.findings) counts[{f.gpu, f.kind, std::string(SeverityName(f.severity))}]++;
+    w.Family("vramwatch_finding", "gauge", "Number of current findings by kind and severity.");
+    for (const auto& [key, n] : counts) {
+      const auto& [gpu, kind, severity] = key;
+      std::string labels;
+      size_t idx = state.gpus.size();
+      for (size_t i = 0; i < state.gpus.size(); ++i) {
+        if (GpuKey(state.gpus[i].snapshot) == gpu) idx = i;
+      }
+      if (idx < state.gpus.size()) {
+        labels = gpu_labels[idx];
+      } else {
+        AppendLabel("gpu", gpu, labels);
+        AppendLabel("hostname", state.hostname, labels);
+      }
+      AppendLabel("kind", kind, labels);
+      AppendLabel("severity", severity, labels);
+      w.Sample("vramwatch_finding", labels, "", n);
+    }
+  }
+
+  if (!state.nvml_calls.empty()) {
+    const auto& bounds = NvmlLatencyBuckets();
+    w.Family("vramwatch_nvml_call_duration_seconds", "histogram", "Duration of NVML calls in seconds.");
+    for (const NvmlCallStats& c : state.nvml_calls) {
+      std::string call = Label("call", c.call);
+      for (size_t b = 0; b < bounds.size() && b < c.bucket_counts.size(); ++b) {
+        std::string le = Label("le", fmt::format("{}", bounds[b]));
+        w.Sample("vramwatch_nvml_call_duration_seconds_bucket", call, le, c.bucket_counts[b]);
+      }
+      w.Sample("vramwatch_nvml_call_duration_seconds_bucket", call, "le=\"+Inf\"", c.count);
+      w.Sample("vramwatch_nvml_call_duration_seconds_sum", call, "", c.sum_seconds);
+      w.Sample("vramwatch_nvml_call_duration_seconds_count", call, "", c.count);
+    }
+  }
+  if (!state.nvml_errors.empty()) {
+    w.Family("vramwatch_nvml_errors_total", "counter", "NVML calls that returned an error, by call and code.");
+    for (const auto& [key, n] : state.nvml_errors) {
+      std::string labels = Label("call", key.first);
+      AppendLabel("code", key.second, labels);
+      w.Sample("vramwatch_nvml_errors_total", labels, "", n);
+    }
+  }
+
+  const std::string host = Label("hostname", state.hostname);
+  w.Family("vramwatch_samples_total", "counter", "GPU samples taken since the daemon started.");
+  w.Sample("vramwatch_samples_total", host, "", state.samples_total);
+  w.Family("vramwatch_history_paused", "gauge", "1 when the history database refuses writes (disk full, read-only).");
+  w.Sample("vramwatch_history_paused", host, "", static_cast<uint64_t>(state.history_paused ? 1 : 0));
+  w.Family("vramwatch_history_dropped_samples_total", "counter",
+           "Samples dropped because the history database could not take them.");
+  w.Sample("vramwatch_history_dropped_samples_total", host, "", state.history_dropped_samples);
+  w.Family("vramwatch_build_info", "gauge", "Version of vramwatch and of the NVIDIA driver; always 1.");
+  std::string build = host;
+  AppendLabel("version", state.version, build);
+  AppendLabel("driver_version", state.driver_version, build);
+  w.Sample("vramwatch_build_info", build, "", static_cast<uint64_t>(1));
+}
+
+std::string RenderPrometheus(const DaemonState& state, double now_s) {
+  std::string out;
+  RenderPrometheusTo(state, now_s, out);
+  return out;
+}
+
+}  // namespace vw::outputs

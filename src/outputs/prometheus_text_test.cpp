@@ -1,0 +1,195 @@
+#include "outputs/prometheus_text.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "outputs/daemon_state_testing.h"
+
+namespace vw::outputs {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::string MetricName(const std::string& line) {
+  return line.substr(0, line.find_first_of("{ "));
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+CommandResult RunShell(const std::string& cmd) {
+  CommandResult r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  int st = pclose(p);
+  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+TEST(PrometheusText, RendersGpuMemoryWithTheProductLabels) {
+  DaemonState s = testing::MakeDaemonState(1, 0);
+  std::string text = RenderPrometheus(s, s.t);
+  EXPECT_THAT(text, HasSubstr("vramwatch_gpu_memory_total_bytes{gpu=\"0\",uuid=\"GPU-5b8c1c1e-0d1a-4f5e-9a43-"
+                              "1b2c3d4e5f60\",pci_bus_id=\"00000000:3B:00.0\",model_name=\"NVIDIA H100 80GB HBM3\","
+                              "hostname=\"node-7\"} 85520809984\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE vramwatch_gpu_memory_used_bytes gauge\n"));
+  EXPECT_THAT(text, HasSubstr("vramwatch_gpu_leak_rate_bytes_per_second{gpu=\"0\""));
+  EXPECT_THAT(text, HasSubstr("} 1048576\n"));
+  EXPECT_THAT(text, HasSubstr("vramwatch_gpu_time_to_oom_seconds{gpu=\"0\""));
+  EXPECT_THAT(text, HasSubstr(",verdict=\"leak\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr(",verdict=\"plateau\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("vramwatch_xid_events_total{gpu=\"0\""));
+  EXPECT_THAT(text, HasSubstr(",xid=\"79\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("vramwatch_gpu_sample_age_seconds{gpu=\"0\""));
+  EXPECT_THAT(text, HasSubstr("} 0.5\n"));
+}
+
+TEST(PrometheusText, MissingValuesProduceNoSampleRatherThanZero) {
+  DaemonState s = testing::MakeDaemonState(2, 1);
+  s.gpus[1].snapshot.memory_reserved_bytes.reset();
+  s.gpus[1].analysis = SeriesVerdict{};
+  s.gpus[1].snapshot.processes[0].used_bytes.reset();
+  s.gpus[0].snapshot.memory_reserved_bytes.reset();
+  std::string text = RenderPrometheus(s, s.t);
+  EXPECT_THAT(text, Not(HasSubstr("vramwatch_gpu_memory_reserved_bytes")));
+  // Only GPU 0 has a leak rate.
+  size_t count = 0;
+  for (const auto& l : Lines(text)) {
+    if (l.rfind("vramwatch_gpu_leak_rate_bytes_per_second{", 0) == 0) ++count;
+  }
+  EXPECT_EQ(count, 1u);
+  // GPU 1's process has no memory value: only GPU 0's process memory series is present.
+  count = 0;
+  for (const auto& l : Lines(text)) {
+    if (l.rfind("vramwatch_process_memory_used_bytes{", 0) == 0) ++count;
+  }
+  EXPECT_EQ(count, 1u);
+}
+
+TEST(PrometheusText, EveryFamilyHasHelpTypeAndContiguousSamples) {
+  DaemonState s = testing::MakeDaemonState(3, 4);
+  std::string text = RenderPrometheus(s, s.t);
+  std::set<std::string> typed, helped, finished;
+  std::string current;
+  for (const auto& l : Lines(text)) {
+    if (l.rfind("# HELP ", 0) == 0) {
+      std::string name = MetricName(l.substr(7));
+      EXPECT_TRUE(helped.insert(name).second) << "HELP twice for " << name;
+      continue;
+    }
+    if (l.rfind("# TYPE ", 0) == 0) {
+      std::string name = MetricName(l.substr(7));
+      EXPECT_TRUE(typed.insert(name).second) << "TYPE twice for " << name;
+      if (!current.empty()) finished.insert(current);
+      current = name;
+      continue;
+    }
+    std::string name = MetricName(l);
+    for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+      std::string sfx(suffix);
+      if (name.size() > sfx.size() && name.compare(name.size() - sfx.size(), sfx.size(), sfx) == 0 &&
+          typed.count(name.substr(0, name.size() - sfx.size()))) {
+        name = name.substr(0, name.size() - sfx.size());
+      }
+    }
+    EXPECT_EQ(name, current) << "sample outside its family: " << l;
+    EXPECT_FALSE(finished.count(name)) << "family split: " << name;
+  }
+  EXPECT_TRUE(typed.count("vramwatch_process_state"));
+  EXPECT_TRUE(typed.count("vramwatch_nvml_call_duration_seconds"));
+  EXPECT_EQ(typed, helped);
+}
+
+TEST(PrometheusText, LabelValuesAreEscapedAndKeptValidUtf8) {
+  std::string out;
+  AppendEscapedLabelValue("a\\b\"c\nd", out);
+  EXPECT_EQ(out, "a\\\\b\\\"c\\nd");
+  out.clear();
+  AppendEscapedLabelValue("caf\xc3\xa9 \xff\xfe ok", out);  // valid é, then two invalid bytes
+  EXPECT_EQ(out, "caf\xc3\xa9 ?? ok");
+  out.clear();
+  AppendEscapedLabelValue("cut \xe2\x82", out);  // truncated 3-byte sequence
+  EXPECT_EQ(out, "cut ??");
+}
+
+TEST(PrometheusText, LongCommandLabelIsCutAtACharacterBoundary) {
+  DaemonState s = testing::MakeDaemonState(1, 1);
+  std::string cmd(255, 'x');
+  cmd += "\xc3\xa9tail";  // é straddles byte 256
+  s.gpus[0].snapshot.processes[0].info.command = cmd;
+  std::string text = RenderPrometheus(s, s.t);
+  EXPECT_THAT(text, HasSubstr("command=\"" + std::string(255, 'x') + "\""));
+}
+
+TEST(PrometheusText, FindingsAreCountedPerGpuKindAndSeverity) {
+  DaemonState s = testing::MakeDaemonState(1, 0);
+  Finding f = s.findings[0];
+  s.findings.push_back(f);
+  Finding host;
+  host.kind = "pid_namespace_blind";
+  host.severity = Severity::kWarning;
+  s.findings.push_back(host);
+  std::string text = RenderPrometheus(s, s.t);
+  EXPECT_THAT(text, HasSubstr("hostname=\"node-7\",kind=\"orphaned_memory\",severity=\"critical\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("vramwatch_finding{gpu=\"\",hostname=\"node-7\",kind=\"pid_namespace_blind\","
+                              "severity=\"warning\"} 1\n"));
+}
+
+TEST(PrometheusText, StaleGpuIsDownAndItsSampleAgeGrows) {
+  DaemonState s = testing::MakeDaemonState(2, 0);
+  s.gpus[1].stale = true;
+  s.gpus[1].last_sample_t = s.t - 90;
+  std::string text = RenderPrometheus(s, s.t + 10);
+  EXPECT_THAT(text, HasSubstr("vramwatch_gpu_up{gpu=\"1\""));
+  EXPECT_THAT(text, HasSubstr("hostname=\"node-7\"} 100\n"));
+  bool gpu1_down = false;
+  for (const auto& l : Lines(text)) {
+    if (l.rfind("vramwatch_gpu_up{gpu=\"1\"", 0) == 0) gpu1_down = l.back() == '0';
+  }
+  EXPECT_TRUE(gpu1_down);
+}
+
+TEST(PrometheusText, PassesPromtoolCheckMetrics) {
+  CommandResult which = RunShell("command -v promtool");
+  ASSERT_EQ(which.exit_code, 0) << "promtool is not on PATH; install Debian's 'prometheus' package "
+                                   "(scripts/bootstrap does) to run this test";
+  DaemonState s = testing::MakeDaemonState(8, 12);
+  s.gpus[3].stale = true;
+  s.gpus[5].snapshot.processes[2].info.state = ProcState::kZombie;
+  s.gpus[5].snapshot.processes[3].info.command = "weird \"name\" with \\ and \n newline \xff";
+  std::string text = RenderPrometheus(s, s.t);
+  char tmpl[] = "/tmp/vw_metrics_XXXXXX";
+  int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  close(fd);
+  CommandResult r = RunShell(std::string("promtool check metrics < ") + tmpl);
+  unlink(tmpl);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("error"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace vw::outputs

@@ -1,0 +1,288 @@
+#include "sources/prometheus/prometheus_reader.h"
+
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+namespace vw::prometheus {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+TEST(PrometheusReader, StepKeepsSeriesUnderElevenThousandPoints) {
+  struct Case {
+    double range_s, step_s;
+  } cases[] = {{3600, 1}, {11000, 1}, {11001, 2}, {12 * 3600, 4}, {30 * 86400, 236}, {0, 1}};
+  for (const auto& c : cases) EXPECT_DOUBLE_EQ(ChooseStep(c.range_s), c.step_s) << c.range_s;
+}
+
+TEST(PrometheusReader, UnitsParseAndUnknownOnesAreRejected) {
+  EXPECT_EQ(*ParseValueUnit("MiB"), ValueUnit::kMiB);
+  EXPECT_EQ(*ParseValueUnit("bytes"), ValueUnit::kBytes);
+  EXPECT_EQ(*ParseValueUnit("auto"), ValueUnit::kAuto);
+  EXPECT_FALSE(ParseValueUnit("MB").ok());
+}
+
+TEST(PrometheusReader, GpuIdentityComesFromDcgmAndOwnLabels) {
+  auto dcgm = IdentityFromLabels({{"gpu", "3"},
+                                  {"UUID", "GPU-abc"},
+                                  {"Hostname", "node-1"},
+                                  {"modelName", "NVIDIA A100-SXM4-80GB"},
+                                  {"pci_bus_id", "00000000:07:00.0"}});
+  EXPECT_EQ(dcgm.key, "node-1/3");
+  EXPECT_EQ(dcgm.index, 3);
+  EXPECT_EQ(dcgm.uuid, "GPU-abc");
+  EXPECT_EQ(dcgm.name, "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(dcgm.pci_bus_id, "00000000:07:00.0");
+  auto own = IdentityFromLabels({{"gpu", "0"}, {"uuid", "GPU-x"}, {"hostname", "n2"}, {"model_name", "H100"}});
+  EXPECT_EQ(own.key, "n2/0");
+  EXPECT_EQ(own.uuid, "GPU-x");
+  auto by_instance = IdentityFromLabels({{"uuid", "GPU-y"}, {"instance", "10.0.0.5:9400"}});
+  EXPECT_EQ(by_instance.key, "10.0.0.5:9400/GPU-y");
+  EXPECT_FALSE(by_instance.index.has_value());
+}
+
+TEST(PrometheusReader, ParsesAMatrixConvertingDcgmMibToBytes) {
+  const std::string body = R"({"status":"success","data":{"resultType":"matrix","result":[
+    {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"0","Hostname":"n1"},
+     "values":[[1700000000,"100"],[1700000015,"101.5"],[1700000030,"NaN"]]}]}})";
+  auto s = ParseQueryResponse(body, "DCGM_FI_DEV_FB_USED", ValueUnit::kAuto);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->size(), 1u);
+  const auto& r = (*s)[0].records;
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ((*s)[0].unit, ValueUnit::kMiB);
+  EXPECT_DOUBLE_EQ(r[0].sample.t, 1700000000);
+  EXPECT_EQ(*r[0].sample.used_bytes, 100u * 1048576u);
+  EXPECT_EQ(*r[1].sample.used_bytes, 106430464u);  // 101.5 MiB
+  EXPECT_FALSE(r[2].sample.used_bytes.has_value()) << "NaN is missing, not 0";
+  EXPECT_EQ(r[0].gpu.key, "n1/0");
+}
+
+TEST(PrometheusReader, UnitComesFromTheQueryWhenSeriesHaveNoName) {
+  const std::string body = R"({"status":"success","data":{"resultType":"matrix","result":[
+    {"metric":{"gpu":"0"},"values":[[1,"2"]]}]}})";
+  auto mib = ParseQueryResponse(body, "max_over_time(DCGM_FI_DEV_FB_USED[5m])", ValueUnit::kAuto);
+  ASSERT_TRUE(mib.ok());
+  EXPECT_EQ(*(*mib)[0].records[0].sample.used_bytes, 2u * 1048576u);
+  auto unknown = ParseQueryResponse(body, "some_gauge * 2", ValueUnit::kAuto);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("--unit"));
+  auto forced = ParseQueryResponse(body, "some_gauge * 2", ValueUnit::kGiB);
+  ASSERT_TRUE(forced.ok());
+  EXPECT_EQ(*(*forced)[0].records[0].sample.used_bytes, 2ull << 30);
+}
+
+TEST(PrometheusReader, MalformedResponsesNameWhatWasExpected) {
+  struct Case {
+    const char* body;
+    const char* expect;
+  } cases[] = {
+      {"not json", "not a JSON object"},
+      {R"({"status":"error","error":"parse error at char 3"})", "parse error at char 3"},
+      {R"({"status":"success","data":{"resultType":"scalar","result":[1,"2"]}})", "expected a matrix"},
+      {R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1]]}]}})",
+       "expected [time, \"value\"]"},
+      {R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"x1"]]}]}})",
+       "is not a number"},
+  };
+  for (const auto& c : cases) {
+    auto r = ParseQueryResponse(c.body, "x_bytes", ValueUnit::kAuto);
+    ASSERT_FALSE(r.ok()) << c.body;
+    EXPECT_THAT(r.status().message(), HasSubstr(c.expect)) << c.body;
+  }
+}
+
+TEST(PrometheusReader, CompanionQueriesFindTheCardSize) {
+  EXPECT_EQ(CompanionTotalQuery("DCGM_FI_DEV_FB_USED{Hostname=\"n1\"}"),
+            "DCGM_FI_DEV_FB_USED{Hostname=\"n1\"} + DCGM_FI_DEV_FB_FREE{Hostname=\"n1\"}");
+  EXPECT_EQ(CompanionTotalQuery("vramwatch_gpu_memory_used_bytes"), "vramwatch_gpu_memory_total_bytes");
+  EXPECT_EQ(CompanionTotalQuery("rate(x[5m])"), "");
+}
+
+TEST(PrometheusReader, UnreachableServerIsUnavailableNamingTheUrl) {
+  // A port nobody listens on: bind one, close it.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+  socklen_t len = sizeof sa;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  close(fd);
+  const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(sa.sin_port));
+  auto r = FetchPrometheusSeries(url, "up", 3600, 1700000000, ValueUnit::kBytes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(r.status().message(), HasSubstr(url));
+  EXPECT_FALSE(FetchPrometheusSeries("prometheus:9090", "up", 3600, 1, ValueUnit::kBytes).ok());
+}
+
+// A real Prometheus (Debian's package) on a free loopback port, loaded with 12 h of generated
+// history through `promtool tsdb create-blocks-from openmetrics`. Stopped in the destructor, so
+// also when an assertion fails.
+class RealPrometheus {
+ public:
+  RealPrometheus() {
+    char tmpl[] = "/tmp/vw_prom_XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  ~RealPrometheus() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      for (int i = 0; i < 100; ++i) {
+        if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+          pid_ = 0;
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      if (pid_ > 0) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+      }
+    }
+    fs::remove_all(dir_);
+  }
+  const std::string& dir() const { return dir_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string Log() const {
+    std::ifstream in(dir_ + "/prometheus.log");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  // Loads OpenMetrics text into blocks in the storage dir.
+  ::testing::AssertionResult Load(const std::string& openmetrics) {
+    if (std::system("command -v promtool >/dev/null && command -v prometheus >/dev/null") != 0) {
+      return ::testing::AssertionFailure() << "prometheus/promtool not on PATH: install Debian's prometheus "
+                                              "package (scripts/bootstrap does)";
+    }
+    std::ofstream(dir_ + "/history.om") << openmetrics;
+    fs::create_directories(dir_ + "/data");
+    std::string cmd = "promtool tsdb create-blocks-from openmetrics " + dir_ + "/history.om " + dir_ + "/data > " +
+                      dir_ + "/promtool.log 2>&1";
+    if (std::system(cmd.c_str()) != 0) {
+      std::ifstream in(dir_ + "/promtool.log");
+      return ::testing::AssertionFailure()
+             << "promtool failed: " << std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    return ::testing::AssertionSuccess();
+  }
+
+  ::testing::AssertionResult Start() {
+    std::ofstream(dir_ + "/prometheus.yml") << "global:\n  scrape_interval: 15s\n";
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+    socklen_t len = sizeof sa;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+    port_ = ntohs(sa.sin_port);
+    close(fd);
+    pid_ = fork();
+    if (pid_ == 0) {
+      int log = open((dir_ + "/prometheus.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(log, 1);
+      dup2(log, 2);
+      std::string cfg = "--config.file=" + dir_ + "/prometheus.yml";
+      std::string data = "--storage.tsdb.path=" + dir_ + "/data";
+      std::string listen = "--web.listen-address=127.0.0.1:" + std::to_string(port_);
+      execlp("prometheus", "prometheus", cfg.c_str(), data.c_str(), listen.c_str(), "--storage.tsdb.retention.time=30d",
+             static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    httplib::Client c("127.0.0.1", port_);
+    c.set_connection_timeout(1);
+    for (int i = 0; i < 600; ++i) {
+      auto r = c.Get("/-/ready");
+      if (r && r->status == 200) return ::testing::AssertionSuccess();
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = 0;
+        return ::testing::AssertionFailure() << "prometheus exited: " << Log();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return ::testing::AssertionFailure() << "prometheus not ready after 60 s: " << Log();
+  }
+
+ private:
+  std::string dir_;
+  int port_ = 0;
+  pid_t pid_ = 0;
+};
+
+TEST(PrometheusReader, ReadsGeneratedHistoryBackFromARealPrometheus) {
+  RealPrometheus prom;
+  // 12 h at 15 s ending on a whole minute a few minutes ago: GPU 0 leaks 1 MiB per sample, GPU 1 is
+  // flat at 30000 MiB; cards have 81559 MiB (free = total - used).
+  const long end = (static_cast<long>(std::time(nullptr)) / 60) * 60 - 300;
+  const long start = end - 12 * 3600;
+  std::string om;
+  for (const char* name : {"DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE"}) {
+    om += std::string("# TYPE ") + name + " gauge\n";
+    for (int gpu = 0; gpu < 2; ++gpu) {
+      for (long t = start, k = 0; t <= end; t += 15, ++k) {
+        const long used = gpu == 0 ? 20000 + k : 30000;
+        const long value = std::string(name) == "DCGM_FI_DEV_FB_USED" ? used : 81559 - used;
+        om += std::string(name) + "{gpu=\"" + std::to_string(gpu) + "\",UUID=\"GPU-" + std::to_string(gpu) +
+              "\",Hostname=\"node-1\",modelName=\"NVIDIA H100 80GB HBM3\"} " + std::to_string(value) + " " +
+              std::to_string(t) + "\n";
+      }
+    }
+  }
+  om += "# EOF\n";
+  ASSERT_TRUE(prom.Load(om));
+  ASSERT_TRUE(prom.Start());
+
+  FetchOptions o;
+  o.step_s = 15;
+  auto series = FetchPrometheusSeries(prom.url(), "DCGM_FI_DEV_FB_USED", 12 * 3600, static_cast<double>(end),
+                                      ValueUnit::kAuto, o);
+  ASSERT_TRUE(series.ok()) << series.status().ToString() << "\n" << prom.Log();
+  ASSERT_EQ(series->size(), 2u);
+  for (const auto& s : *series) {
+    ASSERT_TRUE(s.gpu.index.has_value());
+    ASSERT_EQ(s.records.size(), 2881u) << "gpu " << *s.gpu.index;
+    EXPECT_EQ(s.gpu.key, "node-1/" + std::to_string(*s.gpu.index));
+    EXPECT_EQ(s.gpu.name, "NVIDIA H100 80GB HBM3");
+    EXPECT_DOUBLE_EQ(s.records.front().sample.t, static_cast<double>(start));
+    EXPECT_DOUBLE_EQ(s.records.back().sample.t, static_cast<double>(end));
+    ASSERT_TRUE(s.records.back().sample.total_bytes.has_value());
+    EXPECT_EQ(*s.records.back().sample.total_bytes, 81559ull * 1048576ull);
+    for (size_t k = 0; k < s.records.size(); k += 97) {
+      const uint64_t want_mib = *s.gpu.index == 0 ? 20000 + k : 30000;
+      ASSERT_EQ(*s.records[k].sample.used_bytes, want_mib * 1048576ull) << "gpu " << *s.gpu.index << " k " << k;
+    }
+  }
+
+  // With the default step (4 s for 12 h), every point is within the 11000 limit and values hold.
+  auto dense = FetchPrometheusSeries(prom.url(), "DCGM_FI_DEV_FB_USED{gpu=\"1\"}", 12 * 3600, static_cast<double>(end),
+                                     ValueUnit::kAuto);
+  ASSERT_TRUE(dense.ok()) << dense.status().ToString();
+  ASSERT_EQ(dense->size(), 1u);
+  EXPECT_EQ((*dense)[0].records.size(), 10801u);
+  for (const auto& r : (*dense)[0].records) ASSERT_EQ(*r.sample.used_bytes, 30000ull * 1048576ull);
+
+  // Prometheus' own complaint comes back as an invalid argument.
+  auto bad = FetchPrometheusSeries(prom.url(), "DCGM_FI_DEV_FB_USED{", 3600, static_cast<double>(end), ValueUnit::kMiB);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("rejected the query"));
+}
+
+}  // namespace
+}  // namespace vw::prometheus

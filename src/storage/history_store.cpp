@@ -1,0 +1,313 @@
+#include "storage/history_store.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vw::storage {
+
+namespace {
+
+int64_t MinuteOf(double t) {
+  return static_cast<int64_t>(std::floor(t / 60.0));
+}
+
+Status PrepareInto(Database& db, Statement& into, std::string_view sql) {
+  auto st = db.Prepare(sql);
+  if (!st.ok()) return st.status();
+  into = std::move(*st);
+  return Status::Ok();
+}
+
+}  // namespace
+
+HistoryStore::HistoryStore(std::unique_ptr<Database> db, HistoryOptions options)
+    : db_(std::move(db)), options_(std::move(options)) {
+  processes_ = std::make_unique<ProcessLog>(*db_);
+  baselines_ = std::make_unique<BaselineStore>(*db_);
+  alerts_ = std::make_unique<AlertStateStore>(*db_);
+}
+
+HistoryStore::~HistoryStore() = default;
+
+Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const std::string& path, const HistoryOptions& options) {
+  auto db = Database::Open(path, options.db);
+  if (!db.ok()) return db.status();
+  std::unique_ptr<HistoryStore> store(new HistoryStore(std::move(*db), options));
+  VW_RETURN_IF_ERROR(store->Init().WithContext("history database " + path));
+  return store;
+}
+
+Status HistoryStore::Init() {
+  VW_RETURN_IF_ERROR(db_->Exec(
+      "CREATE TABLE IF NOT EXISTS series (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+      "CREATE TABLE IF NOT EXISTS samples (series_id INTEGER NOT NULL, t REAL NOT NULL, used_bytes INTEGER NOT NULL,"
+      " PRIMARY KEY (series_id, t)) WITHOUT ROWID;"
+      "CREATE TABLE IF NOT EXISTS minutes (series_id INTEGER NOT NULL, minute INTEGER NOT NULL,"
+      " min_bytes INTEGER NOT NULL, floor_bytes INTEGER NOT NULL, max_bytes INTEGER NOT NULL,"
+      " last_bytes INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (series_id, minute)) WITHOUT ROWID;"));
+  VW_RETURN_IF_ERROR(processes_->Init());
+  VW_RETURN_IF_ERROR(baselines_->Init());
+  VW_RETURN_IF_ERROR(alerts_->Init());
+  VW_RETURN_IF_ERROR(
+      PrepareInto(*db_, insert_sample_, "INSERT OR REPLACE INTO samples (series_id, t, used_bytes) VALUES (?,?,?)"));
+  VW_RETURN_IF_ERROR(PrepareInto(*db_, upsert_agg_,
+                                 "INSERT OR REPLACE INTO minutes (series_id, minute, min_bytes, floor_bytes,"
+                                 " max_bytes, last_bytes, count) VALUES (?,?,?,?,?,?,?)"));
+  VW_RETURN_IF_ERROR(PrepareInto(*db_, insert_series_, "INSERT OR IGNORE INTO series (id, name) VALUES (?, ?)"));
+  VW_RETURN_IF_ERROR(PrepareInto(
+      *db_, raw_range_, "SELECT t, used_bytes FROM samples WHERE series_id = ? AND t >= ? AND t <= ? ORDER BY t"));
+  VW_RETURN_IF_ERROR(PrepareInto(*db_, agg_range_,
+                                 "SELECT minute, min_bytes, floor_bytes, max_bytes, last_bytes, count FROM"
+                                 " minutes WHERE series_id = ? AND minute >= ? AND minute <= ? ORDER BY minute"));
+  VW_RETURN_IF_ERROR(PrepareInto(*db_, find_series_, "SELECT id FROM series WHERE name = ?"));
+  VW_RETURN_IF_ERROR(PrepareInto(*db_, list_series_, "SELECT id, name FROM series ORDER BY name"));
+  VW_RETURN_IF_ERROR(PrepareInto(*db_, delete_raw_, "DELETE FROM samples WHERE series_id = ? AND t < ?"));
+  VW_RETURN_IF_ERROR(PrepareInto(*db_, delete_agg_, "DELETE FROM minutes WHERE series_id = ? AND minute < ?"));
+  VW_RETURN_IF_ERROR(PrepareInto(*db_, minute_seed_,
+                                 "SELECT used_bytes FROM samples WHERE series_id = ? AND t >= ? AND t < ? ORDER BY t"));
+  // Known series keep their ids across restarts.
+  while (true) {
+    auto row = list_series_.Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    int64_t id = list_series_.ColumnInt(0);
+    series_[list_series_.ColumnText(1)].id = id;
+    max_series_id_ = std::max(max_series_id_, id);
+  }
+  list_series_.Reset();
+  return Status::Ok();
+}
+
+HistoryStore::SeriesState& HistoryStore::State(const std::string& name) {
+  auto it = series_.find(name);
+  if (it != series_.end()) return it->second;
+  SeriesState& s = series_[name];
+  s.id = ++max_series_id_;
+  s.open.seeded = true;  // a new series has nothing stored
+  pending_series_.emplace_back(s.id, name);
+  return s;
+}
+
+void HistoryStore::SeedMinute(SeriesState& s) {
+  // The first sample of a known series after a restart: take back what the earlier run stored for
+  // this minute, so its aggregate covers the whole minute.
+  s.open.seeded = true;
+  const double start = static_cast<double>(s.open.minute) * 60.0;
+  minute_seed_.Bind(1, s.id);
+  minute_seed_.Bind(2, start);
+  minute_seed_.Bind(3, start + 60.0);
+  std::vector<uint64_t> stored;
+  while (true) {
+    auto row = minute_seed_.Step();
+    if (!row.ok() || !*row) break;
+    stored.push_back(static_cast<uint64_t>(minute_seed_.ColumnInt(0)));
+  }
+  minute_seed_.Reset();
+  if (!stored.empty()) s.open.values.insert(s.open.values.begin(), stored.begin(), stored.end());
+}
+
+MinuteAggregate HistoryStore::Summarise(const OpenMinute& m) const {
+  MinuteAggregate a;
+  a.t = static_cast<double>(m.minute) * 60.0;
+  a.count = static_cast<uint32_t>(m.values.size());
+  a.last_bytes = m.last;
+  if (m.values.empty()) return a;
+  std::vector<uint64_t> v = m.values;
+  std::sort(v.begin(), v.end());
+  a.min_bytes = v.front();
+  a.max_bytes = v.back();
+  size_t k = static_cast<size_t>(std::floor(options_.floor_quantile * static_cast<double>(v.size() - 1)));
+  a.floor_bytes = v[k];
+  return a;
+}
+
+void HistoryStore::Append(const std::string& series, double t, uint64_t used_bytes) {
+  SeriesState& s = State(series);
+  const int64_t minute = MinuteOf(t);
+  if (s.open.minute != minute) {
+    if (s.open.minute >= 0 && !s.open.values.empty()) pending_aggs_.emplace_back(s.id, Summarise(s.open));
+    s.open.minute = minute;
+    s.open.values.clear();
+    if (!s.open.seeded) SeedMinute(s);
+  }
+  s.open.values.push_back(used_bytes);
+  s.open.last = used_bytes;
+  pending_.push_back({s.id, t, used_bytes});
+  while (pending_.size() > options_.max_pending) {
+    pending_.pop_front();
+    ++dropped_;
+  }
+}
+
+Status HistoryStore::Flush() {
+  VW_RETURN_IF_ERROR(db_->Begin().WithContext("history flush"));
+  auto fail = [&](const Status& s) {
+    db_->Rollback();
+    return s.WithContext("history flush");
+  };
+  for (const auto& [id, name] : pending_series_) {
+    insert_series_.Bind(1, id);
+    insert_series_.Bind(2, name);
+    if (Status s = insert_series_.Run(); !s.ok()) {
+      insert_series_.Reset();
+      return fail(s);
+    }
+  }
+  for (const PendingSample& p : pending_) {
+    insert_sample_.Bind(1, p.series_id);
+    insert_sample_.Bind(2, p.t);
+    insert_sample_.Bind(3, static_cast<int64_t>(p.used));
+    if (Status s = insert_sample_.Run(); !s.ok()) {
+      insert_sample_.Reset();
+      return fail(s);
+    }
+  }
+  auto write_agg = [&](int64_t id, const MinuteAggregate& a) {
+    upsert_agg_.Bind(1, id);
+    upsert_agg_.Bind(2, MinuteOf(a.t + 1));
+    upsert_agg_.Bind(3, static_cast<int64_t>(a.min_bytes));
+    upsert_agg_.Bind(4, static_cast<int64_t>(a.floor_bytes));
+    upsert_agg_.Bind(5, static_cast<int64_t>(a.max_bytes));
+    upsert_agg_.Bind(6, static_cast<int64_t>(a.last_bytes));
+    upsert_agg_.Bind(7, static_cast<int64_t>(a.count));
+    Status s = upsert_agg_.Run();
+    if (!s.ok()) upsert_agg_.Reset();
+    return s;
+  };
+  for (const auto& [id, a] : pending_aggs_) {
+    if (Status s = write_agg(id, a); !s.ok()) return fail(s);
+  }
+  // Open minutes are written as they stand and rewritten when they grow.
+  if (!pending_.empty()) {
+    for (const auto& [name, st] : series_) {
+      if (st.open.minute < 0 || st.open.values.empty()) continue;
+      if (Status s = write_agg(st.id, Summarise(st.open)); !s.ok()) return fail(s);
+    }
+  }
+  if (Status s = processes_->WritePending(); !s.ok()) return fail(s);
+  if (Status s = baselines_->WritePending(); !s.ok()) return fail(s);
+  if (Status s = alerts_->WritePending(); !s.ok()) return fail(s);
+  if (Status s = db_->Commit(); !s.ok()) return fail(s);
+  pending_series_.clear();
+  pending_.clear();
+  pending_aggs_.clear();
+  processes_->Committed();
+  baselines_->Committed();
+  alerts_->Committed();
+  ++flushed_batches_;
+  return Status::Ok();
+}
+
+Status HistoryStore::ApplyRetention(double now_s) {
+  VW_RETURN_IF_ERROR(db_->Begin().WithContext("history retention"));
+  const double raw_cut = now_s - options_.raw_retention_s;
+  const int64_t agg_cut = MinuteOf(now_s - options_.aggregate_retention_s);
+  for (const auto& [name, st] : series_) {
+    delete_raw_.Bind(1, st.id);
+    delete_raw_.Bind(2, raw_cut);
+    Status s = delete_raw_.Run();
+    if (s.ok()) {
+      delete_agg_.Bind(1, st.id);
+      delete_agg_.Bind(2, agg_cut);
+      s = delete_agg_.Run();
+    }
+    if (!s.ok()) {
+      delete_raw_.Reset();
+      delete_agg_.Reset();
+      db_->Rollback();
+      return s.WithContext("history retention");
+    }
+  }
+  if (Status s = processes_->DeleteEndedBefore(now_s - options_.process_retention_s); !s.ok()) {
+    db_->Rollback();
+    return s.WithContext("history retention");
+  }
+  if (Status s = db_->Commit(); !s.ok()) {
+    db_->Rollback();
+    return s.WithContext("history retention");
+  }
+  return Status::Ok();
+}
+
+std::optional<int64_t> HistoryStore::KnownId(const std::string& series) {
+  if (auto it = series_.find(series); it != series_.end()) return it->second.id;
+  // Another connection (the sampler's) may have created it since this store was opened.
+  find_series_.Bind(1, series);
+  auto row = find_series_.Step();
+  std::optional<int64_t> id;
+  if (row.ok() && *row) id = find_series_.ColumnInt(0);
+  find_series_.Reset();
+  if (id) {
+    SeriesState& s = series_[series];
+    s.id = *id;
+    max_series_id_ = std::max(max_series_id_, *id);
+  }
+  return id;
+}
+
+Result<std::vector<HistoryPoint>> HistoryStore::Raw(const std::string& series, double from_s, double to_s) {
+  std::vector<HistoryPoint> out;
+  auto known = KnownId(series);
+  if (!known) return out;
+  raw_range_.Bind(1, *known);
+  raw_range_.Bind(2, from_s);
+  raw_range_.Bind(3, to_s);
+  while (true) {
+    auto row = raw_range_.Step();
+    if (!row.ok()) {
+      raw_range_.Reset();
+      return row.status().WithContext("history query " + series);
+    }
+    if (!*row) break;
+    out.push_back({raw_range_.ColumnDouble(0), static_cast<uint64_t>(raw_range_.ColumnInt(1))});
+  }
+  raw_range_.Reset();
+  return out;
+}
+
+Result<std::vector<MinuteAggregate>> HistoryStore::Aggregates(const std::string& series, double from_s, double to_s) {
+  std::vector<MinuteAggregate> out;
+  auto known = KnownId(series);
+  if (!known) return out;
+  agg_range_.Bind(1, *known);
+  agg_range_.Bind(2, MinuteOf(from_s));
+  agg_range_.Bind(3, MinuteOf(std::min(to_s, 1e15)));
+  while (true) {
+    auto row = agg_range_.Step();
+    if (!row.ok()) {
+      agg_range_.Reset();
+      return row.status().WithContext("history query " + series);
+    }
+    if (!*row) break;
+    MinuteAggregate a;
+    a.t = static_cast<double>(agg_range_.ColumnInt(0)) * 60.0;
+    a.min_bytes = static_cast<uint64_t>(agg_range_.ColumnInt(1));
+    a.floor_bytes = static_cast<uint64_t>(agg_range_.ColumnInt(2));
+    a.max_bytes = static_cast<uint64_t>(agg_range_.ColumnInt(3));
+    a.last_bytes = static_cast<uint64_t>(agg_range_.ColumnInt(4));
+    a.count = static_cast<uint32_t>(agg_range_.ColumnInt(5));
+    out.push_back(a);
+  }
+  agg_range_.Reset();
+  return out;
+}
+
+Result<std::vector<std::string>> HistoryStore::SeriesNames() {
+  std::vector<std::string> out;
+  for (const auto& [id, name] : pending_series_) out.push_back(name);
+  while (true) {
+    auto row = list_series_.Step();
+    if (!row.ok()) {
+      list_series_.Reset();
+      return row.status();
+    }
+    if (!*row) break;
+    out.push_back(list_series_.ColumnText(1));
+  }
+  list_series_.Reset();
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace vw::storage

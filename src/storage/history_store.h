@@ -1,0 +1,133 @@
+// HistoryStore: the daemon's memory of the past, in one SQLite file (WAL mode).
+//
+// Holds, per named series ("gpu:0", "gpu:0/pid:4242@1764189075" — the caller chooses the names):
+//   - raw samples (time, used bytes), kept for raw_retention_s (default 24 h);
+//   - 1-minute aggregates (min, floor = low quantile, max, last, count), kept for
+//     aggregate_retention_s (default 30 days);
+// plus the process lifecycle log (processes()), per-workload baselines (baselines()) and the
+// alerts firing (alerts()).
+//
+// Writes are buffered: Append() is O(1) in memory, Flush() writes everything pending in ONE
+// transaction with prepared statements. A crash loses at most what was not flushed; a committed
+// batch is never half-written. When a flush fails (disk full, read-only file, size cap reached) it
+// returns that Status and keeps the batch for the next try; the buffer is bounded (max_pending):
+// beyond it the oldest raw samples are dropped and counted — monitoring never waits on the disk.
+//
+// After a restart, Recent() returns a series' raw samples since a time so a live detector can be
+// re-fed instead of starting blind.
+// Units: times are seconds since the Unix epoch (UTC), sizes bytes.
+// Threading: one thread at a time (the sampler); readers on other threads use their own store
+// opened on the same file (WAL lets them read while the sampler writes).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/status.h"
+#include "storage/alert_state.h"
+#include "storage/baselines.h"
+#include "storage/process_log.h"
+#include "storage/sqlite_db.h"
+
+namespace vw::storage {
+
+struct HistoryOptions {
+  double raw_retention_s = 24 * 3600.0;
+  double aggregate_retention_s = 30 * 86400.0;
+  double process_retention_s = 30 * 86400.0;
+  double floor_quantile = 0.10;  // the aggregates' floor
+  size_t max_pending = 200000;   // raw samples buffered while the disk refuses writes
+  DatabaseOptions db;
+};
+
+struct HistoryPoint {
+  double t = 0;
+  uint64_t used_bytes = 0;
+};
+
+struct MinuteAggregate {
+  double t = 0;  // start of the minute
+  uint64_t min_bytes = 0, floor_bytes = 0, max_bytes = 0, last_bytes = 0;
+  uint32_t count = 0;
+};
+
+class HistoryStore {
+ public:
+  static Result<std::unique_ptr<HistoryStore>> Open(const std::string& path, const HistoryOptions& options = {});
+  ~HistoryStore();
+
+  // Buffers one sample. Samples of a series should come in time order; a sample at the same time as
+  // a stored one replaces it.
+  void Append(const std::string& series, double t, uint64_t used_bytes);
+
+  // Writes all pending samples, closed and open minute aggregates, process records and baselines
+  // in one transaction. On failure nothing of the batch is written and it stays pending.
+  Status Flush();
+
+  // Deletes raw samples, aggregates and ended process records older than their retention at now_s.
+  Status ApplyRetention(double now_s);
+
+  // Stored samples of a series with from_s <= t <= to_s, in time order (pending ones not included).
+  Result<std::vector<HistoryPoint>> Raw(const std::string& series, double from_s, double to_s);
+  Result<std::vector<MinuteAggregate>> Aggregates(const std::string& series, double from_s, double to_s);
+  // Samples since since_s, to re-feed a detector after a restart.
+  Result<std::vector<HistoryPoint>> Recent(const std::string& series, double since_s) {
+    return Raw(series, since_s, 1e18);
+  }
+  Result<std::vector<std::string>> SeriesNames();
+
+  ProcessLog& processes() { return *processes_; }
+  BaselineStore& baselines() { return *baselines_; }
+  AlertStateStore& alerts() { return *alerts_; }
+  Database& db() { return *db_; }
+
+  size_t pending_samples() const { return pending_.size(); }
+  uint64_t dropped_samples() const { return dropped_; }
+  uint64_t flushed_batches() const { return flushed_batches_; }
+
+ private:
+  struct PendingSample {
+    int64_t series_id;
+    double t;
+    uint64_t used;
+  };
+  struct OpenMinute {
+    int64_t minute = -1;  // floor(t / 60)
+    std::vector<uint64_t> values;
+    uint64_t last = 0;
+    bool seeded = false;  // loaded what an earlier run stored for this minute
+  };
+  struct SeriesState {
+    int64_t id = 0;
+    OpenMinute open;
+  };
+
+  HistoryStore(std::unique_ptr<Database> db, HistoryOptions options);
+  Status Init();
+  SeriesState& State(const std::string& name);  // assigns a new id (written with the batch) on first use
+  MinuteAggregate Summarise(const OpenMinute& m) const;
+  void SeedMinute(SeriesState& s);
+  std::optional<int64_t> KnownId(const std::string& series);
+
+  std::unique_ptr<Database> db_;
+  HistoryOptions options_;
+  std::unique_ptr<ProcessLog> processes_;
+  std::unique_ptr<BaselineStore> baselines_;
+  std::unique_ptr<AlertStateStore> alerts_;
+  Statement insert_sample_, upsert_agg_, find_series_, insert_series_, raw_range_, agg_range_, list_series_,
+      delete_raw_, delete_agg_, minute_seed_;
+  std::unordered_map<std::string, SeriesState> series_;
+  std::deque<PendingSample> pending_;
+  std::vector<std::pair<int64_t, std::string>> pending_series_;
+  int64_t max_series_id_ = 0;
+  std::vector<std::pair<int64_t, MinuteAggregate>> pending_aggs_;  // closed minutes
+  uint64_t dropped_ = 0;
+  uint64_t flushed_batches_ = 0;
+};
+
+}  // namespace vw::storage

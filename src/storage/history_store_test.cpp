@@ -1,0 +1,257 @@
+#include "storage/history_store.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+namespace vw::storage {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/vw_history_XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string File(const std::string& name) const { return (fs::path(path_) / name).string(); }
+
+ private:
+  std::string path_;
+};
+
+std::unique_ptr<HistoryStore> MustOpen(const std::string& path, const HistoryOptions& o = {}) {
+  auto s = HistoryStore::Open(path, o);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+int64_t CountRows(Database& db, const std::string& table) {
+  auto st = db.Prepare("SELECT count(*) FROM " + table);
+  EXPECT_TRUE(st.ok());
+  auto r = st->Step();
+  EXPECT_TRUE(r.ok() && *r);
+  return st->ColumnInt(0);
+}
+
+TEST(HistoryStore, FlushedSamplesComeBackInTimeOrderWithinRange) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("h.db"));
+  for (int i = 0; i < 10; ++i) store->Append("gpu:0", 1000.0 + i, 100u + static_cast<uint64_t>(i));
+  store->Append("gpu:1", 1000.0, 7);
+  ASSERT_TRUE(store->Flush().ok());
+  auto pts = store->Raw("gpu:0", 1002, 1005);
+  ASSERT_TRUE(pts.ok());
+  ASSERT_EQ(pts->size(), 4u);
+  EXPECT_DOUBLE_EQ((*pts)[0].t, 1002);
+  EXPECT_EQ((*pts)[0].used_bytes, 102u);
+  EXPECT_EQ((*pts)[3].used_bytes, 105u);
+  auto names = store->SeriesNames();
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"gpu:0", "gpu:1"}));
+  auto missing = store->Raw("gpu:9", 0, 1e12);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_TRUE(missing->empty());
+}
+
+TEST(HistoryStore, NothingReachesTheFileBeforeFlush) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("h.db"));
+  store->Append("gpu:0", 1000, 1);
+  store->Append("gpu:0", 1001, 2);
+  auto reader = MustOpen(dir.File("h.db"));
+  EXPECT_EQ(CountRows(reader->db(), "samples"), 0);
+  EXPECT_EQ(store->pending_samples(), 2u);
+  ASSERT_TRUE(store->Flush().ok());
+  EXPECT_EQ(CountRows(reader->db(), "samples"), 2);
+  EXPECT_EQ(store->pending_samples(), 0u);
+  // A reader opened before the series existed still finds it.
+  auto pts = reader->Raw("gpu:0", 0, 1e12);
+  ASSERT_TRUE(pts.ok());
+  EXPECT_EQ(pts->size(), 2u);
+}
+
+TEST(HistoryStore, MinuteAggregatesHoldMinFloorMaxLastAndCount) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("h.db"));
+  // Minute 20 (t = 1200..1259): values 10..19 then a spike of 500, last 15.
+  for (int i = 0; i < 10; ++i) store->Append("gpu:0", 1200.0 + i, 10u + static_cast<uint64_t>(i));
+  store->Append("gpu:0", 1230, 500);
+  store->Append("gpu:0", 1259, 15);
+  store->Append("gpu:0", 1260, 42);  // opens minute 21
+  ASSERT_TRUE(store->Flush().ok());
+  auto aggs = store->Aggregates("gpu:0", 1200, 1300);
+  ASSERT_TRUE(aggs.ok());
+  ASSERT_EQ(aggs->size(), 2u);
+  const MinuteAggregate& a = (*aggs)[0];
+  EXPECT_DOUBLE_EQ(a.t, 1200);
+  EXPECT_EQ(a.count, 12u);
+  EXPECT_EQ(a.min_bytes, 10u);
+  EXPECT_EQ(a.max_bytes, 500u);
+  EXPECT_EQ(a.last_bytes, 15u);
+  // 10th percentile of 12 sorted values: index floor(0.1 * 11) = 1 -> 11.
+  EXPECT_EQ(a.floor_bytes, 11u);
+  EXPECT_EQ((*aggs)[1].count, 1u);
+  EXPECT_EQ((*aggs)[1].last_bytes, 42u);
+}
+
+TEST(HistoryStore, OpenMinuteAggregateCoversSamplesFromBeforeARestart) {
+  TempDir dir;
+  {
+    auto store = MustOpen(dir.File("h.db"));
+    store->Append("gpu:0", 1200, 100);
+    store->Append("gpu:0", 1210, 300);
+    ASSERT_TRUE(store->Flush().ok());
+  }
+  auto store = MustOpen(dir.File("h.db"));
+  store->Append("gpu:0", 1220, 200);
+  ASSERT_TRUE(store->Flush().ok());
+  auto aggs = store->Aggregates("gpu:0", 1200, 1259);
+  ASSERT_TRUE(aggs.ok());
+  ASSERT_EQ(aggs->size(), 1u);
+  EXPECT_EQ((*aggs)[0].count, 3u);
+  EXPECT_EQ((*aggs)[0].min_bytes, 100u);
+  EXPECT_EQ((*aggs)[0].max_bytes, 300u);
+  EXPECT_EQ((*aggs)[0].last_bytes, 200u);
+}
+
+TEST(HistoryStore, RetentionDropsOldRawSamplesButKeepsMinuteAggregates) {
+  TempDir dir;
+  HistoryOptions o;
+  o.raw_retention_s = 3600;
+  o.aggregate_retention_s = 7200;
+  auto store = MustOpen(dir.File("h.db"), o);
+  const double now = 100000;
+  for (double t = now - 3 * 3600; t <= now; t += 60) store->Append("gpu:0", t, 5);
+  ASSERT_TRUE(store->Flush().ok());
+  ASSERT_TRUE(store->ApplyRetention(now).ok());
+  auto raw = store->Raw("gpu:0", 0, now);
+  ASSERT_TRUE(raw.ok());
+  ASSERT_FALSE(raw->empty());
+  EXPECT_GE(raw->front().t, now - 3600);
+  EXPECT_EQ(raw->size(), 61u);
+  auto aggs = store->Aggregates("gpu:0", 0, now);
+  ASSERT_TRUE(aggs.ok());
+  ASSERT_FALSE(aggs->empty());
+  EXPECT_GE(aggs->front().t, now - 7200 - 60);
+  EXPECT_LT(aggs->front().t, now - 3600);  // older than the raw window
+}
+
+TEST(HistoryStore, RecentReturnsWhatARestartedEngineNeeds) {
+  TempDir dir;
+  {
+    auto store = MustOpen(dir.File("h.db"));
+    for (int i = 0; i < 100; ++i) store->Append("gpu:0", 5000.0 + i, static_cast<uint64_t>(i));
+    ASSERT_TRUE(store->Flush().ok());
+  }
+  auto store = MustOpen(dir.File("h.db"));
+  auto pts = store->Recent("gpu:0", 5090);
+  ASSERT_TRUE(pts.ok());
+  ASSERT_EQ(pts->size(), 10u);
+  EXPECT_EQ(pts->back().used_bytes, 99u);
+}
+
+TEST(HistoryStore, FullDiskReturnsStatusKeepsABoundedBatchAndRecovers) {
+  TempDir dir;
+  HistoryOptions o;
+  o.db.max_size_bytes = 64 * 1024;  // behaves like a disk with 64 KiB
+  o.max_pending = 5000;
+  auto store = MustOpen(dir.File("h.db"), o);
+  Status last;
+  double t = 0;
+  for (int batch = 0; batch < 200 && last.ok(); ++batch) {
+    for (int i = 0; i < 100; ++i) store->Append("gpu:0", t++, 1u << 20);
+    last = store->Flush();
+  }
+  ASSERT_FALSE(last.ok()) << "the size cap was never reached";
+  EXPECT_EQ(last.code(), StatusCode::kIoError);
+  EXPECT_NE(last.message().find("full"), std::string::npos) << last.message();
+  EXPECT_EQ(store->pending_samples(), 100u);  // the failed batch is kept for the next try
+  // Monitoring goes on: appends keep working, the buffer stays bounded.
+  for (int i = 0; i < 10000; ++i) store->Append("gpu:0", t++, 1);
+  EXPECT_EQ(store->pending_samples(), 5000u);
+  EXPECT_EQ(store->dropped_samples(), 100u + 10000u - 5000u);
+  auto check = store->db().IntegrityCheck();
+  ASSERT_TRUE(check.ok());
+  EXPECT_EQ(*check, "ok");
+}
+
+TEST(HistoryStore, ReadOnlyDatabaseGivesPermissionDenied) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("h.db"));
+  ASSERT_TRUE(store->db().Exec("PRAGMA query_only=1").ok());
+  store->Append("gpu:0", 1, 1);
+  Status s = store->Flush();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kPermissionDenied) << s.ToString();
+  EXPECT_EQ(store->pending_samples(), 1u);
+}
+
+TEST(HistoryStore, OpenNamesTheFileWhenItCannotBeCreated) {
+  auto s = HistoryStore::Open("/nonexistent-dir/sub/h.db");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("/nonexistent-dir/sub/h.db"), std::string::npos) << s.status().message();
+}
+
+// A child writes batches of 100 samples and reports each committed one through a pipe; it is
+// killed with SIGKILL mid-run. The file must be sound and hold whole batches: every reported batch
+// and at most the one in flight.
+TEST(HistoryStore, SigkillDuringWritesLosesAtMostTheUnflushedBatch) {
+  TempDir dir;
+  const std::string path = dir.File("crash.db");
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(fds[0]);
+    auto s = HistoryStore::Open(path);
+    if (!s.ok()) _exit(3);
+    auto& store = **s;
+    double t = 0;
+    for (uint32_t batch = 1;; ++batch) {
+      for (int i = 0; i < 100; ++i) {
+        store.Append("gpu:0", t, static_cast<uint64_t>(t));
+        store.Append("gpu:0/pid:1", t, 1);
+        t += 1;
+      }
+      if (!store.Flush().ok()) _exit(4);
+      if (write(fds[1], &batch, sizeof batch) != sizeof batch) _exit(5);
+    }
+  }
+  close(fds[1]);
+  uint32_t committed = 0;
+  while (committed < 30) {
+    ASSERT_EQ(read(fds[0], &committed, sizeof committed), static_cast<ssize_t>(sizeof committed));
+  }
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  // Drain what was reported before the kill landed.
+  uint32_t more = 0;
+  while (read(fds[0], &more, sizeof more) == static_cast<ssize_t>(sizeof more)) committed = more;
+  close(fds[0]);
+  ASSERT_TRUE(WIFSIGNALED(status));
+
+  auto store = MustOpen(path);
+  auto check = store->db().IntegrityCheck();
+  ASSERT_TRUE(check.ok());
+  EXPECT_EQ(*check, "ok");
+  int64_t rows = CountRows(store->db(), "samples");
+  EXPECT_EQ(rows % 200, 0) << "a batch was half-written";
+  EXPECT_GE(rows / 200, committed);
+  EXPECT_LE(rows / 200, committed + 1);
+  auto pts = store->Raw("gpu:0", 0, 1e12);
+  ASSERT_TRUE(pts.ok());
+  for (size_t i = 0; i < pts->size(); ++i) ASSERT_EQ((*pts)[i].used_bytes, static_cast<uint64_t>(i));
+}
+
+}  // namespace
+}  // namespace vw::storage

@@ -1,0 +1,188 @@
+#include "storage/sqlite_db.h"
+
+#include <string>
+
+namespace vw::storage {
+
+Status FromSqlite(int rc, std::string_view what, sqlite3* db) {
+  std::string m(what);
+  m += ": ";
+  const int primary = rc & 0xff;
+  if (primary == SQLITE_FULL) {
+    m += "database or disk is full";
+  } else if (db != nullptr && sqlite3_errcode(db) == rc) {
+    m += sqlite3_errmsg(db);
+  } else {
+    m += sqlite3_errstr(rc);
+  }
+  switch (primary) {
+    case SQLITE_OK:
+    case SQLITE_ROW:
+    case SQLITE_DONE: return Status::Ok();
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_AUTH: return Status::PermissionDenied(std::move(m));
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return Status::Unavailable(std::move(m));
+    case SQLITE_MISUSE:
+    case SQLITE_RANGE:
+    case SQLITE_MISMATCH: return Status::Internal(std::move(m));
+    default: return Status::IoError(std::move(m));
+  }
+}
+
+Statement& Statement::operator=(Statement&& o) noexcept {
+  if (this != &o) {
+    sqlite3_finalize(stmt_);
+    db_ = o.db_;
+    stmt_ = o.stmt_;
+    o.stmt_ = nullptr;
+  }
+  return *this;
+}
+
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
+
+void Statement::Bind(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+}
+void Statement::Bind(int index, double value) {
+  sqlite3_bind_double(stmt_, index, value);
+}
+void Statement::Bind(int index, std::string_view value) {
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+}
+void Statement::BindNull(int index) {
+  sqlite3_bind_null(stmt_, index);
+}
+void Statement::Bind(int index, const std::optional<int64_t>& value) {
+  if (value) {
+    Bind(index, *value);
+  } else {
+    BindNull(index);
+  }
+}
+void Statement::Bind(int index, const std::optional<double>& value) {
+  if (value) {
+    Bind(index, *value);
+  } else {
+    BindNull(index);
+  }
+}
+
+Result<bool> Statement::Step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  Status s = FromSqlite(rc, "sqlite step", db_);
+  sqlite3_reset(stmt_);
+  return s;
+}
+
+Status Statement::Run() {
+  while (true) {
+    auto r = Step();
+    if (!r.ok()) return r.status();
+    if (!*r) break;
+  }
+  Reset();
+  return Status::Ok();
+}
+
+void Statement::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+std::string Statement::ColumnText(int col) const {
+  const unsigned char* p = sqlite3_column_text(stmt_, col);
+  if (p == nullptr) return {};
+  return std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+}
+
+std::optional<int64_t> Statement::ColumnOptInt(int col) const {
+  if (ColumnIsNull(col)) return std::nullopt;
+  return ColumnInt(col);
+}
+
+std::optional<double> Statement::ColumnOptDouble(int col) const {
+  if (ColumnIsNull(col)) return std::nullopt;
+  return ColumnDouble(col);
+}
+
+Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const DatabaseOptions& options) {
+  sqlite3* db = nullptr;
+  int rc =
+      sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    Status s = FromSqlite(rc, "open " + path, db);
+    sqlite3_close(db);
+    return s;
+  }
+  std::unique_ptr<Database> out(new Database(db, path));
+  sqlite3_busy_timeout(db, options.busy_timeout_ms);
+  sqlite3_extended_result_codes(db, 1);
+  // journal_mode returns a row; a read-only file or directory shows up here first.
+  auto mode = out->Prepare("PRAGMA journal_mode=WAL");
+  if (!mode.ok()) return mode.status().WithContext("open " + path);
+  auto row = mode->Step();
+  if (!row.ok()) return row.status().WithContext("open " + path);
+  if (path != ":memory:" && (!*row || mode->ColumnText(0) != "wal")) {
+    return Status::IoError("open " + path + ": could not switch the database to WAL mode");
+  }
+  mode->Reset();
+  VW_RETURN_IF_ERROR(out->Exec("PRAGMA synchronous=NORMAL").WithContext("open " + path));
+  VW_RETURN_IF_ERROR(out->Exec("PRAGMA cache_size=-" + std::to_string(options.cache_kib)));
+  VW_RETURN_IF_ERROR(out->Exec("PRAGMA temp_store=MEMORY"));
+  if (options.max_size_bytes > 0) {
+    auto ps = out->Prepare("PRAGMA page_size");
+    if (!ps.ok()) return ps.status();
+    auto r = ps->Step();
+    if (!r.ok()) return r.status();
+    int64_t page = *r ? ps->ColumnInt(0) : 4096;
+    int64_t pages = static_cast<int64_t>(options.max_size_bytes) / (page > 0 ? page : 4096);
+    if (pages < 8) pages = 8;
+    VW_RETURN_IF_ERROR(out->Exec("PRAGMA max_page_count=" + std::to_string(pages)));
+  }
+  return out;
+}
+
+Database::~Database() {
+  sqlite3_close_v2(db_);
+}
+
+Status Database::Exec(std::string_view sql) {
+  std::string s(sql);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err);
+  if (rc == SQLITE_OK) return Status::Ok();
+  std::string what = "sqlite '" + s.substr(0, 60) + "'";
+  sqlite3_free(err);
+  return FromSqlite(rc, what, db_);
+}
+
+Result<Statement> Database::Prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    return FromSqlite(rc, "prepare '" + std::string(sql.substr(0, 60)) + "'", db_);
+  }
+  return Statement(db_, stmt);
+}
+
+void Database::Rollback() {
+  if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+Result<std::string> Database::IntegrityCheck() {
+  auto st = Prepare("PRAGMA integrity_check");
+  if (!st.ok()) return st.status();
+  auto r = st->Step();
+  if (!r.ok()) return r.status();
+  if (!*r) return Status::IoError("integrity_check returned no row");
+  return st->ColumnText(0);
+}
+
+}  // namespace vw::storage

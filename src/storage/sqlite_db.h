@@ -1,0 +1,94 @@
+// Database and Statement: a thin RAII layer over one SQLite connection, so the stores above it never
+// touch the C API. Opens in WAL mode with synchronous=NORMAL (a committed transaction survives a
+// crash of this process; an OS crash may lose the last one), a bounded page cache, and an optional
+// size cap (max_size_bytes) that makes SQLite report "database or disk is full" like a full disk.
+//
+// Errors become Status: SQLITE_FULL -> io_error "... database or disk is full", SQLITE_READONLY and
+// SQLITE_PERM -> permission_denied, SQLITE_CANTOPEN -> io_error naming the path.
+// Threading: one Database and its Statements are used by one thread at a time.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace vw::storage {
+
+// SQLite result code -> Status; `what` names the operation ("insert sample", "open history.db").
+Status FromSqlite(int rc, std::string_view what, sqlite3* db = nullptr);
+
+class Statement {
+ public:
+  Statement() = default;
+  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  Statement(Statement&& o) noexcept : db_(o.db_), stmt_(o.stmt_) { o.stmt_ = nullptr; }
+  Statement& operator=(Statement&& o) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement();
+
+  // Parameters are 1-based, as in SQLite.
+  void Bind(int index, int64_t value);
+  void Bind(int index, double value);
+  void Bind(int index, std::string_view value);
+  void BindNull(int index);
+  void Bind(int index, const std::optional<int64_t>& value);
+  void Bind(int index, const std::optional<double>& value);
+
+  // Runs one step: true when a row is available, false when done.
+  Result<bool> Step();
+  // Step() until done, for statements that return no rows; then resets.
+  Status Run();
+  void Reset();  // ready to bind and run again (bindings cleared)
+
+  int64_t ColumnInt(int col) const { return sqlite3_column_int64(stmt_, col); }
+  double ColumnDouble(int col) const { return sqlite3_column_double(stmt_, col); }
+  bool ColumnIsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  std::string ColumnText(int col) const;
+  std::optional<int64_t> ColumnOptInt(int col) const;
+  std::optional<double> ColumnOptDouble(int col) const;
+
+ private:
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+struct DatabaseOptions {
+  // Upper bound for the file (bytes); 0 = no cap. Reaching it behaves like a full disk.
+  uint64_t max_size_bytes = 0;
+  int cache_kib = 2048;  // SQLite page cache per connection
+  int busy_timeout_ms = 2000;
+};
+
+class Database {
+ public:
+  // Opens or creates `path` (":memory:" works for tests that need no file).
+  static Result<std::unique_ptr<Database>> Open(const std::string& path, const DatabaseOptions& options = {});
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  Status Exec(std::string_view sql);
+  Result<Statement> Prepare(std::string_view sql);
+  Status Begin() { return Exec("BEGIN IMMEDIATE"); }
+  Status Commit() { return Exec("COMMIT"); }
+  void Rollback();  // best effort; a failed rollback leaves SQLite to recover on next open
+
+  // "ok" when the file is sound; otherwise SQLite's first complaint.
+  Result<std::string> IntegrityCheck();
+  const std::string& path() const { return path_; }
+  sqlite3* handle() const { return db_; }
+
+ private:
+  Database(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace vw::storage

@@ -1,0 +1,431 @@
+// `vramwatch watch` end to end: the real binary as a daemon on the NVML emulator and a procfs
+// fixture; its HTTP endpoints, alert log and history database checked from outside, including a
+// kill -9 and restart, and the documented faults (port in use, NVML missing, NVML hang, GPU lost,
+// database full). `watch --replay` raises the leak alert on a recorded leak and nothing on a
+// healthy run.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "e2e_harness.h"
+#include "storage/history_store.h"
+
+namespace vw::e2e {
+namespace {
+
+using nlohmann::json;
+using procfs::FakeProcess;
+
+constexpr uint64_t kMiB = 1ull << 20;
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+  socklen_t len = sizeof sa;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  close(fd);
+  return ntohs(sa.sin_port);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A `vramwatch watch` process in the background; killed (SIGKILL) by the destructor if still running.
+class Daemon {
+ public:
+  Daemon(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+         const std::string& log_path)
+      : log_(log_path) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+      std::vector<char*> argv;
+      std::string bin = std::string(VRAMWATCH_BINARY_DIR) + "/vramwatch";
+      argv.push_back(bin.data());
+      std::vector<std::string> copy = args;
+      for (auto& a : copy) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(bin.c_str(), argv.data());
+      _exit(127);
+    }
+  }
+  ~Daemon() { Kill(SIGKILL); }
+  // Sends `sig` and waits; returns the exit status (or -signal).
+  int Kill(int sig) {
+    if (pid_ <= 0) return exit_;
+    kill(pid_, sig);
+    int st = 0;
+    waitpid(pid_, &st, 0);
+    pid_ = 0;
+    exit_ = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
+    return exit_;
+  }
+  // Waits for the process to exit by itself.
+  int Wait(double timeout_s) {
+    for (int i = 0; i < timeout_s * 20 && pid_ > 0; ++i) {
+      int st = 0;
+      if (waitpid(pid_, &st, WNOHANG) == pid_) {
+        pid_ = 0;
+        exit_ = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
+        return exit_;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return -1000;
+  }
+  std::string Log() const { return ReadAll(log_); }
+
+ private:
+  pid_t pid_ = 0;
+  int exit_ = -1000;
+  std::string log_;
+};
+
+httplib::Result Get(int port, const std::string& path) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_connection_timeout(2);
+  c.set_read_timeout(5);
+  return c.Get(path.c_str());
+}
+
+// Polls `pred` on /api/v1/status until it holds or `timeout_s` passes; returns the last status.
+json WaitStatus(int port, double timeout_s, const std::function<bool(const json&)>& pred) {
+  json last;
+  for (int i = 0; i < timeout_s * 5; ++i) {
+    auto r = Get(port, "/api/v1/status");
+    if (r && r->status == 200) {
+      last = json::parse(r->body, nullptr, false);
+      if (!last.is_discarded() && pred(last)) return last;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return last;
+}
+
+// The first sample line starting with `prefix`, without its newline; empty when absent.
+std::string MetricLine(const std::string& body, const std::string& prefix) {
+  size_t at = body.find("\n" + prefix);
+  if (at == std::string::npos) return {};
+  size_t end = body.find('\n', at + 1);
+  return body.substr(at + 1, end - at - 1);
+}
+
+bool HasAlert(const json& st, const std::string& name, const std::string& gpu, const std::string& state = "firing") {
+  for (const auto& a : st.value("alerts", json::array())) {
+    if (a["name"] == name && a["gpu"] == gpu && a["state"] == state) return true;
+  }
+  return false;
+}
+
+// GPU 0: a healthy trainer on a plateau. GPU 1: a trainer SIGKILLed at t=4 s whose 12 GiB stay held.
+std::string Scenario(const std::string& extra_gpu0 = "", const std::string& extra_gpu1 = "") {
+  return R"(driver_version: "550.54.15"
+gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-00000000-0000-0000-0000-000000000000"
+    pci_bus_id: "00000000:3B:00.0"
+    minor: 0
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    utilization_gpu: 90
+    processes:
+      - {pid: "${PID_HEALTHY}", type: compute, used_mib: [[0, 1000], [2, 30000]], sm_util: 90}
+)" + extra_gpu0 +
+         R"(  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-11111111-1111-1111-1111-111111111111"
+    pci_bus_id: "00000000:3C:00.0"
+    minor: 1
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    utilization_gpu: [[0, 90], [4, 0]]
+    unattributed_mib: [[0, 0], [4, 0], [4.5, 12288]]
+    processes:
+      - {pid: "${PID_KILLED}", type: compute, used_mib: 12288, sm_util: 95, start_s: 0, end_s: 4}
+)" + extra_gpu1;
+}
+
+struct Host {
+  Scratch s;
+  std::string proc, scenario;
+  std::map<std::string, std::string> env;
+  explicit Host(const std::string& scenario_text = Scenario()) {
+    FakeProcess healthy;
+    healthy.pid = 5100;
+    healthy.state = 'R';
+    healthy.argv = {"python3", "train.py", "--config", "big.yaml"};
+    healthy.fd_targets = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm"};
+    // The trainer on GPU 1 (PID 5200) exists while NVML lists it; the fixture gives it no device
+    // file, so once NVML drops it nobody holds /dev/nvidia1.
+    FakeProcess killed;
+    killed.pid = 5200;
+    killed.state = 'R';
+    killed.argv = {"python3", "train.py", "--config", "small.yaml"};
+    proc = s.Proc({healthy, killed});
+    scenario = s.Write("scenario.yaml", scenario_text);
+    env = {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}, {"PID_HEALTHY", "5100"}, {"PID_KILLED", "5200"}};
+  }
+  std::vector<std::string> Args(int port, const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> a = {"watch",
+                                  "--nvml-lib",
+                                  EmulatorLib(),
+                                  "--proc-root",
+                                  proc,
+                                  "--listen",
+                                  "127.0.0.1:" + std::to_string(port),
+                                  "--interval",
+                                  "200ms",
+                                  "--process-interval",
+                                  "400ms",
+                                  "--grace",
+                                  "1s",
+                                  "--finding-for",
+                                  "1s",
+                                  "--timeout",
+                                  "500ms"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+};
+
+TEST(WatchE2E, RaisesExactlyTheOrphanAlertServesConsistentMetricsAndSurvivesKill9) {
+  Host h;
+  const std::string db = h.s.dir() + "/history.db";
+  const std::string alerts = h.s.dir() + "/alerts.jsonl";
+  int port = FreePort();
+  {
+    Daemon d(h.Args(port, {"--db", db, "--alert-log", alerts}), h.env, h.s.dir() + "/d1.log");
+    json st = WaitStatus(port, 30, [](const json& j) { return HasAlert(j, "GpuOrphanedMemory", "1"); });
+    ASSERT_TRUE(HasAlert(st, "GpuOrphanedMemory", "1")) << st.dump(2) << d.Log();
+    // Exactly that alert: nothing on the healthy GPU, no leak anywhere.
+    for (const auto& a : st["alerts"]) {
+      EXPECT_EQ(a["name"], "GpuOrphanedMemory") << a.dump();
+      EXPECT_EQ(a["gpu"], "1") << a.dump();
+    }
+    EXPECT_EQ(st["schema"], "vramwatch.check/1");
+    ASSERT_EQ(st["gpus"].size(), 2u);
+    EXPECT_EQ(st["gpus"][0]["memory_used_bytes"], 30000 * kMiB);
+    EXPECT_EQ(st["gpus"][0]["processes"][0]["pid"], 5100);
+    EXPECT_TRUE(st["gpus"][0]["analysis"].contains("verdict"));
+
+    // /metrics says the same, and passes promtool.
+    auto m = Get(port, "/metrics");
+    ASSERT_TRUE(m);
+    ASSERT_EQ(m->status, 200);
+    EXPECT_NE(m->body.find("vramwatch_gpu_memory_used_bytes{gpu=\"0\",uuid=\"GPU-00000000-0000-0000-0000-"
+                           "000000000000\""),
+              std::string::npos);
+    EXPECT_NE(m->body.find(std::to_string(30000 * kMiB)), std::string::npos);
+    EXPECT_NE(m->body.find("kind=\"orphaned_memory\",severity=\"critical\"} 1"), std::string::npos) << m->body;
+    std::string mf = h.s.Write("metrics.txt", m->body);
+    EXPECT_EQ(std::system(("promtool check metrics < " + mf + " > /dev/null 2>&1").c_str()), 0);
+    auto page = Get(port, "/");
+    ASSERT_TRUE(page);
+    EXPECT_NE(page->body.find("<html"), std::string::npos);
+    auto health = Get(port, "/healthz");
+    ASSERT_TRUE(health);
+    EXPECT_EQ(health->status, 200);
+
+    std::this_thread::sleep_for(std::chrono::seconds(6));  // at least one history batch (5 s)
+    EXPECT_EQ(d.Kill(SIGKILL), -SIGKILL);
+    // The alert log holds exactly one firing: the orphan on GPU 1.
+    std::istringstream log(ReadAll(alerts));
+    int firing = 0;
+    for (std::string line; std::getline(log, line);) {
+      json e = json::parse(line);
+      if (e["event"] != "firing") continue;
+      ++firing;
+      EXPECT_EQ(e["alert"], "GpuOrphanedMemory") << line;
+      EXPECT_EQ(e["labels"]["gpu"], "1") << line;
+    }
+    EXPECT_EQ(firing, 1);
+  }
+  // The database is sound and holds what was flushed.
+  double last_t = 0;
+  {
+    auto store = storage::HistoryStore::Open(db);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto check = (*store)->db().IntegrityCheck();
+    ASSERT_TRUE(check.ok());
+    EXPECT_EQ(*check, "ok");
+    auto pts = (*store)->Raw("gpu:0", 0, 1e12);
+    ASSERT_TRUE(pts.ok());
+    EXPECT_GE(pts->size(), 10u);
+    last_t = pts->back().t;
+    auto procs = (*store)->processes().Query(0, 1e12);
+    ASSERT_TRUE(procs.ok());
+    bool vanished = false, healthy = false;
+    for (const auto& p : *procs) {
+      if (p.pid == 5200) vanished = p.end == storage::ProcessEnd::kVanishedMemoryHeld;
+      if (p.pid == 5100) healthy = p.end == storage::ProcessEnd::kRunning && p.peak_bytes == 30000 * kMiB;
+    }
+    EXPECT_TRUE(vanished) << "the SIGKILLed holder is recorded as gone with its memory held";
+    EXPECT_TRUE(healthy);
+  }
+  // Restart on the same database; the emulator's clock restarts too, so the restarted daemon sees
+  // a scenario where GPU 1's memory is orphaned from the start.
+  std::string after = Scenario();
+  after = after.substr(0, after.find("    utilization_gpu: [[0, 90], [4, 0]]")) +
+          "    utilization_gpu: 0\n    unattributed_mib: 12288\n";
+  std::map<std::string, std::string> env2 = h.env;
+  env2["VRAMWATCH_EMULATOR_SCENARIO"] = h.s.Write("after.yaml", after);
+  Daemon d2(h.Args(port, {"--db", db}), env2, h.s.dir() + "/d2.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return j.value("gpus", json::array()).size() == 2; });
+  ASSERT_EQ(st["gpus"].size(), 2u) << d2.Log();
+  auto hist = Get(port, "/api/v1/history?series=gpu:0&from=" + std::to_string(static_cast<long>(last_t) - 600) +
+                            "&to=" + std::to_string(static_cast<long>(last_t) + 1));
+  ASSERT_TRUE(hist);
+  ASSERT_EQ(hist->status, 200) << hist->body;
+  json hj = json::parse(hist->body);
+  EXPECT_EQ(hj["schema"], "vramwatch.history/1");
+  EXPECT_GE(hj["points"].size(), 10u);
+  EXPECT_EQ(hj["points"].back()[1], 30000 * kMiB);
+  EXPECT_NE(d2.Log().find("resumed"), std::string::npos) << d2.Log();
+  // The orphan alert was firing before the kill: it is firing again without a new notice.
+  json again = WaitStatus(port, 20, [](const json& j) { return HasAlert(j, "GpuOrphanedMemory", "1"); });
+  EXPECT_TRUE(HasAlert(again, "GpuOrphanedMemory", "1")) << again.dump(2);
+  EXPECT_EQ(d2.Log().find("alert firing GpuOrphanedMemory"), std::string::npos) << d2.Log();
+  EXPECT_EQ(d2.Kill(SIGTERM), 0);
+}
+
+TEST(WatchE2E, PortInUseExitsWithTheAddressAndReason) {
+  Host h;
+  int port = FreePort();
+  Daemon first(h.Args(port), h.env, h.s.dir() + "/first.log");
+  WaitStatus(port, 20, [](const json& j) { return j.contains("gpus"); });
+  Daemon second(h.Args(port), h.env, h.s.dir() + "/second.log");
+  EXPECT_EQ(second.Wait(20), 3);
+  EXPECT_NE(second.Log().find("127.0.0.1:" + std::to_string(port)), std::string::npos) << second.Log();
+  EXPECT_NE(second.Log().find("in use"), std::string::npos) << second.Log();
+}
+
+TEST(WatchE2E, MissingNvmlKeepsServingAndSaysWhy) {
+  Host h;
+  int port = FreePort();
+  std::vector<std::string> args = h.Args(port);
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--nvml-lib") args[i + 1] = h.s.dir() + "/no-such-libnvidia-ml.so.1";
+  }
+  Daemon d(args, h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 20, [](const json& j) { return !FindingsOf(j, "nvml_error").empty(); });
+  auto f = FindingsOf(st, "nvml_error");
+  ASSERT_EQ(f.size(), 1u) << st.dump(2) << d.Log();
+  EXPECT_NE(f[0]["message"].get<std::string>().find("no-such-libnvidia-ml.so.1"), std::string::npos);
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->body.find("kind=\"nvml_error\""), std::string::npos);
+  EXPECT_NE(d.Log().find("retrying"), std::string::npos);
+}
+
+TEST(WatchE2E, HungNvmlCallMakesOneGpuStaleWhileTheOtherGoesOn) {
+  Host h(Scenario("    hangs: [{function: nvmlDeviceGetMemoryInfo_v2, at_s: 2, seconds: 600}]\n"));
+  int port = FreePort();
+  Daemon d(h.Args(port), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) {
+    return j.value("gpus", json::array()).size() == 2 && j["gpus"][0].value("stale", false);
+  });
+  ASSERT_EQ(st["gpus"].size(), 2u) << d.Log();
+  EXPECT_TRUE(st["gpus"][0]["stale"].get<bool>()) << st.dump(2);
+  EXPECT_FALSE(st["gpus"][1]["stale"].get<bool>());
+  // GPU 1 keeps being sampled: its sample age stays small while GPU 0's grows.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->body.find("vramwatch_gpu_up{gpu=\"0\""), std::string::npos);
+  auto age = [&](const std::string& gpu) {
+    const std::string key = "vramwatch_gpu_sample_age_seconds{gpu=\"" + gpu + "\"";
+    size_t at = m->body.find(key);
+    if (at == std::string::npos) return -1.0;
+    size_t sp = m->body.find("} ", at);
+    return std::stod(m->body.substr(sp + 2));
+  };
+  EXPECT_GT(age("0"), 2.0) << m->body;
+  EXPECT_LT(age("1"), 2.0) << m->body;
+}
+
+TEST(WatchE2E, LostGpuRaisesItsAlertAndTheOtherGpuGoesOn) {
+  Host h(Scenario("    errors: [{function: nvmlDeviceGetMemoryInfo_v2, code: 15, from_s: 2, to_s: 600}]\n"));
+  int port = FreePort();
+  Daemon d(h.Args(port), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return HasAlert(j, "GpuLost", "0"); });
+  ASSERT_TRUE(HasAlert(st, "GpuLost", "0")) << st.dump(2) << d.Log();
+  EXPECT_TRUE(st["gpus"][0]["lost"].get<bool>());
+  EXPECT_FALSE(st["gpus"][1]["lost"].get<bool>());
+  EXPECT_EQ(st["gpus"][1]["memory_used_bytes"], 12288 * kMiB);
+}
+
+TEST(WatchE2E, FullDatabasePausesHistoryButNotMonitoring) {
+  Host h;
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--db", h.s.dir() + "/small.db", "--db-max-size", "40KiB"}), h.env, h.s.dir() + "/d.log");
+  std::string body;
+  for (int i = 0; i < 150; ++i) {
+    auto m = Get(port, "/metrics");
+    std::string line = m ? MetricLine(m->body, "vramwatch_history_paused{") : "";
+    if (line.size() > 2 && line.compare(line.size() - 2, 2, " 1") == 0) {
+      body = m->body;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_FALSE(body.empty()) << "history never paused\n" << d.Log();
+  EXPECT_NE(d.Log().find("history paused"), std::string::npos);
+  // Monitoring goes on: the sample counter keeps rising.
+  auto count = [](const std::string& text) {
+    size_t at = text.find("vramwatch_samples_total{");
+    return std::stoull(text.substr(text.find("} ", at) + 2));
+  };
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  auto later = Get(port, "/metrics");
+  ASSERT_TRUE(later);
+  EXPECT_GT(count(later->body), count(body));
+}
+
+TEST(WatchE2E, ReplayRaisesTheLeakAlertOnALeakAndNothingOnAHealthyRun) {
+  const std::string examples = std::string(VRAMWATCH_SOURCE_DIR) + "/examples/";
+  RunResult leak = RunVramwatch({"watch", "--replay", examples + "training-leak.csv", "--speed", "max"}, {}, 120);
+  EXPECT_EQ(leak.exit_code, 1) << leak.out << leak.err;  // a warning: the runway is days
+  EXPECT_NE(leak.out.find("2026-03-14T"), std::string::npos) << "alert lines carry the trace's time\n" << leak.out;
+  EXPECT_NE(leak.out.find("alert firing GpuMemoryLeak{gpu=0"), std::string::npos) << leak.out;
+  EXPECT_NE(leak.out.find("GPU 0: leak"), std::string::npos) << leak.out;
+  RunResult healthy = RunVramwatch({"watch", "--replay", examples + "training-healthy.csv"}, {}, 120);
+  EXPECT_EQ(healthy.exit_code, 0) << healthy.out << healthy.err;
+  EXPECT_EQ(healthy.out.find("alert"), std::string::npos) << healthy.out;
+}
+
+TEST(WatchE2E, RecordWritesARecordingThatReplayReads) {
+  Host h;
+  const std::string rec = h.s.dir() + "/rec.jsonl";
+  RunResult r = RunVramwatch(
+      {"record", "--nvml-lib", EmulatorLib(), "--interval", "200ms", "--duration", "2s", "--output", rec}, h.env, 30);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string text = ReadAll(rec);
+  EXPECT_NE(text.find("vramwatch.record/1"), std::string::npos);
+  EXPECT_NE(text.find("\"processes\""), std::string::npos);
+  RunResult replay = RunVramwatch({"watch", "--replay", rec}, {}, 30);
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("GPU 0: insufficient_data"), std::string::npos) << replay.out;
+  EXPECT_NE(replay.out.find("GPU 1: insufficient_data"), std::string::npos) << replay.out;
+}
+
+}  // namespace
+}  // namespace vw::e2e

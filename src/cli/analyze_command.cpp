@@ -20,6 +20,7 @@
 #include "detection/series_builder.h"
 #include "outputs/analyze_report.h"
 #include "outputs/report_files.h"
+#include "sources/prometheus/prometheus_reader.h"
 #include "sources/trace/trace_reader.h"
 
 namespace vw::cli {
@@ -177,6 +178,43 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   return out;
 }
 
+// Pulls `flags.query` over `flags.range` from a Prometheus server and analyses each series.
+Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlags& flags,
+                                                               const AnalyzeSettings& settings) {
+  auto range = ParseDuration(flags.range);
+  if (!range.ok()) return range.status().WithContext("--range");
+  auto unit = prometheus::ParseValueUnit(flags.unit);
+  if (!unit.ok()) return unit.status().WithContext("--unit");
+  std::optional<double> end;
+  if (!flags.end.empty()) {
+    auto ts = ParseTimestamp(flags.end);
+    if (!ts.ok()) return ts.status().WithContext("--end");
+    end = ts->seconds;
+  }
+  auto fetched = prometheus::FetchPrometheusSeries(flags.prometheus_url, flags.query, *range, end, *unit);
+  if (!fetched.ok()) return fetched.status();
+  std::vector<outputs::AnalyzedSeries> out;
+  for (const prometheus::PrometheusSeries& ps : *fetched) {
+    if (!GpuSelected(flags, ps.gpu)) continue;
+    detection::SeriesBuilder b(ps.gpu);
+    if (ps.pid) b.SetProcess(*ps.pid, ps.labels.count("command") ? ps.labels.at("command") : "");
+    b.SetTimeFlags(/*has_zone=*/true, /*synthetic_time=*/false);
+    for (TraceRecord rec : ps.records) {
+      if (settings.since_s && rec.sample.t < *settings.since_s) continue;
+      if (settings.until_s && rec.sample.t > *settings.until_s) continue;
+      if (!rec.sample.total_bytes && settings.trace.total_bytes) rec.sample.total_bytes = settings.trace.total_bytes;
+      b.Add(rec.sample);
+    }
+    out.push_back({fmt::format("{} {}", flags.prometheus_url, flags.query), b.Snapshot(), b.samples_without_memory()});
+  }
+  if (out.empty()) {
+    return Status::NotFound(fmt::format("{}: the query '{}' returned no series{} over the last {}",
+                                        flags.prometheus_url, flags.query,
+                                        flags.gpus.empty() ? "" : " matching --gpu", flags.range));
+  }
+  return out;
+}
+
 }  // namespace
 
 int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
@@ -186,6 +224,18 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
     return kExitUnknown;
   }
   std::vector<outputs::AnalyzedSeries> all;
+  if (flags.files.empty() == flags.prometheus_url.empty()) {
+    std::fprintf(stderr, "vramwatch analyze: give trace FILEs or --prometheus URL (one of the two)\n");
+    return kExitUnknown;
+  }
+  if (!flags.prometheus_url.empty()) {
+    auto series = AnalyzePrometheus(flags, *settings);
+    if (!series.ok()) {
+      std::fprintf(stderr, "vramwatch analyze: %s\n", series.status().message().c_str());
+      return kExitUnknown;
+    }
+    all = std::move(*series);
+  }
   for (const std::string& path : flags.files) {
     auto series = AnalyzeFile(path, flags, *settings);
     if (!series.ok()) {
@@ -248,8 +298,20 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
       "  vramwatch analyze gpu.csv\n"
       "  vramwatch analyze --json --gpu 0 run1.csv run2.csv\n"
       "  vramwatch analyze --format values --interval 300s --total 80GiB used.log\n"
+      "  vramwatch analyze --prometheus http://prometheus:9090 --query DCGM_FI_DEV_FB_USED --range 12h\n"
       "Exit codes: 0 no leak, 1 leak, 2 leak with runway under --critical-runway, 3 bad input or no verdict.");
-  cmd->add_option("files", flags->files, "Trace files to read ('-' for standard input)")->required();
+  cmd->add_option("files", flags->files, "Trace files to read ('-' for standard input)");
+  cmd->add_option("--prometheus", flags->prometheus_url,
+                  "Analyse series from this Prometheus server instead of files, e.g. http://prometheus:9090");
+  cmd->add_option("--query", flags->query,
+                  "PromQL for used memory with --prometheus, e.g. DCGM_FI_DEV_FB_USED or "
+                  "vramwatch_gpu_memory_used_bytes{hostname=\"node-7\"}")
+      ->capture_default_str();
+  cmd->add_option("--range", flags->range, "How far back to read with --prometheus")->capture_default_str();
+  cmd->add_option("--end", flags->end, "End of the --range (ISO 8601 or epoch seconds; default now)");
+  cmd->add_option("--unit", flags->unit,
+                  "Unit of the --query values: auto (MiB for DCGM_FI_DEV_FB_*, bytes otherwise), bytes, KiB, MiB, GiB")
+      ->capture_default_str();
   cmd->add_option("--format", flags->format,
                   "Input format: auto, query-csv, values, dmon, pmon, smi-table, recording")
       ->capture_default_str();

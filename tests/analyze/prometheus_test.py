@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""`vramwatch analyze --prometheus` against a real Prometheus (Debian's package).
+
+Generates 12 h of DCGM_FI_DEV_FB_USED history at 15 s for two GPUs (GPU 0 leaks 200 MiB/h under
+noise after a warm-up, GPU 1 sits on a flat plateau), loads it with
+`promtool tsdb create-blocks-from openmetrics`, starts Prometheus on a free loopback port, runs
+analyze over the range, and checks the verdicts and the leak rate. Prometheus is always stopped.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+RATE_MIB_H = 200.0
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def history(start, end):
+    rng = random.Random(5)
+    lines = ["# TYPE DCGM_FI_DEV_FB_USED gauge", "# TYPE DCGM_FI_DEV_FB_FREE gauge"]
+    used_rows, free_rows = [], []
+    for gpu in (0, 1):
+        for t in range(start, end + 1, 15):
+            age = t - start
+            level = 30000 * min(1.0, age / 600.0)
+            if gpu == 0 and age > 3600:
+                level += RATE_MIB_H * (age - 3600) / 3600.0
+            used = int(round(level + rng.gauss(0, 4)))
+            labels = f'gpu="{gpu}",UUID="GPU-{gpu}",Hostname="node-1",modelName="NVIDIA H100 80GB HBM3"'
+            used_rows.append(f"DCGM_FI_DEV_FB_USED{{{labels}}} {used} {t}")
+            free_rows.append(f"DCGM_FI_DEV_FB_FREE{{{labels}}} {81559 - used} {t}")
+    # OpenMetrics wants each metric family's samples together.
+    return "\n".join(lines[:1] + used_rows + lines[1:] + free_rows + ["# EOF"]) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vramwatch", required=True)
+    a = ap.parse_args()
+    for tool in ("prometheus", "promtool"):
+        if shutil.which(tool) is None:
+            print(f"FAIL: {tool} not on PATH (scripts/bootstrap installs Debian's prometheus)")
+            print("0 passed, 1 failed")
+            return 1
+    end = (int(time.time()) // 60) * 60 - 300
+    start = end - 12 * 3600
+    d = tempfile.mkdtemp(prefix="vw-prom-")
+    proc = None
+    failures = []
+    try:
+        with open(os.path.join(d, "history.om"), "w") as f:
+            f.write(history(start, end))
+        os.makedirs(os.path.join(d, "data"))
+        subprocess.run(["promtool", "tsdb", "create-blocks-from", "openmetrics", os.path.join(d, "history.om"),
+                        os.path.join(d, "data")], check=True, capture_output=True, timeout=300)
+        with open(os.path.join(d, "prometheus.yml"), "w") as f:
+            f.write("global:\n  scrape_interval: 15s\n")
+        port = free_port()
+        log = open(os.path.join(d, "prometheus.log"), "w")
+        proc = subprocess.Popen(["prometheus", f"--config.file={d}/prometheus.yml", f"--storage.tsdb.path={d}/data",
+                                 f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=30d"],
+                                stdout=log, stderr=log)
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(600):
+            try:
+                if urllib.request.urlopen(url + "/-/ready", timeout=1).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("prometheus not ready: " + open(os.path.join(d, "prometheus.log")).read()[-2000:])
+
+        r = subprocess.run([a.vramwatch, "analyze", "--json", "--prometheus", url, "--query", "DCGM_FI_DEV_FB_USED",
+                            "--range", "12h", "--end", str(end)], capture_output=True, text=True, timeout=120)
+        doc = json.loads(r.stdout) if r.stdout.strip() else {}
+        gpus = {g["gpu"]: g for g in doc.get("gpus", [])}
+        checks = [
+            ("two GPU series named node/index", set(gpus) == {"node-1/0", "node-1/1"}),
+            ("GPU 0 leaks", gpus.get("node-1/0", {}).get("verdict") == "leak"),
+            ("GPU 1 does not", gpus.get("node-1/1", {}).get("verdict") in ("plateau", "settling")),
+            ("exit code 1 (a leak, runway over 24 h)", r.returncode == 1),
+        ]
+        g0 = gpus.get("node-1/0", {})
+        rate = (g0.get("leak_rate_bytes_per_second") or 0) * 3600 / 2**20
+        checks.append((f"rate {rate:.0f} MiB/h within 10 % of {RATE_MIB_H:.0f}", abs(rate - RATE_MIB_H) < 0.1 * RATE_MIB_H))
+        checks.append(("card size from DCGM_FI_DEV_FB_FREE", g0.get("memory_total_bytes") == 81559 * 2**20))
+        checks.append(("times in UTC", str(g0.get("end", "")).endswith("Z")))
+        bad = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "DCGM_FI_DEV_FB_USED{"],
+                             capture_output=True, text=True, timeout=60)
+        checks.append(("a bad query is exit 3 with Prometheus' reason", bad.returncode == 3 and "query" in bad.stderr))
+        none = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "no_such_metric", "--end",
+                               str(end)], capture_output=True, text=True, timeout=60)
+        checks.append(("no series is exit 3 naming the query", none.returncode == 3 and "no_such_metric" in none.stderr))
+        for name, ok in checks:
+            print(("ok    " if ok else "FAIL  ") + name)
+            if not ok:
+                failures.append(name)
+        if failures:
+            print("stdout:", r.stdout[:3000], "\nstderr:", r.stderr[:2000])
+    finally:
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        shutil.rmtree(d, ignore_errors=True)
+    print(f"{len(checks) - len(failures)} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

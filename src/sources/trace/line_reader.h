@@ -6,6 +6,10 @@
 // - "\n" and "\r\n" line ends; the terminator is never part of a line.
 // - Memory stays bounded: at most one chunk plus kMaxLine bytes are held. A longer line is cut at
 //   kMaxLine bytes and reported with overlong() == true (the rest of it is discarded).
+// - A regular UTF-8 file is mapped (mmap) and its lines are handed out in place, without the copy
+//   read() makes; pages behind the reader are released every kReleaseStep bytes, so the resident
+//   part of the mapping stays bounded too. Pipes, standard input, UTF-16 files and files that
+//   cannot be mapped use read() in kChunk pieces. Both paths give the same lines.
 //
 // Lines returned by Next() point into the internal buffer and are valid until the next call.
 // Not thread-safe: one reader per thread.
@@ -25,11 +29,17 @@ enum class TextEncoding { kUtf8, kUtf16Le, kUtf16Be };
 
 class LineReader {
  public:
-  static constexpr size_t kChunk = 1 << 20;    // bytes read from the file per call
-  static constexpr size_t kMaxLine = 1 << 20;  // longest line kept (bytes of UTF-8)
+  static constexpr size_t kChunk = 1 << 20;        // bytes read from the file per call
+  static constexpr size_t kMaxLine = 1 << 20;      // longest line kept (bytes of UTF-8)
+  static constexpr size_t kReleaseStep = 4 << 20;  // mapped bytes behind the reader released at a time
+
+  enum class Mode {
+    kAuto,  // map regular files, read() the rest
+    kRead,  // always read() (tests compare the two paths)
+  };
 
   // Opens `path`; "-" reads standard input.
-  static Result<std::unique_ptr<LineReader>> Open(const std::string& path);
+  static Result<std::unique_ptr<LineReader>> Open(const std::string& path, Mode mode = Mode::kAuto);
   // Reads from a string (tests).
   static std::unique_ptr<LineReader> FromString(std::string text);
 
@@ -51,6 +61,7 @@ class LineReader {
   bool at_eof_after_peek() const { return eof_; }
 
   TextEncoding encoding() const { return encoding_; }
+  bool mapped() const { return map_ != nullptr; }
   uint64_t bytes_read() const { return raw_read_; }
   uint64_t bytes_total() const { return raw_total_; }
 
@@ -61,6 +72,15 @@ class LineReader {
   void DetectEncoding();
   void DecodeUtf16(const unsigned char* p, size_t n);
   void Compact();
+  // Maps the open regular file of `size` bytes when it is UTF-8; false leaves the read() path.
+  bool TryMap(size_t size);
+  bool NextMapped(std::string_view* line);
+  void ReleaseBehind();
+
+  const char* map_ = nullptr;  // the whole file when mapped (then buf_ is unused)
+  size_t map_size_ = 0;
+  size_t map_pos_ = 0;       // first unconsumed byte of the mapping
+  size_t map_released_ = 0;  // bytes at the front already given back (page aligned)
 
   int fd_ = -1;
   bool own_fd_ = false;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,15 @@ class QueryCsvReader : public LineTraceReader {
         VW_RETURN_IF_ERROR(SetColumnsFromOptions());
       }
       if (per_process_block_) continue;
+      // Fast path: an unquoted row with the right number of fields, split into a fixed array.
+      if (columns_.size() <= kFastFields &&
+          SplitUnquotedInto(line, fast_fields_.data(), columns_.size()) == columns_.size()) {
+        bool bad = false;
+        VW_RETURN_IF_ERROR(ParseRow(line, ln, fast_fields_.data(), out, &bad));
+        if (bad) continue;
+        *got = true;
+        return Status::Ok();
+      }
       SplitCsv(line, &fields_);
       if (fields_.size() != columns_.size()) {
         std::string_view at = fields_.size() > columns_.size() ? fields_[columns_.size()] : line.substr(line.size());
@@ -99,7 +109,7 @@ class QueryCsvReader : public LineTraceReader {
         continue;
       }
       bool bad = false;
-      VW_RETURN_IF_ERROR(ParseRow(line, ln, out, &bad));
+      VW_RETURN_IF_ERROR(ParseRow(line, ln, fields_.data(), out, &bad));
       if (bad) continue;
       *got = true;
       return Status::Ok();
@@ -139,14 +149,14 @@ class QueryCsvReader : public LineTraceReader {
   }
 
   // Parses one data row into *rec; *bad when the row was malformed and skipped (lenient).
-  Status ParseRow(std::string_view line, size_t ln, TraceRecord* rec, bool* bad) {
+  // `fields` holds columns_.size() fields of `line`.
+  Status ParseRow(std::string_view line, size_t ln, const std::string_view* fields, TraceRecord* rec, bool* bad) {
     std::string_view key_index, key_uuid, key_pci;
-    bool have_time = false;
-    // Reset every field, keeping the strings' capacity (no allocation per row once warm).
+    bool have_time = false, have_uuid = false, have_name = false;
+    // Reset every field, keeping the strings' capacity (no allocation per row once warm). The UUID
+    // and name are overwritten only when they differ from what the record holds.
     rec->gpu.index.reset();
-    rec->gpu.uuid.clear();
     rec->gpu.pci_bus_id.clear();
-    rec->gpu.name.clear();
     MemorySample& s = rec->sample;
     s.t = 0;
     s.used_bytes.reset();
@@ -157,7 +167,7 @@ class QueryCsvReader : public LineTraceReader {
     s.processes.reset();
     for (size_t i = 0; i < columns_.size(); ++i) {
       const CsvColumnSpec& col = columns_[i];
-      std::string_view v = fields_[i];
+      std::string_view v = fields[i];
       ValueError err = ValueError::kOk;
       std::string_view expected;
       switch (col.kind) {
@@ -190,7 +200,8 @@ class QueryCsvReader : public LineTraceReader {
         }
         case CsvColumn::kUuid:
           if (!IsMissingValue(v)) {
-            rec->gpu.uuid.assign(v.data(), v.size());
+            if (std::string_view(rec->gpu.uuid) != v) rec->gpu.uuid.assign(v.data(), v.size());
+            have_uuid = true;
             key_uuid = v;
           }
           break;
@@ -201,7 +212,10 @@ class QueryCsvReader : public LineTraceReader {
           }
           break;
         case CsvColumn::kName:
-          if (!IsMissingValue(v)) rec->gpu.name.assign(v.data(), v.size());
+          if (!IsMissingValue(v)) {
+            if (std::string_view(rec->gpu.name) != v) rec->gpu.name.assign(v.data(), v.size());
+            have_name = true;
+          }
           break;
         case CsvColumn::kUsed: err = ParseMemoryValue(v, col.unit, &s.used_bytes); break;
         case CsvColumn::kTotal: err = ParseMemoryValue(v, col.unit, &s.total_bytes); break;
@@ -221,6 +235,8 @@ class QueryCsvReader : public LineTraceReader {
         return Status::Ok();
       }
     }
+    if (!have_uuid) rec->gpu.uuid.clear();
+    if (!have_name) rec->gpu.name.clear();
     std::string_view key = !key_index.empty()  ? key_index
                            : !key_uuid.empty() ? key_uuid
                            : !key_pci.empty()  ? key_pci
@@ -244,7 +260,9 @@ class QueryCsvReader : public LineTraceReader {
     return Status::Ok();
   }
 
+  static constexpr size_t kFastFields = 32;
   std::vector<std::string_view> fields_;
+  std::array<std::string_view, kFastFields> fast_fields_;
   DateCache date_cache_;
   std::vector<CsvColumnSpec> columns_;
   std::string header_text_;

@@ -45,6 +45,10 @@ struct DateCache {
   char date[10] = {};
   double day_seconds = 0;  // seconds since the epoch at 00:00 of `date`
   bool valid = false;
+  // The last whole second seen ("YYYY/MM/DD HH:MM:SS"): rows of several GPUs share it.
+  char second[19] = {};
+  double second_seconds = 0;  // day_seconds + seconds of day of `second`
+  bool second_valid = false;
 };
 
 // ParseTimestamp with a fast path for "YYYY/MM/DD HH:MM:SS.mmm" (no allocation).

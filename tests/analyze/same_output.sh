@@ -32,14 +32,14 @@ for f in "${files[@]}"; do
   VRAMWATCH_ANALYZE_THREADS=1 run "$TMP/$name.one.json" "$VW" analyze --json "$f"
   run "$TMP/$name.pipe.json" "$VW" analyze --json - < "$f"
   cmp -s "$TMP/$name.two.json" "$TMP/$name.one.json" || { echo "FAIL: $name: one thread differs from two"; fail=1; }
-  # Standard input is named <stdin> in the report; everything else must match.
-  sed "s#<stdin>#$f#g" "$TMP/$name.pipe.json" > "$TMP/$name.pipe.named.json"
+  # Standard input is reported as the source "-"; everything else must match.
+  sed "s#\"source\": \"-\"#\"source\": \"$f\"#" "$TMP/$name.pipe.json" > "$TMP/$name.pipe.named.json"
   cmp -s "$TMP/$name.two.json" "$TMP/$name.pipe.named.json" || { echo "FAIL: $name: pipe differs from file"; fail=1; }
   if [[ -n "$BASE" ]]; then
     run "$TMP/$name.base.json" "$BASE" analyze --json "$f"
     cmp -s "$TMP/$name.two.json" "$TMP/$name.base.json" || { echo "FAIL: $name: differs from $BASE"; fail=1; }
   fi
   grep -q '"gpus"' "$TMP/$name.two.json" || { echo "FAIL: $name: no report"; fail=1; }
-  echo "$name: $(wc -c < "$TMP/$name.two.json") bytes of JSON, identical"
+  echo "$name: $(wc -c < "$TMP/$name.two.json") bytes of JSON compared"
 done
 exit $fail

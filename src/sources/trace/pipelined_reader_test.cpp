@@ -85,7 +85,9 @@ Drained Pipelined(const std::string& path, const TraceOptions& opt) {
   // After the end (or the error) the same answer again, not a hang or a different status.
   auto again = p.NextRecord();
   EXPECT_EQ(again.ok(), out.status.ok());
-  if (again.ok()) EXPECT_EQ(*again, nullptr);
+  if (again.ok()) {
+    EXPECT_EQ(*again, nullptr);
+  }
   out.skipped = p.skipped_count();
   out.examples = p.skipped_examples();
   return out;

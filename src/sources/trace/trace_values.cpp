@@ -95,6 +95,19 @@ struct Fractions {
 };
 const Fractions kFractions;
 
+// The 19 bytes of "YYYY/MM/DD HH:MM:SS" compared as three overlapping words.
+bool SameSecond(const char* a, const char* b) {
+  uint64_t a0, b0, a1, b1;
+  uint32_t a2, b2;
+  std::memcpy(&a0, a, 8);
+  std::memcpy(&b0, b, 8);
+  std::memcpy(&a1, a + 8, 8);
+  std::memcpy(&b1, b + 8, 8);
+  std::memcpy(&a2, a + 15, 4);
+  std::memcpy(&b2, b + 15, 4);
+  return ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2)) == 0;
+}
+
 }  // namespace
 
 std::string_view Trim(std::string_view s) {
@@ -224,7 +237,7 @@ bool ParseTraceTimestamp(std::string_view s, Timestamp* out, DateCache* cache) {
   if ((s.size() == 23 || s.size() == 19) && s[4] == '/' && s[7] == '/' && s[10] == ' ' && s[13] == ':' &&
       s[16] == ':') {
     // Same second as the previous row (several GPUs per sample): only the milliseconds differ.
-    if (cache != nullptr && cache->second_valid && std::memcmp(cache->second, s.data(), 19) == 0) {
+    if (cache != nullptr && cache->second_valid && SameSecond(cache->second, s.data())) {
       int ms = 0;
       if (s.size() == 23) {
         if (!(s[19] == '.' && IsDigit(s[20]) && IsDigit(s[21]) && IsDigit(s[22])))

@@ -75,6 +75,18 @@ class QueryCsvReader : public LineTraceReader {
       std::string_view t = Trim(line);
       if (t.empty()) continue;
       const char c = t.front();
+      // The common data row: a digit first, at least 40 characters and a known layout of two or more
+      // columns (so the split found a comma): it cannot be a header, comment, separator or `date`
+      // line, so it is parsed straight away, as the checks below would have let it through.
+      if (c >= '0' && c <= '9' && t.size() >= 40 && have_columns_ && !per_process_block_ && columns_.size() >= 2 &&
+          columns_.size() <= kFastFields &&
+          SplitUnquotedInto(line, fast_fields_.data(), columns_.size()) == columns_.size()) {
+        bool bad = false;
+        VW_RETURN_IF_ERROR(ParseRow(line, ln, fast_fields_.data(), out, &bad));
+        if (bad) continue;
+        *got = true;
+        return Status::Ok();
+      }
       if ((c >= 'a' && c <= 'z') || c == '_') {
         if (t == header_text_) continue;  // the header repeated before every row
         SplitCsv(t, &fields_);
@@ -232,10 +244,18 @@ class QueryCsvReader : public LineTraceReader {
             have_name = true;
           }
           break;
-        case CsvColumn::kUsed: err = ParseMemoryValue(v, col.unit, &s.used_bytes); break;
-        case CsvColumn::kTotal: err = ParseMemoryValue(v, col.unit, &s.total_bytes); break;
-        case CsvColumn::kFree: err = ParseMemoryValue(v, col.unit, &s.free_bytes); break;
-        case CsvColumn::kReserved: err = ParseMemoryValue(v, col.unit, &s.reserved_bytes); break;
+        case CsvColumn::kUsed:
+          if (!ParseMibFast(v, col.unit, &s.used_bytes)) err = ParseMemoryValue(v, col.unit, &s.used_bytes);
+          break;
+        case CsvColumn::kTotal:
+          if (!ParseMibFast(v, col.unit, &s.total_bytes)) err = ParseMemoryValue(v, col.unit, &s.total_bytes);
+          break;
+        case CsvColumn::kFree:
+          if (!ParseMibFast(v, col.unit, &s.free_bytes)) err = ParseMemoryValue(v, col.unit, &s.free_bytes);
+          break;
+        case CsvColumn::kReserved:
+          if (!ParseMibFast(v, col.unit, &s.reserved_bytes)) err = ParseMemoryValue(v, col.unit, &s.reserved_bytes);
+          break;
         case CsvColumn::kUtil: err = ParsePercentValue(v, &s.gpu_util_ratio); break;
       }
       if (err != ValueError::kOk) {

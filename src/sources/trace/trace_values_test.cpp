@@ -36,6 +36,30 @@ TEST_P(MemoryValues, ParseWithUnits) {
   }
 }
 
+TEST_P(MemoryValues, FastPathAgreesOrDefers) {
+  // ParseMibFast either gives ParseMemoryValue's answer or declines (and leaves *out alone).
+  std::optional<uint64_t> fast = 99, full = 99;
+  const ValueError err = ParseMemoryValue(GetParam().text, GetParam().unit, &full);
+  if (ParseMibFast(GetParam().text, GetParam().unit, &fast)) {
+    EXPECT_EQ(err, ValueError::kOk) << GetParam().text;
+    EXPECT_EQ(fast, full) << GetParam().text;
+  } else {
+    EXPECT_EQ(fast, std::optional<uint64_t>(99)) << GetParam().text;
+  }
+}
+
+TEST(ParseMibFast, TakesNvidiaSmiSpellingsAndDeclinesTheRest) {
+  std::optional<uint64_t> out;
+  EXPECT_TRUE(ParseMibFast("20011 MiB", MemUnit::kNone, &out));
+  EXPECT_EQ(out, uint64_t{20011} << 20);
+  EXPECT_TRUE(ParseMibFast("7", MemUnit::kMiB, &out));
+  EXPECT_EQ(out, uint64_t{7} << 20);
+  for (const char* s : {"12", "12 GiB", "12 MiBs", "1.5 MiB", "[N/A]", "", " 12", "1234567890123 MiB"}) {
+    const MemUnit unit = std::string_view(s) == "12" ? MemUnit::kGiB : MemUnit::kNone;
+    EXPECT_FALSE(ParseMibFast(s, unit, &out)) << s;
+  }
+}
+
 constexpr uint64_t kM = 1024 * 1024;
 INSTANTIATE_TEST_SUITE_P(Table, MemoryValues,
                          ::testing::Values(MemCase{"12", MemUnit::kNone, ValueError::kOk, 12 * kM},

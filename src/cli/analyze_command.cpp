@@ -1,18 +1,23 @@
 // `vramwatch analyze FILE...`: offline analysis of recorded traces.
 // Reads each file as a stream (format auto-detected), feeds one SeriesBuilder per GPU (and per
 // GPU+PID where the trace lists processes), then prints the text report or the JSON object.
+#include "cli/analyze_command.h"
+
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "cli/analyze_command.h"
 #include "cli/commands.h"
 #include "core/exit_codes.h"
 #include "core/time.h"
@@ -21,6 +26,7 @@
 #include "outputs/analyze_report.h"
 #include "outputs/report_files.h"
 #include "sources/prometheus/prometheus_reader.h"
+#include "sources/trace/pipelined_reader.h"
 #include "sources/trace/trace_reader.h"
 
 namespace vw::cli {
@@ -85,6 +91,36 @@ bool GpuSelected(const AnalyzeFlags& f, const GpuIdentity& gpu) {
   return false;
 }
 
+// Threads `analyze` uses: 2 (parse while analysing), or VRAMWATCH_ANALYZE_THREADS=1 for one thread
+// (the output is the same either way; tests compare the two).
+size_t AnalyzeThreads() {
+  static const size_t n = [] {
+    const char* env = std::getenv("VRAMWATCH_ANALYZE_THREADS");
+    if (env != nullptr && std::string_view(env) == "1") return size_t{1};
+    return size_t{2};
+  }();
+  return n;
+}
+
+// Snapshot() of every builder, on AnalyzeThreads() threads (each builder is used by one thread).
+std::vector<detection::SeriesAnalysis> SnapshotAll(const std::vector<detection::SeriesBuilder*>& builders) {
+  std::vector<detection::SeriesAnalysis> out(builders.size());
+  const size_t threads = std::min(AnalyzeThreads(), builders.size());
+  if (threads <= 1) {
+    for (size_t i = 0; i < builders.size(); ++i) out[i] = builders[i]->Snapshot();
+    return out;
+  }
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < builders.size(); i = next++) out[i] = builders[i]->Snapshot();
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  return out;
+}
+
 class Progress {
  public:
   explicit Progress(const std::string& file, bool enabled) : file_(file), enabled_(enabled && isatty(2)) {}
@@ -112,7 +148,10 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
                                                          AnalyzeSettings& settings) {
   auto opened = trace::OpenTrace(path, settings.trace);
   if (!opened.ok()) return opened.status();
-  trace::TraceReader& reader = **opened;
+  // Parsing runs on a second thread while this one feeds the series builders.
+  std::unique_ptr<trace::PipelinedTraceReader> pipelined;
+  if (AnalyzeThreads() > 1) pipelined = std::make_unique<trace::PipelinedTraceReader>(std::move(*opened));
+  trace::TraceReader& reader = pipelined ? *pipelined : **opened;
 
   std::vector<std::string> order;  // series keys in first-seen order
   std::map<std::string, std::unique_ptr<detection::SeriesBuilder>> builders;
@@ -124,27 +163,61 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     }
     return *it->second;
   };
+  // The GPU series by the record's GPU key, without building the "gpu:KEY" string per record: GPUs
+  // usually come round in the same order, so the entry after the last one hit is tried first.
+  std::vector<std::pair<std::string, detection::SeriesBuilder*>> gpu_cache;
+  size_t last_hit = 0;
+  auto gpu_builder_for = [&](const GpuIdentity& gpu) -> detection::SeriesBuilder& {
+    const size_t n_cached = gpu_cache.size();
+    for (size_t k = 0; k < n_cached; ++k) {
+      size_t i = last_hit + 1 + k;
+      if (i >= n_cached) i -= n_cached;
+      if (gpu_cache[i].first == gpu.key) {
+        last_hit = i;
+        return *gpu_cache[i].second;
+      }
+    }
+    detection::SeriesBuilder& b = builder_for("gpu:" + gpu.key, gpu);
+    gpu_cache.emplace_back(gpu.key, &b);
+    last_hit = gpu_cache.size() - 1;
+    return b;
+  };
 
   Progress progress(path, flags.progress && !flags.json);
   size_t n = 0;
-  TraceRecord rec;  // reused: the reader allocates nothing per record in the steady state
+  TraceRecord own;  // reused: the reader allocates nothing per record in the steady state
   while (true) {
-    auto more = reader.NextInto(&rec);
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+    const TraceRecord* in = &own;
+    if (pipelined) {
+      auto next = pipelined->NextRecord();
+      if (!next.ok()) return next.status();
+      if (*next == nullptr) break;
+      in = *next;
+    } else {
+      auto more = reader.NextInto(&own);
+      if (!more.ok()) return more.status();
+      if (!*more) break;
+    }
+    const TraceRecord& rec = *in;
     if (++n % 65536 == 0) progress.Update(reader.bytes_read(), reader.bytes_total());
     if (!GpuSelected(flags, rec.gpu)) continue;
     if (settings.since_s && rec.sample.t < *settings.since_s) continue;
     if (settings.until_s && rec.sample.t > *settings.until_s) continue;
-    if (!rec.sample.total_bytes && settings.trace.total_bytes) rec.sample.total_bytes = settings.trace.total_bytes;
-    detection::SeriesBuilder& gpu_series = builder_for("gpu:" + rec.gpu.key, rec.gpu);
-    gpu_series.Add(rec.sample);
+    detection::SeriesBuilder& gpu_series = gpu_builder_for(rec.gpu);
+    if (!rec.sample.total_bytes && settings.trace.total_bytes) {
+      MemorySample with_total = rec.sample;
+      with_total.total_bytes = settings.trace.total_bytes;
+      gpu_series.Add(with_total);
+    } else {
+      gpu_series.Add(rec.sample);
+    }
     if (flags.no_processes || !rec.sample.processes) continue;
+    const std::optional<uint64_t> total = rec.sample.total_bytes ? rec.sample.total_bytes : settings.trace.total_bytes;
     for (const ProcessMemory& p : *rec.sample.processes) {
       if (!p.used_bytes) continue;
       detection::SeriesBuilder& ps = builder_for(fmt::format("gpu:{}/pid:{}", rec.gpu.key, p.pid), rec.gpu);
       ps.SetProcess(p.pid, p.command);
-      ps.SetCapacity(rec.sample.total_bytes, rec.sample.reserved_bytes);
+      ps.SetCapacity(total, rec.sample.reserved_bytes);
       ps.Add(rec.sample.t, static_cast<double>(*p.used_bytes));
     }
   }
@@ -154,11 +227,17 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     settings.report.skipped_examples.push_back(fmt::format("{}:{}: {}", path, s.line, s.reason));
   }
 
-  std::vector<outputs::AnalyzedSeries> out;
+  // The assessments are independent: compute them on the worker threads, report in first-seen order.
+  std::vector<detection::SeriesBuilder*> ordered;
   for (const std::string& key : order) {
-    detection::SeriesBuilder& b = *builders[key];
-    b.SetTimeFlags(reader.has_zone(), reader.synthetic_time());
-    outputs::AnalyzedSeries s{path, b.Snapshot(), b.samples_without_memory()};
+    detection::SeriesBuilder* b = builders[key].get();
+    b->SetTimeFlags(reader.has_zone(), reader.synthetic_time());
+    ordered.push_back(b);
+  }
+  std::vector<detection::SeriesAnalysis> snapshots = SnapshotAll(ordered);
+  std::vector<outputs::AnalyzedSeries> out;
+  for (size_t i = 0; i < ordered.size(); ++i) {
+    outputs::AnalyzedSeries s{path, std::move(snapshots[i]), ordered[i]->samples_without_memory()};
     // Process series are reported only when there is something to say about them.
     bool is_process = s.analysis.pid.has_value();
     if (is_process && s.analysis.assessment.verdict == detection::Verdict::kInsufficientData) continue;
@@ -247,7 +326,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
   if (!flags.plot_path.empty() || !flags.html_path.empty()) {
     std::vector<detection::SeriesAnalysis> analyses;
     for (const auto& s : all) analyses.push_back(s.analysis);
-    outputs::Theme theme = flags.theme == "light" ? outputs::Theme::kLight
+    outputs::Theme theme = flags.theme == "light"  ? outputs::Theme::kLight
                            : flags.theme == "dark" ? outputs::Theme::kDark
                                                    : outputs::Theme::kAuto;
     if (!flags.plot_path.empty()) {
@@ -312,20 +391,22 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
   cmd->add_option("--unit", flags->unit,
                   "Unit of the --query values: auto (MiB for DCGM_FI_DEV_FB_*, bytes otherwise), bytes, KiB, MiB, GiB")
       ->capture_default_str();
-  cmd->add_option("--format", flags->format,
-                  "Input format: auto, query-csv, values, dmon, pmon, smi-table, recording")
+  cmd->add_option("--format", flags->format, "Input format: auto, query-csv, values, dmon, pmon, smi-table, recording")
       ->capture_default_str();
   cmd->add_option("--columns", flags->columns,
                   "Column names of a CSV written with noheader, e.g. timestamp,index,memory.used,memory.total");
   cmd->add_option("--interval", flags->interval, "Sample spacing for files without timestamps, e.g. 5s, 300s");
   cmd->add_option("--total", flags->total, "Card memory size when the file lacks it, e.g. 80GiB, 24576MiB");
-  cmd->add_option("--gpu", flags->gpus, "Only these GPUs (index, UUID or PCI bus id); repeatable");
+  cmd->add_option("--gpu", flags->gpus, "Only this GPU (index, UUID or PCI bus id); repeatable")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--since", flags->since, "Ignore samples before this time (as written in the trace)");
   cmd->add_option("--until", flags->until, "Ignore samples after this time");
   cmd->add_option("--critical-runway", flags->critical_runway,
                   "A leak is CRITICAL when the pessimistic time to OOM is shorter than this")
       ->capture_default_str();
-  cmd->add_option("--plot", flags->plot_path, "Also write the charts as one SVG file (several GPUs as small multiples)");
+  cmd->add_option("--plot", flags->plot_path,
+                  "Also write the charts as one SVG file (several GPUs as small multiples)");
   cmd->add_option("--html", flags->html_path,
                   "Also write a self-contained HTML report (charts, verdicts, evidence; no network needed)");
   cmd->add_option("--theme", flags->theme, "Colours of --plot/--html: auto (follows the viewer), light, dark")

@@ -68,7 +68,46 @@ bool SplitUnquoted(std::string_view line, std::vector<std::string_view>* fields)
   return true;
 }
 
+inline std::string_view Trimmed(const char* b, const char* e) {
+  while (b != e && (*b == ' ' || *b == '\t')) ++b;
+  while (e != b && (e[-1] == ' ' || e[-1] == '\t')) --e;
+  return std::string_view(b, static_cast<size_t>(e - b));
+}
+
 }  // namespace
+
+size_t SplitUnquotedInto(std::string_view line, std::string_view* out, size_t max) {
+  const char* p = line.data();
+  const size_t n = line.size();
+  size_t start = 0, i = 0, count = 0;
+#ifdef __SSE2__
+  const __m128i comma = _mm_set1_epi8(',');
+  const __m128i quote = _mm_set1_epi8('"');
+  for (; i + 16 <= n; i += 16) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(block, quote)) != 0) return kSplitFallback;
+    auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, comma)));
+    while (mask != 0) {
+      const size_t pos = i + static_cast<size_t>(__builtin_ctz(mask));
+      if (count == max) return kSplitFallback;
+      out[count++] = Trimmed(p + start, p + pos);
+      start = pos + 1;
+      mask &= mask - 1;
+    }
+  }
+#endif
+  for (; i < n; ++i) {
+    if (p[i] == '"') return kSplitFallback;
+    if (p[i] == ',') {
+      if (count == max) return kSplitFallback;
+      out[count++] = Trimmed(p + start, p + i);
+      start = i + 1;
+    }
+  }
+  if (count == max) return kSplitFallback;
+  out[count++] = Trimmed(p + start, p + n);
+  return count;
+}
 
 void SplitCsv(std::string_view line, std::vector<std::string_view>* fields) {
   fields->clear();

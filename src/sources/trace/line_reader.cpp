@@ -1,6 +1,7 @@
 #include "sources/trace/line_reader.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,7 +41,7 @@ constexpr uint32_t kReplacement = 0xFFFD;
 
 }  // namespace
 
-Result<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path) {
+Result<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path, Mode mode) {
   std::unique_ptr<LineReader> r(new LineReader());
   if (path == "-") {
     r->fd_ = 0;
@@ -52,11 +53,66 @@ Result<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path) {
     struct stat st {};
     if (::fstat(fd, &st) == 0) {
       if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + " is a directory, not a trace file");
-      if (S_ISREG(st.st_mode)) r->raw_total_ = static_cast<uint64_t>(st.st_size);
+      if (S_ISREG(st.st_mode)) {
+        r->raw_total_ = static_cast<uint64_t>(st.st_size);
+        if (mode == Mode::kMap && st.st_size > 0 && r->TryMap(static_cast<size_t>(st.st_size))) return r;
+      }
     }
   }
   r->buf_.reset(new char[kBufferSize]);
   return r;
+}
+
+bool LineReader::TryMap(size_t size) {
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd_, 0);
+  if (p == MAP_FAILED) return false;
+  const auto* b = static_cast<const unsigned char*>(p);
+  // UTF-16 (with a BOM, or BOM-less LE text) needs decoding: leave it to the read() path.
+  const bool utf16 = (size >= 2 && ((b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF))) ||
+                     (size >= 4 && b[0] != 0 && b[1] == 0 && b[2] != 0 && b[3] == 0);
+  if (utf16) {
+    ::munmap(p, size);
+    return false;
+  }
+  ::madvise(p, size, MADV_SEQUENTIAL);
+  map_ = static_cast<const char*>(p);
+  map_size_ = size;
+  encoding_known_ = true;
+  encoding_ = TextEncoding::kUtf8;
+  if (size >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) map_pos_ = 3;
+  raw_read_ = map_pos_;
+  eof_ = true;  // everything is "read": Peek() sees the whole rest
+  return true;
+}
+
+void LineReader::ReleaseBehind() {
+  // Gives back the pages already consumed, so a long file does not stay resident.
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t upto = map_pos_ / page * page;
+  if (upto > map_released_) {
+    ::madvise(const_cast<char*>(map_) + map_released_, upto - map_released_, MADV_DONTNEED);
+    map_released_ = upto;
+  }
+}
+
+bool LineReader::NextMapped(std::string_view* line) {
+  overlong_ = false;
+  if (map_pos_ >= map_size_) return false;
+  if (map_pos_ - map_released_ >= kReleaseStep) ReleaseBehind();
+  const char* start = map_ + map_pos_;
+  const size_t avail = map_size_ - map_pos_;
+  const auto* nl = static_cast<const char*>(std::memchr(start, '\n', avail));
+  size_t len = nl != nullptr ? static_cast<size_t>(nl - start) : avail;
+  map_pos_ += nl != nullptr ? len + 1 : len;
+  raw_read_ = map_pos_;
+  if (len > kMaxLine) {
+    len = kMaxLine;
+    overlong_ = true;
+  }
+  if (len > 0 && start[len - 1] == '\r') --len;
+  *line = std::string_view(start, len);
+  ++line_no_;
+  return true;
 }
 
 std::unique_ptr<LineReader> LineReader::FromString(std::string text) {
@@ -69,6 +125,7 @@ std::unique_ptr<LineReader> LineReader::FromString(std::string text) {
 }
 
 LineReader::~LineReader() {
+  if (map_ != nullptr) ::munmap(const_cast<char*>(map_), map_size_);
   if (own_fd_ && fd_ >= 0) ::close(fd_);
 }
 
@@ -193,6 +250,7 @@ bool LineReader::Refill() {
 }
 
 bool LineReader::Next(std::string_view* line) {
+  if (map_ != nullptr) return NextMapped(line);
   overlong_ = false;
   for (;;) {
     char* start = buf_.get() + begin_;
@@ -241,6 +299,12 @@ bool LineReader::Next(std::string_view* line) {
 
 std::string_view LineReader::Peek(size_t max_bytes) {
   if (max_bytes > kChunk) max_bytes = kChunk;
+  if (map_ != nullptr) {
+    // Same answer as the read() path: at_eof_after_peek() is true when the rest fits.
+    const size_t rest = map_size_ - map_pos_;
+    eof_ = rest < max_bytes;
+    return std::string_view(map_ + map_pos_, std::min(max_bytes, rest));
+  }
   while (end_ - begin_ < max_bytes && !eof_) {
     Compact();
     if (!Refill()) break;

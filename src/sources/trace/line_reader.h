@@ -6,6 +6,11 @@
 // - "\n" and "\r\n" line ends; the terminator is never part of a line.
 // - Memory stays bounded: at most one chunk plus kMaxLine bytes are held. A longer line is cut at
 //   kMaxLine bytes and reported with overlong() == true (the rest of it is discarded).
+// - Files are read with read() in kChunk pieces. Mode::kMap maps a regular UTF-8 file instead and
+//   hands its lines out in place (pages behind the reader are released every kReleaseStep bytes).
+//   Mapping is not the default: a file truncated while it is read (log rotation with copytruncate)
+//   raises SIGBUS on a mapping, where read() just ends; mapping saves only the kernel's copy.
+//   Both paths give the same lines.
 //
 // Lines returned by Next() point into the internal buffer and are valid until the next call.
 // Not thread-safe: one reader per thread.
@@ -25,11 +30,17 @@ enum class TextEncoding { kUtf8, kUtf16Le, kUtf16Be };
 
 class LineReader {
  public:
-  static constexpr size_t kChunk = 1 << 20;    // bytes read from the file per call
-  static constexpr size_t kMaxLine = 1 << 20;  // longest line kept (bytes of UTF-8)
+  static constexpr size_t kChunk = 1 << 20;        // bytes read from the file per call
+  static constexpr size_t kMaxLine = 1 << 20;      // longest line kept (bytes of UTF-8)
+  static constexpr size_t kReleaseStep = 4 << 20;  // mapped bytes behind the reader released at a time
+
+  enum class Mode {
+    kRead,  // read() (the default)
+    kMap,   // map regular UTF-8 files, read() the rest (tests compare the two paths)
+  };
 
   // Opens `path`; "-" reads standard input.
-  static Result<std::unique_ptr<LineReader>> Open(const std::string& path);
+  static Result<std::unique_ptr<LineReader>> Open(const std::string& path, Mode mode = Mode::kRead);
   // Reads from a string (tests).
   static std::unique_ptr<LineReader> FromString(std::string text);
 
@@ -51,6 +62,7 @@ class LineReader {
   bool at_eof_after_peek() const { return eof_; }
 
   TextEncoding encoding() const { return encoding_; }
+  bool mapped() const { return map_ != nullptr; }
   uint64_t bytes_read() const { return raw_read_; }
   uint64_t bytes_total() const { return raw_total_; }
 
@@ -61,6 +73,15 @@ class LineReader {
   void DetectEncoding();
   void DecodeUtf16(const unsigned char* p, size_t n);
   void Compact();
+  // Maps the open regular file of `size` bytes when it is UTF-8; false leaves the read() path.
+  bool TryMap(size_t size);
+  bool NextMapped(std::string_view* line);
+  void ReleaseBehind();
+
+  const char* map_ = nullptr;  // the whole file when mapped (then buf_ is unused)
+  size_t map_size_ = 0;
+  size_t map_pos_ = 0;       // first unconsumed byte of the mapping
+  size_t map_released_ = 0;  // bytes at the front already given back (page aligned)
 
   int fd_ = -1;
   bool own_fd_ = false;

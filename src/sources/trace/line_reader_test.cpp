@@ -1,7 +1,9 @@
 #include "sources/trace/line_reader.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,75 @@ TEST(LineReader, PeekDoesNotConsume) {
   std::string_view line;
   ASSERT_TRUE(r->Next(&line));
   EXPECT_EQ(line, "a");
+}
+
+struct ReadLines {
+  std::vector<std::string> lines;
+  std::vector<bool> overlong;
+  size_t last_line_number = 0;
+  uint64_t bytes_read = 0;
+  std::string peek;
+  bool eof_after_peek = false;
+  bool mapped = false;
+};
+
+ReadLines ReadFile(const std::string& path, LineReader::Mode mode) {
+  ReadLines out;
+  auto r = LineReader::Open(path, mode);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  if (!r.ok()) return out;
+  out.mapped = (*r)->mapped();
+  out.peek = std::string((*r)->Peek(64 * 1024));
+  out.eof_after_peek = (*r)->at_eof_after_peek();
+  std::string_view line;
+  while ((*r)->Next(&line)) {
+    out.lines.emplace_back(line);
+    out.overlong.push_back((*r)->overlong());
+    EXPECT_EQ((*r)->line_number(), out.lines.size());
+  }
+  out.last_line_number = (*r)->line_number();
+  out.bytes_read = (*r)->bytes_read();
+  return out;
+}
+
+std::string WriteTempFile(const std::string& name, const std::string& content) {
+  std::string path = ::testing::TempDir() + "vw-lines-" + std::to_string(::getpid()) + "-" + name;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  EXPECT_NE(f, nullptr);
+  if (f == nullptr) return path;
+  std::fwrite(content.data(), 1, content.size(), f);
+  std::fclose(f);
+  return path;
+}
+
+TEST(LineReader, MappedFileGivesTheSameLinesAsRead) {
+  std::string many;
+  for (int i = 0; i < 300000; ++i) many += "2026/07/14 08:12:38.100, " + std::to_string(i % 8) + ", 20011 MiB\r\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"crlf", "a\r\nb\nc"},
+      {"blank", "a\n\n\nb\n"},
+      {"bom", "\xEF\xBB\xBFx,y\n1,2\n"},
+      {"bom-only", "\xEF\xBB\xBF"},
+      {"overlong", "short\n" + std::string(LineReader::kMaxLine + 10, 'x') + "\r\nafter\n"},
+      {"overlong-last", "short\n" + std::string(LineReader::kMaxLine + 3, 'y')},
+      {"many", many},  // more than LineReader::kReleaseStep: pages are released behind the reader
+      {"utf16", Utf16(u"ab\r\nc\u00e9\n", true, true)},
+  };
+  for (const auto& [name, text] : cases) {
+    const std::string path = WriteTempFile(name, text);
+    ReadLines mapped = ReadFile(path, LineReader::Mode::kMap);
+    ReadLines read = ReadFile(path, LineReader::Mode::kRead);
+    EXPECT_EQ(mapped.mapped, name != "utf16") << name << ": UTF-8 files are mapped, UTF-16 ones are read";
+    EXPECT_FALSE(read.mapped) << name;
+    EXPECT_EQ(mapped.lines, read.lines) << name;
+    EXPECT_EQ(mapped.overlong, read.overlong) << name;
+    EXPECT_EQ(mapped.last_line_number, read.last_line_number) << name;
+    EXPECT_EQ(mapped.bytes_read, text.size()) << name;
+    EXPECT_EQ(read.bytes_read, text.size()) << name;
+    EXPECT_EQ(mapped.peek, read.peek) << name;
+    EXPECT_EQ(mapped.eof_after_peek, read.eof_after_peek) << name;
+    std::remove(path.c_str());
+  }
 }
 
 TEST(LineReader, MissingFileIsNotFound) {

@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -43,6 +46,19 @@ std::string_view ValueErrorText(ValueError e) {
   }
 }
 
+// a == b, checking the last 8 bytes first: GPU UUIDs of one machine usually differ at the end, so a
+// different GPU's row costs no memcmp call.
+inline bool SameBytes(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  if (a.size() >= 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + a.size() - 8, 8);
+    std::memcpy(&y, b.data() + b.size() - 8, 8);
+    if (x != y) return false;
+  }
+  return std::memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
 class QueryCsvReader : public LineTraceReader {
  public:
   using LineTraceReader::LineTraceReader;
@@ -59,6 +75,18 @@ class QueryCsvReader : public LineTraceReader {
       std::string_view t = Trim(line);
       if (t.empty()) continue;
       const char c = t.front();
+      // The common data row: a digit first, at least 40 characters and a known layout of two or more
+      // columns (so the split found a comma): it cannot be a header, comment, separator or `date`
+      // line, so it is parsed straight away, as the checks below would have let it through.
+      if (c >= '0' && c <= '9' && t.size() >= 40 && have_columns_ && !per_process_block_ && columns_.size() >= 2 &&
+          columns_.size() <= kFastFields &&
+          SplitUnquotedInto(line, fast_fields_.data(), columns_.size()) == columns_.size()) {
+        bool bad = false;
+        VW_RETURN_IF_ERROR(ParseRow(line, ln, fast_fields_.data(), out, &bad));
+        if (bad) continue;
+        *got = true;
+        return Status::Ok();
+      }
       if ((c >= 'a' && c <= 'z') || c == '_') {
         if (t == header_text_) continue;  // the header repeated before every row
         SplitCsv(t, &fields_);
@@ -89,6 +117,15 @@ class QueryCsvReader : public LineTraceReader {
         VW_RETURN_IF_ERROR(SetColumnsFromOptions());
       }
       if (per_process_block_) continue;
+      // Fast path: an unquoted row with the right number of fields, split into a fixed array.
+      if (columns_.size() <= kFastFields &&
+          SplitUnquotedInto(line, fast_fields_.data(), columns_.size()) == columns_.size()) {
+        bool bad = false;
+        VW_RETURN_IF_ERROR(ParseRow(line, ln, fast_fields_.data(), out, &bad));
+        if (bad) continue;
+        *got = true;
+        return Status::Ok();
+      }
       SplitCsv(line, &fields_);
       if (fields_.size() != columns_.size()) {
         std::string_view at = fields_.size() > columns_.size() ? fields_[columns_.size()] : line.substr(line.size());
@@ -99,7 +136,7 @@ class QueryCsvReader : public LineTraceReader {
         continue;
       }
       bool bad = false;
-      VW_RETURN_IF_ERROR(ParseRow(line, ln, out, &bad));
+      VW_RETURN_IF_ERROR(ParseRow(line, ln, fields_.data(), out, &bad));
       if (bad) continue;
       *got = true;
       return Status::Ok();
@@ -139,14 +176,14 @@ class QueryCsvReader : public LineTraceReader {
   }
 
   // Parses one data row into *rec; *bad when the row was malformed and skipped (lenient).
-  Status ParseRow(std::string_view line, size_t ln, TraceRecord* rec, bool* bad) {
+  // `fields` holds columns_.size() fields of `line`.
+  Status ParseRow(std::string_view line, size_t ln, const std::string_view* fields, TraceRecord* rec, bool* bad) {
     std::string_view key_index, key_uuid, key_pci;
-    bool have_time = false;
-    // Reset every field, keeping the strings' capacity (no allocation per row once warm).
+    bool have_time = false, have_uuid = false, have_name = false;
+    // Reset every field, keeping the strings' capacity (no allocation per row once warm). The UUID
+    // and name are overwritten only when they differ from what the record holds.
     rec->gpu.index.reset();
-    rec->gpu.uuid.clear();
     rec->gpu.pci_bus_id.clear();
-    rec->gpu.name.clear();
     MemorySample& s = rec->sample;
     s.t = 0;
     s.used_bytes.reset();
@@ -157,7 +194,7 @@ class QueryCsvReader : public LineTraceReader {
     s.processes.reset();
     for (size_t i = 0; i < columns_.size(); ++i) {
       const CsvColumnSpec& col = columns_[i];
-      std::string_view v = fields_[i];
+      std::string_view v = fields[i];
       ValueError err = ValueError::kOk;
       std::string_view expected;
       switch (col.kind) {
@@ -190,7 +227,8 @@ class QueryCsvReader : public LineTraceReader {
         }
         case CsvColumn::kUuid:
           if (!IsMissingValue(v)) {
-            rec->gpu.uuid.assign(v.data(), v.size());
+            if (!SameBytes(rec->gpu.uuid, v)) rec->gpu.uuid.assign(v.data(), v.size());
+            have_uuid = true;
             key_uuid = v;
           }
           break;
@@ -201,12 +239,23 @@ class QueryCsvReader : public LineTraceReader {
           }
           break;
         case CsvColumn::kName:
-          if (!IsMissingValue(v)) rec->gpu.name.assign(v.data(), v.size());
+          if (!IsMissingValue(v)) {
+            if (!SameBytes(rec->gpu.name, v)) rec->gpu.name.assign(v.data(), v.size());
+            have_name = true;
+          }
           break;
-        case CsvColumn::kUsed: err = ParseMemoryValue(v, col.unit, &s.used_bytes); break;
-        case CsvColumn::kTotal: err = ParseMemoryValue(v, col.unit, &s.total_bytes); break;
-        case CsvColumn::kFree: err = ParseMemoryValue(v, col.unit, &s.free_bytes); break;
-        case CsvColumn::kReserved: err = ParseMemoryValue(v, col.unit, &s.reserved_bytes); break;
+        case CsvColumn::kUsed:
+          if (!ParseMibFast(v, col.unit, &s.used_bytes)) err = ParseMemoryValue(v, col.unit, &s.used_bytes);
+          break;
+        case CsvColumn::kTotal:
+          if (!ParseMibFast(v, col.unit, &s.total_bytes)) err = ParseMemoryValue(v, col.unit, &s.total_bytes);
+          break;
+        case CsvColumn::kFree:
+          if (!ParseMibFast(v, col.unit, &s.free_bytes)) err = ParseMemoryValue(v, col.unit, &s.free_bytes);
+          break;
+        case CsvColumn::kReserved:
+          if (!ParseMibFast(v, col.unit, &s.reserved_bytes)) err = ParseMemoryValue(v, col.unit, &s.reserved_bytes);
+          break;
         case CsvColumn::kUtil: err = ParsePercentValue(v, &s.gpu_util_ratio); break;
       }
       if (err != ValueError::kOk) {
@@ -221,6 +270,8 @@ class QueryCsvReader : public LineTraceReader {
         return Status::Ok();
       }
     }
+    if (!have_uuid) rec->gpu.uuid.clear();
+    if (!have_name) rec->gpu.name.clear();
     std::string_view key = !key_index.empty()  ? key_index
                            : !key_uuid.empty() ? key_uuid
                            : !key_pci.empty()  ? key_pci
@@ -244,7 +295,9 @@ class QueryCsvReader : public LineTraceReader {
     return Status::Ok();
   }
 
+  static constexpr size_t kFastFields = 32;
   std::vector<std::string_view> fields_;
+  std::array<std::string_view, kFastFields> fast_fields_;
   DateCache date_cache_;
   std::vector<CsvColumnSpec> columns_;
   std::string header_text_;

@@ -83,6 +83,31 @@ bool SameDate(const char* a, const char* b) {
   return a8 == b8 && a2 == b2;
 }
 
+// v / 100.0 and ms / 1000.0 for small integers, computed once (a table read instead of a division
+// per row; the same doubles as the division).
+struct Fractions {
+  std::array<double, 101> percent{};
+  std::array<double, 1000> milli{};
+  Fractions() {
+    for (unsigned v = 0; v <= 100; ++v) percent[v] = v / 100.0;
+    for (int ms = 0; ms < 1000; ++ms) milli[static_cast<size_t>(ms)] = ms / 1000.0;
+  }
+};
+const Fractions kFractions;
+
+// The 19 bytes of "YYYY/MM/DD HH:MM:SS" compared as three overlapping words.
+bool SameSecond(const char* a, const char* b) {
+  uint64_t a0, b0, a1, b1;
+  uint32_t a2, b2;
+  std::memcpy(&a0, a, 8);
+  std::memcpy(&b0, b, 8);
+  std::memcpy(&a1, a + 8, 8);
+  std::memcpy(&b1, b + 8, 8);
+  std::memcpy(&a2, a + 15, 4);
+  std::memcpy(&b2, b + 15, 4);
+  return ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2)) == 0;
+}
+
 }  // namespace
 
 std::string_view Trim(std::string_view s) {
@@ -128,7 +153,7 @@ ValueError ParseMemoryValue(std::string_view s, MemUnit default_unit, std::optio
     std::string_view rest = s.substr(n);
     if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
     const bool mib_default = default_unit == MemUnit::kNone || default_unit == MemUnit::kMiB;
-    if ((n == s.size() && mib_default) || rest == "MiB") {
+    if ((n == s.size() && mib_default) || (rest.size() == 3 && rest[0] == 'M' && rest[1] == 'i' && rest[2] == 'B')) {
       *out = v << 20;
       return ValueError::kOk;
     }
@@ -167,8 +192,8 @@ ValueError ParsePercentValue(std::string_view s, std::optional<double>* out) {
     while (n < s.size() && IsDigit(s[n])) v = v * 10 + static_cast<unsigned>(s[n++] - '0');
     std::string_view rest = s.substr(n);
     if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-    if ((rest.empty() || rest == "%") && v <= 100) {
-      *out = v / 100.0;
+    if ((rest.empty() || (rest.size() == 1 && rest[0] == '%')) && v <= 100) {
+      *out = kFractions.percent[v];
       return ValueError::kOk;
     }
   }
@@ -198,10 +223,31 @@ bool ParseUint(std::string_view s, uint64_t* out) {
   return true;
 }
 
+namespace {
+bool ParseTraceTimestampSlow(std::string_view s, Timestamp* out) {
+  auto r = ParseTimestamp(s);
+  if (!r.ok()) return false;
+  *out = *r;
+  return true;
+}
+}  // namespace
+
 bool ParseTraceTimestamp(std::string_view s, Timestamp* out, DateCache* cache) {
   // Fast path: "2026/07/14 08:12:38.696" (nvidia-smi), optionally without the milliseconds.
   if ((s.size() == 23 || s.size() == 19) && s[4] == '/' && s[7] == '/' && s[10] == ' ' && s[13] == ':' &&
       s[16] == ':') {
+    // Same second as the previous row (several GPUs per sample): only the milliseconds differ.
+    if (cache != nullptr && cache->second_valid && SameSecond(cache->second, s.data())) {
+      int ms = 0;
+      if (s.size() == 23) {
+        if (!(s[19] == '.' && IsDigit(s[20]) && IsDigit(s[21]) && IsDigit(s[22])))
+          return ParseTraceTimestampSlow(s, out);
+        ms = (s[20] - '0') * 100 + (s[21] - '0') * 10 + (s[22] - '0');
+      }
+      out->seconds = cache->second_seconds + kFractions.milli[static_cast<size_t>(ms)];
+      out->has_zone = false;
+      return true;
+    }
     int h, mi, se;
     bool ok = TwoDigits(s, 11, &h) && TwoDigits(s, 14, &mi) && TwoDigits(s, 17, &se) && h <= 23 && mi <= 59 && se <= 60;
     int ms = 0;
@@ -226,15 +272,18 @@ bool ParseTraceTimestamp(std::string_view s, Timestamp* out, DateCache* cache) {
           cache->valid = true;
         }
       }
-      out->seconds = day + (h * 3600 + mi * 60 + se) + ms / 1000.0;
+      const double whole = day + (h * 3600 + mi * 60 + se);
+      if (cache != nullptr) {
+        std::memcpy(cache->second, s.data(), 19);
+        cache->second_seconds = whole;
+        cache->second_valid = true;
+      }
+      out->seconds = whole + kFractions.milli[static_cast<size_t>(ms)];
       out->has_zone = false;
       return true;
     }
   }
-  auto r = ParseTimestamp(s);
-  if (!r.ok()) return false;
-  *out = *r;
-  return true;
+  return ParseTraceTimestampSlow(s, out);
 }
 
 bool ParseDateLine(std::string_view line, Timestamp* out) {

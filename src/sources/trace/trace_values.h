@@ -33,6 +33,24 @@ enum class ValueError : uint8_t { kOk, kNotNumber, kBadUnit, kOutOfRange };
 // no unit (kNone means MiB, nvidia-smi's unit). Missing values give *out = std::nullopt, kOk.
 ValueError ParseMemoryValue(std::string_view s, MemUnit default_unit, std::optional<uint64_t>* out);
 
+// ParseMemoryValue's common case, inline: "20011" (when `default_unit` is MiB or kNone) or
+// "20011 MiB"/"20011MiB". False for anything else, leaving *out alone: then call ParseMemoryValue.
+inline bool ParseMibFast(std::string_view s, MemUnit default_unit, std::optional<uint64_t>* out) {
+  const size_t len = s.size();
+  size_t n = 0;
+  uint64_t v = 0;
+  while (n < len && n < 12 && static_cast<unsigned>(s[n] - '0') < 10) v = v * 10 + static_cast<uint64_t>(s[n++] - '0');
+  if (n == 0) return false;
+  const char* r = s.data() + n;
+  const size_t rest = len - n;
+  const bool ok = (rest == 0 && (default_unit == MemUnit::kNone || default_unit == MemUnit::kMiB)) ||
+                  (rest == 4 && r[0] == ' ' && r[1] == 'M' && r[2] == 'i' && r[3] == 'B') ||
+                  (rest == 3 && r[0] == 'M' && r[1] == 'i' && r[2] == 'B');
+  if (!ok) return false;
+  *out = v << 20;
+  return true;
+}
+
 // A trimmed percentage "37 %", "37%", "37" -> 0.37; must be within 0..100.
 ValueError ParsePercentValue(std::string_view s, std::optional<double>* out);
 
@@ -45,6 +63,10 @@ struct DateCache {
   char date[10] = {};
   double day_seconds = 0;  // seconds since the epoch at 00:00 of `date`
   bool valid = false;
+  // The last whole second seen ("YYYY/MM/DD HH:MM:SS"): rows of several GPUs share it.
+  char second[19] = {};
+  double second_seconds = 0;  // day_seconds + seconds of day of `second`
+  bool second_valid = false;
 };
 
 // ParseTimestamp with a fast path for "YYYY/MM/DD HH:MM:SS.mmm" (no allocation).

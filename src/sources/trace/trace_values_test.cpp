@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <string>
+#include <vector>
+
 #include "sources/trace/csv_fields.h"
 
 namespace vw::trace {
@@ -29,6 +33,30 @@ TEST_P(MemoryValues, ParseWithUnits) {
   EXPECT_EQ(ParseMemoryValue(GetParam().text, GetParam().unit, &out), GetParam().err) << GetParam().text;
   if (GetParam().err == ValueError::kOk) {
     EXPECT_EQ(out, GetParam().bytes) << GetParam().text;
+  }
+}
+
+TEST_P(MemoryValues, FastPathAgreesOrDefers) {
+  // ParseMibFast either gives ParseMemoryValue's answer or declines (and leaves *out alone).
+  std::optional<uint64_t> fast = 99, full = 99;
+  const ValueError err = ParseMemoryValue(GetParam().text, GetParam().unit, &full);
+  if (ParseMibFast(GetParam().text, GetParam().unit, &fast)) {
+    EXPECT_EQ(err, ValueError::kOk) << GetParam().text;
+    EXPECT_EQ(fast, full) << GetParam().text;
+  } else {
+    EXPECT_EQ(fast, std::optional<uint64_t>(99)) << GetParam().text;
+  }
+}
+
+TEST(ParseMibFast, TakesNvidiaSmiSpellingsAndDeclinesTheRest) {
+  std::optional<uint64_t> out;
+  EXPECT_TRUE(ParseMibFast("20011 MiB", MemUnit::kNone, &out));
+  EXPECT_EQ(out, uint64_t{20011} << 20);
+  EXPECT_TRUE(ParseMibFast("7", MemUnit::kMiB, &out));
+  EXPECT_EQ(out, uint64_t{7} << 20);
+  for (const char* s : {"12", "12 GiB", "12 MiBs", "1.5 MiB", "[N/A]", "", " 12", "1234567890123 MiB"}) {
+    const MemUnit unit = std::string_view(s) == "12" ? MemUnit::kGiB : MemUnit::kNone;
+    EXPECT_FALSE(ParseMibFast(s, unit, &out)) << s;
   }
 }
 
@@ -102,6 +130,42 @@ TEST(ParseTraceTimestamp, FastPathMatchesCoreParser) {
   Timestamp t;
   EXPECT_FALSE(ParseTraceTimestamp("2026/13/14 08:12:38.696", &t));
   EXPECT_FALSE(ParseTraceTimestamp("2026/07/14 08:12:38.6x6", &t));
+}
+
+TEST(ParseTraceTimestamp, SecondAndDateCacheGiveTheSameTimesAsNoCache) {
+  // Rows of several GPUs share a second; the cache must never leak one row's time into another.
+  const std::vector<std::string> rows = {
+      "2026/07/14 08:12:38.100", "2026/07/14 08:12:38.103", "2026/07/14 08:12:38",     "2026/07/14 08:12:39.000",
+      "2026/07/14 08:12:39.999", "2026/07/15 08:12:39.999", "2026/07/15 08:12:39.5x0", "2026/07/15 08:12:39.001",
+      "2026-07-15 08:12:39",     "2026/07/15 08:12:39.002", "2026/07/14 08:12:38.100"};
+  DateCache cache;
+  for (const std::string& s : rows) {
+    Timestamp cached, plain;
+    const bool ok_cached = ParseTraceTimestamp(s, &cached, &cache);
+    const bool ok_plain = ParseTraceTimestamp(s, &plain);
+    ASSERT_EQ(ok_cached, ok_plain) << s;
+    if (!ok_plain) continue;
+    EXPECT_EQ(cached.seconds, plain.seconds) << s;  // bit-identical, not just close
+    EXPECT_EQ(cached.has_zone, plain.has_zone) << s;
+  }
+}
+
+TEST(SplitUnquotedInto, SameFieldsAsSplitCsvOrFallsBack) {
+  std::array<std::string_view, 8> out{};
+  std::vector<std::string_view> want;
+  for (std::string_view line :
+       {"2026/07/14 08:12:38.100, 0, GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f00, 20011 MiB, 81559 MiB, 37 %",
+        " a ,\tb\t,, e ", "", "single", "x,", ",y", "0123456789abcdef,0123456789abcdef0,z"}) {
+    SplitCsv(line, &want);
+    const size_t n = SplitUnquotedInto(line, out.data(), out.size());
+    ASSERT_EQ(n, want.size()) << line;
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(out[i], want[i]) << line << " field " << i;
+  }
+  EXPECT_EQ(SplitUnquotedInto("a,\"b,c\",d", out.data(), out.size()), kSplitFallback) << "quotes need SplitCsv";
+  EXPECT_EQ(SplitUnquotedInto("0123456789abcdef\"", out.data(), out.size()), kSplitFallback)
+      << "a quote in the vector part";
+  EXPECT_EQ(SplitUnquotedInto("a,b,c", out.data(), 2), kSplitFallback) << "more fields than room";
+  EXPECT_EQ(SplitUnquotedInto("a,b", out.data(), 2), 2u);
 }
 
 TEST(NormalizePciBusId, PadsDomainAndUpperCases) {

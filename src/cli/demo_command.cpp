@@ -6,7 +6,6 @@
 // points the real NVML loader at the emulator library built next to the executable, and runs
 // `check` over a short window. To add a step, append to kSteps.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -185,7 +185,8 @@ std::string ExecutableDir() {
 // <prefix>/share/vramwatch/examples once installed.
 std::string ExamplesDir() {
   fs::path dir = ExecutableDir();
-  for (fs::path candidate : {fs::path(VRAMWATCH_EXAMPLES_DIR), dir.parent_path() / "share" / "vramwatch" / "examples"}) {
+  for (fs::path candidate :
+       {fs::path(VRAMWATCH_EXAMPLES_DIR), dir.parent_path() / "share" / "vramwatch" / "examples"}) {
     if (fs::exists(candidate / "training-leak.csv")) return candidate.string();
   }
   return "";
@@ -254,7 +255,9 @@ CommandRunner AddDemoCommand(CLI::App& app) {
         for (size_t n; (n = std::fread(buf, 1, sizeof buf, capture)) > 0;) text.append(buf, n);
         std::fclose(capture);
         nlohmann::json report = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-        steps.push_back({{"step", step.name}, {"what", step.what}, {"exit_code", code},
+        steps.push_back({{"step", step.name},
+                         {"what", step.what},
+                         {"exit_code", code},
                          {"report", report.is_discarded() ? nlohmann::json(nullptr) : report}});
       }
       if (code == kExitUnknown) {

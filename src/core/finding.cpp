@@ -11,6 +11,8 @@ std::string_view SeverityName(Severity s) {
   return "ok";
 }
 
-int ExitCodeFor(Severity worst) { return static_cast<int>(worst); }
+int ExitCodeFor(Severity worst) {
+  return static_cast<int>(worst);
+}
 
 }  // namespace vw

@@ -19,9 +19,9 @@ std::string_view SeverityName(Severity s);  // "ok" | "warning" | "critical"
 struct Finding {
   std::string kind;
   Severity severity = Severity::kOk;
-  std::string gpu;                 // GPU key ("0" or UUID); empty for host-wide findings
-  std::optional<int64_t> pid;      // host PID when the finding is about a process
-  std::optional<uint64_t> bytes;   // memory concerned
+  std::string gpu;                // GPU key ("0" or UUID); empty for host-wide findings
+  std::optional<int64_t> pid;     // host PID when the finding is about a process
+  std::optional<uint64_t> bytes;  // memory concerned
   std::string message;
   std::string action;
 };

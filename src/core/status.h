@@ -62,7 +62,7 @@ Status FromErrno(int err, std::string_view what);
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(v_).ok() && "Result built from an ok Status");
   }
@@ -87,8 +87,8 @@ class [[nodiscard]] Result {
 }  // namespace vw
 
 // Propagate a non-ok Status from an expression returning Status.
-#define VW_RETURN_IF_ERROR(expr)              \
-  do {                                        \
-    ::vw::Status _vw_status = (expr);         \
-    if (!_vw_status.ok()) return _vw_status;  \
+#define VW_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::vw::Status _vw_status = (expr);        \
+    if (!_vw_status.ok()) return _vw_status; \
   } while (0)

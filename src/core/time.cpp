@@ -1,12 +1,12 @@
 #include "core/time.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace vw {
 namespace {
@@ -35,8 +35,8 @@ bool TakeChar(std::string_view& s, char c) {
 }
 
 bool ValidDateTime(int y, int mo, int d, int h, int mi, int se) {
-  return y >= 1970 && y <= 9999 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && h <= 23 &&
-         mi >= 0 && mi <= 59 && se >= 0 && se <= 60;
+  return y >= 1970 && y <= 9999 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && h <= 23 && mi >= 0 &&
+         mi <= 59 && se >= 0 && se <= 60;
 }
 
 double Compose(int y, int mo, int d, int h, int mi, int se, double frac) {
@@ -71,9 +71,9 @@ Result<Timestamp> ParseCtime(std::string_view s, const std::string& shown) {
   s.remove_prefix(3);
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   int d, h, mi, se, y;
-  if (!TakeInt(s, 1, 2, d) || !TakeChar(s, ' ') || !TakeInt(s, 2, 2, h) || !TakeChar(s, ':') ||
-      !TakeInt(s, 2, 2, mi) || !TakeChar(s, ':') || !TakeInt(s, 2, 2, se) || !TakeChar(s, ' ') ||
-      !TakeInt(s, 4, 4, y) || !Trim(s).empty() || !ValidDateTime(y, mo, d, h, mi, se)) {
+  if (!TakeInt(s, 1, 2, d) || !TakeChar(s, ' ') || !TakeInt(s, 2, 2, h) || !TakeChar(s, ':') || !TakeInt(s, 2, 2, mi) ||
+      !TakeChar(s, ':') || !TakeInt(s, 2, 2, se) || !TakeChar(s, ' ') || !TakeInt(s, 4, 4, y) || !Trim(s).empty() ||
+      !ValidDateTime(y, mo, d, h, mi, se)) {
     return Status::ParseError("bad timestamp '" + shown + "': expected e.g. 'Tue Oct 29 19:00:23 2024'");
   }
   return Timestamp{Compose(y, mo, d, h, mi, se, 0), false};
@@ -178,8 +178,8 @@ std::string FormatIso8601(double seconds, bool with_zone) {
   const unsigned d = doy - (153 * mp + 2) / 5 + 1;
   const unsigned m = mp < 10 ? mp + 3 : mp - 9;
   if (m <= 2) ++y;
-  std::string out = fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}", y, m, d, rem / 3600, (rem % 3600) / 60,
-                                rem % 60);
+  std::string out =
+      fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}", y, m, d, rem / 3600, (rem % 3600) / 60, rem % 60);
   if (ms != 0) out += fmt::format(".{:03d}", ms);
   if (with_zone) out += "Z";
   return out;

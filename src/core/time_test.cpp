@@ -44,7 +44,9 @@ TEST(ParseTimestamp, RejectsBadInputWithReason) {
   }
 }
 
-TEST(FormatClock, MinutesOnly) { EXPECT_EQ(FormatClock(1784016758.0), "2026-07-14 08:12"); }
+TEST(FormatClock, MinutesOnly) {
+  EXPECT_EQ(FormatClock(1784016758.0), "2026-07-14 08:12");
+}
 
 }  // namespace
 }  // namespace vw

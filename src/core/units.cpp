@@ -1,10 +1,10 @@
 #include "core/units.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace vw {
 namespace {
@@ -45,11 +45,16 @@ Result<double> ParseDuration(std::string_view text) {
     std::string_view unit = s.substr(0, n);
     s.remove_prefix(n);
     double scale;
-    if (unit.empty() || unit == "s" || unit == "sec") scale = 1;
-    else if (unit == "ms") scale = 1e-3;
-    else if (unit == "m" || unit == "min") scale = 60;
-    else if (unit == "h") scale = 3600;
-    else if (unit == "d") scale = 86400;
+    if (unit.empty() || unit == "s" || unit == "sec")
+      scale = 1;
+    else if (unit == "ms")
+      scale = 1e-3;
+    else if (unit == "m" || unit == "min")
+      scale = 60;
+    else if (unit == "h")
+      scale = 3600;
+    else if (unit == "d")
+      scale = 86400;
     else {
       return Status::InvalidArgument(
           fmt::format("bad duration '{}': unknown unit '{}' (use ms, s, m, h or d)", shown, unit));
@@ -74,15 +79,24 @@ Result<uint64_t> ParseSize(std::string_view text) {
   }
   s = Trim(s);
   double scale;
-  if (s.empty() || s == "B") scale = 1;
-  else if (s == "KiB" || s == "K") scale = 1024.0;
-  else if (s == "MiB" || s == "M") scale = kMiB;
-  else if (s == "GiB" || s == "G") scale = kGiB;
-  else if (s == "TiB" || s == "T") scale = kGiB * 1024.0;
-  else if (s == "kB" || s == "KB") scale = 1e3;
-  else if (s == "MB") scale = 1e6;
-  else if (s == "GB") scale = 1e9;
-  else if (s == "TB") scale = 1e12;
+  if (s.empty() || s == "B")
+    scale = 1;
+  else if (s == "KiB" || s == "K")
+    scale = 1024.0;
+  else if (s == "MiB" || s == "M")
+    scale = kMiB;
+  else if (s == "GiB" || s == "G")
+    scale = kGiB;
+  else if (s == "TiB" || s == "T")
+    scale = kGiB * 1024.0;
+  else if (s == "kB" || s == "KB")
+    scale = 1e3;
+  else if (s == "MB")
+    scale = 1e6;
+  else if (s == "GB")
+    scale = 1e9;
+  else if (s == "TB")
+    scale = 1e12;
   else {
     return Status::InvalidArgument(
         fmt::format("bad size '{}': unknown unit '{}' (use B, KiB, MiB, GiB, TiB, kB, MB, GB, TB)", shown, s));

@@ -6,9 +6,12 @@ namespace vw {
 namespace {
 
 TEST(ParseDuration, AcceptsUsualSpellings) {
-  struct Case { const char* text; double seconds; };
-  for (const Case& c : {Case{"30s", 30}, Case{"5m", 300}, Case{"2h", 7200}, Case{"1h30m", 5400},
-                        Case{"100ms", 0.1}, Case{"1d", 86400}, Case{"45", 45}, Case{" 1.5h ", 5400}}) {
+  struct Case {
+    const char* text;
+    double seconds;
+  };
+  for (const Case& c : {Case{"30s", 30}, Case{"5m", 300}, Case{"2h", 7200}, Case{"1h30m", 5400}, Case{"100ms", 0.1},
+                        Case{"1d", 86400}, Case{"45", 45}, Case{" 1.5h ", 5400}}) {
     auto r = ParseDuration(c.text);
     ASSERT_TRUE(r.ok()) << c.text << ": " << r.status().ToString();
     EXPECT_DOUBLE_EQ(*r, c.seconds) << c.text;

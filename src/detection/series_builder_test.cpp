@@ -23,7 +23,9 @@ TEST(MinMaxDecimator, KeepsExtremesOfALongCurveWithinBudget) {
   for (size_t i = 0; i < pts.size(); ++i) {
     hi = std::max(hi, pts[i].used_bytes);
     lo = std::min(lo, pts[i].used_bytes);
-    if (i > 0) EXPECT_LE(pts[i - 1].t, pts[i].t) << "points must be in time order";
+    if (i > 0) {
+      EXPECT_LE(pts[i - 1].t, pts[i].t) << "points must be in time order";
+    }
   }
   EXPECT_EQ(hi, 1000);
   EXPECT_EQ(lo, -500);

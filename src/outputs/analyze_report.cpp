@@ -1,9 +1,9 @@
 #include "outputs/analyze_report.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "core/time.h"
 #include "core/units.h"
@@ -16,8 +16,12 @@ using detection::SeriesAnalysis;
 using detection::Verdict;
 using nlohmann::json;
 
-json OptNum(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-json OptBytes(const std::optional<double>& v) { return v ? json(static_cast<uint64_t>(std::llround(*v))) : json(nullptr); }
+json OptNum(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+json OptBytes(const std::optional<double>& v) {
+  return v ? json(static_cast<uint64_t>(std::llround(*v))) : json(nullptr);
+}
 
 std::string TimeText(const SeriesAnalysis& a, double t) {
   if (a.synthetic_time) return fmt::format("t+{}", FormatDuration(t));
@@ -68,21 +72,25 @@ std::vector<std::string> NextSteps(const SeriesAnalysis& a) {
       }
       break;
     case Verdict::kPlateau:
-      steps.push_back("No action: memory is held at a steady level. A high plateau is normal for caching "
-                      "allocators and pre-allocating servers; do not alert on percentage used.");
+      steps.push_back(
+          "No action: memory is held at a steady level. A high plateau is normal for caching "
+          "allocators and pre-allocating servers; do not alert on percentage used.");
       break;
     case Verdict::kSettling:
-      steps.push_back("Wait and look again: growth is slowing down like an allocator warming up. Re-run "
-                      "`vramwatch analyze` on a longer recording (an hour or more after the slowdown).");
+      steps.push_back(
+          "Wait and look again: growth is slowing down like an allocator warming up. Re-run "
+          "`vramwatch analyze` on a longer recording (an hour or more after the slowdown).");
       break;
     case Verdict::kWarmup:
-      steps.push_back("Too early to judge: the run is still ramping up. Record for at least an hour after the "
-                      "ramp ends (`vramwatch record`) and analyse again.");
+      steps.push_back(
+          "Too early to judge: the run is still ramping up. Record for at least an hour after the "
+          "ramp ends (`vramwatch record`) and analyse again.");
       break;
     case Verdict::kInsufficientData:
-      steps.push_back("Record longer or more often: at least 15 minutes with a memory.used sample every few "
-                      "seconds (`vramwatch record`, or nvidia-smi --query-gpu=timestamp,index,memory.used,"
-                      "memory.total --format=csv -l 5).");
+      steps.push_back(
+          "Record longer or more often: at least 15 minutes with a memory.used sample every few "
+          "seconds (`vramwatch record`, or nvidia-smi --query-gpu=timestamp,index,memory.used,"
+          "memory.total --format=csv -l 5).");
       break;
   }
   return steps;
@@ -176,8 +184,7 @@ json RenderAnalyzeJson(const std::vector<AnalyzedSeries>& series, const AnalyzeR
         as.rate_lo_bps && as.rate_hi_bps ? json::array({*as.rate_lo_bps, *as.rate_hi_bps}) : json(nullptr);
     g["leak_start"] = as.leak_start_t ? json(TimeIso(a, *as.leak_start_t)) : json(nullptr);
     g["time_to_oom_seconds"] = OptNum(as.tto_s);
-    g["time_to_oom_ci_seconds"] =
-        as.tto_lo_s ? json::array({*as.tto_lo_s, OptNum(as.tto_hi_s)}) : json(nullptr);
+    g["time_to_oom_ci_seconds"] = as.tto_lo_s ? json::array({*as.tto_lo_s, OptNum(as.tto_hi_s)}) : json(nullptr);
     g["oom_at"] = as.tto_s && !a.synthetic_time ? json(TimeIso(a, as.end_t + *as.tto_s)) : json(nullptr);
     g["samples"] = as.samples;
     g["samples_without_memory"] = s.samples_without_memory;

@@ -5,10 +5,9 @@
 // MiB/GiB, MiB/h and "9h 12m". Pure functions of the analyses: no I/O.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/finding.h"
 #include "detection/series_analysis.h"
@@ -22,8 +21,8 @@ struct AnalyzedSeries {
 };
 
 struct AnalyzeReportOptions {
-  double critical_runway_s = 24 * 3600.0;  // a leak whose pessimistic runway is shorter is CRITICAL
-  size_t skipped_lines = 0;                // lenient mode: lines skipped in all files
+  double critical_runway_s = 24 * 3600.0;     // a leak whose pessimistic runway is shorter is CRITICAL
+  size_t skipped_lines = 0;                   // lenient mode: lines skipped in all files
   std::vector<std::string> skipped_examples;  // "run.csv:12: expected ..."
 };
 

@@ -91,7 +91,8 @@ def main():
         r = run(a.vramwatch, [*flags, os.path.join(a.data, name)])
         if r.returncode == 3 and message in r.stderr and name in r.stderr:
             passed += 1
-            rows.append((name, "dmon -s u: utilisation only", "exit 3: " + r.stderr.strip().split(": ", 1)[-1][:70]))
+            rows.append((name, "dmon -s u: utilisation only",
+                         "exit 3: " + r.stderr.strip().split(name + ": ", 1)[-1].split(":")[0]))
         else:
             failures.append(f"{name}: expected exit 3 naming the file and '{message}', got {r.returncode}: {r.stderr}")
     if a.markdown:

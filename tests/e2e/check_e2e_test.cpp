@@ -294,7 +294,9 @@ TEST(DemoE2E, ShowsAnOrphanedContextAZombieAndAHealthyProcess) {
   for (const auto& p : r.json["gpus"][0]["processes"]) healthy |= p["pid"] == 41877 && p["state"] == "R";
   EXPECT_TRUE(healthy);
   for (const auto& f : r.json["findings"]) {
-    if (f["pid"] == 41877) EXPECT_EQ(f["severity"], "ok") << f.dump();  // healthy: nothing to act on
+    if (f["pid"] == 41877) {
+      EXPECT_EQ(f["severity"], "ok") << f.dump();  // healthy: nothing to act on
+    }
   }
 }
 

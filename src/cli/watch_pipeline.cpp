@@ -209,6 +209,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
 void WatchPipeline::Ingest(const HostSnapshot& snap, bool processes_fresh, bool run_findings) {
   const double now = snap.t;
   if (started_ == 0) started_ = now;
+  last_t_ = std::max(last_t_, now);
   ++samples_;
   if (!snap.hostname.empty()) hostname_ = snap.hostname;
   if (!snap.driver_version.empty()) driver_version_ = snap.driver_version;
@@ -343,9 +344,7 @@ void WatchPipeline::MaybeFlush(double now, bool force) {
   }
 }
 
-void WatchPipeline::Flush() {
-  MaybeFlush(1e300, true);
-}
+void WatchPipeline::Flush() { MaybeFlush(last_t_, true); }
 
 std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now) const {
   auto s = std::make_shared<outputs::DaemonState>();

@@ -112,6 +112,7 @@ class WatchPipeline {
   bool host_pids_visible_ = true;
   uint64_t samples_ = 0;
   double started_ = 0;
+  double last_t_ = 0;  // latest sample time: the clock for the final flush and retention
   double last_flush_ = -1e300, last_retention_ = -1e300;
   bool history_paused_ = false;
   std::string history_error_;

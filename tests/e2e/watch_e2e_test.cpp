@@ -305,6 +305,14 @@ TEST(WatchE2E, RaisesExactlyTheOrphanAlertServesConsistentMetricsAndSurvivesKill
   EXPECT_TRUE(HasAlert(again, "GpuOrphanedMemory", "1")) << again.dump(2);
   EXPECT_EQ(d2.Log().find("alert firing GpuOrphanedMemory"), std::string::npos) << d2.Log();
   EXPECT_EQ(d2.Kill(SIGTERM), 0);
+  // A clean stop keeps everything: the samples from before the kill and those of the second run.
+  auto store = storage::HistoryStore::Open(db);
+  ASSERT_TRUE(store.ok());
+  auto pts = (*store)->Raw("gpu:0", 0, 1e12);
+  ASSERT_TRUE(pts.ok());
+  EXPECT_GT(pts->size(), 20u);
+  EXPECT_GT(pts->back().t, last_t);
+  EXPECT_LT(pts->front().t, last_t - 5);
 }
 
 TEST(WatchE2E, PortInUseExitsWithTheAddressAndReason) {
@@ -376,7 +384,19 @@ TEST(WatchE2E, LostGpuRaisesItsAlertAndTheOtherGpuGoesOn) {
 TEST(WatchE2E, FullDatabasePausesHistoryButNotMonitoring) {
   Host h;
   int port = FreePort();
-  Daemon d(h.Args(port, {"--db", h.s.dir() + "/small.db", "--db-max-size", "40KiB"}), h.env, h.s.dir() + "/d.log");
+  // A database with its schema and room for one more page: full within seconds.
+  const std::string small = h.s.dir() + "/small.db";
+  int64_t pages = 0;
+  {
+    auto store = storage::HistoryStore::Open(small);
+    ASSERT_TRUE(store.ok());
+    auto st = (*store)->db().Prepare("PRAGMA page_count");
+    ASSERT_TRUE(st.ok());
+    ASSERT_TRUE(*st->Step());
+    pages = st->ColumnInt(0);
+  }
+  Daemon d(h.Args(port, {"--db", small, "--db-max-size", std::to_string((pages + 1) * 4096)}), h.env,
+           h.s.dir() + "/d.log");
   std::string body;
   for (int i = 0; i < 150; ++i) {
     auto m = Get(port, "/metrics");

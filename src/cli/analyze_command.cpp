@@ -398,7 +398,9 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
   cmd->add_option("--interval", flags->interval, "Sample spacing for files without timestamps, e.g. 5s, 300s");
   cmd->add_option("--total", flags->total, "Card memory size when the file lacks it, e.g. 80GiB, 24576MiB");
   cmd->add_option("--gpu", flags->gpus, "Only this GPU (index, UUID or PCI bus id); repeatable")
-      ->expected(1)
+      ->type_size(1)
+      ->allow_extra_args(false)
+      ->expected(1, 1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--since", flags->since, "Ignore samples before this time (as written in the trace)");
   cmd->add_option("--until", flags->until, "Ignore samples after this time");

@@ -288,8 +288,8 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
   }
   if (out.empty()) {
     return Status::NotFound(fmt::format("{}: the query '{}' returned no series{} over the last {}",
-                                        flags.prometheus_url, flags.query,
-                                        flags.gpus.empty() ? "" : " matching --gpu", flags.range));
+                                        flags.prometheus_url, flags.query, flags.gpus.empty() ? "" : " matching --gpu",
+                                        flags.range));
   }
   return out;
 }

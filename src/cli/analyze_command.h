@@ -22,8 +22,8 @@ struct AnalyzeFlags {
   std::string prometheus_url;
   std::string query = "vramwatch_gpu_memory_used_bytes";
   std::string range = "12h";
-  std::string end;           // end of the range (ISO 8601 or epoch seconds); empty: now
-  std::string unit = "auto"; // unit of the values: auto, bytes, KiB, MiB, GiB
+  std::string end;            // end of the range (ISO 8601 or epoch seconds); empty: now
+  std::string unit = "auto";  // unit of the values: auto, bytes, KiB, MiB, GiB
   bool json = false;
   bool lenient = false;
   bool no_processes = false;

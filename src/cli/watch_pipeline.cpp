@@ -344,7 +344,9 @@ void WatchPipeline::MaybeFlush(double now, bool force) {
   }
 }
 
-void WatchPipeline::Flush() { MaybeFlush(last_t_, true); }
+void WatchPipeline::Flush() {
+  MaybeFlush(last_t_, true);
+}
 
 std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now) const {
   auto s = std::make_shared<outputs::DaemonState>();

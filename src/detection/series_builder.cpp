@@ -92,8 +92,7 @@ void SeriesBuilder::SetCapacity(std::optional<uint64_t> total_bytes, std::option
   if (meta_.total_bytes == total_bytes && (!reserved_bytes || meta_.reserved_bytes == reserved_bytes)) return;
   meta_.total_bytes = total_bytes;
   if (reserved_bytes) meta_.reserved_bytes = reserved_bytes;
-  engine_.SetCapacity(static_cast<double>(*total_bytes),
-                      static_cast<double>(meta_.reserved_bytes.value_or(0)));
+  engine_.SetCapacity(static_cast<double>(*total_bytes), static_cast<double>(meta_.reserved_bytes.value_or(0)));
 }
 
 void SeriesBuilder::SetProcess(int64_t pid, std::string command) {
@@ -106,7 +105,9 @@ void SeriesBuilder::SetTimeFlags(bool has_zone, bool synthetic_time) {
   meta_.synthetic_time = synthetic_time;
 }
 
-void SeriesBuilder::AddEvent(double t, std::string label) { meta_.events.push_back({t, std::move(label)}); }
+void SeriesBuilder::AddEvent(double t, std::string label) {
+  meta_.events.push_back({t, std::move(label)});
+}
 
 SeriesAnalysis SeriesBuilder::Snapshot() const {
   SeriesAnalysis out = meta_;

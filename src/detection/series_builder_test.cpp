@@ -1,8 +1,8 @@
 #include "detection/series_builder.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace vw::detection {
 namespace {

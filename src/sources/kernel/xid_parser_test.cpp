@@ -1,7 +1,7 @@
 #include "sources/kernel/xid_parser.h"
 
-#include <unistd.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>

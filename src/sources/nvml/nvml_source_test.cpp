@@ -226,7 +226,7 @@ TEST(NvmlSourceTest, GivesUpWhenTheListKeepsGrowing) {
   EXPECT_TRUE(g.memory_total_bytes.has_value());  // the rest of the GPU is still read
 }
 
-TEST(NvmlSourceTest, FallsBackToMemoryV1WhenV2IsExportedButNotImplemented) {
+TEST(NvmlSourceTest, FallsBackToMemoryV1WhenV2AnswersFunctionNotFound) {
   EmulatedNvml emu(R"(
 gpus:
   - uuid: GPU-v2broken

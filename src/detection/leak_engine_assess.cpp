@@ -373,11 +373,12 @@ Assessment LeakEngine::Assess() const {
     const auto rate = FitLeakRate(std::span<const FloorPoint>(first, leak_series.end()),
                                   std::min(c.min_window_seconds, w.seconds), c.ci_level, c.max_trend_points);
     if (rate && rate->sen.low_slope > 0) {
-      a.leak_start_t = rate->start_t;
+      // The envelope lags the floor by its span: growth it shows from s began about a span earlier.
+      a.leak_start_t = std::max(analysed.front().t, rate->start_t - envelope_s);
       a.rate_bps = rate->sen.slope;
       a.rate_lo_bps = rate->sen.low_slope;
       a.rate_hi_bps = rate->sen.high_slope;
-      a.trend->t0 = rate->start_t;
+      a.trend->t0 = *a.leak_start_t;
       a.trend->y0_bytes = rate->sen.intercept;
       a.trend->slope_bps = rate->sen.slope;
       a.trend->slope_lo_bps = rate->sen.low_slope;
@@ -460,11 +461,12 @@ Assessment LeakEngine::Assess() const {
       lo = std::min(lo, p.floor);
       hi = std::max(hi, p.floor);
     }
-  a.evidence.push_back(
-      fmt::format("The floor stayed between {} and {} over the last {} (Sen's slope {}, Mann–Kendall z={:.1f}, {}): no "
-                  "sustained growth.",
-                  FormatBytes(lo), FormatBytes(hi), FormatDuration(longest_w.seconds), Rate(longest_w.test.sen->slope),
-                  longest_w.test.mk->z, PText(longest_w.test.mk->p)));
+  a.evidence.push_back(fmt::format(
+      "The floor stayed {} over the last {} (Sen's slope {}, Mann–Kendall z={:.1f}, {}): no sustained growth.",
+      hi - lo < kGiB ? fmt::format("within {} of {}", FormatBytes(hi - lo), FormatBytes(lo))
+                     : fmt::format("between {} and {}", FormatBytes(lo), FormatBytes(hi)),
+      FormatDuration(longest_w.seconds), Rate(longest_w.test.sen->slope), longest_w.test.mk->z,
+      PText(longest_w.test.mk->p)));
   if (a.capacity_bytes && a.peak_bytes && *a.peak_bytes > 0.9 * *a.capacity_bytes)
     a.evidence.push_back(
         fmt::format("Memory sits at {:.0f}% of the usable capacity but does not grow: a "

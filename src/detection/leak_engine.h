@@ -44,7 +44,7 @@ struct EngineConfig {
 
   // --- Added knobs (docs/detection.md says why each default) ---
   // Leak tests on one window (see growth_window.h).
-  double min_rate_bps = 20 * 1048576.0 / 3600;  // slower growth is never a leak (20 MiB/h)
+  double min_rate_bps = 38 * 1048576.0 / 3600;  // slower growth is never a leak (38 MiB/h)
   double min_growth_bytes = 64 * 1048576.0;     // a leak window rises by more than this
   double third_fraction = 0.35;                 // each third's rate >= this share of the window's slope
   double late_fraction = 0.5;                   // last third's rate >= this share of the first third's

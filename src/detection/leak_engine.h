@@ -53,7 +53,7 @@ struct EngineConfig {
   double max_jump_share = 0.3;                  // largest jump at most this share of the rise (unless in noise)
   double slowdown_ratio = 0.8;                  // 2nd-half slope < this × 1st with disjoint intervals: slowing
   double strong_slowdown_ratio = 0.6;           // ... or < this × 1st whatever the intervals
-  size_t max_trend_points = 160;                // longer windows are thinned to this many points
+  size_t max_trend_points = 120;                // longer windows are thinned to this many points
   // Lower envelopes (lowest floor over the preceding span) are also tested, for oscillating
   // loads; each on windows at least three spans long.
   std::vector<double> envelope_seconds = {900, 3600};

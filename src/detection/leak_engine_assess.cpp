@@ -337,7 +337,7 @@ Assessment LeakEngine::Assess() const {
       for (double w : sizes)
         if (w >= 3 * span_s) env_sizes.push_back(w);
       if (env_sizes.empty()) continue;
-      std::vector<FloorPoint> e = LowerEnvelope(opened, span_s);
+      std::vector<FloorPoint> e = LowerEnvelope(analysed, span_s);
       SeriesVerdict v = TestSeries(e, env_sizes, go, c, young, first_window);
       if (v.leak_at) {
         envelope = std::move(e);

@@ -60,8 +60,18 @@ struct EngineConfig {
   // ... only when the floor oscillates: it fell below an earlier high by more than
   // max(oscillation_min_bytes, 8 noise deviations) within the longest window.
   double oscillation_min_bytes = 256 * 1048576.0;
-  double spike_seconds = 600;  // upward excursions of the floor narrower than this are removed
-                               // (morphological opening) before the tests
+  // Before the envelopes, a periodic oscillation (autocorrelation peak of at least
+  // oscillation_min_autocorrelation at a period of 4–90 min) is removed: the median floor at each
+  // phase of the cycle is subtracted, and the result tested on windows of at least
+  // oscillation_min_periods periods.
+  double oscillation_min_autocorrelation = 0.3;
+  double oscillation_min_periods = 3;
+  double oscillation_points_per_period = 4;  // the cycle-free floor is averaged over blocks of
+                                             // period / this before the tests
+  double oscillation_block_seconds = 600;    // ... and over at least this
+  double oscillation_alpha = 0.0001;         // Mann–Kendall level on that series
+  double spike_seconds = 600;                // upward excursions of the floor narrower than this are removed
+                                             // (morphological opening) before the tests
   // Which windows and when.
   double min_window_seconds = 1800;    // shortest stretch a trend test runs on
   double min_history_seconds = 10800;  // settled history needed before a leak verdict: a young

@@ -10,6 +10,7 @@
 #include "detection/growth_window.h"
 #include "detection/leak_engine.h"
 #include "detection/leak_rate.h"
+#include "detection/oscillation.h"
 #include "detection/quantile.h"
 
 namespace vw::detection {
@@ -331,7 +332,37 @@ Assessment LeakEngine::Assess() const {
     const std::span<const FloorPoint> longest_span(first, opened.end());
     oscillating = MaxDrawdown(longest_span) > std::max(c.oscillation_min_bytes, 8 * FloorNoise(longest_span));
   }
+  // First a regular cycle: removed (the median floor at each phase subtracted) and the rest averaged
+  // over blocks, then tested at the stricter oscillation_alpha (a second series tested at every
+  // check, with noise that stays serially correlated at the block scale).
+  std::optional<Oscillation> cycle;
+  double block_s = 0;
   if (!leak_at && oscillating) {
+    const double from = analysed.back().t - sizes.back() - 1e-9;
+    auto first =
+        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
+    const std::span<const FloorPoint> longest_span(first, analysed.end());
+    const OscillationOptions oo{.min_periods = c.oscillation_min_periods,
+                                .min_autocorrelation = c.oscillation_min_autocorrelation};
+    if (auto osc = EstimateOscillation(longest_span, oo)) {
+      std::vector<double> osc_sizes;
+      for (double w : sizes)
+        if (w >= c.oscillation_min_periods * osc->period_seconds) osc_sizes.push_back(w);
+      if (!osc_sizes.empty()) {
+        block_s = std::max(c.oscillation_block_seconds, osc->period_seconds / c.oscillation_points_per_period);
+        std::vector<FloorPoint> flat = BlockMeans(RemoveOscillation(longest_span, *osc), block_s);
+        GrowthOptions cycle_go = go;
+        cycle_go.alpha = c.oscillation_alpha;
+        SeriesVerdict v = TestSeries(flat, osc_sizes, cycle_go, c, young, first_window);
+        if (v.leak_at) {
+          envelope = std::move(flat);
+          env_v = std::move(v);
+          cycle = std::move(osc);
+        }
+      }
+    }
+  }
+  if (!leak_at && oscillating && !env_v) {
     for (double span_s : c.envelope_seconds) {
       std::vector<double> env_sizes;
       for (double w : sizes)
@@ -361,7 +392,13 @@ Assessment LeakEngine::Assess() const {
     a.rate_lo_bps = g.sen->low_slope;
     a.rate_hi_bps = g.sen->high_slope;
     a.evidence.push_back(fmt::format("Leak: {}.", TrendSentence(w, width_)));
-    if (env_v)
+    if (cycle)
+      a.evidence.push_back(fmt::format(
+          "The load oscillates with a period of about {} ({} from trough to peak), so the test ran on the floor "
+          "with that cycle removed (the median floor at each phase of the cycle subtracted) and averaged over "
+          "{}: the whole cycle, its troughs and its peaks alike, moved up.",
+          FormatDuration(cycle->period_seconds), FormatBytes(cycle->amplitude_bytes), FormatDuration(block_s)));
+    else if (env_v)
       a.evidence.push_back(
           fmt::format("The load oscillates, so the test ran on the lower envelope: the lowest floor over each {}.",
                       FormatDuration(envelope_s)));

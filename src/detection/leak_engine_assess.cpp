@@ -353,6 +353,7 @@ Assessment LeakEngine::Assess() const {
         std::vector<FloorPoint> flat = BlockMeans(RemoveOscillation(longest_span, *osc), block_s);
         GrowthOptions cycle_go = go;
         cycle_go.alpha = c.oscillation_alpha;
+        cycle_go.jump_net_of_slope = true;
         SeriesVerdict v = TestSeries(flat, osc_sizes, cycle_go, c, young, first_window);
         if (v.leak_at) {
           envelope = std::move(flat);

@@ -78,10 +78,12 @@ std::string ThirdsText(const GrowthWindow& w) {
                      Signed(w.third_rise_bytes[2]));
 }
 
-std::string TrendSentence(const Window& w, double bucket_s) {
-  return fmt::format("the floor rose by {} over the last {} (Mann–Kendall z={:.1f}, {} on the {} floor)",
-                     Signed(w.test.rise_bytes), FormatDuration(w.seconds), w.test.mk->z, PText(w.test.mk->p),
-                     BucketWords(bucket_s));
+// `block_s` > 0: the test ran on block means of the cycle-free floor.
+std::string TrendSentence(const Window& w, double bucket_s, double block_s = 0) {
+  const std::string series = block_s > 0 ? fmt::format("{} means of the cycle-free floor", BucketWords(block_s))
+                                         : fmt::format("{} floor", BucketWords(bucket_s));
+  return fmt::format("the floor rose by {} over the last {} (Mann–Kendall z={:.1f}, {} on the {})",
+                     Signed(w.test.rise_bytes), FormatDuration(w.seconds), w.test.mk->z, PText(w.test.mk->p), series);
 }
 
 // Why a window with real growth is not a leak, with its numbers.
@@ -392,7 +394,7 @@ Assessment LeakEngine::Assess() const {
     a.rate_bps = g.sen->slope;
     a.rate_lo_bps = g.sen->low_slope;
     a.rate_hi_bps = g.sen->high_slope;
-    a.evidence.push_back(fmt::format("Leak: {}.", TrendSentence(w, width_)));
+    a.evidence.push_back(fmt::format("Leak: {}.", TrendSentence(w, width_, cycle ? block_s : 0)));
     if (cycle)
       a.evidence.push_back(fmt::format(
           "The load oscillates with a period of about {} ({} from trough to peak), so the test ran on the floor "

@@ -214,6 +214,7 @@ TEST(LeakEngine, LeakUnderServingSwingsIsFoundWithTheCycleRemoved) {
   ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
   EXPECT_NE(AllEvidence(run.last).find("period of about 25m"), std::string::npos) << AllEvidence(run.last);
   EXPECT_NE(AllEvidence(run.last).find("cycle removed"), std::string::npos);
+  EXPECT_NE(AllEvidence(run.last).find("on the 10-minute means of the cycle-free floor"), std::string::npos);
   EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 400, 120);
   ASSERT_TRUE(run.last.rate_lo_bps && run.last.rate_hi_bps);
   EXPECT_LT(*run.last.rate_lo_bps * kHour / kMiB, 400);

@@ -135,7 +135,9 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
       before[m] = pts[i - k + m].floor;
       after[m] = pts[i + m].floor;
     }
-    w.largest_jump_bytes = std::max(w.largest_jump_bytes, *Median(after) - *Median(before));
+    double jump = *Median(after) - *Median(before);
+    if (o.jump_net_of_slope) jump -= w.sen->slope * (pts[i + 1].t - pts[i - 2].t);  // middle to middle
+    w.largest_jump_bytes = std::max(w.largest_jump_bytes, jump);
   }
   const double jump_noise = 5 * 1.25 * std::sqrt(2.0 / k) * w.noise_bytes;
   w.no_big_jump = !(w.largest_jump_bytes > o.max_jump_share * w.rise_bytes && w.largest_jump_bytes > jump_noise);

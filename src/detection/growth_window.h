@@ -52,7 +52,10 @@ struct GrowthOptions {
   double rise_consistency = 2.0;  // measured rise rate within this factor of Sen's slope
   double max_jump_share = 0.3;    // largest jump (3-point medians) at most this share of the rise,
                                   // unless within 5 noise deviations
-  size_t max_points = 240;
+  // When true a jump is measured net of what Sen's slope predicts between the two medians: for
+  // short series of block means, where three points span a large share of the window.
+  bool jump_net_of_slope = false;
+  size_t max_points = 120;
   size_t min_points = 12;
 };
 

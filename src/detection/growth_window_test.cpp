@@ -28,6 +28,29 @@ std::vector<FloorPoint> Points(int minutes, F f) {
   return p;
 }
 
+TEST(GrowthWindow, JumpNetOfTheSlopeIgnoresSteadyGrowthAndKeepsSteps) {
+  // 16 ten-minute block means of a 600 MiB/h leak: three blocks apart, the medians differ by
+  // 300 MiB of plain growth; net of Sen's slope nothing jumped.
+  std::vector<FloorPoint> p;
+  for (int i = 0; i < 16; ++i) p.push_back({600.0 * i, (5000 + 100.0 * i) * kMiB});
+  GrowthOptions o = Options();
+  auto raw = TestGrowthWindow(p, o);
+  ASSERT_TRUE(raw);
+  EXPECT_NEAR(raw->largest_jump_bytes / kMiB, 300, 1);
+  o.jump_net_of_slope = true;
+  auto net = TestGrowthWindow(p, o);
+  ASSERT_TRUE(net);
+  EXPECT_NEAR(net->largest_jump_bytes / kMiB, 0, 1);
+  EXPECT_TRUE(net->leak) << net->failed;
+  // A real step among the block means is still a jump net of the slope.
+  std::vector<FloorPoint> step;
+  for (int i = 0; i < 16; ++i) step.push_back({600.0 * i, (5000 + 10.0 * i + (i >= 8 ? 1200 : 0)) * kMiB});
+  auto stepped = TestGrowthWindow(step, o);
+  ASSERT_TRUE(stepped);
+  EXPECT_GT(stepped->largest_jump_bytes / kMiB, 800);  // the step inflates Sen's slope a little
+  EXPECT_FALSE(stepped->leak);
+}
+
 TEST(GrowthWindow, SteadyLineIsALeak) {
   // 2 MiB a minute (120 MiB/h) with a small alternating wobble.
   auto p = Points(180, [](int i) { return 1000 + 2.0 * i + (i % 2 ? 1 : -1); });

@@ -44,7 +44,7 @@ struct EngineConfig {
 
   // --- Added knobs (docs/detection.md says why each default) ---
   // Leak tests on one window (see growth_window.h).
-  double min_rate_bps = 20 * 1048576.0 / 3600;  // slower growth is never a leak (20 MiB/h)
+  double min_rate_bps = 38 * 1048576.0 / 3600;  // slower growth is never a leak (38 MiB/h)
   double min_growth_bytes = 64 * 1048576.0;     // a leak window rises by more than this
   double third_fraction = 0.35;                 // each third's rate >= this share of the window's slope
   double late_fraction = 0.5;                   // last third's rate >= this share of the first third's
@@ -53,15 +53,25 @@ struct EngineConfig {
   double max_jump_share = 0.3;                  // largest jump at most this share of the rise (unless in noise)
   double slowdown_ratio = 0.8;                  // 2nd-half slope < this × 1st with disjoint intervals: slowing
   double strong_slowdown_ratio = 0.6;           // ... or < this × 1st whatever the intervals
-  size_t max_trend_points = 240;                // longer windows are thinned to this many points
+  size_t max_trend_points = 120;                // longer windows are thinned to this many points
   // Lower envelopes (lowest floor over the preceding span) are also tested, for oscillating
   // loads; each on windows at least three spans long.
   std::vector<double> envelope_seconds = {900, 3600};
   // ... only when the floor oscillates: it fell below an earlier high by more than
   // max(oscillation_min_bytes, 8 noise deviations) within the longest window.
   double oscillation_min_bytes = 256 * 1048576.0;
-  double spike_seconds = 600;  // upward excursions of the floor narrower than this are removed
-                               // (morphological opening) before the tests
+  // Before the envelopes, a periodic oscillation (autocorrelation peak of at least
+  // oscillation_min_autocorrelation at a period of 4–90 min) is removed: the median floor at each
+  // phase of the cycle is subtracted, and the result tested on windows of at least
+  // oscillation_min_periods periods.
+  double oscillation_min_autocorrelation = 0.3;
+  double oscillation_min_periods = 3;
+  double oscillation_points_per_period = 4;  // the cycle-free floor is averaged over blocks of
+                                             // period / this before the tests
+  double oscillation_block_seconds = 600;    // ... and over at least this
+  double oscillation_alpha = 0.0001;         // Mann–Kendall level on that series
+  double spike_seconds = 600;                // upward excursions of the floor narrower than this are removed
+                                             // (morphological opening) before the tests
   // Which windows and when.
   double min_window_seconds = 1800;    // shortest stretch a trend test runs on
   double min_history_seconds = 10800;  // settled history needed before a leak verdict: a young

@@ -10,6 +10,7 @@
 #include "detection/growth_window.h"
 #include "detection/leak_engine.h"
 #include "detection/leak_rate.h"
+#include "detection/oscillation.h"
 #include "detection/quantile.h"
 
 namespace vw::detection {
@@ -77,10 +78,12 @@ std::string ThirdsText(const GrowthWindow& w) {
                      Signed(w.third_rise_bytes[2]));
 }
 
-std::string TrendSentence(const Window& w, double bucket_s) {
-  return fmt::format("the floor rose by {} over the last {} (Mann–Kendall z={:.1f}, {} on the {} floor)",
-                     Signed(w.test.rise_bytes), FormatDuration(w.seconds), w.test.mk->z, PText(w.test.mk->p),
-                     BucketWords(bucket_s));
+// `block_s` > 0: the test ran on block means of the cycle-free floor.
+std::string TrendSentence(const Window& w, double bucket_s, double block_s = 0) {
+  const std::string series = block_s > 0 ? fmt::format("{} means of the cycle-free floor", BucketWords(block_s))
+                                         : fmt::format("{} floor", BucketWords(bucket_s));
+  return fmt::format("the floor rose by {} over the last {} (Mann–Kendall z={:.1f}, {} on the {})",
+                     Signed(w.test.rise_bytes), FormatDuration(w.seconds), w.test.mk->z, PText(w.test.mk->p), series);
 }
 
 // Why a window with real growth is not a leak, with its numbers.
@@ -331,13 +334,44 @@ Assessment LeakEngine::Assess() const {
     const std::span<const FloorPoint> longest_span(first, opened.end());
     oscillating = MaxDrawdown(longest_span) > std::max(c.oscillation_min_bytes, 8 * FloorNoise(longest_span));
   }
+  // First a regular cycle: removed (the median floor at each phase subtracted) and the rest averaged
+  // over blocks, then tested at the stricter oscillation_alpha (a second series tested at every
+  // check, with noise that stays serially correlated at the block scale).
+  std::optional<Oscillation> cycle;
+  double block_s = 0;
   if (!leak_at && oscillating) {
+    const double from = analysed.back().t - sizes.back() - 1e-9;
+    auto first =
+        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
+    const std::span<const FloorPoint> longest_span(first, analysed.end());
+    const OscillationOptions oo{.min_periods = c.oscillation_min_periods,
+                                .min_autocorrelation = c.oscillation_min_autocorrelation};
+    if (auto osc = EstimateOscillation(longest_span, oo)) {
+      std::vector<double> osc_sizes;
+      for (double w : sizes)
+        if (w >= c.oscillation_min_periods * osc->period_seconds) osc_sizes.push_back(w);
+      if (!osc_sizes.empty()) {
+        block_s = std::max(c.oscillation_block_seconds, osc->period_seconds / c.oscillation_points_per_period);
+        std::vector<FloorPoint> flat = BlockMeans(RemoveOscillation(longest_span, *osc), block_s);
+        GrowthOptions cycle_go = go;
+        cycle_go.alpha = c.oscillation_alpha;
+        cycle_go.jump_net_of_slope = true;
+        SeriesVerdict v = TestSeries(flat, osc_sizes, cycle_go, c, young, first_window);
+        if (v.leak_at) {
+          envelope = std::move(flat);
+          env_v = std::move(v);
+          cycle = std::move(osc);
+        }
+      }
+    }
+  }
+  if (!leak_at && oscillating && !env_v) {
     for (double span_s : c.envelope_seconds) {
       std::vector<double> env_sizes;
       for (double w : sizes)
         if (w >= 3 * span_s) env_sizes.push_back(w);
       if (env_sizes.empty()) continue;
-      std::vector<FloorPoint> e = LowerEnvelope(opened, span_s);
+      std::vector<FloorPoint> e = LowerEnvelope(analysed, span_s);
       SeriesVerdict v = TestSeries(e, env_sizes, go, c, young, first_window);
       if (v.leak_at) {
         envelope = std::move(e);
@@ -360,8 +394,14 @@ Assessment LeakEngine::Assess() const {
     a.rate_bps = g.sen->slope;
     a.rate_lo_bps = g.sen->low_slope;
     a.rate_hi_bps = g.sen->high_slope;
-    a.evidence.push_back(fmt::format("Leak: {}.", TrendSentence(w, width_)));
-    if (env_v)
+    a.evidence.push_back(fmt::format("Leak: {}.", TrendSentence(w, width_, cycle ? block_s : 0)));
+    if (cycle)
+      a.evidence.push_back(fmt::format(
+          "The load oscillates with a period of about {} ({} from trough to peak), so the test ran on the floor "
+          "with that cycle removed (the median floor at each phase of the cycle subtracted) and averaged over "
+          "{}: the whole cycle, its troughs and its peaks alike, moved up.",
+          FormatDuration(cycle->period_seconds), FormatBytes(cycle->amplitude_bytes), FormatDuration(block_s)));
+    else if (env_v)
       a.evidence.push_back(
           fmt::format("The load oscillates, so the test ran on the lower envelope: the lowest floor over each {}.",
                       FormatDuration(envelope_s)));
@@ -373,11 +413,12 @@ Assessment LeakEngine::Assess() const {
     const auto rate = FitLeakRate(std::span<const FloorPoint>(first, leak_series.end()),
                                   std::min(c.min_window_seconds, w.seconds), c.ci_level, c.max_trend_points);
     if (rate && rate->sen.low_slope > 0) {
-      a.leak_start_t = rate->start_t;
+      // The envelope lags the floor by its span: growth it shows from s began about a span earlier.
+      a.leak_start_t = std::max(analysed.front().t, rate->start_t - envelope_s);
       a.rate_bps = rate->sen.slope;
       a.rate_lo_bps = rate->sen.low_slope;
       a.rate_hi_bps = rate->sen.high_slope;
-      a.trend->t0 = rate->start_t;
+      a.trend->t0 = *a.leak_start_t;
       a.trend->y0_bytes = rate->sen.intercept;
       a.trend->slope_bps = rate->sen.slope;
       a.trend->slope_lo_bps = rate->sen.low_slope;
@@ -460,11 +501,12 @@ Assessment LeakEngine::Assess() const {
       lo = std::min(lo, p.floor);
       hi = std::max(hi, p.floor);
     }
-  a.evidence.push_back(
-      fmt::format("The floor stayed between {} and {} over the last {} (Sen's slope {}, Mann–Kendall z={:.1f}, {}): no "
-                  "sustained growth.",
-                  FormatBytes(lo), FormatBytes(hi), FormatDuration(longest_w.seconds), Rate(longest_w.test.sen->slope),
-                  longest_w.test.mk->z, PText(longest_w.test.mk->p)));
+  a.evidence.push_back(fmt::format(
+      "The floor stayed {} over the last {} (Sen's slope {}, Mann–Kendall z={:.1f}, {}): no sustained growth.",
+      hi - lo < kGiB ? fmt::format("within {} of {}", FormatBytes(hi - lo), FormatBytes(lo))
+                     : fmt::format("between {} and {}", FormatBytes(lo), FormatBytes(hi)),
+      FormatDuration(longest_w.seconds), Rate(longest_w.test.sen->slope), longest_w.test.mk->z,
+      PText(longest_w.test.mk->p)));
   if (a.capacity_bytes && a.peak_bytes && *a.peak_bytes > 0.9 * *a.capacity_bytes)
     a.evidence.push_back(
         fmt::format("Memory sits at {:.0f}% of the usable capacity but does not grow: a "

@@ -9,8 +9,19 @@
 namespace vw::detection {
 namespace {
 
-constexpr size_t kCandidates = 48;
-constexpr size_t kCandidatePoints = 60;  // points per candidate's quick slope
+constexpr size_t kCoarse = 16;           // candidate starts in the first pass
+constexpr size_t kCandidatePoints = 30;  // points per candidate's quick slope
+
+// Median pairwise slope only (no interval): the quick fit for each candidate start.
+double QuickSlope(std::span<const FloorPoint> p) {
+  std::vector<double> slopes;
+  slopes.reserve(p.size() * (p.size() - 1) / 2);
+  for (size_t i = 0; i < p.size(); ++i)
+    for (size_t j = i + 1; j < p.size(); ++j)
+      if (p[j].t > p[i].t) slopes.push_back((p[j].floor - p[i].floor) / (p[j].t - p[i].t));
+  if (slopes.empty()) return 0;
+  return *Median(slopes);
+}
 
 std::optional<TheilSenResult> Sen(std::span<const FloorPoint> p, double origin, double ci, double factor) {
   std::vector<double> x, y;
@@ -33,27 +44,41 @@ std::optional<LeakRateFit> FitLeakRate(std::span<const FloorPoint> all, double m
   const double t_end = pts.back().t;
   size_t last_start = 0;
   while (last_start + 1 < n && t_end - pts[last_start + 1].t >= min_span_s) ++last_start;
-  const size_t stride = std::max<size_t>(1, (last_start + 1) / kCandidates);
-
-  size_t best = 0;
-  double best_cost = INFINITY;
-  for (size_t s = 0; s <= last_start; s += stride) {
+  // Total absolute deviation of "level before s, line after s".
+  auto cost_of = [&](size_t s) {
     const std::span<const FloorPoint> after(pts.begin() + static_cast<std::ptrdiff_t>(s), pts.end());
-    const std::vector<FloorPoint> quick = ThinPoints(after, kCandidatePoints);
-    const auto fit = Sen(quick, pts[s].t, 0.9, 1);
-    if (!fit) continue;
+    const double slope = QuickSlope(ThinPoints(after, kCandidatePoints));
     std::vector<double> resid;
-    resid.reserve(n);
-    for (const FloorPoint& q : after) resid.push_back(q.floor - fit->slope * (q.t - pts[s].t));
-    const double a = *Median(resid);
+    resid.reserve(after.size());
+    for (const FloorPoint& q : after) resid.push_back(q.floor - slope * (q.t - pts[s].t));
+    std::vector<double> centred = resid;
+    const double a = *Median(centred);
     double cost = 0;
     for (double r : resid) cost += std::fabs(r - a);
     if (s > 0) {
       std::vector<double> before;
       for (size_t i = 0; i < s; ++i) before.push_back(pts[i].floor);
-      const double level = *Median(before);
+      std::vector<double> copy = before;
+      const double level = *Median(copy);
       for (double v : before) cost += std::fabs(v - level);
     }
+    return cost;
+  };
+  // Coarse pass over the whole range, then every start between the best one's neighbours.
+  const size_t stride = std::max<size_t>(1, (last_start + 1) / kCoarse);
+  size_t best = 0;
+  double best_cost = INFINITY;
+  for (size_t s = 0; s <= last_start; s += stride) {
+    const double cost = cost_of(s);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = s;
+    }
+  }
+  const size_t lo = best >= stride ? best - stride + 1 : 0, hi = std::min(last_start, best + stride - 1);
+  for (size_t s = lo; s <= hi; s += std::max<size_t>(1, stride / 4)) {
+    if (s == best) continue;
+    const double cost = cost_of(s);
     if (cost < best_cost) {
       best_cost = cost;
       best = s;

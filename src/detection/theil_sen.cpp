@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <vector>
 
 #include "detection/normal.h"
@@ -24,10 +25,16 @@ double TieTerm(std::span<const double> v) {
   return term;
 }
 
-double Select(std::vector<double>& v, size_t k) {
-  auto it = v.begin() + static_cast<std::ptrdiff_t>(k);
-  std::nth_element(v.begin(), it, v.end());
-  return *it;
+// Puts the order statistics at `positions` (ascending) in place, each selection working only on
+// the part right of the previous one.
+void SelectAscending(std::vector<double>& v, std::initializer_list<size_t> positions) {
+  auto from = v.begin();
+  for (size_t k : positions) {
+    auto it = v.begin() + static_cast<std::ptrdiff_t>(k);
+    if (it < from) continue;  // already in place (a repeated position)
+    std::nth_element(from, it, v.end());
+    from = it + 1;
+  }
 }
 
 }  // namespace
@@ -49,24 +56,33 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
   if (slopes.empty()) return std::nullopt;
   TheilSenResult r;
   r.pairs = slopes.size();
-  r.slope = *Median(slopes);
   std::vector<double> xs(x.begin(), x.end()), ys(y.begin(), y.end());
-  r.intercept = *Median(ys) - r.slope * *Median(xs);
+  const double median_x = *Median(xs), median_y = *Median(ys);
 
   const double z = NormalQuantile((1 - confidence) / 2);  // negative
   const double dn = static_cast<double>(n);
   const double sigsq = std::max(1.0, variance_factor) * (dn * (dn - 1) * (2 * dn + 5) - TieTerm(x) - TieTerm(y)) / 18;
-  const auto nt = static_cast<double>(slopes.size());
+  const size_t nt = slopes.size();
+  const auto ntd = static_cast<double>(nt);
+  const size_t mid_lo = (nt - 1) / 2, mid_hi = nt / 2;
   if (!(sigsq >= 0)) {
+    SelectAscending(slopes, {mid_lo, mid_hi});
+    r.slope = (slopes[mid_lo] + slopes[mid_hi]) / 2;
+    r.intercept = median_y - r.slope * median_x;
     r.low_slope = r.high_slope = std::nan("");
     return r;
   }
   const double sigma = std::sqrt(sigsq);
   // std::nearbyint rounds half to even under the default rounding mode, as numpy.round does.
-  const double ru = std::min(std::nearbyint((nt - z * sigma) / 2), nt - 1);
-  const double rl = std::max(std::nearbyint((nt + z * sigma) / 2) - 1, 0.0);
-  r.low_slope = Select(slopes, static_cast<size_t>(std::max(rl, 0.0)));
-  r.high_slope = Select(slopes, static_cast<size_t>(std::max(ru, 0.0)));
+  const double ru = std::min(std::nearbyint((ntd - z * sigma) / 2), ntd - 1);
+  const double rl = std::max(std::nearbyint((ntd + z * sigma) / 2) - 1, 0.0);
+  const auto lo = static_cast<size_t>(rl), hi = static_cast<size_t>(ru);
+  // lo <= the middle <= hi: select all four order statistics left to right.
+  SelectAscending(slopes, {std::min(lo, mid_lo), mid_lo, mid_hi, std::max(hi, mid_hi)});
+  r.slope = (slopes[mid_lo] + slopes[mid_hi]) / 2;
+  r.intercept = median_y - r.slope * median_x;
+  r.low_slope = slopes[lo];
+  r.high_slope = slopes[hi];
   return r;
 }
 

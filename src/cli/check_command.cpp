@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/xid_summary.h"
 #include "core/exit_codes.h"
 #include "core/units.h"
 #include "outputs/check_report.h"
@@ -40,57 +41,6 @@ int Unknown(const CheckOptions& o, std::FILE* out, const std::string& message) {
     std::fprintf(out, "%s\n", j.dump(2).c_str());
   }
   return kExitUnknown;
-}
-
-detection::XidSummary::Class ClassOf(const kernel::XidInfo* info) {
-  using C = detection::XidSummary::Class;
-  if (info == nullptr) return C::kUnknown;
-  switch (info->klass) {
-    case kernel::XidClass::kApplication: return C::kApplication;
-    case kernel::XidClass::kStuck: return C::kStuck;
-    case kernel::XidClass::kHardware: return C::kHardware;
-    case kernel::XidClass::kInformational: return C::kInformational;
-  }
-  return C::kUnknown;
-}
-
-// Groups Xid events by GPU and code; events are matched by PCI address, or through the
-// "GPU at PCI:...: GPU-<uuid>" map line when NVML's bus id is unknown.
-std::vector<detection::XidSummary> SummarizeXids(const kernel::KernelLogScan& scan, const HostSnapshot& host) {
-  std::map<std::pair<std::string, int>, detection::XidSummary> groups;
-  for (const auto& e : scan.events) {
-    std::string key = e.pci_bus_id;
-    auto uuid = scan.uuid_by_pci.find(e.pci_bus_id);
-    for (const auto& g : host.gpus) {
-      if ((!g.pci_bus_id.empty() && kernel::NormalizePciBusId(g.pci_bus_id) == e.pci_bus_id) ||
-          (uuid != scan.uuid_by_pci.end() && !g.uuid.empty() && g.uuid == uuid->second)) {
-        key = detection::GpuKey(g);
-        break;
-      }
-    }
-    auto& s = groups[{key, e.xid}];
-    if (s.count == 0) {
-      const kernel::XidInfo* info = kernel::LookupXid(e.xid);
-      s.gpu = key;
-      s.xid = e.xid;
-      s.klass = ClassOf(info);
-      if (info) {
-        s.mnemonic = std::string(info->mnemonic);
-        s.meaning = std::string(info->meaning);
-        s.action = std::string(info->action);
-      }
-    }
-    ++s.count;
-    if (e.pid && std::find(s.pids.begin(), s.pids.end(), *e.pid) == s.pids.end() && *e.pid != 0) {
-      s.pids.push_back(*e.pid);
-    }
-    s.last_message = e.message;
-    s.last_monotonic_s = e.monotonic_s;
-    if (e.caused_by_xid) s.caused_by_xid = e.caused_by_xid;
-  }
-  std::vector<detection::XidSummary> out;
-  for (auto& [k, s] : groups) out.push_back(std::move(s));
-  return out;
 }
 
 std::string DefaultPasswd(const CheckOptions& o) {

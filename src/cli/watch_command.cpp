@@ -1,11 +1,14 @@
 // `vramwatch watch`: the always-on daemon. One sampling thread owns NVML (every --interval, process
 // facts from /proc every --process-interval); the pipeline (cli/watch_pipeline.h) runs the leak
 // engines, findings and alerts and writes history; the HTTP server (outputs/http_server.h) only
-// renders the state the sampler last published. `--replay FILE` feeds a recording or any `analyze`
-// format through the same pipeline and prints alerts with the trace's timestamps.
+// renders the state the sampler last published. Xid events: the kernel log lines added since the
+// previous process-interval tick (sources/kernel/kernel_log_follower.h). `--replay FILE` feeds a
+// recording or any `analyze` format through the same pipeline and prints alerts with the trace's
+// timestamps.
 //
 // What is fatal and what degrades:
 //   port in use / bad --listen        -> exit 3 with the address and the OS reason
+//   unreadable --kernel-log FILE      -> exit 3 naming the file (system log unreadable: a note, no Xids)
 //   NVML missing or failing at start  -> keeps serving (an nvml_error finding), retries every 10 s
 //   a hung NVML call                  -> that GPU is stale (its samples stop, sample age grows)
 //   --db cannot be opened             -> warning; runs without history
@@ -30,6 +33,7 @@
 #include "outputs/alert_sinks.h"
 #include "outputs/http_server.h"
 #include "outputs/web_page.h"
+#include "sources/kernel/kernel_log_follower.h"
 #include "sources/nvml/nvml_source.h"
 #include "sources/procfs/holder_join.h"
 #include "sources/trace/trace_reader.h"
@@ -59,7 +63,7 @@ struct WatchFlags {
   std::string raw_retention = "24h", aggregate_retention = "30d", process_retention = "30d";
   std::string leak_for = "10m", finding_for = "1m", critical_runway = "24h", duration;
   std::string db, listen = "127.0.0.1:9490", alert_log, webhook, label, nvml_lib, proc_root = "/proc", passwd;
-  std::string replay, speed = "max", db_max_size;
+  std::string replay, speed = "max", db_max_size, kernel_log;
   bool quiet = false;
 };
 
@@ -171,6 +175,13 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
             double timeout_s, std::optional<double> duration_s, const storage::HistoryOptions& hopts) {
   auto addr = outputs::ParseListenAddress(f.listen);
   if (!addr.ok()) return Fail(addr.status().message());
+  // Kernel log: only lines added after the start count (the counter is "since the daemon started").
+  kernel::KernelLogFollower klog(f.kernel_log);
+  if (Status s = klog.Start(); !s.ok()) return Fail("--kernel-log: " + s.message());
+  if (!f.quiet) {
+    for (const std::string& note : klog.notes()) std::fprintf(stderr, "vramwatch watch: %s\n", note.c_str());
+  }
+  std::string klog_error;
 
   std::unique_ptr<storage::HistoryStore> history;
   std::shared_ptr<outputs::HistorySource> history_source;
@@ -263,7 +274,10 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
       }
     }
     if (nvml) {
+      const auto call_start = std::chrono::steady_clock::now();
       HostSnapshot snap = nvml->TakeSnapshot();
+      pipeline.RecordNvmlCall("host_snapshot",
+                              std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start).count());
       snap.t = Now();
       if (snap.hostname.empty()) snap.hostname = host;
       const bool fresh = snap.t - last_proc >= process_interval_s;
@@ -272,6 +286,18 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
         last_proc = snap.t;
       }
       pipeline.Ingest(snap, fresh, true);
+      if (fresh) {
+        // After Ingest, so that GPUs seen for the first time in this sample are known; the finding
+        // follows on the next process-interval tick.
+        auto xids = klog.ReadNew();
+        if (xids.ok()) {
+          pipeline.IngestXids(*xids, snap.t);
+          klog_error.clear();
+        } else if (klog_error != xids.status().message()) {
+          klog_error = xids.status().message();
+          std::fprintf(stderr, "vramwatch watch: kernel log: %s\n", klog_error.c_str());
+        }
+      }
       publisher.Publish(pipeline.BuildState(snap.t));
     } else {
       auto state = std::const_pointer_cast<outputs::DaemonState>(pipeline.BuildState(now));
@@ -336,6 +362,8 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--grace", f->grace, "How long memory may lag after a kill (lazy reclaim)")->capture_default_str();
   cmd->add_option("--orphan-threshold", f->orphan_threshold, "Unattributed memory that counts as orphaned")
       ->capture_default_str();
+  cmd->add_option("--kernel-log", f->kernel_log,
+                  "Kernel log file to follow for Xid events; 'none' to skip (default: /dev/kmsg, then dmesg)");
   cmd->add_option("--nvml-lib", f->nvml_lib,
                   "NVML library to load (default: $VRAMWATCH_NVML_LIB, else libnvidia-ml.so.1)");
   cmd->add_option("--proc-root", f->proc_root, "procfs root")->capture_default_str();

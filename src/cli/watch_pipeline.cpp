@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cli/xid_summary.h"
 #include "core/time.h"
 #include "core/units.h"
 #include "outputs/check_report.h"
 #include "outputs/daemon_status_json.h"
+#include "sources/kernel/xid_catalog.h"
 
 namespace vw::cli {
 
@@ -252,6 +254,12 @@ void WatchPipeline::Ingest(const HostSnapshot& snap, bool processes_fresh, bool 
     while (window_.size() > 2 && window_.front().t < now - config_.check.grace_s - 1) window_.pop_front();
     detection::CheckInput in;
     in.samples.assign(window_.begin(), window_.end());
+    if (!xids_seen_.empty()) {
+      kernel::KernelLogScan kept;
+      kept.uuid_by_pci = xid_uuid_by_pci_;
+      for (const SeenXid& x : xids_seen_) kept.events.push_back(x.event);
+      in.xids = SummarizeXids(kept, snap);
+    }
     detection::CheckConfig cfg = config_.check;
     cfg.window_s = window_.size() > 1 ? window_.back().t - window_.front().t : 0;
     findings_ = detection::EvaluateCheck(in, cfg);
@@ -276,6 +284,40 @@ void WatchPipeline::Ingest(const HostSnapshot& snap, bool processes_fresh, bool 
     }
   }
   MaybeFlush(now, false);
+}
+
+void WatchPipeline::IngestXids(const kernel::KernelLogScan& scan, double now) {
+  for (const auto& [pci, uuid] : scan.uuid_by_pci) xid_uuid_by_pci_[pci] = uuid;
+  HostSnapshot known;
+  for (const auto& [key, t] : gpus_) known.gpus.push_back(t.last);
+  kernel::KernelLogScan lookup;
+  lookup.uuid_by_pci = xid_uuid_by_pci_;
+  for (const kernel::XidEvent& e : scan.events) {
+    const std::string key = XidGpuKey(e, lookup, known);
+    auto gpu = key.empty() ? gpus_.end() : gpus_.find(key);
+    if (gpu != gpus_.end() && e.xid > 0) ++gpu->second.xids[static_cast<unsigned>(e.xid)];
+    xids_seen_.push_back({e, now});
+  }
+  auto expired = [&](const SeenXid& x) {
+    const kernel::XidInfo* info = kernel::LookupXid(x.event.xid);
+    return !(info && info->hardware()) && x.seen_t < now - config_.xid_max_age_s;
+  };
+  xids_seen_.erase(std::remove_if(xids_seen_.begin(), xids_seen_.end(), expired), xids_seen_.end());
+  while (xids_seen_.size() > config_.max_xid_events) xids_seen_.pop_front();
+}
+
+void WatchPipeline::RecordNvmlCall(const std::string& call, double seconds) {
+  outputs::NvmlCallStats& c = nvml_calls_[call];
+  const auto& bounds = outputs::NvmlLatencyBuckets();
+  if (c.bucket_counts.empty()) {
+    c.call = call;
+    c.bucket_counts.assign(bounds.size(), 0);
+  }
+  for (size_t b = 0; b < bounds.size(); ++b) {
+    if (seconds <= bounds[b]) ++c.bucket_counts[b];
+  }
+  ++c.count;
+  c.sum_seconds += seconds;
 }
 
 std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) const {
@@ -389,6 +431,7 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
     s->alerts.push_back(std::move(v));
   }
   s->nvml_errors = nvml_errors_;
+  for (const auto& [call, c] : nvml_calls_) s->nvml_calls.push_back(c);
   return s;
 }
 

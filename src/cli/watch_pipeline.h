@@ -23,6 +23,7 @@
 #include "detection/leak_engine.h"
 #include "outputs/alert_sinks.h"
 #include "outputs/daemon_state.h"
+#include "sources/kernel/xid_parser.h"
 #include "storage/history_store.h"
 
 namespace vw::cli {
@@ -39,6 +40,8 @@ struct WatchConfig {
   double retention_interval_s = 600;
   double resume_s = 12 * 3600;       // history re-fed to the engines after a restart
   double baseline_interval_s = 600;  // at most one baseline update per workload per this
+  double xid_max_age_s = 24 * 3600;  // non-hardware Xids stop raising the finding this long after seen
+  size_t max_xid_events = 1000;      // Xid events kept for findings (oldest dropped first)
   std::string label;                 // --label: the workload key for baselines
   std::string version;
 };
@@ -55,6 +58,16 @@ class WatchPipeline {
   // in this sample (else the previous ones are kept). `run_findings`: evaluate check's rules (not
   // under --replay, where there is no live /proc).
   void Ingest(const HostSnapshot& snap, bool processes_fresh, bool run_findings);
+
+  // Xid events the kernel log gained since the previous call: counted per GPU and code
+  // (vramwatch_xid_events_total; events naming no known GPU are not counted) and kept for check's
+  // xid finding, hardware codes until the daemon stops, the others for xid_max_age_s after they
+  // were seen (`now`, seconds).
+  void IngestXids(const kernel::KernelLogScan& scan, double now);
+
+  // One timed NVML call (or group of calls), `seconds` of wall time, into the histogram that
+  // vramwatch_nvml_call_duration_seconds{call} renders.
+  void RecordNvmlCall(const std::string& call, double seconds);
 
   // Writes pending history now (also done every flush_interval_s by Ingest).
   void Flush();
@@ -108,6 +121,13 @@ class WatchPipeline {
   std::deque<HostSnapshot> window_;  // recent samples with fresh process facts, for findings
   detection::CheckResult findings_;
   std::map<std::pair<std::string, std::string>, uint64_t> nvml_errors_;
+  struct SeenXid {
+    kernel::XidEvent event;
+    double seen_t = 0;
+  };
+  std::deque<SeenXid> xids_seen_;
+  std::map<std::string, std::string> xid_uuid_by_pci_;
+  std::map<std::string, outputs::NvmlCallStats> nvml_calls_;
   std::string hostname_, driver_version_;
   bool host_pids_visible_ = true;
   uint64_t samples_ = 0;

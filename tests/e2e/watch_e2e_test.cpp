@@ -236,6 +236,11 @@ TEST(WatchE2E, RaisesExactlyTheOrphanAlertServesConsistentMetricsAndSurvivesKill
               std::string::npos);
     EXPECT_NE(m->body.find(std::to_string(30000 * kMiB)), std::string::npos);
     EXPECT_NE(m->body.find("kind=\"orphaned_memory\",severity=\"critical\"} 1"), std::string::npos) << m->body;
+    // The wall time of each sample's NVML calls, as a histogram.
+    EXPECT_NE(MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_count{call=\"host_snapshot\"}"), "") << m->body;
+    EXPECT_NE(MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_bucket{call=\"host_snapshot\",le=\"+Inf\"}"),
+              "")
+        << m->body;
     std::string mf = h.s.Write("metrics.txt", m->body);
     EXPECT_EQ(std::system(("promtool check metrics < " + mf + " > /dev/null 2>&1").c_str()), 0);
     auto page = Get(port, "/");
@@ -313,6 +318,50 @@ TEST(WatchE2E, RaisesExactlyTheOrphanAlertServesConsistentMetricsAndSurvivesKill
   EXPECT_GT(pts->size(), 20u);
   EXPECT_GT(pts->back().t, last_t);
   EXPECT_LT(pts->front().t, last_t - 5);
+}
+
+TEST(WatchE2E, XidAppendedToTheKernelLogIsCountedForItsGpuAndRaisesTheFinding) {
+  Host h;
+  // A line already in the log when the daemon starts is not counted.
+  const std::string klog =
+      h.s.Write("kern.log", "[ 10.0] NVRM: Xid (PCI:0000:3c:00): 13, pid=77, name=python3, Graphics SM Warp\n");
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--kernel-log", klog}), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return j.value("gpus", json::array()).size() == 2; });
+  ASSERT_EQ(st["gpus"].size(), 2u) << d.Log();
+  {
+    std::ofstream out(klog, std::ios::app);
+    out << "[ 1936.5] NVRM: Xid (PCI:0000:3c:00): 79, pid=5200, name=python3, GPU has fallen off the bus.\n";
+  }
+  auto has_xid = [](const json& j) {
+    for (const auto& f : j.value("findings", json::array())) {
+      if (f["kind"] == "xid" && f["gpu"] == "1") return true;
+    }
+    return false;
+  };
+  st = WaitStatus(port, 20, has_xid);
+  ASSERT_TRUE(has_xid(st)) << st.dump(2) << d.Log();
+  for (const auto& f : st["findings"]) {
+    if (f["kind"] != "xid") continue;
+    EXPECT_EQ(f["gpu"], "1") << f.dump();
+    EXPECT_EQ(f["severity"], "critical") << "Xid 79 is a hardware Xid: " << f.dump();
+  }
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  std::string line = MetricLine(m->body, "vramwatch_xid_events_total{gpu=\"1\"");
+  ASSERT_NE(line, "") << m->body;
+  EXPECT_NE(line.find("xid=\"79\"} 1"), std::string::npos) << line;
+  EXPECT_EQ(m->body.find("xid=\"13\""), std::string::npos) << "the line from before the start counted";
+  EXPECT_EQ(MetricLine(m->body, "vramwatch_xid_events_total{gpu=\"0\""), "") << m->body;
+  std::string mf = h.s.Write("metrics.txt", m->body);
+  EXPECT_EQ(std::system(("promtool check metrics < " + mf + " > /dev/null 2>&1").c_str()), 0);
+}
+
+TEST(WatchE2E, UnreadableKernelLogIsAUsageErrorNamingTheFile) {
+  Host h;
+  Daemon d(h.Args(FreePort(), {"--kernel-log", h.s.dir() + "/no-such.log"}), h.env, h.s.dir() + "/d.log");
+  EXPECT_EQ(d.Wait(10), 3) << d.Log();
+  EXPECT_NE(d.Log().find("no-such.log"), std::string::npos) << d.Log();
 }
 
 TEST(WatchE2E, PortInUseExitsWithTheAddressAndReason) {

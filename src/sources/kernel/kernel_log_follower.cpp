@@ -1,0 +1,126 @@
+#include "sources/kernel/kernel_log_follower.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "sources/kernel/kernel_log_reader.h"
+
+namespace vw::kernel {
+
+KernelLogFollower::KernelLogFollower(std::string path) : path_(std::move(path)) {}
+
+KernelLogFollower::~KernelLogFollower() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status KernelLogFollower::Start() {
+  if (path_ == "none") {
+    notes_.push_back("kernel log not read (--kernel-log none)");
+    return Status::Ok();
+  }
+  if (!path_.empty()) {
+    struct stat st {};
+    int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return FromErrno(errno, "open kernel log " + path_);
+    int rc = ::fstat(fd, &st);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) return FromErrno(err, "stat kernel log " + path_);
+    offset_ = static_cast<uint64_t>(st.st_size);
+    mode_ = Mode::kFile;
+    source_ = path_;
+    return Status::Ok();
+  }
+  fd_ = ::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd_ >= 0 && ::lseek(fd_, 0, SEEK_END) >= 0) {
+    mode_ = Mode::kKmsg;
+    source_ = "/dev/kmsg";
+    return Status::Ok();
+  }
+  notes_.push_back(std::string("kernel log: /dev/kmsg: ") + std::strerror(errno));
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  auto dmesg = ReadDmesg();
+  if (!dmesg.ok()) {
+    notes_.push_back("kernel log: " + dmesg.status().message());
+    return Status::Ok();
+  }
+  if (!dmesg->events.empty()) last_dmesg_line_ = dmesg->events.back().line;
+  mode_ = Mode::kDmesg;
+  source_ = "dmesg";
+  return Status::Ok();
+}
+
+Result<std::string> KernelLogFollower::ReadKmsgRecords() {
+  std::string text;
+  char record[8192];  // one read() returns one record
+  for (int guard = 0; guard < 100000; ++guard) {
+    ssize_t n = ::read(fd_, record, sizeof record);
+    if (n < 0) {
+      if (errno == EINTR || errno == EPIPE) continue;  // EPIPE: records overwritten before we read them
+      if (errno == EAGAIN) break;
+      return FromErrno(errno, "read /dev/kmsg");
+    }
+    if (n == 0) break;
+    text.append(record, static_cast<size_t>(n));
+    if (text.back() != '\n') text.push_back('\n');
+  }
+  return text;
+}
+
+Result<KernelLogScan> KernelLogFollower::ReadNew() {
+  switch (mode_) {
+    case Mode::kNone: return KernelLogScan{};
+    case Mode::kKmsg: {
+      auto text = ReadKmsgRecords();
+      if (!text.ok()) return text.status();
+      return ScanKernelLog(*text);
+    }
+    case Mode::kDmesg: {
+      auto scan = ReadDmesg();
+      if (!scan.ok()) return scan.status();
+      size_t from = 0;
+      if (!last_dmesg_line_.empty()) {
+        for (size_t i = scan->events.size(); i-- > 0;) {
+          if (scan->events[i].line == last_dmesg_line_) {
+            from = i + 1;
+            break;
+          }
+        }
+      }
+      if (!scan->events.empty()) last_dmesg_line_ = scan->events.back().line;
+      scan->events.erase(scan->events.begin(), scan->events.begin() + static_cast<std::ptrdiff_t>(from));
+      return scan;
+    }
+    case Mode::kFile: break;
+  }
+  int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return FromErrno(errno, "open kernel log " + path_);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) < offset_) offset_ = 0;  // truncated or rotated
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::pread(fd, buf, sizeof buf, static_cast<off_t>(offset_ + text.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return FromErrno(err, "read kernel log " + path_);
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  size_t complete = text.rfind('\n');
+  if (complete == std::string::npos) return KernelLogScan{};  // a line still being written
+  text.resize(complete + 1);
+  offset_ += text.size();
+  return ScanKernelLog(text);
+}
+
+}  // namespace vw::kernel

@@ -1,0 +1,53 @@
+// KernelLogFollower: the Xid lines the kernel log gained since the last look, for the daemon.
+//   - a file (--kernel-log FILE): reads from the byte offset where the last read stopped, complete
+//     lines only; a file that shrank (truncated or rotated) is read again from its start;
+//   - the system log: /dev/kmsg kept open (its reader position moves past each record read), else
+//     `dmesg`, where the new events are those after the last event line seen in the previous run;
+//   - "none": nothing.
+// Start() skips what the log holds already, so counts are "since the daemon started".
+//
+// Threading: one thread owns a follower.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "sources/kernel/xid_parser.h"
+
+namespace vw::kernel {
+
+class KernelLogFollower {
+ public:
+  // `path`: a file, "" for the system log, "none" for no kernel log.
+  explicit KernelLogFollower(std::string path);
+  ~KernelLogFollower();
+  KernelLogFollower(const KernelLogFollower&) = delete;
+  KernelLogFollower& operator=(const KernelLogFollower&) = delete;
+
+  // Positions the follower at the end of the log. Fails only for an unreadable file path;
+  // an unreadable system log is a note, and the follower then reads nothing.
+  Status Start();
+
+  // The events (and PCI -> UUID map lines) of the lines added since the previous call.
+  Result<KernelLogScan> ReadNew();
+
+  // "/dev/kmsg", "dmesg", the file path, or empty when nothing is read.
+  const std::string& source() const { return source_; }
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  enum class Mode { kNone, kFile, kKmsg, kDmesg };
+  Result<std::string> ReadKmsgRecords();
+
+  std::string path_;
+  Mode mode_ = Mode::kNone;
+  std::string source_;
+  std::vector<std::string> notes_;
+  uint64_t offset_ = 0;          // file mode: bytes consumed
+  int fd_ = -1;                  // kmsg mode
+  std::string last_dmesg_line_;  // dmesg mode: the last event line seen
+};
+
+}  // namespace vw::kernel

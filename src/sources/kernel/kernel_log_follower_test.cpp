@@ -1,0 +1,97 @@
+#include "sources/kernel/kernel_log_follower.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+namespace vw::kernel {
+namespace {
+
+class FollowerFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/vw_follow_XXXXXX";
+    int fd = mkstemp(tmpl);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    path_ = tmpl;
+  }
+  void TearDown() override { unlink(path_.c_str()); }
+  void Append(const std::string& text) {
+    std::ofstream out(path_, std::ios::app);
+    out << text;
+  }
+  std::string path_;
+};
+
+constexpr const char* kXid79 = "[ 100.5] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n";
+constexpr const char* kXid13 = "[ 200.0] NVRM: Xid (PCI:0000:3c:00): 13, pid=42, name=python3, Graphics SM Warp\n";
+
+TEST_F(FollowerFile, SkipsWhatTheFileHeldAtStartAndReturnsOnlyNewLines) {
+  Append(kXid13);
+  KernelLogFollower f(path_);
+  ASSERT_TRUE(f.Start().ok());
+  EXPECT_EQ(f.source(), path_);
+  auto first = f.ReadNew();
+  ASSERT_TRUE(first.ok());
+  EXPECT_TRUE(first->events.empty()) << "events before Start are not new";
+  Append(kXid79);
+  auto second = f.ReadNew();
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->events.size(), 1u);
+  EXPECT_EQ(second->events[0].xid, 79);
+  EXPECT_EQ(second->events[0].pci_bus_id, "00000000:3B:00.0");
+  auto third = f.ReadNew();
+  ASSERT_TRUE(third.ok());
+  EXPECT_TRUE(third->events.empty()) << "an event is returned once";
+}
+
+TEST_F(FollowerFile, WaitsForALineToBeCompleteBeforeParsingIt) {
+  KernelLogFollower f(path_);
+  ASSERT_TRUE(f.Start().ok());
+  std::string line = kXid79;
+  Append(line.substr(0, 30));
+  auto partial = f.ReadNew();
+  ASSERT_TRUE(partial.ok());
+  EXPECT_TRUE(partial->events.empty());
+  Append(line.substr(30));
+  auto whole = f.ReadNew();
+  ASSERT_TRUE(whole.ok());
+  ASSERT_EQ(whole->events.size(), 1u);
+  EXPECT_EQ(whole->events[0].xid, 79);
+}
+
+TEST_F(FollowerFile, ReadsATruncatedFileAgainFromItsStart) {
+  Append(kXid13);
+  Append(kXid13);
+  KernelLogFollower f(path_);
+  ASSERT_TRUE(f.Start().ok());
+  { std::ofstream truncate(path_, std::ios::trunc); }
+  Append(kXid79);
+  auto scan = f.ReadNew();
+  ASSERT_TRUE(scan.ok());
+  ASSERT_EQ(scan->events.size(), 1u);
+  EXPECT_EQ(scan->events[0].xid, 79);
+}
+
+TEST(KernelLogFollower, MissingFileFailsAtStartWithItsPath) {
+  KernelLogFollower f("/nonexistent/kern.log");
+  Status s = f.Start();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/nonexistent/kern.log"), std::string::npos) << s.message();
+}
+
+TEST(KernelLogFollower, NoneReadsNothingAndSaysSo) {
+  KernelLogFollower f("none");
+  ASSERT_TRUE(f.Start().ok());
+  EXPECT_TRUE(f.source().empty());
+  ASSERT_EQ(f.notes().size(), 1u);
+  auto scan = f.ReadNew();
+  ASSERT_TRUE(scan.ok());
+  EXPECT_TRUE(scan->events.empty());
+}
+
+}  // namespace
+}  // namespace vw::kernel

@@ -7,26 +7,14 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "core/file_io.h"
+
 namespace vw::kernel {
 
 Result<KernelLogScan> ReadKernelLogFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return FromErrno(errno, "open kernel log " + path);
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return FromErrno(err, "read kernel log " + path);
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return ScanKernelLog(text);
+  auto text = ReadWholeFile(path, 1ull << 30, "kernel log ");
+  if (!text.ok()) return text.status();
+  return ScanKernelLog(*text);
 }
 
 Result<KernelLogScan> ReadKmsg(const std::string& kmsg_path) {

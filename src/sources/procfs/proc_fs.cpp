@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include "core/file_io.h"
+
 namespace vw::procfs {
 
 DirProcFs::DirProcFs(std::string root) : root_(std::move(root)) {
@@ -19,28 +21,7 @@ std::string DirProcFs::Describe(const std::string& rel) const {
 }
 
 Result<std::string> DirProcFs::ReadFile(const std::string& rel) const {
-  std::string path = Describe(rel);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return FromErrno(errno, "open " + path);
-  std::string out;
-  char buf[8192];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return FromErrno(err, "read " + path);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-    if (out.size() > (64u << 20)) {
-      ::close(fd);
-      return Status::IoError("read " + path + ": file larger than 64 MiB");
-    }
-  }
-  ::close(fd);
-  return out;
+  return ReadWholeFile(Describe(rel), 64u << 20);
 }
 
 Result<std::vector<std::string>> DirProcFs::ListDir(const std::string& rel) const {

@@ -11,21 +11,6 @@
 namespace vw::detection {
 namespace {
 
-// Σ t(t−1)(2t+5) over groups of equal values.
-double TieTerm(std::span<const double> y) {
-  std::vector<double> sorted(y.begin(), y.end());
-  std::sort(sorted.begin(), sorted.end());
-  double term = 0;
-  for (size_t i = 0; i < sorted.size();) {
-    size_t j = i + 1;
-    while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
-    const auto t = static_cast<double>(j - i);
-    term += t * (t - 1) * (2 * t + 5);
-    i = j;
-  }
-  return term;
-}
-
 // Ranks 1..n with ties given their average rank (scipy.stats.rankdata's default).
 std::vector<double> AverageRanks(std::span<const double> y) {
   std::vector<size_t> order(y.size());
@@ -78,6 +63,20 @@ double HamedRaoFactor(std::span<const double> y, double acf_alpha) {
 
 }  // namespace
 
+double KendallTieTerm(std::span<const double> values) {
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  double term = 0;
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i + 1;
+    while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
+    const auto t = static_cast<double>(j - i);
+    term += t * (t - 1) * (2 * t + 5);
+    i = j;
+  }
+  return term;
+}
+
 std::optional<MannKendallResult> MannKendall(std::span<const double> y, const MannKendallOptions& options) {
   const size_t n = y.size();
   if (n < 3) return std::nullopt;
@@ -92,7 +91,7 @@ std::optional<MannKendallResult> MannKendall(std::span<const double> y, const Ma
   }
   r.s = static_cast<double>(s);
   const double dn = static_cast<double>(n);
-  r.var_s = (dn * (dn - 1) * (2 * dn + 5) - TieTerm(y)) / 18;
+  r.var_s = (dn * (dn - 1) * (2 * dn + 5) - KendallTieTerm(y)) / 18;
   r.tau = r.s / (0.5 * dn * (dn - 1));
   if (options.correction == AutocorrelationCorrection::kHamedRao) {
     r.variance_factor = HamedRaoFactor(y, options.acf_alpha);

@@ -41,4 +41,8 @@ struct MannKendallResult {
 // nullopt for fewer than 3 points or any non-finite value.
 std::optional<MannKendallResult> MannKendall(std::span<const double> y, const MannKendallOptions& options = {});
 
+// The tie correction of Kendall's S variance: Σ t(t−1)(2t+5) over groups of t equal values.
+// Shared with Sen's slope interval (theil_sen.cpp).
+double KendallTieTerm(std::span<const double> values);
+
 }  // namespace vw::detection

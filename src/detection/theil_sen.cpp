@@ -5,25 +5,12 @@
 #include <initializer_list>
 #include <vector>
 
+#include "detection/mann_kendall.h"
 #include "detection/normal.h"
 #include "detection/quantile.h"
 
 namespace vw::detection {
 namespace {
-
-double TieTerm(std::span<const double> v) {
-  std::vector<double> sorted(v.begin(), v.end());
-  std::sort(sorted.begin(), sorted.end());
-  double term = 0;
-  for (size_t i = 0; i < sorted.size();) {
-    size_t j = i + 1;
-    while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
-    const auto t = static_cast<double>(j - i);
-    if (t > 1) term += t * (t - 1) * (2 * t + 5);
-    i = j;
-  }
-  return term;
-}
 
 // Puts the order statistics at `positions` (ascending) in place, each selection working only on
 // the part right of the previous one.
@@ -61,7 +48,8 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
 
   const double z = NormalQuantile((1 - confidence) / 2);  // negative
   const double dn = static_cast<double>(n);
-  const double sigsq = std::max(1.0, variance_factor) * (dn * (dn - 1) * (2 * dn + 5) - TieTerm(x) - TieTerm(y)) / 18;
+  const double sigsq =
+      std::max(1.0, variance_factor) * (dn * (dn - 1) * (2 * dn + 5) - KendallTieTerm(x) - KendallTieTerm(y)) / 18;
   const size_t nt = slopes.size();
   const auto ntd = static_cast<double>(nt);
   const size_t mid_lo = (nt - 1) / 2, mid_hi = nt / 2;

@@ -70,6 +70,19 @@ Status LineTraceReader::OverlongLine() {
                    "<very long line>");
 }
 
+bool LineTraceReader::NextContentLine(std::string_view* line, std::string_view* trimmed, Status* error) {
+  while (NextLine(line)) {
+    if (LineOverlong()) {
+      *error = OverlongLine();
+      if (!error->ok()) return false;
+      continue;
+    }
+    *trimmed = Trim(*line);
+    if (!trimmed->empty()) return true;
+  }
+  return false;
+}
+
 Status LineTraceReader::InputStatus() const {
   if (in_->status().ok()) return Status::Ok();
   return in_->status().WithContext(display_);

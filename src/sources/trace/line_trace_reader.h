@@ -51,6 +51,10 @@ class LineTraceReader : public TraceReader {
   // Wraps a line cut by the LineReader as a malformed line.
   Status OverlongLine();
 
+  // The next line that is not blank: *line as read, *trimmed without surrounding blanks. A line cut
+  // by the LineReader goes through OverlongLine() (skipped in lenient mode). Returns false at the
+  // end of the input, or with *error set when an overlong line is an error (strict mode).
+  bool NextContentLine(std::string_view* line, std::string_view* trimmed, Status* error);
   // The next line; false at the end of the input (check in_->status() for I/O errors).
   bool NextLine(std::string_view* line) { return in_->Next(line); }
   // True when the line last returned by NextLine() was cut (see LineReader::kMaxLine).

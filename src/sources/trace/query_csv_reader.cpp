@@ -65,15 +65,10 @@ class QueryCsvReader : public LineTraceReader {
 
  protected:
   Status ReadNext(TraceRecord* out, bool* got) override {
-    std::string_view line;
-    while (NextLine(&line)) {
+    std::string_view line, t;
+    Status error;
+    while (NextContentLine(&line, &t, &error)) {
       const size_t ln = line_number();
-      if (LineOverlong()) {
-        VW_RETURN_IF_ERROR(OverlongLine());
-        continue;
-      }
-      std::string_view t = Trim(line);
-      if (t.empty()) continue;
       const char c = t.front();
       // The common data row: a digit first, at least 40 characters and a known layout of two or more
       // columns (so the split found a comma): it cannot be a header, comment, separator or `date`
@@ -141,7 +136,7 @@ class QueryCsvReader : public LineTraceReader {
       *got = true;
       return Status::Ok();
     }
-    return Status::Ok();
+    return error;
   }
 
  private:

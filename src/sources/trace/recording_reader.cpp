@@ -28,15 +28,10 @@ class RecordingReader : public LineTraceReader {
 
  protected:
   Status ReadNext(TraceRecord* out, bool* got) override {
-    std::string_view line;
-    while (NextLine(&line)) {
+    std::string_view line, t;
+    Status error;
+    while (NextContentLine(&line, &t, &error)) {
       const size_t ln = line_number();
-      if (LineOverlong()) {
-        VW_RETURN_IF_ERROR(OverlongLine());
-        continue;
-      }
-      std::string_view t = Trim(line);
-      if (t.empty()) continue;
       json j;
       try {
         j = json::parse(t.begin(), t.end());
@@ -77,7 +72,7 @@ class RecordingReader : public LineTraceReader {
       *got = true;
       return Status::Ok();
     }
-    return Status::Ok();
+    return error;
   }
 
  private:

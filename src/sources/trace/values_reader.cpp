@@ -17,15 +17,11 @@ class ValuesReader : public LineTraceReader {
 
  protected:
   Status ReadNext(TraceRecord* out, bool* got) override {
-    std::string_view line;
-    while (NextLine(&line)) {
+    std::string_view line, t;
+    Status error;
+    while (NextContentLine(&line, &t, &error)) {
       const size_t ln = line_number();
-      if (LineOverlong()) {
-        VW_RETURN_IF_ERROR(OverlongLine());
-        continue;
-      }
-      std::string_view t = Trim(line);
-      if (t.empty() || IsSeparatorLine(t)) continue;
+      if (IsSeparatorLine(t)) continue;
       Timestamp ts;
       if (ParseDateLine(t, &ts)) continue;
       if (t.find(',') != std::string_view::npos) {
@@ -52,7 +48,7 @@ class ValuesReader : public LineTraceReader {
       *got = true;
       return Status::Ok();
     }
-    return Status::Ok();
+    return error;
   }
 
  private:

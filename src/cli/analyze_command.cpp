@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -201,12 +202,22 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   // usually come round in the same order, so the entry after the last one hit is tried first.
   std::vector<std::pair<std::string, detection::SeriesBuilder*>> gpu_cache;
   size_t last_hit = 0;
+  // Keys are short ("0".."7" for indices): compared inline, without a memcmp call per record.
+  auto same_key = [](const std::string& a, const std::string& b) {
+    const size_t len = a.size();
+    if (len != b.size()) return false;
+    if (len > 8) return std::memcmp(a.data(), b.data(), len) == 0;
+    for (size_t i = 0; i < len; ++i) {
+      if (a[i] != b[i]) return false;
+    }
+    return true;
+  };
   auto gpu_builder_for = [&](const GpuIdentity& gpu) -> detection::SeriesBuilder& {
     const size_t n_cached = gpu_cache.size();
     for (size_t k = 0; k < n_cached; ++k) {
       size_t i = last_hit + 1 + k;
       if (i >= n_cached) i -= n_cached;
-      if (gpu_cache[i].first == gpu.key) {
+      if (same_key(gpu_cache[i].first, gpu.key)) {
         last_hit = i;
         return *gpu_cache[i].second;
       }

@@ -129,7 +129,7 @@ BlockParallelReader::BlockParallelReader(int fd, std::string display, TraceOptio
       size_(size),
       first_(first),
       blocks_((size + block_bytes_ - 1) / block_bytes_),
-      slots_(2 * threads_),
+      slots_(threads_ + 2),
       expected_begin_(first) {}
 
 BlockParallelReader::~BlockParallelReader() {

@@ -15,7 +15,7 @@
 // The file is read up to its size when opened. pread() into buffers, never a mapping: a file
 // truncated meanwhile just ends early instead of raising SIGBUS.
 //
-// Memory: at most 2 × threads blocks are in flight (each a buffer of block_bytes + kBlockSlack
+// Memory: at most threads + 2 blocks are in flight (each a buffer of block_bytes + kBlockSlack
 // and its parsed records), whatever the file size.
 //
 // Threading: one caller thread uses this object; the workers start on the first read and are

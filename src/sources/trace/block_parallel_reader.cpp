@@ -19,6 +19,7 @@ namespace {
 constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 constexpr size_t kDetectBytes = 64 * 1024;  // as OpenTrace() peeks for format detection
 constexpr uint64_t kMinBlockBytes = 64;
+constexpr uint64_t kMaxBlockBytes = 64 << 20;
 
 // Offset of the first '\n' at a file offset in [from, to) within `text` (which starts at file
 // offset `base`), or kNone.
@@ -125,7 +126,7 @@ BlockParallelReader::BlockParallelReader(int fd, std::string display, TraceOptio
       display_(std::move(display)),
       options_(std::move(options)),
       threads_(std::max<size_t>(parallel.threads, 1)),
-      block_bytes_(std::max<uint64_t>(parallel.block_bytes, kMinBlockBytes)),
+      block_bytes_(std::clamp<uint64_t>(parallel.block_bytes, kMinBlockBytes, kMaxBlockBytes)),
       size_(size),
       first_(first),
       blocks_((size + block_bytes_ - 1) / block_bytes_),

@@ -45,7 +45,7 @@ inline constexpr size_t kBlockSlack = 64 << 10;
 
 struct BlockParallelOptions {
   size_t threads = 2;              // parsing threads besides the caller's (at least 1)
-  size_t block_bytes = 512 << 10;  // nominal block size (at least 1)
+  size_t block_bytes = 512 << 10;  // nominal block size (bytes; used within 64 B .. 64 MiB)
 };
 
 // Where the lines of block `index` lie in a file of `file_size` bytes: block i holds the lines that

@@ -3,7 +3,8 @@
 # (8 GPUs interleaved, 1 s apart: timestamp, index, uuid, memory.used, memory.total,
 # utilization.gpu), then times, in the same run and with the file in the page cache: `wc -l`, the
 # bare trace reader, and the whole `vramwatch analyze --json` (the headline: parse, series, verdicts,
-# JSON), also with one thread. Prints wall and CPU time, MB/s, the ratio to `wc -l` and peak RSS.
+# JSON) with two parsing threads (block-parallel), with one thread, and, on more than 2 cores, with
+# the default (one parsing thread per core, at most 8). Prints wall and CPU time, MB/s, the ratio to `wc -l` and peak RSS.
 #
 #   bench/trace_throughput.sh                 # 1000 MB, build/release
 #   SIZE_MB=300 REPEAT=5 bench/trace_throughput.sh
@@ -89,11 +90,16 @@ row() {  # row LABEL WALL CPU RSS [NOTE]
 read -r WC_S WC_CPU WC_RSS <<< "$(best_time wc -l "$FILE")"
 # shellcheck disable=SC2086  # READ_CMD may carry arguments
 read -r READ_S READ_CPU READ_RSS <<< "$(best_time $READ_CMD "$FILE")"
+CORES=$(nproc)
 if [[ -n "$ANALYZE_CMD" ]]; then
   # shellcheck disable=SC2086
-  read -r AN_S AN_CPU AN_RSS <<< "$(best_time $ANALYZE_CMD "$FILE")"
+  read -r AN_S AN_CPU AN_RSS <<< "$(VRAMWATCH_ANALYZE_THREADS=2 best_time $ANALYZE_CMD "$FILE")"
   # shellcheck disable=SC2086
   read -r AN1_S AN1_CPU AN1_RSS <<< "$(VRAMWATCH_ANALYZE_THREADS=1 best_time $ANALYZE_CMD "$FILE")"
+  if ((CORES > 2)); then
+    # shellcheck disable=SC2086
+    read -r ANN_S ANN_CPU ANN_RSS <<< "$(best_time $ANALYZE_CMD "$FILE")"
+  fi
 fi
 # One more reader run for its own report (records/s).
 # shellcheck disable=SC2086
@@ -104,7 +110,10 @@ echo "                       wall s   MB/s    cpu s   MB/cpu-s  vs wc   RSS MiB"
 row "wc -l" "$WC_S" "$WC_CPU" "$WC_RSS"
 row "trace reader" "$READ_S" "$READ_CPU" "$READ_RSS" "($READ_CMD)"
 if [[ -n "$ANALYZE_CMD" ]]; then
-  row "analyze (2 threads)" "$AN_S" "$AN_CPU" "$AN_RSS" "($ANALYZE_CMD)"
+  if ((CORES > 2)); then
+    row "analyze (default)" "$ANN_S" "$ANN_CPU" "$ANN_RSS" "($ANALYZE_CMD: min(8, $CORES) parsing threads)"
+  fi
+  row "analyze (2 threads)" "$AN_S" "$AN_CPU" "$AN_RSS" "(VRAMWATCH_ANALYZE_THREADS=2)"
   row "analyze (1 thread)" "$AN1_S" "$AN1_CPU" "$AN1_RSS" "(VRAMWATCH_ANALYZE_THREADS=1)"
 fi
 echo "$REPORT" | grep -E '^(records|records_per_s) ' | sed 's/^/  /'

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -26,6 +27,7 @@
 #include "outputs/analyze_report.h"
 #include "outputs/report_files.h"
 #include "sources/prometheus/prometheus_reader.h"
+#include "sources/trace/block_parallel_reader.h"
 #include "sources/trace/pipelined_reader.h"
 #include "sources/trace/trace_reader.h"
 
@@ -91,15 +93,35 @@ bool GpuSelected(const AnalyzeFlags& f, const GpuIdentity& gpu) {
   return false;
 }
 
-// Threads `analyze` uses: 2 (parse while analysing), or VRAMWATCH_ANALYZE_THREADS=1 for one thread
-// (the output is the same either way; tests compare the two).
+// Threads `analyze` parses with: the hardware threads (at least 2, at most 8), or
+// VRAMWATCH_ANALYZE_THREADS=N. With N >= 2 a regular --query-gpu CSV file is parsed in blocks on N
+// threads while this one feeds the series builders; other files and pipes are parsed on one
+// second thread. N = 1 does everything on this thread. The output is the same either way (tests
+// compare them).
 size_t AnalyzeThreads() {
   static const size_t n = [] {
     const char* env = std::getenv("VRAMWATCH_ANALYZE_THREADS");
-    if (env != nullptr && std::string_view(env) == "1") return size_t{1};
-    return size_t{2};
+    if (env != nullptr && *env != '\0') {
+      char* end = nullptr;
+      const unsigned long v = std::strtoul(env, &end, 10);
+      if (*end == '\0' && v >= 1) return static_cast<size_t>(std::min<unsigned long>(v, 64));
+    }
+    return std::clamp<size_t>(std::thread::hardware_concurrency(), 2, 8);
   }();
   return n;
+}
+
+// Block size for block-parallel parsing: VRAMWATCH_ANALYZE_BLOCK_BYTES (tests use small blocks so
+// that small files cross many block boundaries), else the reader's default.
+trace::BlockParallelOptions ParallelOptions() {
+  trace::BlockParallelOptions o;
+  o.threads = AnalyzeThreads();
+  if (const char* env = std::getenv("VRAMWATCH_ANALYZE_BLOCK_BYTES"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (*end == '\0' && v > 0) o.block_bytes = static_cast<size_t>(v);
+  }
+  return o;
 }
 
 // Snapshot() of every builder, on AnalyzeThreads() threads (each builder is used by one thread).
@@ -146,12 +168,25 @@ class Progress {
 // Reads one file into per-series builders; returns the analysed series in first-seen order.
 Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path, const AnalyzeFlags& flags,
                                                          AnalyzeSettings& settings) {
-  auto opened = trace::OpenTrace(path, settings.trace);
-  if (!opened.ok()) return opened.status();
-  // Parsing runs on a second thread while this one feeds the series builders.
+  // Parsing runs on other threads while this one feeds the series builders: in blocks on several
+  // threads for a regular --query-gpu CSV file, else on one second thread.
+  std::unique_ptr<trace::BlockParallelReader> parallel;
+  if (AnalyzeThreads() > 1) {
+    auto p = trace::BlockParallelReader::Open(path, settings.trace, ParallelOptions());
+    if (!p.ok()) return p.status();
+    parallel = std::move(*p);
+  }
+  std::unique_ptr<trace::TraceReader> opened;
   std::unique_ptr<trace::PipelinedTraceReader> pipelined;
-  if (AnalyzeThreads() > 1) pipelined = std::make_unique<trace::PipelinedTraceReader>(std::move(*opened));
-  trace::TraceReader& reader = pipelined ? *pipelined : **opened;
+  if (!parallel) {
+    auto o = trace::OpenTrace(path, settings.trace);
+    if (!o.ok()) return o.status();
+    opened = std::move(*o);
+    if (AnalyzeThreads() > 1) pipelined = std::make_unique<trace::PipelinedTraceReader>(std::move(opened));
+  }
+  trace::TraceReader& reader = parallel    ? static_cast<trace::TraceReader&>(*parallel)
+                               : pipelined ? static_cast<trace::TraceReader&>(*pipelined)
+                                           : *opened;
 
   std::vector<std::string> order;  // series keys in first-seen order
   std::map<std::string, std::unique_ptr<detection::SeriesBuilder>> builders;
@@ -167,12 +202,22 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   // usually come round in the same order, so the entry after the last one hit is tried first.
   std::vector<std::pair<std::string, detection::SeriesBuilder*>> gpu_cache;
   size_t last_hit = 0;
+  // Keys are short ("0".."7" for indices): compared inline, without a memcmp call per record.
+  auto same_key = [](const std::string& a, const std::string& b) {
+    const size_t len = a.size();
+    if (len != b.size()) return false;
+    if (len > 8) return std::memcmp(a.data(), b.data(), len) == 0;
+    for (size_t i = 0; i < len; ++i) {
+      if (a[i] != b[i]) return false;
+    }
+    return true;
+  };
   auto gpu_builder_for = [&](const GpuIdentity& gpu) -> detection::SeriesBuilder& {
     const size_t n_cached = gpu_cache.size();
     for (size_t k = 0; k < n_cached; ++k) {
       size_t i = last_hit + 1 + k;
       if (i >= n_cached) i -= n_cached;
-      if (gpu_cache[i].first == gpu.key) {
+      if (same_key(gpu_cache[i].first, gpu.key)) {
         last_hit = i;
         return *gpu_cache[i].second;
       }
@@ -188,8 +233,8 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   TraceRecord own;  // reused: the reader allocates nothing per record in the steady state
   while (true) {
     const TraceRecord* in = &own;
-    if (pipelined) {
-      auto next = pipelined->NextRecord();
+    if (parallel || pipelined) {
+      auto next = parallel ? parallel->NextRecord() : pipelined->NextRecord();
       if (!next.ok()) return next.status();
       if (*next == nullptr) break;
       in = *next;

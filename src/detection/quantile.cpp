@@ -2,13 +2,61 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace vw::detection {
+
+namespace {
+
+// For a low quantile of many values (the bucket floors: the 10 % quantile of 60 to a few thousand
+// samples): the order statistics lo and lo + 1 (`need` = how many of the smallest values matter)
+// are found among the values at or below a bound taken from a strided sample, which holds only a
+// fraction of the input. Exact: when at least `need` values are at or below the bound, they
+// include the `need` smallest. Returns false (nothing computed) when the bound was too low.
+bool LowQuantileByBound(std::span<const double> values, size_t lo, size_t need, double frac, double* out) {
+  constexpr size_t kStride = 8;
+  thread_local std::vector<double> buf;
+  buf.clear();
+  for (size_t i = 0; i < values.size(); i += kStride) buf.push_back(values[i]);
+  // The sample's order statistic at twice the wanted rank: usually a bound with about twice
+  // `need` values below it.
+  const size_t rank = std::min(buf.size() - 1, 2 * need / kStride + 1);
+  std::nth_element(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(rank), buf.end());
+  const double bound = buf[rank];
+  buf.resize(values.size());
+  size_t m = 0;
+  for (const double v : values) {  // branch-free: every value is written, those above the bound overwritten
+    buf[m] = v;
+    m += v <= bound ? 1 : 0;
+  }
+  if (m < need) return false;
+  const auto lo_it = buf.begin() + static_cast<std::ptrdiff_t>(lo);
+  const auto end = buf.begin() + static_cast<std::ptrdiff_t>(m);
+  std::nth_element(buf.begin(), lo_it, end);
+  const double lo_value = *lo_it;
+  if (need == lo + 1) {
+    *out = lo_value;
+    return true;
+  }
+  const double hi_value = *std::min_element(lo_it + 1, end);
+  *out = lo_value + frac * (hi_value - lo_value);
+  return true;
+}
+
+}  // namespace
 
 std::optional<double> Quantile(std::span<double> values, double q) {
   if (values.empty() || !(q >= 0 && q <= 1)) return std::nullopt;
   const double h = q * static_cast<double>(values.size() - 1);
   const auto lo = static_cast<size_t>(std::floor(h));
+  {
+    const double frac = h - static_cast<double>(lo);
+    const size_t need = frac == 0 || lo + 1 >= values.size() ? lo + 1 : lo + 2;
+    double low = 0;
+    if (values.size() >= 64 && need * 4 <= values.size() && LowQuantileByBound(values, lo, need, frac, &low)) {
+      return low;
+    }
+  }
   auto lo_it = values.begin() + static_cast<std::ptrdiff_t>(lo);
   std::nth_element(values.begin(), lo_it, values.end());
   const double lo_value = *lo_it;

@@ -48,6 +48,37 @@ TEST(Quantile, InterpolatesBetweenOrderStatistics) {
   EXPECT_FALSE(Quantile(v, 1.5).has_value());
 }
 
+TEST(Quantile, LowQuantilesEqualTheSortedOrderStatisticsExactly) {
+  // Low quantiles of large inputs select below a bound from a sample (and fall back when the
+  // sample misleads); the answer must be the sorted one, bit for bit, for noise, ramps up and down,
+  // ties, a sample that sees only the small values, and tiny inputs.
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> noise(0, 1000);
+  for (size_t n : {1, 2, 3, 7, 8, 40, 41, 100, 599, 960, 4096}) {
+    for (int shape = 0; shape < 5; ++shape) {
+      std::vector<double> v(n);
+      for (size_t i = 0; i < n; ++i) {
+        const double x = static_cast<double>(i);
+        v[i] = shape == 0   ? noise(rng)
+               : shape == 1 ? 1e9 + 1e4 * x + noise(rng)
+               : shape == 2 ? 1e9 - 1e4 * x
+               : shape == 3 ? std::floor(noise(rng) / 250)            // four distinct values
+                            : (i % 8 == 0 ? 0.0 : 1e9) + noise(rng);  // small values only where a stride-8 sample looks
+      }
+      for (double q : {0.0, 0.01, 0.05, 0.1, 0.2, 0.25, 0.5, 0.9}) {
+        std::vector<double> sorted = v;
+        std::sort(sorted.begin(), sorted.end());
+        const double h = q * static_cast<double>(n - 1);
+        const auto lo = static_cast<size_t>(std::floor(h));
+        const double frac = h - static_cast<double>(lo);
+        const double want = frac == 0 || lo + 1 >= n ? sorted[lo] : sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+        std::vector<double> work = v;
+        EXPECT_EQ(*Quantile(work, q), want) << "n " << n << " shape " << shape << " q " << q;
+      }
+    }
+  }
+}
+
 TEST(MannKendall, HandComputedWithoutAndWithTies) {
   MannKendallOptions plain{.correction = AutocorrelationCorrection::kNone};
   std::vector<double> up = {1, 2, 3};

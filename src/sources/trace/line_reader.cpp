@@ -98,7 +98,7 @@ void LineReader::ReleaseBehind() {
 bool LineReader::NextMapped(std::string_view* line) {
   overlong_ = false;
   if (map_pos_ >= map_size_) return false;
-  if (map_pos_ - map_released_ >= kReleaseStep) ReleaseBehind();
+  if (!borrowed_ && map_pos_ - map_released_ >= kReleaseStep) ReleaseBehind();
   const char* start = map_ + map_pos_;
   const size_t avail = map_size_ - map_pos_;
   const auto* nl = static_cast<const char*>(std::memchr(start, '\n', avail));
@@ -124,8 +124,36 @@ std::unique_ptr<LineReader> LineReader::FromString(std::string text) {
   return r;
 }
 
+std::unique_ptr<LineReader> LineReader::OverText(std::string_view text) {
+  std::unique_ptr<LineReader> r(new LineReader());
+  r->map_ = text.data();
+  r->map_size_ = text.size();
+  r->borrowed_ = true;
+  r->encoding_known_ = true;
+  r->encoding_ = TextEncoding::kUtf8;
+  r->raw_total_ = text.size();
+  r->eof_ = true;
+  return r;
+}
+
+Result<std::unique_ptr<LineReader>> LineReader::FromFd(int fd, uint64_t offset, size_t lines_before, uint64_t total) {
+  std::unique_ptr<LineReader> r(new LineReader());
+  r->fd_ = fd;
+  r->own_fd_ = true;
+  if (::lseek(fd, static_cast<off_t>(offset), SEEK_SET) < 0) return FromErrno(errno, "seek trace");
+  r->raw_read_ = offset;
+  r->raw_total_ = total;
+  r->line_no_ = lines_before;
+  if (offset > 0) {
+    r->encoding_known_ = true;
+    r->encoding_ = TextEncoding::kUtf8;
+  }
+  r->buf_.reset(new char[kBufferSize]);
+  return r;
+}
+
 LineReader::~LineReader() {
-  if (map_ != nullptr) ::munmap(const_cast<char*>(map_), map_size_);
+  if (map_ != nullptr && !borrowed_) ::munmap(const_cast<char*>(map_), map_size_);
   if (own_fd_ && fd_ >= 0) ::close(fd_);
 }
 

@@ -43,6 +43,13 @@ class LineReader {
   static Result<std::unique_ptr<LineReader>> Open(const std::string& path, Mode mode = Mode::kRead);
   // Reads from a string (tests).
   static std::unique_ptr<LineReader> FromString(std::string text);
+  // Hands out the lines of `text` in place, like a mapped file; `text` is UTF-8 without a byte-order
+  // mark and must outlive the reader. line_number() counts from 1 at its first line.
+  static std::unique_ptr<LineReader> OverText(std::string_view text);
+  // Continues an open file `fd` (owned from now on) at byte `offset`, which must be the start of a
+  // line; line_number() goes on from `lines_before`. At offset 0 the encoding is detected as by
+  // Open(); elsewhere the file is taken to be UTF-8. `total` is the file size for bytes_total().
+  static Result<std::unique_ptr<LineReader>> FromFd(int fd, uint64_t offset, size_t lines_before, uint64_t total);
 
   ~LineReader();
   LineReader(const LineReader&) = delete;
@@ -79,6 +86,7 @@ class LineReader {
   void ReleaseBehind();
 
   const char* map_ = nullptr;  // the whole file when mapped (then buf_ is unused)
+  bool borrowed_ = false;      // map_ is the caller's text (OverText): never unmapped or released
   size_t map_size_ = 0;
   size_t map_pos_ = 0;       // first unconsumed byte of the mapping
   size_t map_released_ = 0;  // bytes at the front already given back (page aligned)

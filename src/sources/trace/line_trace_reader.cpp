@@ -10,27 +10,45 @@ LineTraceReader::LineTraceReader(std::unique_ptr<LineReader> in, std::string dis
                                  TraceFormat format)
     : in_(std::move(in)), display_(std::move(display)), options_(std::move(options)), format_(format) {}
 
+Status NoSamplesError(const std::string& display, size_t skipped) {
+  return Status::ParseError(
+      skipped > 0
+          ? fmt::format("{}: no valid samples ({} malformed lines skipped)", display, skipped)
+          : fmt::format("{}: no samples in the trace (it is empty or holds only headers and comments)", display));
+}
+
+Status LineTraceReader::ReadRecord(TraceRecord* out, bool* got) {
+  *got = false;
+  Status s = ReadNext(out, got);
+  if (s.ok() && !*got) s = InputStatus();
+  if (!s.ok()) return s;
+  if (*got && !out->sample.total_bytes && options_.total_bytes) out->sample.total_bytes = options_.total_bytes;
+  return Status::Ok();
+}
+
+void LineTraceReader::Resume(uint64_t records, size_t skipped_count, std::vector<SkippedLine> examples, bool has_zone) {
+  records_ = records;
+  skipped_count_ = skipped_count;
+  skipped_ = std::move(examples);
+  has_zone_ = has_zone;
+}
+
 Result<bool> LineTraceReader::NextInto(TraceRecord* record) {
   if (!error_.ok()) return error_;
   bool got = false;
-  Status s = ReadNext(record, &got);
-  if (s.ok() && !got) s = InputStatus();
+  Status s = ReadRecord(record, &got);
   if (!s.ok()) {
     error_ = s;
     return s;
   }
   if (!got) {
     if (records_ == 0) {
-      error_ = Status::ParseError(
-          skipped_count_ > 0
-              ? fmt::format("{}: no valid samples ({} malformed lines skipped)", display_, skipped_count_)
-              : fmt::format("{}: no samples in the trace (it is empty or holds only headers and comments)", display_));
+      error_ = NoSamplesError(display_, skipped_count_);
       return error_;
     }
     return false;
   }
   ++records_;
-  if (!record->sample.total_bytes && options_.total_bytes) record->sample.total_bytes = options_.total_bytes;
   return true;
 }
 

@@ -22,6 +22,9 @@ namespace vw::trace {
 // Most examples of skipped lines kept for the report.
 inline constexpr size_t kMaxSkippedExamples = 10;
 
+// The error for a trace that ended without a single record (`skipped`: lenient skips).
+Status NoSamplesError(const std::string& display, size_t skipped);
+
 class LineTraceReader : public TraceReader {
  public:
   LineTraceReader(std::unique_ptr<LineReader> in, std::string display, TraceOptions options, TraceFormat format);
@@ -40,6 +43,15 @@ class LineTraceReader : public TraceReader {
   // Fills *out with the next record and sets *got, or leaves *got false at the end of the input.
   // *out holds a previous record (or garbage): overwrite every field.
   virtual Status ReadNext(TraceRecord* out, bool* got) = 0;
+
+  // One ReadNext() with the input's I/O status and the --total default applied, but without the
+  // sticky error and the "no samples" check of NextInto() (block-parallel reading calls this per
+  // block, where an empty block is no error).
+  Status ReadRecord(TraceRecord* out, bool* got);
+  // Carries on where another reader of the same file stopped (block-parallel reading falling back
+  // to one thread): `records` already handed out, lenient skips so far and their first examples,
+  // and whether a zone was seen.
+  void Resume(uint64_t records, size_t skipped_count, std::vector<SkippedLine> examples, bool has_zone);
 
   // A malformed line: error in strict mode, counted and skipped (ok) in lenient mode. `col` is the
   // 1-based character position of the offending text in the line.

@@ -59,9 +59,33 @@ inline bool SameBytes(std::string_view a, std::string_view b) {
   return std::memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
-class QueryCsvReader : public LineTraceReader {
+class QueryCsvReader : public LineTraceReader, public QueryCsvBlockParser {
  public:
   using LineTraceReader::LineTraceReader;
+
+  // Starts from `c` instead of the file's beginning (a block, or the rest of a file).
+  void Import(const QueryCsvCarry& c) {
+    if (c.have_columns && c.columns_from_options) {
+      (void)SetColumnsFromOptions();  // it succeeded on the line that first applied it
+    } else if (c.have_columns) {
+      SplitCsv(c.header_text, &fields_);
+      SetHeader(c.header_text);
+    }
+    block_time_ = c.block_time;
+    use_ = QueryCsvBlockUse{};
+  }
+  void SetBlockMode() { block_mode_ = true; }
+  using LineTraceReader::Resume;
+
+  Status NextInBlock(TraceRecord* out, bool* got) override { return ReadRecord(out, got); }
+  QueryCsvCarry carry() const override {
+    return QueryCsvCarry{header_text_, have_columns_, header_from_options_, block_time_};
+  }
+  QueryCsvBlockUse use() const override { return use_; }
+  size_t lines_read() const override { return line_number(); }
+  size_t block_skipped_count() const override { return skipped_count(); }
+  const std::vector<SkippedLine>& block_skipped_examples() const override { return skipped_examples(); }
+  bool block_has_zone() const override { return has_zone(); }
 
  protected:
   Status ReadNext(TraceRecord* out, bool* got) override {
@@ -76,6 +100,7 @@ class QueryCsvReader : public LineTraceReader {
       if (c >= '0' && c <= '9' && t.size() >= 40 && have_columns_ && !per_process_block_ && columns_.size() >= 2 &&
           columns_.size() <= kFastFields &&
           SplitUnquotedInto(line, fast_fields_.data(), columns_.size()) == columns_.size()) {
+        if (!use_.layout_set) use_.layout_read = true;
         bool bad = false;
         VW_RETURN_IF_ERROR(ParseRow(line, ln, fast_fields_.data(), out, &bad));
         if (bad) continue;
@@ -83,7 +108,10 @@ class QueryCsvReader : public LineTraceReader {
         return Status::Ok();
       }
       if ((c >= 'a' && c <= 'z') || c == '_') {
-        if (t == header_text_) continue;  // the header repeated before every row
+        if (t == header_text_) {   // the header repeated before every row
+          use_.layout_set = true;  // the layout is this line's, whatever it was before
+          continue;
+        }
         SplitCsv(t, &fields_);
         if (IsCsvHeader(fields_)) {
           SetHeader(t);
@@ -99,10 +127,12 @@ class QueryCsvReader : public LineTraceReader {
         if (ParseDateLine(t, &ts)) {
           NoteTime(ts);
           block_time_ = ts.seconds;
+          use_.time_set = true;
           group_.clear();
           continue;
         }
       }
+      if (!use_.layout_set) use_.layout_read = true;
       if (!have_columns_) {
         if (options().columns.empty()) {
           return Fatal(ln, 1,
@@ -153,6 +183,7 @@ class QueryCsvReader : public LineTraceReader {
     have_columns_ = true;
     header_from_options_ = false;
     group_.clear();
+    use_.layout_set = true;
   }
 
   Status SetColumnsFromOptions() {
@@ -167,6 +198,7 @@ class QueryCsvReader : public LineTraceReader {
     }
     have_columns_ = true;
     header_from_options_ = true;
+    use_.layout_set = true;
     return Status::Ok();
   }
 
@@ -273,6 +305,8 @@ class QueryCsvReader : public LineTraceReader {
                                                : std::string_view("0");
     rec->gpu.key.assign(key.data(), key.size());
     if (!have_time) {
+      // The time of such a row depends on the lines before the block: a block stops here.
+      if (block_mode_) return Status::Unavailable("a row without a timestamp column in a block");
       if (block_time_) {
         s.t = *block_time_;
       } else {
@@ -302,9 +336,27 @@ class QueryCsvReader : public LineTraceReader {
   std::optional<double> block_time_;
   std::vector<std::string> group_;  // GPU keys seen in the current sample instant (no clock)
   uint64_t group_index_ = 0;
+  bool block_mode_ = false;  // parsing one block of a file (see QueryCsvBlockParser)
+  QueryCsvBlockUse use_;
 };
 
 }  // namespace
+
+std::unique_ptr<QueryCsvBlockParser> NewQueryCsvBlockParser(std::unique_ptr<LineReader> in, std::string display,
+                                                            const TraceOptions& options, const QueryCsvCarry& start) {
+  auto r = std::make_unique<QueryCsvReader>(std::move(in), std::move(display), options, TraceFormat::kQueryCsv);
+  r->Import(start);
+  r->SetBlockMode();
+  return r;
+}
+
+std::unique_ptr<TraceReader> ResumeQueryCsvReader(std::unique_ptr<LineReader> in, std::string display,
+                                                  const TraceOptions& options, const QueryCsvResume& from) {
+  auto r = std::make_unique<QueryCsvReader>(std::move(in), std::move(display), options, TraceFormat::kQueryCsv);
+  r->Import(from.carry);
+  r->Resume(from.records, from.skipped_count, from.skipped_examples, from.has_zone);
+  return r;
+}
 
 std::unique_ptr<TraceReader> NewQueryCsvReader(std::unique_ptr<LineReader> in, std::string display,
                                                const TraceOptions& options, TraceFormat label) {

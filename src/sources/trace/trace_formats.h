@@ -2,9 +2,12 @@
 // callers use OpenTrace() from trace_reader.h.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sources/trace/line_reader.h"
 #include "sources/trace/trace_reader.h"
@@ -18,6 +21,61 @@ Result<TraceFormat> DetectTraceFormat(std::string_view head, bool complete, cons
 // nvidia-smi --query-gpu CSV (and, labelled kValues, a value loop with --columns).
 std::unique_ptr<TraceReader> NewQueryCsvReader(std::unique_ptr<LineReader> in, std::string display,
                                                const TraceOptions& options, TraceFormat label);
+// What a --query-gpu CSV parser carries from one line to the next that matters for the lines after
+// a block boundary (block-parallel reading): the column layout and the last `date` line's time.
+struct QueryCsvCarry {
+  std::string header_text;            // the header line in effect, trimmed ("" with none or --columns)
+  bool have_columns = false;          // a layout is known (header seen, or --columns applied)
+  bool columns_from_options = false;  // the layout is the --columns list
+  std::optional<double> block_time;   // seconds since the epoch of the last `date` line
+
+  bool SameLayout(const QueryCsvCarry& o) const {
+    return have_columns == o.have_columns && columns_from_options == o.columns_from_options &&
+           header_text == o.header_text;
+  }
+};
+
+// How a block's lines used the carry they started with.
+struct QueryCsvBlockUse {
+  bool layout_read = false;  // a line was read with the starting layout (before any header)
+  bool layout_set = false;   // a header line (or --columns) set the layout
+  bool time_set = false;     // a `date` line set block_time
+};
+
+// A --query-gpu CSV parser for one block of a file, started from a guessed carry. Rows without a
+// timestamp column (their time depends on every earlier row) are not parsed in a block: they end
+// it with a non-ok Status, as does any error; the caller then reads that part of the file with one
+// sequential parser. Line numbers count from the block's first line; lenient skips are kept with
+// those numbers. Used by one thread.
+class QueryCsvBlockParser {
+ public:
+  virtual ~QueryCsvBlockParser() = default;
+  // The next record; *got false at the end of the block.
+  virtual Status NextInBlock(TraceRecord* out, bool* got) = 0;
+  virtual QueryCsvCarry carry() const = 0;  // the carry after the lines read so far
+  virtual QueryCsvBlockUse use() const = 0;
+  virtual size_t lines_read() const = 0;
+  virtual size_t block_skipped_count() const = 0;
+  virtual const std::vector<SkippedLine>& block_skipped_examples() const = 0;
+  virtual bool block_has_zone() const = 0;
+};
+
+std::unique_ptr<QueryCsvBlockParser> NewQueryCsvBlockParser(std::unique_ptr<LineReader> in, std::string display,
+                                                            const TraceOptions& options, const QueryCsvCarry& start);
+
+// Where a sequential --query-gpu CSV reader takes over from block-parallel reading.
+struct QueryCsvResume {
+  QueryCsvCarry carry;
+  uint64_t records = 0;  // handed out before
+  size_t skipped_count = 0;
+  std::vector<SkippedLine> skipped_examples;
+  bool has_zone = false;
+};
+
+// A --query-gpu CSV reader over `in` (positioned at a line start) continuing from `from`.
+std::unique_ptr<TraceReader> ResumeQueryCsvReader(std::unique_ptr<LineReader> in, std::string display,
+                                                  const TraceOptions& options, const QueryCsvResume& from);
+
 // One memory.used value per line.
 std::unique_ptr<TraceReader> NewValuesReader(std::unique_ptr<LineReader> in, std::string display,
                                              const TraceOptions& options);

@@ -101,6 +101,21 @@ GpuSnapshot GpuFromRecord(const TraceRecord& r, unsigned fallback_index) {
   return g;
 }
 
+// The binding's per-function histograms (bucketed with outputs::NvmlLatencyBuckets()) for /metrics.
+std::vector<outputs::NvmlCallStats> NvmlCallStatsOf(std::vector<nvml::CallTiming> timings) {
+  std::vector<outputs::NvmlCallStats> out;
+  out.reserve(timings.size());
+  for (nvml::CallTiming& t : timings) {
+    outputs::NvmlCallStats c;
+    c.call = std::move(t.call);
+    c.bucket_counts = std::move(t.bucket_counts);
+    c.count = t.count;
+    c.sum_seconds = t.sum_seconds;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 int RunReplay(const WatchFlags& f, WatchConfig config) {
   double speed = 0;  // 0 = as fast as possible
   if (f.speed != "max") {
@@ -249,6 +264,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   nvml::SourceOptions so;
   so.library_path = nvml::ResolveLibraryPath(f.nvml_lib);
   so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  so.call_latency_bounds = outputs::NvmlLatencyBuckets();
   std::unique_ptr<nvml::NvmlSource> nvml;
   std::string nvml_error;
   double next_open = 0;
@@ -278,6 +294,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
       HostSnapshot snap = nvml->TakeSnapshot();
       pipeline.RecordNvmlCall("host_snapshot",
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start).count());
+      pipeline.SetNvmlCallStats(NvmlCallStatsOf(nvml->call_timings()));
       snap.t = Now();
       if (snap.hostname.empty()) snap.hostname = host;
       const bool fresh = snap.t - last_proc >= process_interval_s;

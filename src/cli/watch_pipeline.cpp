@@ -320,6 +320,13 @@ void WatchPipeline::RecordNvmlCall(const std::string& call, double seconds) {
   c.sum_seconds += seconds;
 }
 
+void WatchPipeline::SetNvmlCallStats(std::vector<outputs::NvmlCallStats> calls) {
+  for (outputs::NvmlCallStats& c : calls) {
+    std::string name = c.call;
+    nvml_calls_[name] = std::move(c);
+  }
+}
+
 std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) const {
   std::vector<detection::AlertCondition> out;
   for (const auto& [key, t] : gpus_) {

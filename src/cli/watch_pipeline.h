@@ -68,6 +68,9 @@ class WatchPipeline {
   // One timed NVML call (or group of calls), `seconds` of wall time, into the histogram that
   // vramwatch_nvml_call_duration_seconds{call} renders.
   void RecordNvmlCall(const std::string& call, double seconds);
+  // Histograms kept elsewhere (the NVML binding's, per function; bucket bounds
+  // outputs::NvmlLatencyBuckets()): each replaces the one of the same call name.
+  void SetNvmlCallStats(std::vector<outputs::NvmlCallStats> calls);
 
   // Writes pending history now (also done every flush_interval_s by Ingest).
   void Flush();

@@ -244,6 +244,11 @@ TEST(WatchE2E, RaisesExactlyTheOrphanAlertServesConsistentMetricsAndSurvivesKill
     EXPECT_NE(MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_bucket{call=\"host_snapshot\",le=\"+Inf\"}"),
               "")
         << m->body;
+    // ... and of each NVML function on its own.
+    EXPECT_NE(MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_count{call=\"nvmlDeviceGetMemoryInfo_v2\"}"),
+              "")
+        << m->body;
+    EXPECT_NE(MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_count{call=\"nvmlInit_v2\"} 1"), "") << m->body;
     std::string mf = h.s.Write("metrics.txt", m->body);
     EXPECT_EQ(std::system(("promtool check metrics < " + mf + " > /dev/null 2>&1").c_str()), 0);
     auto page = Get(port, "/");
@@ -420,6 +425,20 @@ TEST(WatchE2E, HungNvmlCallMakesOneGpuStaleWhileTheOtherGoesOn) {
   };
   EXPECT_GT(age("0"), 2.0) << m->body;
   EXPECT_LT(age("1"), 2.0) << m->body;
+  // The hung call waited its 500 ms deadline: one observation of nvmlDeviceGetMemoryInfo_v2 above
+  // 0.25 s; every other function answered fast.
+  auto bucket = [&](const std::string& call, const std::string& le) {
+    std::string line =
+        MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_bucket{call=\"" + call + "\",le=\"" + le + "\"}");
+    return line.empty() ? -1.0 : std::stod(line.substr(line.rfind(' ') + 1));
+  };
+  const double fast = bucket("nvmlDeviceGetMemoryInfo_v2", "0.25");
+  const double all = bucket("nvmlDeviceGetMemoryInfo_v2", "+Inf");
+  EXPECT_EQ(all - fast, 1) << m->body;
+  EXPECT_EQ(bucket("nvmlDeviceGetMemoryInfo_v2", "1"), all) << m->body;
+  EXPECT_GT(bucket("nvmlDeviceGetUtilizationRates", "+Inf"), 0) << m->body;
+  EXPECT_EQ(bucket("nvmlDeviceGetUtilizationRates", "0.25"), bucket("nvmlDeviceGetUtilizationRates", "+Inf"))
+      << m->body;
 }
 
 TEST(WatchE2E, LostGpuRaisesItsAlertAndTheOtherGpuGoesOn) {

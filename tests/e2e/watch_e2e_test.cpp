@@ -2,7 +2,9 @@
 // fixture; its HTTP endpoints, alert log and history database checked from outside, including a
 // kill -9 and restart, and the documented faults (port in use, NVML missing, NVML hang, GPU lost,
 // database full). `watch --replay` raises the leak alert on a recorded leak and nothing on a
-// healthy run; a live daemon resumed from two hours of history raises it within seconds.
+// healthy run (alert times zone-less when the trace's are), and feeds a saved kernel log's Xid lines
+// at their time in the trace; a live daemon resumed from two hours of history raises the leak
+// alert within seconds.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -13,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -496,6 +499,11 @@ TEST(WatchE2E, ReplayRaisesTheLeakAlertOnALeakAndNothingOnAHealthyRun) {
   RunResult leak = RunVramwatch({"watch", "--replay", examples + "training-leak.csv", "--speed", "max"}, {}, 120);
   EXPECT_EQ(leak.exit_code, 1) << leak.out << leak.err;  // a warning: the runway is days
   EXPECT_NE(leak.out.find("2026-03-14T"), std::string::npos) << "alert lines carry the trace's time\n" << leak.out;
+  // nvidia-smi's timestamps carry no zone (the recording machine's local time): none is claimed,
+  // the line starts "2026-03-14T10:41:20.035 alert firing".
+  const size_t firing = leak.out.find(" alert firing GpuMemoryLeak");
+  ASSERT_NE(firing, std::string::npos) << leak.out;
+  EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(leak.out[firing - 1]))) << leak.out;
   EXPECT_NE(leak.out.find("alert firing GpuMemoryLeak{gpu=0"), std::string::npos) << leak.out;
   EXPECT_NE(leak.out.find("GPU 0: leak"), std::string::npos) << leak.out;
   RunResult healthy = RunVramwatch({"watch", "--replay", examples + "training-healthy.csv"}, {}, 120);
@@ -636,6 +644,70 @@ gpus:
     EXPECT_GE(fired->seconds - since->seconds, 4 - 0.01) << line;
   }
   EXPECT_EQ(firing, 1) << ReadAll(alerts);
+}
+
+// Two hours of a healthy two-GPU recording (07:00-11:00 on 2026-11-27) and a saved kernel log;
+// `zone`: "" (wall clock as written) or "Z" (UTC).
+std::string XidReplayRecording(const std::string& zone) {
+  std::string rec = trace::RecordingHeaderLine({0, "node1", "emulator", 10.0}) + "\n";
+  const double start = ParseTimestamp("2026-11-27T07:00:00")->seconds;
+  for (int i = 0; i * 10 <= 4 * 3600; ++i) {
+    for (int g = 0; g < 2; ++g) {
+      TraceRecord r;
+      r.gpu.key = std::to_string(g);
+      r.gpu.index = g;
+      r.gpu.uuid = g == 0 ? "GPU-0" : "GPU-1";
+      r.gpu.pci_bus_id = g == 0 ? "00000000:3B:00.0" : "00000000:3C:00.0";
+      r.sample.t = start + i * 10;
+      r.sample.used_bytes = 30000 * kMiB;
+      r.sample.total_bytes = 81559 * kMiB;
+      rec += trace::RecordingRecordLine(r, zone == "Z") + "\n";
+    }
+  }
+  return rec;
+}
+
+TEST(WatchE2E, ReplayFeedsKernelLogXidsAtTheirTimeInTheTrace) {
+  Scratch s;
+  const std::string klog = s.Write("kern.log",
+                                   "[  123.456] NVRM: Xid (PCI:0000:3b:00): 31, pid=1, name=a.out, MMU Fault\n"
+                                   "[Fri Nov 27 10:00:00 2026] NVRM: Xid (PCI:0000:3c:00): 79, pid=0, GPU has fallen "
+                                   "off the bus.\n"
+                                   "2026-11-27T08:30:00+00:00 node1 kernel: NVRM: Xid (PCI:0000:3b:00): 48, DBE\n"
+                                   "[Fri Nov 27 12:00:00 2026] NVRM: Xid (PCI:0000:3c:00): 13, after the trace\n");
+  // This machine two hours east of UTC: the zone-less trace and dmesg -T lines are its wall clock.
+  const std::map<std::string, std::string> env = {{"TZ", "XST-2"}};
+  RunResult wall =
+      RunVramwatch({"watch", "--replay", s.Write("wall.jsonl", XidReplayRecording("")), "--kernel-log", klog}, env, 60);
+  wall.out = "\n" + wall.out;                            // every line, the first too, follows a newline
+  EXPECT_EQ(wall.exit_code, 2) << wall.out << wall.err;  // a hardware Xid is critical
+  // Xid 79 at 10:00 reaches the findings with the next sample (10:00:10) and fires after
+  // --finding-for (1m); Xid 48 at 08:30 UTC is 10:30 here. Times carry no zone, as the trace's.
+  EXPECT_NE(wall.out.find("\n2026-11-27T10:01:10 alert firing GpuXidError{gpu=1,"), std::string::npos) << wall.out;
+  EXPECT_NE(wall.out.find("\n2026-11-27T10:31:10 alert firing GpuXidError{gpu=0,"), std::string::npos) << wall.out;
+  EXPECT_EQ(wall.out.find("alert firing GpuXidError{gpu=1", wall.out.find("GpuXidError{gpu=1") + 1), std::string::npos)
+      << "one firing per GPU\n"
+      << wall.out;
+  EXPECT_EQ(wall.out.find("Z alert"), std::string::npos) << wall.out;
+  // The line without an absolute time is counted from the start, the one after the trace not at all.
+  EXPECT_NE(wall.out.find("GPU 0: plateau; Xid 31 x1, 48 x1\n"), std::string::npos) << wall.out;
+  EXPECT_NE(wall.out.find("GPU 1: plateau; Xid 79 x1\n"), std::string::npos) << wall.out;
+  EXPECT_NE(wall.err.find("1 Xid line of the kernel log carries no absolute time"), std::string::npos) << wall.err;
+  EXPECT_NE(wall.err.find("later than the trace's end"), std::string::npos) << wall.err;
+
+  // A UTC trace: alert times end in Z, and the dmesg -T line (10:00 here) is 08:00 UTC.
+  RunResult utc =
+      RunVramwatch({"watch", "--replay", s.Write("utc.jsonl", XidReplayRecording("Z")), "--kernel-log", klog}, env, 60);
+  utc.out = "\n" + utc.out;
+  EXPECT_EQ(utc.exit_code, 2) << utc.out << utc.err;
+  EXPECT_NE(utc.out.find("\n2026-11-27T08:01:10Z alert firing GpuXidError{gpu=1,"), std::string::npos) << utc.out;
+  EXPECT_NE(utc.out.find("\n2026-11-27T08:31:10Z alert firing GpuXidError{gpu=0,"), std::string::npos) << utc.out;
+
+  // An unreadable log is a usage error naming it.
+  RunResult missing =
+      RunVramwatch({"watch", "--replay", s.dir() + "/wall.jsonl", "--kernel-log", s.dir() + "/no-such.log"}, env, 60);
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("no-such.log"), std::string::npos) << missing.err;
 }
 
 TEST(WatchE2E, RecordWritesARecordingThatReplayReads) {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process cost of `vramwatch watch` on an emulated 8-GPU node with 100 GPU processes at 1 s
-# sampling, next to a pynvml polling loop doing the same NVML reads on the same emulator.
+# sampling, next to two references on the same emulator: a pynvml polling loop doing the same NVML
+# reads, and nvitop's Prometheus exporter (`nvitop-exporter --interval 1`, pip package
+# nvitop-exporter, looked for beside PYTHON). Nothing is scraped during the runs.
 # Usage: bench/watch_overhead.sh BUILD_DIR [SECONDS] [PYTHON]
 # Prints, per run: CPU as % of one core (utime+stime over wall time) and RSS (current and peak).
 set -euo pipefail
@@ -69,4 +71,17 @@ if "$python" -c 'import pynvml' 2>/dev/null; then
   LD_LIBRARY_PATH="$(dirname "$emu")" "$python" "$work/poll.py" & measure "pynvml polling loop" $!
 else
   echo "pynvml not available in $python: reference skipped"
+fi
+
+exporter="$(dirname "$python")/nvitop-exporter"
+if [ -x "$exporter" ]; then
+  # Not scraped, like the watch runs above: each collects on its own interval (nvitop-exporter
+  # reads NVML every --interval whether or not anyone scrapes). Its first reads of functions the
+  # emulator does not export (field values, PCIe throughput) log a traceback once each and then
+  # answer N/A; memory, utilisation and processes work.
+  LD_LIBRARY_PATH="$(dirname "$emu")" "$exporter" --port $(( 20000 + RANDOM % 20000 )) --interval 1 \
+    > "$work/exporter.log" 2>&1 &
+  measure "nvitop-exporter --interval 1" $!
+else
+  echo "nvitop-exporter not found beside $python: reference skipped"
 fi

@@ -4,7 +4,8 @@
 // renders the state the sampler last published. Xid events: the kernel log lines added since the
 // previous process-interval tick (sources/kernel/kernel_log_follower.h). `--replay FILE` feeds a
 // recording or any `analyze` format through the same pipeline and prints alerts with the trace's
-// timestamps.
+// timestamps (without a zone when the trace has none); with `--kernel-log FILE` its Xid lines are
+// fed when the trace reaches their time (cli/replay_xids.h).
 //
 // What is fatal and what degrades:
 //   port in use / bad --listen        -> exit 3 with the address and the OS reason
@@ -26,6 +27,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/replay_xids.h"
 #include "cli/watch_pipeline.h"
 #include "core/exit_codes.h"
 #include "core/time.h"
@@ -34,6 +36,7 @@
 #include "outputs/http_server.h"
 #include "outputs/web_page.h"
 #include "sources/kernel/kernel_log_follower.h"
+#include "sources/kernel/kernel_log_reader.h"
 #include "sources/nvml/nvml_source.h"
 #include "sources/procfs/holder_join.h"
 #include "sources/trace/trace_reader.h"
@@ -101,6 +104,21 @@ GpuSnapshot GpuFromRecord(const TraceRecord& r, unsigned fallback_index) {
   return g;
 }
 
+// The binding's per-function histograms (bucketed with outputs::NvmlLatencyBuckets()) for /metrics.
+std::vector<outputs::NvmlCallStats> NvmlCallStatsOf(std::vector<nvml::CallTiming> timings) {
+  std::vector<outputs::NvmlCallStats> out;
+  out.reserve(timings.size());
+  for (nvml::CallTiming& t : timings) {
+    outputs::NvmlCallStats c;
+    c.call = std::move(t.call);
+    c.bucket_counts = std::move(t.bucket_counts);
+    c.count = t.count;
+    c.sum_seconds = t.sum_seconds;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 int RunReplay(const WatchFlags& f, WatchConfig config) {
   double speed = 0;  // 0 = as fast as possible
   if (f.speed != "max") {
@@ -137,19 +155,45 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
     jsonl = std::move(*j);
     sinks.push_back(jsonl.get());
   }
+  // Xid lines of --kernel-log FILE, fed when the trace reaches their time (cli/replay_xids.h).
+  std::optional<kernel::KernelLogScan> klog;
+  if (!f.kernel_log.empty() && f.kernel_log != "none") {
+    auto scan = kernel::ReadKernelLogFile(f.kernel_log);
+    if (!scan.ok()) return Fail("--kernel-log: " + scan.status().message());
+    klog = std::move(*scan);
+  }
+  std::optional<ReplayXids> xids;
+  auto note = [&](const std::string& text) {
+    if (!f.quiet) std::fprintf(stderr, "vramwatch watch: %s\n", text.c_str());
+  };
   config.alerts.resend_interval_s = 0;  // a replay prints each change once
   WatchPipeline pipeline(config, history.get(), sinks);
   std::map<std::string, unsigned> index_of;
   HostSnapshot pending;
-  bool have = false;
+  bool have = false, first = true;
   double prev_t = 0;
   auto ingest = [&] {
     if (!have) return;
     if (speed > 0 && prev_t > 0 && pending.t > prev_t) {
       std::this_thread::sleep_for(std::chrono::duration<double>((pending.t - prev_t) / speed));
     }
+    if (first) {
+      first = false;
+      // The trace's clock is known from its first record: a zone-less trace is the local wall
+      // clock of the machine that recorded it, so its alert times are printed without a zone.
+      log.set_utc((*reader)->has_zone());
+      if (jsonl) jsonl->set_utc((*reader)->has_zone());
+      if (klog) {
+        xids.emplace(*klog, (*reader)->has_zone(), pending.t);
+        for (const std::string& n : xids->notes()) note(n);
+      }
+    }
     prev_t = pending.t;
     pipeline.Ingest(pending, true, false);
+    if (xids) {
+      kernel::KernelLogScan due = xids->Due(pending.t);
+      if (!due.events.empty()) pipeline.IngestXids(due, pending.t);
+    }
     pending = HostSnapshot{};
     have = false;
   };
@@ -165,6 +209,10 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
     have = true;
   }
   ingest();
+  if (xids && xids->not_yet_due() > 0) {
+    note(fmt::format("{} Xid line(s) of {} are later than the trace's end and were not replayed", xids->not_yet_due(),
+                     f.kernel_log));
+  }
   pipeline.Flush();
   for (const std::string& line : pipeline.GpuVerdictLines()) std::printf("%s\n", line.c_str());
   std::fflush(stdout);
@@ -249,6 +297,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   nvml::SourceOptions so;
   so.library_path = nvml::ResolveLibraryPath(f.nvml_lib);
   so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  so.call_latency_bounds = outputs::NvmlLatencyBuckets();
   std::unique_ptr<nvml::NvmlSource> nvml;
   std::string nvml_error;
   double next_open = 0;
@@ -278,6 +327,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
       HostSnapshot snap = nvml->TakeSnapshot();
       pipeline.RecordNvmlCall("host_snapshot",
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start).count());
+      pipeline.SetNvmlCallStats(NvmlCallStatsOf(nvml->call_timings()));
       snap.t = Now();
       if (snap.hostname.empty()) snap.hostname = host;
       const bool fresh = snap.t - last_proc >= process_interval_s;
@@ -363,7 +413,8 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--orphan-threshold", f->orphan_threshold, "Unattributed memory that counts as orphaned")
       ->capture_default_str();
   cmd->add_option("--kernel-log", f->kernel_log,
-                  "Kernel log file to follow for Xid events; 'none' to skip (default: /dev/kmsg, then dmesg)");
+                  "Kernel log file to follow for Xid events; 'none' to skip (default: /dev/kmsg, then dmesg). "
+                  "With --replay: a saved log whose Xid lines are fed at their time in the trace (default: none)");
   cmd->add_option("--nvml-lib", f->nvml_lib,
                   "NVML library to load (default: $VRAMWATCH_NVML_LIB, else libnvidia-ml.so.1)");
   cmd->add_option("--proc-root", f->proc_root, "procfs root")->capture_default_str();

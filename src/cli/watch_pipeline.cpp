@@ -263,6 +263,22 @@ void WatchPipeline::Ingest(const HostSnapshot& snap, bool processes_fresh, bool 
     detection::CheckConfig cfg = config_.check;
     cfg.window_s = window_.size() > 1 ? window_.back().t - window_.front().t : 0;
     findings_ = detection::EvaluateCheck(in, cfg);
+  } else if (!run_findings && !xids_seen_.empty()) {
+    // Under --replay there is no live /proc: only the xid rule runs, over every GPU seen so far.
+    HostSnapshot known = snap;
+    known.gpus.clear();
+    for (const auto& [key, t] : gpus_) known.gpus.push_back(t.last);
+    kernel::KernelLogScan kept;
+    kept.uuid_by_pci = xid_uuid_by_pci_;
+    for (const SeenXid& x : xids_seen_) kept.events.push_back(x.event);
+    detection::CheckInput in;
+    in.samples = {known};
+    in.xids = SummarizeXids(kept, known);
+    detection::CheckResult all = detection::EvaluateCheck(in, config_.check);
+    findings_ = detection::CheckResult{};
+    for (Finding& f : all.findings) {
+      if (f.kind == "xid") findings_.findings.push_back(std::move(f));
+    }
   }
   auto events = tracker_.Evaluate(now, Conditions(now));
   for (outputs::AlertSink* s : sinks_) s->Send(events);
@@ -318,6 +334,13 @@ void WatchPipeline::RecordNvmlCall(const std::string& call, double seconds) {
   }
   ++c.count;
   c.sum_seconds += seconds;
+}
+
+void WatchPipeline::SetNvmlCallStats(std::vector<outputs::NvmlCallStats> calls) {
+  for (outputs::NvmlCallStats& c : calls) {
+    std::string name = c.call;
+    nvml_calls_[name] = std::move(c);
+  }
 }
 
 std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) const {
@@ -441,6 +464,11 @@ std::vector<std::string> WatchPipeline::GpuVerdictLines() const {
     std::string line = "GPU " + key + ": " + t.verdict.verdict;
     if (t.verdict.leak_rate_bps) line += ", " + FormatRate(*t.verdict.leak_rate_bps);
     if (t.verdict.time_to_oom_s) line += ", out of memory in " + FormatDuration(*t.verdict.time_to_oom_s);
+    std::string sep = "; Xid ";
+    for (const auto& [xid, n] : t.xids) {
+      line += fmt::format("{}{} x{}", sep, xid, n);
+      sep = ", ";
+    }
     out.push_back(line);
   }
   return out;

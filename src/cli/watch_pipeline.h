@@ -56,7 +56,8 @@ class WatchPipeline {
 
   // One look at the host. `processes_fresh`: the process lists and their /proc facts were read
   // in this sample (else the previous ones are kept). `run_findings`: evaluate check's rules (not
-  // under --replay, where there is no live /proc).
+  // under --replay, where there is no live /proc: there only the xid rule runs, once Xid events
+  // were fed through IngestXids).
   void Ingest(const HostSnapshot& snap, bool processes_fresh, bool run_findings);
 
   // Xid events the kernel log gained since the previous call: counted per GPU and code
@@ -68,12 +69,16 @@ class WatchPipeline {
   // One timed NVML call (or group of calls), `seconds` of wall time, into the histogram that
   // vramwatch_nvml_call_duration_seconds{call} renders.
   void RecordNvmlCall(const std::string& call, double seconds);
+  // Histograms kept elsewhere (the NVML binding's, per function; bucket bounds
+  // outputs::NvmlLatencyBuckets()): each replaces the one of the same call name.
+  void SetNvmlCallStats(std::vector<outputs::NvmlCallStats> calls);
 
   // Writes pending history now (also done every flush_interval_s by Ingest).
   void Flush();
 
   std::shared_ptr<const outputs::DaemonState> BuildState(double now) const;
-  std::vector<std::string> GpuVerdictLines() const;  // "GPU 0: leak, 512 MiB/h, OOM in 9h 12m"
+  // "GPU 0: leak, 512 MiB/h, out of memory in 9h 12m; Xid 13 x2, 79 x1" (Xid counts when any)
+  std::vector<std::string> GpuVerdictLines() const;
   uint64_t samples() const { return samples_; }
   bool history_paused() const { return history_paused_; }
   const std::string& last_history_error() const { return history_error_; }

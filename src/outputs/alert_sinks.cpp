@@ -13,8 +13,8 @@ using detection::AlertEvent;
 using detection::AlertEventKind;
 using nlohmann::json;
 
-std::string AlertLogLine(const AlertEvent& e) {
-  std::string line = FormatIso8601(e.t, true);
+std::string AlertLogLine(const AlertEvent& e, bool utc) {
+  std::string line = FormatIso8601(e.t, utc);
   line += " alert ";
   line += detection::AlertEventKindName(e.kind);
   line += ' ';
@@ -47,7 +47,7 @@ json AlertmanagerAlert(const AlertEvent& e, const std::string& generator_url, do
 }
 
 void LogAlertSink::Send(const std::vector<AlertEvent>& events) {
-  for (const AlertEvent& e : events) write_(AlertLogLine(e));
+  for (const AlertEvent& e : events) write_(AlertLogLine(e, utc_));
 }
 
 Result<std::unique_ptr<JsonLinesAlertSink>> JsonLinesAlertSink::Open(const std::string& path) {
@@ -65,7 +65,7 @@ void JsonLinesAlertSink::Send(const std::vector<AlertEvent>& events) {
   std::string out;
   for (const AlertEvent& e : events) {
     json j;
-    j["time"] = FormatIso8601(e.t, true);
+    j["time"] = FormatIso8601(e.t, utc_);
     j["event"] = std::string(detection::AlertEventKindName(e.kind));
     j["state"] = std::string(detection::AlertStateName(e.alert.state));
     j["alert"] = e.alert.condition.name;
@@ -73,9 +73,9 @@ void JsonLinesAlertSink::Send(const std::vector<AlertEvent>& events) {
     j["severity"] = std::string(SeverityName(e.alert.condition.severity));
     j["labels"] = e.alert.condition.labels;
     j["annotations"] = e.alert.condition.annotations;
-    j["active_since"] = FormatIso8601(e.alert.active_since, true);
-    j["fired_at"] = e.alert.fired_at ? json(FormatIso8601(*e.alert.fired_at, true)) : json();
-    j["resolved_at"] = e.alert.resolved_at ? json(FormatIso8601(*e.alert.resolved_at, true)) : json();
+    j["active_since"] = FormatIso8601(e.alert.active_since, utc_);
+    j["fired_at"] = e.alert.fired_at ? json(FormatIso8601(*e.alert.fired_at, utc_)) : json();
+    j["resolved_at"] = e.alert.resolved_at ? json(FormatIso8601(*e.alert.resolved_at, utc_)) : json();
     out += j.dump();
     out += '\n';
   }

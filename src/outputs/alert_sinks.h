@@ -6,7 +6,10 @@
 //                       thread with a bounded queue, retries and exponential backoff.
 // Send() never blocks on I/O that can hang: the webhook only enqueues (dropping the oldest batch,
 // counted, when the queue is full); the file sink does one buffered append per batch.
-// Times in payloads are ISO 8601 UTC; labels include alertname and severity.
+// Times in payloads are ISO 8601 UTC; labels include alertname and severity. The log and file
+// sinks can write zone-less times instead (set_utc(false)): `watch --replay` of a trace whose
+// times carry no zone (local wall clock of the machine that recorded it, core/time.h) prints them
+// as written rather than claiming UTC.
 // Threading: Send() from the sampler thread; the webhook's own thread does the network I/O.
 #pragma once
 
@@ -34,7 +37,8 @@ class AlertSink {
 };
 
 // "2026-07-14T08:12:38Z alert firing GpuMemoryLeak{gpu=0} severity=critical: summary text"
-std::string AlertLogLine(const detection::AlertEvent& e);
+// (without the "Z" when !utc).
+std::string AlertLogLine(const detection::AlertEvent& e, bool utc = true);
 
 // The Alertmanager v2 object for one event. A resolved alert has endsAt = its resolution time; a
 // firing one gets endsAt = t + ends_after_s, so Alertmanager closes it if we stop re-announcing.
@@ -44,9 +48,11 @@ class LogAlertSink : public AlertSink {
  public:
   explicit LogAlertSink(std::function<void(const std::string&)> write) : write_(std::move(write)) {}
   void Send(const std::vector<detection::AlertEvent>& events) override;
+  void set_utc(bool utc) { utc_ = utc; }  // false: times are wall clock, written without a zone
 
  private:
   std::function<void(const std::string&)> write_;
+  bool utc_ = true;
 };
 
 class JsonLinesAlertSink : public AlertSink {
@@ -55,10 +61,12 @@ class JsonLinesAlertSink : public AlertSink {
   ~JsonLinesAlertSink() override;
   void Send(const std::vector<detection::AlertEvent>& events) override;
   uint64_t write_errors() const { return write_errors_; }
+  void set_utc(bool utc) { utc_ = utc; }  // false: times are wall clock, written without a zone
 
  private:
   explicit JsonLinesAlertSink(FILE* f) : file_(f) {}
   FILE* file_;
+  bool utc_ = true;
   uint64_t write_errors_ = 0;
 };
 

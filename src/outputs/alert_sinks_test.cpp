@@ -50,6 +50,34 @@ TEST(AlertSinks, LogLineNamesTimeEventKeySeverityAndSummary) {
             "leaks 512 MiB/h; OOM in 9h 12m");
 }
 
+TEST(AlertSinks, WallClockTimesAreWrittenWithoutAZone) {
+  std::vector<std::string> lines;
+  LogAlertSink sink([&](const std::string& l) { lines.push_back(l); });
+  sink.set_utc(false);
+  sink.Send({Event(AlertEventKind::kFiring, 1764189300.5)});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], ::testing::StartsWith("2025-11-26T20:35:00.500 alert firing GpuMemoryLeak{"));
+
+  char tmpl[] = "/tmp/vw_alerts_XXXXXX";
+  int fd = mkstemp(tmpl);
+  close(fd);
+  {
+    auto file = JsonLinesAlertSink::Open(tmpl);
+    ASSERT_TRUE(file.ok());
+    (*file)->set_utc(false);
+    (*file)->Send({Event(AlertEventKind::kResolved, 1764190000)});
+  }
+  std::ifstream in(tmpl);
+  std::string line;
+  std::getline(in, line);
+  unlink(tmpl);
+  json row = json::parse(line);
+  EXPECT_EQ(row["time"], "2025-11-26T20:46:40");
+  EXPECT_EQ(row["active_since"], "2025-11-26T20:30:00");
+  EXPECT_EQ(row["fired_at"], "2025-11-26T20:35:00");
+  EXPECT_EQ(row["resolved_at"], "2025-11-26T20:46:40");
+}
+
 TEST(AlertSinks, AlertmanagerPayloadHasLabelsAnnotationsAndTimes) {
   json firing = AlertmanagerAlert(Event(AlertEventKind::kFiring, 1764189400), "http://node-7:9490/", 240);
   EXPECT_EQ(firing["labels"]["alertname"], "GpuMemoryLeak");

@@ -65,27 +65,45 @@ Status HistoryStore::Init() {
   VW_RETURN_IF_ERROR(PrepareInto(*db_, delete_agg_, "DELETE FROM minutes WHERE series_id = ? AND minute < ?"));
   VW_RETURN_IF_ERROR(PrepareInto(*db_, minute_seed_,
                                  "SELECT used_bytes FROM samples WHERE series_id = ? AND t >= ? AND t < ? ORDER BY t"));
-  // Known series keep their ids across restarts.
-  while (true) {
-    auto row = list_series_.Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    int64_t id = list_series_.ColumnInt(0);
-    series_[list_series_.ColumnText(1)].id = id;
-    max_series_id_ = std::max(max_series_id_, id);
-  }
-  list_series_.Reset();
+  VW_RETURN_IF_ERROR(PrepareInto(*db_, all_ids_, "SELECT id FROM series"));
+  VW_RETURN_IF_ERROR(PrepareInto(*db_, empty_series_,
+                                 "SELECT id FROM series WHERE NOT EXISTS (SELECT 1 FROM samples WHERE series_id = id)"
+                                 " AND NOT EXISTS (SELECT 1 FROM minutes WHERE series_id = id)"));
+  VW_RETURN_IF_ERROR(PrepareInto(*db_, delete_series_, "DELETE FROM series WHERE id = ?"));
+  // Known series keep their ids across restarts (looked up when a series is first written).
+  auto max_id = db_->Prepare("SELECT COALESCE(MAX(id), 0) FROM series");
+  if (!max_id.ok()) return max_id.status();
+  auto row = max_id->Step();
+  if (!row.ok()) return row.status();
+  if (*row) max_series_id_ = max_id->ColumnInt(0);
   return Status::Ok();
 }
 
 HistoryStore::SeriesState& HistoryStore::State(const std::string& name) {
   auto it = series_.find(name);
   if (it != series_.end()) return it->second;
+  if (auto known = KnownId(name)) {
+    SeriesState& s = series_[name];
+    s.open.seeded = false;  // the first minute takes back what an earlier run stored
+    return s;
+  }
   SeriesState& s = series_[name];
   s.id = ++max_series_id_;
   s.open.seeded = true;  // a new series has nothing stored
   pending_series_.emplace_back(s.id, name);
   return s;
+}
+
+void HistoryStore::EvictIdle() {
+  // Called after a commit: every idle series' last open minute was written with the batch that
+  // held its last sample.
+  for (auto it = series_.begin(); it != series_.end();) {
+    if (it->second.last_t < latest_t_ - options_.idle_evict_s) {
+      it = series_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void HistoryStore::SeedMinute(SeriesState& s) {
@@ -132,6 +150,8 @@ void HistoryStore::Append(const std::string& series, double t, uint64_t used_byt
   }
   s.open.values.push_back(used_bytes);
   s.open.last = used_bytes;
+  s.last_t = t;
+  latest_t_ = std::max(latest_t_, t);
   pending_.push_back({s.id, t, used_bytes});
   while (pending_.size() > options_.max_pending) {
     pending_.pop_front();
@@ -195,6 +215,7 @@ Status HistoryStore::Flush() {
   baselines_->Committed();
   alerts_->Committed();
   ++flushed_batches_;
+  EvictIdle();
   return Status::Ok();
 }
 
@@ -202,20 +223,53 @@ Status HistoryStore::ApplyRetention(double now_s) {
   VW_RETURN_IF_ERROR(db_->Begin().WithContext("history retention"));
   const double raw_cut = now_s - options_.raw_retention_s;
   const int64_t agg_cut = MinuteOf(now_s - options_.aggregate_retention_s);
-  for (const auto& [name, st] : series_) {
-    delete_raw_.Bind(1, st.id);
+  auto ids = [&](Statement& st) -> Result<std::vector<int64_t>> {
+    std::vector<int64_t> out;
+    while (true) {
+      auto row = st.Step();
+      if (!row.ok()) {
+        st.Reset();
+        return row.status();
+      }
+      if (!*row) break;
+      out.push_back(st.ColumnInt(0));
+    }
+    st.Reset();
+    return out;
+  };
+  auto fail = [&](const Status& s) {
+    db_->Rollback();
+    return s.WithContext("history retention");
+  };
+  auto all = ids(all_ids_);  // every stored series, in memory or not
+  if (!all.ok()) return fail(all.status());
+  for (int64_t id : *all) {
+    delete_raw_.Bind(1, id);
     delete_raw_.Bind(2, raw_cut);
     Status s = delete_raw_.Run();
     if (s.ok()) {
-      delete_agg_.Bind(1, st.id);
+      delete_agg_.Bind(1, id);
       delete_agg_.Bind(2, agg_cut);
       s = delete_agg_.Run();
     }
     if (!s.ok()) {
       delete_raw_.Reset();
       delete_agg_.Reset();
-      db_->Rollback();
-      return s.WithContext("history retention");
+      return fail(s);
+    }
+  }
+  // Names with nothing left go too, except those of series in memory (still being written).
+  auto empty = ids(empty_series_);
+  if (!empty.ok()) return fail(empty.status());
+  std::unordered_map<int64_t, bool> active;
+  for (const auto& [name, st] : series_) active[st.id] = true;
+  for (const auto& [id, name] : pending_series_) active[id] = true;
+  for (int64_t id : *empty) {
+    if (active.count(id)) continue;
+    delete_series_.Bind(1, id);
+    if (Status s = delete_series_.Run(); !s.ok()) {
+      delete_series_.Reset();
+      return fail(s);
     }
   }
   if (Status s = processes_->DeleteEndedBefore(now_s - options_.process_retention_s); !s.ok()) {
@@ -240,6 +294,7 @@ std::optional<int64_t> HistoryStore::KnownId(const std::string& series) {
   if (id) {
     SeriesState& s = series_[series];
     s.id = *id;
+    s.last_t = latest_t_;  // a reader's lookup: kept until the writer's next idle sweep
     max_series_id_ = std::max(max_series_id_, *id);
   }
   return id;

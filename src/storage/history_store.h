@@ -15,6 +15,12 @@
 //
 // After a restart, Recent() returns a series' raw samples since a time so a live detector can be
 // re-fed instead of starting blind.
+//
+// Memory is bounded by the series written recently, not by all series ever seen (a node with
+// process churn opens a series per process): after a successful Flush(), a series with no sample
+// for idle_evict_s (of sample time) leaves memory; its id stays in the database and is found
+// again if the series comes back. ApplyRetention() also deletes the name of a series none of
+// whose samples or aggregates are left.
 // Units: times are seconds since the Unix epoch (UTC), sizes bytes.
 // Threading: one thread at a time (the sampler); readers on other threads use their own store
 // opened on the same file (WAL lets them read while the sampler writes).
@@ -42,6 +48,7 @@ struct HistoryOptions {
   double process_retention_s = 30 * 86400.0;
   double floor_quantile = 0.10;  // the aggregates' floor
   size_t max_pending = 200000;   // raw samples buffered while the disk refuses writes
+  double idle_evict_s = 120;     // a series without samples this long leaves memory (see above)
   DatabaseOptions db;
 };
 
@@ -87,6 +94,7 @@ class HistoryStore {
   Database& db() { return *db_; }
 
   size_t pending_samples() const { return pending_.size(); }
+  size_t series_in_memory() const { return series_.size(); }
   uint64_t dropped_samples() const { return dropped_; }
   uint64_t flushed_batches() const { return flushed_batches_; }
 
@@ -105,11 +113,14 @@ class HistoryStore {
   struct SeriesState {
     int64_t id = 0;
     OpenMinute open;
+    double last_t = 0;  // latest sample appended
   };
 
   HistoryStore(std::unique_ptr<Database> db, HistoryOptions options);
   Status Init();
-  SeriesState& State(const std::string& name);  // assigns a new id (written with the batch) on first use
+  // The series' state; a name the database does not know gets a new id (written with the batch).
+  SeriesState& State(const std::string& name);
+  void EvictIdle();
   MinuteAggregate Summarise(const OpenMinute& m) const;
   void SeedMinute(SeriesState& s);
   std::optional<int64_t> KnownId(const std::string& series);
@@ -120,7 +131,7 @@ class HistoryStore {
   std::unique_ptr<BaselineStore> baselines_;
   std::unique_ptr<AlertStateStore> alerts_;
   Statement insert_sample_, upsert_agg_, find_series_, insert_series_, raw_range_, agg_range_, list_series_,
-      delete_raw_, delete_agg_, minute_seed_;
+      delete_raw_, delete_agg_, minute_seed_, all_ids_, empty_series_, delete_series_;
   std::unordered_map<std::string, SeriesState> series_;
   std::deque<PendingSample> pending_;
   std::vector<std::pair<int64_t, std::string>> pending_series_;
@@ -128,6 +139,7 @@ class HistoryStore {
   std::vector<std::pair<int64_t, MinuteAggregate>> pending_aggs_;  // closed minutes
   uint64_t dropped_ = 0;
   uint64_t flushed_batches_ = 0;
+  double latest_t_ = -1e300;  // latest sample appended to any series
 };
 
 }  // namespace vw::storage

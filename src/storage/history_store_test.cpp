@@ -41,6 +41,62 @@ int64_t CountRows(Database& db, const std::string& table) {
   return st->ColumnInt(0);
 }
 
+// Process churn opens a series per process: memory must hold only the series still written.
+TEST(HistoryStore, IdleSeriesLeaveMemoryAndKeepTheirIdWhenTheyComeBack) {
+  TempDir dir;
+  HistoryOptions o;
+  o.idle_evict_s = 120;
+  auto store = MustOpen(dir.File("h.db"), o);
+  for (int i = 0; i <= 10; ++i) store->Append("gpu:0/pid:1", i, 100);
+  for (int i = 0; i <= 300; i += 5) store->Append("gpu:0", i, 500);
+  ASSERT_TRUE(store->Flush().ok());
+  EXPECT_EQ(store->series_in_memory(), 1u) << "the process series, idle for 290 s, left memory";
+  // It comes back (same name) within its last stored minute: same id, the minute's aggregate
+  // covers the samples of both runs.
+  store->Append("gpu:0/pid:1", 50, 130);
+  ASSERT_TRUE(store->Flush().ok());
+  auto names = store->SeriesNames();
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"gpu:0", "gpu:0/pid:1"}));
+  EXPECT_EQ(CountRows(store->db(), "series"), 2);
+  auto pts = store->Raw("gpu:0/pid:1", 0, 1e12);
+  ASSERT_TRUE(pts.ok());
+  ASSERT_EQ(pts->size(), 12u);
+  EXPECT_EQ(pts->back().used_bytes, 130u);
+  auto agg = store->Aggregates("gpu:0/pid:1", 0, 59);
+  ASSERT_TRUE(agg.ok());
+  ASSERT_EQ(agg->size(), 1u);
+  EXPECT_EQ((*agg)[0].count, 12u);
+  EXPECT_EQ((*agg)[0].max_bytes, 130u);
+}
+
+TEST(HistoryStore, RetentionDropsTheNamesOfSeriesWithNothingLeft) {
+  TempDir dir;
+  HistoryOptions o;
+  o.raw_retention_s = 600;
+  o.aggregate_retention_s = 600;
+  auto store = MustOpen(dir.File("h.db"), o);
+  store->Append("gpu:0/pid:1", 1000, 100);
+  store->Append("gpu:0", 1000, 500);
+  store->Append("gpu:0", 5000, 500);
+  ASSERT_TRUE(store->Flush().ok());
+  ASSERT_TRUE(store->ApplyRetention(5000).ok());
+  auto names = store->SeriesNames();
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"gpu:0"}));
+  // A series still written keeps its id even when retention leaves it nothing for a moment.
+  store->Append("gpu:0", 9000, 600);
+  ASSERT_TRUE(store->ApplyRetention(9700).ok());
+  ASSERT_TRUE(store->Flush().ok());
+  auto pts = store->Raw("gpu:0", 0, 1e12);
+  ASSERT_TRUE(pts.ok());
+  ASSERT_EQ(pts->size(), 1u);
+  EXPECT_EQ(pts->front().used_bytes, 600u);
+  names = store->SeriesNames();
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"gpu:0"}));
+}
+
 TEST(HistoryStore, FlushedSamplesComeBackInTimeOrderWithinRange) {
   TempDir dir;
   auto store = MustOpen(dir.File("h.db"));

@@ -2,8 +2,11 @@
 // fixture; its HTTP endpoints, alert log and history database checked from outside, including a
 // kill -9 and restart, and the documented faults (port in use, NVML missing, NVML hang, GPU lost,
 // database full). `watch --replay` raises the leak alert on a recorded leak and nothing on a
-// healthy run.
+// healthy run (alert times zone-less when the trace's are), and feeds a saved kernel log's Xid lines
+// at their time in the trace; a live daemon resumed from two hours of history raises the leak
+// alert within seconds.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -12,12 +15,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "core/time.h"
 #include "e2e_harness.h"
+#include "sources/trace/recording_writer.h"
 #include "storage/history_store.h"
 
 namespace vw::e2e {
@@ -241,6 +247,11 @@ TEST(WatchE2E, RaisesExactlyTheOrphanAlertServesConsistentMetricsAndSurvivesKill
     EXPECT_NE(MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_bucket{call=\"host_snapshot\",le=\"+Inf\"}"),
               "")
         << m->body;
+    // ... and of each NVML function on its own.
+    EXPECT_NE(MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_count{call=\"nvmlDeviceGetMemoryInfo_v2\"}"),
+              "")
+        << m->body;
+    EXPECT_NE(MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_count{call=\"nvmlInit_v2\"} 1"), "") << m->body;
     std::string mf = h.s.Write("metrics.txt", m->body);
     EXPECT_EQ(std::system(("promtool check metrics < " + mf + " > /dev/null 2>&1").c_str()), 0);
     auto page = Get(port, "/");
@@ -417,6 +428,20 @@ TEST(WatchE2E, HungNvmlCallMakesOneGpuStaleWhileTheOtherGoesOn) {
   };
   EXPECT_GT(age("0"), 2.0) << m->body;
   EXPECT_LT(age("1"), 2.0) << m->body;
+  // The hung call waited its 500 ms deadline: one observation of nvmlDeviceGetMemoryInfo_v2 above
+  // 0.25 s; every other function answered fast.
+  auto bucket = [&](const std::string& call, const std::string& le) {
+    std::string line =
+        MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_bucket{call=\"" + call + "\",le=\"" + le + "\"}");
+    return line.empty() ? -1.0 : std::stod(line.substr(line.rfind(' ') + 1));
+  };
+  const double fast = bucket("nvmlDeviceGetMemoryInfo_v2", "0.25");
+  const double all = bucket("nvmlDeviceGetMemoryInfo_v2", "+Inf");
+  EXPECT_EQ(all - fast, 1) << m->body;
+  EXPECT_EQ(bucket("nvmlDeviceGetMemoryInfo_v2", "1"), all) << m->body;
+  EXPECT_GT(bucket("nvmlDeviceGetUtilizationRates", "+Inf"), 0) << m->body;
+  EXPECT_EQ(bucket("nvmlDeviceGetUtilizationRates", "0.25"), bucket("nvmlDeviceGetUtilizationRates", "+Inf"))
+      << m->body;
 }
 
 TEST(WatchE2E, LostGpuRaisesItsAlertAndTheOtherGpuGoesOn) {
@@ -474,11 +499,215 @@ TEST(WatchE2E, ReplayRaisesTheLeakAlertOnALeakAndNothingOnAHealthyRun) {
   RunResult leak = RunVramwatch({"watch", "--replay", examples + "training-leak.csv", "--speed", "max"}, {}, 120);
   EXPECT_EQ(leak.exit_code, 1) << leak.out << leak.err;  // a warning: the runway is days
   EXPECT_NE(leak.out.find("2026-03-14T"), std::string::npos) << "alert lines carry the trace's time\n" << leak.out;
+  // nvidia-smi's timestamps carry no zone (the recording machine's local time): none is claimed,
+  // the line starts "2026-03-14T10:41:20.035 alert firing".
+  const size_t firing = leak.out.find(" alert firing GpuMemoryLeak");
+  ASSERT_NE(firing, std::string::npos) << leak.out;
+  EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(leak.out[firing - 1]))) << leak.out;
   EXPECT_NE(leak.out.find("alert firing GpuMemoryLeak{gpu=0"), std::string::npos) << leak.out;
   EXPECT_NE(leak.out.find("GPU 0: leak"), std::string::npos) << leak.out;
   RunResult healthy = RunVramwatch({"watch", "--replay", examples + "training-healthy.csv"}, {}, 120);
   EXPECT_EQ(healthy.exit_code, 0) << healthy.out << healthy.err;
   EXPECT_EQ(healthy.out.find("alert"), std::string::npos) << healthy.out;
+}
+
+double WallNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Two hours of history ending now, replayed into a database, then the live daemon on the emulator
+// continuing the same leak on GPU 0 (1 GiB/h from the level the history ends at) beside a healthy
+// plateau on GPU 1. The detector needs hours of data, so only an engine resumed from the database
+// can call the leak within the seconds this test waits.
+TEST(WatchE2E, LiveDaemonResumedFromHistoryRaisesTheLeakAlertAndNothingOnTheHealthyGpu) {
+  Scratch s;
+  constexpr double kRateMiBPerHour = 1024, kSpan = 2 * 3600, kStep = 10, kStartMiB = 20000;
+  const char* kUuid[] = {"GPU-00000000-0000-0000-0000-000000000000", "GPU-11111111-1111-1111-1111-111111111111"};
+  const double hist_start = WallNow() - kSpan;
+  auto leak_mib = [&](double t) { return kStartMiB + kRateMiBPerHour * (t - hist_start) / 3600; };
+  std::string rec = trace::RecordingHeaderLine({hist_start, "node1", "emulator", kStep}) + "\n";
+  for (int i = 0; i * kStep <= kSpan; ++i) {
+    const double t = hist_start + i * kStep;
+    for (int g = 0; g < 2; ++g) {
+      TraceRecord r;
+      r.gpu.key = std::to_string(g);
+      r.gpu.index = g;
+      r.gpu.uuid = kUuid[g];
+      r.gpu.name = "NVIDIA H100 80GB HBM3";
+      r.sample.t = t;
+      // GPU 1: a plateau with a few MiB of jitter.
+      const double mib = g == 0 ? leak_mib(t) : 30000 + (i * 7919 % 17) - 8;
+      r.sample.used_bytes = static_cast<uint64_t>(mib * kMiB);
+      r.sample.total_bytes = 81559 * kMiB;
+      r.sample.reserved_bytes = 479 * kMiB;
+      rec += trace::RecordingRecordLine(r, true) + "\n";
+    }
+  }
+  const std::string db = s.dir() + "/history.db";
+  // --for 24h: the replay fills the history without raising (and storing) an alert itself.
+  RunResult fill =
+      RunVramwatch({"watch", "--replay", s.Write("history.jsonl", rec), "--db", db, "--for", "24h"}, {}, 120);
+  ASSERT_EQ(fill.exit_code, 0) << fill.out << fill.err;
+  ASSERT_NE(fill.out.find("GPU 0: leak"), std::string::npos) << fill.out;
+  ASSERT_NE(fill.out.find("GPU 1: plateau"), std::string::npos) << fill.out;
+  EXPECT_EQ(fill.out.find("alert"), std::string::npos) << fill.out;
+
+  FakeProcess leaker;
+  leaker.pid = 5100;
+  leaker.state = 'R';
+  leaker.argv = {"python3", "serve.py"};
+  leaker.fd_targets = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm"};
+  FakeProcess steady;
+  steady.pid = 5200;
+  steady.state = 'R';
+  steady.argv = {"python3", "train.py"};
+  steady.fd_targets = {"/dev/nvidiactl", "/dev/nvidia1", "/dev/nvidia-uvm"};
+  const std::string proc = s.Proc({leaker, steady});
+  // Emulator time starts when the daemon initialises NVML, a moment after this.
+  const double live_start = WallNow();
+  const std::string scenario =
+      fmt::format(R"(driver_version: "550.54.15"
+gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "{}"
+    minor: 0
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    utilization_gpu: 90
+    processes:
+      - {{pid: 5100, type: compute, used_mib: [[0, {:.1f}], [3600, {:.1f}]], sm_util: 90}}
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "{}"
+    minor: 1
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    utilization_gpu: 90
+    processes:
+      - {{pid: 5200, type: compute, used_mib: 30000, sm_util: 90}}
+)",
+                  kUuid[0], leak_mib(live_start), leak_mib(live_start) + kRateMiBPerHour, kUuid[1]);
+  const std::string alerts = s.dir() + "/alerts.jsonl";
+  int port = FreePort();
+  Daemon d({"watch", "--nvml-lib", EmulatorLib(), "--proc-root", proc, "--listen", "127.0.0.1:" + std::to_string(port),
+            "--interval", "200ms", "--process-interval", "400ms", "--kernel-log", "none", "--db", db, "--alert-log",
+            alerts, "--for", "4s"},
+           {{"VRAMWATCH_EMULATOR_SCENARIO", s.Write("live.yaml", scenario)}}, s.dir() + "/d.log");
+  // pending first (the verdict holds from the first assessment), firing once --for has passed.
+  json st = WaitStatus(port, 30, [](const json& j) { return HasAlert(j, "GpuMemoryLeak", "0", "pending"); });
+  EXPECT_TRUE(HasAlert(st, "GpuMemoryLeak", "0", "pending")) << st.dump(2) << d.Log();
+  st = WaitStatus(port, 30, [](const json& j) { return HasAlert(j, "GpuMemoryLeak", "0"); });
+  ASSERT_TRUE(HasAlert(st, "GpuMemoryLeak", "0")) << st.dump(2) << d.Log();
+  EXPECT_LT(WallNow() - live_start, 40) << "bounded time";
+  EXPECT_NE(d.Log().find("resumed "), std::string::npos) << d.Log();
+  for (const auto& a : st["alerts"]) {
+    EXPECT_EQ(a["name"], "GpuMemoryLeak") << a.dump();
+    EXPECT_EQ(a["gpu"], "0") << a.dump();
+  }
+  ASSERT_EQ(st["gpus"].size(), 2u);
+  EXPECT_EQ(st["gpus"][0]["analysis"]["verdict"], "leak") << st["gpus"][0].dump(2);
+  EXPECT_EQ(st["gpus"][1]["analysis"]["verdict"], "plateau") << st["gpus"][1].dump(2);
+
+  // /metrics: the leak verdict and its rate on GPU 0, a plateau on GPU 1.
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  const std::string g0 = "gpu=\"0\",uuid=\"" + std::string(kUuid[0]) + "\"";
+  const std::string g1 = "gpu=\"1\",uuid=\"" + std::string(kUuid[1]) + "\"";
+  for (size_t at = m->body.find("vramwatch_gpu_verdict{" + g0); at != std::string::npos;
+       at = m->body.find("vramwatch_gpu_verdict{" + g0, at + 1)) {
+    std::string line = m->body.substr(at, m->body.find('\n', at) - at);
+    const bool is_leak = line.find("verdict=\"leak\"") != std::string::npos;
+    EXPECT_EQ(line.substr(line.size() - 2), is_leak ? " 1" : " 0") << line;
+  }
+  EXPECT_NE(m->body.find(",verdict=\"plateau\"} 1"), std::string::npos) << m->body;
+  EXPECT_EQ(MetricLine(m->body, "vramwatch_gpu_leak_rate_bytes_per_second{" + g1), "") << m->body;
+  std::string rate = MetricLine(m->body, "vramwatch_gpu_leak_rate_bytes_per_second{" + g0);
+  ASSERT_NE(rate, "") << m->body;
+  const double mib_per_hour = std::stod(rate.substr(rate.rfind(' ') + 1)) * 3600 / kMiB;
+  EXPECT_NEAR(mib_per_hour, kRateMiBPerHour, 0.15 * kRateMiBPerHour) << rate;
+  std::string mf = s.Write("metrics.txt", m->body);
+  EXPECT_EQ(std::system(("promtool check metrics < " + mf + " > /dev/null 2>&1").c_str()), 0);
+
+  // The alert log: one firing, the leak on GPU 0, which became active in this run and waited --for.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::istringstream log(ReadAll(alerts));
+  int firing = 0;
+  for (std::string line; std::getline(log, line);) {
+    json e = json::parse(line);
+    EXPECT_EQ(e["alert"], "GpuMemoryLeak") << line;
+    EXPECT_EQ(e["labels"]["gpu"], "0") << line;
+    if (e["event"] != "firing") continue;
+    ++firing;
+    auto since = ParseTimestamp(e["active_since"].get<std::string>());
+    auto fired = ParseTimestamp(e["fired_at"].get<std::string>());
+    ASSERT_TRUE(since.ok() && fired.ok()) << line;
+    EXPECT_GE(since->seconds, live_start - 1) << line;
+    EXPECT_GE(fired->seconds - since->seconds, 4 - 0.01) << line;
+  }
+  EXPECT_EQ(firing, 1) << ReadAll(alerts);
+}
+
+// Two hours of a healthy two-GPU recording (07:00-11:00 on 2026-11-27) and a saved kernel log;
+// `zone`: "" (wall clock as written) or "Z" (UTC).
+std::string XidReplayRecording(const std::string& zone) {
+  std::string rec = trace::RecordingHeaderLine({0, "node1", "emulator", 10.0}) + "\n";
+  const double start = ParseTimestamp("2026-11-27T07:00:00")->seconds;
+  for (int i = 0; i * 10 <= 4 * 3600; ++i) {
+    for (int g = 0; g < 2; ++g) {
+      TraceRecord r;
+      r.gpu.key = std::to_string(g);
+      r.gpu.index = g;
+      r.gpu.uuid = g == 0 ? "GPU-0" : "GPU-1";
+      r.gpu.pci_bus_id = g == 0 ? "00000000:3B:00.0" : "00000000:3C:00.0";
+      r.sample.t = start + i * 10;
+      r.sample.used_bytes = 30000 * kMiB;
+      r.sample.total_bytes = 81559 * kMiB;
+      rec += trace::RecordingRecordLine(r, zone == "Z") + "\n";
+    }
+  }
+  return rec;
+}
+
+TEST(WatchE2E, ReplayFeedsKernelLogXidsAtTheirTimeInTheTrace) {
+  Scratch s;
+  const std::string klog = s.Write("kern.log",
+                                   "[  123.456] NVRM: Xid (PCI:0000:3b:00): 31, pid=1, name=a.out, MMU Fault\n"
+                                   "[Fri Nov 27 10:00:00 2026] NVRM: Xid (PCI:0000:3c:00): 79, pid=0, GPU has fallen "
+                                   "off the bus.\n"
+                                   "2026-11-27T08:30:00+00:00 node1 kernel: NVRM: Xid (PCI:0000:3b:00): 48, DBE\n"
+                                   "[Fri Nov 27 12:00:00 2026] NVRM: Xid (PCI:0000:3c:00): 13, after the trace\n");
+  // This machine two hours east of UTC: the zone-less trace and dmesg -T lines are its wall clock.
+  const std::map<std::string, std::string> env = {{"TZ", "XST-2"}};
+  RunResult wall =
+      RunVramwatch({"watch", "--replay", s.Write("wall.jsonl", XidReplayRecording("")), "--kernel-log", klog}, env, 60);
+  wall.out = "\n" + wall.out;                            // every line, the first too, follows a newline
+  EXPECT_EQ(wall.exit_code, 2) << wall.out << wall.err;  // a hardware Xid is critical
+  // Xid 79 at 10:00 reaches the findings with the next sample (10:00:10) and fires after
+  // --finding-for (1m); Xid 48 at 08:30 UTC is 10:30 here. Times carry no zone, as the trace's.
+  EXPECT_NE(wall.out.find("\n2026-11-27T10:01:10 alert firing GpuXidError{gpu=1,"), std::string::npos) << wall.out;
+  EXPECT_NE(wall.out.find("\n2026-11-27T10:31:10 alert firing GpuXidError{gpu=0,"), std::string::npos) << wall.out;
+  EXPECT_EQ(wall.out.find("alert firing GpuXidError{gpu=1", wall.out.find("GpuXidError{gpu=1") + 1), std::string::npos)
+      << "one firing per GPU\n"
+      << wall.out;
+  EXPECT_EQ(wall.out.find("Z alert"), std::string::npos) << wall.out;
+  // The line without an absolute time is counted from the start, the one after the trace not at all.
+  EXPECT_NE(wall.out.find("GPU 0: plateau; Xid 31 x1, 48 x1\n"), std::string::npos) << wall.out;
+  EXPECT_NE(wall.out.find("GPU 1: plateau; Xid 79 x1\n"), std::string::npos) << wall.out;
+  EXPECT_NE(wall.err.find("1 Xid line of the kernel log carries no absolute time"), std::string::npos) << wall.err;
+  EXPECT_NE(wall.err.find("later than the trace's end"), std::string::npos) << wall.err;
+
+  // A UTC trace: alert times end in Z, and the dmesg -T line (10:00 here) is 08:00 UTC.
+  RunResult utc =
+      RunVramwatch({"watch", "--replay", s.Write("utc.jsonl", XidReplayRecording("Z")), "--kernel-log", klog}, env, 60);
+  utc.out = "\n" + utc.out;
+  EXPECT_EQ(utc.exit_code, 2) << utc.out << utc.err;
+  EXPECT_NE(utc.out.find("\n2026-11-27T08:01:10Z alert firing GpuXidError{gpu=1,"), std::string::npos) << utc.out;
+  EXPECT_NE(utc.out.find("\n2026-11-27T08:31:10Z alert firing GpuXidError{gpu=0,"), std::string::npos) << utc.out;
+
+  // An unreadable log is a usage error naming it.
+  RunResult missing =
+      RunVramwatch({"watch", "--replay", s.dir() + "/wall.jsonl", "--kernel-log", s.dir() + "/no-such.log"}, env, 60);
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("no-such.log"), std::string::npos) << missing.err;
 }
 
 TEST(WatchE2E, RecordWritesARecordingThatReplayReads) {

@@ -61,13 +61,19 @@ void ParsePrefix(std::string_view prefix, XidEvent& e) {
       e.wall_clock = std::string(inside);  // dmesg --ctime
     }
   }
-  // syslog / journald: "Feb 15 17:37:45 host kernel: "
+  // syslog / journald: "Feb 15 17:37:45 host kernel: ", or with an ISO 8601 stamp (rsyslog's
+  // RFC 3339 format, journalctl -o short-iso): "2026-11-27T10:00:00.123456+00:00 host kernel: "
   std::string_view before = open == std::string_view::npos ? prefix : prefix.substr(0, open);
   size_t k = before.find(" kernel:");
   if (k != std::string_view::npos && e.wall_clock.empty()) {
     std::string_view head = Trim(before.substr(0, k));
     size_t last_space = head.rfind(' ');  // drop the host name
-    if (last_space != std::string_view::npos && head.size() >= 15) e.wall_clock = std::string(head.substr(0, 15));
+    const bool iso = head.size() > 10 && head[4] == '-' && head[7] == '-' && (head[10] == 'T' || head[10] == ' ');
+    if (iso) {
+      e.wall_clock = std::string(head.substr(0, head.find(' ', 11)));  // up to the host name
+    } else if (last_space != std::string_view::npos && head.size() >= 15) {
+      e.wall_clock = std::string(head.substr(0, 15));
+    }
   }
 }
 

@@ -5,7 +5,8 @@
 //   - MIG attribution "(PCI:0000:3b:00 GPU-I:02 GPU-CI:01)"; the pre-2015 form without "PCI:";
 //   - a trailing " caused by previous Xid N" (570.124+);
 //   - prefixes: dmesg "[ 1936.51] ", "dmesg --ctime" "[Fri Aug 30 11:43:09 2024] ", journald/syslog
-//     "Feb 15 17:37:45 host kernel: ", and /dev/kmsg records "6,1234,5678,-;" (time in µs).
+//     "Feb 15 17:37:45 host kernel: " or "2026-11-27T10:00:00.5+00:00 host kernel: " (RFC 3339), and
+//     /dev/kmsg records "6,1234,5678,-;" (time in µs).
 // Also the map line "NVRM: GPU at PCI:0000:3b:00: GPU-<uuid>" the driver logs once per GPU.
 //
 // PCI addresses are normalised to NVML's spelling "00000000:3B:00.0" so events match GpuSnapshot.
@@ -31,8 +32,8 @@ struct XidEvent {
   std::string message;                       // the driver's text after the code (and pid/name)
   std::optional<int> caused_by_xid;          // "caused by previous Xid N"
   std::optional<double> monotonic_s;         // seconds since boot, from "[ 123.45]" or kmsg
-  std::string wall_clock;                    // "Feb 15 17:37:45" or "Fri Aug 30 11:43:09 2024" as written
-  std::string line;                          // the whole input line
+  std::string wall_clock;  // "Feb 15 17:37:45", "Fri Aug 30 11:43:09 2024" or "2026-11-27T10:00:00+00:00" as written
+  std::string line;        // the whole input line
 };
 
 // "PCI:0000:3b:00", "0000:3b:00", "0000:3b:00.0", "00000000:3B:00.0", "3b:00.0" -> "00000000:3B:00.0".

@@ -72,9 +72,14 @@ Status CallRunner::RunErased(const char* name, std::chrono::milliseconds deadlin
   worker_->task = std::move(task);
   worker_->busy = true;
   worker_->current = name;
-  worker_->started = std::chrono::steady_clock::now();
+  const auto started = std::chrono::steady_clock::now();
+  worker_->started = started;
   worker_->cv.notify_all();
-  if (worker_->cv.wait_for(lock, deadline, [&] { return !worker_->busy; })) return Status::Ok();
+  const bool done = worker_->cv.wait_for(lock, deadline, [&] { return !worker_->busy; });
+  if (timings_ != nullptr) {
+    timings_->Record(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+  if (done) return Status::Ok();
   // Deadline passed: leave the thread blocked in the call; it exits once the call returns.
   worker_->stop = true;
   lock.unlock();

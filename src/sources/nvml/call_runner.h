@@ -10,6 +10,10 @@
 // `fn` must own everything it touches (capture by value): after a timeout it may still run long
 // after the caller's stack is gone. Its result is kept in storage shared with the worker.
 //
+// With set_timings(), the time each Run waited (until fn returned, or the deadline) is recorded
+// under `name` (call_timings.h); a call refused at once because an abandoned one is still blocked
+// is not recorded. `name` must then be a string literal (or live as long as the timings).
+//
 // Threading: Run is called by one thread at a time. Destruction joins an idle worker and never
 // waits for an abandoned one.
 #pragma once
@@ -24,6 +28,7 @@
 #include <thread>
 
 #include "core/status.h"
+#include "sources/nvml/call_timings.h"
 
 namespace vw::nvml {
 
@@ -42,6 +47,9 @@ class CallRunner {
     return std::move(**slot);
   }
 
+  // Where the duration of each call goes; nullptr (the default): not recorded. Not owned.
+  void set_timings(CallTimings* timings) { timings_ = timings; }
+
   // True when some call passed its deadline and has not returned yet.
   bool blocked() const;
   // True when any call ever passed its deadline (the library must then stay loaded).
@@ -54,6 +62,7 @@ class CallRunner {
   std::shared_ptr<Worker> worker_;     // the live worker, or nullptr
   std::shared_ptr<Worker> abandoned_;  // the worker blocked past its deadline, until it returns
   bool ever_abandoned_ = false;
+  CallTimings* timings_ = nullptr;
 };
 
 }  // namespace vw::nvml

@@ -44,7 +44,9 @@ Result<std::unique_ptr<NvmlSource>> NvmlSource::Open(SourceOptions options) {
   std::unique_ptr<NvmlSource> src(new NvmlSource());
   src->lib_ = std::move(*lib);
   src->options_ = std::move(options);
+  src->timings_ = std::make_unique<CallTimings>(src->options_.call_latency_bounds);
   src->system_runner_ = std::make_unique<CallRunner>();
+  src->system_runner_->set_timings(src->timings_.get());
   const EntryPoints& f = src->lib_->fn();
   NvmlCaller sys(*src->lib_, *src->system_runner_, src->options_.call_deadline);
 
@@ -70,7 +72,10 @@ Result<std::unique_ptr<NvmlSource>> NvmlSource::Open(SourceOptions options) {
   src->r535_layout_ = f.nvmlDeviceGetComputeRunningProcesses_v3 != nullptr &&
                       f.nvmlDeviceGetConfComputeMemSizeInfo != nullptr &&
                       f.nvmlDeviceGetRunningProcessDetailList == nullptr;
-  for (unsigned i = 0; i < count; ++i) src->gpus_.push_back(std::make_unique<GpuState>());
+  for (unsigned i = 0; i < count; ++i) {
+    src->gpus_.push_back(std::make_unique<GpuState>());
+    src->gpus_.back()->runner.set_timings(src->timings_.get());
+  }
   return src;
 }
 

@@ -29,6 +29,9 @@
 //
 // NVML_ERROR_GPU_IS_LOST from any call marks the GPU `lost`.
 //
+// Every call's duration (the time waited for it, see call_timings.h) is aggregated per NVML
+// function name into a histogram with `call_latency_bounds`; call_timings() copies it out.
+//
 // Threading: one thread uses a NvmlSource at a time (the sampler); the workers are internal.
 #pragma once
 
@@ -41,6 +44,7 @@
 
 #include "core/snapshot.h"
 #include "core/status.h"
+#include "sources/nvml/call_timings.h"
 
 namespace vw::nvml {
 
@@ -63,6 +67,7 @@ struct SourceOptions {
   std::string library_path = kDefaultLibrary;     // see ResolveLibraryPath
   std::chrono::milliseconds call_deadline{5000};  // per NVML call
   bool query_process_names = false;               // nvmlSystemGetProcessName for each PID (procfs is preferred)
+  std::vector<double> call_latency_bounds = DefaultCallLatencyBounds();  // seconds, increasing
 };
 
 class NvmlLibrary;
@@ -92,6 +97,9 @@ class NvmlSource {
   // One GPU; `index` < gpu_count().
   GpuSnapshot TakeGpuSnapshot(unsigned index);
 
+  // Duration histograms of every NVML call made so far (nvmlInit included), per function name.
+  std::vector<CallTiming> call_timings() const { return timings_->Snapshot(); }
+
  private:
   struct GpuState;
   NvmlSource() = default;
@@ -99,6 +107,7 @@ class NvmlSource {
 
   std::unique_ptr<NvmlLibrary> lib_;
   SourceOptions options_;
+  std::unique_ptr<CallTimings> timings_;
   unsigned gpu_count_ = 0;
   bool r535_layout_ = false;
   bool initialized_ = false;

@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 
 #include "sources/nvml/emulator_test_support.h"
 
@@ -353,6 +355,57 @@ gpus:
     EXPECT_THAT(again.errors, Contains(HasSubstr("is still blocked")));
   }  // destroying the source must not wait for the blocked call
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+// The hang shows in the histogram of the function that hung (about the deadline), not in those
+// of the calls around it, which answer in well under the deadline.
+TEST(NvmlSourceTest, HungCallShowsInItsOwnDurationHistogram) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-hung
+    memory_total_mib: 16384
+    hangs: [{function: nvmlDeviceGetMemoryInfo_v2, at_s: 0, seconds: 30}]
+  - uuid: GPU-ok
+    memory_total_mib: 16384
+    unattributed_mib: 20
+)");
+  auto src = OpenOrDie(emu, std::chrono::milliseconds(300));
+  ASSERT_TRUE(src);
+  HostSnapshot h = src->TakeSnapshot();
+  ASSERT_FALSE(h.gpus[0].responsive);
+  std::map<std::string, CallTiming> by_call;
+  for (CallTiming& c : src->call_timings()) by_call[c.call] = std::move(c);
+  const std::vector<double>& bounds = DefaultCallLatencyBounds();
+  const size_t le_100ms = static_cast<size_t>(std::find(bounds.begin(), bounds.end(), 0.1) - bounds.begin());
+  const size_t le_500ms = static_cast<size_t>(std::find(bounds.begin(), bounds.end(), 0.5) - bounds.begin());
+  ASSERT_LT(le_500ms, bounds.size());
+
+  ASSERT_TRUE(by_call.count("nvmlDeviceGetMemoryInfo_v2"));
+  const CallTiming& mem = by_call["nvmlDeviceGetMemoryInfo_v2"];
+  EXPECT_EQ(mem.count, 2u) << "one call per GPU";
+  ASSERT_EQ(mem.bucket_counts.size(), bounds.size());
+  EXPECT_EQ(mem.bucket_counts[le_100ms], 1u) << "the healthy GPU's call is fast";
+  EXPECT_EQ(mem.bucket_counts[le_500ms], 2u) << "the hung one waited the 300 ms deadline";
+  EXPECT_GE(mem.sum_seconds, 0.3);
+  EXPECT_LT(mem.sum_seconds, 1.0);
+
+  ASSERT_TRUE(by_call.count("nvmlInit_v2"));
+  EXPECT_EQ(by_call["nvmlInit_v2"].count, 1u);
+  double others = 0;
+  for (const auto& [name, c] : by_call) {
+    if (name == "nvmlDeviceGetMemoryInfo_v2") continue;
+    EXPECT_EQ(c.bucket_counts[le_100ms], c.count) << name;
+    others += c.sum_seconds;
+  }
+  EXPECT_LT(others, 0.3);
+  // The GPU still blocked refuses further calls at once: they are not NVML calls and not counted.
+  GpuSnapshot again = src->TakeGpuSnapshot(0);
+  ASSERT_FALSE(again.responsive);
+  for (const CallTiming& c : src->call_timings()) {
+    if (c.call == "nvmlDeviceGetMemoryInfo_v2") {
+      EXPECT_EQ(c.count, 2u);
+    }
+  }
 }
 
 TEST(NvmlSourceTest, HungGpuRecoversWhenTheCallReturns) {

@@ -66,9 +66,10 @@ Status HistoryStore::Init() {
   VW_RETURN_IF_ERROR(PrepareInto(*db_, minute_seed_,
                                  "SELECT used_bytes FROM samples WHERE series_id = ? AND t >= ? AND t < ? ORDER BY t"));
   VW_RETURN_IF_ERROR(PrepareInto(*db_, all_ids_, "SELECT id FROM series"));
-  VW_RETURN_IF_ERROR(PrepareInto(*db_, empty_series_,
-                                 "SELECT id FROM series WHERE NOT EXISTS (SELECT 1 FROM samples WHERE series_id = id)"
-                                 " AND NOT EXISTS (SELECT 1 FROM minutes WHERE series_id = id)"));
+  VW_RETURN_IF_ERROR(
+      PrepareInto(*db_, empty_series_,
+                  "SELECT id FROM series WHERE NOT EXISTS (SELECT 1 FROM samples WHERE series_id = series.id)"
+                  " AND NOT EXISTS (SELECT 1 FROM minutes WHERE series_id = series.id)"));
   VW_RETURN_IF_ERROR(PrepareInto(*db_, delete_series_, "DELETE FROM series WHERE id = ?"));
   // Known series keep their ids across restarts (looked up when a series is first written).
   auto max_id = db_->Prepare("SELECT COALESCE(MAX(id), 0) FROM series");

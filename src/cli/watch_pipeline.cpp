@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "cli/xid_summary.h"
 #include "core/time.h"
@@ -72,6 +73,17 @@ size_t WatchPipeline::Resume(double now) {
       tracker_.RestoreFiring(c, a.active_since, a.fired_at);
     }
   }
+  if (auto running = history_->processes().Running(); running.ok()) {
+    for (auto& r : *running) {
+      // Records the daemon itself never closed: resumed or closed at the first process refresh.
+      if (r.last_seen_s >= now - config_.resume_s) {
+        resumed_procs_[{r.gpu, r.pid}] = r;
+      } else {
+        r.end = storage::ProcessEnd::kExited;
+        history_->processes().Upsert(r);
+      }
+    }
+  }
   auto names = history_->SeriesNames();
   if (!names.ok()) return 0;
   for (const std::string& name : *names) {
@@ -116,6 +128,39 @@ void WatchPipeline::AssessGpu(const std::string& key, GpuTrack& t, double now) {
   }
   if (b != baselines_.end()) t.verdict.baseline_bytes = b->second.level_bytes;
   (void)key;
+}
+
+void WatchPipeline::ResumeProcess(const std::string& key, int64_t pid, const ProcessSnapshot& p, ProcTrack& pt,
+                                  double now) {
+  auto it = resumed_procs_.find({key, pid});
+  if (it == resumed_procs_.end()) return;
+  const storage::ProcessRecord r = std::move(it->second);
+  resumed_procs_.erase(it);
+  // A PID reused by another program is a new process: its old record ends where it was last seen.
+  if (r.command != p.info.command) {
+    storage::ProcessRecord ended = r;
+    ended.end = storage::ProcessEnd::kExited;
+    history_->processes().Upsert(ended);
+    return;
+  }
+  pt.first_seen = r.first_seen_s;
+  pt.peak = r.peak_bytes.value_or(0);
+  auto pts = history_->Recent(outputs::ProcessSeriesName(key, pid), std::max(r.first_seen_s, now - config_.resume_s));
+  if (!pts.ok()) return;
+  for (const auto& s : *pts) {
+    if (s.t >= now) break;
+    pt.engine.Add(s.t, static_cast<double>(s.used_bytes));
+    pt.peak = std::max(pt.peak, s.used_bytes);
+  }
+}
+
+void WatchPipeline::CloseUnresumed(const std::string& key) {
+  for (auto it = resumed_procs_.lower_bound({key, std::numeric_limits<int64_t>::min()});
+       it != resumed_procs_.end() && it->first.first == key;) {
+    it->second.end = storage::ProcessEnd::kExited;
+    if (history_) history_->processes().Upsert(it->second);
+    it = resumed_procs_.erase(it);
+  }
 }
 
 void WatchPipeline::EndProcess(const std::string& key, GpuTrack& t, int64_t pid, ProcTrack& p, const GpuSnapshot& g) {
@@ -164,6 +209,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
     if (it == t.procs.end()) {
       it = t.procs.emplace(p.pid, std::make_unique<ProcTrack>(config_.engine)).first;
       it->second->first_seen = now;
+      if (history_ && !resumed_procs_.empty()) ResumeProcess(key, p.pid, p, *it->second, now);
     }
     ProcTrack& pt = *it->second;
     pt.last_seen = now;
@@ -201,6 +247,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
     EndProcess(key, t, it->first, *it->second, g);
     it = t.procs.erase(it);
   }
+  if (!resumed_procs_.empty() && detection::ProcessListComplete(g)) CloseUnresumed(key);
   ReviseEnded(t, g, now);
   if (now - t.last_proc_assess_t >= config_.process_assess_interval_s) {
     t.last_proc_assess_t = now;

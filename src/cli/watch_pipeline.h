@@ -51,7 +51,11 @@ class WatchPipeline {
   WatchPipeline(WatchConfig config, storage::HistoryStore* history, std::vector<outputs::AlertSink*> sinks);
 
   // Re-feeds the GPU engines with the stored samples of the last resume_s before `now`, and loads
-  // baselines. Returns the number of samples re-fed.
+  // baselines, firing alerts and the lifecycle records of processes still marked running. Such a
+  // process, when the first process refresh of its GPU lists its PID with the same command line,
+  // goes on with its record (first seen, peak) and its engine re-fed from its stored series;
+  // one that is not listed then ended while the daemon was down and its record is closed as
+  // exited at its last sighting. Returns the number of GPU samples re-fed.
   size_t Resume(double now);
 
   // One look at the host. `processes_fresh`: the process lists and their /proc facts were read
@@ -109,6 +113,11 @@ class WatchPipeline {
   };
 
   GpuTrack& Track(const GpuSnapshot& g);
+  // A process of GPU `key` first listed since the start: resumed from its stored record and
+  // series when Resume() loaded one for the same PID and command.
+  void ResumeProcess(const std::string& key, int64_t pid, const ProcessSnapshot& p, ProcTrack& pt, double now);
+  // After the first process refresh of GPU `key`: stored running records it did not list ended.
+  void CloseUnresumed(const std::string& key);
   void AssessGpu(const std::string& key, GpuTrack& t, double now);
   void RefreshProcesses(const std::string& key, GpuTrack& t, const GpuSnapshot& g, double now);
   void EndProcess(const std::string& key, GpuTrack& t, int64_t pid, ProcTrack& p, const GpuSnapshot& g);
@@ -122,6 +131,9 @@ class WatchPipeline {
   std::vector<outputs::AlertSink*> sinks_;
   detection::AlertTracker tracker_;
   std::map<std::string, GpuTrack> gpus_;  // by GPU key
+  // Stored records of processes running before a restart, by (GPU key, PID), until their GPU's
+  // first process refresh.
+  std::map<std::pair<std::string, int64_t>, storage::ProcessRecord> resumed_procs_;
   std::map<std::string, storage::Baseline> baselines_;
   std::deque<HostSnapshot> window_;  // recent samples with fresh process facts, for findings
   detection::CheckResult findings_;

@@ -90,6 +90,107 @@ TEST(WatchPipelineResume, OnlyTheResumeWindowIsRefed) {
   EXPECT_EQ(VerdictOf(*p.BuildState(now), 0), "insufficient_data");
 }
 
+// A serving process leaking 512 MiB/h for two hours, and one that was running when the daemon
+// stopped and is gone now; both stored as a daemon would have stored them.
+void FillProcessHistory(const std::string& db, double end_t) {
+  auto store = storage::HistoryStore::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  for (double t = end_t - 7200; t <= end_t; t += 10)
+    (*store)->Append("gpu:0/pid:4242", t, static_cast<uint64_t>((8000 + 512 * (t - end_t + 7200) / 3600) * kMiB));
+  storage::ProcessRecord serving{.gpu = "0",
+                                 .pid = 4242,
+                                 .first_seen_s = end_t - 7200,
+                                 .last_seen_s = end_t,
+                                 .peak_bytes = static_cast<uint64_t>(9024 * kMiB),
+                                 .command = "python serve.py"};
+  storage::ProcessRecord gone{.gpu = "0",
+                              .pid = 999,
+                              .first_seen_s = end_t - 3600,
+                              .last_seen_s = end_t - 60,
+                              .peak_bytes = static_cast<uint64_t>(100 * kMiB),
+                              .command = "python probe.py"};
+  (*store)->processes().Upsert(serving);
+  (*store)->processes().Upsert(gone);
+  ASSERT_TRUE((*store)->Flush().ok());
+}
+
+ProcessSnapshot Proc(int64_t pid, double used_mib, std::string command) {
+  ProcessSnapshot p;
+  p.pid = pid;
+  p.compute = true;
+  p.used_bytes = static_cast<uint64_t>(used_mib * kMiB);
+  p.info.alive = true;
+  p.info.command = std::move(command);
+  return p;
+}
+
+TEST(WatchPipelineResume, ARunningProcessKeepsItsRecordAndItsEngineAndAVanishedOneIsClosed) {
+  TempDb db;
+  const double now = 1'790'000'000;
+  FillProcessHistory(db.path(), now - 1);
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchPipeline p(WatchConfig{}, store->get(), {});
+  p.Resume(now);
+  HostSnapshot snap;
+  snap.t = now;
+  snap.gpus = {Gpu(0, now, 9100)};
+  snap.gpus[0].processes = {Proc(4242, 9025, "python serve.py")};
+  p.Ingest(snap, true, false);
+  p.Flush();
+
+  auto state = p.BuildState(now);
+  ASSERT_EQ(state->gpus.size(), 1u);
+  const auto& procs = state->gpus[0].process_analysis;
+  ASSERT_EQ(procs.count("4242"), 1u);
+  EXPECT_EQ(procs.at("4242").verdict, "leak");  // judged on two stored hours, not from scratch
+  ASSERT_TRUE(procs.at("4242").leak_rate_bps.has_value());
+  EXPECT_NEAR(*procs.at("4242").leak_rate_bps * 3600 / kMiB, 512, 512 * 0.1);
+
+  auto records = (*store)->processes().Query(now - 86400, now + 1);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 2u);  // one record per process: the restart made no second one
+  for (const auto& r : *records) {
+    if (r.pid == 4242) {
+      EXPECT_EQ(r.first_seen_s, now - 1 - 7200);
+      EXPECT_EQ(r.last_seen_s, now);
+      EXPECT_EQ(r.end, storage::ProcessEnd::kRunning);
+    } else {
+      EXPECT_EQ(r.pid, 999);
+      EXPECT_EQ(r.last_seen_s, now - 1 - 60);  // its last sighting, not the restart
+      EXPECT_EQ(r.end, storage::ProcessEnd::kExited);
+    }
+  }
+}
+
+TEST(WatchPipelineResume, APidReusedByAnotherCommandStartsANewRecord) {
+  TempDb db;
+  const double now = 1'790'000'000;
+  FillProcessHistory(db.path(), now - 1);
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchPipeline p(WatchConfig{}, store->get(), {});
+  p.Resume(now);
+  HostSnapshot snap;
+  snap.t = now;
+  snap.gpus = {Gpu(0, now, 2000)};
+  snap.gpus[0].processes = {Proc(4242, 1500, "python other.py")};
+  p.Ingest(snap, true, false);
+  p.Flush();
+  EXPECT_EQ(p.BuildState(now)->gpus[0].process_analysis.at("4242").verdict, "insufficient_data");
+  auto records = (*store)->processes().Query(now - 86400, now + 1);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 3u);
+  int running = 0;
+  for (const auto& r : *records) {
+    if (r.end != storage::ProcessEnd::kRunning) continue;
+    ++running;
+    EXPECT_EQ(r.command, "python other.py");
+    EXPECT_EQ(r.first_seen_s, now);
+  }
+  EXPECT_EQ(running, 1);
+}
+
 TEST(WatchPipelineResume, WithoutHistoryNothingIsResumed) {
   WatchPipeline p(WatchConfig{}, nullptr, {});
   EXPECT_EQ(p.Resume(1'790'000'000), 0u);

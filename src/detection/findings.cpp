@@ -70,6 +70,8 @@ std::vector<const GpuSnapshot*> History(const CheckInput& in, const GpuSnapshot&
   return out;
 }
 
+}  // namespace
+
 // False when a process-list call failed or hung: then "used minus listed" says nothing.
 bool ProcessListComplete(const GpuSnapshot& g) {
   if (!g.responsive || g.lost) return false;
@@ -87,6 +89,8 @@ bool ProcessListComplete(const GpuSnapshot& g) {
   }
   return true;
 }
+
+namespace {
 
 struct Unattributed {
   std::optional<uint64_t> bytes;  // used - sum(listed process memory), when computable

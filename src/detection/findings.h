@@ -73,6 +73,10 @@ struct CheckResult {
 // The GPU key used in findings and reports: the NVML index as a string.
 std::string GpuKey(const GpuSnapshot& gpu);
 
+// False when a process-list call failed or hung on this GPU (or the GPU is lost or unresponsive):
+// then the list may miss holders, and "used minus listed" or "not listed any more" says nothing.
+bool ProcessListComplete(const GpuSnapshot& gpu);
+
 CheckResult EvaluateCheck(const CheckInput& input, const CheckConfig& config);
 
 }  // namespace vw::detection

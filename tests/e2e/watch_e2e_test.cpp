@@ -517,9 +517,10 @@ double WallNow() {
 
 // Two hours of history ending now, replayed into a database, then the live daemon on the emulator
 // continuing the same leak on GPU 0 (1 GiB/h from the level the history ends at) beside a healthy
-// plateau on GPU 1. The detector needs hours of data, so only an engine resumed from the database
-// can call the leak within the seconds this test waits.
-TEST(WatchE2E, LiveDaemonResumedFromHistoryRaisesTheLeakAlertAndNothingOnTheHealthyGpu) {
+// plateau on GPU 1 and, on GPU 2, a trainer SIGKILLed 4 s in whose 12 GiB context stays held. The
+// detector needs hours of data, so only an engine resumed from the database can call the leak
+// within the seconds this test waits. Exactly two alerts: the leak on GPU 0, the orphan on GPU 2.
+TEST(WatchE2E, LiveDaemonResumedFromHistoryRaisesTheLeakAndOrphanAlertsAndNothingOnTheHealthyGpu) {
   Scratch s;
   constexpr double kRateMiBPerHour = 1024, kSpan = 2 * 3600, kStep = 10, kStartMiB = 20000;
   const char* kUuid[] = {"GPU-00000000-0000-0000-0000-000000000000", "GPU-11111111-1111-1111-1111-111111111111"};
@@ -562,7 +563,12 @@ TEST(WatchE2E, LiveDaemonResumedFromHistoryRaisesTheLeakAlertAndNothingOnTheHeal
   steady.state = 'R';
   steady.argv = {"python3", "train.py"};
   steady.fd_targets = {"/dev/nvidiactl", "/dev/nvidia1", "/dev/nvidia-uvm"};
-  const std::string proc = s.Proc({leaker, steady});
+  // Listed by NVML until it is killed at 4 s; no device file, so nobody holds /dev/nvidia2 after.
+  FakeProcess killed;
+  killed.pid = 5300;
+  killed.state = 'R';
+  killed.argv = {"python3", "train.py", "--config", "small.yaml"};
+  const std::string proc = s.Proc({leaker, steady, killed});
   // Emulator time starts when the daemon initialises NVML, a moment after this.
   const double live_start = WallNow();
   const std::string scenario =
@@ -584,26 +590,59 @@ gpus:
     utilization_gpu: 90
     processes:
       - {{pid: 5200, type: compute, used_mib: 30000, sm_util: 90}}
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-22222222-2222-2222-2222-222222222222"
+    minor: 2
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    utilization_gpu: [[0, 90], [4, 0]]
+    unattributed_mib: [[0, 0], [4, 0], [4.5, 12288]]
+    processes:
+      - {{pid: 5300, type: compute, used_mib: 12288, sm_util: 95, start_s: 0, end_s: 4}}
 )",
                   kUuid[0], leak_mib(live_start), leak_mib(live_start) + kRateMiBPerHour, kUuid[1]);
   const std::string alerts = s.dir() + "/alerts.jsonl";
   int port = FreePort();
-  Daemon d({"watch", "--nvml-lib", EmulatorLib(), "--proc-root", proc, "--listen", "127.0.0.1:" + std::to_string(port),
-            "--interval", "200ms", "--process-interval", "400ms", "--kernel-log", "none", "--db", db, "--alert-log",
-            alerts, "--for", "4s"},
+  Daemon d({"watch",
+            "--nvml-lib",
+            EmulatorLib(),
+            "--proc-root",
+            proc,
+            "--listen",
+            "127.0.0.1:" + std::to_string(port),
+            "--interval",
+            "200ms",
+            "--process-interval",
+            "400ms",
+            "--kernel-log",
+            "none",
+            "--db",
+            db,
+            "--alert-log",
+            alerts,
+            "--for",
+            "4s",
+            "--grace",
+            "1s",
+            "--finding-for",
+            "1s"},
            {{"VRAMWATCH_EMULATOR_SCENARIO", s.Write("live.yaml", scenario)}}, s.dir() + "/d.log");
   // pending first (the verdict holds from the first assessment), firing once --for has passed.
   json st = WaitStatus(port, 30, [](const json& j) { return HasAlert(j, "GpuMemoryLeak", "0", "pending"); });
   EXPECT_TRUE(HasAlert(st, "GpuMemoryLeak", "0", "pending")) << st.dump(2) << d.Log();
-  st = WaitStatus(port, 30, [](const json& j) { return HasAlert(j, "GpuMemoryLeak", "0"); });
+  st = WaitStatus(port, 30, [](const json& j) {
+    return HasAlert(j, "GpuMemoryLeak", "0") && HasAlert(j, "GpuOrphanedMemory", "2");
+  });
   ASSERT_TRUE(HasAlert(st, "GpuMemoryLeak", "0")) << st.dump(2) << d.Log();
+  ASSERT_TRUE(HasAlert(st, "GpuOrphanedMemory", "2")) << st.dump(2) << d.Log();
   EXPECT_LT(WallNow() - live_start, 40) << "bounded time";
   EXPECT_NE(d.Log().find("resumed "), std::string::npos) << d.Log();
   for (const auto& a : st["alerts"]) {
-    EXPECT_EQ(a["name"], "GpuMemoryLeak") << a.dump();
-    EXPECT_EQ(a["gpu"], "0") << a.dump();
+    const bool leak0 = a["name"] == "GpuMemoryLeak" && a["gpu"] == "0";
+    const bool orphan2 = a["name"] == "GpuOrphanedMemory" && a["gpu"] == "2";
+    EXPECT_TRUE(leak0 || orphan2) << a.dump();
   }
-  ASSERT_EQ(st["gpus"].size(), 2u);
+  ASSERT_EQ(st["gpus"].size(), 3u);
   EXPECT_EQ(st["gpus"][0]["analysis"]["verdict"], "leak") << st["gpus"][0].dump(2);
   EXPECT_EQ(st["gpus"][1]["analysis"]["verdict"], "plateau") << st["gpus"][1].dump(2);
 
@@ -627,12 +666,18 @@ gpus:
   std::string mf = s.Write("metrics.txt", m->body);
   EXPECT_EQ(std::system(("promtool check metrics < " + mf + " > /dev/null 2>&1").c_str()), 0);
 
-  // The alert log: one firing, the leak on GPU 0, which became active in this run and waited --for.
+  // The alert log: one firing leak on GPU 0, which became active in this run and waited --for,
+  // and one firing orphan on GPU 2.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   std::istringstream log(ReadAll(alerts));
-  int firing = 0;
+  int firing = 0, orphans = 0;
   for (std::string line; std::getline(log, line);) {
     json e = json::parse(line);
+    if (e["alert"] == "GpuOrphanedMemory") {
+      EXPECT_EQ(e["labels"]["gpu"], "2") << line;
+      if (e["event"] == "firing") ++orphans;
+      continue;
+    }
     EXPECT_EQ(e["alert"], "GpuMemoryLeak") << line;
     EXPECT_EQ(e["labels"]["gpu"], "0") << line;
     if (e["event"] != "firing") continue;
@@ -644,6 +689,7 @@ gpus:
     EXPECT_GE(fired->seconds - since->seconds, 4 - 0.01) << line;
   }
   EXPECT_EQ(firing, 1) << ReadAll(alerts);
+  EXPECT_EQ(orphans, 1) << ReadAll(alerts);
 }
 
 // Two hours of a healthy two-GPU recording (07:00-11:00 on 2026-11-27) and a saved kernel log;

@@ -69,24 +69,18 @@ Status AlertStateStore::WritePending() {
 
 Result<std::vector<StoredAlert>> AlertStateStore::All() {
   std::map<std::string, StoredAlert> merged;
-  while (true) {
-    auto row = all_.Step();
-    if (!row.ok()) {
-      all_.Reset();
-      return row.status();
-    }
-    if (!*row) break;
+  Status read = all_.ForEachRow([&](const Statement& st) {
     StoredAlert a;
-    a.key = all_.ColumnText(0);
-    a.name = all_.ColumnText(1);
-    a.labels = DecodePairs(all_.ColumnText(2));
-    a.annotations = DecodePairs(all_.ColumnText(3));
-    a.severity = static_cast<int>(all_.ColumnInt(4));
-    a.active_since = all_.ColumnDouble(5);
-    a.fired_at = all_.ColumnDouble(6);
+    a.key = st.ColumnText(0);
+    a.name = st.ColumnText(1);
+    a.labels = DecodePairs(st.ColumnText(2));
+    a.annotations = DecodePairs(st.ColumnText(3));
+    a.severity = static_cast<int>(st.ColumnInt(4));
+    a.active_since = st.ColumnDouble(5);
+    a.fired_at = st.ColumnDouble(6);
     merged[a.key] = std::move(a);
-  }
-  all_.Reset();
+  });
+  if (!read.ok()) return read;
   for (const auto& [key, a] : pending_) {
     if (a) {
       merged[key] = *a;

@@ -91,17 +91,11 @@ Result<std::optional<Baseline>> BaselineStore::Get(const std::string& key) {
 
 Result<std::vector<Baseline>> BaselineStore::All() {
   std::map<std::string, Baseline> merged;
-  while (true) {
-    auto row = all_.Step();
-    if (!row.ok()) {
-      all_.Reset();
-      return row.status();
-    }
-    if (!*row) break;
-    Baseline b = ReadBaseline(all_);
+  Status read = all_.ForEachRow([&](const Statement& st) {
+    Baseline b = ReadBaseline(st);
     merged[b.key] = b;
-  }
-  all_.Reset();
+  });
+  if (!read.ok()) return read;
   for (const auto& [k, b] : pending_) merged[k] = b;
   std::vector<Baseline> out;
   for (auto& [k, b] : merged) out.push_back(std::move(b));

@@ -226,16 +226,7 @@ Status HistoryStore::ApplyRetention(double now_s) {
   const int64_t agg_cut = MinuteOf(now_s - options_.aggregate_retention_s);
   auto ids = [&](Statement& st) -> Result<std::vector<int64_t>> {
     std::vector<int64_t> out;
-    while (true) {
-      auto row = st.Step();
-      if (!row.ok()) {
-        st.Reset();
-        return row.status();
-      }
-      if (!*row) break;
-      out.push_back(st.ColumnInt(0));
-    }
-    st.Reset();
+    VW_RETURN_IF_ERROR(st.ForEachRow([&](const Statement& row) { out.push_back(row.ColumnInt(0)); }));
     return out;
   };
   auto fail = [&](const Status& s) {
@@ -308,16 +299,10 @@ Result<std::vector<HistoryPoint>> HistoryStore::Raw(const std::string& series, d
   raw_range_.Bind(1, *known);
   raw_range_.Bind(2, from_s);
   raw_range_.Bind(3, to_s);
-  while (true) {
-    auto row = raw_range_.Step();
-    if (!row.ok()) {
-      raw_range_.Reset();
-      return row.status().WithContext("history query " + series);
-    }
-    if (!*row) break;
-    out.push_back({raw_range_.ColumnDouble(0), static_cast<uint64_t>(raw_range_.ColumnInt(1))});
-  }
-  raw_range_.Reset();
+  Status read = raw_range_.ForEachRow([&](const Statement& st) {
+    out.push_back({st.ColumnDouble(0), static_cast<uint64_t>(st.ColumnInt(1))});
+  });
+  if (!read.ok()) return read.WithContext("history query " + series);
   return out;
 }
 
@@ -328,39 +313,24 @@ Result<std::vector<MinuteAggregate>> HistoryStore::Aggregates(const std::string&
   agg_range_.Bind(1, *known);
   agg_range_.Bind(2, MinuteOf(from_s));
   agg_range_.Bind(3, MinuteOf(std::min(to_s, 1e15)));
-  while (true) {
-    auto row = agg_range_.Step();
-    if (!row.ok()) {
-      agg_range_.Reset();
-      return row.status().WithContext("history query " + series);
-    }
-    if (!*row) break;
+  Status read = agg_range_.ForEachRow([&](const Statement& st) {
     MinuteAggregate a;
-    a.t = static_cast<double>(agg_range_.ColumnInt(0)) * 60.0;
-    a.min_bytes = static_cast<uint64_t>(agg_range_.ColumnInt(1));
-    a.floor_bytes = static_cast<uint64_t>(agg_range_.ColumnInt(2));
-    a.max_bytes = static_cast<uint64_t>(agg_range_.ColumnInt(3));
-    a.last_bytes = static_cast<uint64_t>(agg_range_.ColumnInt(4));
-    a.count = static_cast<uint32_t>(agg_range_.ColumnInt(5));
+    a.t = static_cast<double>(st.ColumnInt(0)) * 60.0;
+    a.min_bytes = static_cast<uint64_t>(st.ColumnInt(1));
+    a.floor_bytes = static_cast<uint64_t>(st.ColumnInt(2));
+    a.max_bytes = static_cast<uint64_t>(st.ColumnInt(3));
+    a.last_bytes = static_cast<uint64_t>(st.ColumnInt(4));
+    a.count = static_cast<uint32_t>(st.ColumnInt(5));
     out.push_back(a);
-  }
-  agg_range_.Reset();
+  });
+  if (!read.ok()) return read.WithContext("history query " + series);
   return out;
 }
 
 Result<std::vector<std::string>> HistoryStore::SeriesNames() {
   std::vector<std::string> out;
   for (const auto& [id, name] : pending_series_) out.push_back(name);
-  while (true) {
-    auto row = list_series_.Step();
-    if (!row.ok()) {
-      list_series_.Reset();
-      return row.status();
-    }
-    if (!*row) break;
-    out.push_back(list_series_.ColumnText(1));
-  }
-  list_series_.Reset();
+  VW_RETURN_IF_ERROR(list_series_.ForEachRow([&](const Statement& st) { out.push_back(st.ColumnText(1)); }));
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

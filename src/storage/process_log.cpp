@@ -82,30 +82,24 @@ Status ProcessLog::WritePending() {
 
 Result<std::vector<ProcessRecord>> ProcessLog::ReadRows(Statement& st) {
   std::vector<ProcessRecord> out;
-  while (true) {
-    auto row = st.Step();
-    if (!row.ok()) {
-      st.Reset();
-      return row.status();
-    }
-    if (!*row) break;
+  Status read = st.ForEachRow([&](const Statement& row) {
     ProcessRecord r;
-    r.gpu = st.ColumnText(0);
-    r.pid = st.ColumnInt(1);
-    r.first_seen_s = st.ColumnDouble(2);
-    r.last_seen_s = st.ColumnDouble(3);
-    if (auto p = st.ColumnOptInt(4)) r.peak_bytes = static_cast<uint64_t>(*p);
-    auto end = ParseProcessEnd(st.ColumnText(5));
+    r.gpu = row.ColumnText(0);
+    r.pid = row.ColumnInt(1);
+    r.first_seen_s = row.ColumnDouble(2);
+    r.last_seen_s = row.ColumnDouble(3);
+    if (auto p = row.ColumnOptInt(4)) r.peak_bytes = static_cast<uint64_t>(*p);
+    auto end = ParseProcessEnd(row.ColumnText(5));
     r.end = end.ok() ? *end : ProcessEnd::kRunning;
-    r.command = st.ColumnText(6);
-    r.user = st.ColumnText(7);
-    r.container = st.ColumnText(8);
-    r.pod = st.ColumnText(9);
-    r.pod_namespace = st.ColumnText(10);
-    r.slurm_job = st.ColumnText(11);
+    r.command = row.ColumnText(6);
+    r.user = row.ColumnText(7);
+    r.container = row.ColumnText(8);
+    r.pod = row.ColumnText(9);
+    r.pod_namespace = row.ColumnText(10);
+    r.slurm_job = row.ColumnText(11);
     out.push_back(std::move(r));
-  }
-  st.Reset();
+  });
+  if (!read.ok()) return read;
   return out;
 }
 

@@ -46,6 +46,22 @@ class Statement {
   // Step() until done, for statements that return no rows; then resets.
   Status Run();
   void Reset();  // ready to bind and run again (bindings cleared)
+  // Step() through every row, calling `row(*this)` on each (read the columns there); then
+  // resets, also when a step fails (that error is returned).
+  template <class F>
+  Status ForEachRow(F&& row) {
+    while (true) {
+      auto more = Step();
+      if (!more.ok()) {
+        Reset();
+        return more.status();
+      }
+      if (!*more) break;
+      row(*this);
+    }
+    Reset();
+    return Status::Ok();
+  }
 
   int64_t ColumnInt(int col) const { return sqlite3_column_int64(stmt_, col); }
   double ColumnDouble(int col) const { return sqlite3_column_double(stmt_, col); }

@@ -124,22 +124,40 @@ ProcessSnapshot Proc(int64_t pid, double used_mib, std::string command) {
   return p;
 }
 
-TEST(WatchPipelineResume, ARunningProcessKeepsItsRecordAndItsEngineAndAVanishedOneIsClosed) {
+// A pipeline resumed from FillProcessHistory's database whose first live sample lists `listed`
+// on GPU 0 (holding `gpu_used_mib` in all), flushed.
+struct ResumedWithProcess {
   TempDb db;
   const double now = 1'790'000'000;
-  FillProcessHistory(db.path(), now - 1);
-  auto store = storage::HistoryStore::Open(db.path());
-  ASSERT_TRUE(store.ok());
-  WatchPipeline p(WatchConfig{}, store->get(), {});
-  p.Resume(now);
-  HostSnapshot snap;
-  snap.t = now;
-  snap.gpus = {Gpu(0, now, 9100)};
-  snap.gpus[0].processes = {Proc(4242, 9025, "python serve.py")};
-  p.Ingest(snap, true, false);
-  p.Flush();
+  std::unique_ptr<storage::HistoryStore> store;
+  std::unique_ptr<WatchPipeline> pipeline;
 
-  auto state = p.BuildState(now);
+  ResumedWithProcess(double gpu_used_mib, const ProcessSnapshot& listed) {
+    FillProcessHistory(db.path(), now - 1);
+    auto opened = storage::HistoryStore::Open(db.path());
+    EXPECT_TRUE(opened.ok());
+    if (!opened.ok()) return;
+    store = std::move(*opened);
+    pipeline = std::make_unique<WatchPipeline>(WatchConfig{}, store.get(), std::vector<outputs::AlertSink*>{});
+    pipeline->Resume(now);
+    HostSnapshot snap;
+    snap.t = now;
+    snap.gpus = {Gpu(0, now, gpu_used_mib)};
+    snap.gpus[0].processes = {listed};
+    pipeline->Ingest(snap, true, false);
+    pipeline->Flush();
+  }
+  std::vector<storage::ProcessRecord> Records() {
+    auto r = store->processes().Query(now - 86400, now + 1);
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? *r : std::vector<storage::ProcessRecord>{};
+  }
+};
+
+TEST(WatchPipelineResume, ARunningProcessKeepsItsRecordAndItsEngineAndAVanishedOneIsClosed) {
+  ResumedWithProcess r(9100, Proc(4242, 9025, "python serve.py"));
+  ASSERT_TRUE(r.pipeline);
+  auto state = r.pipeline->BuildState(r.now);
   ASSERT_EQ(state->gpus.size(), 1u);
   const auto& procs = state->gpus[0].process_analysis;
   ASSERT_EQ(procs.count("4242"), 1u);
@@ -147,46 +165,33 @@ TEST(WatchPipelineResume, ARunningProcessKeepsItsRecordAndItsEngineAndAVanishedO
   ASSERT_TRUE(procs.at("4242").leak_rate_bps.has_value());
   EXPECT_NEAR(*procs.at("4242").leak_rate_bps * 3600 / kMiB, 512, 512 * 0.1);
 
-  auto records = (*store)->processes().Query(now - 86400, now + 1);
-  ASSERT_TRUE(records.ok());
-  ASSERT_EQ(records->size(), 2u);  // one record per process: the restart made no second one
-  for (const auto& r : *records) {
-    if (r.pid == 4242) {
-      EXPECT_EQ(r.first_seen_s, now - 1 - 7200);
-      EXPECT_EQ(r.last_seen_s, now);
-      EXPECT_EQ(r.end, storage::ProcessEnd::kRunning);
+  auto records = r.Records();
+  ASSERT_EQ(records.size(), 2u);  // one record per process: the restart made no second one
+  for (const auto& rec : records) {
+    if (rec.pid == 4242) {
+      EXPECT_EQ(rec.first_seen_s, r.now - 1 - 7200);
+      EXPECT_EQ(rec.last_seen_s, r.now);
+      EXPECT_EQ(rec.end, storage::ProcessEnd::kRunning);
     } else {
-      EXPECT_EQ(r.pid, 999);
-      EXPECT_EQ(r.last_seen_s, now - 1 - 60);  // its last sighting, not the restart
-      EXPECT_EQ(r.end, storage::ProcessEnd::kExited);
+      EXPECT_EQ(rec.pid, 999);
+      EXPECT_EQ(rec.last_seen_s, r.now - 1 - 60);  // its last sighting, not the restart
+      EXPECT_EQ(rec.end, storage::ProcessEnd::kExited);
     }
   }
 }
 
 TEST(WatchPipelineResume, APidReusedByAnotherCommandStartsANewRecord) {
-  TempDb db;
-  const double now = 1'790'000'000;
-  FillProcessHistory(db.path(), now - 1);
-  auto store = storage::HistoryStore::Open(db.path());
-  ASSERT_TRUE(store.ok());
-  WatchPipeline p(WatchConfig{}, store->get(), {});
-  p.Resume(now);
-  HostSnapshot snap;
-  snap.t = now;
-  snap.gpus = {Gpu(0, now, 2000)};
-  snap.gpus[0].processes = {Proc(4242, 1500, "python other.py")};
-  p.Ingest(snap, true, false);
-  p.Flush();
-  EXPECT_EQ(p.BuildState(now)->gpus[0].process_analysis.at("4242").verdict, "insufficient_data");
-  auto records = (*store)->processes().Query(now - 86400, now + 1);
-  ASSERT_TRUE(records.ok());
-  ASSERT_EQ(records->size(), 3u);
+  ResumedWithProcess r(2000, Proc(4242, 1500, "python other.py"));
+  ASSERT_TRUE(r.pipeline);
+  EXPECT_EQ(r.pipeline->BuildState(r.now)->gpus[0].process_analysis.at("4242").verdict, "insufficient_data");
+  auto records = r.Records();
+  ASSERT_EQ(records.size(), 3u);
   int running = 0;
-  for (const auto& r : *records) {
-    if (r.end != storage::ProcessEnd::kRunning) continue;
+  for (const auto& rec : records) {
+    if (rec.end != storage::ProcessEnd::kRunning) continue;
     ++running;
-    EXPECT_EQ(r.command, "python other.py");
-    EXPECT_EQ(r.first_seen_s, now);
+    EXPECT_EQ(rec.command, "python other.py");
+    EXPECT_EQ(rec.first_seen_s, r.now);
   }
   EXPECT_EQ(running, 1);
 }

@@ -35,13 +35,7 @@ std::string EightGpus(int seconds) {
   return text;
 }
 
-struct Drained {
-  std::vector<TraceRecord> records;
-  Status status;
-  size_t skipped = 0;
-  std::vector<SkippedLine> examples;
-  bool has_zone = false;
-  bool synthetic = false;
+struct Drained : testing_util::ReadResult {
   bool fell_back = false;
   uint64_t blocks = 0;
 };
@@ -79,23 +73,7 @@ std::unique_ptr<BlockParallelReader> OpenParallel(const std::string& path, const
 
 Drained Drain(BlockParallelReader& p) {
   Drained out;
-  for (;;) {
-    auto next = p.NextRecord();
-    if (!next.ok()) {
-      out.status = next.status();
-      break;
-    }
-    if (*next == nullptr) break;
-    out.records.push_back(**next);
-  }
-  // After the end (or the error) the same answer again.
-  auto again = p.NextRecord();
-  EXPECT_EQ(again.ok(), out.status.ok());
-  if (again.ok()) {
-    EXPECT_EQ(*again, nullptr);
-  }
-  out.skipped = p.skipped_count();
-  out.examples = p.skipped_examples();
+  testing_util::DrainNextRecord(p, out);
   out.has_zone = p.has_zone();
   out.synthetic = p.synthetic_time();
   out.fell_back = p.fell_back();

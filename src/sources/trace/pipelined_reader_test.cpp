@@ -42,12 +42,7 @@ void ExpectSameRecord(const TraceRecord& a, const TraceRecord& b, size_t i) {
   EXPECT_EQ(a.sample.processes.has_value(), b.sample.processes.has_value()) << i;
 }
 
-struct Drained {
-  std::vector<TraceRecord> records;
-  Status status;
-  size_t skipped = 0;
-  std::vector<SkippedLine> examples;
-};
+using Drained = testing_util::ReadResult;
 
 Drained Direct(const std::string& path, const TraceOptions& opt) {
   Drained out;
@@ -73,23 +68,7 @@ Drained Pipelined(const std::string& path, const TraceOptions& opt) {
   auto r = OpenTrace(path, opt);
   EXPECT_TRUE(r.ok());
   PipelinedTraceReader p(std::move(*r));
-  for (;;) {
-    auto next = p.NextRecord();
-    if (!next.ok()) {
-      out.status = next.status();
-      break;
-    }
-    if (*next == nullptr) break;
-    out.records.push_back(**next);
-  }
-  // After the end (or the error) the same answer again, not a hang or a different status.
-  auto again = p.NextRecord();
-  EXPECT_EQ(again.ok(), out.status.ok());
-  if (again.ok()) {
-    EXPECT_EQ(*again, nullptr);
-  }
-  out.skipped = p.skipped_count();
-  out.examples = p.skipped_examples();
+  testing_util::DrainNextRecord(p, out);
   return out;
 }
 

@@ -28,6 +28,29 @@ struct ReadResult {
   TraceFormat format = TraceFormat::kAuto;
 };
 
+// Every record of a reader with NextRecord() (a pointer valid until the next call, nullptr at the
+// end) into `out`, the first error into out.status, then checks that asking again after the end or
+// the error gives the same answer (not a hang or another status). Skip counts and examples too.
+template <class Reader>
+void DrainNextRecord(Reader& p, ReadResult& out) {
+  for (;;) {
+    auto next = p.NextRecord();
+    if (!next.ok()) {
+      out.status = next.status();
+      break;
+    }
+    if (*next == nullptr) break;
+    out.records.push_back(**next);
+  }
+  auto again = p.NextRecord();
+  EXPECT_EQ(again.ok(), out.status.ok());
+  if (again.ok()) {
+    EXPECT_EQ(*again, nullptr);
+  }
+  out.skipped = p.skipped_count();
+  out.examples = p.skipped_examples();
+}
+
 // Per-process names: CTest runs test cases as separate processes in parallel, and two cases
 // writing the same temp file would read each other's content.
 inline std::string TempPath(const std::string& name) {

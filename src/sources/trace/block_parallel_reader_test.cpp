@@ -40,27 +40,10 @@ struct Drained : testing_util::ReadResult {
   uint64_t blocks = 0;
 };
 
+// The one-thread reader's answer: what every parallel run must equal.
 Drained Sequential(const std::string& path, const TraceOptions& opt) {
   Drained out;
-  auto r = OpenTrace(path, opt);
-  if (!r.ok()) {
-    out.status = r.status();
-    return out;
-  }
-  TraceRecord rec;
-  for (;;) {
-    auto more = (*r)->NextInto(&rec);
-    if (!more.ok()) {
-      out.status = more.status();
-      break;
-    }
-    if (!*more) break;
-    out.records.push_back(rec);
-  }
-  out.skipped = (*r)->skipped_count();
-  out.examples = (*r)->skipped_examples();
-  out.has_zone = (*r)->has_zone();
-  out.synthetic = (*r)->synthetic_time();
+  static_cast<testing_util::ReadResult&>(out) = testing_util::ReadTrace(path, opt);
   return out;
 }
 

@@ -45,22 +45,7 @@ void ExpectSameRecord(const TraceRecord& a, const TraceRecord& b, size_t i) {
 using Drained = testing_util::ReadResult;
 
 Drained Direct(const std::string& path, const TraceOptions& opt) {
-  Drained out;
-  auto r = OpenTrace(path, opt);
-  EXPECT_TRUE(r.ok());
-  TraceRecord rec;
-  for (;;) {
-    auto more = (*r)->NextInto(&rec);
-    if (!more.ok()) {
-      out.status = more.status();
-      break;
-    }
-    if (!*more) break;
-    out.records.push_back(rec);
-  }
-  out.skipped = (*r)->skipped_count();
-  out.examples = (*r)->skipped_examples();
-  return out;
+  return testing_util::ReadTrace(path, opt);
 }
 
 Drained Pipelined(const std::string& path, const TraceOptions& opt) {

@@ -70,8 +70,12 @@ struct EngineConfig {
                                              // period / this before the tests
   double oscillation_block_seconds = 600;    // ... and over at least this
   double oscillation_alpha = 0.0001;         // Mann–Kendall level on that series
-  double spike_seconds = 600;                // upward excursions of the floor narrower than this are removed
-                                             // (morphological opening) before the tests
+  // Between two windows more than this factor apart (the shorter at least min_history_seconds),
+  // the cycle-free floor is also tested on intermediate windows at geometric steps ...
+  double oscillation_window_ratio = 1.5;
+  double oscillation_intermediate_alpha = 0.00001;  // ... at this stricter level (more tests)
+  double spike_seconds = 600;                       // upward excursions of the floor narrower than this are removed
+                                                    // (morphological opening) before the tests
   // Which windows and when.
   double min_window_seconds = 1800;    // shortest stretch a trend test runs on
   double min_history_seconds = 10800;  // settled history needed before a leak verdict: a young

@@ -147,19 +147,9 @@ struct SeriesVerdict {
   std::optional<size_t> leak_at, vetoed_by;
 };
 
-// Runs the growth tests over each window size on one series and picks the longest window that
-// passes (young segments: only fast, steady growth over a full first window) and that no longer
-// window shows slowing down.
-SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const double> sizes, const GrowthOptions& go,
-                         const EngineConfig& c, bool young, double first_window) {
-  SeriesVerdict v;
-  for (double w : sizes) {
-    const double from = analysed.back().t - w - 1e-9;
-    auto first =
-        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
-    auto test = TestGrowthWindow(std::span<const FloorPoint>(first, analysed.end()), go);
-    if (test) v.windows.push_back({w, *test});
-  }
+// Picks the longest window that passes (young segments: only fast, steady growth over a full first
+// window) and that no longer window shows slowing down. `v.windows` in increasing size.
+void ChooseWindow(SeriesVerdict& v, const EngineConfig& c, bool young, double first_window) {
   for (size_t i = v.windows.size(); i-- > 0;) {
     const GrowthWindow& g = v.windows[i].test;
     if (!g.leak) continue;
@@ -180,6 +170,41 @@ SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const d
     v.leak_at = i;
     break;
   }
+}
+
+// The last `seconds` of a time-ordered series.
+std::span<const FloorPoint> Tail(std::span<const FloorPoint> pts, double seconds) {
+  const double from = pts.back().t - seconds - 1e-9;
+  auto first = std::lower_bound(pts.begin(), pts.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
+  return {first, pts.end()};
+}
+
+// The windows tested on the cycle-free floor: the configured sizes, plus geometric steps between
+// two consecutive sizes that are more than oscillation_window_ratio apart, once the shorter one is
+// at least min_history_seconds long. Each as (seconds, intermediate), in increasing size.
+std::vector<std::pair<double, bool>> CycleWindows(std::span<const double> sizes, const EngineConfig& c) {
+  std::vector<std::pair<double, bool>> out;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i > 0 && sizes[i - 1] >= c.min_history_seconds && c.oscillation_window_ratio > 1) {
+      const double ratio = sizes[i] / sizes[i - 1];
+      const auto steps = static_cast<int>(std::ceil(std::log(ratio) / std::log(c.oscillation_window_ratio) - 1e-9));
+      for (int k = 1; k < steps; ++k)
+        out.push_back({sizes[i - 1] * std::pow(ratio, static_cast<double>(k) / steps), true});
+    }
+    out.push_back({sizes[i], false});
+  }
+  return out;
+}
+
+// Runs the growth tests over each window size on one series and chooses the window.
+SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const double> sizes, const GrowthOptions& go,
+                         const EngineConfig& c, bool young, double first_window) {
+  SeriesVerdict v;
+  for (double w : sizes) {
+    auto test = TestGrowthWindow(Tail(analysed, w), go);
+    if (test) v.windows.push_back({w, *test});
+  }
+  ChooseWindow(v, c, young, first_window);
   return v;
 }
 }  // namespace
@@ -334,34 +359,44 @@ Assessment LeakEngine::Assess() const {
     const std::span<const FloorPoint> longest_span(first, opened.end());
     oscillating = MaxDrawdown(longest_span) > std::max(c.oscillation_min_bytes, 8 * FloorNoise(longest_span));
   }
-  // First a regular cycle: removed (the median floor at each phase subtracted) and the rest averaged
-  // over blocks, then tested at the stricter oscillation_alpha (a second series tested at every
-  // check, with noise that stays serially correlated at the block scale).
+  // First a regular cycle: estimated over the longest window, removed (the median floor at each phase
+  // subtracted) and the rest averaged over blocks, then tested at the stricter oscillation_alpha (a
+  // second series tested at every check, with noise that stays serially correlated at the block
+  // scale). Besides the configured windows, intermediate ones (consecutive sizes at most
+  // oscillation_window_ratio apart, above min_history_seconds) are tested at
+  // oscillation_intermediate_alpha: a leak that began hours into a job fails the keeps-going tests
+  // on a window that starts long before it, and three hours of block means are often too few.
   std::optional<Oscillation> cycle;
   double block_s = 0;
   if (!leak_at && oscillating) {
-    const double from = analysed.back().t - sizes.back() - 1e-9;
-    auto first =
-        std::lower_bound(analysed.begin(), analysed.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
-    const std::span<const FloorPoint> longest_span(first, analysed.end());
+    const std::span<const FloorPoint> longest_span = Tail(analysed, sizes.back());
     const OscillationOptions oo{.min_periods = c.oscillation_min_periods,
                                 .min_autocorrelation = c.oscillation_min_autocorrelation};
     if (auto osc = EstimateOscillation(longest_span, oo)) {
-      std::vector<double> osc_sizes;
-      for (double w : sizes)
-        if (w >= c.oscillation_min_periods * osc->period_seconds) osc_sizes.push_back(w);
-      if (!osc_sizes.empty()) {
-        block_s = std::max(c.oscillation_block_seconds, osc->period_seconds / c.oscillation_points_per_period);
-        std::vector<FloorPoint> flat = BlockMeans(RemoveOscillation(longest_span, *osc), block_s);
-        GrowthOptions cycle_go = go;
-        cycle_go.alpha = c.oscillation_alpha;
-        cycle_go.jump_net_of_slope = true;
-        SeriesVerdict v = TestSeries(flat, osc_sizes, cycle_go, c, young, first_window);
-        if (v.leak_at) {
-          envelope = std::move(flat);
-          env_v = std::move(v);
-          cycle = std::move(osc);
-        }
+      const std::vector<FloorPoint> removed = RemoveOscillation(longest_span, *osc);
+      block_s = std::max(c.oscillation_block_seconds, osc->period_seconds / c.oscillation_points_per_period);
+      GrowthOptions cycle_go = go;
+      cycle_go.alpha = c.oscillation_alpha;
+      cycle_go.jump_net_of_slope = true;
+      GrowthOptions intermediate_go = cycle_go;
+      intermediate_go.alpha = c.oscillation_intermediate_alpha;
+      SeriesVerdict v;
+      std::vector<std::vector<FloorPoint>> flats;  // each tested window's block means
+      for (const auto& [w, intermediate] : CycleWindows(sizes, c)) {
+        if (w < c.oscillation_min_periods * osc->period_seconds) continue;
+        std::vector<FloorPoint> flat = BlockMeans(Tail(removed, w), block_s);
+        auto test = TestGrowthWindow(flat, intermediate ? intermediate_go : cycle_go);
+        if (!test) continue;
+        v.windows.push_back({w, *test});
+        flats.push_back(std::move(flat));
+      }
+      ChooseWindow(v, c, young, first_window);
+      if (v.leak_at) {
+        // The start and rate are fitted on the passing window's block means.
+        envelope = std::move(flats[*v.leak_at]);
+        v.windows.resize(*v.leak_at + 1);
+        env_v = std::move(v);
+        cycle = std::move(osc);
       }
     }
   }

@@ -190,8 +190,9 @@ TEST(LeakEngine, LeakUnderIrregularOscillationIsFoundOnTheEnvelope) {
 
 // A serving load: a KV-cache cycle of `period` seconds (0 to `amp` MiB) plus batch-size swings
 // (a level uniform in [0, swing] MiB held for exponentially distributed times, mean 120 s), on a
-// 30 GiB base, with a leak of `leak_mib_h` MiB/h from 1 h on.
-Shape ServingLoad(double amp, double period, double swing, double leak_mib_h, uint64_t seed, double duration) {
+// 30 GiB base, with a leak of `leak_mib_h` MiB/h from `leak_start` seconds on.
+Shape ServingLoad(double amp, double period, double swing, double leak_mib_h, uint64_t seed, double duration,
+                  double leak_start = kHour) {
   std::mt19937_64 rng(seed);
   std::exponential_distribution<double> hold(1.0 / 120);
   std::uniform_real_distribution<double> level(0, swing);
@@ -201,7 +202,7 @@ Shape ServingLoad(double amp, double period, double swing, double leak_mib_h, ui
     auto it = std::upper_bound(swings->begin(), swings->end(), std::make_pair(t, 1e300));
     const double s = it == swings->begin() ? 0 : std::prev(it)->second;
     return Ramp(t, 30000) + 0.5 * amp * (1 + std::sin(2 * M_PI * t / period)) + s +
-           (t > kHour ? leak_mib_h * (t - kHour) / kHour : 0);
+           (t > leak_start ? leak_mib_h * (t - leak_start) / kHour : 0);
   };
 }
 
@@ -219,6 +220,27 @@ TEST(LeakEngine, LeakUnderServingSwingsIsFoundWithTheCycleRemoved) {
   ASSERT_TRUE(run.last.rate_lo_bps && run.last.rate_hi_bps);
   EXPECT_LT(*run.last.rate_lo_bps * kHour / kMiB, 400);
   EXPECT_GT(*run.last.rate_hi_bps * kHour / kMiB, 400);
+}
+
+TEST(LeakEngine, LateLeakUnderServingSwingsIsFoundOnAnIntermediateWindow) {
+  // A leak that begins 5 h into an 11 h serving job: the 11 h window starts on the flat part and
+  // fails the keeps-going tests, the 3 h window holds too few block means for the strict level;
+  // the intermediate windows between them lie on the growth.
+  const double duration = 11 * kHour;
+  const Shape shape = ServingLoad(6000, 1500, 3000, 500, 1, duration, 5 * kHour);
+  LeakEngine with = CardEngine();
+  const Trace found = Feed(with, shape, duration, 1.0, 5);
+  ASSERT_EQ(found.last.verdict, Verdict::kLeak) << AllEvidence(found.last);
+  EXPECT_NE(AllEvidence(found.last).find("cycle removed"), std::string::npos) << AllEvidence(found.last);
+  EXPECT_NEAR(*found.last.rate_bps * kHour / kMiB, 500, 250);
+  EXPECT_GE(*found.last.leak_start_t, 4 * kHour);
+  // The same samples with the intermediate windows turned off: not found.
+  EngineConfig no_intermediate;
+  no_intermediate.oscillation_window_ratio = 0;
+  LeakEngine without(no_intermediate);
+  without.SetCapacity(kCard);
+  const Trace missed = Feed(without, shape, duration, 1.0, 5);
+  EXPECT_NE(missed.last.verdict, Verdict::kLeak) << AllEvidence(missed.last);
 }
 
 TEST(LeakEngine, HealthyServingSwingsAreNeverALeak) {

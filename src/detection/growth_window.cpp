@@ -78,6 +78,10 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
   y.reserve(pts.size());
   for (const FloorPoint& p : pts) y.push_back(p.floor);
   w.mk = MannKendall(y, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
+  if (o.stop_when_not_significant && w.mk && !(w.mk->z > 0 && w.mk->p < o.alpha)) {
+    w.failed = "no significant upward trend";
+    return w;
+  }
   w.sen = SenOn(pts, o.ci_level);
   if (!w.mk || !w.sen) return std::nullopt;
 

@@ -55,6 +55,10 @@ struct GrowthOptions {
   // When true a jump is measured net of what Sen's slope predicts between the two medians: for
   // short series of block means, where three points span a large share of the window.
   bool jump_net_of_slope = false;
+  // When true and the trend test is not significant, the window stops there: `significant` is
+  // false, `failed` says so, and `sen` and every later number are left unset. For series whose
+  // windows are only looked at when one passes (the cycle-free floor, the lower envelopes).
+  bool stop_when_not_significant = false;
   size_t max_points = 120;
   size_t min_points = 12;
 };

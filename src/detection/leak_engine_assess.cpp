@@ -378,6 +378,7 @@ Assessment LeakEngine::Assess() const {
       GrowthOptions cycle_go = go;
       cycle_go.alpha = c.oscillation_alpha;
       cycle_go.jump_net_of_slope = true;
+      cycle_go.stop_when_not_significant = true;  // only a passing window is looked at
       GrowthOptions intermediate_go = cycle_go;
       intermediate_go.alpha = c.oscillation_intermediate_alpha;
       SeriesVerdict v;
@@ -407,7 +408,9 @@ Assessment LeakEngine::Assess() const {
         if (w >= 3 * span_s) env_sizes.push_back(w);
       if (env_sizes.empty()) continue;
       std::vector<FloorPoint> e = LowerEnvelope(analysed, span_s);
-      SeriesVerdict v = TestSeries(e, env_sizes, go, c, young, first_window);
+      GrowthOptions env_go = go;
+      env_go.stop_when_not_significant = true;  // only a passing window is looked at
+      SeriesVerdict v = TestSeries(e, env_sizes, env_go, c, young, first_window);
       if (v.leak_at) {
         envelope = std::move(e);
         env_v = std::move(v);

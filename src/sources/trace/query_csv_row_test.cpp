@@ -272,5 +272,86 @@ TEST(QueryRowFast, ManyGpusOverManySecondsMatchTheGeneralPath) {
   for (size_t i = 0; i < fast.records.size(); ++i) ExpectSameRecord(fast.records[i], general.records[i]);
 }
 
+// Rows built from random pieces (good and bad spellings of every field, spaces, tabs, quotes,
+// missing and extra fields), read leniently with and without the fast path: the same records, the
+// same skipped lines with the same reasons. Then strictly: the same first error.
+TEST(QueryRowFast, RandomRowsReadTheSameWithAndWithoutIt) {
+  const std::vector<std::string> stamps = {kTs,
+                                           "2026/07/14 08:12:39.001",
+                                           "2026/07/15 00:00:00.000",
+                                           "2026/07/14 08:12:38",
+                                           "2026-07-14T08:12:38Z",
+                                           "1752480758.5",
+                                           "2026/07/14 25:00:00.000",
+                                           "2026/07/14 08:12:38.69x",
+                                           "[N/A]"};
+  const std::vector<std::string> indexes = {"0", "7", "1000000", "1000001", "01", "-1", "[N/A]", "", "x", "12345678"};
+  const std::vector<std::string> uuids = {kUuid, "GPU-1", "[N/A]", "", "\"GPU-q\"", "\"GPU-a,b\"", "N/A"};
+  const std::vector<std::string> memory = {"0 MiB",
+                                           "1 MiB",
+                                           "20011 MiB",
+                                           "20011MiB",
+                                           "20011",
+                                           "12345678 MiB",
+                                           "99999999999",
+                                           "1.5 GiB",
+                                           "2 GB",
+                                           "5 parsecs",
+                                           "[N/A]",
+                                           "N/A",
+                                           "",
+                                           "-",
+                                           "5x MiB",
+                                           "20011 MiB ",
+                                           "\"7 MiB\"",
+                                           "1234567890123",
+                                           "20011  MiB",
+                                           "MiB"};
+  const std::vector<std::string> percents = {"0 %",    "37 %",  "37%", "37",   "100 %", "101 %", "1000 %",
+                                             "37.5 %", "[N/A]", "",    "7 %%", "x %",   "%",     " 5 % "};
+  const std::vector<std::string> seps = {", ", ",", " , ", ",\t", "  ,  "};
+  uint64_t state = 0x9E3779B97F4A7C15ULL;
+  auto pick = [&state](size_t n) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return static_cast<size_t>(state % n);
+  };
+  std::string text = std::string(kHeader) + "\n";
+  for (int row = 0; row < 4000; ++row) {
+    // Mostly well-formed rows, so that many take the fast path between the odd ones.
+    const bool odd = pick(3) == 0;
+    std::string line = odd ? stamps[pick(stamps.size())] : stamps[pick(3)];
+    line += seps[pick(seps.size())] + (odd ? indexes[pick(indexes.size())] : indexes[pick(2)]);
+    line += seps[pick(seps.size())] + (odd ? uuids[pick(uuids.size())] : uuids[0]);
+    line += seps[pick(seps.size())] + (odd ? memory[pick(memory.size())] : memory[pick(6)]);
+    line += seps[pick(seps.size())] + (odd ? memory[pick(memory.size())] : memory[2]);
+    line += seps[pick(seps.size())] + (odd ? percents[pick(percents.size())] : percents[pick(5)]);
+    if (odd && pick(8) == 0) line += ", 9";                           // a field too many
+    if (odd && pick(8) == 0) line = line.substr(0, line.rfind(','));  // a field too few
+    text += line + "\n";
+  }
+  ReadResult general = ReadWith(false, text, true, "random.csv");
+  ReadResult fast = ReadWith(true, text, true, "random.csv");
+  ASSERT_TRUE(general.status.ok()) << general.status.ToString();
+  ASSERT_TRUE(fast.status.ok()) << fast.status.ToString();
+  EXPECT_GT(general.records.size(), 2000U);
+  EXPECT_GT(general.skipped, 100U);
+  ASSERT_EQ(fast.records.size(), general.records.size());
+  for (size_t i = 0; i < fast.records.size(); ++i) ExpectSameRecord(fast.records[i], general.records[i]);
+  EXPECT_EQ(fast.skipped, general.skipped);
+  ASSERT_EQ(fast.examples.size(), general.examples.size());
+  for (size_t i = 0; i < fast.examples.size(); ++i) {
+    EXPECT_EQ(fast.examples[i].line, general.examples[i].line);
+    EXPECT_EQ(fast.examples[i].reason, general.examples[i].reason);
+  }
+  EXPECT_EQ(fast.has_zone, general.has_zone);
+  ReadResult general_strict = ReadWith(false, text, false, "random.csv");
+  ReadResult fast_strict = ReadWith(true, text, false, "random.csv");
+  EXPECT_FALSE(general_strict.status.ok());
+  EXPECT_EQ(fast_strict.status.ToString(), general_strict.status.ToString());
+  EXPECT_EQ(fast_strict.records.size(), general_strict.records.size());
+}
+
 }  // namespace
 }  // namespace vw::trace

@@ -14,6 +14,7 @@
 
 #include "sources/trace/csv_fields.h"
 #include "sources/trace/line_trace_reader.h"
+#include "sources/trace/query_csv_row.h"
 #include "sources/trace/trace_formats.h"
 #include "sources/trace/trace_values.h"
 
@@ -97,6 +98,13 @@ class QueryCsvReader : public LineTraceReader, public QueryCsvBlockParser {
       // The common data row: a digit first, at least 40 characters and a known layout of two or more
       // columns (so the split found a comma): it cannot be a header, comment, separator or `date`
       // line, so it is parsed straight away, as the checks below would have let it through.
+      // A row the fused scan takes splits into exactly that many unquoted fields too.
+      if (c >= '0' && c <= '9' && t.size() >= 40 && have_columns_ && !per_process_block_ && columns_.size() >= 2 &&
+          columns_.size() <= kFastFields && FastRow(line, out)) {
+        if (!use_.layout_set) use_.layout_read = true;
+        *got = true;
+        return Status::Ok();
+      }
       if (c >= '0' && c <= '9' && t.size() >= 40 && have_columns_ && !per_process_block_ && columns_.size() >= 2 &&
           columns_.size() <= kFastFields &&
           SplitUnquotedInto(line, fast_fields_.data(), columns_.size()) == columns_.size()) {
@@ -142,6 +150,10 @@ class QueryCsvReader : public LineTraceReader, public QueryCsvBlockParser {
         VW_RETURN_IF_ERROR(SetColumnsFromOptions());
       }
       if (per_process_block_) continue;
+      if (FastRow(line, out)) {
+        *got = true;
+        return Status::Ok();
+      }
       // Fast path: an unquoted row with the right number of fields, split into a fixed array.
       if (columns_.size() <= kFastFields &&
           SplitUnquotedInto(line, fast_fields_.data(), columns_.size()) == columns_.size()) {
@@ -170,6 +182,25 @@ class QueryCsvReader : public LineTraceReader, public QueryCsvBlockParser {
   }
 
  private:
+  // The fused scan (query_csv_row.h) for layouts with a clock; false: use the general path.
+  bool FastRow(std::string_view line, TraceRecord* out) {
+    if (!fast_layout_) return false;
+    bool zone = false;
+    if (!ParseQueryRowFast(line, columns_.data(), columns_.size(), &date_cache_, out, &zone)) return false;
+    if (zone) {
+      Timestamp ts;
+      ts.has_zone = true;
+      NoteTime(ts);
+    }
+    return true;
+  }
+
+  void SetLayoutFlags() {
+    fast_layout_ = fast_enabled_ && !per_process_block_ &&
+                   std::any_of(columns_.begin(), columns_.end(),
+                               [](const CsvColumnSpec& c) { return c.kind == CsvColumn::kTimestamp; });
+  }
+
   void SetHeader(std::string_view t) {
     header_text_.assign(t.data(), t.size());
     columns_.clear();
@@ -184,6 +215,7 @@ class QueryCsvReader : public LineTraceReader, public QueryCsvBlockParser {
     header_from_options_ = false;
     group_.clear();
     use_.layout_set = true;
+    SetLayoutFlags();
   }
 
   Status SetColumnsFromOptions() {
@@ -199,6 +231,7 @@ class QueryCsvReader : public LineTraceReader, public QueryCsvBlockParser {
     have_columns_ = true;
     header_from_options_ = true;
     use_.layout_set = true;
+    SetLayoutFlags();
     return Status::Ok();
   }
 
@@ -333,6 +366,8 @@ class QueryCsvReader : public LineTraceReader, public QueryCsvBlockParser {
   bool have_columns_ = false;
   bool header_from_options_ = false;
   bool per_process_block_ = false;
+  const bool fast_enabled_ = QueryRowFastPath();
+  bool fast_layout_ = false;  // the columns have a timestamp: rows may take the fused scan
   std::optional<double> block_time_;
   std::vector<std::string> group_;  // GPU keys seen in the current sample instant (no clock)
   uint64_t group_index_ = 0;

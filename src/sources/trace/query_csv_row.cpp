@@ -1,0 +1,351 @@
+#include "sources/trace/query_csv_row.h"
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+namespace vw::trace {
+namespace {
+
+std::atomic<bool> g_fast_path{true};
+
+inline bool IsDigit(char c) {
+  return static_cast<unsigned>(c - '0') < 10;
+}
+
+// Skips spaces and tabs from *q; true when the field ends there (a ',' or the end of the line).
+inline bool EndsField(const char** q, const char* end) {
+  const char* r = *q;
+  while (r != end && (*r == ' ' || *r == '\t')) ++r;
+  *q = r;
+  return r == end || *r == ',';
+}
+
+// The first ',' at or after p, or `end`; nullptr when a double quote comes first (a quoted row is
+// the general path's). 16 bytes at a time.
+inline const char* FieldEnd(const char* p, const char* end) {
+#ifdef __SSE2__
+  const __m128i comma = _mm_set1_epi8(',');
+  const __m128i quote = _mm_set1_epi8('"');
+  while (end - p >= 16) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const auto cm = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(b, comma)));
+    const auto qm = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(b, quote)));
+    if ((cm | qm) != 0) {
+      const unsigned first = static_cast<unsigned>(__builtin_ctz(cm | qm));
+      return ((qm >> first) & 1U) != 0 ? nullptr : p + first;
+    }
+    p += 16;
+  }
+#endif
+  for (; p != end; ++p) {
+    if (*p == ',') return p;
+    if (*p == '"') return nullptr;
+  }
+  return end;
+}
+
+// The field [b, e) without trailing spaces and tabs (leading ones are already skipped).
+inline std::string_view TrimBack(const char* b, const char* e) {
+  while (e != b && (e[-1] == ' ' || e[-1] == '\t')) --e;
+  return std::string_view(b, static_cast<size_t>(e - b));
+}
+
+// v / 100.0 for 0..100, the same doubles ParsePercentValue gives.
+struct Percents {
+  std::array<double, 101> v{};
+  Percents() {
+    for (unsigned i = 0; i <= 100; ++i) v[i] = i / 100.0;
+  }
+};
+const Percents kPercents;
+
+// a == b, checking the last 8 bytes first (UUIDs of one machine differ at the end).
+inline bool SameBytes(const std::string& a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  if (b.size() >= 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + a.size() - 8, 8);
+    std::memcpy(&y, b.data() + b.size() - 8, 8);
+    if (x != y) return false;
+  }
+  return std::memcmp(a.data(), b.data(), b.size()) == 0;
+}
+
+// A memory value at p: "20011", "20011 MiB" or "20011MiB" (digits only when the column's unit is
+// MiB or not given), as ParseMibFast takes them; else the general value parser on the whole field.
+// Advances *q to the field's end (a ',' or the line end). False when the general path must decide.
+// The number of leading decimal digits of the 8 bytes at p (0..8), and their value when below 8.
+// Eight bytes at once: a byte b is a digit exactly when b ^ '0' <= 9.
+inline unsigned LeadingDigits8(const char* p, uint64_t* value) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  const uint64_t t = x ^ 0x3030303030303030ULL;
+  const uint64_t other = (((t & 0x7F7F7F7F7F7F7F7FULL) + 0x7676767676767676ULL) | t) & 0x8080808080808080ULL;
+  if (other == 0) return 8;
+  const unsigned n = static_cast<unsigned>(__builtin_ctzll(other)) >> 3;
+  if (n == 0) return 0;
+  // The n digits moved to the top bytes (leading zeros below), then pairs, quads and octets summed.
+  uint64_t v = t << (64 - 8 * n);
+  v = (v * 2561) >> 8 & 0x00FF00FF00FF00FFULL;      // 10 * 2^8 + 1
+  v = (v * 6553601) >> 16 & 0x0000FFFF0000FFFFULL;  // 100 * 2^16 + 1
+  v = (v * 42949672960001ULL) >> 32;                // 10000 * 2^32 + 1
+  *value = v;
+  return n;
+}
+
+// The general value parser on the whole field at p (the spellings TakeMemory does not take inline).
+__attribute__((noinline)) bool TakeMemoryField(const char* p, const char* end, MemUnit unit, const char** q,
+                                               std::optional<uint64_t>* out) {
+  const char* c = FieldEnd(p, end);
+  if (c == nullptr) return false;
+  const std::string_view v = TrimBack(p, c);
+  if (!ParseMibFast(v, unit, out) && ParseMemoryValue(v, unit, out) != ValueError::kOk) return false;
+  *q = c;
+  return true;
+}
+
+__attribute__((always_inline)) inline bool TakeMemory(const char* p, const char* end, MemUnit unit, const char** q,
+                                                      std::optional<uint64_t>* out) {
+  const char* r = p;
+  uint64_t x = 0;
+  unsigned n8 = 8;
+  if (end - p >= 8) {
+    n8 = LeadingDigits8(p, &x);
+    r = p + n8;
+  }
+  if (n8 == 8) {  // a short field at the line's end, or 8 digits or more: one at a time
+    r = p;
+    x = 0;
+    while (r != end && r - p < 12 && IsDigit(*r)) x = x * 10 + static_cast<uint64_t>(*r++ - '0');
+  }
+  if (r != p) {
+    bool unit_ok;
+    if (end - r >= 4 && r[0] == ' ' && r[1] == 'M' && r[2] == 'i' && r[3] == 'B') {
+      r += 4;
+      unit_ok = true;
+    } else if (end - r >= 3 && r[0] == 'M' && r[1] == 'i' && r[2] == 'B') {
+      r += 3;
+      unit_ok = true;
+    } else {
+      unit_ok = unit == MemUnit::kNone || unit == MemUnit::kMiB;
+    }
+    if (unit_ok && EndsField(&r, end)) {
+      *out = x << 20;
+      *q = r;
+      return true;
+    }
+  }
+  return TakeMemoryField(p, end, unit, q, out);
+}
+
+// The 19 bytes of "YYYY/MM/DD HH:MM:SS" at a and b compared as three overlapping words.
+inline bool SameSecond(const char* a, const char* b) {
+  uint64_t a0, b0, a1, b1;
+  uint32_t a2, b2;
+  std::memcpy(&a0, a, 8);
+  std::memcpy(&b0, b, 8);
+  std::memcpy(&a1, a + 8, 8);
+  std::memcpy(&b1, b + 8, 8);
+  std::memcpy(&a2, a + 15, 4);
+  std::memcpy(&b2, b + 15, 4);
+  return ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2)) == 0;
+}
+
+// ms / 1000.0 for 0..999, the same doubles ParseTraceTimestamp adds.
+struct Millis {
+  std::array<double, 1000> v{};
+  Millis() {
+    for (int ms = 0; ms < 1000; ++ms) v[static_cast<size_t>(ms)] = ms / 1000.0;
+  }
+};
+const Millis kMillis;
+
+// *s = v unless it already holds v (short keys: no call for the common case).
+inline void AssignIfDifferent(std::string* s, std::string_view v) {
+  if (s->size() == v.size()) {
+    size_t i = 0;
+    while (i < v.size() && (*s)[i] == v[i]) ++i;
+    if (i == v.size()) return;
+  }
+  s->assign(v.data(), v.size());
+}
+
+}  // namespace
+
+void SetQueryRowFastPath(bool on) {
+  g_fast_path.store(on, std::memory_order_relaxed);
+}
+bool QueryRowFastPath() {
+  return g_fast_path.load(std::memory_order_relaxed);
+}
+
+bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache, TraceRecord* rec,
+                       bool* has_zone) {
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  std::string_view key_index, key_uuid, key_pci;
+  bool have_time = false, have_uuid = false, have_name = false, zone = false;
+  rec->gpu.index.reset();
+  rec->gpu.pci_bus_id.clear();
+  MemorySample& s = rec->sample;
+  s.t = 0;
+  s.used_bytes.reset();
+  s.total_bytes.reset();
+  s.free_bytes.reset();
+  s.reserved_bytes.reset();
+  s.gpu_util_ratio.reset();
+  s.processes.reset();
+  for (size_t i = 0; i < n; ++i) {
+    while (p != end && (*p == ' ' || *p == '\t')) ++p;
+    const char* q = nullptr;  // the field's end: its ',' or the end of the line
+    switch (cols[i].kind) {
+      case CsvColumn::kTimestamp: {
+        std::string_view v;
+        // nvidia-smi's "YYYY/MM/DD HH:MM:SS.mmm": a fixed width, so no search for the comma.
+        if (end - p >= 23 && p[4] == '/' && p[7] == '/' && p[10] == ' ' && p[13] == ':' && p[16] == ':' &&
+            p[19] == '.' && IsDigit(p[20]) && IsDigit(p[21]) && IsDigit(p[22])) {
+          q = p + 23;
+          if (EndsField(&q, end)) {
+            // The second of the previous row (the other GPUs of one sample): ParseTraceTimestamp's
+            // own shortcut, inline.
+            if (cache->second_valid && SameSecond(cache->second, p)) {
+              s.t = cache->second_seconds +
+                    kMillis.v[static_cast<size_t>((p[20] - '0') * 100 + (p[21] - '0') * 10 + (p[22] - '0'))];
+              have_time = true;
+              break;
+            }
+            v = std::string_view(p, 23);
+          }
+        }
+        if (v.empty()) {
+          q = FieldEnd(p, end);
+          if (q == nullptr) return false;
+          v = TrimBack(p, q);
+        }
+        Timestamp ts;
+        if (!ParseTraceTimestamp(v, &ts, cache)) return false;
+        s.t = ts.seconds;
+        zone = ts.has_zone;
+        have_time = true;
+        break;
+      }
+      case CsvColumn::kIndex: {
+        const char* r = p;
+        uint32_t idx = 0;
+        while (r != end && r - p < 7 && IsDigit(*r)) idx = idx * 10 + static_cast<uint32_t>(*r++ - '0');
+        const char* digits_end = r;
+        if (r != p && idx <= 1000000 && EndsField(&r, end)) {
+          rec->gpu.index = static_cast<int>(idx);
+          key_index = std::string_view(p, static_cast<size_t>(digits_end - p));
+          q = r;
+          break;
+        }
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        const std::string_view v = TrimBack(p, q);
+        uint64_t big = 0;
+        const bool number = ParseUint(v, &big);
+        if (!number && IsMissingValue(v)) break;
+        if (!number || big > 1000000) return false;
+        rec->gpu.index = static_cast<int>(big);
+        key_index = v;
+        break;
+      }
+      case CsvColumn::kUtil: {
+        const char* r = p;
+        unsigned pct = 0;
+        while (r != end && r - p < 3 && IsDigit(*r)) pct = pct * 10 + static_cast<unsigned>(*r++ - '0');
+        if (r != p && pct <= 100) {
+          if (end - r >= 2 && r[0] == ' ' && r[1] == '%') {
+            r += 2;
+          } else if (r != end && r[0] == '%') {
+            r += 1;
+          }
+          if (EndsField(&r, end)) {
+            s.gpu_util_ratio = kPercents.v[pct];
+            q = r;
+            break;
+          }
+        }
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        if (ParsePercentValue(TrimBack(p, q), &s.gpu_util_ratio) != ValueError::kOk) return false;
+        break;
+      }
+      case CsvColumn::kUsed:
+        if (!TakeMemory(p, end, cols[i].unit, &q, &s.used_bytes)) return false;
+        break;
+      case CsvColumn::kTotal:
+        if (!TakeMemory(p, end, cols[i].unit, &q, &s.total_bytes)) return false;
+        break;
+      case CsvColumn::kFree:
+        if (!TakeMemory(p, end, cols[i].unit, &q, &s.free_bytes)) return false;
+        break;
+      case CsvColumn::kReserved:
+        if (!TakeMemory(p, end, cols[i].unit, &q, &s.reserved_bytes)) return false;
+        break;
+      case CsvColumn::kUuid: {
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        const std::string_view v = TrimBack(p, q);
+        if (!IsMissingValue(v)) {
+          if (!SameBytes(rec->gpu.uuid, v)) rec->gpu.uuid.assign(v.data(), v.size());
+          have_uuid = true;
+          key_uuid = v;
+        }
+        break;
+      }
+      case CsvColumn::kName: {
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        const std::string_view v = TrimBack(p, q);
+        if (!IsMissingValue(v)) {
+          if (!SameBytes(rec->gpu.name, v)) rec->gpu.name.assign(v.data(), v.size());
+          have_name = true;
+        }
+        break;
+      }
+      case CsvColumn::kPciBusId: {
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        const std::string_view v = TrimBack(p, q);
+        if (!IsMissingValue(v)) {
+          AssignPciBusId(v, &rec->gpu.pci_bus_id);
+          key_pci = rec->gpu.pci_bus_id;
+        }
+        break;
+      }
+      case CsvColumn::kOther:
+      case CsvColumn::kPid:
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        break;
+    }
+    // One field per column, no more, no fewer.
+    if (q == end) {
+      if (i + 1 != n) return false;
+    } else {
+      if (i + 1 == n) return false;
+      p = q + 1;
+    }
+  }
+  // A row without a clock takes its time from the lines before it: the general path's.
+  if (!have_time) return false;
+  if (!have_uuid) rec->gpu.uuid.clear();
+  if (!have_name) rec->gpu.name.clear();
+  const std::string_view key = !key_index.empty()  ? key_index
+                               : !key_uuid.empty() ? key_uuid
+                               : !key_pci.empty()  ? key_pci
+                                                   : std::string_view("0");
+  AssignIfDifferent(&rec->gpu.key, key);
+  *has_zone = zone;
+  return true;
+}
+
+}  // namespace vw::trace

@@ -1,0 +1,36 @@
+// The fast path for one `--query-gpu` data row: a single scan that finds each field's comma and
+// parses the field as it goes (timestamps, MiB values, percentages and indexes in their common
+// spellings), instead of splitting the row first and parsing the fields after.
+//
+// It only takes rows it can parse exactly: for every row it accepts, the record equals what the
+// general path (split with SplitCsv, then the per-column parser of the query-csv reader) gives.
+// Anything else — a double quote, too many or too few fields, an unknown unit, a value out of
+// range, a bad timestamp, a layout without a timestamp column — returns false, and the caller
+// parses the row with the general path, which reports errors with their column and text, treats
+// `[N/A]` as missing and applies --lenient as before. On false, *rec holds unspecified values
+// (the general path resets every field) and only *cache may have changed.
+//
+// Units: memory values in bytes (MiB values × 2^20), utilization as a ratio 0..1, times in seconds
+// since the epoch (wall clock, as ParseTraceTimestamp). Thread-safe for distinct `cache`/`rec`.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "core/sample.h"
+#include "sources/trace/csv_fields.h"
+#include "sources/trace/trace_values.h"
+
+namespace vw::trace {
+
+// Parses `line` (one row, without its line end; leading/trailing spaces allowed) laid out as
+// cols[0..n) into *rec. Sets *has_zone when the row's timestamp had a zone. True when parsed.
+bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache, TraceRecord* rec,
+                       bool* has_zone);
+
+// Whether the query-csv reader tries ParseQueryRowFast first (default true). Read when a reader
+// is created. Tests turn it off to compare the fast path with the general path.
+void SetQueryRowFastPath(bool on);
+bool QueryRowFastPath();
+
+}  // namespace vw::trace

@@ -242,16 +242,8 @@ class QueryCsvReader : public LineTraceReader, public QueryCsvBlockParser {
     bool have_time = false, have_uuid = false, have_name = false;
     // Reset every field, keeping the strings' capacity (no allocation per row once warm). The UUID
     // and name are overwritten only when they differ from what the record holds.
-    rec->gpu.index.reset();
-    rec->gpu.pci_bus_id.clear();
+    ResetRowFields(rec);
     MemorySample& s = rec->sample;
-    s.t = 0;
-    s.used_bytes.reset();
-    s.total_bytes.reset();
-    s.free_bytes.reset();
-    s.reserved_bytes.reset();
-    s.gpu_util_ratio.reset();
-    s.processes.reset();
     for (size_t i = 0; i < columns_.size(); ++i) {
       const CsvColumnSpec& col = columns_[i];
       std::string_view v = fields[i];
@@ -330,13 +322,7 @@ class QueryCsvReader : public LineTraceReader, public QueryCsvBlockParser {
         return Status::Ok();
       }
     }
-    if (!have_uuid) rec->gpu.uuid.clear();
-    if (!have_name) rec->gpu.name.clear();
-    std::string_view key = !key_index.empty()  ? key_index
-                           : !key_uuid.empty() ? key_uuid
-                           : !key_pci.empty()  ? key_pci
-                                               : std::string_view("0");
-    rec->gpu.key.assign(key.data(), key.size());
+    FinishRowIdentity(rec, have_uuid, have_name, key_index, key_uuid, key_pci);
     if (!have_time) {
       // The time of such a row depends on the lines before the block: a block stops here.
       if (block_mode_) return Status::Unavailable("a row without a timestamp column in a block");

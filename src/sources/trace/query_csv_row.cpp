@@ -166,16 +166,6 @@ struct Millis {
 };
 const Millis kMillis;
 
-// *s = v unless it already holds v (short keys: no call for the common case).
-inline void AssignIfDifferent(std::string* s, std::string_view v) {
-  if (s->size() == v.size()) {
-    size_t i = 0;
-    while (i < v.size() && (*s)[i] == v[i]) ++i;
-    if (i == v.size()) return;
-  }
-  s->assign(v.data(), v.size());
-}
-
 }  // namespace
 
 void SetQueryRowFastPath(bool on) {
@@ -191,16 +181,8 @@ bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t 
   const char* const end = p + line.size();
   std::string_view key_index, key_uuid, key_pci;
   bool have_time = false, have_uuid = false, have_name = false, zone = false;
-  rec->gpu.index.reset();
-  rec->gpu.pci_bus_id.clear();
+  ResetRowFields(rec);
   MemorySample& s = rec->sample;
-  s.t = 0;
-  s.used_bytes.reset();
-  s.total_bytes.reset();
-  s.free_bytes.reset();
-  s.reserved_bytes.reset();
-  s.gpu_util_ratio.reset();
-  s.processes.reset();
   for (size_t i = 0; i < n; ++i) {
     while (p != end && (*p == ' ' || *p == '\t')) ++p;
     const char* q = nullptr;  // the field's end: its ',' or the end of the line
@@ -337,13 +319,7 @@ bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t 
   }
   // A row without a clock takes its time from the lines before it: the general path's.
   if (!have_time) return false;
-  if (!have_uuid) rec->gpu.uuid.clear();
-  if (!have_name) rec->gpu.name.clear();
-  const std::string_view key = !key_index.empty()  ? key_index
-                               : !key_uuid.empty() ? key_uuid
-                               : !key_pci.empty()  ? key_pci
-                                                   : std::string_view("0");
-  AssignIfDifferent(&rec->gpu.key, key);
+  FinishRowIdentity(rec, have_uuid, have_name, key_index, key_uuid, key_pci);
   *has_zone = zone;
   return true;
 }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "core/sample.h"
@@ -22,6 +23,44 @@
 #include "sources/trace/trace_values.h"
 
 namespace vw::trace {
+
+// Clears what a row sets (everything but the UUID, name and key, which a row overwrites only when
+// they differ), keeping the strings' capacity: both row parsers start here.
+inline void ResetRowFields(TraceRecord* rec) {
+  rec->gpu.index.reset();
+  rec->gpu.pci_bus_id.clear();
+  MemorySample& s = rec->sample;
+  s.t = 0;
+  s.used_bytes.reset();
+  s.total_bytes.reset();
+  s.free_bytes.reset();
+  s.reserved_bytes.reset();
+  s.gpu_util_ratio.reset();
+  s.processes.reset();
+}
+
+// *s = v unless it already holds v (short keys: no call for the common case).
+inline void AssignIfDifferent(std::string* s, std::string_view v) {
+  if (s->size() == v.size()) {
+    size_t i = 0;
+    while (i < v.size() && (*s)[i] == v[i]) ++i;
+    if (i == v.size()) return;
+  }
+  s->assign(v.data(), v.size());
+}
+
+// Ends a row's identity: UUID and name cleared when the layout has no such column, and the key
+// that tells GPUs apart: the index, else the UUID, else the PCI bus ID, else "0".
+inline void FinishRowIdentity(TraceRecord* rec, bool have_uuid, bool have_name, std::string_view key_index,
+                              std::string_view key_uuid, std::string_view key_pci) {
+  if (!have_uuid) rec->gpu.uuid.clear();
+  if (!have_name) rec->gpu.name.clear();
+  const std::string_view key = !key_index.empty()  ? key_index
+                               : !key_uuid.empty() ? key_uuid
+                               : !key_pci.empty()  ? key_pci
+                                                   : std::string_view("0");
+  AssignIfDifferent(&rec->gpu.key, key);
+}
 
 // Parses `line` (one row, without its line end; leading/trailing spaces allowed) laid out as
 // cols[0..n) into *rec. Sets *has_zone when the row's timestamp had a zone. True when parsed.

@@ -144,28 +144,6 @@ __attribute__((always_inline)) inline bool TakeMemory(const char* p, const char*
   return TakeMemoryField(p, end, unit, q, out);
 }
 
-// The 19 bytes of "YYYY/MM/DD HH:MM:SS" at a and b compared as three overlapping words.
-inline bool SameSecond(const char* a, const char* b) {
-  uint64_t a0, b0, a1, b1;
-  uint32_t a2, b2;
-  std::memcpy(&a0, a, 8);
-  std::memcpy(&b0, b, 8);
-  std::memcpy(&a1, a + 8, 8);
-  std::memcpy(&b1, b + 8, 8);
-  std::memcpy(&a2, a + 15, 4);
-  std::memcpy(&b2, b + 15, 4);
-  return ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2)) == 0;
-}
-
-// ms / 1000.0 for 0..999, the same doubles ParseTraceTimestamp adds.
-struct Millis {
-  std::array<double, 1000> v{};
-  Millis() {
-    for (int ms = 0; ms < 1000; ++ms) v[static_cast<size_t>(ms)] = ms / 1000.0;
-  }
-};
-const Millis kMillis;
-
 }  // namespace
 
 void SetQueryRowFastPath(bool on) {
@@ -198,7 +176,7 @@ bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t 
             // own shortcut, inline.
             if (cache->second_valid && SameSecond(cache->second, p)) {
               s.t = cache->second_seconds +
-                    kMillis.v[static_cast<size_t>((p[20] - '0') * 100 + (p[21] - '0') * 10 + (p[22] - '0'))];
+                    kMilliFractions[static_cast<size_t>((p[20] - '0') * 100 + (p[21] - '0') * 10 + (p[22] - '0'))];
               have_time = true;
               break;
             }

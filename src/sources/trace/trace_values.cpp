@@ -83,32 +83,25 @@ bool SameDate(const char* a, const char* b) {
   return a8 == b8 && a2 == b2;
 }
 
-// v / 100.0 and ms / 1000.0 for small integers, computed once (a table read instead of a division
-// per row; the same doubles as the division).
+// v / 100.0 for 0..100, computed once (a table read instead of a division per row; the same
+// doubles as the division).
 struct Fractions {
   std::array<double, 101> percent{};
-  std::array<double, 1000> milli{};
   Fractions() {
     for (unsigned v = 0; v <= 100; ++v) percent[v] = v / 100.0;
-    for (int ms = 0; ms < 1000; ++ms) milli[static_cast<size_t>(ms)] = ms / 1000.0;
   }
 };
 const Fractions kFractions;
 
-// The 19 bytes of "YYYY/MM/DD HH:MM:SS" compared as three overlapping words.
-bool SameSecond(const char* a, const char* b) {
-  uint64_t a0, b0, a1, b1;
-  uint32_t a2, b2;
-  std::memcpy(&a0, a, 8);
-  std::memcpy(&b0, b, 8);
-  std::memcpy(&a1, a + 8, 8);
-  std::memcpy(&b1, b + 8, 8);
-  std::memcpy(&a2, a + 15, 4);
-  std::memcpy(&b2, b + 15, 4);
-  return ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2)) == 0;
+constexpr std::array<double, 1000> MilliTable() {
+  std::array<double, 1000> a{};
+  for (size_t ms = 0; ms < a.size(); ++ms) a[ms] = static_cast<double>(ms) / 1000.0;
+  return a;
 }
 
 }  // namespace
+
+const std::array<double, 1000> kMilliFractions = MilliTable();
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
@@ -244,7 +237,7 @@ bool ParseTraceTimestamp(std::string_view s, Timestamp* out, DateCache* cache) {
           return ParseTraceTimestampSlow(s, out);
         ms = (s[20] - '0') * 100 + (s[21] - '0') * 10 + (s[22] - '0');
       }
-      out->seconds = cache->second_seconds + kFractions.milli[static_cast<size_t>(ms)];
+      out->seconds = cache->second_seconds + kMilliFractions[static_cast<size_t>(ms)];
       out->has_zone = false;
       return true;
     }
@@ -278,7 +271,7 @@ bool ParseTraceTimestamp(std::string_view s, Timestamp* out, DateCache* cache) {
         cache->second_seconds = whole;
         cache->second_valid = true;
       }
-      out->seconds = whole + kFractions.milli[static_cast<size_t>(ms)];
+      out->seconds = whole + kMilliFractions[static_cast<size_t>(ms)];
       out->has_zone = false;
       return true;
     }

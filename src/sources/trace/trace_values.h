@@ -4,7 +4,9 @@
 // on the success path except where a std::string is returned.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,6 +72,23 @@ struct DateCache {
 };
 
 // ParseTimestamp with a fast path for "YYYY/MM/DD HH:MM:SS.mmm" (no allocation).
+// The 19 bytes of "YYYY/MM/DD HH:MM:SS" at a and b (both readable) compared as three overlapping
+// words: whether two nvidia-smi timestamps fall in the same second.
+inline bool SameSecond(const char* a, const char* b) {
+  uint64_t a0, b0, a1, b1;
+  uint32_t a2, b2;
+  std::memcpy(&a0, a, 8);
+  std::memcpy(&b0, b, 8);
+  std::memcpy(&a1, a + 8, 8);
+  std::memcpy(&b1, b + 8, 8);
+  std::memcpy(&a2, a + 15, 4);
+  std::memcpy(&b2, b + 15, 4);
+  return ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2)) == 0;
+}
+
+// ms / 1000.0 for ms in 0..999: the fractions ParseTraceTimestamp adds to whole seconds.
+extern const std::array<double, 1000> kMilliFractions;
+
 bool ParseTraceTimestamp(std::string_view s, Timestamp* out, DateCache* cache = nullptr);
 
 // A line that only carries a clock reading, as `date` or a loop prints it between samples:

@@ -50,7 +50,7 @@ struct EngineConfig {
   double late_fraction = 0.5;                   // last third's rate >= this share of the first third's
   double third_balance = 0.25;                  // smallest third's rise >= this share of the largest's
   double rise_consistency = 2.0;                // measured rise per time within this factor of Sen's slope
-  double max_jump_share = 0.3;                  // largest jump at most this share of the rise (unless in noise)
+  double max_jump_share = 0.25;                 // largest jump at most this share of the rise (unless in noise)
   double slowdown_ratio = 0.8;                  // 2nd-half slope < this × 1st with disjoint intervals: slowing
   double strong_slowdown_ratio = 0.6;           // ... or < this × 1st whatever the intervals
   size_t max_trend_points = 120;                // longer windows are thinned to this many points
@@ -84,6 +84,11 @@ struct EngineConfig {
   // second half kept at least young_pace_ratio of the first half's slope.
   double fast_rate_bps = 500 * 1048576.0 / 3600;
   double young_pace_ratio = 0.85;
+  // Growth slower than slow_rate_bps is called a leak only after slow_history_seconds of settled
+  // data: a caching allocator's staircase slows like 1/t and keeps stepping at 40–60 MiB/h for
+  // hours (docs/detection.md, "Results").
+  double slow_rate_bps = 60 * 1048576.0 / 3600;
+  double slow_history_seconds = 5 * 3600;
   // Warm-up gate: settled once the floor's rise over settle_window_seconds is under
   // max(settle_min_bytes, settle_fraction × capacity), or no longer falling.
   double settle_window_seconds = 600;

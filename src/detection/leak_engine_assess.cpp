@@ -147,19 +147,31 @@ struct SeriesVerdict {
   std::optional<size_t> leak_at, vetoed_by;
 };
 
-// Picks the longest window that passes (young segments: only fast, steady growth over a full first
-// window) and that no longer window shows slowing down. `v.windows` in increasing size.
-void ChooseWindow(SeriesVerdict& v, const EngineConfig& c, bool young, double first_window) {
+// How long the segment has been settled, against the engine's history rules.
+struct SettledAge {
+  bool young = false;       // under min_history_seconds: only fast, steady growth over a full first window
+  bool slow_young = false;  // under slow_history_seconds: no growth slower than slow_rate_bps
+  double first_window = 0;  // seconds
+};
+
+// Whether a passing window is held back by the history rules.
+bool TooYoung(const Window& w, const EngineConfig& c, const SettledAge& age) {
+  const GrowthWindow& g = w.test;
+  if (age.slow_young && g.sen->slope < c.slow_rate_bps) return true;
+  if (!age.young) return false;
+  const bool full = w.seconds >= 0.98 * age.first_window;
+  const bool fast = g.sen->low_slope >= c.fast_rate_bps;
+  const bool steady = g.first_half && g.second_half && g.second_half->slope >= c.young_pace_ratio * g.first_half->slope;
+  return !(full && fast && steady);
+}
+
+// Picks the longest window that passes, is not held back by the history rules, and that no longer
+// window shows slowing down. `v.windows` in increasing size.
+void ChooseWindow(SeriesVerdict& v, const EngineConfig& c, const SettledAge& age) {
   for (size_t i = v.windows.size(); i-- > 0;) {
     const GrowthWindow& g = v.windows[i].test;
     if (!g.leak) continue;
-    if (young) {
-      const bool full = v.windows[i].seconds >= 0.98 * first_window;
-      const bool fast = g.sen->low_slope >= c.fast_rate_bps;
-      const bool steady =
-          g.first_half && g.second_half && g.second_half->slope >= c.young_pace_ratio * g.first_half->slope;
-      if (!(full && fast && steady)) continue;
-    }
+    if (TooYoung(v.windows[i], c, age)) continue;
     std::optional<size_t> veto;
     for (size_t j = i + 1; j < v.windows.size(); ++j)
       if (Decelerating(v.windows[j].test, c)) veto = j;
@@ -198,13 +210,13 @@ std::vector<std::pair<double, bool>> CycleWindows(std::span<const double> sizes,
 
 // Runs the growth tests over each window size on one series and chooses the window.
 SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const double> sizes, const GrowthOptions& go,
-                         const EngineConfig& c, bool young, double first_window) {
+                         const EngineConfig& c, const SettledAge& age) {
   SeriesVerdict v;
   for (double w : sizes) {
     auto test = TestGrowthWindow(Tail(analysed, w), go);
     if (test) v.windows.push_back({w, *test});
   }
-  ChooseWindow(v, c, young, first_window);
+  ChooseWindow(v, c, age);
   return v;
 }
 }  // namespace
@@ -334,10 +346,12 @@ Assessment LeakEngine::Assess() const {
                          .max_jump_share = c.max_jump_share,
                          .max_points = c.max_trend_points};
   const bool young = span_a < c.min_history_seconds;
-  const double first_window = configured.empty() ? c.min_window_seconds : configured.front();
+  const SettledAge age{.young = young,
+                       .slow_young = span_a < c.slow_history_seconds,
+                       .first_window = configured.empty() ? c.min_window_seconds : configured.front()};
   // The tests run on the floor with short spikes removed; the rate is fitted on the floor itself.
   const std::vector<FloorPoint> opened = Opening(analysed, c.spike_seconds);
-  SeriesVerdict floor_v = TestSeries(opened, sizes, go, c, young, first_window);
+  SeriesVerdict floor_v = TestSeries(opened, sizes, go, c, age);
   const std::vector<Window>& windows = floor_v.windows;
   for (const Window& w : windows) a.window_fits.push_back(FitOf(w));
   if (windows.empty()) {
@@ -391,7 +405,7 @@ Assessment LeakEngine::Assess() const {
         v.windows.push_back({w, *test});
         flats.push_back(std::move(flat));
       }
-      ChooseWindow(v, c, young, first_window);
+      ChooseWindow(v, c, age);
       if (v.leak_at) {
         // The start and rate are fitted on the passing window's block means.
         envelope = std::move(flats[*v.leak_at]);
@@ -410,7 +424,7 @@ Assessment LeakEngine::Assess() const {
       std::vector<FloorPoint> e = LowerEnvelope(analysed, span_s);
       GrowthOptions env_go = go;
       env_go.stop_when_not_significant = true;  // only a passing window is looked at
-      SeriesVerdict v = TestSeries(e, env_sizes, env_go, c, young, first_window);
+      SeriesVerdict v = TestSeries(e, env_sizes, env_go, c, age);
       if (v.leak_at) {
         envelope = std::move(e);
         env_v = std::move(v);
@@ -505,7 +519,13 @@ Assessment LeakEngine::Assess() const {
     const Window& w = windows[*grew];
     a.verdict = Verdict::kSettling;
     std::string why;
-    if (young && w.test.leak && !vetoed_by) {
+    if (w.test.leak && !vetoed_by && age.slow_young && w.test.sen->slope < c.slow_rate_bps) {
+      why = fmt::format(
+          "it grows at only {}, and growth slower than {} is called a leak only after {} of settled data ({} so "
+          "far): a caching allocator's staircase keeps stepping this slowly for hours",
+          Rate(w.test.sen->slope), Rate(c.slow_rate_bps), FormatDuration(c.slow_history_seconds),
+          FormatDuration(span_a));
+    } else if (young && w.test.leak && !vetoed_by) {
       why = fmt::format(
           "only {} have passed since the floor settled, and a young job's growth is usually its allocator "
           "settling (a leak verdict needs {}, or growth above {} at a steady pace)",

@@ -287,6 +287,26 @@ TEST(LeakEngine, SlowRiseInAYoungJobIsNotALeakYet) {
   EXPECT_EQ(longer.last.verdict, Verdict::kLeak) << AllEvidence(longer.last);
 }
 
+TEST(LeakEngine, SlowGrowthNeedsFiveSettledHours) {
+  // 45 MiB/h from the start: as fast as a caching allocator's staircase still steps hours into a
+  // run, so it is a leak only once five settled hours show it keeps going.
+  auto shape = [](double t) { return Ramp(t, 10000) + 45 * t / kHour; };
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, shape, 4.5 * kHour, 1.0, 2);
+  EXPECT_EQ(LeakChecks(run), 0);
+  EXPECT_EQ(run.last.verdict, Verdict::kSettling) << AllEvidence(run.last);
+  EXPECT_NE(AllEvidence(run.last).find("called a leak only after 5h 0m of settled data"), std::string::npos)
+      << AllEvidence(run.last);
+  LeakEngine later = CardEngine();
+  const Trace longer = Feed(later, shape, 7 * kHour, 1.0, 2);
+  ASSERT_EQ(longer.last.verdict, Verdict::kLeak) << AllEvidence(longer.last);
+  EXPECT_NEAR(*longer.last.rate_bps * kHour / kMiB, 45, 5);
+  // A faster leak is not held back by this rule.
+  LeakEngine fast = CardEngine();
+  auto faster = [](double t) { return Ramp(t, 10000) + 90 * t / kHour; };
+  EXPECT_EQ(Feed(fast, faster, 4.5 * kHour, 1.0, 2).last.verdict, Verdict::kLeak);
+}
+
 TEST(LeakEngine, SameAnswerAt100msAnd10sSampling) {
   const Shape shape = LeakAfterPlateau(16000, 300, 1.5 * kHour);
   LeakEngine fast = CardEngine(), slow = CardEngine();

@@ -327,8 +327,8 @@ gpus:
   EXPECT_EQ(h.gpus[1].memory_used_bytes, 10 * kMiB);
 }
 
-TEST(NvmlSourceTest, HungCallMeetsDeadlineAndOtherGpusProceed) {
-  EmulatedNvml emu(R"(
+// GPU 0's memory query hangs for 30 s from the start; GPU 1 answers.
+constexpr char kHungMemoryInfoOnGpu0[] = R"(
 gpus:
   - uuid: GPU-hung
     memory_total_mib: 16384
@@ -336,7 +336,10 @@ gpus:
   - uuid: GPU-ok
     memory_total_mib: 16384
     unattributed_mib: 20
-)");
+)";
+
+TEST(NvmlSourceTest, HungCallMeetsDeadlineAndOtherGpusProceed) {
+  EmulatedNvml emu(kHungMemoryInfoOnGpu0);
   auto start = std::chrono::steady_clock::now();
   {
     auto src = OpenOrDie(emu, std::chrono::milliseconds(300));
@@ -360,15 +363,7 @@ gpus:
 // The hang shows in the histogram of the function that hung (about the deadline), not in those
 // of the calls around it, which answer in well under the deadline.
 TEST(NvmlSourceTest, HungCallShowsInItsOwnDurationHistogram) {
-  EmulatedNvml emu(R"(
-gpus:
-  - uuid: GPU-hung
-    memory_total_mib: 16384
-    hangs: [{function: nvmlDeviceGetMemoryInfo_v2, at_s: 0, seconds: 30}]
-  - uuid: GPU-ok
-    memory_total_mib: 16384
-    unattributed_mib: 20
-)");
+  EmulatedNvml emu(kHungMemoryInfoOnGpu0);
   auto src = OpenOrDie(emu, std::chrono::milliseconds(300));
   ASSERT_TRUE(src);
   HostSnapshot h = src->TakeSnapshot();

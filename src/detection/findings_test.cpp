@@ -223,7 +223,8 @@ TEST(Findings, LostAndUnresponsiveGpusAndFailedCalls) {
   GpuSnapshot hung = Gpu(0, {});
   hung.responsive = false;
   hung.errors = {"nvmlDeviceGetComputeRunningProcesses_v3: deadline of 2 s passed"};
-  const Finding* f = Find(OneShot(hung), "nvml_error");
+  const CheckResult hung_result = OneShot(hung);  // Find() points into it: keep it alive
+  const Finding* f = Find(hung_result, "nvml_error");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kCritical);
 

@@ -170,6 +170,30 @@ gpus:
 )" + extra_gpu1;
 }
 
+// `watch` on the emulator at test speed (0.2 s samples, 0.4 s process lists, 1 s grace and
+// finding persistence, 0.5 s NVML deadlines), reading processes under `proc`, serving on `port`.
+std::vector<std::string> FastWatchArgs(const std::string& proc, int port, const std::vector<std::string>& extra) {
+  std::vector<std::string> a = {"watch",
+                                "--nvml-lib",
+                                EmulatorLib(),
+                                "--proc-root",
+                                proc,
+                                "--listen",
+                                "127.0.0.1:" + std::to_string(port),
+                                "--interval",
+                                "200ms",
+                                "--process-interval",
+                                "400ms",
+                                "--grace",
+                                "1s",
+                                "--finding-for",
+                                "1s",
+                                "--timeout",
+                                "500ms"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
 struct Host {
   Scratch s;
   std::string proc, scenario;
@@ -191,25 +215,7 @@ struct Host {
     env = {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}, {"PID_HEALTHY", "5100"}, {"PID_KILLED", "5200"}};
   }
   std::vector<std::string> Args(int port, const std::vector<std::string>& extra = {}) const {
-    std::vector<std::string> a = {"watch",
-                                  "--nvml-lib",
-                                  EmulatorLib(),
-                                  "--proc-root",
-                                  proc,
-                                  "--listen",
-                                  "127.0.0.1:" + std::to_string(port),
-                                  "--interval",
-                                  "200ms",
-                                  "--process-interval",
-                                  "400ms",
-                                  "--grace",
-                                  "1s",
-                                  "--finding-for",
-                                  "1s",
-                                  "--timeout",
-                                  "500ms"};
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
+    return FastWatchArgs(proc, port, extra);
   }
 };
 
@@ -603,29 +609,7 @@ gpus:
                   kUuid[0], leak_mib(live_start), leak_mib(live_start) + kRateMiBPerHour, kUuid[1]);
   const std::string alerts = s.dir() + "/alerts.jsonl";
   int port = FreePort();
-  Daemon d({"watch",
-            "--nvml-lib",
-            EmulatorLib(),
-            "--proc-root",
-            proc,
-            "--listen",
-            "127.0.0.1:" + std::to_string(port),
-            "--interval",
-            "200ms",
-            "--process-interval",
-            "400ms",
-            "--kernel-log",
-            "none",
-            "--db",
-            db,
-            "--alert-log",
-            alerts,
-            "--for",
-            "4s",
-            "--grace",
-            "1s",
-            "--finding-for",
-            "1s"},
+  Daemon d(FastWatchArgs(proc, port, {"--kernel-log", "none", "--db", db, "--alert-log", alerts, "--for", "4s"}),
            {{"VRAMWATCH_EMULATOR_SCENARIO", s.Write("live.yaml", scenario)}}, s.dir() + "/d.log");
   // pending first (the verdict holds from the first assessment), firing once --for has passed.
   json st = WaitStatus(port, 30, [](const json& j) { return HasAlert(j, "GpuMemoryLeak", "0", "pending"); });

@@ -280,12 +280,19 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     ordered.push_back(b);
   }
   std::vector<detection::SeriesAnalysis> snapshots = SnapshotAll(ordered);
+  // Process series are reported only when there is something to say about them, or when no GPU
+  // series has memory values (a pmon log: its processes are all there is, even too short).
+  bool gpu_memory = false, process_memory = false;
+  for (const detection::SeriesAnalysis& a : snapshots) {
+    (a.pid ? process_memory : gpu_memory) |= a.assessment.samples > 0;
+  }
   std::vector<outputs::AnalyzedSeries> out;
   for (size_t i = 0; i < ordered.size(); ++i) {
     outputs::AnalyzedSeries s{path, std::move(snapshots[i]), ordered[i]->samples_without_memory()};
-    // Process series are reported only when there is something to say about them.
     bool is_process = s.analysis.pid.has_value();
-    if (is_process && s.analysis.assessment.verdict == detection::Verdict::kInsufficientData) continue;
+    bool quiet = s.analysis.assessment.verdict == detection::Verdict::kInsufficientData;
+    if (is_process && quiet && gpu_memory) continue;
+    if (!is_process && !gpu_memory && process_memory) continue;  // pmon: no device memory to show
     out.push_back(std::move(s));
   }
   if (out.empty()) {

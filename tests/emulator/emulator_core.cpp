@@ -176,6 +176,13 @@ api::nvmlReturn_t DoInit(const char* function) {
     s.t0_steady = SteadySeconds();
     s.base_epoch_us =
         std::chrono::duration<double, std::micro>(std::chrono::system_clock::now().time_since_epoch()).count();
+    // Scenario time at this instant, so that EpochMicros(t) follows the wall clock (a test that
+    // starts its clock file at 100 s gets samples stamped "now", not 100 s in the future).
+    if (!s.clock_file.empty()) {
+      std::ifstream f(s.clock_file);
+      double v = 0;
+      if (f >> v && std::isfinite(v)) s.t_at_start = v;
+    }
   }
   s.scenario = std::move(sc);
   ++s.generation;

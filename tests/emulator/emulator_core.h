@@ -59,6 +59,7 @@ struct State {
   bool clock_started = false;
   double t0_steady = 0;      // seconds, steady clock, at the first nvmlInit* in the process
   double base_epoch_us = 0;  // Unix time in microseconds at the first nvmlInit*
+  double t_at_start = 0;     // scenario time (s) at the first nvmlInit*: the clock file's value, else 0
   double scale = 1;
   std::string clock_file;
   std::string trace_file;
@@ -68,6 +69,13 @@ struct State {
 };
 
 State& GetState();
+
+// Unix time in microseconds that scenario time `t` (seconds) stands for: the wall clock at the first
+// nvmlInit*, moved by the scenario seconds since then (divided by the time scale). Process
+// utilisation samples carry it, as the driver stamps samples with the CPU's clock.
+inline double EpochMicros(const State& s, double t) {
+  return s.base_epoch_us + (t - s.t_at_start) / s.scale * 1e6;
+}
 
 // Symbols this build exports and hides, and whether _v3 process calls write 32-byte elements.
 const std::vector<std::string>& KnownSymbols();

@@ -1,6 +1,7 @@
 // Emulated NVML: memory, utilisation and process lists.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "exports.h"
 
@@ -216,14 +217,29 @@ VW_EMU_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
   if (c.rc != api::NVML_SUCCESS) return c.rc;
   if (processSamplesCount == nullptr) return api::NVML_ERROR_INVALID_ARGUMENT;
   if (c.mig != nullptr || !c.gpu->mig_devices.empty()) return api::NVML_ERROR_NOT_SUPPORTED;
-  auto ts = static_cast<unsigned long long>(c.state.base_epoch_us + c.t * 1e6);
-  std::vector<ListedProcess> listed;
-  if (ts > lastSeenTimeStamp) {
-    for (const auto& l : vw::emulator::Listed(*c.gpu, nullptr, c.t, 0)) {
-      if (!l.spec->sm_util.empty() && Percent(l.spec->sm_util, c.t) > 0) listed.push_back(l);
+  // Like the driver, keep a buffer of past samples: a process that used the SMs in the last
+  // kSampleBufferS seconds (on a kSampleStepS grid) has its newest such sample returned when that
+  // sample is newer than lastSeenTimeStamp, so a caller passing 0 gets old activity back; processes
+  // that stayed at 0 % have no sample.
+  constexpr double kSampleBufferS = 20, kSampleStepS = 1.0 / 6;
+  struct Found {
+    unsigned pid, sm;
+    unsigned long long ts;
+  };
+  std::vector<Found> found;
+  for (const auto& l : vw::emulator::Listed(*c.gpu, nullptr, c.t, 0)) {
+    if (l.spec->sm_util.empty()) continue;
+    for (int k = 0; k * kSampleStepS <= kSampleBufferS; ++k) {
+      double t = c.t - k * kSampleStepS;
+      if (t < 0) break;
+      unsigned sm = Percent(l.spec->sm_util, t);
+      if (sm == 0) continue;
+      auto ts = static_cast<unsigned long long>(vw::emulator::EpochMicros(c.state, t));
+      if (ts > lastSeenTimeStamp) found.push_back({static_cast<unsigned>(l.spec->pid), sm, ts});
+      break;  // the newest sample with SM use decides
     }
   }
-  unsigned n = static_cast<unsigned>(listed.size());
+  unsigned n = static_cast<unsigned>(found.size());
   if (n == 0) return api::NVML_ERROR_NOT_FOUND;
   if (utilization == nullptr || *processSamplesCount < n) {
     *processSamplesCount = n;
@@ -231,9 +247,9 @@ VW_EMU_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
   }
   for (unsigned i = 0; i < n; ++i) {
     utilization[i] = {};
-    utilization[i].pid = static_cast<unsigned>(listed[i].spec->pid);
-    utilization[i].timeStamp = ts;
-    utilization[i].smUtil = Percent(listed[i].spec->sm_util, c.t);
+    utilization[i].pid = found[i].pid;
+    utilization[i].timeStamp = found[i].ts;
+    utilization[i].smUtil = found[i].sm;
   }
   *processSamplesCount = n;
   return api::NVML_SUCCESS;

@@ -449,6 +449,15 @@ void GpuReader::ReadProcessUtilization() {
   if (fn == nullptr) return;
   api::nvmlDevice_t d = cache_.handle;
   unsigned long long last = cache_.last_sample_us;
+  if (last == 0) {
+    // First read: the driver keeps a buffer of past samples and returns all of them for 0, so a
+    // process idle now would show the SM use of its start-up (seen on a real driver). Ask only for
+    // the last second; sample times are the CPU's wall clock in microseconds.
+    auto now_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    last = static_cast<unsigned long long>(std::max<int64_t>(0, now_us - kFirstSampleLookbackUs));
+  }
   auto r = call_.CallTask<std::vector<api::nvmlProcessUtilizationSample_t>>(
       "nvmlDeviceGetProcessUtilization", [fn, d, last]() {
         std::vector<api::nvmlProcessUtilizationSample_t> buf;

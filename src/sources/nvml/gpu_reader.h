@@ -78,13 +78,18 @@ class NvmlCaller {
   bool timed_out_ = false;
 };
 
+// How far back (µs) the first per-process SM read looks: one second of the driver's samples.
+inline constexpr int64_t kFirstSampleLookbackUs = 1'000'000;
+
 // What stays true of a GPU between snapshots.
 struct GpuCache {
   api::nvmlDevice_t handle = nullptr;
   bool identity_done = false;
   std::string uuid, name, pci_bus_id;
   std::optional<unsigned> minor;
-  unsigned long long last_sample_us = 0;  // newest process-utilisation sample seen (lastSeenTimeStamp)
+  unsigned long long last_sample_us = 0;  // newest process-utilisation sample seen (lastSeenTimeStamp);
+                                          // 0 before the first read, which asks for the last
+                                          // kFirstSampleLookbackUs only
 };
 
 class GpuReader {

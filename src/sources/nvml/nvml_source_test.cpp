@@ -118,6 +118,39 @@ TEST(NvmlSourceTest, KeepsLastSampleTimestampSoStaleSamplesAreNotReused) {
   EXPECT_DOUBLE_EQ(c.processes[0].sm_util_ratio.value_or(-1), 0.95);
 }
 
+// PID 4243 used the SMs while it started (until 5 s) and is idle since; PID 4244 computes all along.
+constexpr const char* kIdleAfterStartUp = R"(
+driver_version: "580.159.04"
+gpus:
+  - name: "NVIDIA H200"
+    uuid: "GPU-0ae926fe-60b3-2a0b-bee4-b1c4c9651986"
+    pci_bus_id: "00000000:00:06.0"
+    memory_total_mib: 143771
+    processes:
+      - {pid: 4243, used_mib: 1030, sm_util: [[0, 90], [5, 90], [6, 0]]}
+      - {pid: 4244, used_mib: 1030, sm_util: 80}
+)";
+
+TEST(NvmlSourceTest, FirstReadDoesNotTakeBufferedStartUpSamplesForCurrentUse) {
+  EmulatedNvml emu(kIdleAfterStartUp);
+  emu.SetTime(12);  // the first nvmlInit happens at scenario time 12 s: the busy start-up is 6 s old
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  GpuSnapshot g = src->TakeGpuSnapshot(0);
+  ASSERT_EQ(g.processes.size(), 2u);
+  for (const ProcessSnapshot& p : g.processes) {
+    ASSERT_TRUE(p.sm_util_ratio.has_value()) << p.pid;
+    // The driver still holds 4243's samples from 0-6 s; asked for everything (lastSeenTimeStamp 0)
+    // it returns them, and an idle holder would look busy (seen on an H200, driver 580).
+    EXPECT_DOUBLE_EQ(*p.sm_util_ratio, p.pid == 4243 ? 0.0 : 0.8) << p.pid;
+  }
+  emu.SetTime(13);
+  GpuSnapshot later = src->TakeGpuSnapshot(0);
+  for (const ProcessSnapshot& p : later.processes) {
+    EXPECT_DOUBLE_EQ(p.sm_util_ratio.value_or(-1), p.pid == 4243 ? 0.0 : 0.8) << p.pid;
+  }
+}
+
 TEST(NvmlSourceTest, FallsBackToMemoryV1AndProcessV2OnOldDriver) {
   std::string scenario = std::string(kOneGpu) + R"(
 hide_symbols: [nvmlDeviceGetComputeRunningProcesses_v3, nvmlDeviceGetGraphicsRunningProcesses_v3,

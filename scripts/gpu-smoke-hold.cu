@@ -79,8 +79,11 @@ int main(int argc, char** argv) {
   if (busy != nullptr && busy[0] == '1') {
     int sms = 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    const int blocks = sms > 0 ? sms * 2 : 1;
     while (NowSeconds() - start < static_cast<double>(seconds)) {
-      Spin < < <sms> 0 ? sms * 2 : 1, 256 >>> (100000000LL);  // ~50 ms at 2 GHz
+      // clang-format off
+      Spin<<<blocks, 256>>>(100000000LL);  // ~50 ms at 2 GHz
+      // clang-format on
       cudaError_t err = cudaDeviceSynchronize();
       if (err != cudaSuccess) {
         std::fprintf(stderr, "gpu-smoke-hold: spin kernel: %s\n", cudaGetErrorString(err));

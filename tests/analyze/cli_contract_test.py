@@ -148,11 +148,40 @@ def _(ctx):
         assert r.returncode == 3 and "missing" in r.stderr, (r.returncode, r.stderr)
 
 
+@check("pmon log (H200, driver 580): its process series reported, insufficient_data, exit 3")
+def _(ctx):
+    pmon = os.path.join(ctx.data, "h200-driver580", "pmon.log")
+    r = vw(ctx, "--json", pmon)
+    assert r.returncode == 3, (r.returncode, r.stderr)
+    assert "no memory values" not in r.stderr, r.stderr
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, ctx.schema)
+    assert len(doc["gpus"]) == 1, doc["gpus"]
+    g = doc["gpus"][0]
+    assert g["pid"] == 1073 and g["verdict"] == "insufficient_data" and g["samples"] == 5, g
+    assert g["memory_used_bytes"] == 2566 * 1024 * 1024, g["memory_used_bytes"]
+    text = vw(ctx, pmon)
+    assert text.returncode == 3 and "PID 1073" in text.stdout and "insufficient_data" in text.stdout, text.stdout
+
+
+@check("dmon log without processes and no fb values: still the clear 'no memory values' error")
+def _(ctx):
+    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
+        f.write("#Date        Time         gpu     sm    mem    fb\n#YYYYMMDD    HH:MM:SS     Idx      %      %     MB\n")
+        f.write(" 20261129    19:11:50       0      0      0      -\n 20261129    19:11:51       0      0      0      -\n")
+    try:
+        r = vw(ctx, f.name)
+        assert r.returncode == 3 and "no memory values" in r.stderr, (r.returncode, r.stderr)
+    finally:
+        os.unlink(f.name)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vramwatch", required=True)
     ap.add_argument("--examples", required=True)
     ap.add_argument("--schema", required=True)
+    ap.add_argument("--data", required=True, help="the project's captures (tests/data)")
     ctx = ap.parse_args()
     ctx.schema = json.load(open(ctx.schema))
     failed = 0

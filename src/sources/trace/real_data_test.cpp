@@ -15,7 +15,9 @@ namespace {
 
 using namespace testing_util;
 
+// "tests/data/..." is one of the project's own captures; anything else is in the shared folder.
 std::string Real(const std::string& name) {
+  if (name.rfind("tests/data/", 0) == 0) return std::string(VRAMWATCH_SOURCE_DIR) + "/" + name;
   return std::string(VRAMWATCH_SHARED_DATA) + "/" + name;
 }
 
@@ -155,13 +157,66 @@ const RealCase kRealCases[] = {
      {{"0", 27, "1970-01-01T00:00:00", "1970-01-01T00:00:52", std::nullopt, std::nullopt, std::nullopt, std::nullopt}}},
 };
 
-INSTANTIATE_TEST_SUITE_P(SharedData, RealTraces, ::testing::ValuesIn(kRealCases), [](const auto& p) {
+std::string CaseName(const ::testing::TestParamInfo<RealCase>& p) {
   std::string n = p.param.file;
+  if (n.rfind("tests/data/", 0) == 0) n = n.substr(11);
   for (char& ch : n) {
     if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
   }
   return n;
-});
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedData, RealTraces, ::testing::ValuesIn(kRealCases), CaseName);
+
+// The project's captures on an H200 with driver 580 (tests/data/SOURCES.md): its query CSV with
+// every memory field, the dmon/pmon column sets of that driver, and its nvidia-smi table.
+const RealCase kProjectCases[] = {
+    {"tests/data/h200-driver580/query-gpu.csv",
+     "",
+     std::nullopt,
+     TraceFormat::kQueryCsv,
+     {{"0", 24, "2026-11-29T19:11:38.469", "2026-11-29T19:11:44.266", 1743, 2511, 143771, 2511}}},
+    {"tests/data/h200-driver580/query-gpu-nounits.csv",
+     "timestamp,index,memory.used,memory.total",
+     std::nullopt,
+     TraceFormat::kQueryCsv,
+     {{"0", 12, "2026-11-29T19:11:44.540", "2026-11-29T19:11:50.043", 2511, 2575, 143771, 2575}}},
+    {"tests/data/h200-driver580/dmon.log",
+     "",
+     std::nullopt,
+     TraceFormat::kDmon,
+     {{"0", 5, "2026-11-29T19:11:50", "2026-11-29T19:11:54", 2575, 2575, std::nullopt, 2575}}},
+    {"tests/data/h200-driver580/pmon.log",
+     "",
+     std::nullopt,
+     TraceFormat::kPmon,
+     {{"0", 5, "2026-11-29T19:11:54", "2026-11-29T19:11:58", std::nullopt, std::nullopt, std::nullopt, std::nullopt}}},
+    {"tests/data/h200-driver580/nvidia-smi-tables.log",
+     "",
+     std::nullopt,
+     TraceFormat::kSmiTable,
+     {{"0", 3, "2026-11-29T19:11:58", "2026-11-29T19:12:00", 2575, 2575, 143771, 2575}}},
+};
+
+INSTANTIATE_TEST_SUITE_P(ProjectCaptures, RealTraces, ::testing::ValuesIn(kProjectCases), CaseName);
+
+// Driver 580's pmon: the holder with its fb MiB in every sample; its table: the same process.
+TEST(RealTraces, H200Driver580ProcessColumns) {
+  for (const char* file : {"tests/data/h200-driver580/pmon.log", "tests/data/h200-driver580/nvidia-smi-tables.log"}) {
+    SCOPED_TRACE(file);
+    ReadResult r = ReadTrace(Real(file), TraceOptions{});
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    ASSERT_FALSE(r.records.empty());
+    for (const TraceRecord& rec : r.records) {
+      ASSERT_TRUE(rec.sample.processes.has_value());
+      ASSERT_EQ(rec.sample.processes->size(), 1u);
+      const ProcessMemory& p = rec.sample.processes->front();
+      EXPECT_EQ(p.pid, 1073);
+      EXPECT_EQ(MiB(p.used_bytes), 2566u);
+      EXPECT_THAT(p.command, ::testing::HasSubstr("gpu-smoke-hold"));
+    }
+  }
+}
 
 // Process tables of the two real table series: one python process or "No running processes found".
 TEST(RealTraces, TableSeriesProcessLists) {

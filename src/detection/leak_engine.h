@@ -84,6 +84,9 @@ struct EngineConfig {
   size_t new_level_max_recent_blocks = 4;
   size_t new_level_min_earlier_blocks = 8;
   double new_level_margin_sds = 3;
+  // ... and whether those block lows rise over the last 3 h to 12 h (Mann–Kendall at this level,
+  // Sen's slope at least min_rate_bps, or slow_rate_bps before slow_history_seconds).
+  double rising_lows_alpha = 1e-5;
   double spike_seconds = 600;  // upward excursions of the floor narrower than this are removed
                                // (morphological opening) before the tests
   // Which windows and when.

@@ -474,21 +474,39 @@ Assessment LeakEngine::Assess() const {
                              .margin_sds = c.new_level_margin_sds,
                              .min_gap_bytes = c.min_growth_bytes};
     const auto moved = FindNewLevel(cycle_free, no);
-    const auto rate =
-        moved ? FitLeakRate(cycle_free, std::min(c.min_window_seconds, cycle_free.back().t - moved->since_t),
-                            c.ci_level, c.max_trend_points)
-              : std::nullopt;
+    std::optional<RisingLows> rising;
+    if (!moved)
+      rising = FindRisingLows(
+          cycle_free,
+          {.block_seconds = c.new_level_block_seconds,
+           .alpha = c.rising_lows_alpha,
+           .min_rate_bps = span_a < c.slow_history_seconds ? std::max(c.min_rate_bps, c.slow_rate_bps) : c.min_rate_bps,
+           .ci_level = c.ci_level});
+    const double since = moved ? moved->since_t : rising ? rising->from_t : 0;
+    const auto rate = moved || rising
+                          ? FitLeakRate(cycle_free, std::min(c.min_window_seconds, cycle_free.back().t - since),
+                                        c.ci_level, c.max_trend_points)
+                          : std::nullopt;
     if (rate && rate->sen.slope > 0) {
       a.verdict = Verdict::kLeak;
-      std::string lows;
-      for (double l : moved->recent_lows_bytes) lows += (lows.empty() ? "" : ", ") + FormatBytes(l);
-      a.evidence.push_back(fmt::format(
-          "Leak: the load moved to a level it never reached before. With its cycle removed, the lowest floor of each "
-          "of the last {} blocks of {} ({}) is above the highest low of the {} blocks before, since {} ({}), by {}: "
-          "{:.1f} times the standard deviation of those lows ({}).",
-          moved->recent_lows_bytes.size(), FormatDuration(c.new_level_block_seconds), lows, moved->earlier_blocks,
-          At(moved->earlier_from_t, first_t_), FormatBytes(moved->earlier_high_bytes), Signed(moved->gap_bytes),
-          moved->margin_sds, FormatBytes(moved->earlier_sd_bytes)));
+      if (moved) {
+        std::string lows;
+        for (double l : moved->recent_lows_bytes) lows += (lows.empty() ? "" : ", ") + FormatBytes(l);
+        a.evidence.push_back(fmt::format(
+            "Leak: the load moved to a level it never reached before. With its cycle removed, the lowest floor of "
+            "each of the last {} blocks of {} ({}) is above the highest low of the {} blocks before, since {} ({}), "
+            "by {}: {:.1f} times the standard deviation of those lows ({}).",
+            moved->recent_lows_bytes.size(), FormatDuration(c.new_level_block_seconds), lows, moved->earlier_blocks,
+            At(moved->earlier_from_t, first_t_), FormatBytes(moved->earlier_high_bytes), Signed(moved->gap_bytes),
+            moved->margin_sds, FormatBytes(moved->earlier_sd_bytes)));
+      } else {
+        a.evidence.push_back(fmt::format(
+            "Leak: with its cycle removed, the lowest floor of each {} block rose over the last {} (Mann–Kendall "
+            "z={:.1f}, {} on {} block lows; Sen's slope of the lows {}, {:.0f}% interval {} to {}).",
+            FormatDuration(c.new_level_block_seconds), FormatDuration(rising->window_seconds), rising->mk.z,
+            PText(rising->mk.p), rising->blocks, Rate(rising->sen.slope), 100 * c.ci_level, Rate(rising->sen.low_slope),
+            Rate(rising->sen.high_slope)));
+      }
       a.evidence.push_back(fmt::format(
           "{}, so the test ran on the floor with that cycle removed (the median floor at each phase subtracted): a "
           "serving load's batches only add memory on top of its floor, and a healthy load's lows keep coming back "
@@ -501,7 +519,7 @@ Assessment LeakEngine::Assess() const {
       f.slope_bps = rate->sen.slope;
       f.slope_lo_bps = rate->sen.low_slope;
       f.slope_hi_bps = rate->sen.high_slope;
-      f.rise_bytes = moved->gap_bytes;
+      if (moved) f.rise_bytes = moved->gap_bytes;
       f.passed = true;
       a.trend = f;
       a.leak_start_t = rate->start_t;

@@ -234,9 +234,19 @@ TEST(LeakEngine, LateLeakUnderServingSwingsIsFoundOnAnIntermediateWindow) {
   EXPECT_NE(AllEvidence(found.last).find("cycle removed"), std::string::npos) << AllEvidence(found.last);
   EXPECT_NEAR(*found.last.rate_bps * kHour / kMiB, 500, 250);
   EXPECT_GE(*found.last.leak_start_t, 4 * kHour);
-  // The same samples with the intermediate windows turned off: not found.
+  // The same samples with the intermediate windows turned off: found only on the rising lows of the
+  // cycle-free floor (new_level.h), and with those off as well, not found.
   EngineConfig no_intermediate;
   no_intermediate.oscillation_window_ratio = 0;
+  LeakEngine lows_only(no_intermediate);
+  lows_only.SetCapacity(kCard);
+  const Trace on_lows = Feed(lows_only, shape, duration, 1.0, 5);
+  ASSERT_EQ(on_lows.last.verdict, Verdict::kLeak) << AllEvidence(on_lows.last);
+  EXPECT_NE(AllEvidence(on_lows.last).find("lowest floor of each 15m 0s block rose"), std::string::npos)
+      << AllEvidence(on_lows.last);
+  EXPECT_NEAR(*on_lows.last.rate_bps * kHour / kMiB, 500, 250);
+  no_intermediate.new_level_max_recent_blocks = 0;
+  no_intermediate.rising_lows_alpha = 0;
   LeakEngine without(no_intermediate);
   without.SetCapacity(kCard);
   const Trace missed = Feed(without, shape, duration, 1.0, 5);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace vw::detection {
@@ -69,6 +70,31 @@ std::optional<NewLevel> FindNewLevel(std::span<const FloorPoint> points, const N
     best = std::move(v);
   }
   return best;
+}
+
+std::optional<RisingLows> FindRisingLows(std::span<const FloorPoint> points, const RisingLowsOptions& o) {
+  const std::vector<FloorPoint> lows = BlockLows(points, o.block_seconds, o.min_block_points);
+  std::vector<size_t> sizes = o.window_blocks;
+  std::sort(sizes.begin(), sizes.end(), std::greater<>());
+  for (size_t w : sizes) {
+    if (w < 6 || lows.size() < w) continue;
+    const std::span<const FloorPoint> win(lows.end() - static_cast<std::ptrdiff_t>(w), lows.end());
+    std::vector<double> x, y;
+    for (const FloorPoint& p : win) {
+      x.push_back(p.t - win.front().t);
+      y.push_back(p.floor);
+    }
+    const auto mk = MannKendall(y, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
+    if (!mk || mk->z <= 0 || mk->p >= o.alpha) continue;
+    const auto sen = TheilSen(x, y, o.ci_level, mk->variance_factor);
+    if (!sen || sen->slope < o.min_rate_bps || sen->low_slope <= 0) continue;
+    return RisingLows{.blocks = w,
+                      .from_t = win.front().t,
+                      .window_seconds = static_cast<double>(w) * o.block_seconds,
+                      .mk = *mk,
+                      .sen = *sen};
+  }
+  return std::nullopt;
 }
 
 }  // namespace vw::detection

@@ -12,7 +12,15 @@
 // A partial oldest block (under half a block of data) and blocks with fewer than
 // min_block_points points are left out.
 //
-// Units: seconds, bytes. Pure functions, thread-safe. Cost O(n + blocks · max_recent_blocks).
+// RisingLows: the same block lows over the last 12, 16, 24, 32 and 48 blocks (3 h to 12 h of 15-minute
+// blocks): Mann–Kendall (tie- and Hamed–Rao-corrected, never shrinking the variance) at level alpha
+// with z > 0, and Sen's slope at least min_rate_bps with the lower end of its interval above zero.
+// The longest window that passes is reported. Lows of a healthy serving load are nearly
+// independent draws above its floor; a slow leak lifts them all, block after block. A one-off step
+// makes the lows strongly autocorrelated around Sen's line, and the Hamed–Rao factor then keeps
+// it from being significant.
+//
+// Units: seconds, bytes, bytes/second. Pure functions, thread-safe. Cost O(n + W²) for W blocks.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +29,8 @@
 #include <vector>
 
 #include "detection/growth_window.h"
+#include "detection/mann_kendall.h"
+#include "detection/theil_sen.h"
 
 namespace vw::detection {
 
@@ -52,5 +62,25 @@ std::vector<FloorPoint> BlockLows(std::span<const FloorPoint> points, double blo
 
 // nullopt unless the recent lows stand above every earlier one as described above.
 std::optional<NewLevel> FindNewLevel(std::span<const FloorPoint> points, const NewLevelOptions& options);
+
+struct RisingLowsOptions {
+  double block_seconds = 900;
+  std::vector<size_t> window_blocks = {12, 16, 24, 32, 48};
+  double alpha = 1e-5;      // two-sided Mann–Kendall level
+  double min_rate_bps = 0;  // Sen's slope at least this
+  double ci_level = 0.90;
+  size_t min_block_points = 3;
+};
+
+struct RisingLows {
+  size_t blocks = 0;  // lows in the passing window
+  double from_t = 0;  // start of its oldest block (seconds)
+  double window_seconds = 0;
+  MannKendallResult mk;
+  TheilSenResult sen;  // bytes/second; intercept at from_t
+};
+
+// nullopt unless some window of block lows rises as described above.
+std::optional<RisingLows> FindRisingLows(std::span<const FloorPoint> points, const RisingLowsOptions& options);
 
 }  // namespace vw::detection

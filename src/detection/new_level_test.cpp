@@ -1,5 +1,5 @@
-// Block lows and the new-level test on synthetic cycle-free floors: upward-only batch swings over a
-// flat floor, with and without a leak that lifts it.
+// Block lows, the new-level test and the rising-lows test on synthetic cycle-free floors: upward-only batch swings over
+// a flat floor, with and without a leak that lifts it.
 #include "detection/new_level.h"
 
 #include <gtest/gtest.h>
@@ -102,6 +102,53 @@ TEST(NewLevel, NeedsEnoughEarlierBlocksRisingRecentLowsAndTheMargin) {
   EXPECT_DOUBLE_EQ(rising->earlier_high_bytes, 100 * kMiB);
   EXPECT_DOUBLE_EQ(rising->gap_bytes, 1.5 * kGiB - 100 * kMiB);
   EXPECT_FALSE(FindNewLevel(blocks(2 * kGiB, 1.5 * kGiB), {}));
+}
+
+TEST(RisingLows, FindsASlowLeakUnderSwingsAndItsRate) {
+  // 300 MiB/h from 3 h on under 2 GiB swings held about half a minute, 9 h in all: the lows of the
+  // last 6 h rise block after block.
+  for (uint64_t seed : {1, 2, 3}) {
+    const auto p = Swings(9, 2 * kGiB, 30, 300 * kMiB / 3600, 3 * 3600, seed);
+    const auto r = FindRisingLows(p, {.min_rate_bps = 38 * kMiB / 3600});
+    ASSERT_TRUE(r) << seed;
+    EXPECT_GT(r->mk.z, 4.4);
+    EXPECT_LT(r->mk.p, 1e-5);
+    EXPECT_GE(r->blocks, 12u);
+    EXPECT_NEAR(r->sen.slope * 3600 / kMiB, 300, 120) << seed;
+    EXPECT_GT(r->sen.low_slope, 0);
+  }
+}
+
+TEST(RisingLows, HealthySwingsAndSlowGrowthAreNot) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto p = Swings(12, 4 * kGiB, 60.0 + 12.0 * static_cast<double>(seed), 0, 0, seed);
+    EXPECT_FALSE(FindRisingLows(p, {.min_rate_bps = 38 * kMiB / 3600})) << seed;
+  }
+  // Rising lows, but slower than the rate floor asked for.
+  const auto slow = Swings(9, 2 * kGiB, 30, 300 * kMiB / 3600, 3 * 3600, 1);
+  EXPECT_FALSE(FindRisingLows(slow, {.min_rate_bps = 1000 * kMiB / 3600}));
+}
+
+TEST(RisingLows, AOneOffStepIsNotALeak) {
+  // Lows flat, then 1 GiB higher from some point on (a model loaded once more): Mann–Kendall alone
+  // would call that a trend, the Hamed–Rao factor of the stepped lows does not.
+  for (double at : {0.45, 0.5, 0.55}) {
+    for (uint64_t seed : {1, 2, 3}) {
+      std::vector<FloorPoint> p;
+      std::mt19937_64 rng(seed);
+      std::uniform_real_distribution<double> u(0, 600 * kMiB);
+      for (double t = 30; t < 12 * 3600; t += 60)
+        p.push_back({t, 20 * kGiB + (t > at * 12 * 3600 ? kGiB : 0) + u(rng)});
+      EXPECT_FALSE(FindRisingLows(p, {})) << at << " " << seed;
+      const auto lows = BlockLows(p, 900, 3);
+      std::vector<double> y;
+      ASSERT_EQ(lows.size(), 48u);
+      for (const FloorPoint& l : lows) y.push_back(l.floor);
+      const auto plain = MannKendall(y, {.correction = AutocorrelationCorrection::kNone});
+      ASSERT_TRUE(plain);
+      EXPECT_LT(plain->p, 1e-5) << at << " " << seed;  // without the correction it would pass
+    }
+  }
 }
 
 }  // namespace

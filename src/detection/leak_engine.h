@@ -74,8 +74,21 @@ struct EngineConfig {
   // the cycle-free floor is also tested on intermediate windows at geometric steps ...
   double oscillation_window_ratio = 1.5;
   double oscillation_intermediate_alpha = 0.00001;  // ... at this stricter level (more tests)
-  double spike_seconds = 600;                       // upward excursions of the floor narrower than this are removed
-                                                    // (morphological opening) before the tests
+  // When no window passes, the cycle-free floor (once min_history_seconds are settled) is also
+  // asked whether it just moved to a level it never reached before (new_level.h): the lowest value
+  // in each of the last 2–4 blocks of new_level_block_seconds, never falling, above the highest low
+  // of at least new_level_min_earlier_blocks earlier blocks by more than new_level_margin_sds
+  // standard deviations of those lows (and min_growth_bytes).
+  double new_level_block_seconds = 900;
+  size_t new_level_min_recent_blocks = 2;
+  size_t new_level_max_recent_blocks = 4;
+  size_t new_level_min_earlier_blocks = 8;
+  double new_level_margin_sds = 3;
+  // ... and whether those block lows rise over the last 3 h to 12 h (Mann–Kendall at this level,
+  // Sen's slope at least min_rate_bps, or slow_rate_bps before slow_history_seconds).
+  double rising_lows_alpha = 1e-5;
+  double spike_seconds = 600;  // upward excursions of the floor narrower than this are removed
+                               // (morphological opening) before the tests
   // Which windows and when.
   double min_window_seconds = 1800;    // shortest stretch a trend test runs on
   double min_history_seconds = 10800;  // settled history needed before a leak verdict: a young

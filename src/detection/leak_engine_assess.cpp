@@ -10,6 +10,7 @@
 #include "detection/growth_window.h"
 #include "detection/leak_engine.h"
 #include "detection/leak_rate.h"
+#include "detection/new_level.h"
 #include "detection/oscillation.h"
 #include "detection/quantile.h"
 
@@ -219,6 +220,32 @@ SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const d
   ChooseWindow(v, c, age);
   return v;
 }
+// Time to OOM of a leak verdict (its rate set): (capacity − recent peak) / rate, with its range.
+void AddRunway(Assessment& a) {
+  if (!a.capacity_bytes || !a.peak_bytes) {
+    a.evidence.push_back("The card's capacity is unknown: no time-to-OOM.");
+    return;
+  }
+  const double room = *a.capacity_bytes - *a.peak_bytes;
+  if (room <= 0) {
+    a.tto_s = a.tto_lo_s = a.tto_hi_s = 0.0;
+    a.evidence.push_back(fmt::format("The recent peak of {} already reaches the usable capacity of {}.",
+                                     FormatBytes(*a.peak_bytes), FormatBytes(*a.capacity_bytes)));
+    return;
+  }
+  a.tto_s = room / *a.rate_bps;
+  a.tto_lo_s = room / *a.rate_hi_bps;
+  a.tto_hi_s = *a.rate_lo_bps > 0 ? room / *a.rate_lo_bps : std::numeric_limits<double>::infinity();
+  a.evidence.push_back(fmt::format(
+      "At this rate the {} left above the recent peak of {} (usable capacity {}) is gone in {} (between {} and {}).",
+      FormatBytes(room), FormatBytes(*a.peak_bytes), FormatBytes(*a.capacity_bytes), FormatDuration(*a.tto_s),
+      FormatDuration(*a.tto_lo_s), FormatDuration(*a.tto_hi_s)));
+}
+
+std::string CycleSentence(const Oscillation& o) {
+  return fmt::format("The load oscillates with a period of about {} ({} from trough to peak)",
+                     FormatDuration(o.period_seconds), FormatBytes(o.amplitude_bytes));
+}
 }  // namespace
 
 Assessment LeakEngine::Assess() const {
@@ -382,12 +409,16 @@ Assessment LeakEngine::Assess() const {
   // on a window that starts long before it, and three hours of block means are often too few.
   std::optional<Oscillation> cycle;
   double block_s = 0;
+  std::optional<Oscillation> estimated;  // the cycle found, whether or not a window passed on it
+  std::vector<FloorPoint> cycle_free;    // the floor over the longest window with that cycle removed
   if (!leak_at && oscillating) {
     const std::span<const FloorPoint> longest_span = Tail(analysed, sizes.back());
     const OscillationOptions oo{.min_periods = c.oscillation_min_periods,
                                 .min_autocorrelation = c.oscillation_min_autocorrelation};
     if (auto osc = EstimateOscillation(longest_span, oo)) {
-      const std::vector<FloorPoint> removed = RemoveOscillation(longest_span, *osc);
+      cycle_free = RemoveOscillation(longest_span, *osc);
+      estimated = osc;
+      const std::vector<FloorPoint>& removed = cycle_free;
       block_s = std::max(c.oscillation_block_seconds, osc->period_seconds / c.oscillation_points_per_period);
       GrowthOptions cycle_go = go;
       cycle_go.alpha = c.oscillation_alpha;
@@ -433,6 +464,75 @@ Assessment LeakEngine::Assess() const {
       }
     }
   }
+  // Last, with a cycle found and no window passing: has the cycle-free floor just moved to a level it
+  // never reached before? (A settled job only; its rate is fitted on the cycle-free floor.)
+  if (!leak_at && !env_v && estimated && !young) {
+    const NewLevelOptions no{.block_seconds = c.new_level_block_seconds,
+                             .min_recent_blocks = c.new_level_min_recent_blocks,
+                             .max_recent_blocks = c.new_level_max_recent_blocks,
+                             .min_earlier_blocks = c.new_level_min_earlier_blocks,
+                             .margin_sds = c.new_level_margin_sds,
+                             .min_gap_bytes = c.min_growth_bytes};
+    const auto moved = FindNewLevel(cycle_free, no);
+    std::optional<RisingLows> rising;
+    if (!moved)
+      rising = FindRisingLows(
+          cycle_free,
+          {.block_seconds = c.new_level_block_seconds,
+           .alpha = c.rising_lows_alpha,
+           .min_rate_bps = span_a < c.slow_history_seconds ? std::max(c.min_rate_bps, c.slow_rate_bps) : c.min_rate_bps,
+           .ci_level = c.ci_level});
+    const double since = moved ? moved->since_t : rising ? rising->from_t : 0;
+    const auto rate = moved || rising
+                          ? FitLeakRate(cycle_free, std::min(c.min_window_seconds, cycle_free.back().t - since),
+                                        c.ci_level, c.max_trend_points)
+                          : std::nullopt;
+    if (rate && rate->sen.slope > 0) {
+      a.verdict = Verdict::kLeak;
+      if (moved) {
+        std::string lows;
+        for (double l : moved->recent_lows_bytes) lows += (lows.empty() ? "" : ", ") + FormatBytes(l);
+        a.evidence.push_back(fmt::format(
+            "Leak: the load moved to a level it never reached before. With its cycle removed, the lowest floor of "
+            "each of the last {} blocks of {} ({}) is above the highest low of the {} blocks before, since {} ({}), "
+            "by {}: {:.1f} times the standard deviation of those lows ({}).",
+            moved->recent_lows_bytes.size(), FormatDuration(c.new_level_block_seconds), lows, moved->earlier_blocks,
+            At(moved->earlier_from_t, first_t_), FormatBytes(moved->earlier_high_bytes), Signed(moved->gap_bytes),
+            moved->margin_sds, FormatBytes(moved->earlier_sd_bytes)));
+      } else {
+        a.evidence.push_back(fmt::format(
+            "Leak: with its cycle removed, the lowest floor of each {} block rose over the last {} (Mann–Kendall "
+            "z={:.1f}, {} on {} block lows; Sen's slope of the lows {}, {:.0f}% interval {} to {}).",
+            FormatDuration(c.new_level_block_seconds), FormatDuration(rising->window_seconds), rising->mk.z,
+            PText(rising->mk.p), rising->blocks, Rate(rising->sen.slope), 100 * c.ci_level, Rate(rising->sen.low_slope),
+            Rate(rising->sen.high_slope)));
+      }
+      a.evidence.push_back(fmt::format(
+          "{}, so the test ran on the floor with that cycle removed (the median floor at each phase subtracted): a "
+          "serving load's batches only add memory on top of its floor, and a healthy load's lows keep coming back "
+          "to it.",
+          CycleSentence(*estimated)));
+      TrendFit f;
+      f.window_seconds = rate->t_end - rate->start_t;
+      f.t0 = rate->start_t;
+      f.y0_bytes = rate->sen.intercept;
+      f.slope_bps = rate->sen.slope;
+      f.slope_lo_bps = rate->sen.low_slope;
+      f.slope_hi_bps = rate->sen.high_slope;
+      if (moved) f.rise_bytes = moved->gap_bytes;
+      f.passed = true;
+      a.trend = f;
+      a.leak_start_t = rate->start_t;
+      a.rate_bps = rate->sen.slope;
+      a.rate_lo_bps = rate->sen.low_slope;
+      a.rate_hi_bps = rate->sen.high_slope;
+      a.evidence.push_back(fmt::format("Growing since {} at {} (Sen's slope; {:.0f}% interval {} to {}).",
+                                       At(rate->start_t, first_t_), Rate(rate->sen.slope), 100 * c.ci_level,
+                                       Rate(rate->sen.low_slope), Rate(rate->sen.high_slope)));
+      AddRunway(a);
+      return a;
+    }
+  }
   const std::span<const FloorPoint> leak_series = env_v ? std::span<const FloorPoint>(envelope) : analysed;
   const std::vector<Window>& leak_windows = env_v ? env_v->windows : windows;
   if (env_v) leak_at = env_v->leak_at;
@@ -449,10 +549,9 @@ Assessment LeakEngine::Assess() const {
     a.evidence.push_back(fmt::format("Leak: {}.", TrendSentence(w, width_, cycle ? block_s : 0)));
     if (cycle)
       a.evidence.push_back(fmt::format(
-          "The load oscillates with a period of about {} ({} from trough to peak), so the test ran on the floor "
-          "with that cycle removed (the median floor at each phase of the cycle subtracted) and averaged over "
-          "{}: the whole cycle, its troughs and its peaks alike, moved up.",
-          FormatDuration(cycle->period_seconds), FormatBytes(cycle->amplitude_bytes), FormatDuration(block_s)));
+          "{}, so the test ran on the floor with that cycle removed (the median floor at each phase of the cycle "
+          "subtracted) and averaged over {}: the whole cycle, its troughs and its peaks alike, moved up.",
+          CycleSentence(*cycle), FormatDuration(block_s)));
     else if (env_v)
       a.evidence.push_back(
           fmt::format("The load oscillates, so the test ran on the lower envelope: the lowest floor over each {}.",
@@ -484,25 +583,7 @@ Assessment LeakEngine::Assess() const {
     if (g.first_half && g.second_half)
       a.evidence.push_back(fmt::format("It did not slow down: {} in the first half, {} in the second.",
                                        Rate(g.first_half->slope), Rate(g.second_half->slope)));
-    if (a.capacity_bytes && a.peak_bytes) {
-      const double room = *a.capacity_bytes - *a.peak_bytes;
-      if (room <= 0) {
-        a.tto_s = a.tto_lo_s = a.tto_hi_s = 0.0;
-        a.evidence.push_back(fmt::format("The recent peak of {} already reaches the usable capacity of {}.",
-                                         FormatBytes(*a.peak_bytes), FormatBytes(*a.capacity_bytes)));
-      } else {
-        a.tto_s = room / *a.rate_bps;
-        a.tto_lo_s = room / *a.rate_hi_bps;
-        a.tto_hi_s = *a.rate_lo_bps > 0 ? room / *a.rate_lo_bps : std::numeric_limits<double>::infinity();
-        a.evidence.push_back(
-            fmt::format("At this rate the {} left above the recent peak of {} (usable capacity {}) is gone in {} "
-                        "(between {} and {}).",
-                        FormatBytes(room), FormatBytes(*a.peak_bytes), FormatBytes(*a.capacity_bytes),
-                        FormatDuration(*a.tto_s), FormatDuration(*a.tto_lo_s), FormatDuration(*a.tto_hi_s)));
-      }
-    } else {
-      a.evidence.push_back("The card's capacity is unknown: no time-to-OOM.");
-    }
+    AddRunway(a);
     return a;
   }
 

@@ -234,13 +234,50 @@ TEST(LeakEngine, LateLeakUnderServingSwingsIsFoundOnAnIntermediateWindow) {
   EXPECT_NE(AllEvidence(found.last).find("cycle removed"), std::string::npos) << AllEvidence(found.last);
   EXPECT_NEAR(*found.last.rate_bps * kHour / kMiB, 500, 250);
   EXPECT_GE(*found.last.leak_start_t, 4 * kHour);
-  // The same samples with the intermediate windows turned off: not found.
+  // The same samples with the intermediate windows turned off: found only on the rising lows of the
+  // cycle-free floor (new_level.h), and with those off as well, not found.
   EngineConfig no_intermediate;
   no_intermediate.oscillation_window_ratio = 0;
+  LeakEngine lows_only(no_intermediate);
+  lows_only.SetCapacity(kCard);
+  const Trace on_lows = Feed(lows_only, shape, duration, 1.0, 5);
+  ASSERT_EQ(on_lows.last.verdict, Verdict::kLeak) << AllEvidence(on_lows.last);
+  EXPECT_NE(AllEvidence(on_lows.last).find("lowest floor of each 15m 0s block rose"), std::string::npos)
+      << AllEvidence(on_lows.last);
+  EXPECT_NEAR(*on_lows.last.rate_bps * kHour / kMiB, 500, 250);
+  no_intermediate.new_level_max_recent_blocks = 0;
+  no_intermediate.rising_lows_alpha = 0;
   LeakEngine without(no_intermediate);
   without.SetCapacity(kCard);
   const Trace missed = Feed(without, shape, duration, 1.0, 5);
   EXPECT_NE(missed.last.verdict, Verdict::kLeak) << AllEvidence(missed.last);
+}
+
+TEST(LeakEngine, LeakThatJustBeganUnderServingSwingsIsANewLevel) {
+  // 3 GiB/h from 6 h on under a 6 GiB cycle every 45 minutes with swings up to 1.5 GiB: within the
+  // hour every window straddles the start (or holds under three periods), but the cycle-free
+  // floor's lows have risen above every earlier low.
+  const double start = 6 * kHour, duration = 7 * kHour;
+  for (uint64_t seed : {1, 2}) {
+    const Shape shape = ServingLoad(6000, 2700, 1500, 3000, seed, duration, start);
+    LeakEngine with = CardEngine();
+    const Trace found = Feed(with, shape, start + 2700, 1.0, 5, 1, 300);
+    ASSERT_EQ(found.last.verdict, Verdict::kLeak) << seed << ": " << AllEvidence(found.last);
+    const std::string ev = AllEvidence(found.last);
+    EXPECT_NE(ev.find("a level it never reached before"), std::string::npos) << ev;
+    EXPECT_NE(ev.find("period of about 4"), std::string::npos) << ev;  // 44 or 45 minutes
+    EXPECT_NEAR(*found.last.rate_bps * kHour / kMiB, 3000, 1500) << ev;
+    EXPECT_GE(*found.last.leak_start_t, start - 1800) << ev;
+    EXPECT_TRUE(found.last.tto_s) << ev;
+    EXPECT_EQ(LeakChecks(found), 1) << ev;  // the first 45 minutes: only this last check
+    // Without the new-level test the same samples are not a leak yet.
+    EngineConfig off;
+    off.new_level_max_recent_blocks = 0;
+    LeakEngine without(off);
+    without.SetCapacity(kCard);
+    const Trace missed = Feed(without, shape, start + 2700, 1.0, 5, 1, 300);
+    EXPECT_EQ(LeakChecks(missed), 0) << AllEvidence(missed.last);
+  }
 }
 
 TEST(LeakEngine, HealthyServingSwingsAreNeverALeak) {

@@ -147,6 +147,11 @@ std::string ExplainTrace(const Trace& trace, const EvalOptions& options) {
     auto rate = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v * kMiBPerHour) : "-"; };
     out += fmt::format("  {:>9}  {:<17} rate {} [{} .. {}] MiB/h\n", FormatDuration(t),
                        detection::VerdictName(a.verdict), rate(a.rate_bps), rate(a.rate_lo_bps), rate(a.rate_hi_bps));
+    // A leak verdict carries why: print it the first time and whenever the reason changes.
+    if (a.verdict == detection::Verdict::kLeak &&
+        (final.verdict != detection::Verdict::kLeak || final.evidence != a.evidence)) {
+      for (const std::string& e : a.evidence) out += "             | " + e + "\n";
+    }
     final = a;
   });
   out += "final evidence:\n";

@@ -492,6 +492,25 @@ TEST(BlockParallelReader, LineLongerThanTheSlackFallsBackAndIsReportedTheSame) {
   ExpectSameForBlockSizes("bp-long-line-strict.csv", text);
 }
 
+TEST(BlockParallelReader, LinesLongerThanTheFirstReadPastABlockAreReadToTheirEnd) {
+  // Comment lines of 5 to 60 KiB: a block's last line then ends beyond the 4 KiB read past the
+  // block at first, but within the slack, so the block reads on instead of falling back.
+  std::string text = kHeader;
+  for (int s = 0; s < 60; ++s) {
+    for (int g = 0; g < 8; ++g) text += Row(s, g);
+    if (s % 6 == 3) text += "# " + std::string(static_cast<size_t>(5000 + s * 900), 'x') + "\n";
+  }
+  const std::string path = WriteTemp("bp-long-comments.csv", text);
+  const Drained want = Sequential(path, {});
+  ASSERT_TRUE(want.status.ok()) << want.status.message();
+  ASSERT_EQ(want.records.size(), 480u);
+  for (size_t block : {1000, 4096, 20000}) {
+    const Drained got = Parallel(path, {}, block, 2);
+    ExpectSame(want, got, "block " + std::to_string(block));
+    EXPECT_FALSE(got.fell_back) << block;
+  }
+}
+
 TEST(BlockParallelReader, FileTruncatedAfterOpeningEndsWhereTheFileNowEnds) {
   const std::string text = EightGpus(500);
   const std::string path = WriteTemp("bp-truncated.csv", text);

@@ -124,10 +124,10 @@ class BlockParallelReader : public TraceReader {
   BlockParallelReader(int fd, std::string display, TraceOptions options, const BlockParallelOptions& parallel,
                       uint64_t size, uint64_t first);
   void Work();
-  // Parses block s.index, reading it into `buf` (block_bytes + kBlockSlack + 1 bytes) and each
-  // row into one of the worker's `scratch` records (kScratchRecords of them).
+  // Parses block s.index, reading it into the worker's `buf` (block_bytes + kBlockSlack + 1 bytes
+  // and a page, see Work()) and each row into one of its `scratch` records (kScratchRecords).
   void Parse(Slot& s, char* buf, TraceRecord* scratch) const;
-  // Fills the tail batch from the sequential parser.
+  // Fills the tail batch from the sequential parser (a query-csv reader: no process lists).
   Result<bool> NextTailBatch(SampleBatch* out);
   void Dispatch(uint64_t index);
   Slot& WaitFor(uint64_t index);

@@ -28,6 +28,7 @@
 #include "outputs/report_files.h"
 #include "sources/prometheus/prometheus_reader.h"
 #include "sources/trace/block_parallel_reader.h"
+#include "sources/trace/compact_sample.h"
 #include "sources/trace/pipelined_reader.h"
 #include "sources/trace/trace_reader.h"
 
@@ -230,11 +231,37 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
 
   Progress progress(path, flags.progress && !flags.json);
   size_t n = 0;
+  // Block-parallel parsing hands over compact samples and each batch's GPU table: the GPU filter
+  // and the series are resolved once per table entry, when its first sample passes the filters
+  // (so series are created in the same order as record by record). No process lists here.
+  trace::SampleBatch batch;
+  std::vector<signed char> batch_selected;  // per batch GPU: -1 not known yet, 0 filtered out, 1 kept
+  std::vector<detection::SeriesBuilder*> batch_series;
+  while (parallel) {
+    auto more = parallel->NextBatch(&batch);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    batch_selected.assign(batch.gpu_count, -1);
+    batch_series.assign(batch.gpu_count, nullptr);
+    for (size_t i = 0; i < batch.count; ++i) {
+      const trace::CompactSample& c = batch.samples[i];
+      if (++n % 65536 == 0) progress.Update(reader.bytes_read(), reader.bytes_total());
+      signed char& selected = batch_selected[c.gpu];
+      if (selected < 0) selected = GpuSelected(flags, batch.gpus[c.gpu]) ? 1 : 0;
+      if (selected == 0) continue;
+      if (settings.since_s && c.t < *settings.since_s) continue;
+      if (settings.until_s && c.t > *settings.until_s) continue;
+      detection::SeriesBuilder*& series = batch_series[c.gpu];
+      if (series == nullptr) series = &gpu_builder_for(batch.gpus[c.gpu]);
+      const std::optional<uint64_t> total = c.total() ? c.total() : settings.trace.total_bytes;
+      series->AddMemory(c.t, c.used(), total, c.reserved());
+    }
+  }
   TraceRecord own;  // reused: the reader allocates nothing per record in the steady state
-  while (true) {
+  while (!parallel) {
     const TraceRecord* in = &own;
-    if (parallel || pipelined) {
-      auto next = parallel ? parallel->NextRecord() : pipelined->NextRecord();
+    if (pipelined) {
+      auto next = pipelined->NextRecord();
       if (!next.ok()) return next.status();
       if (*next == nullptr) break;
       in = *next;

@@ -11,7 +11,7 @@ void MinMaxDecimator::Add(double t, double value) {
     origin_ = t;
     started_ = true;
   }
-  auto n = static_cast<long long>(std::floor((t - origin_) / width_));
+  long long n = BinOf(t);
   if (bins_.empty() || bins_.back().first != n) {
     if (!bins_.empty() && n < bins_.back().first) n = bins_.back().first;  // out-of-order: fold in
     if (bins_.empty() || bins_.back().first != n) {
@@ -28,8 +28,53 @@ void MinMaxDecimator::Add(double t, double value) {
   }
 }
 
+long long MinMaxDecimator::BinSlow(double t) {
+  const auto n = static_cast<long long>(std::floor((t - origin_) / width_));
+  if (bin_range_failed_ || !std::isfinite(t)) return n;
+  double lo = 0, hi = 0;
+  if (Boundary(n, &lo) && Boundary(n + 1, &hi) && lo <= t && t < hi) {
+    bin_lo_ = lo;
+    bin_hi_ = hi;
+    bin_n_ = n;
+  } else {
+    bin_range_failed_ = true;
+    ForgetBinRange();
+  }
+  return n;
+}
+
+bool MinMaxDecimator::Boundary(long long m, double* out) const {
+  // The bin number as a double: floor() of the same expression BinSlow() casts.
+  auto bin = [this](double x) { return std::floor((x - origin_) / width_); };
+  const auto target = static_cast<double>(m);
+  double x = origin_ + target * width_;  // within a few ulps of the boundary
+  if (!std::isfinite(x)) return false;
+  constexpr int kSteps = 64;
+  if (bin(x) >= target) {
+    for (int i = 0; i < kSteps; ++i) {
+      const double below = std::nextafter(x, -HUGE_VAL);
+      if (bin(below) < target) {
+        *out = x;
+        return true;
+      }
+      x = below;
+    }
+    return false;
+  }
+  for (int i = 0; i < kSteps; ++i) {
+    x = std::nextafter(x, HUGE_VAL);
+    if (bin(x) >= target) {
+      *out = x;
+      return true;
+    }
+  }
+  return false;
+}
+
 void MinMaxDecimator::Compact() {
   width_ *= 2;
+  ForgetBinRange();
+  bin_range_failed_ = false;
   std::vector<std::pair<long long, Bin>> merged;
   merged.reserve(bins_.size() / 2 + 1);
   for (const auto& [n, bin] : bins_) {
@@ -74,12 +119,7 @@ SeriesBuilder::SeriesBuilder(GpuIdentity gpu, EngineConfig config, size_t max_po
 }
 
 void SeriesBuilder::Add(const MemorySample& sample) {
-  if (sample.total_bytes) SetCapacity(sample.total_bytes, sample.reserved_bytes);
-  if (!sample.used_bytes) {
-    ++missing_;
-    return;
-  }
-  Add(sample.t, static_cast<double>(*sample.used_bytes));
+  AddMemory(sample.t, sample.used_bytes, sample.total_bytes, sample.reserved_bytes);
 }
 
 void SeriesBuilder::Add(double t, double used_bytes) {
@@ -87,12 +127,10 @@ void SeriesBuilder::Add(double t, double used_bytes) {
   raw_.Add(t, used_bytes);
 }
 
-void SeriesBuilder::SetCapacity(std::optional<uint64_t> total_bytes, std::optional<uint64_t> reserved_bytes) {
-  if (!total_bytes) return;
-  if (meta_.total_bytes == total_bytes && (!reserved_bytes || meta_.reserved_bytes == reserved_bytes)) return;
+void SeriesBuilder::ChangeCapacity(uint64_t total_bytes, std::optional<uint64_t> reserved_bytes) {
   meta_.total_bytes = total_bytes;
   if (reserved_bytes) meta_.reserved_bytes = reserved_bytes;
-  engine_.SetCapacity(static_cast<double>(*total_bytes), static_cast<double>(meta_.reserved_bytes.value_or(0)));
+  engine_.SetCapacity(static_cast<double>(total_bytes), static_cast<double>(meta_.reserved_bytes.value_or(0)));
 }
 
 void SeriesBuilder::SetProcess(int64_t pid, std::string command) {

@@ -31,10 +31,29 @@ class MinMaxDecimator {
     double t_min = 0, v_min = 0, t_max = 0, v_max = 0;
   };
   void Compact();
+  // The bin number of time t: floor((t - origin_) / width_), from the cached range when t is in it.
+  long long BinOf(double t) {
+    if (t >= bin_lo_ && t < bin_hi_) return bin_n_;
+    return BinSlow(t);
+  }
+  long long BinSlow(double t);
+  // The smallest time whose bin number is m or more; false when not found in a few steps.
+  bool Boundary(long long m, double* out) const;
+  void ForgetBinRange() {
+    bin_lo_ = 1;
+    bin_hi_ = 0;
+  }
+
   size_t max_bins_;
   double origin_ = 0;
   double width_ = 1.0;  // seconds per bin
   bool started_ = false;
+  // Every time in [bin_lo_, bin_hi_) has bin number bin_n_ (empty when bin_lo_ > bin_hi_): the bin
+  // number is monotonic in t, so the two ends found exactly once per bin spare a division and a
+  // floor per sample. Forgotten when the width changes.
+  double bin_lo_ = 1, bin_hi_ = 0;
+  long long bin_n_ = 0;
+  bool bin_range_failed_ = false;                // a boundary was not found: compute every bin until the next Compact()
   std::vector<std::pair<long long, Bin>> bins_;  // (bin number, bin), in order
 };
 
@@ -44,9 +63,26 @@ class SeriesBuilder {
 
   // One sample; `used` missing samples are counted but not fed to the engine.
   void Add(const MemorySample& sample);
+  // The same from the values alone: `total`/`reserved` update the capacity as in Add(sample).
+  // Inline: optionals passed by value to a call are written to the stack in pieces and read back
+  // whole, a store-forwarding stall per sample (measured: ~5 % of `analyze`).
+  void AddMemory(double t, std::optional<uint64_t> used_bytes, std::optional<uint64_t> total_bytes,
+                 std::optional<uint64_t> reserved_bytes) {
+    if (total_bytes) SetCapacity(*total_bytes, reserved_bytes);
+    if (!used_bytes) {
+      ++missing_;
+      return;
+    }
+    Add(t, static_cast<double>(*used_bytes));
+  }
   // A bare value (per-process series).
   void Add(double t, double used_bytes);
-  void SetCapacity(std::optional<uint64_t> total_bytes, std::optional<uint64_t> reserved_bytes);
+  void SetCapacity(std::optional<uint64_t> total_bytes, std::optional<uint64_t> reserved_bytes) {
+    // Inline for the common case: the capacity the series already has.
+    if (!total_bytes) return;
+    if (meta_.total_bytes == total_bytes && (!reserved_bytes || meta_.reserved_bytes == reserved_bytes)) return;
+    ChangeCapacity(*total_bytes, reserved_bytes);
+  }
 
   void SetProcess(int64_t pid, std::string command);
   void SetTimeFlags(bool has_zone, bool synthetic_time);
@@ -59,6 +95,8 @@ class SeriesBuilder {
   SeriesAnalysis Snapshot() const;
 
  private:
+  void ChangeCapacity(uint64_t total_bytes, std::optional<uint64_t> reserved_bytes);
+
   SeriesAnalysis meta_;  // identity, flags, events; raw/buckets/assessment filled in Snapshot()
   LeakEngine engine_;
   MinMaxDecimator raw_;

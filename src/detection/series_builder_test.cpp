@@ -3,6 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace vw::detection {
 namespace {
@@ -37,6 +43,182 @@ TEST(MinMaxDecimator, ShortCurveIsKeptExactly) {
   auto pts = d.Points();
   ASSERT_EQ(pts.size(), 10u);
   EXPECT_EQ(pts[3].used_bytes, 9);
+}
+
+// The decimator as it was before it cached the range of times of the current bin: a division and
+// a floor per sample. The cached one must keep exactly the same points.
+class ReferenceDecimator {
+ public:
+  explicit ReferenceDecimator(size_t max_points) : max_bins_(max_points < 4 ? 4 : max_points) {}
+  void Add(double t, double value) {
+    if (!started_) {
+      origin_ = t;
+      started_ = true;
+    }
+    auto n = static_cast<long long>(std::floor((t - origin_) / width_));
+    if (bins_.empty() || bins_.back().first != n) {
+      if (!bins_.empty() && n < bins_.back().first) n = bins_.back().first;
+      if (bins_.empty() || bins_.back().first != n) {
+        bins_.push_back({n, Bin{t, value, t, value}});
+        if (bins_.size() > max_bins_) Compact();
+        return;
+      }
+    }
+    Bin& b = bins_.back().second;
+    if (value < b.v_min) b = Bin{t, value, b.t_max, b.v_max};
+    if (value > b.v_max) {
+      b.t_max = t;
+      b.v_max = value;
+    }
+  }
+  std::vector<SeriesPoint> Points() const {
+    std::vector<SeriesPoint> out;
+    for (const auto& [n, b] : bins_) {
+      if (b.t_min == b.t_max && b.v_min == b.v_max) {
+        out.push_back({b.t_min, b.v_min});
+      } else if (b.t_min <= b.t_max) {
+        out.push_back({b.t_min, b.v_min});
+        out.push_back({b.t_max, b.v_max});
+      } else {
+        out.push_back({b.t_max, b.v_max});
+        out.push_back({b.t_min, b.v_min});
+      }
+    }
+    return out;
+  }
+
+ private:
+  struct Bin {
+    double t_min = 0, v_min = 0, t_max = 0, v_max = 0;
+  };
+  void Compact() {
+    width_ *= 2;
+    std::vector<std::pair<long long, Bin>> merged;
+    for (const auto& [n, bin] : bins_) {
+      long long m = n >= 0 ? n / 2 : (n - 1) / 2;
+      if (merged.empty() || merged.back().first != m) {
+        merged.push_back({m, bin});
+        continue;
+      }
+      Bin& into = merged.back().second;
+      if (bin.v_min < into.v_min) {
+        into.v_min = bin.v_min;
+        into.t_min = bin.t_min;
+      }
+      if (bin.v_max > into.v_max) {
+        into.v_max = bin.v_max;
+        into.t_max = bin.t_max;
+      }
+    }
+    bins_ = std::move(merged);
+  }
+  size_t max_bins_;
+  double origin_ = 0;
+  double width_ = 1.0;
+  bool started_ = false;
+  std::vector<std::pair<long long, Bin>> bins_;
+};
+
+// Time series that put samples on, next to and across bin boundaries: epoch clocks with
+// millisecond jitter, exact multiples of the bin width, steps below the resolution of a large
+// clock, steps that do not add up exactly in binary, negative times, times that go back.
+TEST(MinMaxDecimator, SameBinsAsDividingForEverySample) {
+  struct Case {
+    const char* name;
+    size_t max_points;
+    std::vector<double> times;
+  };
+  std::mt19937_64 rng(42);
+  std::vector<Case> cases;
+  auto series = [&](const char* name, size_t max_points, size_t n, auto time_of) {
+    Case c{name, max_points, {}};
+    for (size_t i = 0; i < n; ++i) c.times.push_back(time_of(i));
+    cases.push_back(std::move(c));
+  };
+  std::uniform_int_distribution<int> ms(0, 999);
+  series("epoch seconds with ms jitter", 2000, 200000,
+         [&](size_t i) { return 1784016758.0 + static_cast<double>(i) + ms(rng) / 1000.0; });
+  series("integers on every boundary", 100, 50000, [](size_t i) { return static_cast<double>(i); });
+  series("tenths from zero", 64, 50000, [](size_t i) { return static_cast<double>(i) * 0.1; });
+  series("steps of 0.3 from 0.1", 50, 30000, [](size_t i) { return 0.1 + static_cast<double>(i) * 0.3; });
+  series("microseconds on a large clock", 30, 20000, [](size_t i) { return 1e9 + static_cast<double>(i) * 1e-6; });
+  series("ulp steps on a large clock", 8, 5000,
+         [](size_t i) { return 1784016758.0 + static_cast<double>(i) * std::ldexp(1.0, -22); });
+  series("negative times", 40, 20000, [](size_t i) { return -5000.0 + static_cast<double>(i) * 0.37; });
+  series("repeated and backward times", 20, 20000,
+         [](size_t i) { return static_cast<double>(i / 3) - (i % 7 == 0 ? 2.5 : 0.0); });
+  series("tiny budget", 4, 10000, [](size_t i) { return 1.7e9 + static_cast<double>(i) * 0.999; });
+  std::uniform_real_distribution<double> step(0.0, 3.0);
+  double t = 1.7e9;
+  series("random steps", 300, 100000, [&](size_t) { return t += step(rng); });
+  for (const Case& c : cases) {
+    MinMaxDecimator got(c.max_points);
+    ReferenceDecimator want(c.max_points);
+    std::uniform_real_distribution<double> value(0.0, 1e10);
+    for (double time : c.times) {
+      const double v = std::floor(value(rng));
+      got.Add(time, v);
+      want.Add(time, v);
+    }
+    const auto a = want.Points();
+    const auto b = got.Points();
+    ASSERT_EQ(a.size(), b.size()) << c.name;
+    for (size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(a[i].t, b[i].t) << c.name << " point " << i;
+      ASSERT_EQ(a[i].used_bytes, b[i].used_bytes) << c.name << " point " << i;
+    }
+  }
+}
+
+// AddMemory() is Add(sample) without building a MemorySample: same capacity, counts and curve.
+TEST(SeriesBuilder, AddMemoryFeedsTheSeriesAsAddSampleDoes) {
+  using Opt = std::optional<uint64_t>;
+  struct Step {
+    double t;
+    Opt used, total, reserved;
+  };
+  const uint64_t kGiB = 1ull << 30;
+  const std::vector<Step> steps = {
+      {0, 10 * kGiB, std::nullopt, std::nullopt},     // no capacity yet
+      {1, std::nullopt, 80 * kGiB, std::nullopt},     // capacity without a value: counted missing
+      {2, 11 * kGiB, 80 * kGiB, kGiB / 2},            // reserved arrives
+      {3, 12 * kGiB, 80 * kGiB, std::nullopt},        // reserved kept when not given again
+      {4, 12 * kGiB, 40 * kGiB, std::nullopt},        // another card size (MIG reconfigured)
+      {5, std::nullopt, std::nullopt, std::nullopt},  // nothing at all
+      {6, 13 * kGiB, 40 * kGiB, kGiB},                // reserved changes
+      {7, 0, 40 * kGiB, kGiB},                        // zero is a value, not missing
+  };
+  SeriesBuilder by_sample(GpuIdentity{"0"});
+  SeriesBuilder by_values(GpuIdentity{"0"});
+  for (int round = 0; round < 200; ++round) {
+    for (const Step& st : steps) {
+      MemorySample s;
+      s.t = round * 10.0 + st.t;
+      s.used_bytes = st.used;
+      s.total_bytes = st.total;
+      s.reserved_bytes = st.reserved;
+      by_sample.Add(s);
+      by_values.AddMemory(s.t, st.used, st.total, st.reserved);
+    }
+    SCOPED_TRACE(round);
+    ASSERT_EQ(by_sample.samples_with_memory(), by_values.samples_with_memory());
+    ASSERT_EQ(by_sample.samples_without_memory(), by_values.samples_without_memory());
+  }
+  EXPECT_EQ(by_values.samples_without_memory(), 400u);
+  const SeriesAnalysis a = by_sample.Snapshot();
+  const SeriesAnalysis b = by_values.Snapshot();
+  EXPECT_EQ(a.total_bytes, b.total_bytes);
+  EXPECT_EQ(b.total_bytes, Opt(40 * kGiB));
+  EXPECT_EQ(a.reserved_bytes, b.reserved_bytes);
+  EXPECT_EQ(b.reserved_bytes, Opt(kGiB));
+  ASSERT_EQ(a.raw.size(), b.raw.size());
+  for (size_t i = 0; i < a.raw.size(); ++i) {
+    EXPECT_EQ(a.raw[i].t, b.raw[i].t) << i;
+    EXPECT_EQ(a.raw[i].used_bytes, b.raw[i].used_bytes) << i;
+  }
+  ASSERT_EQ(a.buckets.size(), b.buckets.size());
+  EXPECT_EQ(a.assessment.verdict, b.assessment.verdict);
+  EXPECT_EQ(a.assessment.samples, b.assessment.samples);
 }
 
 TEST(SeriesBuilder, MissingValuesAreCountedNotFedAsZero) {

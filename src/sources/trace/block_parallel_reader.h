@@ -15,8 +15,12 @@
 // The file is read up to its size when opened. pread() into buffers, never a mapping: a file
 // truncated meanwhile just ends early instead of raising SIGBUS.
 //
-// Memory: at most threads + 2 blocks are in flight (each a buffer of block_bytes + kBlockSlack
-// and its parsed records), whatever the file size.
+// Workers hand a block over as compact samples and the block's GPU identities (compact_sample.h),
+// which NextBatch() gives out as they are; NextRecord() and the copying interfaces rebuild the
+// TraceRecord from them. The rest of a file after a fall-back is handed out the same way.
+//
+// Memory: at most threads + 2 blocks are in flight (each block's compact samples, about 56 bytes a
+// record), plus one read buffer of block_bytes + kBlockSlack per worker, whatever the file size.
 //
 // Threading: one caller thread uses this object; the workers start on the first read and are
 // stopped and joined by the destructor. skipped_count(), skipped_examples() and has_zone() are as
@@ -34,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "sources/trace/compact_sample.h"
 #include "sources/trace/pipelined_reader.h"
 #include "sources/trace/trace_formats.h"
 #include "sources/trace/trace_reader.h"
@@ -72,6 +77,11 @@ class BlockParallelReader : public TraceReader {
   BlockParallelReader(const BlockParallelReader&) = delete;
   BlockParallelReader& operator=(const BlockParallelReader&) = delete;
 
+  // The next records in file order (count > 0; valid until the next call); false at the end of
+  // the file. An error comes after every record before it. A reader is read either with
+  // NextBatch() or with the record interfaces below, not both.
+  Result<bool> NextBatch(SampleBatch* out);
+
   // The next record, valid until the next call; nullptr at the end of the file.
   Result<const TraceRecord*> NextRecord();
 
@@ -93,8 +103,8 @@ class BlockParallelReader : public TraceReader {
 
  private:
   struct Slot {
-    std::unique_ptr<char[]> buf;
-    std::vector<TraceRecord> records;  // reused; the first `count` are this block's
+    std::vector<CompactSample> samples;  // reused; the first `count` are this block's
+    GpuTable gpus;                       // the GPUs of those samples
     // Input.
     uint64_t index = 0;
     QueryCsvCarry start;
@@ -114,7 +124,11 @@ class BlockParallelReader : public TraceReader {
   BlockParallelReader(int fd, std::string display, TraceOptions options, const BlockParallelOptions& parallel,
                       uint64_t size, uint64_t first);
   void Work();
-  void Parse(Slot& s) const;
+  // Parses block s.index, reading it into the worker's `buf` (block_bytes + kBlockSlack + 1 bytes
+  // and a page, see Work()) and each row into one of its `scratch` records (kScratchRecords).
+  void Parse(Slot& s, char* buf, TraceRecord* scratch) const;
+  // Fills the tail batch from the sequential parser (a query-csv reader: no process lists).
+  Result<bool> NextTailBatch(SampleBatch* out);
   void Dispatch(uint64_t index);
   Slot& WaitFor(uint64_t index);
   Status StartTail();
@@ -139,8 +153,6 @@ class BlockParallelReader : public TraceReader {
   // Caller side: the state of the file at the start of block next_block_.
   uint64_t next_block_ = 0;
   uint64_t dispatched_ = 0;  // blocks handed to the workers so far
-  Slot* current_ = nullptr;
-  size_t pos_ = 0;
   QueryCsvCarry carry_;
   uint64_t expected_begin_ = 0;
   size_t lines_before_ = 0;
@@ -151,6 +163,14 @@ class BlockParallelReader : public TraceReader {
   bool done_ = false;
   Status error_;
   std::unique_ptr<PipelinedTraceReader> tail_;
+  // Batches of the sequential parser's records after a fall-back.
+  std::vector<CompactSample> tail_samples_;
+  GpuTable tail_gpus_;
+  Status tail_error_;  // met after the records of the batch last handed out
+  // NextRecord() on top of NextBatch().
+  SampleBatch batch_;
+  size_t batch_pos_ = 0;
+  TraceRecord record_;
 };
 
 }  // namespace vw::trace

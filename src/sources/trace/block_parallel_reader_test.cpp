@@ -91,6 +91,8 @@ void ExpectSame(const Drained& want, const Drained& got, const std::string& what
     ASSERT_EQ(a.sample.total_bytes, b.sample.total_bytes) << i;
     ASSERT_EQ(a.sample.free_bytes, b.sample.free_bytes) << i;
     ASSERT_EQ(a.sample.gpu_util_ratio, b.sample.gpu_util_ratio) << i;
+    ASSERT_EQ(a.sample.reserved_bytes, b.sample.reserved_bytes) << i;
+    ASSERT_EQ(a.sample.processes.has_value(), b.sample.processes.has_value()) << i;
   }
   EXPECT_EQ(want.skipped, got.skipped);
   ASSERT_EQ(want.examples.size(), got.examples.size());
@@ -188,7 +190,135 @@ TEST(LocateBlock, LineLongerThanTheSlackAcrossTheEndIsNotLocated) {
   EXPECT_EQ(whole.end, text.size() - 2);
 }
 
+// Every record through NextBatch(), rebuilt here from the compact samples and the batch's GPU
+// table (not through NextRecord()), checking what each batch promises on the way.
+Drained DrainBatches(BlockParallelReader& p) {
+  Drained out;
+  SampleBatch batch;
+  for (;;) {
+    auto more = p.NextBatch(&batch);
+    if (!more.ok()) {
+      out.status = more.status();
+      break;
+    }
+    if (!*more) break;
+    EXPECT_GT(batch.count, 0u);
+    EXPECT_GT(batch.gpu_count, 0u);
+    EXPECT_LE(batch.gpu_count, batch.count);
+    for (size_t i = 0; i < batch.count; ++i) {
+      const CompactSample& c = batch.samples[i];
+      if (c.gpu >= batch.gpu_count) {
+        ADD_FAILURE() << "GPU " << c.gpu << " of a table of " << batch.gpu_count;
+        return out;
+      }
+      TraceRecord rec;
+      rec.gpu = batch.gpus[c.gpu];
+      rec.sample.t = c.t;
+      rec.sample.used_bytes = c.used();
+      rec.sample.total_bytes = c.total();
+      rec.sample.free_bytes = c.free();
+      rec.sample.reserved_bytes = c.reserved();
+      rec.sample.gpu_util_ratio = c.util();
+      out.records.push_back(std::move(rec));
+    }
+  }
+  auto again = p.NextBatch(&batch);  // after the end or the error: the same answer
+  EXPECT_EQ(again.ok(), out.status.ok());
+  if (again.ok()) {
+    EXPECT_FALSE(*again);
+  } else {
+    EXPECT_EQ(again.status().message(), out.status.message());
+  }
+  out.skipped = p.skipped_count();
+  out.examples = p.skipped_examples();
+  out.has_zone = p.has_zone();
+  out.synthetic = p.synthetic_time();
+  out.fell_back = p.fell_back();
+  return out;
+}
+
 // --- BlockParallelReader ------------------------------------------------------------------------
+
+// Files that take each path of the block reader: blocks only, blocks then the sequential parser
+// from the first row without a clock, an error in the middle, lenient skips, GPUs whose identity
+// changes under the same key, and more distinct GPUs than one batch's table searches.
+TEST(BlockParallelReader, BatchesHoldTheSameRecordsAsOneThread) {
+  struct Case {
+    const char* name;
+    std::string text;
+    TraceOptions options;
+    bool falls_back;
+  };
+  TraceOptions lenient;
+  lenient.lenient = true;
+  TraceOptions interval;
+  interval.interval_s = 2;
+  std::vector<Case> cases;
+  cases.push_back({"bb-plain.csv", EightGpus(200), {}, false});
+  {
+    std::string text = EightGpus(100);
+    text += "index, memory.used [MiB], memory.reserved [MiB]\n";  // no clock from here on
+    for (int s = 0; s < 100; ++s) {
+      for (int g = 0; g < 8; ++g) text += std::to_string(g) + ", " + std::to_string(900 + s) + ", 256\n";
+    }
+    cases.push_back({"bb-tail.csv", text, interval, true});
+  }
+  {
+    std::string text = kHeader;
+    for (int s = 0; s < 300; ++s) {
+      for (int g = 0; g < 8; ++g) text += Row(s, g, s == 170 && g == 6 ? "9q MiB" : "");
+    }
+    cases.push_back({"bb-error.csv", text, {}, true});
+    cases.push_back({"bb-error-lenient.csv", text, lenient, false});
+  }
+  {
+    // GPU 2's UUID and every GPU's name change half way (a reboot onto other cards): same keys,
+    // other identities, which the batches must not fold into the first ones.
+    std::string text = kHeader;
+    for (int s = 0; s < 200; ++s) {
+      for (int g = 0; g < 8; ++g) {
+        std::string row = Row(s, g);
+        if (s >= 100 && g == 2) row.replace(row.find("GPU-aaaa-2"), 10, "GPU-bbbb-2");
+        if (s >= 120) row.replace(row.find("H100"), 4, "A100");
+        text += row;
+      }
+    }
+    cases.push_back({"bb-identity.csv", text, {}, false});
+  }
+  {
+    // 80 GPUs round robin (more than GpuTable::kSearched), in blocks and after a fall-back.
+    std::string text = kHeader;
+    for (int s = 0; s < 30; ++s) {
+      for (int g = 0; g < 80; ++g) text += Row(s, g);
+    }
+    cases.push_back({"bb-many.csv", text, {}, false});
+    std::string tail = "index, uuid, memory.used [MiB]\n";
+    for (int s = 0; s < 30; ++s) {
+      for (int g = 0; g < 80; ++g) {
+        tail += std::to_string(g) + ", GPU-cccc-" + std::to_string(g) + ", " + std::to_string(100 + s) + "\n";
+      }
+    }
+    cases.push_back({"bb-many-tail.csv", tail, interval, true});
+  }
+  for (const Case& c : cases) {
+    const std::string path = WriteTemp(c.name, c.text);
+    const Drained want = Sequential(path, c.options);
+    ASSERT_FALSE(want.records.empty()) << c.name;
+    for (size_t block : {97, 1000, 1 << 20}) {
+      for (size_t threads : {1, 3}) {
+        const std::string what =
+            std::string(c.name) + " block " + std::to_string(block) + " threads " + std::to_string(threads);
+        auto p = OpenParallel(path, c.options, block, threads);
+        ASSERT_NE(p, nullptr) << what;
+        const Drained got = DrainBatches(*p);
+        ExpectSame(want, got, what);
+        if (block == 97) {
+          EXPECT_EQ(got.fell_back, c.falls_back) << what;
+        }
+      }
+    }
+  }
+}
 
 TEST(BlockParallelReader, SameRecordsAsOneThreadAcrossManyBlocks) {
   auto runs = ExpectSameForBlockSizes("bp-plain.csv", EightGpus(300));
@@ -360,6 +490,25 @@ TEST(BlockParallelReader, LineLongerThanTheSlackFallsBackAndIsReportedTheSame) {
   auto runs = ExpectSameForBlockSizes("bp-long-line.csv", text, lenient);
   EXPECT_TRUE(runs[0].fell_back);
   ExpectSameForBlockSizes("bp-long-line-strict.csv", text);
+}
+
+TEST(BlockParallelReader, LinesLongerThanTheFirstReadPastABlockAreReadToTheirEnd) {
+  // Comment lines of 5 to 60 KiB: a block's last line then ends beyond the 4 KiB read past the
+  // block at first, but within the slack, so the block reads on instead of falling back.
+  std::string text = kHeader;
+  for (int s = 0; s < 60; ++s) {
+    for (int g = 0; g < 8; ++g) text += Row(s, g);
+    if (s % 6 == 3) text += "# " + std::string(static_cast<size_t>(5000 + s * 900), 'x') + "\n";
+  }
+  const std::string path = WriteTemp("bp-long-comments.csv", text);
+  const Drained want = Sequential(path, {});
+  ASSERT_TRUE(want.status.ok()) << want.status.message();
+  ASSERT_EQ(want.records.size(), 480u);
+  for (size_t block : {1000, 4096, 20000}) {
+    const Drained got = Parallel(path, {}, block, 2);
+    ExpectSame(want, got, "block " + std::to_string(block));
+    EXPECT_FALSE(got.fell_back) << block;
+  }
 }
 
 TEST(BlockParallelReader, FileTruncatedAfterOpeningEndsWhereTheFileNowEnds) {

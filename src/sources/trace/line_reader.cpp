@@ -95,26 +95,6 @@ void LineReader::ReleaseBehind() {
   }
 }
 
-bool LineReader::NextMapped(std::string_view* line) {
-  overlong_ = false;
-  if (map_pos_ >= map_size_) return false;
-  if (!borrowed_ && map_pos_ - map_released_ >= kReleaseStep) ReleaseBehind();
-  const char* start = map_ + map_pos_;
-  const size_t avail = map_size_ - map_pos_;
-  const auto* nl = static_cast<const char*>(std::memchr(start, '\n', avail));
-  size_t len = nl != nullptr ? static_cast<size_t>(nl - start) : avail;
-  map_pos_ += nl != nullptr ? len + 1 : len;
-  raw_read_ = map_pos_;
-  if (len > kMaxLine) {
-    len = kMaxLine;
-    overlong_ = true;
-  }
-  if (len > 0 && start[len - 1] == '\r') --len;
-  *line = std::string_view(start, len);
-  ++line_no_;
-  return true;
-}
-
 std::unique_ptr<LineReader> LineReader::FromString(std::string text) {
   std::unique_ptr<LineReader> r(new LineReader());
   r->raw_total_ = text.size();
@@ -277,8 +257,7 @@ bool LineReader::Refill() {
   return true;
 }
 
-bool LineReader::Next(std::string_view* line) {
-  if (map_ != nullptr) return NextMapped(line);
+bool LineReader::NextRead(std::string_view* line) {
   overlong_ = false;
   for (;;) {
     char* start = buf_.get() + begin_;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,7 +58,10 @@ class LineReader {
 
   // The next line (without its terminator); false at the end of input or on an I/O error (see
   // status()). line_number() is then the 1-based number of the returned line.
-  bool Next(std::string_view* line);
+  bool Next(std::string_view* line) {
+    if (map_ != nullptr) return NextMapped(line);
+    return NextRead(line);
+  }
   // True when the line last returned by Next() was longer than kMaxLine and was cut.
   bool overlong() const { return overlong_; }
   size_t line_number() const { return line_no_; }
@@ -82,7 +86,27 @@ class LineReader {
   void Compact();
   // Maps the open regular file of `size` bytes when it is UTF-8; false leaves the read() path.
   bool TryMap(size_t size);
-  bool NextMapped(std::string_view* line);
+  // Inline: a block of a file is read as a mapped text, one call per line from the parser.
+  bool NextMapped(std::string_view* line) {
+    overlong_ = false;
+    if (map_pos_ >= map_size_) return false;
+    if (!borrowed_ && map_pos_ - map_released_ >= kReleaseStep) ReleaseBehind();
+    const char* start = map_ + map_pos_;
+    const size_t avail = map_size_ - map_pos_;
+    const auto* nl = static_cast<const char*>(std::memchr(start, '\n', avail));
+    size_t len = nl != nullptr ? static_cast<size_t>(nl - start) : avail;
+    map_pos_ += nl != nullptr ? len + 1 : len;
+    raw_read_ = map_pos_;
+    if (len > kMaxLine) {
+      len = kMaxLine;
+      overlong_ = true;
+    }
+    if (len > 0 && start[len - 1] == '\r') --len;
+    *line = std::string_view(start, len);
+    ++line_no_;
+    return true;
+  }
+  bool NextRead(std::string_view* line);
   void ReleaseBehind();
 
   const char* map_ = nullptr;  // the whole file when mapped (then buf_ is unused)

@@ -17,15 +17,6 @@ Status NoSamplesError(const std::string& display, size_t skipped) {
           : fmt::format("{}: no samples in the trace (it is empty or holds only headers and comments)", display));
 }
 
-Status LineTraceReader::ReadRecord(TraceRecord* out, bool* got) {
-  *got = false;
-  Status s = ReadNext(out, got);
-  if (s.ok() && !*got) s = InputStatus();
-  if (!s.ok()) return s;
-  if (*got && !out->sample.total_bytes && options_.total_bytes) out->sample.total_bytes = options_.total_bytes;
-  return Status::Ok();
-}
-
 void LineTraceReader::Resume(uint64_t records, size_t skipped_count, std::vector<SkippedLine> examples, bool has_zone) {
   records_ = records;
   skipped_count_ = skipped_count;
@@ -86,19 +77,6 @@ size_t LineTraceReader::ColumnOf(std::string_view line, std::string_view part) {
 Status LineTraceReader::OverlongLine() {
   return Malformed(line_number(), 1, fmt::format("a line shorter than {} bytes", LineReader::kMaxLine),
                    "<very long line>");
-}
-
-bool LineTraceReader::NextContentLine(std::string_view* line, std::string_view* trimmed, Status* error) {
-  while (NextLine(line)) {
-    if (LineOverlong()) {
-      *error = OverlongLine();
-      if (!error->ok()) return false;
-      continue;
-    }
-    *trimmed = Trim(*line);
-    if (!trimmed->empty()) return true;
-  }
-  return false;
 }
 
 Status LineTraceReader::InputStatus() const {

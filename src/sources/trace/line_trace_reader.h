@@ -15,6 +15,7 @@
 
 #include "core/time.h"
 #include "sources/trace/line_reader.h"
+#include "sources/trace/trace_values.h"
 #include "sources/trace/trace_reader.h"
 
 namespace vw::trace {
@@ -47,7 +48,15 @@ class LineTraceReader : public TraceReader {
   // One ReadNext() with the input's I/O status and the --total default applied, but without the
   // sticky error and the "no samples" check of NextInto() (block-parallel reading calls this per
   // block, where an empty block is no error).
-  Status ReadRecord(TraceRecord* out, bool* got);
+  // Inline, so that a final reader class calls its own ReadNext() directly.
+  Status ReadRecord(TraceRecord* out, bool* got) {
+    *got = false;
+    Status s = ReadNext(out, got);
+    if (s.ok() && !*got) s = InputStatus();
+    if (!s.ok()) return s;
+    if (*got && !out->sample.total_bytes && options_.total_bytes) out->sample.total_bytes = options_.total_bytes;
+    return Status::Ok();
+  }
   // Carries on where another reader of the same file stopped (block-parallel reading falling back
   // to one thread): `records` already handed out, lenient skips so far and their first examples,
   // and whether a zone was seen.
@@ -66,7 +75,18 @@ class LineTraceReader : public TraceReader {
   // The next line that is not blank: *line as read, *trimmed without surrounding blanks. A line cut
   // by the LineReader goes through OverlongLine() (skipped in lenient mode). Returns false at the
   // end of the input, or with *error set when an overlong line is an error (strict mode).
-  bool NextContentLine(std::string_view* line, std::string_view* trimmed, Status* error);
+  bool NextContentLine(std::string_view* line, std::string_view* trimmed, Status* error) {
+    while (NextLine(line)) {
+      if (LineOverlong()) {
+        *error = OverlongLine();
+        if (!error->ok()) return false;
+        continue;
+      }
+      *trimmed = Trim(*line);
+      if (!trimmed->empty()) return true;
+    }
+    return false;
+  }
   // The next line; false at the end of the input (check in_->status() for I/O errors).
   bool NextLine(std::string_view* line) { return in_->Next(line); }
   // True when the line last returned by NextLine() was cut (see LineReader::kMaxLine).

@@ -60,7 +60,7 @@ inline bool SameBytes(std::string_view a, std::string_view b) {
   return std::memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
-class QueryCsvReader : public LineTraceReader, public QueryCsvBlockParser {
+class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser {
  public:
   using LineTraceReader::LineTraceReader;
 

@@ -103,12 +103,6 @@ constexpr std::array<double, 1000> MilliTable() {
 
 const std::array<double, 1000> kMilliFractions = MilliTable();
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 bool IsMissingValue(std::string_view s) {
   if (s.empty()) return true;
   if (s.front() == '[' && s.back() == ']') return true;

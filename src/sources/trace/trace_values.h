@@ -15,7 +15,15 @@
 
 namespace vw::trace {
 
-std::string_view Trim(std::string_view s);
+// Inline: called for every line of a trace.
+inline bool IsTrimmedSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+inline std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsTrimmedSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsTrimmedSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
 
 // True for the spellings nvidia-smi and people use for "no value": empty, "N/A", "-", and any
 // bracketed text such as "[N/A]", "[Not Supported]", "[Insufficient Permissions]",

@@ -83,7 +83,7 @@ struct EngineConfig {
   size_t new_level_min_recent_blocks = 2;
   size_t new_level_max_recent_blocks = 4;
   size_t new_level_min_earlier_blocks = 8;
-  double new_level_margin_sds = 3;
+  double new_level_margin_sds = 4;
   // ... and whether those block lows rise over the last 3 h to 12 h (Mann–Kendall at this level,
   // Sen's slope at least min_rate_bps, or slow_rate_bps before slow_history_seconds).
   double rising_lows_alpha = 1e-5;

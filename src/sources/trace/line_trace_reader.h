@@ -15,8 +15,8 @@
 
 #include "core/time.h"
 #include "sources/trace/line_reader.h"
-#include "sources/trace/trace_values.h"
 #include "sources/trace/trace_reader.h"
+#include "sources/trace/trace_values.h"
 
 namespace vw::trace {
 

@@ -136,6 +136,9 @@ TEST(NvmlSourceTest, FirstReadDoesNotTakeBufferedStartUpSamplesForCurrentUse) {
   emu.SetTime(12);  // the first nvmlInit happens at scenario time 12 s: the busy start-up is 6 s old
   auto src = OpenOrDie(emu);
   ASSERT_TRUE(src);
+  // Two scenario seconds later: 4244's sample is stamped 2 s after the init (ahead of the wall
+  // clock however slowly this test runs), 4243's last busy one 6 s before it.
+  emu.SetTime(14);
   GpuSnapshot g = src->TakeGpuSnapshot(0);
   ASSERT_EQ(g.processes.size(), 2u);
   for (const ProcessSnapshot& p : g.processes) {
@@ -144,7 +147,7 @@ TEST(NvmlSourceTest, FirstReadDoesNotTakeBufferedStartUpSamplesForCurrentUse) {
     // it returns them, and an idle holder would look busy (seen on an H200, driver 580).
     EXPECT_DOUBLE_EQ(*p.sm_util_ratio, p.pid == 4243 ? 0.0 : 0.8) << p.pid;
   }
-  emu.SetTime(13);
+  emu.SetTime(15);
   GpuSnapshot later = src->TakeGpuSnapshot(0);
   for (const ProcessSnapshot& p : later.processes) {
     EXPECT_DOUBLE_EQ(p.sm_util_ratio.value_or(-1), p.pid == 4243 ? 0.0 : 0.8) << p.pid;

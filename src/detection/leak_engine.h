@@ -98,9 +98,9 @@ struct EngineConfig {
   double fast_rate_bps = 500 * 1048576.0 / 3600;
   double young_pace_ratio = 0.85;
   // Growth slower than slow_rate_bps is called a leak only after slow_history_seconds of settled
-  // data: a caching allocator's staircase slows like 1/t and keeps stepping at 40–60 MiB/h for
+  // data: a caching allocator's staircase slows like 1/t and keeps stepping at 40–75 MiB/h for
   // hours (docs/detection.md, "Results").
-  double slow_rate_bps = 60 * 1048576.0 / 3600;
+  double slow_rate_bps = 75 * 1048576.0 / 3600;
   double slow_history_seconds = 5 * 3600;
   // Warm-up gate: settled once the floor's rise over settle_window_seconds is under
   // max(settle_min_bytes, settle_fraction × capacity), or no longer falling.

@@ -311,7 +311,12 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   // series has memory values (a pmon log: its processes are all there is, even too short).
   bool gpu_memory = false, process_memory = false;
   for (const detection::SeriesAnalysis& a : snapshots) {
-    (a.pid ? process_memory : gpu_memory) |= a.assessment.samples > 0;
+    if (a.assessment.samples == 0) continue;
+    if (a.pid) {
+      process_memory = true;
+    } else {
+      gpu_memory = true;
+    }
   }
   std::vector<outputs::AnalyzedSeries> out;
   for (size_t i = 0; i < ordered.size(); ++i) {

@@ -75,33 +75,7 @@ Drained Parallel(const std::string& path, const TraceOptions& opt, size_t block,
 
 void ExpectSame(const Drained& want, const Drained& got, const std::string& what) {
   SCOPED_TRACE(what);
-  EXPECT_EQ(want.status.ok(), got.status.ok());
-  EXPECT_EQ(want.status.message(), got.status.message());
-  ASSERT_EQ(want.records.size(), got.records.size());
-  for (size_t i = 0; i < want.records.size(); ++i) {
-    const TraceRecord& a = want.records[i];
-    const TraceRecord& b = got.records[i];
-    ASSERT_EQ(a.gpu.key, b.gpu.key) << i;
-    ASSERT_EQ(a.gpu.index, b.gpu.index) << i;
-    ASSERT_EQ(a.gpu.uuid, b.gpu.uuid) << i;
-    ASSERT_EQ(a.gpu.name, b.gpu.name) << i;
-    ASSERT_EQ(a.gpu.pci_bus_id, b.gpu.pci_bus_id) << i;
-    ASSERT_EQ(a.sample.t, b.sample.t) << i;
-    ASSERT_EQ(a.sample.used_bytes, b.sample.used_bytes) << i;
-    ASSERT_EQ(a.sample.total_bytes, b.sample.total_bytes) << i;
-    ASSERT_EQ(a.sample.free_bytes, b.sample.free_bytes) << i;
-    ASSERT_EQ(a.sample.gpu_util_ratio, b.sample.gpu_util_ratio) << i;
-    ASSERT_EQ(a.sample.reserved_bytes, b.sample.reserved_bytes) << i;
-    ASSERT_EQ(a.sample.processes.has_value(), b.sample.processes.has_value()) << i;
-  }
-  EXPECT_EQ(want.skipped, got.skipped);
-  ASSERT_EQ(want.examples.size(), got.examples.size());
-  for (size_t i = 0; i < want.examples.size(); ++i) {
-    EXPECT_EQ(want.examples[i].line, got.examples[i].line) << i;
-    EXPECT_EQ(want.examples[i].reason, got.examples[i].reason) << i;
-  }
-  EXPECT_EQ(want.has_zone, got.has_zone);
-  EXPECT_EQ(want.synthetic, got.synthetic);
+  testing_util::ExpectSameRead(want, got);
 }
 
 // Reads `text` sequentially and in blocks of several sizes (many boundaries, each landing in a

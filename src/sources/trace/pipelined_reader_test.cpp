@@ -29,19 +29,7 @@ std::string EightGpus(int seconds, int bad_row = 0) {
   return text;
 }
 
-void ExpectSameRecord(const TraceRecord& a, const TraceRecord& b, size_t i) {
-  EXPECT_EQ(a.gpu.key, b.gpu.key) << i;
-  EXPECT_EQ(a.gpu.index, b.gpu.index) << i;
-  EXPECT_EQ(a.gpu.uuid, b.gpu.uuid) << i;
-  EXPECT_EQ(a.gpu.pci_bus_id, b.gpu.pci_bus_id) << i;
-  EXPECT_EQ(a.gpu.name, b.gpu.name) << i;
-  EXPECT_EQ(a.sample.t, b.sample.t) << i;
-  EXPECT_EQ(a.sample.used_bytes, b.sample.used_bytes) << i;
-  EXPECT_EQ(a.sample.total_bytes, b.sample.total_bytes) << i;
-  EXPECT_EQ(a.sample.gpu_util_ratio, b.sample.gpu_util_ratio) << i;
-  EXPECT_EQ(a.sample.processes.has_value(), b.sample.processes.has_value()) << i;
-}
-
+using testing_util::ExpectSameRecord;
 using Drained = testing_util::ReadResult;
 
 Drained Direct(const std::string& path, const TraceOptions& opt) {
@@ -58,16 +46,7 @@ Drained Pipelined(const std::string& path, const TraceOptions& opt) {
 }
 
 void ExpectSame(const Drained& direct, const Drained& piped) {
-  EXPECT_EQ(direct.status.ok(), piped.status.ok());
-  EXPECT_EQ(direct.status.message(), piped.status.message());
-  ASSERT_EQ(direct.records.size(), piped.records.size());
-  for (size_t i = 0; i < direct.records.size(); ++i) ExpectSameRecord(direct.records[i], piped.records[i], i);
-  EXPECT_EQ(direct.skipped, piped.skipped);
-  ASSERT_EQ(direct.examples.size(), piped.examples.size());
-  for (size_t i = 0; i < direct.examples.size(); ++i) {
-    EXPECT_EQ(direct.examples[i].line, piped.examples[i].line);
-    EXPECT_EQ(direct.examples[i].reason, piped.examples[i].reason);
-  }
+  testing_util::ExpectSameRead(direct, piped);
 }
 
 TEST(PipelinedTraceReader, HandsOutEveryRecordInFileOrderAcrossBatches) {

@@ -297,15 +297,6 @@ TEST(QueryCsvReader, ErrorIsStickyAfterTheFirstBadLine) {
 namespace vw::trace {
 namespace {
 
-bool SameRecord(const TraceRecord& a, const TraceRecord& b) {
-  return a.gpu.key == b.gpu.key && a.gpu.index == b.gpu.index && a.gpu.uuid == b.gpu.uuid &&
-         a.gpu.pci_bus_id == b.gpu.pci_bus_id && a.gpu.name == b.gpu.name && a.sample.t == b.sample.t &&
-         a.sample.used_bytes == b.sample.used_bytes && a.sample.total_bytes == b.sample.total_bytes &&
-         a.sample.free_bytes == b.sample.free_bytes && a.sample.reserved_bytes == b.sample.reserved_bytes &&
-         a.sample.gpu_util_ratio == b.sample.gpu_util_ratio &&
-         a.sample.processes.has_value() == b.sample.processes.has_value();
-}
-
 TEST(QueryCsvReader, NextIntoReusingOneRecordMatchesNext) {
   // Later rows lack fields earlier rows had: a reused record must not keep stale values.
   const std::string text =
@@ -326,7 +317,7 @@ TEST(QueryCsvReader, NextIntoReusingOneRecordMatchesNext) {
     ASSERT_TRUE(next.ok() && into.ok());
     ASSERT_EQ(next->has_value(), *into);
     if (!*into) break;
-    EXPECT_TRUE(SameRecord(**next, reused)) << "record " << n;
+    testing_util::ExpectSameRecord(**next, reused, n);
     ++n;
   }
   EXPECT_EQ(n, 3u);

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -27,6 +29,73 @@ struct ReadResult {
   bool has_zone = false;
   TraceFormat format = TraceFormat::kAuto;
 };
+
+// The bits of a double: equal means bit for bit.
+inline uint64_t Bits(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, sizeof b);
+  return b;
+}
+inline std::optional<uint64_t> Bits(std::optional<double> d) {
+  return d ? std::optional<uint64_t>(Bits(*d)) : std::nullopt;
+}
+
+// EXPECT_EQ that also says whether it held.
+template <class T>
+bool ExpectEq(const T& a, const T& b, const char* what, size_t i) {
+  EXPECT_EQ(a, b) << what << " of record " << i;
+  return a == b;
+}
+
+// Every field of two records (identity, sample, process list entry by entry), times and ratios bit
+// for bit. Returns whether they are the same.
+inline bool ExpectSameRecord(const TraceRecord& a, const TraceRecord& b, size_t i = 0) {
+  bool same = ExpectEq(a.gpu.key, b.gpu.key, "gpu.key", i);
+  same &= ExpectEq(a.gpu.index, b.gpu.index, "gpu.index", i);
+  same &= ExpectEq(a.gpu.uuid, b.gpu.uuid, "gpu.uuid", i);
+  same &= ExpectEq(a.gpu.name, b.gpu.name, "gpu.name", i);
+  same &= ExpectEq(a.gpu.pci_bus_id, b.gpu.pci_bus_id, "gpu.pci_bus_id", i);
+  same &= ExpectEq(Bits(a.sample.t), Bits(b.sample.t), "t", i);
+  same &= ExpectEq(a.sample.used_bytes, b.sample.used_bytes, "used_bytes", i);
+  same &= ExpectEq(a.sample.total_bytes, b.sample.total_bytes, "total_bytes", i);
+  same &= ExpectEq(a.sample.free_bytes, b.sample.free_bytes, "free_bytes", i);
+  same &= ExpectEq(a.sample.reserved_bytes, b.sample.reserved_bytes, "reserved_bytes", i);
+  same &= ExpectEq(Bits(a.sample.gpu_util_ratio), Bits(b.sample.gpu_util_ratio), "gpu_util_ratio", i);
+  if (!ExpectEq(a.sample.processes.has_value(), b.sample.processes.has_value(), "has a process list", i)) {
+    return false;
+  }
+  if (!a.sample.processes) return same;
+  const auto& pa = *a.sample.processes;
+  const auto& pb = *b.sample.processes;
+  if (!ExpectEq(pa.size(), pb.size(), "process count", i)) return false;
+  for (size_t k = 0; k < pa.size(); ++k) {
+    same &= ExpectEq(pa[k].pid, pb[k].pid, "process pid", i);
+    same &= ExpectEq(pa[k].command, pb[k].command, "process command", i);
+    same &= ExpectEq(pa[k].type, pb[k].type, "process type", i);
+    same &= ExpectEq(pa[k].used_bytes, pb[k].used_bytes, "process used_bytes", i);
+    same &= ExpectEq(Bits(pa[k].sm_util_ratio), Bits(pb[k].sm_util_ratio), "process sm_util_ratio", i);
+  }
+  return same;
+}
+
+// Two reads of the same input give the same answer: status and message, every record (stopping at
+// the first that differs), skip count and examples, zone and clock flags.
+inline void ExpectSameRead(const ReadResult& want, const ReadResult& got) {
+  EXPECT_EQ(want.status.ok(), got.status.ok());
+  EXPECT_EQ(want.status.message(), got.status.message());
+  ASSERT_EQ(want.records.size(), got.records.size());
+  for (size_t i = 0; i < want.records.size(); ++i) {
+    if (!ExpectSameRecord(want.records[i], got.records[i], i)) break;
+  }
+  EXPECT_EQ(want.skipped, got.skipped);
+  ASSERT_EQ(want.examples.size(), got.examples.size());
+  for (size_t i = 0; i < want.examples.size(); ++i) {
+    EXPECT_EQ(want.examples[i].line, got.examples[i].line) << i;
+    EXPECT_EQ(want.examples[i].reason, got.examples[i].reason) << i;
+  }
+  EXPECT_EQ(want.has_zone, got.has_zone);
+  EXPECT_EQ(want.synthetic, got.synthetic);
+}
 
 // Every record of a reader with NextRecord() (a pointer valid until the next call, nullptr at the
 // end) into `out`, the first error into out.status, then checks that asking again after the end or

@@ -144,23 +144,79 @@ __attribute__((always_inline)) inline bool TakeMemory(const char* p, const char*
   return TakeMemoryField(p, end, unit, q, out);
 }
 
-}  // namespace
-
-void SetQueryRowFastPath(bool on) {
-  g_fast_path.store(on, std::memory_order_relaxed);
+// p[0..n) == t[0..n) for n >= 1 (both readable), 16 bytes at a time without a library call.
+inline bool SameAt(const char* p, const char* t, size_t n) {
+#ifdef __SSE2__
+  if (n >= 16) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + i));
+      if (_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) != 0xFFFF) return false;
+    }
+    if (i == n) return true;
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + n - 16));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + n - 16));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) == 0xFFFF;
+  }
+#endif
+  if (n >= 8) {
+    uint64_t a0, b0, a1, b1;
+    std::memcpy(&a0, p, 8);
+    std::memcpy(&b0, t, 8);
+    std::memcpy(&a1, p + n - 8, 8);
+    std::memcpy(&b1, t + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] != t[i]) return false;
+  }
+  return true;
 }
-bool QueryRowFastPath() {
-  return g_fast_path.load(std::memory_order_relaxed);
+
+// Whether the field at p (leading blanks skipped) is exactly the plain text `t` (see
+// PlainIdentityTexts): t's bytes, then only spaces and tabs up to the ',' or the line's end. For a
+// plain text that is what FieldEnd and TrimBack would give. Sets *q to the field's end.
+inline bool FieldIs(const char* p, const char* end, const std::string& t, const char** q) {
+  const size_t n = t.size();
+  if (static_cast<size_t>(end - p) < n || !SameAt(p, t.data(), n)) return false;
+  const char* r = p + n;
+  if (!EndsField(&r, end)) return false;
+  *q = r;
+  return true;
 }
 
-bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache, TraceRecord* rec,
-                       bool* has_zone) {
+// A short text equal to [p, p + n) (the index digits against a key).
+inline bool SameShort(const std::string& a, const char* p, size_t n) {
+  if (a.size() != n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != p[i]) return false;
+  }
+  return true;
+}
+
+// The one row scan behind ParseQueryRowFast (kExpected false: the values and the identity go into
+// *rec) and ParseQueryRowExpected (kExpected true: the values go into *s, the identity is only
+// compared with *expect, and any doubt returns false). The grammar is the same for both, so the
+// second takes no row the first would parse differently.
+template <bool kExpected>
+__attribute__((always_inline)) inline bool ScanRow(std::string_view line, const CsvColumnSpec* cols, size_t n,
+                                                   DateCache* cache, TraceRecord* rec, const ExpectedGpu* expect,
+                                                   MemorySample& s, bool* has_zone) {
   const char* p = line.data();
   const char* const end = p + line.size();
   std::string_view key_index, key_uuid, key_pci;
-  bool have_time = false, have_uuid = false, have_name = false, zone = false;
-  ResetRowFields(rec);
-  MemorySample& s = rec->sample;
+  bool have_time = false, have_index = false, have_uuid = false, have_pci = false, have_name = false, zone = false;
+  if constexpr (kExpected) {
+    s.t = 0;
+    s.used_bytes.reset();
+    s.total_bytes.reset();
+    s.free_bytes.reset();
+    s.reserved_bytes.reset();
+    s.gpu_util_ratio.reset();
+  } else {
+    ResetRowFields(rec);
+  }
   for (size_t i = 0; i < n; ++i) {
     while (p != end && (*p == ' ' || *p == '\t')) ++p;
     const char* q = nullptr;  // the field's end: its ',' or the end of the line
@@ -201,11 +257,22 @@ bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t 
         while (r != end && r - p < 7 && IsDigit(*r)) idx = idx * 10 + static_cast<uint32_t>(*r++ - '0');
         const char* digits_end = r;
         if (r != p && idx <= 1000000 && EndsField(&r, end)) {
-          rec->gpu.index = static_cast<int>(idx);
-          key_index = std::string_view(p, static_cast<size_t>(digits_end - p));
+          if constexpr (kExpected) {
+            // Every index field of the row must be the expected GPU's index and key.
+            const GpuIdentity& g = *expect->gpu;
+            if (!g.index || *g.index != static_cast<int>(idx) ||
+                !SameShort(g.key, p, static_cast<size_t>(digits_end - p))) {
+              return false;
+            }
+            have_index = true;
+          } else {
+            rec->gpu.index = static_cast<int>(idx);
+            key_index = std::string_view(p, static_cast<size_t>(digits_end - p));
+          }
           q = r;
           break;
         }
+        if constexpr (kExpected) return false;  // other spellings: the record scan's
         q = FieldEnd(p, end);
         if (q == nullptr) return false;
         const std::string_view v = TrimBack(p, q);
@@ -213,8 +280,10 @@ bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t 
         const bool number = ParseUint(v, &big);
         if (!number && IsMissingValue(v)) break;
         if (!number || big > 1000000) return false;
-        rec->gpu.index = static_cast<int>(big);
-        key_index = v;
+        if constexpr (!kExpected) {
+          rec->gpu.index = static_cast<int>(big);
+          key_index = v;
+        }
         break;
       }
       case CsvColumn::kUtil: {
@@ -251,35 +320,54 @@ bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t 
         if (!TakeMemory(p, end, cols[i].unit, &q, &s.reserved_bytes)) return false;
         break;
       case CsvColumn::kUuid: {
-        q = FieldEnd(p, end);
-        if (q == nullptr) return false;
-        const std::string_view v = TrimBack(p, q);
-        if (!IsMissingValue(v)) {
-          if (!SameBytes(rec->gpu.uuid, v)) rec->gpu.uuid.assign(v.data(), v.size());
+        if constexpr (kExpected) {
+          // Compared in place with the expected GPU's UUID: no search for the comma.
+          if ((expect->plain & kPlainUuid) == 0 || !FieldIs(p, end, expect->gpu->uuid, &q)) return false;
           have_uuid = true;
-          key_uuid = v;
+          break;
+        } else {
+          q = FieldEnd(p, end);
+          if (q == nullptr) return false;
+          const std::string_view v = TrimBack(p, q);
+          if (!IsMissingValue(v)) {
+            if (!SameBytes(rec->gpu.uuid, v)) rec->gpu.uuid.assign(v.data(), v.size());
+            have_uuid = true;
+            key_uuid = v;
+          }
+          break;
         }
-        break;
       }
       case CsvColumn::kName: {
-        q = FieldEnd(p, end);
-        if (q == nullptr) return false;
-        const std::string_view v = TrimBack(p, q);
-        if (!IsMissingValue(v)) {
-          if (!SameBytes(rec->gpu.name, v)) rec->gpu.name.assign(v.data(), v.size());
+        if constexpr (kExpected) {
+          if ((expect->plain & kPlainName) == 0 || !FieldIs(p, end, expect->gpu->name, &q)) return false;
           have_name = true;
+          break;
+        } else {
+          q = FieldEnd(p, end);
+          if (q == nullptr) return false;
+          const std::string_view v = TrimBack(p, q);
+          if (!IsMissingValue(v)) {
+            if (!SameBytes(rec->gpu.name, v)) rec->gpu.name.assign(v.data(), v.size());
+            have_name = true;
+          }
+          break;
         }
-        break;
       }
       case CsvColumn::kPciBusId: {
-        q = FieldEnd(p, end);
-        if (q == nullptr) return false;
-        const std::string_view v = TrimBack(p, q);
-        if (!IsMissingValue(v)) {
-          AssignPciBusId(v, &rec->gpu.pci_bus_id);
-          key_pci = rec->gpu.pci_bus_id;
+        if constexpr (kExpected) {
+          if ((expect->plain & kPlainPci) == 0 || !FieldIs(p, end, expect->gpu->pci_bus_id, &q)) return false;
+          have_pci = true;
+          break;
+        } else {
+          q = FieldEnd(p, end);
+          if (q == nullptr) return false;
+          const std::string_view v = TrimBack(p, q);
+          if (!IsMissingValue(v)) {
+            AssignPciBusId(v, &rec->gpu.pci_bus_id);
+            key_pci = rec->gpu.pci_bus_id;
+          }
+          break;
         }
-        break;
       }
       case CsvColumn::kOther:
       case CsvColumn::kPid:
@@ -297,9 +385,59 @@ bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t 
   }
   // A row without a clock takes its time from the lines before it: the general path's.
   if (!have_time) return false;
-  FinishRowIdentity(rec, have_uuid, have_name, key_index, key_uuid, key_pci);
+  if constexpr (kExpected) {
+    // What the row does not name must be absent from the expected GPU too, and its key must be
+    // the one FinishRowIdentity would choose: the index, else the UUID, else the PCI bus ID, else "0".
+    const GpuIdentity& g = *expect->gpu;
+    if (!have_index && g.index) return false;
+    if (!have_uuid && !g.uuid.empty()) return false;
+    if (!have_pci && !g.pci_bus_id.empty()) return false;
+    if (!have_name && !g.name.empty()) return false;
+    if (!have_index) {
+      const std::string_view key = have_uuid  ? std::string_view(g.uuid)
+                                   : have_pci ? std::string_view(g.pci_bus_id)
+                                              : std::string_view("0");
+      if (g.key != key) return false;
+    }
+  } else {
+    (void)have_index;
+    (void)have_pci;
+    FinishRowIdentity(rec, have_uuid, have_name, key_index, key_uuid, key_pci);
+  }
   *has_zone = zone;
   return true;
+}
+
+}  // namespace
+
+void SetQueryRowFastPath(bool on) {
+  g_fast_path.store(on, std::memory_order_relaxed);
+}
+bool QueryRowFastPath() {
+  return g_fast_path.load(std::memory_order_relaxed);
+}
+
+bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache, TraceRecord* rec,
+                       bool* has_zone) {
+  return ScanRow<false>(line, cols, n, cache, rec, nullptr, rec->sample, has_zone);
+}
+
+bool ParseQueryRowExpected(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache,
+                           const ExpectedGpu& expect, MemorySample* sample, bool* has_zone) {
+  return ScanRow<true>(line, cols, n, cache, nullptr, &expect, *sample, has_zone);
+}
+
+uint8_t PlainIdentityTexts(const GpuIdentity& gpu) {
+  auto plain = [](const std::string& t) {
+    if (t.empty() || t.front() == ' ' || t.front() == '\t' || t.back() == ' ' || t.back() == '\t') return false;
+    if (t.find_first_of(",\"") != std::string::npos) return false;
+    return !IsMissingValue(t);
+  };
+  uint8_t bits = 0;
+  if (plain(gpu.uuid)) bits |= kPlainUuid;
+  if (plain(gpu.name)) bits |= kPlainName;
+  if (plain(gpu.pci_bus_id) && NormalizePciBusId(gpu.pci_bus_id) == gpu.pci_bus_id) bits |= kPlainPci;
+  return bits;
 }
 
 }  // namespace vw::trace

@@ -43,6 +43,34 @@ bool LowQuantileByBound(std::span<const double> values, size_t lo, size_t need, 
   return true;
 }
 
+// The same for a low quantile that needs at most kMaxKept of the smallest values (a bucket floor of
+// 60 samples needs 7): one pass keeps the `need` smallest in ascending order in a short array,
+// inserting the few values below the largest kept. Exact: the kept values are the order statistics
+// 0 .. need - 1. Leaves `values` as it was.
+constexpr size_t kMaxKept = 16;
+double LowQuantileByInsertion(std::span<const double> values, size_t lo, size_t need, double frac) {
+  double kept[kMaxKept];
+  size_t k = 0;
+  for (const double v : values) {
+    size_t j;
+    if (k < need) {
+      j = k++;
+    } else if (v < kept[need - 1]) {
+      j = need - 1;
+    } else {
+      continue;
+    }
+    while (j > 0 && kept[j - 1] > v) {
+      kept[j] = kept[j - 1];
+      --j;
+    }
+    kept[j] = v;
+  }
+  const double lo_value = kept[lo];
+  if (need == lo + 1) return lo_value;
+  return lo_value + frac * (kept[lo + 1] - lo_value);
+}
+
 }  // namespace
 
 std::optional<double> Quantile(std::span<double> values, double q) {
@@ -52,6 +80,7 @@ std::optional<double> Quantile(std::span<double> values, double q) {
   {
     const double frac = h - static_cast<double>(lo);
     const size_t need = frac == 0 || lo + 1 >= values.size() ? lo + 1 : lo + 2;
+    if (need <= kMaxKept && need * 4 <= values.size()) return LowQuantileByInsertion(values, lo, need, frac);
     double low = 0;
     if (values.size() >= 64 && need * 4 <= values.size() && LowQuantileByBound(values, lo, need, frac, &low)) {
       return low;

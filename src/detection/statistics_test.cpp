@@ -54,7 +54,7 @@ TEST(Quantile, LowQuantilesEqualTheSortedOrderStatisticsExactly) {
   // ties, a sample that sees only the small values, and tiny inputs.
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> noise(0, 1000);
-  for (size_t n : {1, 2, 3, 7, 8, 40, 41, 100, 599, 960, 4096}) {
+  for (size_t n : {1, 2, 3, 7, 8, 40, 41, 59, 60, 61, 63, 64, 100, 161, 599, 960, 4096}) {
     for (int shape = 0; shape < 5; ++shape) {
       std::vector<double> v(n);
       for (size_t i = 0; i < n; ++i) {

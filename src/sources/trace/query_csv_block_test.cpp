@@ -171,6 +171,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BlockCase{"PlainRows", kPlain, 8}, BlockCase{"CrLf", Rows(3, 4, "\r\n"), 8},
         BlockCase{"LastLineWithoutNewline", kPlain.substr(0, kPlain.size() - 1), 8},
+        BlockCase{"LastLineEndsInCarriageReturn", Rows(1, 4) + Row(1, 0) + "\r", 1},
+        BlockCase{"TwoCarriageReturns", Rows(1, 4) + Row(1, 0) + "\r\r\n" + Row(1, 1) + "\r\n" + Row(1, 2) + "\r", 1,
+                  true},
+        BlockCase{"CarriageReturnInsideARow",
+                  Rows(1, 4) + Row(1, 0) + "\r" + Row(1, 1) + "\n" + Row(1, 1) + "\n" + Row(1, 2) + "\n", 1, true},
         BlockCase{"BlankAndSeparatorLines", Rows(1, 4) + "\n   \n" + Rows(1, 4) + "-----\n====\n" + Rows(1, 4), 6},
         BlockCase{"HeaderRepeated", std::string(kHeader) + "\n" + Rows(2, 4) + kHeader + "\n" + Rows(1, 4), 7},
         BlockCase{"CommentAndDateLine", Rows(2, 4) + "# a comment\nSun May  4 04:27:32 AM EDT 2025\n" + Rows(1, 4), 7},

@@ -21,7 +21,7 @@ bool LowQuantileByBound(std::span<const double> values, size_t lo, size_t need, 
   // The sample's order statistic at twice the wanted rank: usually a bound with about twice
   // `need` values below it.
   const size_t rank = std::min(buf.size() - 1, 2 * need / kStride + 1);
-  std::nth_element(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(rank), buf.end());
+  SelectNth(buf.data(), buf.size(), rank);
   const double bound = buf[rank];
   buf.resize(values.size());
   size_t m = 0;
@@ -32,7 +32,7 @@ bool LowQuantileByBound(std::span<const double> values, size_t lo, size_t need, 
   if (m < need) return false;
   const auto lo_it = buf.begin() + static_cast<std::ptrdiff_t>(lo);
   const auto end = buf.begin() + static_cast<std::ptrdiff_t>(m);
-  std::nth_element(buf.begin(), lo_it, end);
+  SelectNth(buf.data(), m, lo);
   const double lo_value = *lo_it;
   if (need == lo + 1) {
     *out = lo_value;
@@ -72,6 +72,36 @@ double LowQuantileByInsertion(std::span<const double> values, size_t lo, size_t 
 }
 
 }  // namespace
+
+void SelectNth(double* a, size_t n, size_t k) {
+  size_t lo = 0, hi = n;  // the k-th smallest lies in a[lo, hi); all before lo <= all in it <= all after hi
+  for (int rounds = 0; hi - lo > 16 && rounds < 48; ++rounds) {
+    const double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
+    const double pivot = std::max(std::min(x, y), std::min(std::max(x, y), z));
+    size_t store = lo;
+    for (size_t i = lo; i < hi; ++i) {  // a[lo, store) < pivot <= a[store, i)
+      const double v = a[i];
+      a[i] = a[store];
+      a[store] = v;
+      store += v < pivot ? 1 : 0;
+    }
+    if (store == lo) {  // the pivot is the minimum: the values equal to it to the front
+      for (size_t i = lo; i < hi; ++i) {
+        const double v = a[i];
+        a[i] = a[store];
+        a[store] = v;
+        store += v <= pivot ? 1 : 0;
+      }
+      if (k < store) return;  // a[lo, store) all equal the pivot, k among them
+    }
+    if (k < store) {
+      hi = store;
+    } else {
+      lo = store;
+    }
+  }
+  std::nth_element(a + lo, a + k, a + hi);
+}
 
 std::optional<double> Quantile(std::span<double> values, double q) {
   if (values.empty() || !(q >= 0 && q <= 1)) return std::nullopt;

@@ -10,10 +10,19 @@
 // not be NaN. Pure functions, thread-safe on distinct inputs.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <span>
 
 namespace vw::detection {
+
+// Puts the k-th smallest (from 0) of a[0..n) at a[k], with no greater value before it and no smaller
+// one after it, as std::nth_element(a, a + k, a + n) does, but with a partition that has no
+// data-dependent branch (a swap and an add per value; nth_element mispredicts about every other
+// comparison on noisy data). Quickselect with a median-of-three pivot; a pivot that is the range's
+// minimum partitions by "equal to it" instead, and small or stubborn ranges are finished by
+// std::nth_element. Requires k < n and no NaN.
+void SelectNth(double* a, size_t n, size_t k);
 
 // q in [0, 1]; nullopt for an empty input or q outside [0, 1].
 std::optional<double> Quantile(std::span<double> values, double q);

@@ -195,28 +195,23 @@ inline bool SameShort(const std::string& a, const char* p, size_t n) {
   return true;
 }
 
-// The one row scan behind ParseQueryRowFast (kExpected false: the values and the identity go into
-// *rec) and ParseQueryRowExpected (kExpected true: the values go into *s, the identity is only
-// compared with *expect, and any doubt returns false). The grammar is the same for both, so the
-// second takes no row the first would parse differently.
-template <bool kExpected>
-__attribute__((always_inline)) inline bool ScanRow(std::string_view line, const CsvColumnSpec* cols, size_t n,
-                                                   DateCache* cache, TraceRecord* rec, const ExpectedGpu* expect,
-                                                   MemorySample& s, bool* has_zone) {
+}  // namespace
+
+void SetQueryRowFastPath(bool on) {
+  g_fast_path.store(on, std::memory_order_relaxed);
+}
+bool QueryRowFastPath() {
+  return g_fast_path.load(std::memory_order_relaxed);
+}
+
+bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache, TraceRecord* rec,
+                       bool* has_zone) {
   const char* p = line.data();
   const char* const end = p + line.size();
   std::string_view key_index, key_uuid, key_pci;
-  bool have_time = false, have_index = false, have_uuid = false, have_pci = false, have_name = false, zone = false;
-  if constexpr (kExpected) {
-    s.t = 0;
-    s.used_bytes.reset();
-    s.total_bytes.reset();
-    s.free_bytes.reset();
-    s.reserved_bytes.reset();
-    s.gpu_util_ratio.reset();
-  } else {
-    ResetRowFields(rec);
-  }
+  bool have_time = false, have_uuid = false, have_name = false, zone = false;
+  ResetRowFields(rec);
+  MemorySample& s = rec->sample;
   for (size_t i = 0; i < n; ++i) {
     while (p != end && (*p == ' ' || *p == '\t')) ++p;
     const char* q = nullptr;  // the field's end: its ',' or the end of the line
@@ -257,22 +252,11 @@ __attribute__((always_inline)) inline bool ScanRow(std::string_view line, const 
         while (r != end && r - p < 7 && IsDigit(*r)) idx = idx * 10 + static_cast<uint32_t>(*r++ - '0');
         const char* digits_end = r;
         if (r != p && idx <= 1000000 && EndsField(&r, end)) {
-          if constexpr (kExpected) {
-            // Every index field of the row must be the expected GPU's index and key.
-            const GpuIdentity& g = *expect->gpu;
-            if (!g.index || *g.index != static_cast<int>(idx) ||
-                !SameShort(g.key, p, static_cast<size_t>(digits_end - p))) {
-              return false;
-            }
-            have_index = true;
-          } else {
-            rec->gpu.index = static_cast<int>(idx);
-            key_index = std::string_view(p, static_cast<size_t>(digits_end - p));
-          }
+          rec->gpu.index = static_cast<int>(idx);
+          key_index = std::string_view(p, static_cast<size_t>(digits_end - p));
           q = r;
           break;
         }
-        if constexpr (kExpected) return false;  // other spellings: the record scan's
         q = FieldEnd(p, end);
         if (q == nullptr) return false;
         const std::string_view v = TrimBack(p, q);
@@ -280,10 +264,8 @@ __attribute__((always_inline)) inline bool ScanRow(std::string_view line, const 
         const bool number = ParseUint(v, &big);
         if (!number && IsMissingValue(v)) break;
         if (!number || big > 1000000) return false;
-        if constexpr (!kExpected) {
-          rec->gpu.index = static_cast<int>(big);
-          key_index = v;
-        }
+        rec->gpu.index = static_cast<int>(big);
+        key_index = v;
         break;
       }
       case CsvColumn::kUtil: {
@@ -320,54 +302,35 @@ __attribute__((always_inline)) inline bool ScanRow(std::string_view line, const 
         if (!TakeMemory(p, end, cols[i].unit, &q, &s.reserved_bytes)) return false;
         break;
       case CsvColumn::kUuid: {
-        if constexpr (kExpected) {
-          // Compared in place with the expected GPU's UUID: no search for the comma.
-          if ((expect->plain & kPlainUuid) == 0 || !FieldIs(p, end, expect->gpu->uuid, &q)) return false;
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        const std::string_view v = TrimBack(p, q);
+        if (!IsMissingValue(v)) {
+          if (!SameBytes(rec->gpu.uuid, v)) rec->gpu.uuid.assign(v.data(), v.size());
           have_uuid = true;
-          break;
-        } else {
-          q = FieldEnd(p, end);
-          if (q == nullptr) return false;
-          const std::string_view v = TrimBack(p, q);
-          if (!IsMissingValue(v)) {
-            if (!SameBytes(rec->gpu.uuid, v)) rec->gpu.uuid.assign(v.data(), v.size());
-            have_uuid = true;
-            key_uuid = v;
-          }
-          break;
+          key_uuid = v;
         }
+        break;
       }
       case CsvColumn::kName: {
-        if constexpr (kExpected) {
-          if ((expect->plain & kPlainName) == 0 || !FieldIs(p, end, expect->gpu->name, &q)) return false;
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        const std::string_view v = TrimBack(p, q);
+        if (!IsMissingValue(v)) {
+          if (!SameBytes(rec->gpu.name, v)) rec->gpu.name.assign(v.data(), v.size());
           have_name = true;
-          break;
-        } else {
-          q = FieldEnd(p, end);
-          if (q == nullptr) return false;
-          const std::string_view v = TrimBack(p, q);
-          if (!IsMissingValue(v)) {
-            if (!SameBytes(rec->gpu.name, v)) rec->gpu.name.assign(v.data(), v.size());
-            have_name = true;
-          }
-          break;
         }
+        break;
       }
       case CsvColumn::kPciBusId: {
-        if constexpr (kExpected) {
-          if ((expect->plain & kPlainPci) == 0 || !FieldIs(p, end, expect->gpu->pci_bus_id, &q)) return false;
-          have_pci = true;
-          break;
-        } else {
-          q = FieldEnd(p, end);
-          if (q == nullptr) return false;
-          const std::string_view v = TrimBack(p, q);
-          if (!IsMissingValue(v)) {
-            AssignPciBusId(v, &rec->gpu.pci_bus_id);
-            key_pci = rec->gpu.pci_bus_id;
-          }
-          break;
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        const std::string_view v = TrimBack(p, q);
+        if (!IsMissingValue(v)) {
+          AssignPciBusId(v, &rec->gpu.pci_bus_id);
+          key_pci = rec->gpu.pci_bus_id;
         }
+        break;
       }
       case CsvColumn::kOther:
       case CsvColumn::kPid:
@@ -385,46 +348,153 @@ __attribute__((always_inline)) inline bool ScanRow(std::string_view line, const 
   }
   // A row without a clock takes its time from the lines before it: the general path's.
   if (!have_time) return false;
-  if constexpr (kExpected) {
-    // What the row does not name must be absent from the expected GPU too, and its key must be
-    // the one FinishRowIdentity would choose: the index, else the UUID, else the PCI bus ID, else "0".
-    const GpuIdentity& g = *expect->gpu;
-    if (!have_index && g.index) return false;
-    if (!have_uuid && !g.uuid.empty()) return false;
-    if (!have_pci && !g.pci_bus_id.empty()) return false;
-    if (!have_name && !g.name.empty()) return false;
-    if (!have_index) {
-      const std::string_view key = have_uuid  ? std::string_view(g.uuid)
-                                   : have_pci ? std::string_view(g.pci_bus_id)
-                                              : std::string_view("0");
-      if (g.key != key) return false;
-    }
-  } else {
-    (void)have_index;
-    (void)have_pci;
-    FinishRowIdentity(rec, have_uuid, have_name, key_index, key_uuid, key_pci);
-  }
+  FinishRowIdentity(rec, have_uuid, have_name, key_index, key_uuid, key_pci);
   *has_zone = zone;
   return true;
 }
 
-}  // namespace
-
-void SetQueryRowFastPath(bool on) {
-  g_fast_path.store(on, std::memory_order_relaxed);
-}
-bool QueryRowFastPath() {
-  return g_fast_path.load(std::memory_order_relaxed);
-}
-
-bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache, TraceRecord* rec,
-                       bool* has_zone) {
-  return ScanRow<false>(line, cols, n, cache, rec, nullptr, rec->sample, has_zone);
-}
-
+// ParseQueryRowFast's scan with the identity compared instead of stored: the same grammar field by
+// field (timestamps, indexes, percentages, memory values and other fields as there), but the UUID,
+// name and PCI bus ID are compared in place with the expected GPU's plain texts, and every spelling
+// the fused scan takes through a general parser (an index that is not plain digits, a missing
+// identity text) returns false. Kept next to ParseQueryRowFast: a change to one is a change to both
+// (query_csv_block_test.cpp checks random rows both ways).
 bool ParseQueryRowExpected(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache,
                            const ExpectedGpu& expect, MemorySample* sample, bool* has_zone) {
-  return ScanRow<true>(line, cols, n, cache, nullptr, &expect, *sample, has_zone);
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  const GpuIdentity& g = *expect.gpu;
+  bool have_time = false, have_index = false, have_uuid = false, have_pci = false, have_name = false, zone = false;
+  MemorySample& s = *sample;
+  s.t = 0;
+  s.used_bytes.reset();
+  s.total_bytes.reset();
+  s.free_bytes.reset();
+  s.reserved_bytes.reset();
+  s.gpu_util_ratio.reset();
+  for (size_t i = 0; i < n; ++i) {
+    while (p != end && (*p == ' ' || *p == '\t')) ++p;
+    const char* q = nullptr;  // the field's end: its ',' or the end of the line
+    switch (cols[i].kind) {
+      case CsvColumn::kTimestamp: {
+        std::string_view v;
+        if (end - p >= 23 && p[4] == '/' && p[7] == '/' && p[10] == ' ' && p[13] == ':' && p[16] == ':' &&
+            p[19] == '.' && IsDigit(p[20]) && IsDigit(p[21]) && IsDigit(p[22])) {
+          q = p + 23;
+          if (EndsField(&q, end)) {
+            if (cache->second_valid && SameSecond(cache->second, p)) {
+              s.t = cache->second_seconds +
+                    kMilliFractions[static_cast<size_t>((p[20] - '0') * 100 + (p[21] - '0') * 10 + (p[22] - '0'))];
+              have_time = true;
+              break;
+            }
+            v = std::string_view(p, 23);
+          }
+        }
+        if (v.empty()) {
+          q = FieldEnd(p, end);
+          if (q == nullptr) return false;
+          v = TrimBack(p, q);
+        }
+        Timestamp ts;
+        if (!ParseTraceTimestamp(v, &ts, cache)) return false;
+        s.t = ts.seconds;
+        zone = ts.has_zone;
+        have_time = true;
+        break;
+      }
+      case CsvColumn::kIndex: {
+        // Plain digits only (other spellings: ParseQueryRowFast's), equal to the expected GPU's
+        // index and key in every index field of the row.
+        const char* r = p;
+        uint32_t idx = 0;
+        while (r != end && r - p < 7 && IsDigit(*r)) idx = idx * 10 + static_cast<uint32_t>(*r++ - '0');
+        const char* digits_end = r;
+        if (r == p || idx > 1000000 || !EndsField(&r, end)) return false;
+        if (!g.index || *g.index != static_cast<int>(idx) ||
+            !SameShort(g.key, p, static_cast<size_t>(digits_end - p))) {
+          return false;
+        }
+        have_index = true;
+        q = r;
+        break;
+      }
+      case CsvColumn::kUtil: {
+        const char* r = p;
+        unsigned pct = 0;
+        while (r != end && r - p < 3 && IsDigit(*r)) pct = pct * 10 + static_cast<unsigned>(*r++ - '0');
+        if (r != p && pct <= 100) {
+          if (end - r >= 2 && r[0] == ' ' && r[1] == '%') {
+            r += 2;
+          } else if (r != end && r[0] == '%') {
+            r += 1;
+          }
+          if (EndsField(&r, end)) {
+            s.gpu_util_ratio = kPercents.v[pct];
+            q = r;
+            break;
+          }
+        }
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        if (ParsePercentValue(TrimBack(p, q), &s.gpu_util_ratio) != ValueError::kOk) return false;
+        break;
+      }
+      case CsvColumn::kUsed:
+        if (!TakeMemory(p, end, cols[i].unit, &q, &s.used_bytes)) return false;
+        break;
+      case CsvColumn::kTotal:
+        if (!TakeMemory(p, end, cols[i].unit, &q, &s.total_bytes)) return false;
+        break;
+      case CsvColumn::kFree:
+        if (!TakeMemory(p, end, cols[i].unit, &q, &s.free_bytes)) return false;
+        break;
+      case CsvColumn::kReserved:
+        if (!TakeMemory(p, end, cols[i].unit, &q, &s.reserved_bytes)) return false;
+        break;
+      case CsvColumn::kUuid:
+        // Compared in place with the expected GPU's UUID: no search for the comma.
+        if ((expect.plain & kPlainUuid) == 0 || !FieldIs(p, end, g.uuid, &q)) return false;
+        have_uuid = true;
+        break;
+      case CsvColumn::kName:
+        if ((expect.plain & kPlainName) == 0 || !FieldIs(p, end, g.name, &q)) return false;
+        have_name = true;
+        break;
+      case CsvColumn::kPciBusId:
+        if ((expect.plain & kPlainPci) == 0 || !FieldIs(p, end, g.pci_bus_id, &q)) return false;
+        have_pci = true;
+        break;
+      case CsvColumn::kOther:
+      case CsvColumn::kPid:
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        break;
+    }
+    // One field per column, no more, no fewer.
+    if (q == end) {
+      if (i + 1 != n) return false;
+    } else {
+      if (i + 1 == n) return false;
+      p = q + 1;
+    }
+  }
+  // A row without a clock takes its time from the lines before it: the general path's.
+  if (!have_time) return false;
+  // What the row does not name must be absent from the expected GPU too, and its key must be the
+  // one FinishRowIdentity would choose: the index, else the UUID, else the PCI bus ID, else "0".
+  if (!have_index && g.index) return false;
+  if (!have_uuid && !g.uuid.empty()) return false;
+  if (!have_pci && !g.pci_bus_id.empty()) return false;
+  if (!have_name && !g.name.empty()) return false;
+  if (!have_index) {
+    const std::string_view key = have_uuid  ? std::string_view(g.uuid)
+                                 : have_pci ? std::string_view(g.pci_bus_id)
+                                            : std::string_view("0");
+    if (g.key != key) return false;
+  }
+  *has_zone = zone;
+  return true;
 }
 
 uint8_t PlainIdentityTexts(const GpuIdentity& gpu) {

@@ -15,9 +15,10 @@
 // The file is read up to its size when opened. pread() into buffers, never a mapping: a file
 // truncated meanwhile just ends early instead of raising SIGBUS.
 //
-// Workers hand a block over as compact samples and the block's GPU identities (compact_sample.h),
-// which NextBatch() gives out as they are; NextRecord() and the copying interfaces rebuild the
-// TraceRecord from them. The rest of a file after a fall-back is handed out the same way.
+// Workers parse a block with QueryCsvBlockParser::ParseBlock (plain rows of the GPU expected next
+// straight into compact samples) and hand it over as compact samples and the block's GPU
+// identities (compact_sample.h), which NextBatch() gives out as they are; NextRecord() and the copying interfaces
+// rebuild the TraceRecord from them. The rest of a file after a fall-back is handed out the same way.
 //
 // Memory: at most threads + 2 blocks are in flight (each block's compact samples, about 56 bytes a
 // record), plus one read buffer of block_bytes + kBlockSlack per worker, whatever the file size.

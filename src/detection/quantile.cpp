@@ -21,7 +21,7 @@ bool LowQuantileByBound(std::span<const double> values, size_t lo, size_t need, 
   // The sample's order statistic at twice the wanted rank: usually a bound with about twice
   // `need` values below it.
   const size_t rank = std::min(buf.size() - 1, 2 * need / kStride + 1);
-  std::nth_element(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(rank), buf.end());
+  SelectNth(buf.data(), buf.size(), rank);
   const double bound = buf[rank];
   buf.resize(values.size());
   size_t m = 0;
@@ -32,7 +32,7 @@ bool LowQuantileByBound(std::span<const double> values, size_t lo, size_t need, 
   if (m < need) return false;
   const auto lo_it = buf.begin() + static_cast<std::ptrdiff_t>(lo);
   const auto end = buf.begin() + static_cast<std::ptrdiff_t>(m);
-  std::nth_element(buf.begin(), lo_it, end);
+  SelectNth(buf.data(), m, lo);
   const double lo_value = *lo_it;
   if (need == lo + 1) {
     *out = lo_value;
@@ -43,7 +43,65 @@ bool LowQuantileByBound(std::span<const double> values, size_t lo, size_t need, 
   return true;
 }
 
+// The same for a low quantile that needs at most kMaxKept of the smallest values (a bucket floor of
+// 60 samples needs 7): one pass keeps the `need` smallest in ascending order in a short array,
+// inserting the few values below the largest kept. Exact: the kept values are the order statistics
+// 0 .. need - 1. Leaves `values` as it was.
+constexpr size_t kMaxKept = 16;
+double LowQuantileByInsertion(std::span<const double> values, size_t lo, size_t need, double frac) {
+  double kept[kMaxKept];
+  size_t k = 0;
+  for (const double v : values) {
+    size_t j;
+    if (k < need) {
+      j = k++;
+    } else if (v < kept[need - 1]) {
+      j = need - 1;
+    } else {
+      continue;
+    }
+    while (j > 0 && kept[j - 1] > v) {
+      kept[j] = kept[j - 1];
+      --j;
+    }
+    kept[j] = v;
+  }
+  const double lo_value = kept[lo];
+  if (need == lo + 1) return lo_value;
+  return lo_value + frac * (kept[lo + 1] - lo_value);
+}
+
 }  // namespace
+
+void SelectNth(double* a, size_t n, size_t k) {
+  size_t lo = 0, hi = n;  // the k-th smallest lies in a[lo, hi); all before lo <= all in it <= all after hi
+  for (int rounds = 0; hi - lo > 16 && rounds < 48; ++rounds) {
+    const double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
+    const double pivot = std::max(std::min(x, y), std::min(std::max(x, y), z));
+    size_t store = lo;
+    for (size_t i = lo; i < hi; ++i) {  // a[lo, store) < pivot <= a[store, i)
+      const double v = a[i];
+      a[i] = a[store];
+      a[store] = v;
+      store += v < pivot ? 1 : 0;
+    }
+    if (store == lo) {  // the pivot is the minimum: the values equal to it to the front
+      for (size_t i = lo; i < hi; ++i) {
+        const double v = a[i];
+        a[i] = a[store];
+        a[store] = v;
+        store += v <= pivot ? 1 : 0;
+      }
+      if (k < store) return;  // a[lo, store) all equal the pivot, k among them
+    }
+    if (k < store) {
+      hi = store;
+    } else {
+      lo = store;
+    }
+  }
+  std::nth_element(a + lo, a + k, a + hi);
+}
 
 std::optional<double> Quantile(std::span<double> values, double q) {
   if (values.empty() || !(q >= 0 && q <= 1)) return std::nullopt;
@@ -52,6 +110,7 @@ std::optional<double> Quantile(std::span<double> values, double q) {
   {
     const double frac = h - static_cast<double>(lo);
     const size_t need = frac == 0 || lo + 1 >= values.size() ? lo + 1 : lo + 2;
+    if (need <= kMaxKept && need * 4 <= values.size()) return LowQuantileByInsertion(values, lo, need, frac);
     double low = 0;
     if (values.size() >= 64 && need * 4 <= values.size() && LowQuantileByBound(values, lo, need, frac, &low)) {
       return low;

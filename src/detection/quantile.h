@@ -3,15 +3,26 @@
 // Quantile() uses linear interpolation between order statistics (Hyndman–Fan type 7, the default
 // of numpy.quantile and R's quantile()). Median() is the usual one (mean of the two middle values
 // for an even count). Both run in expected O(n) (selection, no full sort) and may reorder
-// `values`; a low quantile of 64 or more values (the bucket floors) selects among the values below
-// a bound taken from a sample instead (a per-thread scratch buffer; the same result). Pure
-// functions, thread-safe on distinct inputs.
+// `values`; a low quantile that needs at most 16 of the smallest values (the floor of a bucket of up
+// to about 160 samples) keeps them in a short sorted array in one pass, and a lower quantile of 64
+// or more values otherwise selects among the values below a bound taken from a sample (a
+// per-thread scratch buffer); both give the same result and leave `values` as it was. Values must
+// not be NaN. Pure functions, thread-safe on distinct inputs.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <span>
 
 namespace vw::detection {
+
+// Puts the k-th smallest (from 0) of a[0..n) at a[k], with no greater value before it and no smaller
+// one after it, as std::nth_element(a, a + k, a + n) does, but with a partition that has no
+// data-dependent branch (a swap and an add per value; nth_element mispredicts about every other
+// comparison on noisy data). Quickselect with a median-of-three pivot; a pivot that is the range's
+// minimum partitions by "equal to it" instead, and small or stubborn ranges are finished by
+// std::nth_element. Requires k < n and no NaN.
+void SelectNth(double* a, size_t n, size_t k);
 
 // q in [0, 1]; nullopt for an empty input or q outside [0, 1].
 std::optional<double> Quantile(std::span<double> values, double q);

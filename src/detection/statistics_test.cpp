@@ -48,22 +48,59 @@ TEST(Quantile, InterpolatesBetweenOrderStatistics) {
   EXPECT_FALSE(Quantile(v, 1.5).has_value());
 }
 
+TEST(SelectNth, PutsTheSortedValueAtKWithNoGreaterBeforeAndNoSmallerAfter) {
+  // Every k of small inputs and a spread of k in large ones, for noise, ramps, ties, a run of equal
+  // minimums (the pivot-is-the-minimum round) and all-equal inputs (the round budget).
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> noise(0, 1000);
+  for (size_t n : {1, 2, 3, 5, 16, 17, 18, 33, 64, 100, 1000}) {
+    for (int shape = 0; shape < 7; ++shape) {
+      std::vector<double> v(n);
+      for (size_t i = 0; i < n; ++i) {
+        const double x = static_cast<double>(i);
+        v[i] = shape == 0   ? noise(rng)
+               : shape == 1 ? x
+               : shape == 2 ? -x
+               : shape == 3 ? std::floor(noise(rng) / 250)
+               : shape == 4 ? (i < n / 3 ? 0.0 : noise(rng))  // a third of the values equal the minimum
+               : shape == 5 ? 5.0
+                            : (noise(rng) < 500 ? 1.0 : 2.0);
+      }
+      std::shuffle(v.begin(), v.end(), rng);
+      std::vector<double> sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t k = 0; k < n; k += n <= 100 ? 1 : 37) {
+        std::vector<double> a = v;
+        SelectNth(a.data(), n, k);
+        ASSERT_EQ(a[k], sorted[k]) << "n " << n << " shape " << shape << " k " << k;
+        for (size_t i = 0; i < k; ++i) ASSERT_LE(a[i], a[k]) << "n " << n << " shape " << shape << " k " << k;
+        for (size_t i = k + 1; i < n; ++i) ASSERT_GE(a[i], a[k]) << "n " << n << " shape " << shape << " k " << k;
+        std::sort(a.begin(), a.end());
+        ASSERT_EQ(a, sorted);  // the same values, only moved
+      }
+    }
+  }
+}
+
 TEST(Quantile, LowQuantilesEqualTheSortedOrderStatisticsExactly) {
   // Low quantiles of large inputs select below a bound from a sample (and fall back when the
   // sample misleads); the answer must be the sorted one, bit for bit, for noise, ramps up and down,
   // ties, a sample that sees only the small values, and tiny inputs.
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> noise(0, 1000);
-  for (size_t n : {1, 2, 3, 7, 8, 40, 41, 100, 599, 960, 4096}) {
-    for (int shape = 0; shape < 5; ++shape) {
+  for (size_t n : {1, 2, 3, 7, 8, 40, 41, 59, 60, 61, 63, 64, 100, 161, 599, 960, 4096}) {
+    for (int shape = 0; shape < 8; ++shape) {
       std::vector<double> v(n);
       for (size_t i = 0; i < n; ++i) {
         const double x = static_cast<double>(i);
         v[i] = shape == 0   ? noise(rng)
                : shape == 1 ? 1e9 + 1e4 * x + noise(rng)
                : shape == 2 ? 1e9 - 1e4 * x
-               : shape == 3 ? std::floor(noise(rng) / 250)            // four distinct values
-                            : (i % 8 == 0 ? 0.0 : 1e9) + noise(rng);  // small values only where a stride-8 sample looks
+               : shape == 3 ? std::floor(noise(rng) / 250)           // four distinct values
+               : shape == 4 ? (i % 8 == 0 ? 0.0 : 1e9) + noise(rng)  // small values only where a stride-8 sample looks
+               : shape == 5 ? 7e9                                    // all equal
+               : shape == 6 ? (noise(rng) < 30 ? 1.0 : 2.0)          // two values, the smaller rare
+                            : std::floor(x / 3);                     // ascending runs of three equal values
       }
       for (double q : {0.0, 0.01, 0.05, 0.1, 0.2, 0.25, 0.5, 0.9}) {
         std::vector<double> sorted = v;

@@ -181,6 +181,7 @@ void BlockParallelReader::Work() {
 void BlockParallelReader::Parse(Slot& s, char* buf, TraceRecord* scratch) const {
   s.regular = false;
   s.count = 0;
+  s.compact = 0;
   s.gpus.Clear();
   s.lines = 0;
   s.skipped_count = 0;
@@ -214,18 +215,14 @@ void BlockParallelReader::Parse(Slot& s, char* buf, TraceRecord* scratch) const 
   }
   auto parser = NewQueryCsvBlockParser(
       LineReader::OverText(text.substr(s.span.begin - from, s.span.end - s.span.begin)), display_, options_, s.start);
-  for (;;) {
-    // Each row goes into the scratch record of the GPU expected next, which usually holds that
-    // GPU's identity already: the parser then finds its strings equal instead of copying them,
-    // and Intern() compares strings that were not just written (no store-forwarding stalls).
-    const size_t predicted = s.gpus.predicted();
-    TraceRecord* rec = &scratch[predicted < kScratchRecords - 1 ? predicted : kScratchRecords - 1];
-    bool more = false;
-    if (!parser->NextInBlock(rec, &more).ok()) return;
-    if (!more) break;
-    if (s.count == s.samples.size()) s.samples.emplace_back();
-    ToCompact(rec->sample, s.gpus.Intern(rec->gpu), &s.samples[s.count++]);
-  }
+  // A row that does not take the compact scan goes into the scratch record of the GPU expected
+  // next, which usually holds that GPU's identity already: the parser then finds its strings equal
+  // instead of copying them, and Intern() compares strings that were not just written (no
+  // store-forwarding stalls).
+  CompactBlockOutput out{&s.gpus, &s.samples, 0, scratch, kScratchRecords};
+  if (!parser->ParseBlock(&out).ok()) return;
+  s.count = out.count;
+  s.compact = parser->compact_rows();
   s.regular = true;
   s.lines = parser->lines_read();
   s.end = parser->carry();
@@ -335,6 +332,7 @@ Result<bool> BlockParallelReader::NextBatch(SampleBatch* out) {
     lines_before_ += s.lines;
     expected_begin_ = s.span.end;
     records_ += s.count;
+    compact_rows_ += s.compact;
     // The other slots take the blocks after this one, started from the carry just learnt; the slot
     // of the block handed out before this one (the caller is done with it) takes the last of them.
     while (dispatched_ < std::min(blocks_, next_block_ - 1 + ahead)) Dispatch(dispatched_++);

@@ -15,9 +15,10 @@
 // The file is read up to its size when opened. pread() into buffers, never a mapping: a file
 // truncated meanwhile just ends early instead of raising SIGBUS.
 //
-// Workers hand a block over as compact samples and the block's GPU identities (compact_sample.h),
-// which NextBatch() gives out as they are; NextRecord() and the copying interfaces rebuild the
-// TraceRecord from them. The rest of a file after a fall-back is handed out the same way.
+// Workers parse a block with QueryCsvBlockParser::ParseBlock (plain rows of the GPU expected next
+// straight into compact samples) and hand it over as compact samples and the block's GPU
+// identities (compact_sample.h), which NextBatch() gives out as they are; NextRecord() and the copying interfaces
+// rebuild the TraceRecord from them. The rest of a file after a fall-back is handed out the same way.
 //
 // Memory: at most threads + 2 blocks are in flight (each block's compact samples, about 56 bytes a
 // record), plus one read buffer of block_bytes + kBlockSlack per worker, whatever the file size.
@@ -99,6 +100,8 @@ class BlockParallelReader : public TraceReader {
   // file went to the sequential parser (tests, diagnostics).
   uint64_t parallel_blocks() const { return next_block_; }
   bool fell_back() const { return tail_ != nullptr; }
+  // Records of the blocks handed out that took the compact scan (QueryCsvBlockParser::ParseBlock).
+  uint64_t compact_rows() const { return compact_rows_; }
   uint64_t fallback_offset() const { return expected_begin_; }
 
  private:
@@ -113,6 +116,7 @@ class BlockParallelReader : public TraceReader {
     bool regular = false;  // parsed to its end without error (see the class comment)
     BlockSpan span;
     size_t count = 0;
+    size_t compact = 0;  // of them, rows that took the compact scan
     size_t lines = 0;
     QueryCsvCarry end;
     QueryCsvBlockUse use;
@@ -157,6 +161,7 @@ class BlockParallelReader : public TraceReader {
   uint64_t expected_begin_ = 0;
   size_t lines_before_ = 0;
   uint64_t records_ = 0;
+  uint64_t compact_rows_ = 0;
   size_t skipped_count_ = 0;
   std::vector<SkippedLine> skipped_;
   bool has_zone_ = false;

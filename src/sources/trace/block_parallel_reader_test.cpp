@@ -38,6 +38,7 @@ std::string EightGpus(int seconds) {
 struct Drained : testing_util::ReadResult {
   bool fell_back = false;
   uint64_t blocks = 0;
+  uint64_t compact_rows = 0;
 };
 
 // The one-thread reader's answer: what every parallel run must equal.
@@ -61,6 +62,7 @@ Drained Drain(BlockParallelReader& p) {
   out.synthetic = p.synthetic_time();
   out.fell_back = p.fell_back();
   out.blocks = p.parallel_blocks();
+  out.compact_rows = p.compact_rows();
   return out;
 }
 
@@ -299,6 +301,11 @@ TEST(BlockParallelReader, SameRecordsAsOneThreadAcrossManyBlocks) {
   EXPECT_EQ(runs[0].records.size(), 2400u);
   EXPECT_FALSE(runs[0].fell_back);
   EXPECT_GT(runs[0].blocks, 100u);  // 64-byte blocks: really many blocks, none read sequentially
+  // Rows split across block boundaries are read whole; plain rows of the GPU expected next take the
+  // compact scan: all but the first round of each block (runs 8 and 9: 4 KiB blocks, 10 and 11: one block).
+  EXPECT_GT(runs[8].compact_rows, 1700u);
+  EXPECT_EQ(runs[10].compact_rows, 2400u - 8);
+  EXPECT_EQ(runs[11].compact_rows, 2400u - 8);
 }
 
 TEST(BlockParallelReader, RepeatedHeadersBlankLinesCrlfMissingValuesAndNoFinalNewline) {

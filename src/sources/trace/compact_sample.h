@@ -133,6 +133,11 @@ class GpuTable {
     }
     return InternSlow(gpu);
   }
+  // Intern() of an identity known to equal entry i (a row compared with it field by field).
+  uint32_t Reuse(size_t i) {
+    last_ = i;
+    return static_cast<uint32_t>(i);
+  }
   void Clear() {
     size_ = 0;
     last_ = 0;

@@ -74,6 +74,19 @@ class LineReader {
 
   TextEncoding encoding() const { return encoding_; }
   bool mapped() const { return map_ != nullptr; }
+
+  // Mapped input only (mapped() true): the text not handed out yet, and consuming `bytes` of it
+  // that hold `lines` whole lines (each ended by its '\n', the last possibly by the text's end),
+  // as that many Next() calls would. A parser that finds the lines itself uses these; a line it
+  // leaves alone is then the next one Next() returns.
+  std::string_view MappedRest() const { return std::string_view(map_ + map_pos_, map_size_ - map_pos_); }
+  void SkipMapped(size_t bytes, size_t lines) {
+    overlong_ = false;
+    map_pos_ += bytes;
+    raw_read_ = map_pos_;
+    line_no_ += lines;
+    if (!borrowed_ && map_pos_ - map_released_ >= kReleaseStep) ReleaseBehind();
+  }
   uint64_t bytes_read() const { return raw_read_; }
   uint64_t bytes_total() const { return raw_total_; }
 

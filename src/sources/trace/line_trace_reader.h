@@ -87,6 +87,8 @@ class LineTraceReader : public TraceReader {
     }
     return false;
   }
+  // The input itself (a parser that finds some lines without Next(), see LineReader::MappedRest).
+  LineReader& input() { return *in_; }
   // The next line; false at the end of the input (check in_->status() for I/O errors).
   bool NextLine(std::string_view* line) { return in_->Next(line); }
   // True when the line last returned by NextLine() was cut (see LineReader::kMaxLine).

@@ -78,7 +78,21 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
   void SetBlockMode() { block_mode_ = true; }
   using LineTraceReader::Resume;
 
-  Status NextInBlock(TraceRecord* out, bool* got) override { return ReadRecord(out, got); }
+  Status ParseBlock(CompactBlockOutput* out) override {
+    compact_rows_ = 0;
+    plain_.clear();
+    for (;;) {
+      TakePlainRows(out);
+      // Anything else (or the end): the sequential reader's path, for one record.
+      const size_t predicted = out->gpus->predicted();
+      TraceRecord* rec = &out->scratch[std::min(predicted, out->scratch_count - 1)];
+      bool got = false;
+      VW_RETURN_IF_ERROR(ReadRecord(rec, &got));
+      if (!got) return Status::Ok();
+      Store(out, rec->sample, out->gpus->Intern(rec->gpu));
+    }
+  }
+  size_t compact_rows() const override { return compact_rows_; }
   QueryCsvCarry carry() const override {
     return QueryCsvCarry{header_text_, have_columns_, header_from_options_, block_time_};
   }
@@ -193,6 +207,77 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
       NoteTime(ts);
     }
     return true;
+  }
+
+  static void Store(CompactBlockOutput* out, const MemorySample& sample, uint32_t gpu) {
+    std::vector<CompactSample>& samples = *out->samples;
+    if (out->count == samples.size()) samples.emplace_back();
+    ToCompact(sample, gpu, &samples[out->count++]);
+  }
+
+  // ParseBlock's loop for the common lines, which finds the lines itself (no per-line calls): a line
+  // that starts with a digit, is 40 bytes or longer (without its "\r\n" or "\n"), ends in no blank
+  // and is no longer than the LineReader's cut is its own trimmed text and would take the fused scan
+  // in ReadNext() first. Such a row of the GPU the table predicts takes ParseQueryRowExpected (its
+  // values straight into the block's samples), else the fused scan into a scratch record, as in
+  // ReadNext(). Stops at the first line that is anything else (or a row the fused scan refuses),
+  // leaving it to ReadRecord() as the next line of the input.
+  void TakePlainRows(CompactBlockOutput* out) {
+    if (!fast_layout_ || !have_columns_ || per_process_block_ || columns_.size() < 2 || columns_.size() > kFastFields ||
+        !input().mapped()) {
+      return;
+    }
+    const std::string_view rest = input().MappedRest();
+    const char* p = rest.data();
+    const char* const stop = p + rest.size();
+    const CsvColumnSpec* cols = columns_.data();
+    const size_t n = columns_.size();
+    const std::optional<uint64_t> total = options().total_bytes;
+    GpuTable& gpus = *out->gpus;
+    MemorySample values;  // a row taken by the compact scan (no identity)
+    size_t lines = 0;
+    while (p != stop) {
+      const auto* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(stop - p)));
+      const char* next = nl != nullptr ? nl + 1 : stop;
+      const char* e = nl != nullptr ? nl : stop;
+      if (e != p && e[-1] == '\r') --e;  // as LineReader: one CR before the LF
+      const auto len = static_cast<size_t>(e - p);
+      if (len < 40 || len > LineReader::kMaxLine || *p < '0' || *p > '9' || IsTrimmedSpace(e[-1])) break;
+      const std::string_view line(p, len);
+      const size_t predicted = gpus.predicted();
+      bool zone = false;
+      MemorySample* sample = &values;
+      uint32_t gpu;
+      if (gpus.size() != 0 &&
+          ParseQueryRowExpected(line, cols, n, &date_cache_, Expected(gpus, predicted), &values, &zone)) {
+        gpu = gpus.Reuse(predicted);
+        ++compact_rows_;
+      } else {
+        TraceRecord* rec = &out->scratch[std::min(predicted, out->scratch_count - 1)];
+        if (!ParseQueryRowFast(line, cols, n, &date_cache_, rec, &zone)) break;
+        gpu = gpus.Intern(rec->gpu);
+        sample = &rec->sample;
+      }
+      if (zone) {
+        Timestamp ts;
+        ts.has_zone = true;
+        NoteTime(ts);
+      }
+      if (!sample->total_bytes && total) sample->total_bytes = total;
+      Store(out, *sample, gpu);
+      p = next;
+      ++lines;
+    }
+    if (lines == 0) return;
+    input().SkipMapped(static_cast<size_t>(p - rest.data()), lines);
+    if (!use_.layout_set) use_.layout_read = true;
+  }
+
+  // Entry i of the block's table with its plain texts (worked out once per entry: within a block
+  // the table only grows).
+  ExpectedGpu Expected(const GpuTable& gpus, size_t i) {
+    while (plain_.size() < gpus.size()) plain_.push_back(PlainIdentityTexts(gpus[plain_.size()]));
+    return ExpectedGpu{&gpus[i], plain_[i]};
   }
 
   void SetLayoutFlags() {
@@ -359,6 +444,8 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
   uint64_t group_index_ = 0;
   bool block_mode_ = false;  // parsing one block of a file (see QueryCsvBlockParser)
   QueryCsvBlockUse use_;
+  size_t compact_rows_ = 0;     // rows of the block taken by ParseQueryRowExpected
+  std::vector<uint8_t> plain_;  // PlainIdentityTexts of the block's GPU table entries so far
 };
 
 }  // namespace

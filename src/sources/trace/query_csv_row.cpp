@@ -144,6 +144,57 @@ __attribute__((always_inline)) inline bool TakeMemory(const char* p, const char*
   return TakeMemoryField(p, end, unit, q, out);
 }
 
+// p[0..n) == t[0..n) for n >= 1 (both readable), 16 bytes at a time without a library call.
+inline bool SameAt(const char* p, const char* t, size_t n) {
+#ifdef __SSE2__
+  if (n >= 16) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + i));
+      if (_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) != 0xFFFF) return false;
+    }
+    if (i == n) return true;
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + n - 16));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + n - 16));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) == 0xFFFF;
+  }
+#endif
+  if (n >= 8) {
+    uint64_t a0, b0, a1, b1;
+    std::memcpy(&a0, p, 8);
+    std::memcpy(&b0, t, 8);
+    std::memcpy(&a1, p + n - 8, 8);
+    std::memcpy(&b1, t + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] != t[i]) return false;
+  }
+  return true;
+}
+
+// Whether the field at p (leading blanks skipped) is exactly the plain text `t` (see
+// PlainIdentityTexts): t's bytes, then only spaces and tabs up to the ',' or the line's end. For a
+// plain text that is what FieldEnd and TrimBack would give. Sets *q to the field's end.
+inline bool FieldIs(const char* p, const char* end, const std::string& t, const char** q) {
+  const size_t n = t.size();
+  if (static_cast<size_t>(end - p) < n || !SameAt(p, t.data(), n)) return false;
+  const char* r = p + n;
+  if (!EndsField(&r, end)) return false;
+  *q = r;
+  return true;
+}
+
+// A short text equal to [p, p + n) (the index digits against a key).
+inline bool SameShort(const std::string& a, const char* p, size_t n) {
+  if (a.size() != n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != p[i]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void SetQueryRowFastPath(bool on) {
@@ -300,6 +351,163 @@ bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t 
   FinishRowIdentity(rec, have_uuid, have_name, key_index, key_uuid, key_pci);
   *has_zone = zone;
   return true;
+}
+
+// ParseQueryRowFast's scan with the identity compared instead of stored: the same grammar field by
+// field (timestamps, indexes, percentages, memory values and other fields as there), but the UUID,
+// name and PCI bus ID are compared in place with the expected GPU's plain texts, and every spelling
+// the fused scan takes through a general parser (an index that is not plain digits, a missing
+// identity text) returns false. Kept next to ParseQueryRowFast: a change to one is a change to both
+// (query_csv_block_test.cpp checks random rows both ways).
+bool ParseQueryRowExpected(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache,
+                           const ExpectedGpu& expect, MemorySample* sample, bool* has_zone) {
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  const GpuIdentity& g = *expect.gpu;
+  bool have_time = false, have_index = false, have_uuid = false, have_pci = false, have_name = false, zone = false;
+  MemorySample& s = *sample;
+  s.t = 0;
+  s.used_bytes.reset();
+  s.total_bytes.reset();
+  s.free_bytes.reset();
+  s.reserved_bytes.reset();
+  s.gpu_util_ratio.reset();
+  for (size_t i = 0; i < n; ++i) {
+    while (p != end && (*p == ' ' || *p == '\t')) ++p;
+    const char* q = nullptr;  // the field's end: its ',' or the end of the line
+    switch (cols[i].kind) {
+      case CsvColumn::kTimestamp: {
+        std::string_view v;
+        if (end - p >= 23 && p[4] == '/' && p[7] == '/' && p[10] == ' ' && p[13] == ':' && p[16] == ':' &&
+            p[19] == '.' && IsDigit(p[20]) && IsDigit(p[21]) && IsDigit(p[22])) {
+          q = p + 23;
+          if (EndsField(&q, end)) {
+            if (cache->second_valid && SameSecond(cache->second, p)) {
+              s.t = cache->second_seconds +
+                    kMilliFractions[static_cast<size_t>((p[20] - '0') * 100 + (p[21] - '0') * 10 + (p[22] - '0'))];
+              have_time = true;
+              break;
+            }
+            v = std::string_view(p, 23);
+          }
+        }
+        if (v.empty()) {
+          q = FieldEnd(p, end);
+          if (q == nullptr) return false;
+          v = TrimBack(p, q);
+        }
+        Timestamp ts;
+        if (!ParseTraceTimestamp(v, &ts, cache)) return false;
+        s.t = ts.seconds;
+        zone = ts.has_zone;
+        have_time = true;
+        break;
+      }
+      case CsvColumn::kIndex: {
+        // Plain digits only (other spellings: ParseQueryRowFast's), equal to the expected GPU's
+        // index and key in every index field of the row.
+        const char* r = p;
+        uint32_t idx = 0;
+        while (r != end && r - p < 7 && IsDigit(*r)) idx = idx * 10 + static_cast<uint32_t>(*r++ - '0');
+        const char* digits_end = r;
+        if (r == p || idx > 1000000 || !EndsField(&r, end)) return false;
+        if (!g.index || *g.index != static_cast<int>(idx) ||
+            !SameShort(g.key, p, static_cast<size_t>(digits_end - p))) {
+          return false;
+        }
+        have_index = true;
+        q = r;
+        break;
+      }
+      case CsvColumn::kUtil: {
+        const char* r = p;
+        unsigned pct = 0;
+        while (r != end && r - p < 3 && IsDigit(*r)) pct = pct * 10 + static_cast<unsigned>(*r++ - '0');
+        if (r != p && pct <= 100) {
+          if (end - r >= 2 && r[0] == ' ' && r[1] == '%') {
+            r += 2;
+          } else if (r != end && r[0] == '%') {
+            r += 1;
+          }
+          if (EndsField(&r, end)) {
+            s.gpu_util_ratio = kPercents.v[pct];
+            q = r;
+            break;
+          }
+        }
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        if (ParsePercentValue(TrimBack(p, q), &s.gpu_util_ratio) != ValueError::kOk) return false;
+        break;
+      }
+      case CsvColumn::kUsed:
+        if (!TakeMemory(p, end, cols[i].unit, &q, &s.used_bytes)) return false;
+        break;
+      case CsvColumn::kTotal:
+        if (!TakeMemory(p, end, cols[i].unit, &q, &s.total_bytes)) return false;
+        break;
+      case CsvColumn::kFree:
+        if (!TakeMemory(p, end, cols[i].unit, &q, &s.free_bytes)) return false;
+        break;
+      case CsvColumn::kReserved:
+        if (!TakeMemory(p, end, cols[i].unit, &q, &s.reserved_bytes)) return false;
+        break;
+      case CsvColumn::kUuid:
+        // Compared in place with the expected GPU's UUID: no search for the comma.
+        if ((expect.plain & kPlainUuid) == 0 || !FieldIs(p, end, g.uuid, &q)) return false;
+        have_uuid = true;
+        break;
+      case CsvColumn::kName:
+        if ((expect.plain & kPlainName) == 0 || !FieldIs(p, end, g.name, &q)) return false;
+        have_name = true;
+        break;
+      case CsvColumn::kPciBusId:
+        if ((expect.plain & kPlainPci) == 0 || !FieldIs(p, end, g.pci_bus_id, &q)) return false;
+        have_pci = true;
+        break;
+      case CsvColumn::kOther:
+      case CsvColumn::kPid:
+        q = FieldEnd(p, end);
+        if (q == nullptr) return false;
+        break;
+    }
+    // One field per column, no more, no fewer.
+    if (q == end) {
+      if (i + 1 != n) return false;
+    } else {
+      if (i + 1 == n) return false;
+      p = q + 1;
+    }
+  }
+  // A row without a clock takes its time from the lines before it: the general path's.
+  if (!have_time) return false;
+  // What the row does not name must be absent from the expected GPU too, and its key must be the
+  // one FinishRowIdentity would choose: the index, else the UUID, else the PCI bus ID, else "0".
+  if (!have_index && g.index) return false;
+  if (!have_uuid && !g.uuid.empty()) return false;
+  if (!have_pci && !g.pci_bus_id.empty()) return false;
+  if (!have_name && !g.name.empty()) return false;
+  if (!have_index) {
+    const std::string_view key = have_uuid  ? std::string_view(g.uuid)
+                                 : have_pci ? std::string_view(g.pci_bus_id)
+                                            : std::string_view("0");
+    if (g.key != key) return false;
+  }
+  *has_zone = zone;
+  return true;
+}
+
+uint8_t PlainIdentityTexts(const GpuIdentity& gpu) {
+  auto plain = [](const std::string& t) {
+    if (t.empty() || t.front() == ' ' || t.front() == '\t' || t.back() == ' ' || t.back() == '\t') return false;
+    if (t.find_first_of(",\"") != std::string::npos) return false;
+    return !IsMissingValue(t);
+  };
+  uint8_t bits = 0;
+  if (plain(gpu.uuid)) bits |= kPlainUuid;
+  if (plain(gpu.name)) bits |= kPlainName;
+  if (plain(gpu.pci_bus_id) && NormalizePciBusId(gpu.pci_bus_id) == gpu.pci_bus_id) bits |= kPlainPci;
+  return bits;
 }
 
 }  // namespace vw::trace

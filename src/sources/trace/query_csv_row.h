@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -66,6 +67,31 @@ inline void FinishRowIdentity(TraceRecord* rec, bool have_uuid, bool have_name, 
 // cols[0..n) into *rec. Sets *has_zone when the row's timestamp had a zone. True when parsed.
 bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache, TraceRecord* rec,
                        bool* has_zone);
+
+// The GPU a row is expected to belong to (the entry of the block's GPU table predicted next) and
+// which of its texts are plain (PlainIdentityTexts): only those are compared in place.
+inline constexpr uint8_t kPlainUuid = 1, kPlainPci = 2, kPlainName = 4;
+struct ExpectedGpu {
+  const GpuIdentity* gpu = nullptr;
+  uint8_t plain = 0;  // kPlainUuid | kPlainPci | kPlainName
+};
+
+// The bits of the texts of `gpu` that a row's field can be compared with byte for byte: not empty,
+// not a missing-value spelling, no ',' or '"', no space or tab at either end (and a PCI bus ID
+// already in its normalised form). Such a text equals a field exactly when the field's bytes are
+// the text followed by nothing but spaces or tabs.
+uint8_t PlainIdentityTexts(const GpuIdentity& gpu);
+
+// ParseQueryRowFast for a row of a known GPU: the same scan, but the row's identity fields are
+// compared with expect.gpu instead of being stored (the UUID, name and PCI bus ID byte for byte in
+// place, without searching for their commas), and the values go into *sample (its process list
+// untouched). True when ParseQueryRowFast would take the row and give exactly expect.gpu's identity
+// (every field: key, index, UUID, PCI bus ID, name) and these values. False on any doubt — another
+// GPU, a text that is not plain, an index that is not plain digits, anything ParseQueryRowFast
+// refuses — leaving *sample unspecified and only *cache changed: then parse the row with
+// ParseQueryRowFast.
+bool ParseQueryRowExpected(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache,
+                           const ExpectedGpu& expect, MemorySample* sample, bool* has_zone);
 
 // Whether the query-csv reader tries ParseQueryRowFast first (default true). Read when a reader
 // is created. Tests turn it off to compare the fast path with the general path.

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sources/trace/compact_sample.h"
 #include "sources/trace/line_reader.h"
 #include "sources/trace/trace_reader.h"
 
@@ -42,6 +43,17 @@ struct QueryCsvBlockUse {
   bool time_set = false;     // a `date` line set block_time
 };
 
+// Where a block parser puts the records of its block: compact samples and the block's GPU table.
+// `scratch` are records of the caller's that rows are parsed into when they do not take the
+// compact scan (reused from block to block, so they keep their strings' capacity).
+struct CompactBlockOutput {
+  GpuTable* gpus = nullptr;                       // appended to (Intern)
+  std::vector<CompactSample>* samples = nullptr;  // grown as needed; the first `count` are the block's
+  size_t count = 0;
+  TraceRecord* scratch = nullptr;
+  size_t scratch_count = 0;  // at least 1
+};
+
 // A --query-gpu CSV parser for one block of a file, started from a guessed carry. Rows without a
 // timestamp column (their time depends on every earlier row) are not parsed in a block: they end
 // it with a non-ok Status, as does any error; the caller then reads that part of the file with one
@@ -50,8 +62,12 @@ struct QueryCsvBlockUse {
 class QueryCsvBlockParser {
  public:
   virtual ~QueryCsvBlockParser() = default;
-  // The next record; *got false at the end of the block.
-  virtual Status NextInBlock(TraceRecord* out, bool* got) = 0;
+  // Parses the whole block into *out (the records the sequential reader would give, in order, with
+  // --total applied). A plain data row of the GPU the table predicts (see ParseQueryRowExpected)
+  // is stored without a TraceRecord; every other line goes through the sequential reader's path.
+  virtual Status ParseBlock(CompactBlockOutput* out) = 0;
+  // Rows of the last ParseBlock() taken by the compact scan (tests, diagnostics).
+  virtual size_t compact_rows() const = 0;
   virtual QueryCsvCarry carry() const = 0;  // the carry after the lines read so far
   virtual QueryCsvBlockUse use() const = 0;
   virtual size_t lines_read() const = 0;

@@ -93,9 +93,13 @@ struct EngineConfig {
   double min_window_seconds = 1800;    // shortest stretch a trend test runs on
   double min_history_seconds = 10800;  // settled history needed before a leak verdict: a young
                                        // job's growth is usually its allocator settling
-  // ... unless the growth is fast (interval above fast_rate_bps over a full first window) and its
+  // ... unless the growth is fast and steady: over a window at least young_window_fraction of the
+  // first configured window long, the lower end of the slope's interval is at least fast_rate_bps ×
+  // (first window / window)^young_rate_exponent (500 MiB/h over 1 h, 125 MiB/h over 2 h), and the
   // second half kept at least young_pace_ratio of the first half's slope.
   double fast_rate_bps = 500 * 1048576.0 / 3600;
+  double young_rate_exponent = 2;
+  double young_window_fraction = 0.85;
   double young_pace_ratio = 0.85;
   // Growth slower than slow_rate_bps is called a leak only after slow_history_seconds of settled
   // data: a caching allocator's staircase slows like 1/t and keeps stepping at 40–75 MiB/h for

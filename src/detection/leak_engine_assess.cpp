@@ -155,13 +155,19 @@ struct SettledAge {
   double first_window = 0;  // seconds
 };
 
+// The rate (bytes/second) the interval's lower end must reach in a young segment over a window of
+// window_s: fast_rate_bps over the first window, falling with young_rate_exponent as windows grow.
+double YoungRate(const EngineConfig& c, double first_window_s, double window_s) {
+  return c.fast_rate_bps * std::pow(first_window_s / window_s, c.young_rate_exponent);
+}
+
 // Whether a passing window is held back by the history rules.
 bool TooYoung(const Window& w, const EngineConfig& c, const SettledAge& age) {
   const GrowthWindow& g = w.test;
   if (age.slow_young && g.sen->slope < c.slow_rate_bps) return true;
   if (!age.young) return false;
-  const bool full = w.seconds >= 0.98 * age.first_window;
-  const bool fast = g.sen->low_slope >= c.fast_rate_bps;
+  const bool full = w.seconds >= c.young_window_fraction * age.first_window;
+  const bool fast = g.sen->low_slope >= YoungRate(c, age.first_window, w.seconds);
   const bool steady = g.first_half && g.second_half && g.second_half->slope >= c.young_pace_ratio * g.first_half->slope;
   return !(full && fast && steady);
 }
@@ -537,6 +543,33 @@ Assessment LeakEngine::Assess() const {
   const std::vector<Window>& leak_windows = env_v ? env_v->windows : windows;
   if (env_v) leak_at = env_v->leak_at;
 
+  // The rate from where the growth began (the window may start on the plateau before it), over the
+  // longest window tested. A window can pass at the rate floor while the growth since its start runs
+  // slower (a staircase's late steps): such a leak would be reported below the floor it must reach.
+  std::optional<LeakRateFit> rate;
+  if (leak_at) {
+    const Window& w = leak_windows[*leak_at];
+    const double from = leak_series.back().t - leak_windows.back().seconds - 1e-9;
+    auto first = std::lower_bound(leak_series.begin(), leak_series.end(), from,
+                                  [](const FloorPoint& p, double t) { return p.t < t; });
+    rate = FitLeakRate(std::span<const FloorPoint>(first, leak_series.end()), std::min(c.min_window_seconds, w.seconds),
+                       c.ci_level, c.max_trend_points);
+    if (rate && rate->sen.low_slope <= 0) rate.reset();
+    const double floor_bps = age.slow_young ? std::max(c.min_rate_bps, c.slow_rate_bps) : c.min_rate_bps;
+    if (rate && rate->sen.slope < floor_bps) {
+      a.verdict = Verdict::kSettling;
+      a.trend = FitOf(w);
+      std::string s = TrendSentence(w, width_, cycle ? block_s : 0);
+      s[0] = static_cast<char>(std::toupper(s[0]));
+      a.evidence.push_back(fmt::format(
+          "{}, but the growth since {} runs at only {} (Sen's slope; {:.0f}% interval {} to {}), below the {} a "
+          "leak verdict needs{}: settling, not a leak.",
+          s, At(std::max(analysed.front().t, rate->start_t - envelope_s), first_t_), Rate(rate->sen.slope),
+          100 * c.ci_level, Rate(rate->sen.low_slope), Rate(rate->sen.high_slope), Rate(floor_bps),
+          age.slow_young ? fmt::format(" before {} of settled data", FormatDuration(c.slow_history_seconds)) : ""));
+      return a;
+    }
+  }
   if (leak_at) {
     const Window& w = leak_windows[*leak_at];
     const GrowthWindow& g = w.test;
@@ -556,14 +589,7 @@ Assessment LeakEngine::Assess() const {
       a.evidence.push_back(
           fmt::format("The load oscillates, so the test ran on the lower envelope: the lowest floor over each {}.",
                       FormatDuration(envelope_s)));
-    // The rate from where the growth began (the window may start on the plateau before it), over
-    // the longest window tested.
-    const double from = leak_series.back().t - leak_windows.back().seconds - 1e-9;
-    auto first = std::lower_bound(leak_series.begin(), leak_series.end(), from,
-                                  [](const FloorPoint& p, double t) { return p.t < t; });
-    const auto rate = FitLeakRate(std::span<const FloorPoint>(first, leak_series.end()),
-                                  std::min(c.min_window_seconds, w.seconds), c.ci_level, c.max_trend_points);
-    if (rate && rate->sen.low_slope > 0) {
+    if (rate) {
       // The envelope lags the floor by its span: growth it shows from s began about a span earlier.
       a.leak_start_t = std::max(analysed.front().t, rate->start_t - envelope_s);
       a.rate_bps = rate->sen.slope;
@@ -609,8 +635,10 @@ Assessment LeakEngine::Assess() const {
     } else if (young && w.test.leak && !vetoed_by) {
       why = fmt::format(
           "only {} have passed since the floor settled, and a young job's growth is usually its allocator "
-          "settling (a leak verdict needs {}, or growth above {} at a steady pace)",
-          FormatDuration(span_a), FormatDuration(c.min_history_seconds), Rate(c.fast_rate_bps));
+          "settling (a leak verdict needs {}, or steady growth whose interval stays above {} over {}, {} over {})",
+          FormatDuration(span_a), FormatDuration(c.min_history_seconds), Rate(c.fast_rate_bps),
+          FormatDuration(age.first_window), Rate(YoungRate(c, age.first_window, 2 * age.first_window)),
+          FormatDuration(2 * age.first_window));
     } else if (vetoed_by) {
       why = fmt::format("the {} window shows it slowing down (rises per third {})",
                         FormatDuration(windows[*vetoed_by].seconds), ThirdsText(windows[*vetoed_by].test));

@@ -311,17 +311,34 @@ TEST(LeakEngine, FastRampIsWarmup) {
   EXPECT_NE(AllEvidence(run.last).find("Still warming up"), std::string::npos);
 }
 
-TEST(LeakEngine, SlowRiseInAYoungJobIsNotALeakYet) {
+TEST(LeakEngine, SteadyRiseInAYoungJobNeedsLessRateOverLongerWindows) {
+  // 150 MiB/h from the start. In the first three settled hours the interval's lower end must reach
+  // 500 MiB/h over 1 h, falling with the square of the window: 222 MiB/h over 1h 30m (not yet),
+  // 87 MiB/h over 2h 24m (a leak, where three settled hours used to be needed).
+  auto shape = [](double t) { return Ramp(t, 10000) + 150 * t / kHour; };
   LeakEngine e = CardEngine();
-  // 300 MiB/h from the start: below the fast rate, so it needs three settled hours.
-  auto shape = [](double t) { return Ramp(t, 10000) + 300 * t / kHour; };
-  const Trace run = Feed(e, shape, 2.5 * kHour, 1.0, 2);
+  const Trace run = Feed(e, shape, 1.6 * kHour, 1.0, 2);
   EXPECT_EQ(LeakChecks(run), 0);
   EXPECT_EQ(run.last.verdict, Verdict::kSettling) << AllEvidence(run.last);
   EXPECT_NE(AllEvidence(run.last).find("young job"), std::string::npos) << AllEvidence(run.last);
+  EXPECT_NE(AllEvidence(run.last).find("above 500 MiB/h over 1h 0m, 125 MiB/h over 2h 0m"), std::string::npos)
+      << AllEvidence(run.last);
   LeakEngine later = CardEngine();
-  const Trace longer = Feed(later, shape, 4.5 * kHour, 1.0, 2);
-  EXPECT_EQ(longer.last.verdict, Verdict::kLeak) << AllEvidence(longer.last);
+  const Trace longer = Feed(later, shape, 2.5 * kHour, 1.0, 2);
+  ASSERT_EQ(longer.last.verdict, Verdict::kLeak) << AllEvidence(longer.last);
+  EXPECT_NEAR(*longer.last.rate_bps * kHour / kMiB, 150, 10);
+}
+
+TEST(LeakEngine, FastLeakInAYoungJobIsFoundBeforeAFullHourHasSettled) {
+  // 1 GiB/h from the start. The window of a young job must be at least 85 % of the first one
+  // (51 minutes): 72 minutes into the job, 55 minutes after the floor settled, that holds.
+  auto shape = [](double t) { return Ramp(t, 10000) + 1024 * t / kHour; };
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, shape, 72 * 60, 1.0, 2);
+  ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
+  ASSERT_TRUE(run.last.settled_at);
+  EXPECT_LT(run.last.trend->window_seconds, 0.98 * kHour);
+  EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 1024, 30);
 }
 
 TEST(LeakEngine, SlowGrowthNeedsFiveSettledHours) {

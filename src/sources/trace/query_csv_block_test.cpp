@@ -20,6 +20,8 @@ namespace vw::trace {
 namespace {
 
 using testing_util::Bits;
+using testing_util::GeneralPathOnly;
+using testing_util::Layout;
 
 constexpr const char* kHeader = "timestamp, index, uuid, memory.used [MiB], memory.total [MiB], utilization.gpu [%]";
 
@@ -41,13 +43,6 @@ std::string Rows(int seconds, int gpus, const std::string& eol = "\n") {
   }
   return text;
 }
-
-// Turns the row fast paths off for one scope (the general path for every line).
-class GeneralPathOnly {
- public:
-  GeneralPathOnly() { SetQueryRowFastPath(false); }
-  ~GeneralPathOnly() { SetQueryRowFastPath(true); }
-};
 
 struct BlockResult {
   Status status;
@@ -324,18 +319,6 @@ TEST(QueryCsvBlock, RandomBlocksParseTheSameWithAndWithoutTheCompactScan) {
 }
 
 // --- ParseQueryRowExpected ------------------------------------------------------------------------
-
-std::vector<CsvColumnSpec> Layout(std::string_view header) {
-  std::vector<std::string_view> fields;
-  SplitCsv(header, &fields);
-  std::vector<CsvColumnSpec> cols;
-  for (std::string_view f : fields) {
-    CsvColumnSpec spec;
-    EXPECT_TRUE(ParseCsvColumn(f, &spec)) << f;
-    cols.push_back(spec);
-  }
-  return cols;
-}
 
 TEST(PlainIdentityTexts, OnlyTextsAFieldCanEqualByteForByte) {
   struct Case {

@@ -14,25 +14,6 @@ namespace {
 
 using namespace testing_util;
 
-std::vector<CsvColumnSpec> Layout(std::string_view header) {
-  std::vector<std::string_view> fields;
-  SplitCsv(header, &fields);
-  std::vector<CsvColumnSpec> cols;
-  for (std::string_view f : fields) {
-    CsvColumnSpec spec;
-    EXPECT_TRUE(ParseCsvColumn(f, &spec)) << f;
-    cols.push_back(spec);
-  }
-  return cols;
-}
-
-// Turns the fast path off for one scope (the general path for every row).
-class GeneralPathOnly {
- public:
-  GeneralPathOnly() { SetQueryRowFastPath(false); }
-  ~GeneralPathOnly() { SetQueryRowFastPath(true); }
-};
-
 ReadResult ReadWith(bool fast, const std::string& text, bool lenient, const std::string& name) {
   TraceOptions opt;
   opt.lenient = lenient;

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "core/time.h"
+#include "sources/trace/csv_fields.h"
+#include "sources/trace/query_csv_row.h"
 #include "sources/trace/trace_reader.h"
 
 namespace vw::trace::testing_util {
@@ -183,5 +185,27 @@ inline std::vector<TraceRecord> OfGpu(const std::vector<TraceRecord>& all, const
 inline std::string Iso(double t, bool zone = false) {
   return FormatIso8601(t, zone);
 }
+
+// The column layout of a query-csv header.
+inline std::vector<CsvColumnSpec> Layout(std::string_view header) {
+  std::vector<std::string_view> fields;
+  SplitCsv(header, &fields);
+  std::vector<CsvColumnSpec> cols;
+  for (std::string_view f : fields) {
+    CsvColumnSpec spec;
+    EXPECT_TRUE(ParseCsvColumn(f, &spec)) << f;
+    cols.push_back(spec);
+  }
+  return cols;
+}
+
+// Turns the query-csv row fast paths off for one scope (the general path for every line).
+class GeneralPathOnly {
+ public:
+  GeneralPathOnly() { SetQueryRowFastPath(false); }
+  ~GeneralPathOnly() { SetQueryRowFastPath(true); }
+  GeneralPathOnly(const GeneralPathOnly&) = delete;
+  GeneralPathOnly& operator=(const GeneralPathOnly&) = delete;
+};
 
 }  // namespace vw::trace::testing_util

@@ -20,7 +20,7 @@
 // identities (compact_sample.h), which NextBatch() gives out as they are; NextRecord() and the copying interfaces
 // rebuild the TraceRecord from them. The rest of a file after a fall-back is handed out the same way.
 //
-// Memory: at most threads + 2 blocks are in flight (each block's compact samples, about 56 bytes a
+// Memory: at most threads + 14 blocks are in flight (each block's compact samples, about 56 bytes a
 // record), plus one read buffer of block_bytes + kBlockSlack per worker, whatever the file size.
 //
 // Threading: one caller thread uses this object; the workers start on the first read and are

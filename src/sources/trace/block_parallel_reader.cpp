@@ -21,7 +21,7 @@ constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 constexpr size_t kDetectBytes = 64 * 1024;  // as OpenTrace() peeks for format detection
 constexpr uint64_t kMinBlockBytes = 64;
 constexpr uint64_t kMaxBlockBytes = 64 << 20;
-constexpr size_t kTailBatch = 1024;
+constexpr size_t kTailBatch = 1024;     // records per batch after a fall-back
 constexpr size_t kScratchRecords = 33;  // per worker: one per GPU table entry searched, and a spare
 constexpr uint64_t kPageBytes = 4096;
 // Blocks in flight besides one per worker: enough for the workers to run about 5 ms ahead of the
@@ -30,8 +30,7 @@ constexpr uint64_t kPageBytes = 4096;
 // idle once its worker had parsed every block handed out: 30-40 ms per GB on 2 cores, against
 // 3-17 ms with 14 (perf sched).
 constexpr size_t kSpareSlots = 14;
-constexpr uint64_t kBlockProbe =
-    4 << 10;  // bytes read past a block's end at first (see Parse)  // records per batch after a fall-back
+constexpr uint64_t kBlockProbe = 4 << 10;  // bytes read past a block's end at first (see Parse)
 
 // Offset of the first '\n' at a file offset in [from, to) within `text` (which starts at file
 // offset `base`), or kNone.

@@ -144,6 +144,62 @@ __attribute__((always_inline)) inline bool TakeMemory(const char* p, const char*
   return TakeMemoryField(p, end, unit, q, out);
 }
 
+// A timestamp field at p (leading blanks skipped): *t in seconds, *zone whether it named one, *q the
+// field's end. nvidia-smi's "YYYY/MM/DD HH:MM:SS.mmm" has a fixed width, so no search for the
+// comma, and a row in the second of the previous row (the other GPUs of one sample) takes
+// ParseTraceTimestamp's own shortcut inline. False when the field is no timestamp.
+__attribute__((always_inline)) inline bool TakeTimestamp(const char* p, const char* end, DateCache* cache,
+                                                         const char** q, double* t, bool* zone) {
+  std::string_view v;
+  if (end - p >= 23 && p[4] == '/' && p[7] == '/' && p[10] == ' ' && p[13] == ':' && p[16] == ':' && p[19] == '.' &&
+      IsDigit(p[20]) && IsDigit(p[21]) && IsDigit(p[22])) {
+    const char* r = p + 23;
+    if (EndsField(&r, end)) {
+      *q = r;
+      if (cache->second_valid && SameSecond(cache->second, p)) {
+        *t = cache->second_seconds +
+             kMilliFractions[static_cast<size_t>((p[20] - '0') * 100 + (p[21] - '0') * 10 + (p[22] - '0'))];
+        return true;
+      }
+      v = std::string_view(p, 23);
+    }
+  }
+  if (v.empty()) {
+    *q = FieldEnd(p, end);
+    if (*q == nullptr) return false;
+    v = TrimBack(p, *q);
+  }
+  Timestamp ts;
+  if (!ParseTraceTimestamp(v, &ts, cache)) return false;
+  *t = ts.seconds;
+  *zone = ts.has_zone;
+  return true;
+}
+
+// A utilization field at p: "87 %", "87%" or "87" straight away, any other spelling through
+// ParsePercentValue. *q the field's end; false when the field is no percentage.
+__attribute__((always_inline)) inline bool TakeUtil(const char* p, const char* end, const char** q,
+                                                    std::optional<double>* out) {
+  const char* r = p;
+  unsigned pct = 0;
+  while (r != end && r - p < 3 && IsDigit(*r)) pct = pct * 10 + static_cast<unsigned>(*r++ - '0');
+  if (r != p && pct <= 100) {
+    if (end - r >= 2 && r[0] == ' ' && r[1] == '%') {
+      r += 2;
+    } else if (r != end && r[0] == '%') {
+      r += 1;
+    }
+    if (EndsField(&r, end)) {
+      *out = kPercents.v[pct];
+      *q = r;
+      return true;
+    }
+  }
+  *q = FieldEnd(p, end);
+  if (*q == nullptr) return false;
+  return ParsePercentValue(TrimBack(p, *q), out) == ValueError::kOk;
+}
+
 // p[0..n) == t[0..n) for n >= 1 (both readable), 16 bytes at a time without a library call.
 inline bool SameAt(const char* p, const char* t, size_t n) {
 #ifdef __SSE2__
@@ -216,36 +272,10 @@ bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t 
     while (p != end && (*p == ' ' || *p == '\t')) ++p;
     const char* q = nullptr;  // the field's end: its ',' or the end of the line
     switch (cols[i].kind) {
-      case CsvColumn::kTimestamp: {
-        std::string_view v;
-        // nvidia-smi's "YYYY/MM/DD HH:MM:SS.mmm": a fixed width, so no search for the comma.
-        if (end - p >= 23 && p[4] == '/' && p[7] == '/' && p[10] == ' ' && p[13] == ':' && p[16] == ':' &&
-            p[19] == '.' && IsDigit(p[20]) && IsDigit(p[21]) && IsDigit(p[22])) {
-          q = p + 23;
-          if (EndsField(&q, end)) {
-            // The second of the previous row (the other GPUs of one sample): ParseTraceTimestamp's
-            // own shortcut, inline.
-            if (cache->second_valid && SameSecond(cache->second, p)) {
-              s.t = cache->second_seconds +
-                    kMilliFractions[static_cast<size_t>((p[20] - '0') * 100 + (p[21] - '0') * 10 + (p[22] - '0'))];
-              have_time = true;
-              break;
-            }
-            v = std::string_view(p, 23);
-          }
-        }
-        if (v.empty()) {
-          q = FieldEnd(p, end);
-          if (q == nullptr) return false;
-          v = TrimBack(p, q);
-        }
-        Timestamp ts;
-        if (!ParseTraceTimestamp(v, &ts, cache)) return false;
-        s.t = ts.seconds;
-        zone = ts.has_zone;
+      case CsvColumn::kTimestamp:
+        if (!TakeTimestamp(p, end, cache, &q, &s.t, &zone)) return false;
         have_time = true;
         break;
-      }
       case CsvColumn::kIndex: {
         const char* r = p;
         uint32_t idx = 0;
@@ -268,27 +298,9 @@ bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t 
         key_index = v;
         break;
       }
-      case CsvColumn::kUtil: {
-        const char* r = p;
-        unsigned pct = 0;
-        while (r != end && r - p < 3 && IsDigit(*r)) pct = pct * 10 + static_cast<unsigned>(*r++ - '0');
-        if (r != p && pct <= 100) {
-          if (end - r >= 2 && r[0] == ' ' && r[1] == '%') {
-            r += 2;
-          } else if (r != end && r[0] == '%') {
-            r += 1;
-          }
-          if (EndsField(&r, end)) {
-            s.gpu_util_ratio = kPercents.v[pct];
-            q = r;
-            break;
-          }
-        }
-        q = FieldEnd(p, end);
-        if (q == nullptr) return false;
-        if (ParsePercentValue(TrimBack(p, q), &s.gpu_util_ratio) != ValueError::kOk) return false;
+      case CsvColumn::kUtil:
+        if (!TakeUtil(p, end, &q, &s.gpu_util_ratio)) return false;
         break;
-      }
       case CsvColumn::kUsed:
         if (!TakeMemory(p, end, cols[i].unit, &q, &s.used_bytes)) return false;
         break;
@@ -376,33 +388,10 @@ bool ParseQueryRowExpected(std::string_view line, const CsvColumnSpec* cols, siz
     while (p != end && (*p == ' ' || *p == '\t')) ++p;
     const char* q = nullptr;  // the field's end: its ',' or the end of the line
     switch (cols[i].kind) {
-      case CsvColumn::kTimestamp: {
-        std::string_view v;
-        if (end - p >= 23 && p[4] == '/' && p[7] == '/' && p[10] == ' ' && p[13] == ':' && p[16] == ':' &&
-            p[19] == '.' && IsDigit(p[20]) && IsDigit(p[21]) && IsDigit(p[22])) {
-          q = p + 23;
-          if (EndsField(&q, end)) {
-            if (cache->second_valid && SameSecond(cache->second, p)) {
-              s.t = cache->second_seconds +
-                    kMilliFractions[static_cast<size_t>((p[20] - '0') * 100 + (p[21] - '0') * 10 + (p[22] - '0'))];
-              have_time = true;
-              break;
-            }
-            v = std::string_view(p, 23);
-          }
-        }
-        if (v.empty()) {
-          q = FieldEnd(p, end);
-          if (q == nullptr) return false;
-          v = TrimBack(p, q);
-        }
-        Timestamp ts;
-        if (!ParseTraceTimestamp(v, &ts, cache)) return false;
-        s.t = ts.seconds;
-        zone = ts.has_zone;
+      case CsvColumn::kTimestamp:
+        if (!TakeTimestamp(p, end, cache, &q, &s.t, &zone)) return false;
         have_time = true;
         break;
-      }
       case CsvColumn::kIndex: {
         // Plain digits only (other spellings: ParseQueryRowFast's), equal to the expected GPU's
         // index and key in every index field of the row.
@@ -419,27 +408,9 @@ bool ParseQueryRowExpected(std::string_view line, const CsvColumnSpec* cols, siz
         q = r;
         break;
       }
-      case CsvColumn::kUtil: {
-        const char* r = p;
-        unsigned pct = 0;
-        while (r != end && r - p < 3 && IsDigit(*r)) pct = pct * 10 + static_cast<unsigned>(*r++ - '0');
-        if (r != p && pct <= 100) {
-          if (end - r >= 2 && r[0] == ' ' && r[1] == '%') {
-            r += 2;
-          } else if (r != end && r[0] == '%') {
-            r += 1;
-          }
-          if (EndsField(&r, end)) {
-            s.gpu_util_ratio = kPercents.v[pct];
-            q = r;
-            break;
-          }
-        }
-        q = FieldEnd(p, end);
-        if (q == nullptr) return false;
-        if (ParsePercentValue(TrimBack(p, q), &s.gpu_util_ratio) != ValueError::kOk) return false;
+      case CsvColumn::kUtil:
+        if (!TakeUtil(p, end, &q, &s.gpu_util_ratio)) return false;
         break;
-      }
       case CsvColumn::kUsed:
         if (!TakeMemory(p, end, cols[i].unit, &q, &s.used_bytes)) return false;
         break;

@@ -378,12 +378,7 @@ bool ParseQueryRowExpected(std::string_view line, const CsvColumnSpec* cols, siz
   const GpuIdentity& g = *expect.gpu;
   bool have_time = false, have_index = false, have_uuid = false, have_pci = false, have_name = false, zone = false;
   MemorySample& s = *sample;
-  s.t = 0;
-  s.used_bytes.reset();
-  s.total_bytes.reset();
-  s.free_bytes.reset();
-  s.reserved_bytes.reset();
-  s.gpu_util_ratio.reset();
+  ResetRowValues(&s);
   for (size_t i = 0; i < n; ++i) {
     while (p != end && (*p == ' ' || *p == '\t')) ++p;
     const char* q = nullptr;  // the field's end: its ',' or the end of the line

@@ -25,19 +25,23 @@
 
 namespace vw::trace {
 
+// Clears the time and the values a row sets in a sample (not its process list).
+inline void ResetRowValues(MemorySample* s) {
+  s->t = 0;
+  s->used_bytes.reset();
+  s->total_bytes.reset();
+  s->free_bytes.reset();
+  s->reserved_bytes.reset();
+  s->gpu_util_ratio.reset();
+}
+
 // Clears what a row sets (everything but the UUID, name and key, which a row overwrites only when
 // they differ), keeping the strings' capacity: both row parsers start here.
 inline void ResetRowFields(TraceRecord* rec) {
   rec->gpu.index.reset();
   rec->gpu.pci_bus_id.clear();
-  MemorySample& s = rec->sample;
-  s.t = 0;
-  s.used_bytes.reset();
-  s.total_bytes.reset();
-  s.free_bytes.reset();
-  s.reserved_bytes.reset();
-  s.gpu_util_ratio.reset();
-  s.processes.reset();
+  ResetRowValues(&rec->sample);
+  rec->sample.processes.reset();
 }
 
 // *s = v unless it already holds v (short keys: no call for the common case).

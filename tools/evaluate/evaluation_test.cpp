@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -72,9 +73,15 @@ TEST(Evaluation, StaircaseWhoseGrowthRunsBelowTheRateFloorIsNotFlagged) {
   // 7h 10m to 7h 30m.
   const Trace t = TraceGenerator({.seed = 43}).Generate(219);
   ASSERT_EQ(t.label.shape, Shape::kWarmupStaircase);
-  const TraceResult r = EvaluateTrace(t, EvalOptions{});
+  std::string at_7h20m;  // the evidence at the check that used to alarm
+  const TraceResult r = EvaluateTrace(t, EvalOptions{}, [&](double at, const detection::Assessment& a) {
+    if (std::abs(at - (7 * 3600 + 20 * 60)) < 1)
+      for (const std::string& e : a.evidence) at_7h20m += e + "\n";
+  });
   EXPECT_FALSE(r.outcome[0].alarmed_any) << DetectorName(0);
   EXPECT_NE(r.end_verdict, "leak");
+  EXPECT_NE(at_7h20m.find("runs at only 35 MiB/h"), std::string::npos) << at_7h20m;
+  EXPECT_NE(at_7h20m.find("below the 38 MiB/h a leak verdict needs"), std::string::npos) << at_7h20m;
 }
 
 TEST(Evaluation, StaticRuleFlagsEveryPreallocatedPool) {

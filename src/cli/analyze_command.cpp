@@ -25,6 +25,7 @@
 #include "core/units.h"
 #include "detection/series_builder.h"
 #include "outputs/analyze_report.h"
+#include "outputs/json_text.h"
 #include "outputs/report_files.h"
 #include "sources/prometheus/prometheus_reader.h"
 #include "sources/trace/block_parallel_reader.h"
@@ -434,7 +435,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
     }
   }
   if (flags.json) {
-    std::fputs(outputs::RenderAnalyzeJson(all, settings->report).dump(2).c_str(), out);
+    std::fputs(outputs::JsonText(outputs::RenderAnalyzeJson(all, settings->report), 2).c_str(), out);
     std::fputs("\n", out);
   } else {
     std::fputs(outputs::RenderAnalyzeText(all, settings->report).c_str(), out);

@@ -14,6 +14,7 @@
 #include "core/exit_codes.h"
 #include "core/units.h"
 #include "outputs/check_report.h"
+#include "outputs/json_text.h"
 #include "sources/kernel/kernel_log_reader.h"
 #include "sources/kernel/xid_catalog.h"
 #include "sources/nvml/nvml_source.h"
@@ -38,7 +39,7 @@ int Unknown(const CheckOptions& o, std::FILE* out, const std::string& message) {
                              {"gpus", nlohmann::ordered_json::array()},
                              {"findings", nlohmann::ordered_json::array()},
                              {"notes", nlohmann::ordered_json::array()}};
-    std::fprintf(out, "%s\n", j.dump(2).c_str());
+    std::fprintf(out, "%s\n", outputs::JsonText(j, 2).c_str());
   }
   return kExitUnknown;
 }
@@ -145,7 +146,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   report.exit_code = ExitCodeFor(report.result.worst);
 
   if (o.json) {
-    std::fprintf(out, "%s\n", outputs::CheckReportJson(report).dump(2).c_str());
+    std::fprintf(out, "%s\n", outputs::JsonText(outputs::CheckReportJson(report), 2).c_str());
   } else {
     std::fputs(outputs::CheckReportText(report, o.color).c_str(), out);
   }

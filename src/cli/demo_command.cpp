@@ -21,6 +21,7 @@
 #include "cli/check_command.h"
 #include "cli/commands.h"
 #include "core/exit_codes.h"
+#include "outputs/json_text.h"
 #include "sources/procfs/proc_fixture.h"
 
 namespace vw::cli {
@@ -267,7 +268,7 @@ CommandRunner AddDemoCommand(CLI::App& app) {
     }
     if (ctx.json) {
       nlohmann::json doc = {{"schema", "vramwatch.demo/1"}, {"steps", steps}};
-      std::printf("%s\n", doc.dump(2).c_str());
+      std::printf("%s\n", outputs::JsonText(doc, 2).c_str());
     } else {
       for (const auto& s : ctx.summary) std::printf("demo: %s\n", s.c_str());
       if (flags->keep) std::printf("demo: scenario and fixtures kept in %s\n", ctx.dir.c_str());

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "core/time.h"
+#include "outputs/json_text.h"
 
 namespace vw::outputs {
 
@@ -76,7 +77,7 @@ void JsonLinesAlertSink::Send(const std::vector<AlertEvent>& events) {
     j["active_since"] = FormatIso8601(e.alert.active_since, utc_);
     j["fired_at"] = e.alert.fired_at ? json(FormatIso8601(*e.alert.fired_at, utc_)) : json();
     j["resolved_at"] = e.alert.resolved_at ? json(FormatIso8601(*e.alert.resolved_at, utc_)) : json();
-    out += j.dump();
+    out += JsonText(j);
     out += '\n';
   }
   if (std::fwrite(out.data(), 1, out.size(), file_) != out.size() || std::fflush(file_) != 0) {
@@ -126,7 +127,7 @@ void WebhookAlertSink::Send(const std::vector<AlertEvent>& events) {
     body.push_back(AlertmanagerAlert(e, options_.generator_url, options_.ends_after_s));
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(body.dump());
+    queue_.push_back(JsonText(body));
     while (queue_.size() > options_.max_queue) {
       queue_.pop_front();
       ++dropped_;

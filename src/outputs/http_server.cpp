@@ -12,6 +12,7 @@
 
 #include "core/time.h"
 #include "outputs/daemon_status_json.h"
+#include "outputs/json_text.h"
 #include "outputs/prometheus_text.h"
 
 namespace vw::outputs {
@@ -25,7 +26,7 @@ double NowSeconds() {
 template <typename J>
 void SendJson(httplib::Response& res, int status, const J& j) {
   res.status = status;
-  res.set_content(j.dump(), "application/json");
+  res.set_content(JsonText(j), "application/json");
 }
 
 void SendError(httplib::Response& res, int status, const std::string& message) {

@@ -108,6 +108,23 @@ def _(ctx):
         assert "101" in doc["skipped_examples"][0], doc["skipped_examples"]
 
 
+@check("bytes that are not UTF-8 in a skipped line give valid JSON (U+FFFD), never a crash")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        bad = os.path.join(d, "bad.bin.csv")
+        lines = open(os.path.join(ctx.examples, "training-healthy.csv"), "rb").read().splitlines()
+        lines[100] = lines[100].replace(b" MiB,", b" \xffiB,", 1)
+        open(bad, "wb").write(b"\n".join(lines) + b"\n")
+        r = subprocess.run([ctx.vramwatch, "analyze", "--lenient", "--json", bad], capture_output=True, timeout=120)
+        assert r.returncode in (0, 1, 2), (r.returncode, r.stderr[-300:])
+        doc = json.loads(r.stdout.decode("utf-8"))
+        jsonschema.validate(doc, ctx.schema)
+        assert doc["skipped_lines"] == 1, doc["skipped_lines"]
+        assert "\ufffd" in doc["skipped_examples"][0], doc["skipped_examples"]
+        r = subprocess.run([ctx.vramwatch, "analyze", "--json", bad], capture_output=True, timeout=120)
+        assert r.returncode == 3 and r.stdout == b"", (r.returncode, r.stdout[:200])
+
+
 @check("empty file, missing file and unknown format give clear errors (exit 3)")
 def _(ctx):
     with tempfile.TemporaryDirectory() as d:

@@ -1,6 +1,7 @@
 // vramwatch: finds GPU memory leaks and stuck or orphaned GPU processes before they end in
 // "CUDA out of memory". Thin entry point: the one list of subcommands, parsing, dispatch.
 #include <cstdio>
+#include <exception>
 #include <utility>
 #include <vector>
 
@@ -40,7 +41,15 @@ int main(int argc, char** argv) {
     return vw::kExitUnknown;
   }
   for (auto& [sub, run] : commands) {
-    if (sub->parsed()) return run();
+    if (!sub->parsed()) continue;
+    // Errors travel as Status values. An exception that still escapes (from a library) must not end
+    // the program in std::terminate: it is reported like any other failure, with exit 3 (UNKNOWN).
+    try {
+      return run();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "vramwatch %s: internal error: %s\n", sub->get_name().c_str(), e.what());
+      return vw::kExitUnknown;
+    }
   }
   std::fputs("vramwatch: no subcommand given; see vramwatch --help\n", stderr);
   return vw::kExitUnknown;

@@ -39,6 +39,9 @@ class RecordingReader : public LineTraceReader {
         size_t col = ColumnOf(line, t) + (e.byte > 0 ? e.byte - 1 : 0);
         VW_RETURN_IF_ERROR(Malformed(ln, col, "a JSON object", t));
         continue;
+      } catch (const json::exception&) {  // a number too large for a double (out_of_range 406)
+        VW_RETURN_IF_ERROR(Malformed(ln, ColumnOf(line, t), "a JSON object whose numbers fit a double", t));
+        continue;
       }
       if (!j.is_object()) {
         VW_RETURN_IF_ERROR(Malformed(ln, ColumnOf(line, t), "a JSON object", t));

@@ -116,6 +116,8 @@ const RecErrorCase kRecordingErrors[] = {
     {"util_over_one", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"util\":93}\n",
      "expected \"util\" as a ratio 0..1 or null"},
     {"not_an_object", kHeader + "[1,2]\n", "r.jsonl:2:1: expected a JSON object"},
+    {"number_too_large", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"used_bytes\":47e6854285}\n",
+     "r.jsonl:2:1: expected a JSON object whose numbers fit a double"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Errors, RecordingErrors, ::testing::ValuesIn(kRecordingErrors),

@@ -117,7 +117,7 @@ Result<std::string> Post(const Endpoint& e, const std::string& url, const std::s
   if (res->status != 200) {
     // Prometheus explains errors in JSON: {"status":"error","errorType":"bad_data","error":"..."}.
     auto j = json::parse(res->body, nullptr, false);
-    if (!j.is_discarded() && j.contains("error")) {
+    if (!j.is_discarded() && j.is_object() && j.contains("error") && j["error"].is_string()) {
       std::string msg = "Prometheus at " + url + " rejected the query: " + j["error"].get<std::string>();
       return res->status >= 500 ? Status::Unavailable(msg) : Status::InvalidArgument(msg);
     }
@@ -180,8 +180,11 @@ std::string CompanionTotalQuery(const std::string& query) {
   return {};
 }
 
-Result<std::vector<PrometheusSeries>> ParseQueryResponse(std::string_view body, const std::string& query,
-                                                         ValueUnit unit) {
+namespace {
+
+// ParseQueryResponse without the guard: json accessors on a value of another type throw.
+Result<std::vector<PrometheusSeries>> ParseQueryResponseOrThrow(std::string_view body, const std::string& query,
+                                                                ValueUnit unit) {
   auto j = json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::ParseError("Prometheus response for '" + query + "': not a JSON object");
@@ -253,6 +256,19 @@ Result<std::vector<PrometheusSeries>> ParseQueryResponse(std::string_view body, 
     out.push_back(std::move(s));
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<PrometheusSeries>> ParseQueryResponse(std::string_view body, const std::string& query,
+                                                         ValueUnit unit) {
+  // A response of the right outline with a value of another type inside ("status": 5, a result that
+  // is not an object) is an error to report, not an exception to end the program.
+  try {
+    return ParseQueryResponseOrThrow(body, query, unit);
+  } catch (const json::exception& e) {
+    return Status::ParseError("Prometheus response for '" + query + "': unexpected JSON (" + e.what() + ")");
+  }
 }
 
 Result<std::vector<PrometheusSeries>> FetchPrometheusSeries(const std::string& url, const std::string& query,

@@ -98,6 +98,10 @@ TEST(PrometheusReader, MalformedResponsesNameWhatWasExpected) {
        "expected [time, \"value\"]"},
       {R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"x1"]]}]}})",
        "is not a number"},
+      // The right outline with values of other types inside.
+      {R"({"status":5})", "unexpected JSON"},
+      {R"({"status":"success","data":{"resultType":7,"result":[]}})", "unexpected JSON"},
+      {R"({"status":"success","data":{"resultType":"matrix","result":[7]}})", "unexpected JSON"},
   };
   for (const auto& c : cases) {
     auto r = ParseQueryResponse(c.body, "x_bytes", ValueUnit::kAuto);

@@ -72,6 +72,19 @@ TEST(CheckE2E, HealthyHostIsOkAndListsTheHolderWithItsProcFacts) {
   EXPECT_TRUE(idle_note) << j["notes"].dump();
 }
 
+TEST(CheckE2E, CommandLineBytesThatAreNotUtf8AreWrittenAsReplacementCharacters) {
+  // /proc/PID/cmdline holds whatever bytes the process was started with; the JSON stays valid.
+  Scratch s;
+  const std::string arg = std::string("tr") + '\xff' + "ain.py";  // 0xff is never UTF-8
+  std::string proc = s.Proc({Holder(5100, 'R', {"python3", arg})});
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: \"${PID_TRAINER}\", type: compute, used_mib: 10240, "
+                                            "sm_util: 80}\n"));
+  RunResult r = Check(sc, proc, "", {}, {{"PID_TRAINER", "5100"}});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(r.json["gpus"][0]["processes"].size(), 1u) << r.out;
+  EXPECT_EQ(r.json["gpus"][0]["processes"][0]["command"], std::string("python3 tr") + "\xef\xbf\xbd" + "ain.py");
+}
+
 TEST(CheckE2E, UnheldOrphanedMemoryIsCriticalAndSaysOnlyAResetFreesIt) {
   Scratch s;
   std::string proc = s.Proc({});

@@ -32,7 +32,7 @@ void LeakEngine::SetCapacity(double total_bytes, double reserved_bytes) {
   reserved_bytes_ = std::max(0.0, reserved_bytes);
 }
 
-void LeakEngine::Add(double t, double used_bytes) {
+void LeakEngine::AddSlow(double t, double used_bytes) {
   if (!std::isfinite(t) || !std::isfinite(used_bytes)) {
     ++out_of_order_;
     return;

@@ -10,7 +10,9 @@
 // Threading: one instance is used by one thread at a time.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <deque>
 #include <optional>
@@ -180,7 +182,22 @@ class LeakEngine {
   explicit LeakEngine(EngineConfig config = {});
 
   // One sample. Samples older than the last one are ignored and counted (out_of_order()).
-  void Add(double t, double used_bytes);
+  // Inline for the common case (a finite value at or after the last sample, in the open bucket's
+  // cell); everything else, with the same result, in AddSlow.
+  void Add(double t, double used_bytes) {
+    if (open_.count != 0 && t >= last_t_ && t < open_grid_start_ + width_ && std::isfinite(used_bytes)) {
+      open_.t_end = t;
+      open_.peak_bytes = std::max(open_.peak_bytes, used_bytes);
+      open_.min_bytes = std::min(open_.min_bytes, used_bytes);
+      open_.last_bytes = used_bytes;
+      ++open_.count;
+      open_values_.push_back(used_bytes);
+      ++samples_;
+      last_t_ = t;
+      return;
+    }
+    AddSlow(t, used_bytes);
+  }
 
   // Card capacity: total and the driver-reserved part (bytes). May be called again when it changes.
   void SetCapacity(double total_bytes, double reserved_bytes = 0);
@@ -195,6 +212,8 @@ class LeakEngine {
   double bucket_width() const { return width_; }  // seconds, after adaptation and merging
 
  private:
+  void AddSlow(double t, double used_bytes);
+
   EngineConfig config_;
   std::deque<Bucket> buckets_;
   size_t samples_ = 0;

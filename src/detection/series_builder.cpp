@@ -6,7 +6,7 @@
 
 namespace vw::detection {
 
-void MinMaxDecimator::Add(double t, double value) {
+void MinMaxDecimator::AddSlow(double t, double value) {
   if (!started_) {
     origin_ = t;
     started_ = true;
@@ -120,11 +120,6 @@ SeriesBuilder::SeriesBuilder(GpuIdentity gpu, EngineConfig config, size_t max_po
 
 void SeriesBuilder::Add(const MemorySample& sample) {
   AddMemory(sample.t, sample.used_bytes, sample.total_bytes, sample.reserved_bytes);
-}
-
-void SeriesBuilder::Add(double t, double used_bytes) {
-  engine_.Add(t, used_bytes);
-  raw_.Add(t, used_bytes);
 }
 
 void SeriesBuilder::ChangeCapacity(uint64_t total_bytes, std::optional<uint64_t> reserved_bytes) {

@@ -23,13 +23,27 @@ namespace vw::detection {
 class MinMaxDecimator {
  public:
   explicit MinMaxDecimator(size_t max_points = 2000) : max_bins_(max_points < 4 ? 4 : max_points) {}
-  void Add(double t, double value);
+  // Inline for the common case (a time in the cached range of the last bin); the rest, with the
+  // same result, in AddSlow.
+  void Add(double t, double value) {
+    if (started_ && t >= bin_lo_ && t < bin_hi_ && !bins_.empty() && bins_.back().first == bin_n_) {
+      Bin& b = bins_.back().second;
+      if (value < b.v_min) b = Bin{t, value, b.t_max, b.v_max};
+      if (value > b.v_max) {
+        b.t_max = t;
+        b.v_max = value;
+      }
+      return;
+    }
+    AddSlow(t, value);
+  }
   std::vector<SeriesPoint> Points() const;  // in time order
 
  private:
   struct Bin {
     double t_min = 0, v_min = 0, t_max = 0, v_max = 0;
   };
+  void AddSlow(double t, double value);
   void Compact();
   // The bin number of time t: floor((t - origin_) / width_), from the cached range when t is in it.
   long long BinOf(double t) {
@@ -76,7 +90,10 @@ class SeriesBuilder {
     Add(t, static_cast<double>(*used_bytes));
   }
   // A bare value (per-process series).
-  void Add(double t, double used_bytes);
+  void Add(double t, double used_bytes) {
+    engine_.Add(t, used_bytes);
+    raw_.Add(t, used_bytes);
+  }
   void SetCapacity(std::optional<uint64_t> total_bytes, std::optional<uint64_t> reserved_bytes) {
     // Inline for the common case: the capacity the series already has.
     if (!total_bytes) return;

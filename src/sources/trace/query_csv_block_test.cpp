@@ -386,9 +386,11 @@ TEST(ParseQueryRowExpected, TakesOnlyRowsTheFusedScanGivesTheExpectedGpu) {
     }
     const ExpectedGpu expect{&expected, PlainIdentityTexts(expected)};
     DateCache cache_a, cache_b;
-    MemorySample values_a;
+    CompactSample compact_a;
     bool zone_a = false;
-    if (!ParseQueryRowExpected(row, cols.data(), cols.size(), &cache_a, expect, &values_a, &zone_a)) continue;
+    if (!ParseQueryRowExpected(row, cols.data(), cols.size(), &cache_a, expect, &compact_a, &zone_a)) continue;
+    MemorySample values_a;
+    FromCompact(compact_a, &values_a);
     ++taken;
     SCOPED_TRACE(header + " | " + row);
     TraceRecord rec;
@@ -397,7 +399,9 @@ TEST(ParseQueryRowExpected, TakesOnlyRowsTheFusedScanGivesTheExpectedGpu) {
     EXPECT_TRUE(SameGpu(rec.gpu, expected));
     EXPECT_EQ(Bits(values_a.t), Bits(rec.sample.t));
     EXPECT_EQ(values_a.used_bytes, rec.sample.used_bytes);
+    EXPECT_EQ(values_a.total_bytes, rec.sample.total_bytes);
     EXPECT_EQ(values_a.free_bytes, rec.sample.free_bytes);
+    EXPECT_EQ(values_a.reserved_bytes, rec.sample.reserved_bytes);
     EXPECT_EQ(Bits(values_a.gpu_util_ratio), Bits(rec.sample.gpu_util_ratio));
     EXPECT_EQ(zone_a, zone_b);
     if (::testing::Test::HasFailure()) return;
@@ -423,7 +427,7 @@ TEST(ParseQueryRowExpected, RefusesAnotherGpuOrAnyDoubt) {
         Case{Row(0, 0, "", uuid + "0"), false}, Case{Row(0, 0, "", "\"" + uuid + "\""), false},
         Case{Row(0, 0, "", "[N/A]"), false}, Case{Row(0, 0) + ", 1", false}, Case{Row(0, 0, "5 parsecs"), false}}) {
     DateCache cache;
-    MemorySample values;
+    CompactSample values;
     bool zone = false;
     EXPECT_EQ(ParseQueryRowExpected(c.row, cols.data(), cols.size(), &cache, expect, &values, &zone), c.taken) << c.row;
   }
@@ -431,7 +435,7 @@ TEST(ParseQueryRowExpected, RefusesAnotherGpuOrAnyDoubt) {
   GpuIdentity no_uuid = gpu0;
   no_uuid.uuid.clear();
   DateCache cache;
-  MemorySample values;
+  CompactSample values;
   bool zone = false;
   EXPECT_FALSE(ParseQueryRowExpected(Row(0, 0), cols.data(), cols.size(), &cache,
                                      ExpectedGpu{&no_uuid, PlainIdentityTexts(no_uuid)}, &values, &zone));

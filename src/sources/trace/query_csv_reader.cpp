@@ -234,7 +234,9 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
     const size_t n = columns_.size();
     const std::optional<uint64_t> total = options().total_bytes;
     GpuTable& gpus = *out->gpus;
-    MemorySample values;  // a row taken by the compact scan (no identity)
+    std::vector<CompactSample>& samples = *out->samples;
+    size_t count = out->count;
+    size_t room = samples.size();  // samples.size(), kept here: the scan is an outside call
     size_t lines = 0;
     while (p != stop) {
       const auto* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(stop - p)));
@@ -246,28 +248,34 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
       const std::string_view line(p, len);
       const size_t predicted = gpus.predicted();
       bool zone = false;
-      MemorySample* sample = &values;
-      uint32_t gpu;
+      if (count == room) {
+        samples.emplace_back();
+        room = samples.size();
+      }
+      CompactSample& slot = samples[count];
       if (gpus.size() != 0 &&
-          ParseQueryRowExpected(line, cols, n, &date_cache_, Expected(gpus, predicted), &values, &zone)) {
-        gpu = gpus.Reuse(predicted);
+          ParseQueryRowExpected(line, cols, n, &date_cache_, Expected(gpus, predicted), &slot, &zone)) {
+        slot.gpu = gpus.Reuse(predicted);
         ++compact_rows_;
       } else {
         TraceRecord* rec = &out->scratch[std::min(predicted, out->scratch_count - 1)];
         if (!ParseQueryRowFast(line, cols, n, &date_cache_, rec, &zone)) break;
-        gpu = gpus.Intern(rec->gpu);
-        sample = &rec->sample;
+        ToCompact(rec->sample, gpus.Intern(rec->gpu), &slot);
       }
       if (zone) {
         Timestamp ts;
         ts.has_zone = true;
         NoteTime(ts);
       }
-      if (!sample->total_bytes && total) sample->total_bytes = total;
-      Store(out, *sample, gpu);
+      if ((slot.present & CompactSample::kTotal) == 0 && total) {
+        slot.total_bytes = *total;
+        slot.present |= CompactSample::kTotal;
+      }
+      ++count;
       p = next;
       ++lines;
     }
+    out->count = count;
     if (lines == 0) return;
     input().SkipMapped(static_cast<size_t>(p - rest.data()), lines);
     if (!use_.layout_set) use_.layout_read = true;

@@ -110,8 +110,10 @@ __attribute__((noinline)) bool TakeMemoryField(const char* p, const char* end, M
   return true;
 }
 
-__attribute__((always_inline)) inline bool TakeMemory(const char* p, const char* end, MemUnit unit, const char** q,
-                                                      std::optional<uint64_t>* out) {
+// The spellings TakeMemory takes inline: sets *bytes and *q and returns true, else false (then the
+// general value parser must decide on the whole field).
+__attribute__((always_inline)) inline bool ScanMib(const char* p, const char* end, MemUnit unit, const char** q,
+                                                   uint64_t* bytes) {
   const char* r = p;
   uint64_t x = 0;
   unsigned n8 = 8;
@@ -124,24 +126,48 @@ __attribute__((always_inline)) inline bool TakeMemory(const char* p, const char*
     x = 0;
     while (r != end && r - p < 12 && IsDigit(*r)) x = x * 10 + static_cast<uint64_t>(*r++ - '0');
   }
-  if (r != p) {
-    bool unit_ok;
-    if (end - r >= 4 && r[0] == ' ' && r[1] == 'M' && r[2] == 'i' && r[3] == 'B') {
-      r += 4;
-      unit_ok = true;
-    } else if (end - r >= 3 && r[0] == 'M' && r[1] == 'i' && r[2] == 'B') {
-      r += 3;
-      unit_ok = true;
-    } else {
-      unit_ok = unit == MemUnit::kNone || unit == MemUnit::kMiB;
-    }
-    if (unit_ok && EndsField(&r, end)) {
-      *out = x << 20;
-      *q = r;
-      return true;
-    }
+  if (r == p) return false;
+  bool unit_ok;
+  if (end - r >= 4 && r[0] == ' ' && r[1] == 'M' && r[2] == 'i' && r[3] == 'B') {
+    r += 4;
+    unit_ok = true;
+  } else if (end - r >= 3 && r[0] == 'M' && r[1] == 'i' && r[2] == 'B') {
+    r += 3;
+    unit_ok = true;
+  } else {
+    unit_ok = unit == MemUnit::kNone || unit == MemUnit::kMiB;
+  }
+  if (!unit_ok || !EndsField(&r, end)) return false;
+  *bytes = x << 20;
+  *q = r;
+  return true;
+}
+
+__attribute__((always_inline)) inline bool TakeMemory(const char* p, const char* end, MemUnit unit, const char** q,
+                                                      std::optional<uint64_t>* out) {
+  uint64_t bytes;
+  if (ScanMib(p, end, unit, q, &bytes)) {
+    *out = bytes;
+    return true;
   }
   return TakeMemoryField(p, end, unit, q, out);
+}
+
+// TakeMemory into a compact sample's field: *bytes and `bit` of *present set when the value is
+// there (a missing value leaves both alone).
+__attribute__((always_inline)) inline bool TakeMemoryTo(const char* p, const char* end, MemUnit unit, const char** q,
+                                                        uint64_t* bytes, uint8_t bit, uint8_t* present) {
+  if (ScanMib(p, end, unit, q, bytes)) {
+    *present |= bit;
+    return true;
+  }
+  std::optional<uint64_t> v;
+  if (!TakeMemoryField(p, end, unit, q, &v)) return false;
+  if (v) {
+    *bytes = *v;
+    *present |= bit;
+  }
+  return true;
 }
 
 // A timestamp field at p (leading blanks skipped): *t in seconds, *zone whether it named one, *q the
@@ -176,28 +202,58 @@ __attribute__((always_inline)) inline bool TakeTimestamp(const char* p, const ch
   return true;
 }
 
-// A utilization field at p: "87 %", "87%" or "87" straight away, any other spelling through
-// ParsePercentValue. *q the field's end; false when the field is no percentage.
-__attribute__((always_inline)) inline bool TakeUtil(const char* p, const char* end, const char** q,
-                                                    std::optional<double>* out) {
+// The spellings of a utilization field TakeUtil takes straight away ("87 %", "87%" or "87"): sets
+// *ratio and *q and returns true, else false (then ParsePercentValue decides on the whole field).
+__attribute__((always_inline)) inline bool ScanPercent(const char* p, const char* end, const char** q, double* ratio) {
   const char* r = p;
   unsigned pct = 0;
   while (r != end && r - p < 3 && IsDigit(*r)) pct = pct * 10 + static_cast<unsigned>(*r++ - '0');
-  if (r != p && pct <= 100) {
-    if (end - r >= 2 && r[0] == ' ' && r[1] == '%') {
-      r += 2;
-    } else if (r != end && r[0] == '%') {
-      r += 1;
-    }
-    if (EndsField(&r, end)) {
-      *out = kPercents.v[pct];
-      *q = r;
-      return true;
-    }
+  if (r == p || pct > 100) return false;
+  if (end - r >= 2 && r[0] == ' ' && r[1] == '%') {
+    r += 2;
+  } else if (r != end && r[0] == '%') {
+    r += 1;
   }
+  if (!EndsField(&r, end)) return false;
+  *ratio = kPercents.v[pct];
+  *q = r;
+  return true;
+}
+
+// The general percentage parser on the whole field at p (the spellings ScanPercent does not take).
+__attribute__((noinline)) bool TakeUtilField(const char* p, const char* end, const char** q,
+                                             std::optional<double>* out) {
   *q = FieldEnd(p, end);
   if (*q == nullptr) return false;
   return ParsePercentValue(TrimBack(p, *q), out) == ValueError::kOk;
+}
+
+// A utilization field at p, any spelling ParsePercentValue takes. *q the field's end; false when
+// the field is no percentage.
+__attribute__((always_inline)) inline bool TakeUtil(const char* p, const char* end, const char** q,
+                                                    std::optional<double>* out) {
+  double ratio;
+  if (ScanPercent(p, end, q, &ratio)) {
+    *out = ratio;
+    return true;
+  }
+  return TakeUtilField(p, end, q, out);
+}
+
+// TakeUtil into a compact sample's field (as TakeMemoryTo).
+__attribute__((always_inline)) inline bool TakeUtilTo(const char* p, const char* end, const char** q, double* ratio,
+                                                      uint8_t* present) {
+  if (ScanPercent(p, end, q, ratio)) {
+    *present |= CompactSample::kUtil;
+    return true;
+  }
+  std::optional<double> v;
+  if (!TakeUtilField(p, end, q, &v)) return false;
+  if (v) {
+    *ratio = *v;
+    *present |= CompactSample::kUtil;
+  }
+  return true;
 }
 
 // p[0..n) == t[0..n) for n >= 1 (both readable), 16 bytes at a time without a library call.
@@ -372,13 +428,13 @@ bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t 
 // identity text) returns false. Kept next to ParseQueryRowFast: a change to one is a change to both
 // (query_csv_block_test.cpp checks random rows both ways).
 bool ParseQueryRowExpected(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache,
-                           const ExpectedGpu& expect, MemorySample* sample, bool* has_zone) {
+                           const ExpectedGpu& expect, CompactSample* sample, bool* has_zone) {
   const char* p = line.data();
   const char* const end = p + line.size();
   const GpuIdentity& g = *expect.gpu;
   bool have_time = false, have_index = false, have_uuid = false, have_pci = false, have_name = false, zone = false;
-  MemorySample& s = *sample;
-  ResetRowValues(&s);
+  CompactSample& s = *sample;
+  uint8_t present = 0;
   for (size_t i = 0; i < n; ++i) {
     while (p != end && (*p == ' ' || *p == '\t')) ++p;
     const char* q = nullptr;  // the field's end: its ',' or the end of the line
@@ -404,19 +460,20 @@ bool ParseQueryRowExpected(std::string_view line, const CsvColumnSpec* cols, siz
         break;
       }
       case CsvColumn::kUtil:
-        if (!TakeUtil(p, end, &q, &s.gpu_util_ratio)) return false;
+        if (!TakeUtilTo(p, end, &q, &s.gpu_util_ratio, &present)) return false;
         break;
       case CsvColumn::kUsed:
-        if (!TakeMemory(p, end, cols[i].unit, &q, &s.used_bytes)) return false;
+        if (!TakeMemoryTo(p, end, cols[i].unit, &q, &s.used_bytes, CompactSample::kUsed, &present)) return false;
         break;
       case CsvColumn::kTotal:
-        if (!TakeMemory(p, end, cols[i].unit, &q, &s.total_bytes)) return false;
+        if (!TakeMemoryTo(p, end, cols[i].unit, &q, &s.total_bytes, CompactSample::kTotal, &present)) return false;
         break;
       case CsvColumn::kFree:
-        if (!TakeMemory(p, end, cols[i].unit, &q, &s.free_bytes)) return false;
+        if (!TakeMemoryTo(p, end, cols[i].unit, &q, &s.free_bytes, CompactSample::kFree, &present)) return false;
         break;
       case CsvColumn::kReserved:
-        if (!TakeMemory(p, end, cols[i].unit, &q, &s.reserved_bytes)) return false;
+        if (!TakeMemoryTo(p, end, cols[i].unit, &q, &s.reserved_bytes, CompactSample::kReserved, &present))
+          return false;
         break;
       case CsvColumn::kUuid:
         // Compared in place with the expected GPU's UUID: no search for the comma.
@@ -459,6 +516,7 @@ bool ParseQueryRowExpected(std::string_view line, const CsvColumnSpec* cols, siz
                                             : std::string_view("0");
     if (g.key != key) return false;
   }
+  s.present = present;
   *has_zone = zone;
   return true;
 }

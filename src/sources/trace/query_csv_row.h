@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "core/sample.h"
+#include "sources/trace/compact_sample.h"
 #include "sources/trace/csv_fields.h"
 #include "sources/trace/trace_values.h"
 
@@ -88,14 +89,14 @@ uint8_t PlainIdentityTexts(const GpuIdentity& gpu);
 
 // ParseQueryRowFast for a row of a known GPU: the same scan, but the row's identity fields are
 // compared with expect.gpu instead of being stored (the UUID, name and PCI bus ID byte for byte in
-// place, without searching for their commas), and the values go into *sample (its process list
-// untouched). True when ParseQueryRowFast would take the row and give exactly expect.gpu's identity
-// (every field: key, index, UUID, PCI bus ID, name) and these values. False on any doubt — another
-// GPU, a text that is not plain, an index that is not plain digits, anything ParseQueryRowFast
-// refuses — leaving *sample unspecified and only *cache changed: then parse the row with
-// ParseQueryRowFast.
+// place, without searching for their commas). True when ParseQueryRowFast would take the row and give exactly
+// expect.gpu's identity (every field: key, index, UUID, PCI bus ID, name) and these values. False on any doubt —
+// another GPU, a text that is not plain, an index that is not plain digits, anything ParseQueryRowFast refuses —
+// leaving *sample unspecified and only *cache changed: then parse the row with ParseQueryRowFast. The values go
+// straight into the compact sample: its time, values and `present` as ToCompact would write ParseQueryRowFast's sample
+// (its `gpu` is left alone).
 bool ParseQueryRowExpected(std::string_view line, const CsvColumnSpec* cols, size_t n, DateCache* cache,
-                           const ExpectedGpu& expect, MemorySample* sample, bool* has_zone);
+                           const ExpectedGpu& expect, CompactSample* sample, bool* has_zone);
 
 // Whether the query-csv reader tries ParseQueryRowFast first (default true). Read when a reader
 // is created. Tests turn it off to compare the fast path with the general path.

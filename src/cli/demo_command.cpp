@@ -182,12 +182,12 @@ std::string ExecutableDir() {
   return ec ? std::string(".") : exe.parent_path().string();
 }
 
-// The bundled example traces: the source tree's examples/ (a build tree), or
-// <prefix>/share/vramwatch/examples once installed.
+// The bundled example traces: <prefix>/share/vramwatch/examples once installed, else the source
+// tree's examples/ (a build tree).
 std::string ExamplesDir() {
   fs::path dir = ExecutableDir();
   for (fs::path candidate :
-       {fs::path(VRAMWATCH_EXAMPLES_DIR), dir.parent_path() / "share" / "vramwatch" / "examples"}) {
+       {dir.parent_path() / "share" / "vramwatch" / "examples", fs::path(VRAMWATCH_EXAMPLES_DIR)}) {
     if (fs::exists(candidate / "training-leak.csv")) return candidate.string();
   }
   return "";

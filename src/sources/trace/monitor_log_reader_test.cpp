@@ -127,6 +127,10 @@ const MonitorErrorCase kMonitorErrors[] = {
      "m.log:1:5: expected a '# gpu ...' header line before the dmon rows"},
     {"no_clock_no_interval", "# gpu   sm   fb\n    0    5   1\n", std::nullopt, TraceFormat::kAuto,
      "m.log:2:1: this dmon log has no Date/Time columns (nvidia-smi dmon -o DT); pass the sampling interval"},
+    {"no_clock_no_memory_says_no_memory_first",
+     "# gpu     sm    mem    enc    dec    jpg    ofa \n# Idx      %      %      %      %      %      % \n"
+     "    0      0      0      0      0      0      0 \n",
+     std::nullopt, TraceFormat::kAuto, "m.log:3:1: no memory values: this dmon log has no fb column"},
     {"pmon_bad_pid", "# gpu   pid  type   sm   fb  command\n    0   abc     C    5   10  python\n", 1.0,
      TraceFormat::kAuto, "m.log:2:9: expected a PID in pid"},
     {"pmon_no_clock", "# gpu   pid  type   sm   fb  command\n    0   12     C    5   10  python\n", std::nullopt,

@@ -29,7 +29,8 @@ TEST(ParseDuration, RejectsGarbageWithAMessage) {
 TEST(ParseDuration, RejectsDurationsTooLargeForTheClocks) {
   // Past ~106751 days an int64 count of nanoseconds wraps round: such values are refused, not
   // turned into a negative deadline or a busy loop.
-  for (const char* big : {"36526d", "110000d", "99999999999999999999d", "99999999999999h", "1e300", "3200000000"}) {
+  for (const char* big : {"36526d", "110000d", "99999999999999999999d", "99999999999999h",
+                          "99999999999999999999999999999999999999s", "3200000000"}) {
     auto r = ParseDuration(big);
     ASSERT_FALSE(r.ok()) << big;
     EXPECT_NE(r.status().message().find("too large"), std::string::npos) << big << ": " << r.status().message();

@@ -65,7 +65,9 @@ TEST(ParseTimestamp, RejectsDatesThatDoNotExist) {
         Case{"2000-02-29", true}, Case{"2026-01-31 23:59:59", true}}) {
     auto r = ParseTimestamp(c.text);
     EXPECT_EQ(r.ok(), c.ok) << c.text;
-    if (!c.ok && !r.ok()) EXPECT_NE(r.status().message().find(c.text), std::string::npos) << r.status().message();
+    if (!c.ok && !r.ok()) {
+      EXPECT_NE(r.status().message().find(c.text), std::string::npos) << r.status().message();
+    }
   }
   EXPECT_FALSE(ValidCivilDate(1900, 2, 29));
   EXPECT_TRUE(ValidCivilDate(2000, 2, 29));

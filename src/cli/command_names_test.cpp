@@ -12,10 +12,10 @@ TEST(SuggestCommand, TyposAndSpellingsFindTheCommand) {
     const char* word;
     const char* want;  // nullptr: no suggestion
   };
-  for (const Case& c : {Case{"analyse", "analyze"}, Case{"chek", "check"}, Case{"anlayze", "analyze"},
-                        Case{"wach", "watch"}, Case{"recrod", "record"}, Case{"versoin", "version"},
-                        Case{"analyzer", "analyze"}, Case{"ver", "version"}, Case{"frobnicate", nullptr},
-                        Case{"x", nullptr}, Case{"", nullptr}}) {
+  for (const Case& c :
+       {Case{"analyse", "analyze"}, Case{"chek", "check"}, Case{"anlayze", "analyze"}, Case{"wach", "watch"},
+        Case{"recrod", "record"}, Case{"versoin", "version"}, Case{"analyzer", "analyze"}, Case{"ver", "version"},
+        Case{"frobnicate", nullptr}, Case{"x", nullptr}, Case{"", nullptr}}) {
     auto got = SuggestCommand(c.word, kNames);
     if (c.want == nullptr) {
       EXPECT_FALSE(got.has_value()) << c.word << " -> " << got.value_or("");

@@ -76,8 +76,9 @@ Result<AnalyzeSettings> Resolve(const AnalyzeFlags& f) {
   if (!f.total.empty()) {
     auto b = ParseSize(f.total);
     if (!b.ok()) return b.status().WithContext("--total");
-    if (*b == 0)
+    if (*b == 0) {
       return Status::InvalidArgument(fmt::format("--total: bad size '{}': must be greater than zero", f.total));
+    }
     s.trace.total_bytes = *b;
   }
   s.trace.lenient = f.lenient;
@@ -105,7 +106,7 @@ bool GpuSelected(const AnalyzeFlags& f, const GpuIdentity& gpu) {
       return true;
     }
     // PCI bus ids in either spelling: lspci/sysfs "0000:3b:00.0" or NVML's "00000000:3B:00.0".
-    if (!gpu.pci_bus_id.empty() &&
+    if (!gpu.pci_bus_id.empty() && want.find(':') != std::string::npos &&
         (want == gpu.pci_bus_id || trace::NormalizePciBusId(want) == trace::NormalizePciBusId(gpu.pci_bus_id))) {
       return true;
     }

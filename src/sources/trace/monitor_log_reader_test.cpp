@@ -121,6 +121,8 @@ const MonitorErrorCase kMonitorErrors[] = {
      "m.log:2:16: expected 3 columns as in the header"},
     {"bad_date", "#Date       Time        gpu    fb\n 2024-13-04   13:54:35      0    239\n", std::nullopt,
      TraceFormat::kAuto, "m.log:2:2: expected a date YYYYMMDD in Date"},
+    {"date_that_does_not_exist", "#Date       Time        gpu    fb\n 20260230   13:54:35      0    239\n",
+     std::nullopt, TraceFormat::kAuto, "m.log:2:2: expected a date YYYYMMDD in Date"},
     {"bad_time", "#Date       Time        gpu    fb\n 20240104   13:54      0    239\n", std::nullopt,
      TraceFormat::kAuto, "m.log:2:13: expected a time HH:MM:SS in Time"},
     {"rows_before_header", "    0    5   1\n", 1.0, TraceFormat::kDmon,

@@ -32,6 +32,7 @@
 #include "sources/trace/compact_sample.h"
 #include "sources/trace/pipelined_reader.h"
 #include "sources/trace/trace_reader.h"
+#include "sources/trace/trace_values.h"
 
 namespace vw::cli {
 namespace {
@@ -53,7 +54,13 @@ Result<AnalyzeSettings> Resolve(const AnalyzeFlags& f) {
     for (char c : f.columns + ",") {
       if (c == ',') {
         size_t b = cur.find_first_not_of(' '), e = cur.find_last_not_of(' ');
-        if (b != std::string::npos) s.trace.columns.push_back(cur.substr(b, e - b + 1));
+        if (b == std::string::npos) {
+          return Status::InvalidArgument(
+              fmt::format("--columns: column {} of '{}' is empty (two commas in a row, or a "
+                          "comma at an end?)",
+                          s.trace.columns.size() + 1, f.columns));
+        }
+        s.trace.columns.push_back(cur.substr(b, e - b + 1));
         cur.clear();
       } else {
         cur += c;
@@ -69,6 +76,9 @@ Result<AnalyzeSettings> Resolve(const AnalyzeFlags& f) {
   if (!f.total.empty()) {
     auto b = ParseSize(f.total);
     if (!b.ok()) return b.status().WithContext("--total");
+    if (*b == 0) {
+      return Status::InvalidArgument(fmt::format("--total: bad size '{}': must be greater than zero", f.total));
+    }
     s.trace.total_bytes = *b;
   }
   s.trace.lenient = f.lenient;
@@ -77,6 +87,10 @@ Result<AnalyzeSettings> Resolve(const AnalyzeFlags& f) {
     auto ts = ParseTimestamp(*text);
     if (!ts.ok()) return ts.status().WithContext(out == &s.since_s ? "--since" : "--until");
     *out = ts->seconds;
+  }
+  if (s.since_s && s.until_s && *s.since_s > *s.until_s) {
+    return Status::InvalidArgument(
+        fmt::format("--since {} is after --until {}: no sample can be in that range", f.since, f.until));
   }
   auto runway = ParseDuration(f.critical_runway);
   if (!runway.ok()) return runway.status().WithContext("--critical-runway");
@@ -88,11 +102,50 @@ bool GpuSelected(const AnalyzeFlags& f, const GpuIdentity& gpu) {
   if (f.gpus.empty()) return true;
   for (const std::string& want : f.gpus) {
     if (want == gpu.key || (!gpu.uuid.empty() && want == gpu.uuid) ||
-        (!gpu.pci_bus_id.empty() && want == gpu.pci_bus_id) || (gpu.index && want == std::to_string(*gpu.index))) {
+        (gpu.index && want == std::to_string(*gpu.index))) {
+      return true;
+    }
+    // PCI bus ids in either spelling: lspci/sysfs "0000:3b:00.0" or NVML's "00000000:3B:00.0".
+    if (!gpu.pci_bus_id.empty() && want.find(':') != std::string::npos &&
+        (want == gpu.pci_bus_id || trace::NormalizePciBusId(want) == trace::NormalizePciBusId(gpu.pci_bus_id))) {
       return true;
     }
   }
   return false;
+}
+
+// The GPUs a trace holds, for the message when --gpu matches none of them: "0, 1" or
+// "0 (00000000:3B:00.0, GPU-5b8c...)". Keeps the first kMaxListed.
+class SeenGpus {
+ public:
+  void Note(const GpuIdentity& gpu) {
+    if (listed_.size() >= kMaxListed) return;
+    for (const std::string& k : keys_) {
+      if (k == gpu.key) return;
+    }
+    keys_.push_back(gpu.key);
+    std::string ids;
+    for (const std::string* id : {&gpu.pci_bus_id, &gpu.uuid}) {
+      if (id->empty() || *id == gpu.key) continue;
+      ids += (ids.empty() ? "" : ", ") + *id;
+    }
+    listed_.push_back(ids.empty() ? gpu.key : fmt::format("{} ({})", gpu.key, ids));
+  }
+  std::string Text() const {
+    std::string out;
+    for (const std::string& g : listed_) out += (out.empty() ? "" : "; ") + g;
+    return out;
+  }
+
+ private:
+  static constexpr size_t kMaxListed = 16;
+  std::vector<std::string> keys_, listed_;
+};
+
+std::string GpusWanted(const AnalyzeFlags& f) {
+  std::string out;
+  for (const std::string& g : f.gpus) out += (out.empty() ? "" : ", ") + g;
+  return out;
 }
 
 // Threads `analyze` parses with: the hardware threads (at least 2, at most 8), or
@@ -232,6 +285,8 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
 
   Progress progress(path, flags.progress && !flags.json);
   size_t n = 0;
+  SeenGpus seen;             // GPUs --gpu left out, for the message when it matches none
+  bool gpu_matched = false;  // a record passed the --gpu filter
   // Block-parallel parsing hands over compact samples and each batch's GPU table: the GPU filter
   // and the series are resolved once per table entry, when its first sample passes the filters
   // (so series are created in the same order as record by record). No process lists here.
@@ -248,7 +303,11 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
       const trace::CompactSample& c = batch.samples[i];
       if (++n % 65536 == 0) progress.Update(reader.bytes_read(), reader.bytes_total());
       signed char& selected = batch_selected[c.gpu];
-      if (selected < 0) selected = GpuSelected(flags, batch.gpus[c.gpu]) ? 1 : 0;
+      if (selected < 0) {
+        selected = GpuSelected(flags, batch.gpus[c.gpu]) ? 1 : 0;
+        if (selected == 0) seen.Note(batch.gpus[c.gpu]);
+        gpu_matched = gpu_matched || selected == 1;
+      }
       if (selected == 0) continue;
       if (settings.since_s && c.t < *settings.since_s) continue;
       if (settings.until_s && c.t > *settings.until_s) continue;
@@ -273,7 +332,11 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     }
     const TraceRecord& rec = *in;
     if (++n % 65536 == 0) progress.Update(reader.bytes_read(), reader.bytes_total());
-    if (!GpuSelected(flags, rec.gpu)) continue;
+    if (!GpuSelected(flags, rec.gpu)) {
+      seen.Note(rec.gpu);
+      continue;
+    }
+    gpu_matched = true;
     if (settings.since_s && rec.sample.t < *settings.since_s) continue;
     if (settings.until_s && rec.sample.t > *settings.until_s) continue;
     detection::SeriesBuilder& gpu_series = gpu_builder_for(rec.gpu);
@@ -297,7 +360,8 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
 
   settings.report.skipped_lines += reader.skipped_count();
   for (const trace::SkippedLine& s : reader.skipped_examples()) {
-    settings.report.skipped_examples.push_back(fmt::format("{}:{}: {}", path, s.line, s.reason));
+    // The reason begins with the column: "file:line:column: expected ...", as in the strict error.
+    settings.report.skipped_examples.push_back(fmt::format("{}:{}:{}", path, s.line, s.reason));
   }
 
   // The assessments are independent: compute them on the worker threads, report in first-seen order.
@@ -330,7 +394,11 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   }
   if (out.empty()) {
     if (n == 0) return Status::ParseError(fmt::format("{}: no samples found (is it empty?)", path));
-    if (!flags.gpus.empty()) return Status::NotFound(fmt::format("{}: no GPU matches --gpu", path));
+    if (!flags.gpus.empty() && !gpu_matched) {
+      const std::string present = seen.Text();
+      return Status::NotFound(fmt::format("{}: no GPU matches --gpu {}; the GPUs in the trace: {}", path,
+                                          GpusWanted(flags), present.empty() ? "none" : present));
+    }
     return Status::ParseError(fmt::format("{}: no samples in the selected range", path));
   }
   bool any_memory = false;
@@ -340,6 +408,50 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
         "{}: no memory values: the trace has no memory.used (or fb) column, or every value is missing", path));
   }
   return out;
+}
+
+// Series that cannot be reported as they are: used memory above the card's size on every sample
+// (columns in the wrong order, a wrong --total), or more samples out of time order than in order
+// (a file written newest first): an error naming the cause, never a verdict on them.
+Status CheckSeries(const outputs::AnalyzedSeries& s, const AnalyzeFlags& flags) {
+  const detection::SeriesAnalysis& a = s.analysis;
+  const std::string name = a.pid ? fmt::format("GPU {} PID {}", a.gpu.key, *a.pid) : fmt::format("GPU {}", a.gpu.key);
+  if (a.total_bytes && !a.raw.empty()) {
+    double least = a.raw.front().used_bytes;
+    for (const detection::SeriesPoint& p : a.raw) least = std::min(least, p.used_bytes);
+    const auto total = static_cast<double>(*a.total_bytes);
+    if (least > total) {
+      std::string hint;
+      if (!flags.columns.empty()) {
+        hint = fmt::format(
+            "are the --columns in the file's order? --columns {} reads memory.used and memory.total "
+            "from those places",
+            flags.columns);
+      } else if (!flags.total.empty()) {
+        hint = fmt::format("is --total {} the card's size?", flags.total);
+      } else {
+        hint = "are the memory.used and memory.total columns swapped?";
+      }
+      return Status::InvalidArgument(
+          fmt::format("{}: {}: memory used is above the card's total ({}) on every sample (the least is {}): {}",
+                      s.source, name, FormatBytes(total), FormatBytes(least), hint));
+    }
+  }
+  if (a.out_of_order > a.assessment.samples) {
+    std::string first;
+    if (a.first_out_of_order_t && a.first_out_of_order_after_t) {
+      auto shown = [&](double t) {
+        return a.synthetic_time ? fmt::format("t+{}", FormatDuration(t)) : FormatIso8601(t, a.has_zone);
+      };
+      first = fmt::format(" (the first, at {}, came after {})", shown(*a.first_out_of_order_t),
+                          shown(*a.first_out_of_order_after_t));
+    }
+    return Status::InvalidArgument(fmt::format(
+        "{}: {}: the samples run backwards in time: {} of {} are older than the sample before them{}; is the file "
+        "written newest first, or logs joined in the wrong order? Sort it by time and run again",
+        s.source, name, a.out_of_order, a.out_of_order + a.assessment.samples, first));
+  }
+  return Status::Ok();
 }
 
 // Pulls `flags.query` over `flags.range` from a Prometheus server and analyses each series.
@@ -407,6 +519,13 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
       return kExitUnknown;
     }
     for (auto& s : *series) all.push_back(std::move(s));
+  }
+  for (const auto& s : all) {
+    Status st = CheckSeries(s, flags);
+    if (!st.ok()) {
+      std::fprintf(stderr, "vramwatch analyze: %s\n", st.message().c_str());
+      return kExitUnknown;
+    }
   }
   if (!flags.plot_path.empty() || !flags.html_path.empty()) {
     std::vector<detection::SeriesAnalysis> analyses;

@@ -268,7 +268,9 @@ CommandRunner AddDemoCommand(CLI::App& app) {
     }
     if (ctx.json) {
       nlohmann::json doc = {{"schema", "vramwatch.demo/1"}, {"steps", steps}};
+      if (flags->keep) doc["kept_in"] = ctx.dir;  // the scratch directory, left in place
       std::printf("%s\n", outputs::JsonText(doc, 2).c_str());
+      if (flags->keep) std::fprintf(stderr, "vramwatch demo: scenario and fixtures kept in %s\n", ctx.dir.c_str());
     } else {
       for (const auto& s : ctx.summary) std::printf("demo: %s\n", s.c_str());
       if (flags->keep) std::printf("demo: scenario and fixtures kept in %s\n", ctx.dir.c_str());

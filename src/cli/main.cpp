@@ -1,10 +1,13 @@
 // vramwatch: finds GPU memory leaks and stuck or orphaned GPU processes before they end in
 // "CUDA out of memory". Thin entry point: the one list of subcommands, parsing, dispatch.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "cli/command_names.h"
 #include "cli/commands.h"
 #include "core/exit_codes.h"
 
@@ -30,8 +33,22 @@ int main(int argc, char** argv) {
   add(vw::cli::AddRecordCommand);
   add(vw::cli::AddVersionCommand);
 
+  // The command word: `--version` is `version`; a word that is no command gets a suggestion
+  // ("unknown command 'analyse' (did you mean analyze?)") instead of "A subcommand is required".
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args.front() == "--version") args.front() = "version";
+  if (!args.empty() && !args.front().empty() && args.front().front() != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), args.front()) == names.end()) {
+      std::fprintf(stderr, "vramwatch: %s\n", vw::cli::UnknownCommandMessage(args.front(), names).c_str());
+      return vw::kExitUnknown;
+    }
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
+
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

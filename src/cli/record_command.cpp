@@ -101,6 +101,10 @@ CommandRunner AddRecordCommand(CLI::App& app) {
       std::fprintf(stderr, "vramwatch record: --interval must be at least 100ms\n");
       return kExitUnknown;
     }
+    if (timeout < 0.001) {  // the deadline is kept in whole milliseconds
+      std::fprintf(stderr, "vramwatch record: --timeout must be greater than 0 (at least 1ms)\n");
+      return kExitUnknown;
+    }
     nvml::SourceOptions so;
     so.library_path = nvml::ResolveLibraryPath(f->nvml_lib);
     so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));

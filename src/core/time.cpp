@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -35,8 +36,8 @@ bool TakeChar(std::string_view& s, char c) {
 }
 
 bool ValidDateTime(int y, int mo, int d, int h, int mi, int se) {
-  return y >= 1970 && y <= 9999 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && h <= 23 && mi >= 0 &&
-         mi <= 59 && se >= 0 && se <= 60;
+  return y >= 1970 && y <= 9999 && ValidCivilDate(y, mo, d) && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && se >= 0 &&
+         se <= 60;
 }
 
 double Compose(int y, int mo, int d, int h, int mi, int se, double frac) {
@@ -81,6 +82,14 @@ Result<Timestamp> ParseCtime(std::string_view s, const std::string& shown) {
 
 }  // namespace
 
+bool ValidCivilDate(int year, int month, int day) {
+  static constexpr std::array<int, 12> kDays = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (month < 1 || month > 12 || day < 1) return false;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  const int last = month == 2 && leap ? 29 : kDays[static_cast<size_t>(month - 1)];
+  return day <= last;
+}
+
 long long DaysFromCivil(int year, unsigned month, unsigned day) {
   // Howard Hinnant's well-known days_from_civil algorithm (public domain arithmetic).
   year -= month <= 2 ? 1 : 0;
@@ -112,9 +121,26 @@ Result<Timestamp> ParseTimestamp(std::string_view text) {
   }
 
   int y, mo, d, h = 0, mi = 0, se = 0;
+  // dmon/pmon: "20261129 19:11:56" (the date without separators, then the time of day).
+  if (s.size() > 9 && s[8] == ' ' &&
+      std::all_of(s.begin(), s.begin() + 8, [](char c) { return c >= '0' && c <= '9'; })) {
+    std::string_view rest = s.substr(9);
+    if (!TakeInt(s, 4, 4, y) || !TakeInt(s, 2, 2, mo) || !TakeInt(s, 2, 2, d)) {
+      return Status::ParseError("bad timestamp '" + shown + "': bad date");
+    }
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    if (!TakeInt(rest, 1, 2, h) || !TakeChar(rest, ':') || !TakeInt(rest, 2, 2, mi) || !TakeChar(rest, ':') ||
+        !TakeInt(rest, 2, 2, se) || !Trim(rest).empty()) {
+      return Status::ParseError("bad timestamp '" + shown + "': expected YYYYMMDD HH:MM:SS (dmon/pmon)");
+    }
+    if (!ValidDateTime(y, mo, d, h, mi, se)) {
+      return Status::ParseError("bad timestamp '" + shown + "': no such date or time");
+    }
+    return Timestamp{Compose(y, mo, d, h, mi, se, 0), false};
+  }
   if (!TakeInt(s, 4, 4, y) || s.empty() || (s.front() != '/' && s.front() != '-')) {
     return Status::ParseError("bad timestamp '" + shown +
-                              "': expected YYYY/MM/DD HH:MM:SS.mmm, ISO 8601 or epoch seconds");
+                              "': expected YYYY/MM/DD HH:MM:SS.mmm, YYYYMMDD HH:MM:SS, ISO 8601 or epoch seconds");
   }
   char sep = s.front();
   s.remove_prefix(1);
@@ -134,7 +160,7 @@ Result<Timestamp> ParseTimestamp(std::string_view text) {
     frac = TakeFraction(s);
   }
   if (!ValidDateTime(y, mo, d, h, mi, se)) {
-    return Status::ParseError("bad timestamp '" + shown + "': a field is out of range");
+    return Status::ParseError("bad timestamp '" + shown + "': no such date or time (a field is out of range)");
   }
   double t = Compose(y, mo, d, h, mi, se, frac);
   s = Trim(s);

@@ -19,9 +19,14 @@ struct Timestamp {
 };
 
 // Accepts: "2026/07/14 08:12:38.696" (nvidia-smi), "2026-07-14T08:12:38Z", "2026-07-14 08:12:38",
-// "2026-07-14T08:12:38.5+02:00", epoch seconds "1764189075" or "1764189075.25", and ctime
-// "Tue Oct 29 19:00:23 2024". Leading/trailing spaces are ignored.
+// "2026-07-14T08:12:38.5+02:00", epoch seconds "1764189075" or "1764189075.25", dmon/pmon's
+// "20261129 19:11:56", and ctime "Tue Oct 29 19:00:23 2024". Leading/trailing spaces are ignored.
+// Dates that do not exist ("2026-02-30") are rejected.
 Result<Timestamp> ParseTimestamp(std::string_view text);
+
+// Whether the proleptic Gregorian date exists: month 1..12, day 1..28/29/30/31 (leap years
+// included). 2026-02-30 and 2025-02-29 do not.
+bool ValidCivilDate(int year, int month, int day);
 
 // Days since the epoch for a proleptic Gregorian date (no validation beyond ranges).
 long long DaysFromCivil(int year, unsigned month, unsigned day);

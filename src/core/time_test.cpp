@@ -44,6 +44,35 @@ TEST(ParseTimestamp, RejectsBadInputWithReason) {
   }
 }
 
+TEST(ParseTimestamp, DmonDateAndTimeIsWallClock) {
+  auto r = ParseTimestamp("20261129 19:11:56");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->has_zone);
+  EXPECT_EQ(FormatIso8601(r->seconds, false), "2026-11-29T19:11:56");
+  for (const char* bad : {"20261329 19:11:56", "20261129 19:11", "20261129 25:00:00", "20261129 19:11:56 x"}) {
+    EXPECT_FALSE(ParseTimestamp(bad).ok()) << bad;
+  }
+}
+
+TEST(ParseTimestamp, RejectsDatesThatDoNotExist) {
+  struct Case {
+    const char* text;
+    bool ok;
+  };
+  for (const Case& c :
+       {Case{"2026-02-30T10:00:00", false}, Case{"2026/04/31 00:00:00", false}, Case{"2025-02-29", false},
+        Case{"20260230 10:00:00", false}, Case{"Mon Feb 30 10:00:00 2026", false}, Case{"2024-02-29T10:00:00", true},
+        Case{"2000-02-29", true}, Case{"2026-01-31 23:59:59", true}}) {
+    auto r = ParseTimestamp(c.text);
+    EXPECT_EQ(r.ok(), c.ok) << c.text;
+    if (!c.ok && !r.ok()) {
+      EXPECT_NE(r.status().message().find(c.text), std::string::npos) << r.status().message();
+    }
+  }
+  EXPECT_FALSE(ValidCivilDate(1900, 2, 29));
+  EXPECT_TRUE(ValidCivilDate(2000, 2, 29));
+}
+
 TEST(FormatClock, MinutesOnly) {
   EXPECT_EQ(FormatClock(1784016758.0), "2026-07-14 08:12");
 }

@@ -66,6 +66,9 @@ Result<double> ParseDuration(std::string_view text) {
     any = true;
   }
   if (!any || !std::isfinite(total)) return Status::InvalidArgument(fmt::format("bad duration '{}'", shown));
+  if (total > kMaxDurationSeconds) {
+    return Status::InvalidArgument(fmt::format("bad duration '{}': too large (at most 100 years, 36525d)", shown));
+  }
   return total;
 }
 

@@ -17,7 +17,12 @@ inline constexpr double kMiB = 1024.0 * 1024.0;
 inline constexpr double kGiB = 1024.0 * kMiB;
 inline constexpr double kSecondsPerHour = 3600.0;
 
-// "30s" -> 30.0; a bare number is seconds. Rejects negatives, empty input, unknown units.
+// The longest duration any flag accepts: 100 years (36525 days) in seconds. Longer ones ("110000d",
+// "99999999999999999999d") would overflow the nanosecond and millisecond clocks they end up in.
+inline constexpr double kMaxDurationSeconds = 36525.0 * 86400.0;
+
+// "30s" -> 30.0; a bare number is seconds. Rejects negatives, empty input, unknown units, and
+// anything longer than kMaxDurationSeconds ("bad duration '...': too large").
 Result<double> ParseDuration(std::string_view text);
 
 // "80GiB" -> 85899345920; decimal (kB, MB, GB) and binary (KiB, MiB, GiB, TiB) units; bare = bytes.

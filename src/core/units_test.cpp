@@ -26,6 +26,20 @@ TEST(ParseDuration, RejectsGarbageWithAMessage) {
   }
 }
 
+TEST(ParseDuration, RejectsDurationsTooLargeForTheClocks) {
+  // Past ~106751 days an int64 count of nanoseconds wraps round: such values are refused, not
+  // turned into a negative deadline or a busy loop.
+  for (const char* big : {"36526d", "110000d", "99999999999999999999d", "99999999999999h",
+                          "99999999999999999999999999999999999999s", "3200000000"}) {
+    auto r = ParseDuration(big);
+    ASSERT_FALSE(r.ok()) << big;
+    EXPECT_NE(r.status().message().find("too large"), std::string::npos) << big << ": " << r.status().message();
+  }
+  auto limit = ParseDuration("36525d");
+  ASSERT_TRUE(limit.ok()) << limit.status().ToString();
+  EXPECT_DOUBLE_EQ(*limit, kMaxDurationSeconds);
+}
+
 TEST(ParseSize, BinaryAndDecimalUnits) {
   EXPECT_EQ(*ParseSize("512MiB"), 512ull << 20);
   EXPECT_EQ(*ParseSize("80GiB"), 80ull << 30);

@@ -38,6 +38,10 @@ void LeakEngine::AddSlow(double t, double used_bytes) {
     return;
   }
   if (samples_ > 0 && t < last_t_) {
+    if (!first_out_of_order_t_) {
+      first_out_of_order_t_ = t;
+      first_out_of_order_after_t_ = last_t_;
+    }
     ++out_of_order_;
     return;
   }

@@ -208,6 +208,10 @@ class LeakEngine {
   const std::deque<Bucket>& buckets() const { return buckets_; }
   size_t samples() const { return samples_; }
   size_t out_of_order() const { return out_of_order_; }
+  // The first sample ignored for being older than the one before it: its time and the time of the
+  // sample it came after (seconds); unset while none was.
+  std::optional<double> first_out_of_order_t() const { return first_out_of_order_t_; }
+  std::optional<double> first_out_of_order_after_t() const { return first_out_of_order_after_t_; }
   const EngineConfig& config() const { return config_; }
   double bucket_width() const { return width_; }  // seconds, after adaptation and merging
 
@@ -218,6 +222,7 @@ class LeakEngine {
   std::deque<Bucket> buckets_;
   size_t samples_ = 0;
   size_t out_of_order_ = 0;
+  std::optional<double> first_out_of_order_t_, first_out_of_order_after_t_;
   std::optional<double> total_bytes_;
   double reserved_bytes_ = 0;
   double first_t_ = 0;

@@ -446,6 +446,12 @@ TEST(LeakEngine, OutOfOrderSamplesAreCountedAndIgnored) {
   e.Add(101, 1e9);
   EXPECT_EQ(e.samples(), 2u);
   EXPECT_EQ(e.out_of_order(), 2u);
+  ASSERT_TRUE(e.first_out_of_order_t().has_value());
+  EXPECT_DOUBLE_EQ(*e.first_out_of_order_t(), 50.0);  // the first one, not a later one
+  EXPECT_DOUBLE_EQ(*e.first_out_of_order_after_t(), 100.0);
+  e.Add(20, 1e9);
+  EXPECT_DOUBLE_EQ(*e.first_out_of_order_t(), 50.0);
+  EXPECT_FALSE(LeakEngine().first_out_of_order_t().has_value());
 }
 
 TEST(LeakEngine, BucketsAreCappedByMergingNeighbours) {

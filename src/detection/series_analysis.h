@@ -41,6 +41,11 @@ struct SeriesAnalysis {
   std::deque<Bucket> buckets;    // the engine's buckets (floor/peak envelopes)
   std::vector<SeriesEvent> events;
   Assessment assessment;
+  // Samples ignored because they were older than the sample before them (a file written
+  // newest-first, logs concatenated in the wrong order, a clock stepped back), and the first one:
+  // its time and the time of the sample it followed.
+  size_t out_of_order = 0;
+  std::optional<double> first_out_of_order_t, first_out_of_order_after_t;
 };
 
 }  // namespace vw::detection

@@ -147,6 +147,9 @@ SeriesAnalysis SeriesBuilder::Snapshot() const {
   out.raw = raw_.Points();
   out.buckets = engine_.buckets();
   out.assessment = engine_.Assess();
+  out.out_of_order = engine_.out_of_order();
+  out.first_out_of_order_t = engine_.first_out_of_order_t();
+  out.first_out_of_order_after_t = engine_.first_out_of_order_after_t();
   return out;
 }
 

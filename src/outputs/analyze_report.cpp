@@ -23,9 +23,20 @@ json OptBytes(const std::optional<double>& v) {
   return v ? json(static_cast<uint64_t>(std::llround(*v))) : json(nullptr);
 }
 
+// Times for people: "t+2h 5m" on a synthetic clock, "2025-11-26 20:31 UTC" when the trace named
+// its zone (epoch seconds, ISO 8601 with Z or an offset), the trace's own wall clock otherwise.
 std::string TimeText(const SeriesAnalysis& a, double t) {
   if (a.synthetic_time) return fmt::format("t+{}", FormatDuration(t));
+  if (a.has_zone) return FormatClock(t) + " UTC";
   return FormatClock(t);
+}
+
+// "14:02:11 UTC" / "2026-05-01 14:02:11" / "t+1h 2m": an out-of-order sample to the second.
+std::string SecondText(const SeriesAnalysis& a, double t) {
+  if (a.synthetic_time) return fmt::format("t+{}", FormatDuration(t));
+  std::string iso = FormatIso8601(std::floor(t), false);
+  iso[10] = ' ';
+  return a.has_zone ? iso + " UTC" : iso;
 }
 
 std::string TimeIso(const SeriesAnalysis& a, double t) {
@@ -110,6 +121,14 @@ std::string RenderAnalyzeText(const std::vector<AnalyzedSeries>& series, const A
     } else {
       out += "  span       no memory samples\n";
     }
+    if (a.out_of_order > 0) {
+      out += fmt::format("  order      {} sample(s) out of time order were ignored", a.out_of_order);
+      if (a.first_out_of_order_t && a.first_out_of_order_after_t) {
+        out += fmt::format(" (the first, at {}, came after {})", SecondText(a, *a.first_out_of_order_t),
+                           SecondText(a, *a.first_out_of_order_after_t));
+      }
+      out += "\n";
+    }
     if (s.samples_without_memory > 0) {
       out += fmt::format("  missing    {} samples had no memory value ([N/A]); they were skipped\n",
                          s.samples_without_memory);
@@ -185,9 +204,11 @@ json RenderAnalyzeJson(const std::vector<AnalyzedSeries>& series, const AnalyzeR
     g["leak_start"] = as.leak_start_t ? json(TimeIso(a, *as.leak_start_t)) : json(nullptr);
     g["time_to_oom_seconds"] = OptNum(as.tto_s);
     g["time_to_oom_ci_seconds"] = as.tto_lo_s ? json::array({*as.tto_lo_s, OptNum(as.tto_hi_s)}) : json(nullptr);
-    g["oom_at"] = as.tto_s && !a.synthetic_time ? json(TimeIso(a, as.end_t + *as.tto_s)) : json(nullptr);
+    g["oom_at"] = as.tto_s ? json(TimeIso(a, as.end_t + *as.tto_s)) : json(nullptr);
     g["samples"] = as.samples;
     g["samples_without_memory"] = s.samples_without_memory;
+    g["samples_out_of_order"] = a.out_of_order;
+    g["first_out_of_order"] = a.first_out_of_order_t ? json(TimeIso(a, *a.first_out_of_order_t)) : json(nullptr);
     g["start"] = as.samples ? json(TimeIso(a, as.start_t)) : json(nullptr);
     g["end"] = as.samples ? json(TimeIso(a, as.end_t)) : json(nullptr);
     g["clock"] = a.synthetic_time ? "synthetic" : (a.has_zone ? "utc" : "wall");

@@ -4,7 +4,7 @@
 Each log was written by someone else's nvidia-smi (see SOURCES.md beside the data). For each we
 assert: the run succeeds (or fails with the documented message), the JSON matches the published
 schema, the GPU count is right, and no healthy (plateau / multi-phase / idle) log is called a leak.
-With --markdown the script prints the table that the README shows.
+With --markdown the script prints the table that the README shows, with the flags each log needs.
 """
 import argparse
 import json
@@ -34,9 +34,15 @@ CASES = [
      "no timestamps; concatenated runs, one creeping (ambiguous)"),
     ("dmon_glsltest_pucvmet.log", ["--interval", "1s"], 1, False, "dmon -s pucvmet, idle, 10 rows"),
 ]
+# Without --interval: a dmon log with no memory column says so before asking for a clock.
 NO_MEMORY_CASES = [
-    ("dmon_mybiome_jpg_ofa_dash.log", ["--interval", "1s"], "no memory"),
+    ("dmon_mybiome_jpg_ofa_dash.log", [], "no memory values: this dmon log has no fb column"),
 ]
+
+
+def shown_flags(flags):
+    """The flags as a reader types them: `--columns a,b --interval 1s`, or an em dash for none."""
+    return f"`{' '.join(flags)}`" if flags else "—"
 
 
 def run(vramwatch, args):
@@ -49,6 +55,7 @@ def main():
     ap.add_argument("--data", required=True)
     ap.add_argument("--schema", required=True)
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--readme", help="check that this README shows every row of the table, flags included")
     a = ap.parse_args()
     if not os.path.isdir(a.data):
         print(f"FAIL: the shared real-data folder {a.data} is missing", file=sys.stderr)
@@ -83,7 +90,7 @@ def main():
             verdicts = ", ".join(
                 f"{'GPU ' + g['gpu'] if g['pid'] is None else 'PID ' + str(g['pid'])}: {g['verdict']}"
                 for g in doc["gpus"])
-            rows.append((name, note, verdicts))
+            rows.append((name, shown_flags(flags), note, verdicts))
             passed += 1
         except (AssertionError, json.JSONDecodeError, jsonschema.ValidationError) as e:
             failures.append(f"{name}: {str(e)[:600]}")
@@ -91,14 +98,20 @@ def main():
         r = run(a.vramwatch, [*flags, os.path.join(a.data, name)])
         if r.returncode == 3 and message in r.stderr and name in r.stderr:
             passed += 1
-            rows.append((name, "dmon -s u: utilisation only",
-                         "exit 3: " + r.stderr.strip().split(name + ": ", 1)[-1].split(":")[0]))
+            rows.append((name, shown_flags(flags), "dmon -s u: utilisation only",
+                         "exit 3: " + message.split(":")[0] + " (no fb column)"))
         else:
             failures.append(f"{name}: expected exit 3 naming the file and '{message}', got {r.returncode}: {r.stderr}")
     if a.markdown:
-        print("| log | what it is | vramwatch says |\n|---|---|---|")
-        for name, note, verdicts in rows:
-            print(f"| `{name}` | {note} | {verdicts} |")
+        print("| log | flags it needs | what it is | vramwatch says |\n|---|---|---|---|")
+        for name, flags, note, verdicts in rows:
+            print(f"| `{name}` | {flags} | {note} | {verdicts} |")
+    if a.readme:
+        readme = open(a.readme, encoding="utf-8").read()
+        for name, flags, note, verdicts in rows:
+            row = f"| `{name}` | {flags} | {note} | {verdicts} |"
+            if row not in readme:
+                failures.append(f"README table: the row for {name} is missing or differs; want: {row}")
     for f in failures:
         print("FAIL:", f)
     print(f"{passed} passed, {len(failures)} failed")

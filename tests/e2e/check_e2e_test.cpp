@@ -1,6 +1,8 @@
 // `vramwatch check` end to end: one scenario per finding kind.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "e2e_harness.h"
 
 namespace vw::e2e {
@@ -311,6 +313,26 @@ TEST(DemoE2E, ShowsAnOrphanedContextAZombieAndAHealthyProcess) {
       EXPECT_EQ(f["severity"], "ok") << f.dump();  // healthy: nothing to act on
     }
   }
+}
+
+TEST(DemoE2E, KeepSaysWhereItKeptTheFilesInJsonAndText) {
+  RunResult demo = RunVramwatch({"demo", "--json", "--keep"}, {});
+  ASSERT_EQ(demo.exit_code, 0) << demo.out << demo.err;
+  ASSERT_TRUE(demo.json.contains("kept_in")) << demo.out;
+  const std::string dir = demo.json["kept_in"];
+  EXPECT_TRUE(std::filesystem::is_directory(dir)) << dir;
+  EXPECT_NE(demo.err.find("kept in " + dir), std::string::npos) << demo.err;
+  std::filesystem::remove_all(dir);
+  RunResult text = RunVramwatch({"demo", "--keep"}, {});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const std::string marker = "demo: scenario and fixtures kept in ";
+  const size_t at = text.out.find(marker);
+  ASSERT_NE(at, std::string::npos) << text.out;
+  const std::string text_dir = text.out.substr(at + marker.size(), text.out.find('\n', at) - at - marker.size());
+  EXPECT_TRUE(std::filesystem::is_directory(text_dir)) << text_dir;
+  std::filesystem::remove_all(text_dir);
+  RunResult plain = RunVramwatch({"demo", "--json"}, {});
+  EXPECT_FALSE(plain.json.contains("kept_in")) << "only with --keep";
 }
 
 }  // namespace

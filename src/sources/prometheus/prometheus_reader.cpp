@@ -104,6 +104,30 @@ Result<Endpoint> ParseUrl(const std::string& url) {
   return e;
 }
 
+// Why a request got no answer at all, in words (httplib's own names are single words such as
+// "Connection").
+std::string TransportErrorText(httplib::Error error, double timeout_s) {
+  switch (error) {
+    case httplib::Error::Connection:
+      return "cannot connect (connection refused, or the host cannot be reached): is Prometheus listening at "
+             "that address and port?";
+    case httplib::Error::ConnectionTimeout:
+      return "no connection within " + std::to_string(static_cast<long long>(std::ceil(timeout_s))) +
+             " s (host down or a firewall dropping packets?)";
+    case httplib::Error::Read:
+      return "the connection broke, or no answer came within " +
+             std::to_string(static_cast<long long>(std::ceil(timeout_s))) + " s, while reading the response";
+    case httplib::Error::Write: return "the connection broke while sending the query";
+    case httplib::Error::BindIPAddress: return "cannot bind the local address";
+    case httplib::Error::ExceedRedirectCount: return "too many redirects";
+    case httplib::Error::SSLConnection: return "TLS connection failed";
+    case httplib::Error::SSLLoadingCerts: return "cannot load the TLS certificates";
+    case httplib::Error::SSLServerVerification: return "the server's TLS certificate did not verify";
+    case httplib::Error::Canceled: return "the request was cancelled";
+    default: return "request failed (" + httplib::to_string(error) + ")";
+  }
+}
+
 Result<std::string> Post(const Endpoint& e, const std::string& url, const std::string& path,
                          const httplib::Params& params, double timeout_s) {
   httplib::Client client(e.origin);
@@ -112,7 +136,7 @@ Result<std::string> Post(const Endpoint& e, const std::string& url, const std::s
   client.set_read_timeout(to);
   auto res = client.Post((e.base + path).c_str(), params);
   if (!res) {
-    return Status::Unavailable("Prometheus at " + url + ": " + httplib::to_string(res.error()));
+    return Status::Unavailable("Prometheus at " + url + ": " + TransportErrorText(res.error(), timeout_s));
   }
   if (res->status != 200) {
     // Prometheus explains errors in JSON: {"status":"error","errorType":"bad_data","error":"..."}.

@@ -132,6 +132,8 @@ TEST(PrometheusReader, UnreachableServerIsUnavailableNamingTheUrl) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(r.status().message(), HasSubstr(url));
+  // The whole reason, not httplib's one-word error name.
+  EXPECT_THAT(r.status().message(), HasSubstr("cannot connect (connection refused"));
   EXPECT_FALSE(FetchPrometheusSeries("prometheus:9090", "up", 3600, 1, ValueUnit::kBytes).ok());
 }
 

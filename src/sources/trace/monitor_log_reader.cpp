@@ -54,7 +54,7 @@ bool ParseDmonDate(std::string_view s, long long* days) {
   if (s.size() == 10 && (s[4] == '/' || s[4] == '-') && s[7] == s[4]) {
     ok = digits(0, 4, &y) && digits(5, 2, &m) && digits(8, 2, &d);
   }
-  if (!ok || y < 1970 || m < 1 || m > 12 || d < 1 || d > 31) return false;
+  if (!ok || y < 1970 || !ValidCivilDate(y, m, d)) return false;
   *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
   return true;
 }
@@ -176,6 +176,12 @@ class MonitorLogReader : public LineTraceReader {
       if (t_row) {
         when = *t_row;
       } else {
+        // Without memory there is nothing to analyse: say so before asking for a clock.
+        if (fb_col_ < 0 && !(options().interval_s && *options().interval_s > 0)) {
+          return Fatal(ln, 1,
+                       "no memory values: this dmon log has no fb column (record with nvidia-smi dmon -s m, or -s "
+                       "pucvmet, -o DT)");
+        }
         auto interval = RequireInterval(ln, "this dmon log has no Date/Time columns (nvidia-smi dmon -o DT)");
         if (!interval.ok()) return interval.status();
         if (seen_gpus_.size() >= kMaxRowsPerInstant ||

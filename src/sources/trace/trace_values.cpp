@@ -251,7 +251,7 @@ bool ParseTraceTimestamp(std::string_view s, Timestamp* out, DateCache* cache) {
         if (!(TwoDigits(s, 0, &y1) && TwoDigits(s, 2, &y2) && TwoDigits(s, 5, &mo) && TwoDigits(s, 8, &d)))
           return false;
         const int y = y1 * 100 + y2;
-        if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31) return false;
+        if (y < 1970 || !ValidCivilDate(y, mo, d)) return false;  // once per new date (cached)
         day = static_cast<double>(DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) * 86400.0;
         if (cache != nullptr) {
           std::memcpy(cache->date, s.data(), 10);
@@ -324,7 +324,7 @@ bool ParseDateLine(std::string_view line, Timestamp* out) {
       }
     }
   }
-  if (month == 0 || day < 0 || year < 1970 || clock < 0) return false;
+  if (month == 0 || day < 0 || year < 1970 || clock < 0 || !ValidCivilDate(year, month, day)) return false;
   if (pm >= 0) {
     int h = clock / 3600;
     if (h < 1 || h > 12) return false;

@@ -132,6 +132,19 @@ TEST(ParseTraceTimestamp, FastPathMatchesCoreParser) {
   EXPECT_FALSE(ParseTraceTimestamp("2026/07/14 08:12:38.6x6", &t));
 }
 
+TEST(ParseTraceTimestamp, DatesThatDoNotExistAreRejectedWithAndWithoutCache) {
+  DateCache cache;
+  for (const char* s :
+       {"2026/02/30 08:12:38.696", "2026/04/31 08:12:38", "2025/02/29 00:00:00", "2026-02-30 10:00:00"}) {
+    Timestamp t;
+    EXPECT_FALSE(ParseTraceTimestamp(s, &t)) << s;
+    EXPECT_FALSE(ParseTraceTimestamp(s, &t, &cache)) << s;
+  }
+  Timestamp leap;
+  EXPECT_TRUE(ParseTraceTimestamp("2024/02/29 08:12:38.696", &leap, &cache));
+  EXPECT_FALSE(ParseDateLine("Mon Feb 30 10:00:00 2026", &leap));
+}
+
 TEST(ParseTraceTimestamp, SecondAndDateCacheGiveTheSameTimesAsNoCache) {
   // Rows of several GPUs share a second; the cache must never leak one row's time into another.
   const std::vector<std::string> rows = {

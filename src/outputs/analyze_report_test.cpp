@@ -1,0 +1,70 @@
+#include "outputs/analyze_report.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace vw::outputs {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// A leak of 1 GiB/h seen for 2 h, 10 GiB of headroom left.
+AnalyzedSeries Leak(bool has_zone, bool synthetic) {
+  AnalyzedSeries s;
+  s.source = "run.csv";
+  detection::SeriesAnalysis& a = s.analysis;
+  a.gpu.key = "0";
+  a.has_zone = has_zone;
+  a.synthetic_time = synthetic;
+  a.total_bytes = 80ull << 30;
+  detection::Assessment& as = a.assessment;
+  as.verdict = detection::Verdict::kLeak;
+  as.samples = 720;
+  as.start_t = synthetic ? 0 : 1764189000;  // 2025-11-26 20:30:00 UTC
+  as.end_t = as.start_t + 7200;
+  as.last_used_bytes = 70.0 * (1 << 30);
+  as.rate_bps = (1 << 30) / 3600.0;
+  as.leak_start_t = as.start_t + 600;
+  as.tto_s = 36000;
+  return s;
+}
+
+TEST(AnalyzeText, TimesOfAZonedTraceAreMarkedUtcAndWallClockOnesAreNot) {
+  AnalyzeReportOptions o;
+  const std::string utc = RenderAnalyzeText({Leak(true, false)}, o);
+  EXPECT_THAT(utc, HasSubstr("span       2025-11-26 20:30 UTC → 2025-11-26 22:30 UTC"));
+  EXPECT_THAT(utc, HasSubstr("(at 2025-11-27 08:30 UTC)"));
+  const std::string wall = RenderAnalyzeText({Leak(false, false)}, o);
+  EXPECT_THAT(wall, HasSubstr("span       2025-11-26 20:30 → 2025-11-26 22:30 ("));
+  EXPECT_THAT(wall, Not(HasSubstr("UTC")));
+}
+
+TEST(AnalyzeJson, OomAtOnASyntheticClockIsSecondsLikeLeakStart) {
+  nlohmann::json doc = RenderAnalyzeJson({Leak(false, true)}, {});
+  const nlohmann::json& g = doc["gpus"][0];
+  EXPECT_EQ(g["leak_start"], "600.000");
+  EXPECT_EQ(g["oom_at"], "43200.000");  // end (7200 s) + 10 h
+  EXPECT_EQ(g["clock"], "synthetic");
+}
+
+TEST(AnalyzeReport, SamplesOutOfOrderAreCountedInTextAndJson) {
+  AnalyzedSeries s = Leak(true, false);
+  nlohmann::json none = RenderAnalyzeJson({s}, {});
+  EXPECT_EQ(none["gpus"][0]["samples_out_of_order"], 0);
+  EXPECT_TRUE(none["gpus"][0]["first_out_of_order"].is_null());
+  EXPECT_THAT(RenderAnalyzeText({s}, {}), Not(HasSubstr("out of time order")));
+
+  s.analysis.out_of_order = 42;
+  s.analysis.first_out_of_order_t = 1764189000 + 60;
+  s.analysis.first_out_of_order_after_t = 1764189000 + 3600;
+  nlohmann::json doc = RenderAnalyzeJson({s}, {});
+  EXPECT_EQ(doc["gpus"][0]["samples_out_of_order"], 42);
+  EXPECT_EQ(doc["gpus"][0]["first_out_of_order"], "2025-11-26T20:31:00Z");
+  EXPECT_THAT(RenderAnalyzeText({s}, {}),
+              HasSubstr("  order      42 sample(s) out of time order were ignored (the first, at 2025-11-26 20:31:00 "
+                        "UTC, came after 2025-11-26 21:30:00 UTC)\n"));
+}
+
+}  // namespace
+}  // namespace vw::outputs

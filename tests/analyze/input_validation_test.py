@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Bad flag values and odd traces end in a clear message (exit 3) or a visible note, never in a
+wrong number: durations too large for the clocks, a card size of 0 or below the memory in use,
+samples out of time order, impossible dates, unknown commands, and the wording of the report
+(UTC marks, file:line:column of skipped lines, oom_at on a synthetic clock)."""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+checks = []
+
+
+def check(name):
+    def deco(fn):
+        checks.append((name, fn))
+        return fn
+    return deco
+
+
+def run(ctx, *args, stdin=None):
+    return subprocess.run([ctx.vramwatch, *args], capture_output=True, text=True, timeout=120, input=stdin)
+
+
+def vw(ctx, *args, stdin=None):
+    return run(ctx, "analyze", *args, stdin=stdin)
+
+
+def expect_error(r, *needles):
+    assert r.returncode == 3, (r.returncode, r.stdout[-300:], r.stderr)
+    for n in needles:
+        assert n in r.stderr, (n, r.stderr)
+
+
+def write(d, name, text):
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def query_csv(rows, start=1_780_000_000, step=10, used=lambda i: 20000 + i, total=81559):
+    """A --query-gpu CSV with epoch timestamps, `rows` (index, i) in the given order."""
+    out = ["timestamp, index, memory.used [MiB], memory.total [MiB]"]
+    for gpu, i in rows:
+        out.append(f"{start + i * step}, {gpu}, {used(i)} MiB, {total} MiB")
+    return "\n".join(out) + "\n"
+
+
+@check("durations too large for the clocks are refused naming the flag, in every command (exit 3)")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        values = write(d, "used.log", "\n".join(str(1000 + i) for i in range(100)) + "\n")
+        for args in (["--interval", "99999999999999999d"], ["--interval", "300s", "--critical-runway", "110000d"]):
+            expect_error(vw(ctx, "--format", "values", *args, values), args[-2], "too large")
+        expect_error(vw(ctx, "--prometheus", "http://127.0.0.1:1", "--range", "110000d"), "--range", "too large")
+    # check, watch and record refuse them before touching NVML.
+    expect_error(run(ctx, "check", "--timeout", "99999999999999999999d", "--kernel-log", "none"), "--timeout",
+                 "too large")
+    expect_error(run(ctx, "check", "--window", "99999999999999h", "--kernel-log", "none"), "--window", "too large")
+    expect_error(run(ctx, "watch", "--interval", "110000d", "--duration", "1s"), "--interval", "too large")
+    expect_error(run(ctx, "record", "--interval", "99999999999999999999d", "--duration", "1s", "-o", os.devnull),
+                 "--interval", "too large")
+    expect_error(run(ctx, "record", "--timeout", "0s", "--duration", "1s", "-o", os.devnull), "--timeout",
+                 "greater than 0")
+
+
+@check("--total 0 is a bad size; used above the total on every sample is an error naming the columns")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        values = write(d, "used.log", "\n".join(str(40000 + i) for i in range(300)) + "\n")
+        expect_error(vw(ctx, "--format", "values", "--interval", "300s", "--total", "0", values), "--total",
+                     "greater than zero")
+        r = vw(ctx, "--format", "values", "--interval", "300s", "--total", "10GiB", values)
+        expect_error(r, "above the card's total", "--total 10GiB")
+        assert r.stdout == "", "no CRITICAL 'OOM in 0s' report"
+    nounits = os.path.join(ctx.data, "h200-driver580", "query-gpu-nounits.csv")
+    swapped = "timestamp,index,memory.total,memory.used"
+    r = vw(ctx, "--json", "--columns", swapped, nounits)
+    expect_error(r, "above the card's total", "--columns " + swapped)
+    assert r.stdout == ""
+    r = vw(ctx, "--json", "--columns", "timestamp,index,memory.used,memory.total", nounits)
+    assert r.returncode in (0, 1, 2, 3) and r.stdout, (r.returncode, r.stderr)
+    assert json.loads(r.stdout)["gpus"][0]["memory_total_bytes"] == 143771 * 2 ** 20
+
+
+@check("samples out of time order are counted in the text and JSON; a file written newest first is an error")
+def _(ctx):
+    n = 1800
+    with tempfile.TemporaryDirectory() as d:
+        backwards = write(d, "backwards.csv", query_csv([(0, i) for i in reversed(range(n))]))
+        r = vw(ctx, backwards)
+        expect_error(r, "backwards.csv", "run backwards in time", f"{n - 1} of {n}")
+        halves = [(0, i) for i in range(n // 2, n)] + [(0, i) for i in range(n // 2)]
+        swapped = write(d, "swapped.csv", query_csv(halves))
+        r = vw(ctx, "--json", swapped)
+        doc = json.loads(r.stdout)
+        jsonschema.validate(doc, ctx.schema)
+        g = doc["gpus"][0]
+        assert g["samples"] == n // 2 and g["samples_out_of_order"] == n // 2, g
+        assert g["first_out_of_order"] == "2026-05-28T20:26:40Z", g["first_out_of_order"]
+        text = vw(ctx, swapped).stdout
+        assert f"{n // 2} sample(s) out of time order were ignored" in text, text
+        assert "the first, at 2026-05-28 20:26:40 UTC, came after" in text, text
+        ordered = vw(ctx, "--json", write(d, "ordered.csv", query_csv([(0, i) for i in range(n)])))
+        assert json.loads(ordered.stdout)["gpus"][0]["samples_out_of_order"] == 0
+
+
+@check("unknown commands get a suggestion; --version works like version")
+def _(ctx):
+    r = run(ctx, "analyse", "x.csv")
+    expect_error(r, "unknown command 'analyse' (did you mean analyze?)")
+    expect_error(run(ctx, "chek"), "unknown command 'chek' (did you mean check?)")
+    expect_error(run(ctx, "frobnicate"), "unknown command 'frobnicate'", "analyze")
+    v, plain = run(ctx, "--version"), run(ctx, "version")
+    assert v.returncode == 0 and v.stdout == plain.stdout and v.stdout.startswith("vramwatch "), (v, plain)
+
+
+@check("error messages name the value: --gpu, --since after --until, empty --columns name, Prometheus")
+def _(ctx):
+    q = os.path.join(ctx.data, "h200-driver580", "query-gpu.csv")
+    expect_error(vw(ctx, "--gpu", "9", q), "--gpu 9", "the GPUs in the trace: 0 (00000000:00:06.0, GPU-d343804b")
+    r = vw(ctx, "--json", "--gpu", "0000:00:06.0", q)
+    assert r.returncode != 3 or json.loads(r.stdout)["gpus"], (r.returncode, r.stderr)
+    assert json.loads(r.stdout)["gpus"][0]["pci_bus_id"] == "00000000:00:06.0"
+    assert vw(ctx, "--json", "--gpu", "00000000:00:06.0", q).stdout == r.stdout
+    expect_error(vw(ctx, "--since", "2026-03-14T12:00:00", "--until", "2026-03-14T10:00:00", q),
+                 "--since 2026-03-14T12:00:00 is after --until 2026-03-14T10:00:00")
+    expect_error(vw(ctx, "--columns", "timestamp,,memory.used,memory.total", q), "--columns: column 2 of")
+    expect_error(vw(ctx, "--columns", "timestamp,index,", q), "--columns: column 3 of")
+    expect_error(vw(ctx, "--prometheus", "http://127.0.0.1:1", "--range", "1h"), "http://127.0.0.1:1",
+                 "cannot connect (connection refused")
+
+
+@check("--since/--until take dmon's YYYYMMDD HH:MM:SS; impossible dates are refused")
+def _(ctx):
+    dmon = os.path.join(ctx.data, "h200-driver580", "dmon.log")
+    r = vw(ctx, "--json", "--since", "20261129 19:11:52", dmon)
+    assert r.stdout, (r.returncode, r.stderr)
+    doc = json.loads(r.stdout)
+    assert all(g["start"] >= "2026-11-29T19:11:52" for g in doc["gpus"]), doc["gpus"]
+    full = json.loads(vw(ctx, "--json", dmon).stdout)
+    assert doc["gpus"][0]["samples"] < full["gpus"][0]["samples"]
+    leak = os.path.join(ctx.examples, "training-leak.csv")
+    for flag in ("--since", "--until"):
+        expect_error(vw(ctx, flag, "2026-02-30T10:00:00", leak), flag, "2026-02-30T10:00:00", "no such date")
+    with tempfile.TemporaryDirectory() as d:
+        bad = write(d, "feb30.csv", "timestamp, index, memory.used [MiB]\n2026/02/28 10:00:00.000, 0, 1 MiB\n"
+                                    "2026/02/30 10:00:00.000, 0, 1 MiB\n")
+        expect_error(vw(ctx, bad), "feb30.csv:3:")
+
+
+@check("text times of a trace with a zone are marked UTC; wall-clock ones are not")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        epoch = write(d, "epoch.csv", query_csv([(0, i) for i in range(400)]))
+        text = subprocess.run([ctx.vramwatch, "analyze", epoch], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "TZ": "America/New_York"}).stdout
+        assert re.search(r"span +2026-05-28 20:26 UTC → 2026-05-28 21:33 UTC", text), text
+    text = vw(ctx, os.path.join(ctx.examples, "training-leak.csv")).stdout
+    assert "UTC" not in text and "2026-03-14 09:00 →" in text, text
+    assert re.search(r"OOM in .*\(at 2026-03-\d\d \d\d:\d\d\)", text), text
+
+
+@check("--lenient lists skipped lines as file:line:column: reason, like the strict error")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        lines = open(os.path.join(ctx.examples, "training-healthy.csv")).read().splitlines()
+        lines[100] = re.sub(r", \d+ MiB, ", ", lots MiB, ", lines[100], count=1)
+        bad = write(d, "bad.csv", "\n".join(lines) + "\n")
+        strict = vw(ctx, bad)
+        where = re.search(r"(\S*bad\.csv:101:\d+): ", strict.stderr)
+        assert strict.returncode == 3 and where, strict.stderr
+        doc = json.loads(vw(ctx, "--lenient", "--json", bad).stdout)
+        example = doc["skipped_examples"][0]
+        assert example.startswith(where.group(1) + ": expected"), (example, where.group(1))
+        text = vw(ctx, "--lenient", bad).stdout
+        assert f"  {example}\n" in text, text
+
+
+@check("oom_at on a synthetic clock is seconds from the start, like leak_start")
+def _(ctx):
+    values = "\n".join(str(20000 + i // 3) for i in range(2000)) + "\n"
+    r = vw(ctx, "--json", "--format", "values", "--interval", "10s", "--total", "80GiB", "-", stdin=values)
+    g = json.loads(r.stdout)["gpus"][0]
+    assert g["verdict"] == "leak" and g["clock"] == "synthetic", g
+    assert re.fullmatch(r"\d+\.\d{3}", g["oom_at"]), g["oom_at"]
+    assert re.fullmatch(r"\d+\.\d{3}", g["leak_start"]), g["leak_start"]
+    end = float(g["end"])
+    assert abs(float(g["oom_at"]) - (end + g["time_to_oom_seconds"])) < 0.01, (g["oom_at"], end)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vramwatch", required=True)
+    ap.add_argument("--examples", required=True)
+    ap.add_argument("--schema", required=True)
+    ap.add_argument("--data", required=True, help="the project's captures (tests/data)")
+    ctx = ap.parse_args()
+    ctx.schema = json.load(open(ctx.schema))
+    failed = 0
+    for name, fn in checks:
+        try:
+            fn(ctx)
+            print(f"ok    {name}")
+        except Exception as e:  # noqa: BLE001 - report every failure with its reason
+            failed += 1
+            print(f"FAIL  {name}: {type(e).__name__}: {str(e)[:1200]}")
+    print(f"{len(checks) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

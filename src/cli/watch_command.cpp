@@ -170,7 +170,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
   std::unique_ptr<storage::HistoryStore> history;
   if (!f.db.empty()) {
     auto h = storage::HistoryStore::Open(f.db);
-    if (!h.ok()) return Fail(h.status().message());
+    if (!h.ok()) return Fail("--db: " + h.status().message());
     history = std::move(*h);
   }
   Severity worst = Severity::kOk;

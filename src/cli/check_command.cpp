@@ -4,12 +4,12 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/proc_flags.h"
 #include "cli/xid_summary.h"
 #include "core/exit_codes.h"
 #include "core/units.h"
@@ -29,31 +29,43 @@ double Now() {
   return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
+// The report of a check that could not run: status "unknown" and the reason.
+void PrintUnknownJson(std::FILE* out, const std::string& message) {
+  nlohmann::ordered_json j{{"schema", "vramwatch.check/1"},
+                           {"status", "unknown"},
+                           {"exit_code", kExitUnknown},
+                           {"error", message},
+                           {"gpus", nlohmann::ordered_json::array()},
+                           {"findings", nlohmann::ordered_json::array()},
+                           {"notes", nlohmann::ordered_json::array()}};
+  std::fprintf(out, "%s\n", outputs::JsonText(j, 2).c_str());
+  std::fflush(out);
+}
+
 int Unknown(const CheckOptions& o, std::FILE* out, const std::string& message) {
   std::fprintf(stderr, "vramwatch check: UNKNOWN: %s\n", message.c_str());
-  if (o.json) {
-    nlohmann::ordered_json j{{"schema", "vramwatch.check/1"},
-                             {"status", "unknown"},
-                             {"exit_code", kExitUnknown},
-                             {"error", message},
-                             {"gpus", nlohmann::ordered_json::array()},
-                             {"findings", nlohmann::ordered_json::array()},
-                             {"notes", nlohmann::ordered_json::array()}};
-    std::fprintf(out, "%s\n", outputs::JsonText(j, 2).c_str());
-  }
+  if (o.json) PrintUnknownJson(out, message);
   return kExitUnknown;
 }
 
-std::string DefaultPasswd(const CheckOptions& o) {
-  if (!o.passwd.empty()) return o.passwd;
-  std::filesystem::path root(o.proc_root);
-  if (std::filesystem::weakly_canonical(root) != "/proc" && std::filesystem::exists(root / "passwd")) {
-    return (root / "passwd").string();
+}  // namespace
+
+bool ArgsAskForCheckJson(int argc, const char* const* argv) {
+  int i = 1;
+  while (i < argc && argv[i][0] == '-') ++i;  // options before the subcommand (--help-all)
+  if (i >= argc || std::string(argv[i]) != "check") return false;
+  for (++i; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a == "--json") return true;
   }
-  return "";
+  return false;
 }
 
-}  // namespace
+int PrintCheckParseError(const std::string& message, std::FILE* out) {
+  PrintUnknownJson(out, message);
+  return kExitUnknown;
+}
 
 int RunCheck(const CheckOptions& o, std::FILE* out) {
   // Kernel log first: a bad --kernel-log is a usage error, found before sampling for a window.
@@ -66,6 +78,11 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
     klog.scan = std::move(*scan);
     klog.source = o.kernel_log;
   }
+
+  // A missing or empty --proc-root would make every holder look dead: a usage error, before NVML.
+  if (Status root = CheckProcRootFlag(o.proc_root); !root.ok()) return Unknown(o, out, root.message());
+  auto passwd = ResolvePasswd(o.proc_root, o.passwd);
+  if (!passwd.ok()) return Unknown(o, out, passwd.status().message());
 
   nvml::SourceOptions so;
   so.library_path = nvml::ResolveLibraryPath(o.nvml_lib);
@@ -82,7 +99,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
 
   procfs::DirProcFs fs(o.proc_root);
   procfs::ReaderOptions ro;
-  ro.passwd_path = DefaultPasswd(o);
+  ro.passwd_path = *passwd;
   procfs::ProcessReader reader(fs, ro);
 
   detection::CheckInput input;
@@ -171,7 +188,9 @@ CommandRunner AddCheckCommand(CLI::App& app) {
                   "NVML library to load (default: $VRAMWATCH_NVML_LIB, else "
                   "libnvidia-ml.so.1)");
   cmd->add_option("--proc-root", flags->o.proc_root, "procfs root to read processes from")->capture_default_str();
-  cmd->add_option("--passwd", flags->o.passwd, "passwd file for user names (default: the system's user database)");
+  cmd->add_option("--passwd", flags->o.passwd,
+                  "passwd file for user names (default: the system's user database; <proc-root>/passwd when the "
+                  "root is a fixture)");
   cmd->add_option("--kernel-log", flags->o.kernel_log,
                   "Kernel log file to read Xid events from; 'none' to skip (default: /dev/kmsg, then dmesg)");
   cmd->add_option("--window", flags->window, "Sample for this long before judging (e.g. 30s); 0 = one look")

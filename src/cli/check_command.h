@@ -30,4 +30,10 @@ struct CheckOptions {
 // JSON object with status "unknown" when json is set) and return 3.
 int RunCheck(const CheckOptions& options, std::FILE* out);
 
+// For a command line that CLI11 could not parse (unknown flag, missing value): whether it is
+// `vramwatch check ... --json ...`, and the {"status":"unknown","error":message} object that such
+// a caller still gets on stdout (returns 3). The message itself goes to stderr from CLI11.
+bool ArgsAskForCheckJson(int argc, const char* const* argv);
+int PrintCheckParseError(const std::string& message, std::FILE* out);
+
 }  // namespace vw::cli

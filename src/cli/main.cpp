@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/check_command.h"
 #include "cli/command_names.h"
 #include "cli/commands.h"
 #include "core/exit_codes.h"
@@ -55,6 +56,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    // `check --json` promises a JSON object on stdout for every usage error, flag errors included.
+    if (vw::cli::ArgsAskForCheckJson(argc, argv)) return vw::cli::PrintCheckParseError(e.what(), stdout);
     return vw::kExitUnknown;
   }
   for (auto& [sub, run] : commands) {

@@ -5,14 +5,18 @@
 // previous process-interval tick (sources/kernel/kernel_log_follower.h). `--replay FILE` feeds a
 // recording or any `analyze` format through the same pipeline and prints alerts with the trace's
 // timestamps (without a zone when the trace has none); with `--kernel-log FILE` its Xid lines are
-// fed when the trace reaches their time (cli/replay_xids.h).
+// fed when the trace reaches their time (cli/replay_xids.h). The file is read as analyze reads it,
+// with --format, --columns, --total and (given with --replay) --interval as the trace's spacing.
 //
 // What is fatal and what degrades:
 //   port in use / bad --listen        -> exit 3 with the address and the OS reason
 //   unreadable --kernel-log FILE      -> exit 3 naming the file (system log unreadable: a note, no Xids)
-//   NVML missing or failing at start  -> keeps serving (an nvml_error finding), retries every 10 s
+//   --proc-root missing or empty,
+//   unreadable --passwd FILE          -> exit 3 naming the path (cli/proc_flags.h, as check)
+//   NVML missing or failing at start  -> keeps serving (an nvml_error finding and its GpuNvmlError
+//                                        alert), retries every 10 s
 //   a hung NVML call                  -> that GPU is stale (its samples stop, sample age grows)
-//   --db cannot be opened             -> warning; runs without history
+//   --db cannot be opened at start    -> exit 3 naming the file
 //   disk full / read-only database    -> history paused (vramwatch_history_paused 1), resumes by itself
 #include <fmt/format.h>
 #include <unistd.h>
@@ -27,7 +31,9 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/proc_flags.h"
 #include "cli/replay_xids.h"
+#include "cli/trace_flags.h"
 #include "cli/watch_pipeline.h"
 #include "core/exit_codes.h"
 #include "core/time.h"
@@ -67,6 +73,8 @@ struct WatchFlags {
   std::string leak_for = "10m", finding_for = "1m", critical_runway = "24h", duration;
   std::string db, listen = "127.0.0.1:9490", alert_log, webhook, label, nvml_lib, proc_root = "/proc", passwd;
   std::string replay, speed = "max", db_max_size, kernel_log;
+  std::string format = "auto", columns, total;  // how --replay reads its file (as analyze does)
+  bool interval_given = false;                  // --interval on the command line: also the trace's spacing
   bool quiet = false;
 };
 
@@ -119,6 +127,33 @@ std::vector<outputs::NvmlCallStats> NvmlCallStatsOf(std::vector<nvml::CallTiming
   return out;
 }
 
+// How --replay reads its file: --format, --columns, --total, and --interval as the spacing of a
+// file without timestamps (only when given: its default is the live sampling interval).
+Result<trace::TraceOptions> ReplayTraceOptions(const WatchFlags& f) {
+  trace::TraceOptions o;
+  auto format = trace::ParseTraceFormat(f.format);
+  if (!format.ok()) return format.status().WithContext("--format");
+  o.format = *format;
+  if (!f.columns.empty()) {
+    auto cols = SplitColumnsFlag(f.columns);
+    if (!cols.ok()) return cols.status();
+    o.columns = std::move(*cols);
+  }
+  if (f.interval_given) {
+    auto d = ParseDuration(f.interval);
+    if (!d.ok()) return d.status().WithContext("--interval");
+    if (!(*d > 0)) return Status::InvalidArgument("--interval: must be greater than zero");
+    o.interval_s = *d;
+  }
+  if (!f.total.empty()) {
+    auto b = ParseSize(f.total);
+    if (!b.ok()) return b.status().WithContext("--total");
+    if (*b == 0) return Status::InvalidArgument("--total: must be greater than zero");
+    o.total_bytes = *b;
+  }
+  return o;
+}
+
 int RunReplay(const WatchFlags& f, WatchConfig config) {
   double speed = 0;  // 0 = as fast as possible
   if (f.speed != "max") {
@@ -128,12 +163,14 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
       return Fail("--speed '" + f.speed + "': expected a positive factor (e.g. 60) or 'max'");
     }
   }
-  auto reader = trace::OpenTrace(f.replay, trace::TraceOptions{});
+  auto topts = ReplayTraceOptions(f);
+  if (!topts.ok()) return Fail(topts.status().message());
+  auto reader = trace::OpenTrace(f.replay, *topts);
   if (!reader.ok()) return Fail(reader.status().message());
   std::unique_ptr<storage::HistoryStore> history;
   if (!f.db.empty()) {
     auto h = storage::HistoryStore::Open(f.db);
-    if (!h.ok()) return Fail(h.status().message());
+    if (!h.ok()) return Fail("--db: " + h.status().message());
     history = std::move(*h);
   }
   Severity worst = Severity::kOk;
@@ -226,6 +263,11 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   // Kernel log: only lines added after the start count (the counter is "since the daemon started").
   kernel::KernelLogFollower klog(f.kernel_log);
   if (Status s = klog.Start(); !s.ok()) return Fail("--kernel-log: " + s.message());
+  // The same process-facts flags as check, checked the same way: a missing or empty --proc-root
+  // would make every holder look dead, a bad --passwd would name no user.
+  if (Status root = CheckProcRootFlag(f.proc_root); !root.ok()) return Fail(root.message());
+  auto passwd = ResolvePasswd(f.proc_root, f.passwd);
+  if (!passwd.ok()) return Fail(passwd.status().message());
   if (!f.quiet) {
     for (const std::string& note : klog.notes()) std::fprintf(stderr, "vramwatch watch: %s\n", note.c_str());
   }
@@ -234,14 +276,14 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   std::unique_ptr<storage::HistoryStore> history;
   std::shared_ptr<outputs::HistorySource> history_source;
   if (!f.db.empty()) {
+    // A --db that cannot be opened at start (mistyped path, not a database) is a usage error, as
+    // for --replay; only a database that fails later pauses history while monitoring goes on.
     auto h = storage::HistoryStore::Open(f.db, hopts);
-    if (!h.ok()) {
-      std::fprintf(stderr, "vramwatch watch: running without history: %s\n", h.status().ToString().c_str());
-    } else {
-      history = std::move(*h);
-      auto src = outputs::StoreHistorySource::Open(f.db);
-      if (src.ok()) history_source = std::shared_ptr<outputs::HistorySource>(std::move(*src));
-    }
+    if (!h.ok()) return Fail("--db: " + h.status().message());
+    history = std::move(*h);
+    auto src = outputs::StoreHistorySource::Open(f.db);
+    if (!src.ok()) return Fail("--db: " + src.status().message());
+    history_source = std::shared_ptr<outputs::HistorySource>(std::move(*src));
   }
 
   std::vector<outputs::AlertSink*> sinks;
@@ -290,7 +332,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
 
   procfs::DirProcFs fs(f.proc_root);
   procfs::ReaderOptions ro;
-  ro.passwd_path = f.passwd;
+  ro.passwd_path = *passwd;
   procfs::ProcessReader reader(fs, ro);
   std::map<int64_t, double> start_times;
 
@@ -350,15 +392,10 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
       }
       publisher.Publish(pipeline.BuildState(snap.t));
     } else {
-      auto state = std::const_pointer_cast<outputs::DaemonState>(pipeline.BuildState(now));
-      state->hostname = host;
-      Finding nf;
-      nf.kind = "nvml_error";
-      nf.severity = Severity::kCritical;
-      nf.message = "cannot use NVML: " + nvml_error;
-      nf.action = "check that the NVIDIA driver is loaded (nvidia-smi); --nvml-lib chooses another library";
-      state->findings.push_back(nf);
-      publisher.Publish(state);
+      // The nvml_error finding goes through the pipeline, so that it raises its alert like any
+      // other critical finding (after --finding-for).
+      pipeline.IngestNvmlUnavailable(now, host, nvml_error);
+      publisher.Publish(pipeline.BuildState(now));
     }
     tick += std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(interval_s));
     const auto now_steady = std::chrono::steady_clock::now();
@@ -386,7 +423,11 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       "/metrics, /api/v1/status, /api/v1/history and a web page (--listen), and sends alerts. --replay FILE feeds a "
       "recording through the same pipeline.");
   auto f = std::make_shared<WatchFlags>();
-  cmd->add_option("--interval", f->interval, "Device memory sampling interval (at least 100ms)")->capture_default_str();
+  CLI::Option* interval_opt =
+      cmd->add_option("--interval", f->interval,
+                      "Device memory sampling interval (at least 100ms); with --replay: the spacing of samples "
+                      "in a file without timestamps")
+          ->capture_default_str();
   cmd->add_option("--process-interval", f->process_interval, "Process facts (/proc) refresh interval")
       ->capture_default_str();
   cmd->add_option("--timeout", f->timeout, "Deadline of each NVML call; past it the GPU is stale")
@@ -423,8 +464,15 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--replay", f->replay, "Feed this recording (or any analyze format) through the pipeline");
   cmd->add_option("--speed", f->speed, "Replay speed: a factor (60 = one hour per minute) or 'max'")
       ->capture_default_str();
+  cmd->add_option("--format", f->format,
+                  "With --replay: input format (auto, query-csv, values, dmon, pmon, smi-table, recording), as "
+                  "for analyze")
+      ->capture_default_str();
+  cmd->add_option("--columns", f->columns,
+                  "With --replay: column names of a --query-gpu CSV without a header line, in order");
+  cmd->add_option("--total", f->total, "With --replay: card memory size when the file lacks it, e.g. 80GiB");
   cmd->add_flag("--quiet", f->quiet, "Only errors on stderr");
-  return [f]() -> int {
+  return [f, interval_opt]() -> int {
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
     std::signal(SIGPIPE, SIG_IGN);
@@ -459,7 +507,10 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       if (!v.ok()) return Fail("--duration: " + v.status().message());
       duration = *v;
     }
-    if (interval < 0.1) return Fail("--interval must be at least 100ms");
+    if (f->replay.empty() && interval < 0.1) return Fail("--interval must be at least 100ms");
+    if (f->replay.empty() && (f->format != "auto" || !f->columns.empty() || !f->total.empty())) {
+      return Fail("--format, --columns and --total say how to read a --replay file; they need --replay");
+    }
     if (process_interval < interval) process_interval = interval;
     if (timeout <= 0) return Fail("--timeout must be greater than 0");
     auto size = ParseSize(f->orphan_threshold);
@@ -474,6 +525,7 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       if (!cap.ok()) return Fail("--db-max-size: " + cap.status().message());
       hopts.db.max_size_bytes = *cap;
     }
+    f->interval_given = interval_opt->count() > 0;
     if (!f->replay.empty()) return RunReplay(*f, config);
     return RunLive(*f, config, interval, process_interval, timeout, duration, hopts);
   };

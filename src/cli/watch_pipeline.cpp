@@ -40,6 +40,7 @@ std::string AlertNameOf(const Finding& f) {
   if (f.kind == "stuck_holder") return "GpuStuckHolder";
   if (f.kind == "dead_holder") return "GpuDeadHolder";
   if (f.kind == "gpu_lost") return "GpuLost";
+  if (f.kind == "nvml_error") return "GpuNvmlError";
   if (f.kind == "xid") return "GpuXidError";
   return {};
 }
@@ -266,6 +267,7 @@ void WatchPipeline::Ingest(const HostSnapshot& snap, bool processes_fresh, bool 
   for (const GpuSnapshot& g : snap.gpus) {
     const std::string key = detection::GpuKey(g);
     GpuTrack& t = Track(g);
+    if (!t.first_seen_t) t.first_seen_t = now;
     for (const std::string& e : g.errors) {
       size_t colon = e.find(':');
       std::string call = colon == std::string::npos ? "unknown" : e.substr(0, colon);
@@ -327,6 +329,27 @@ void WatchPipeline::Ingest(const HostSnapshot& snap, bool processes_fresh, bool 
       if (f.kind == "xid") findings_.findings.push_back(std::move(f));
     }
   }
+  EvaluateAlerts(now);
+  MaybeFlush(now, false);
+}
+
+void WatchPipeline::IngestNvmlUnavailable(double now, const std::string& hostname, const std::string& error) {
+  if (started_ == 0) started_ = now;
+  last_t_ = std::max(last_t_, now);
+  if (!hostname.empty()) hostname_ = hostname;
+  Finding f;
+  f.kind = "nvml_error";
+  f.severity = Severity::kCritical;
+  f.message = "cannot use NVML: " + error;
+  f.action = "check that the NVIDIA driver is loaded (nvidia-smi); --nvml-lib chooses another library";
+  findings_ = detection::CheckResult{};
+  findings_.findings.push_back(std::move(f));
+  findings_.worst = Severity::kCritical;
+  EvaluateAlerts(now);
+  MaybeFlush(now, false);
+}
+
+void WatchPipeline::EvaluateAlerts(double now) {
   auto events = tracker_.Evaluate(now, Conditions(now));
   for (outputs::AlertSink* s : sinks_) s->Send(events);
   if (history_) {
@@ -346,7 +369,6 @@ void WatchPipeline::Ingest(const HostSnapshot& snap, bool processes_fresh, bool 
       }
     }
   }
-  MaybeFlush(now, false);
 }
 
 void WatchPipeline::IngestXids(const kernel::KernelLogScan& scan, double now) {
@@ -411,13 +433,18 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
       if (!v.evidence.empty()) c.annotations["description"] = v.evidence.front();
       out.push_back(std::move(c));
     }
-    if (t.last_ok_t && now - *t.last_ok_t > config_.stale_alert_s) {
+    // Stale: no good sample for stale_alert_s, counted from the last one, or for a GPU that never
+    // answered, from the first sample that listed it.
+    const std::optional<double> since = t.last_ok_t ? t.last_ok_t : t.first_seen_t;
+    if (since && now - *since > config_.stale_alert_s) {
       detection::AlertCondition c;
       c.name = "GpuStale";
       c.labels = labels;
       c.severity = Severity::kWarning;
       c.annotations["summary"] =
-          fmt::format("GPU {} has not answered NVML for {}", key, FormatDuration(now - *t.last_ok_t));
+          t.last_ok_t ? fmt::format("GPU {} has not answered NVML for {}", key, FormatDuration(now - *since))
+                      : fmt::format("GPU {} has not answered NVML since it was first listed, {} ago", key,
+                                    FormatDuration(now - *since));
       out.push_back(std::move(c));
     }
   }

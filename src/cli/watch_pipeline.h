@@ -70,6 +70,11 @@ class WatchPipeline {
   // were seen (`now`, seconds).
   void IngestXids(const kernel::KernelLogScan& scan, double now);
 
+  // NVML could not be loaded or initialised at `now` (seconds), so there is no sample: the findings
+  // become one critical nvml_error (no GPU) saying `error`, which raises its alert (GpuNvmlError)
+  // like any critical finding. The next Ingest with run_findings replaces it.
+  void IngestNvmlUnavailable(double now, const std::string& hostname, const std::string& error);
+
   // One timed NVML call (or group of calls), `seconds` of wall time, into the histogram that
   // vramwatch_nvml_call_duration_seconds{call} renders.
   void RecordNvmlCall(const std::string& call, double seconds);
@@ -100,6 +105,7 @@ class WatchPipeline {
     detection::LeakEngine engine;
     GpuSnapshot last;  // latest snapshot (processes from the latest refresh)
     std::optional<double> last_ok_t;
+    std::optional<double> first_seen_t;  // first live sample that listed this GPU (answered or not)
     double last_assess_t = -1e300;
     double last_proc_assess_t = -1e300;
     double last_baseline_t = -1e300;
@@ -124,6 +130,8 @@ class WatchPipeline {
   void ReviseEnded(GpuTrack& t, const GpuSnapshot& g, double now);
   std::string WorkloadKey(const GpuSnapshot& g) const;
   std::vector<detection::AlertCondition> Conditions(double now) const;
+  // Alert conditions of `now` into the tracker; changes go to the sinks and the stored alert state.
+  void EvaluateAlerts(double now);
   void MaybeFlush(double now, bool force);
 
   WatchConfig config_;

@@ -201,5 +201,97 @@ TEST(WatchPipelineResume, WithoutHistoryNothingIsResumed) {
   EXPECT_EQ(p.Resume(1'790'000'000), 0u);
 }
 
+// Records every alert event the pipeline sends.
+struct RecordingSink : outputs::AlertSink {
+  std::vector<detection::AlertEvent> events;
+  void Send(const std::vector<detection::AlertEvent>& e) override { events.insert(events.end(), e.begin(), e.end()); }
+  bool Fired(const std::string& name, const std::string& gpu) const {
+    for (const auto& e : events) {
+      auto g = e.alert.condition.labels.find("gpu");
+      if (e.kind == detection::AlertEventKind::kFiring && e.alert.condition.name == name &&
+          g != e.alert.condition.labels.end() && g->second == gpu) {
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+WatchConfig FastAlerts() {
+  WatchConfig c;
+  c.alerts.default_for_s = 1;
+  c.alerts.for_by_name["GpuStale"] = 0;
+  c.stale_alert_s = 5;
+  return c;
+}
+
+TEST(WatchPipelineAlerts, NvmlThatCannotBeLoadedRaisesTheNvmlErrorAlertAndItResolvesWhenNvmlAnswers) {
+  RecordingSink sink;
+  WatchPipeline p(FastAlerts(), nullptr, {&sink});
+  const double t0 = 1'790'000'000;
+  for (double t = t0; t <= t0 + 2; t += 0.5) p.IngestNvmlUnavailable(t, "node-7", "dlopen libnvidia-ml.so.1: gone");
+  EXPECT_TRUE(sink.Fired("GpuNvmlError", "")) << sink.events.size();
+  auto state = p.BuildState(t0 + 2);
+  ASSERT_EQ(state->findings.size(), 1u);
+  EXPECT_EQ(state->findings[0].kind, "nvml_error");
+  EXPECT_EQ(state->findings[0].severity, Severity::kCritical);
+  EXPECT_NE(state->findings[0].message.find("libnvidia-ml.so.1"), std::string::npos);
+  ASSERT_EQ(state->alerts.size(), 1u);
+  EXPECT_EQ(state->alerts[0].name, "GpuNvmlError");
+  EXPECT_EQ(state->hostname, "node-7");
+  // NVML answers again: the finding and the alert go.
+  HostSnapshot snap;
+  snap.t = t0 + 3;
+  snap.gpus = {Gpu(0, snap.t, 0)};
+  p.Ingest(snap, true, true);
+  EXPECT_TRUE(p.BuildState(snap.t)->findings.empty());
+  EXPECT_TRUE(p.BuildState(snap.t)->alerts.empty());
+}
+
+TEST(WatchPipelineAlerts, GpuThatNeverAnsweredRaisesTheNvmlErrorAndStaleAlertsWhileTheOtherGpuDoesNot) {
+  RecordingSink sink;
+  WatchPipeline p(FastAlerts(), nullptr, {&sink});
+  const double t0 = 1'790'000'000;
+  for (double t = t0; t <= t0 + 8; t += 0.5) {
+    HostSnapshot snap;
+    snap.t = t;
+    GpuSnapshot hung = Gpu(1, t, 0);
+    hung.memory_used_bytes.reset();
+    hung.memory_total_bytes.reset();
+    hung.responsive = false;
+    hung.errors = {"nvmlDeviceGetMemoryInfo_v2: no answer within the 500 ms deadline"};
+    snap.gpus = {Gpu(0, t, 1000), hung};
+    p.Ingest(snap, true, true);
+  }
+  EXPECT_TRUE(sink.Fired("GpuNvmlError", "1"));
+  EXPECT_TRUE(sink.Fired("GpuStale", "1"));
+  EXPECT_FALSE(sink.Fired("GpuStale", "0"));
+  EXPECT_FALSE(sink.Fired("GpuNvmlError", "0"));
+  for (const auto& e : sink.events) {
+    if (e.alert.condition.name != "GpuStale") continue;
+    EXPECT_NE(e.alert.condition.annotations.at("summary").find("since it was first listed"), std::string::npos)
+        << e.alert.condition.annotations.at("summary");
+  }
+}
+
+TEST(WatchPipelineAlerts, GpusKnownOnlyFromHistoryAreNotStale) {
+  TempDb db;
+  const double now = 1'790'000'000;
+  FillHistory(db.path(), now - 1);
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  RecordingSink sink;
+  WatchPipeline p(FastAlerts(), store->get(), {&sink});
+  p.Resume(now);
+  for (double t = now; t <= now + 8; t += 1) {
+    HostSnapshot snap;
+    snap.t = t;
+    snap.gpus = {Gpu(0, t, 22000)};  // GPU 1 of the history is not on this host any more
+    p.Ingest(snap, true, false);
+  }
+  EXPECT_FALSE(sink.Fired("GpuStale", "1"));
+  EXPECT_FALSE(sink.Fired("GpuStale", "0"));
+}
+
 }  // namespace
 }  // namespace vw::cli

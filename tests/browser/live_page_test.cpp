@@ -102,7 +102,12 @@ json StatusFixture(const std::vector<detection::SeriesAnalysis>& gpus) {
                               {"state", "pending"},
                               {"gpu", "0"},
                               {"since", "2026-07-14T13:55:00Z"},
-                              {"summary", "pid 4310 idle"}}});
+                              {"summary", "pid 4310 idle"}},
+                             {{"name", "GpuNvmlError"},
+                              {"state", "firing"},
+                              {"gpu", ""},
+                              {"since", "2026-07-14T13:58:00Z"},
+                              {"summary", "cannot use NVML: nvmlInit_v2: driver/library version mismatch"}}});
   return {{"schema", "vramwatch.check/1"},
           {"host", {{"hostname", "gpu-node-07"}, {"driver_version", "550.54.15"}}},
           {"gpus", {g0, g1}},
@@ -218,8 +223,13 @@ TEST(LivePageInBrowser, ShowsCardsChartsProcessesFindingsAndAlerts) {
 
   EXPECT_EQ(Select(dom, "tr", "data-role", "finding").size(), 3u);
   auto alerts = Select(dom, "tr", "data-role", "alert");
-  ASSERT_EQ(alerts.size(), 1u) << "only the firing alert is shown";
+  ASSERT_EQ(alerts.size(), 2u) << "only the firing alerts are shown";
   EXPECT_TRUE(alerts[0].Has("data-name", "VramwatchGpuMemoryLeak"));
+  EXPECT_TRUE(alerts[1].Has("data-name", "GpuNvmlError"));
+  // An alert of no GPU (NVML cannot be used at all) is the host's, not "GPU " with nothing after it.
+  EXPECT_NE(dom.find("<td>GPU 0</td>"), std::string::npos);
+  EXPECT_NE(dom.find("<td>host</td>"), std::string::npos);
+  EXPECT_EQ(dom.find("<td>GPU </td>"), std::string::npos);
   EXPECT_EQ(Select(dom, "div", "data-state", "ok").size(), 1u) << "the connection line says live";
 
   // The first card's stats (GPU 0, leaking) and the second's (plateau).

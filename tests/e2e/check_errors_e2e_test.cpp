@@ -1,6 +1,7 @@
 // `vramwatch check` end to end: NVML errors, hangs, lost GPUs and bad input.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "e2e_harness.h"
@@ -129,6 +130,72 @@ TEST(CheckErrorsE2E, NoGpuMissingLibraryAndBadFlagsAreUnknown) {
   r = Check(none, proc, s.dir() + "/no-such-kern.log");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("no-such-kern.log"), std::string::npos) << r.err;
+}
+
+// A --proc-root that is missing, a file, or an empty mount point is a usage error naming the path:
+// never a host where every PID NVML lists is a CRITICAL dead_holder.
+TEST(CheckErrorsE2E, MissingFileOrEmptyProcRootIsUnknownNamingItNotDeadHolders) {
+  Scratch s;
+  std::string sc = s.Write("s.yaml", TwoGpus(""));
+  const std::string empty = s.dir() + "/emptyproc";
+  std::filesystem::create_directories(empty);
+  const std::string file = s.Write("notadir", "1\n");
+  for (const std::string& root : {s.dir() + "/host/proc", empty, file}) {
+    RunResult r = Check(sc, root, "");
+    EXPECT_EQ(r.exit_code, 3) << root << "\n" << r.out << r.err;
+    ASSERT_TRUE(r.json.is_object()) << r.out;
+    EXPECT_EQ(r.json["status"], "unknown");
+    const std::string error = r.json["error"];
+    EXPECT_NE(error.find("--proc-root " + root), std::string::npos) << error;
+    EXPECT_NE(error.find("mounted"), std::string::npos) << error;
+    EXPECT_TRUE(FindingsOf(r.json, "dead_holder").empty()) << r.out;
+    EXPECT_NE(r.err.find(root), std::string::npos) << r.err;
+  }
+}
+
+// --passwd: a relative path is relative to the working directory; the default for a fixture root
+// (given as a relative path too) is <proc-root>/passwd; a --passwd that cannot be read is exit 3.
+TEST(CheckErrorsE2E, RelativeProcRootAndPasswdNameTheFixtureUsersAndAMissingPasswdIsUnknown) {
+  Scratch s;
+  std::string proc = s.Proc(Holders());
+  const std::string rel = std::filesystem::relative(proc).string();
+  ASSERT_NE(rel.front(), '/');
+  std::string sc = s.Write("s.yaml", TwoGpus(""));
+  RunResult def = Check(sc, rel, "");
+  ASSERT_NE(def.exit_code, 3) << def.out << def.err;
+  EXPECT_EQ(def.json["gpus"][0]["processes"][0]["user"], "alice") << def.out;
+  EXPECT_TRUE(def.json["gpus"][0]["processes"][0]["unreadable"].empty()) << def.out;
+
+  const std::string users = s.Write("users", "carol:x:1000:1000::/home/carol:/bin/sh\n");
+  RunResult given = Check(sc, rel, "", {"--passwd", std::filesystem::relative(users).string()});
+  ASSERT_NE(given.exit_code, 3) << given.out << given.err;
+  EXPECT_EQ(given.json["gpus"][0]["processes"][0]["user"], "carol") << given.out;
+
+  RunResult missing = Check(sc, rel, "", {"--passwd", s.dir() + "/nonexist"});
+  EXPECT_EQ(missing.exit_code, 3) << missing.out << missing.err;
+  EXPECT_EQ(missing.json["status"], "unknown");
+  EXPECT_NE(missing.json["error"].get<std::string>().find("--passwd"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.json["error"].get<std::string>().find("nonexist"), std::string::npos) << missing.out;
+}
+
+// check.md: exit 3 for a bad flag, and with --json stdout still gets {"status":"unknown",...}.
+TEST(CheckErrorsE2E, FlagParseErrorsStillPrintTheUnknownJsonObject) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"check", "--json", "--bogus"}, std::vector<std::string>{"check", "--json", "--window"},
+        std::vector<std::string>{"check", "--bogus", "--json"}}) {
+    RunResult r = RunVramwatch(args, {});
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    ASSERT_TRUE(r.json.is_object()) << "stdout: " << r.out << "\nstderr: " << r.err;
+    EXPECT_EQ(r.json["status"], "unknown");
+    EXPECT_EQ(r.json["exit_code"], 3);
+    EXPECT_NE(r.json["error"].get<std::string>().find(args.back() == "--json" ? "--bogus" : args.back()),
+              std::string::npos)
+        << r.out;
+  }
+  // Without --json, stdout stays empty.
+  RunResult plain = RunVramwatch({"check", "--bogus"}, {});
+  EXPECT_EQ(plain.exit_code, 3);
+  EXPECT_EQ(plain.out, "");
 }
 
 TEST(CheckErrorsE2E, MalformedProcEntriesAreReportedNotFatal) {

@@ -17,6 +17,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -381,6 +382,72 @@ TEST(WatchE2E, UnreadableKernelLogIsAUsageErrorNamingTheFile) {
   EXPECT_NE(d.Log().find("no-such.log"), std::string::npos) << d.Log();
 }
 
+TEST(WatchE2E, KernelLogThatIsADirectoryIsAUsageErrorAtStart) {
+  Host h;
+  const std::string dir = h.s.dir() + "/klogdir";
+  std::filesystem::create_directories(dir);
+  Daemon d(h.Args(FreePort(), {"--kernel-log", dir}), h.env, h.s.dir() + "/d.log");
+  EXPECT_EQ(d.Wait(10), 3) << d.Log();
+  EXPECT_NE(d.Log().find("klogdir"), std::string::npos) << d.Log();
+  EXPECT_NE(d.Log().find("directory"), std::string::npos) << d.Log();
+}
+
+// A missing or empty --proc-root, a --passwd that cannot be read, and a --db that cannot be
+// opened or is not a database stop the daemon at start with exit 3 naming the path.
+TEST(WatchE2E, BadProcRootPasswdOrDatabaseAtStartIsAUsageErrorNamingIt) {
+  Host h;
+  const std::string empty = h.s.dir() + "/emptyproc";
+  std::filesystem::create_directories(empty);
+  const std::string notadb = h.s.Write("notadb.csv", "timestamp,memory.used\n2026-03-14T10:00:00,1\n");
+  struct Case {
+    std::vector<std::string> args;
+    std::string named;
+  };
+  const Case cases[] = {
+      {FastWatchArgs(h.s.dir() + "/host/proc", FreePort(), {}), "host/proc"},
+      {FastWatchArgs(empty, FreePort(), {}), "emptyproc"},
+      {h.Args(FreePort(), {"--passwd", h.s.dir() + "/nonexist"}), "nonexist"},
+      {h.Args(FreePort(), {"--db", h.s.dir() + "/no/such/dir/h.db"}), "no/such/dir/h.db"},
+      {h.Args(FreePort(), {"--db", notadb}), "notadb.csv"},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    Daemon d(c.args, h.env, h.s.dir() + "/d" + std::to_string(i++) + ".log");
+    EXPECT_EQ(d.Wait(10), 3) << c.named << "\n" << d.Log();
+    EXPECT_NE(d.Log().find(c.named), std::string::npos) << d.Log();
+    EXPECT_EQ(d.Log().find("serving"), std::string::npos) << d.Log();
+  }
+}
+
+// watch names the same user as check for the same PID: <proc-root>/passwd for a fixture root
+// (here given as a relative path), and a relative --passwd is relative to the working directory.
+TEST(WatchE2E, FixtureRootUsersAreNamedFromItsPasswdAsCheckDoes) {
+  Host h;
+  const std::string rel = std::filesystem::relative(h.proc).string();
+  auto user_of_5100 = [](const json& st) -> std::string {
+    for (const auto& g : st.value("gpus", json::array())) {
+      for (const auto& p : g.value("processes", json::array())) {
+        if (p.value("pid", 0) == 5100 && p["user"].is_string()) return p["user"];
+      }
+    }
+    return "";
+  };
+  {
+    int port = FreePort();
+    Daemon d(FastWatchArgs(rel, port, {}), h.env, h.s.dir() + "/d1.log");
+    json st = WaitStatus(port, 20, [&](const json& j) { return !user_of_5100(j).empty(); });
+    EXPECT_EQ(user_of_5100(st), "alice") << st.dump(2) << d.Log();
+  }
+  {
+    const std::string users = h.s.Write("users", "carol:x:1000:1000::/home/carol:/bin/sh\n");
+    int port = FreePort();
+    Daemon d(FastWatchArgs(rel, port, {"--passwd", std::filesystem::relative(users).string()}), h.env,
+             h.s.dir() + "/d2.log");
+    json st = WaitStatus(port, 20, [&](const json& j) { return !user_of_5100(j).empty(); });
+    EXPECT_EQ(user_of_5100(st), "carol") << st.dump(2) << d.Log();
+  }
+}
+
 TEST(WatchE2E, PortInUseExitsWithTheAddressAndReason) {
   Host h;
   int port = FreePort();
@@ -408,6 +475,23 @@ TEST(WatchE2E, MissingNvmlKeepsServingAndSaysWhy) {
   ASSERT_TRUE(m);
   EXPECT_NE(m->body.find("kind=\"nvml_error\""), std::string::npos);
   EXPECT_NE(d.Log().find("retrying"), std::string::npos);
+  // Like any critical finding, it raises its alert once it has held for --finding-for (1 s).
+  json fired = WaitStatus(port, 20, [](const json& j) { return HasAlert(j, "GpuNvmlError", ""); });
+  EXPECT_TRUE(HasAlert(fired, "GpuNvmlError", "")) << fired.dump(2) << d.Log();
+}
+
+TEST(WatchE2E, GpuHungFromTheStartRaisesTheNvmlErrorAndStaleAlerts) {
+  Host h(Scenario("    hangs: [{function: nvmlDeviceGetMemoryInfo_v2, at_s: 0, seconds: 600}]\n"));
+  const std::string alerts = h.s.dir() + "/alerts.jsonl";
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--alert-log", alerts}), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return HasAlert(j, "GpuNvmlError", "0"); });
+  ASSERT_TRUE(HasAlert(st, "GpuNvmlError", "0")) << st.dump(2) << d.Log();
+  EXPECT_FALSE(HasAlert(st, "GpuNvmlError", "1")) << st.dump(2);
+  EXPECT_NE(ReadAll(alerts).find("GpuNvmlError"), std::string::npos) << ReadAll(alerts);
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_NE(MetricLine(m->body, "vramwatch_gpu_up{gpu=\"0\"").find("} 0"), std::string::npos) << m->body;
 }
 
 TEST(WatchE2E, HungNvmlCallMakesOneGpuStaleWhileTheOtherGoesOn) {
@@ -738,6 +822,37 @@ TEST(WatchE2E, ReplayFeedsKernelLogXidsAtTheirTimeInTheTrace) {
       RunVramwatch({"watch", "--replay", s.dir() + "/wall.jsonl", "--kernel-log", s.dir() + "/no-such.log"}, env, 60);
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_NE(missing.err.find("no-such.log"), std::string::npos) << missing.err;
+}
+
+// --replay reads every analyze format: --interval gives the spacing of a file without timestamps,
+// --total the card size, --columns the fields of a CSV without a header line, --format the format.
+TEST(WatchE2E, ReplayTakesTheTraceFlagsThatFilesWithoutClockOrHeaderNeed) {
+  Scratch s;
+  std::string values;
+  for (int i = 0; i < 288; ++i) values += std::to_string(20000 + 20 * i) + "\n";
+  const std::string used = s.Write("used.log", values);
+  RunResult bare = RunVramwatch({"watch", "--replay", used}, {}, 30);
+  EXPECT_EQ(bare.exit_code, 3) << bare.out << bare.err;
+  EXPECT_NE(bare.err.find("--interval"), std::string::npos) << bare.err;
+  RunResult r =
+      RunVramwatch({"watch", "--replay", used, "--format", "values", "--interval", "300s", "--total", "80GiB"}, {}, 60);
+  EXPECT_NE(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find(": leak"), std::string::npos) << r.out << r.err;
+
+  std::string rows;
+  for (int i = 0; i < 120; ++i) {
+    rows += fmt::format("2026/03/14 10:{:02d}:{:02d}.000, 0, {} MiB, 81559 MiB\n", i / 60, i % 60, 30000);
+  }
+  const std::string noheader = s.Write("noheader.csv", rows);
+  RunResult cols =
+      RunVramwatch({"watch", "--replay", noheader, "--columns", "timestamp,index,memory.used,memory.total"}, {}, 30);
+  EXPECT_EQ(cols.exit_code, 0) << cols.out << cols.err;
+  EXPECT_NE(cols.out.find("GPU 0: "), std::string::npos) << cols.out;
+
+  // The trace flags need --replay.
+  RunResult live = RunVramwatch({"watch", "--total", "80GiB", "--duration", "1s"}, {}, 30);
+  EXPECT_EQ(live.exit_code, 3) << live.out << live.err;
+  EXPECT_NE(live.err.find("--replay"), std::string::npos) << live.err;
 }
 
 TEST(WatchE2E, RecordWritesARecordingThatReplayReads) {

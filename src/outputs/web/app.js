@@ -200,7 +200,8 @@
     el.hidden = !firing.length;
     el.innerHTML = firing.length ? '<h2>Alerts firing</h2><table><tbody>' + firing.map(function (x) {
       return '<tr data-role="alert" data-name="' + esc(x.name) + '"><td><span class="vw-badge vw-sev-critical">' + esc(x.state) +
-          '</span></td><td><b>' + esc(x.name) + '</b></td><td>GPU ' + esc(x.gpu) + '</td><td class="vw-muted">since ' +
+          '</span></td><td><b>' + esc(x.name) + '</b></td><td>' + (x.gpu ? 'GPU ' + esc(x.gpu) : 'host') +
+          '</td><td class="vw-muted">since ' +
           esc(x.since) + '</td><td>' + esc(x.summary) + '</td></tr>';
     }).join('') + '</tbody></table>' : '';
   }

@@ -28,8 +28,18 @@ Status KernelLogFollower::Start() {
     if (fd < 0) return FromErrno(errno, "open kernel log " + path_);
     int rc = ::fstat(fd, &st);
     int err = errno;
+    // Opening succeeds for a directory (and for a file that read() then refuses): read one byte
+    // now, so that such a path fails at start like a missing one, not on the first poll.
+    char probe = 0;
+    if (rc == 0 && S_ISDIR(st.st_mode)) {
+      rc = -1;
+      err = EISDIR;
+    } else if (rc == 0 && ::pread(fd, &probe, 1, 0) < 0) {
+      rc = -1;
+      err = errno;
+    }
     ::close(fd);
-    if (rc != 0) return FromErrno(err, "stat kernel log " + path_);
+    if (rc != 0) return FromErrno(err, "read kernel log " + path_);
     offset_ = static_cast<uint64_t>(st.st_size);
     mode_ = Mode::kFile;
     source_ = path_;

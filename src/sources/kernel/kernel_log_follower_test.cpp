@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -81,6 +82,18 @@ TEST(KernelLogFollower, MissingFileFailsAtStartWithItsPath) {
   Status s = f.Start();
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("/nonexistent/kern.log"), std::string::npos) << s.message();
+}
+
+TEST(KernelLogFollower, DirectoryFailsAtStartWithItsPathAndReason) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("vw-follow-dir-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  KernelLogFollower f(dir.string());
+  Status s = f.Start();
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(dir.string()), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("directory"), std::string::npos) << s.message();
 }
 
 TEST(KernelLogFollower, NoneReadsNothingAndSaysSo) {

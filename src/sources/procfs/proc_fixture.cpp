@@ -1,5 +1,6 @@
 #include "sources/procfs/proc_fixture.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -45,15 +46,20 @@ Status WriteProcFixture(const std::string& root, const std::vector<FakeProcess>&
     passwd += name + ":x:" + std::to_string(uid) + ":" + std::to_string(uid) + "::/home/" + name + ":/bin/sh\n";
   }
   VW_RETURN_IF_ERROR(WriteText(fs::path(root) / "passwd", passwd));
-  if (!options.pid1_sched.empty() || !options.pid1_cgroup.empty()) {
-    fs::create_directories(fs::path(root) / "1", ec);
-    if (ec) return Status::IoError("create " + root + "/1: " + ec.message());
-    if (!options.pid1_sched.empty()) VW_RETURN_IF_ERROR(WriteText(fs::path(root) / "1" / "sched", options.pid1_sched));
-    if (!options.pid1_cgroup.empty()) {
-      VW_RETURN_IF_ERROR(WriteText(fs::path(root) / "1" / "cgroup", options.pid1_cgroup));
-    }
+  // A real procfs always has PID 1 (init): unless the caller describes it, it is an idle init with no
+  // device files open, so that a fixture with no other process is still a procfs root.
+  std::vector<FakeProcess> all = processes;
+  if (std::none_of(all.begin(), all.end(), [](const FakeProcess& p) { return p.pid == 1; })) {
+    FakeProcess init;
+    init.pid = 1;
+    init.comm = "systemd";
+    init.uid = 0;
+    init.argv = {"/sbin/init"};
+    init.cgroup = "0::/init.scope\n";
+    init.starttime_ticks = 1;
+    all.insert(all.begin(), init);
   }
-  for (const auto& p : processes) {
+  for (const auto& p : all) {
     fs::path dir = fs::path(root) / std::to_string(p.pid);
     fs::create_directories(dir / "fd", ec);
     if (ec) return Status::IoError("create " + dir.string() + ": " + ec.message());
@@ -84,6 +90,14 @@ Status WriteProcFixture(const std::string& root, const std::vector<FakeProcess>&
       fs::remove(link, ec);
       fs::create_symlink(target, link, ec);
       if (ec) return Status::IoError("symlink " + link.string() + ": " + ec.message());
+    }
+  }
+  if (!options.pid1_sched.empty() || !options.pid1_cgroup.empty()) {
+    fs::create_directories(fs::path(root) / "1", ec);
+    if (ec) return Status::IoError("create " + root + "/1: " + ec.message());
+    if (!options.pid1_sched.empty()) VW_RETURN_IF_ERROR(WriteText(fs::path(root) / "1" / "sched", options.pid1_sched));
+    if (!options.pid1_cgroup.empty()) {
+      VW_RETURN_IF_ERROR(WriteText(fs::path(root) / "1" / "cgroup", options.pid1_cgroup));
     }
   }
   return Status::Ok();

@@ -2,7 +2,8 @@
 // `vramwatch demo` can run the real ProcessReader without touching the host's /proc.
 //
 // The tree holds, per process, stat / status / cmdline / cgroup files and an fd/ directory of
-// symbolic links (e.g. fd/3 -> /dev/nvidia0), and a passwd-format file at <root>/passwd.
+// symbolic links (e.g. fd/3 -> /dev/nvidia0), and a passwd-format file at <root>/passwd. Like a real
+// procfs it always holds PID 1: an idle init with no device file open, unless `processes` gives PID 1.
 // Times are clock ticks as the kernel writes them (100 per second).
 #pragma once
 

@@ -2,8 +2,10 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "core/file_io.h"
@@ -46,6 +48,24 @@ Result<std::string> DirProcFs::ReadLink(const std::string& rel) const {
   ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
   if (n < 0) return FromErrno(errno, "readlink " + path);
   return std::string(buf, static_cast<size_t>(n));
+}
+
+Status CheckProcRoot(const std::string& root) {
+  struct stat st {};
+  if (::stat(root.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::NotFound(root + ": does not exist");
+    return FromErrno(errno, root);
+  }
+  if (!S_ISDIR(st.st_mode)) return Status::InvalidArgument(root + ": is not a directory");
+  auto names = DirProcFs(root).ListDir("");
+  if (!names.ok()) return names.status();
+  for (const std::string& name : *names) {
+    if (name == "self") return Status::Ok();
+    if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return Status::Ok();
+    }
+  }
+  return Status::InvalidArgument(root + ": holds no process directories (no numeric entry, no 'self')");
 }
 
 const Status* FaultInjectingProcFs::FaultFor(const std::string& rel) const {

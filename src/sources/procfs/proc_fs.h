@@ -44,6 +44,12 @@ class DirProcFs : public ProcFs {
   std::string root_;
 };
 
+// Whether `root` can serve as a procfs root: an existing, listable directory that holds at least
+// one process directory (a numeric entry such as "1", or "self"). A missing or empty mount point
+// would otherwise read as "every PID NVML lists is dead". The Status names `root` and the reason
+// (kNotFound: missing; kInvalidArgument: not a directory, or no process directory in it).
+Status CheckProcRoot(const std::string& root);
+
 // Wraps another ProcFs; paths registered with Fail() return that Status instead.
 class FaultInjectingProcFs : public ProcFs {
  public:

@@ -1,7 +1,6 @@
 // `vramwatch analyze FILE...`: offline analysis of recorded traces.
 // Reads each file as a stream (format auto-detected), feeds one SeriesBuilder per GPU (and per
 // GPU+PID where the trace lists processes), then prints the text report or the JSON object.
-#include "cli/analyze_command.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/trace_flags.h"
 #include "core/exit_codes.h"
 #include "core/time.h"
 #include "core/units.h"
@@ -50,22 +50,9 @@ Result<AnalyzeSettings> Resolve(const AnalyzeFlags& f) {
   if (!format.ok()) return format.status();
   s.trace.format = *format;
   if (!f.columns.empty()) {
-    std::string cur;
-    for (char c : f.columns + ",") {
-      if (c == ',') {
-        size_t b = cur.find_first_not_of(' '), e = cur.find_last_not_of(' ');
-        if (b == std::string::npos) {
-          return Status::InvalidArgument(
-              fmt::format("--columns: column {} of '{}' is empty (two commas in a row, or a "
-                          "comma at an end?)",
-                          s.trace.columns.size() + 1, f.columns));
-        }
-        s.trace.columns.push_back(cur.substr(b, e - b + 1));
-        cur.clear();
-      } else {
-        cur += c;
-      }
-    }
+    auto columns = SplitColumnsFlag(f.columns);
+    if (!columns.ok()) return columns.status();
+    s.trace.columns = std::move(*columns);
   }
   if (!f.interval.empty()) {
     auto d = ParseDuration(f.interval);

@@ -131,8 +131,8 @@ def _(ctx):
     assert vw(ctx, "--json", "--gpu", "00000000:00:06.0", q).stdout == r.stdout
     expect_error(vw(ctx, "--since", "2026-03-14T12:00:00", "--until", "2026-03-14T10:00:00", q),
                  "--since 2026-03-14T12:00:00 is after --until 2026-03-14T10:00:00")
-    expect_error(vw(ctx, "--columns", "timestamp,,memory.used,memory.total", q), "--columns: column 2 of")
-    expect_error(vw(ctx, "--columns", "timestamp,index,", q), "--columns: column 3 of")
+    expect_error(vw(ctx, "--columns", "timestamp,,memory.used,memory.total", q), "column 2 is empty")
+    expect_error(vw(ctx, "--columns", "timestamp,index,", q), "column 3 is empty")
     expect_error(vw(ctx, "--prometheus", "http://127.0.0.1:1", "--range", "1h"), "http://127.0.0.1:1",
                  "cannot connect (connection refused")
 

@@ -144,14 +144,29 @@ bool WatchPipeline::KeepVanishedFacts(const HostSnapshot& in, HostSnapshot* out)
   bool any = false;
   for (size_t gi = 0; gi < in.gpus.size(); ++gi) {
     const GpuSnapshot& g = in.gpus[gi];
-    auto t = gpus_.find(detection::GpuKey(g));
-    if (t == gpus_.end()) continue;
+    const std::string key = detection::GpuKey(g);
+    auto t = gpus_.find(key);
     for (size_t pi = 0; pi < g.processes.size(); ++pi) {
       const ProcessSnapshot& p = g.processes[pi];
       if (p.info.alive || p.info.state != ProcState::kGone || !p.listed_by_nvml) continue;
-      auto known = t->second.procs.find(p.pid);
-      if (known == t->second.procs.end()) continue;
-      const ProcessInfo& last = known->second->last_snapshot.info;
+      const ProcTrack* known = nullptr;
+      if (t != gpus_.end()) {
+        auto it = t->second.procs.find(p.pid);
+        if (it != t->second.procs.end()) known = it->second.get();
+      }
+      ProcessInfo last;
+      if (known != nullptr) {
+        last = known->last_snapshot.info;
+      } else if (auto stored = resumed_procs_.find({key, p.pid}); stored != resumed_procs_.end()) {
+        // Gone before this daemon started: what its stored record says (its record goes on).
+        last.command = stored->second.command;
+        last.user = stored->second.user;
+        last.container_id = stored->second.container;
+        last.pod_uid = stored->second.pod;
+        last.slurm_job = stored->second.slurm_job;
+      } else {
+        continue;
+      }
       if (last.command.empty() && last.user.empty() && last.container_id.empty() && last.pod_uid.empty() &&
           last.slurm_job.empty()) {
         continue;

@@ -182,6 +182,24 @@ TEST(WatchPipelineResume, ARunningProcessKeepsItsRecordAndItsEngineAndAVanishedO
   }
 }
 
+TEST(WatchPipelineResume, AHolderGoneBeforeTheRestartKeepsItsStoredFactsAndRecord) {
+  ProcessSnapshot dead = Proc(4242, 9025, "");
+  dead.info.alive = false;
+  dead.info.state = ProcState::kGone;
+  ResumedWithProcess r(9100, dead);
+  ASSERT_TRUE(r.pipeline);
+  const ProcessSnapshot& shown = r.pipeline->BuildState(r.now)->gpus[0].snapshot.processes.at(0);
+  EXPECT_EQ(shown.info.command, "python serve.py");
+  EXPECT_FALSE(shown.info.alive);
+  bool continued = false;
+  for (const auto& rec : r.Records()) {
+    if (rec.pid != 4242) continue;
+    EXPECT_EQ(rec.command, "python serve.py");
+    continued |= rec.first_seen_s == r.now - 1 - 7200 && rec.end == storage::ProcessEnd::kRunning;
+  }
+  EXPECT_TRUE(continued) << "the stored record goes on, no blank second record";
+}
+
 TEST(WatchPipelineResume, APidReusedByAnotherCommandStartsANewRecord) {
   ResumedWithProcess r(2000, Proc(4242, 1500, "python other.py"));
   ASSERT_TRUE(r.pipeline);

@@ -18,6 +18,7 @@
 //   a hung NVML call                  -> that GPU is stale (its samples stop, sample age grows)
 //   --db cannot be opened at start    -> exit 3 naming the file
 //   disk full / read-only database    -> history paused (vramwatch_history_paused 1), resumes by itself
+//   SIGHUP                            -> the --alert-log file is reopened (logrotate); nothing else
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -45,6 +46,7 @@
 #include "sources/kernel/kernel_log_reader.h"
 #include "sources/nvml/nvml_source.h"
 #include "sources/procfs/holder_join.h"
+#include "sources/trace/recording_header.h"
 #include "sources/trace/trace_reader.h"
 #include "storage/history_store.h"
 
@@ -52,8 +54,23 @@ namespace vw::cli {
 namespace {
 
 std::atomic<bool> g_stop{false};
+std::atomic<bool> g_reopen{false};
 void OnSignal(int) {
   g_stop = true;
+}
+void OnHangup(int) {
+  g_reopen = true;
+}
+
+// The host's boot id under `proc_root` (sys/kernel/random/boot_id), empty when it cannot be read.
+std::string BootId(const std::string& proc_root) {
+  std::FILE* f = std::fopen((proc_root + "/sys/kernel/random/boot_id").c_str(), "r");
+  if (f == nullptr) return {};
+  char buf[128] = {};
+  std::string id = std::fgets(buf, sizeof buf, f) ? buf : "";
+  std::fclose(f);
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
 }
 
 double Now() {
@@ -167,6 +184,13 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
   if (!topts.ok()) return Fail(topts.status().message());
   auto reader = trace::OpenTrace(f.replay, *topts);
   if (!reader.ok()) return Fail(reader.status().message());
+  // A recording names the host it was made on: its alerts carry that hostname, as the live
+  // daemon's there would, so a live daemon later started on the same --db continues them.
+  std::string replay_host;
+  if ((*reader)->format() == trace::TraceFormat::kRecording && f.replay != "-") {
+    auto header = trace::ReadRecordingHeader(f.replay);
+    if (header.ok() && header->has_value()) replay_host = (*header)->host;
+  }
   std::unique_ptr<storage::HistoryStore> history;
   if (!f.db.empty()) {
     auto h = storage::HistoryStore::Open(f.db);
@@ -226,6 +250,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
       }
     }
     prev_t = pending.t;
+    pending.hostname = replay_host;
     pipeline.Ingest(pending, true, false);
     if (xids) {
       kernel::KernelLogScan due = xids->Due(pending.t);
@@ -303,6 +328,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
     outputs::WebhookOptions wo;
     wo.url = f.webhook;
     wo.generator_url = "http://" + Hostname() + ":" + std::to_string(addr->port) + "/";
+    wo.note = [](const std::string& line) { std::fprintf(stderr, "vramwatch watch: %s\n", line.c_str()); };
     auto w = outputs::WebhookAlertSink::Start(wo);
     if (!w.ok()) return Fail(w.status().message());
     webhook = std::move(*w);
@@ -311,7 +337,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
 
   WatchPipeline pipeline(config, history.get(), sinks);
   const double start = Now();
-  size_t resumed = pipeline.Resume(start);
+  size_t resumed = pipeline.Resume(start, Hostname());
   if (resumed > 0 && !f.quiet) {
     std::fprintf(stderr, "vramwatch watch: resumed %zu samples from %s\n", resumed, f.db.c_str());
   }
@@ -349,6 +375,10 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   while (!g_stop) {
     const double now = Now();
     if (duration_s && now - start >= *duration_s) break;
+    if (g_reopen.exchange(false) && jsonl) {
+      if (Status s = jsonl->Reopen(); !s.ok()) std::fprintf(stderr, "vramwatch watch: %s\n", s.message().c_str());
+    }
+    if (webhook) pipeline.SetNotificationCounters(webhook->failed_attempts(), webhook->dropped_batches());
     if (!nvml && now >= next_open) {
       auto src = nvml::NvmlSource::Open(so);
       if (src.ok()) {
@@ -476,6 +506,7 @@ CommandRunner AddWatchCommand(CLI::App& app) {
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
     std::signal(SIGPIPE, SIG_IGN);
+    std::signal(SIGHUP, OnHangup);
     double interval = 0, process_interval = 0, timeout = 0;
     WatchConfig config;
     config.version = VRAMWATCH_VERSION;
@@ -527,6 +558,7 @@ CommandRunner AddWatchCommand(CLI::App& app) {
     }
     f->interval_given = interval_opt->count() > 0;
     if (!f->replay.empty()) return RunReplay(*f, config);
+    config.boot_id = BootId(f->proc_root);  // live only: a replayed log's Xids belong to no boot of this host
     return RunLive(*f, config, interval, process_interval, timeout, duration, hopts);
   };
 }

@@ -57,7 +57,7 @@ WatchPipeline::GpuTrack& WatchPipeline::Track(const GpuSnapshot& g) {
   return it->second;
 }
 
-size_t WatchPipeline::Resume(double now) {
+size_t WatchPipeline::Resume(double now, const std::optional<std::string>& hostname) {
   if (history_ == nullptr) return 0;
   size_t fed = 0;
   if (auto all = history_->baselines().All(); all.ok()) {
@@ -66,6 +66,18 @@ size_t WatchPipeline::Resume(double now) {
   // Alerts firing before the restart fire on (or resolve) without waiting out `for:` again.
   if (auto firing = history_->alerts().All(); firing.ok()) {
     for (const auto& a : *firing) {
+      // Another host's alert (a replayed recording, a renamed node): this daemon never sent it and
+      // will not see its condition, so it is neither continued nor resolved.
+      auto host = a.labels.find("hostname");
+      const std::string of = host == a.labels.end() ? std::string() : host->second;
+      if (hostname && of != *hostname) {
+        std::fprintf(stderr,
+                     "vramwatch watch: dropped the stored alert %s: it is for host '%s', this is '%s' (no "
+                     "notification)\n",
+                     a.key.c_str(), of.c_str(), hostname->c_str());
+        history_->alerts().Remove(a.key);
+        continue;
+      }
       detection::AlertCondition c;
       c.name = a.name;
       c.labels = a.labels;
@@ -85,6 +97,7 @@ size_t WatchPipeline::Resume(double now) {
       }
     }
   }
+  ResumeXids();
   auto names = history_->SeriesNames();
   if (!names.ok()) return 0;
   for (const std::string& name : *names) {
@@ -98,6 +111,79 @@ size_t WatchPipeline::Resume(double now) {
     fed += pts->size();
   }
   return fed;
+}
+
+void WatchPipeline::ResumeXids() {
+  if (Status s = history_->xids().ForgetOtherBoots(config_.boot_id); !s.ok()) {
+    std::fprintf(stderr, "vramwatch watch: history: %s\n", s.ToString().c_str());
+  }
+  auto stored = history_->xids().Load(config_.boot_id);
+  if (!stored.ok()) {
+    std::fprintf(stderr, "vramwatch watch: history: %s\n", stored.status().ToString().c_str());
+    return;
+  }
+  for (const auto& [key, n] : stored->counts) {
+    if (key.second > 0) resumed_xid_counts_[key.first][static_cast<unsigned>(key.second)] += n;
+  }
+  for (const storage::StoredXid& x : stored->events) {
+    SeenXid seen;
+    seen.seen_t = x.seen_s;
+    seen.event.xid = x.xid;
+    seen.event.pci_bus_id = x.pci_bus_id;
+    seen.event.pid = x.pid;
+    seen.event.process_name = x.process_name;
+    seen.event.message = x.message;
+    seen.event.caused_by_xid = x.caused_by_xid;
+    seen.event.line = x.line;
+    xids_seen_.push_back(std::move(seen));
+  }
+  while (xids_seen_.size() > config_.max_xid_events) xids_seen_.pop_front();
+}
+
+bool WatchPipeline::KeepVanishedFacts(const HostSnapshot& in, HostSnapshot* out) const {
+  bool any = false;
+  for (size_t gi = 0; gi < in.gpus.size(); ++gi) {
+    const GpuSnapshot& g = in.gpus[gi];
+    const std::string key = detection::GpuKey(g);
+    auto t = gpus_.find(key);
+    for (size_t pi = 0; pi < g.processes.size(); ++pi) {
+      const ProcessSnapshot& p = g.processes[pi];
+      if (p.info.alive || p.info.state != ProcState::kGone || !p.listed_by_nvml) continue;
+      const ProcTrack* known = nullptr;
+      if (t != gpus_.end()) {
+        auto it = t->second.procs.find(p.pid);
+        if (it != t->second.procs.end()) known = it->second.get();
+      }
+      ProcessInfo last;
+      if (known != nullptr) {
+        last = known->last_snapshot.info;
+      } else if (auto stored = resumed_procs_.find({key, p.pid}); stored != resumed_procs_.end()) {
+        // Gone before this daemon started: what its stored record says (its record goes on).
+        last.command = stored->second.command;
+        last.user = stored->second.user;
+        last.container_id = stored->second.container;
+        last.pod_uid = stored->second.pod;
+        last.slurm_job = stored->second.slurm_job;
+      } else {
+        continue;
+      }
+      if (last.command.empty() && last.user.empty() && last.container_id.empty() && last.pod_uid.empty() &&
+          last.slurm_job.empty()) {
+        continue;
+      }
+      if (!any) *out = in;
+      any = true;
+      ProcessInfo& info = out->gpus[gi].processes[pi].info;
+      info.uid = last.uid;
+      info.user = last.user;
+      info.command = last.command;
+      info.container_pid = last.container_pid;
+      info.container_id = last.container_id;
+      info.pod_uid = last.pod_uid;
+      info.slurm_job = last.slurm_job;
+    }
+  }
+  return any;
 }
 
 std::string WatchPipeline::WorkloadKey(const GpuSnapshot& g) const {
@@ -177,7 +263,10 @@ void WatchPipeline::EndProcess(const std::string& key, GpuTrack& t, int64_t pid,
   r.container = p.last_snapshot.info.container_id;
   r.pod = p.last_snapshot.info.pod_uid;
   r.slurm_job = p.last_snapshot.info.slurm_job;
-  r.end = storage::ProcessEnd::kExited;
+  // NVML listed memory for it for longer than the lazy-reclaim grace after its /proc entry was gone
+  // (a dead holder): it vanished while its memory stayed held, whatever happens to that memory now.
+  const bool vanished = p.gone_since && p.last_seen - *p.gone_since >= config_.check.grace_s && p.last > 0;
+  r.end = vanished ? storage::ProcessEnd::kVanishedMemoryHeld : storage::ProcessEnd::kExited;
   history_->processes().Upsert(r);
   t.recently_ended.emplace_back(r, p.last);
   (void)g;
@@ -215,6 +304,11 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
     ProcTrack& pt = *it->second;
     pt.last_seen = now;
     pt.last_snapshot = p;
+    if (p.info.alive || p.info.state != ProcState::kGone) {
+      pt.gone_since.reset();
+    } else if (!pt.gone_since) {
+      pt.gone_since = now;
+    }
     if (p.used_bytes) {
       pt.engine.Add(now, static_cast<double>(*p.used_bytes));
       pt.peak = std::max(pt.peak, *p.used_bytes);
@@ -256,7 +350,9 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
   }
 }
 
-void WatchPipeline::Ingest(const HostSnapshot& snap, bool processes_fresh, bool run_findings) {
+void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bool run_findings) {
+  HostSnapshot filled;
+  const HostSnapshot& snap = processes_fresh && KeepVanishedFacts(sampled, &filled) ? filled : sampled;
   const double now = snap.t;
   if (started_ == 0) started_ = now;
   last_t_ = std::max(last_t_, now);
@@ -268,13 +364,18 @@ void WatchPipeline::Ingest(const HostSnapshot& snap, bool processes_fresh, bool 
     const std::string key = detection::GpuKey(g);
     GpuTrack& t = Track(g);
     if (!t.first_seen_t) t.first_seen_t = now;
-    for (const std::string& e : g.errors) {
-      size_t colon = e.find(':');
-      std::string call = colon == std::string::npos ? "unknown" : e.substr(0, colon);
-      std::string code = colon == std::string::npos ? e : e.substr(colon + 1);
-      while (!code.empty() && code.front() == ' ') code.erase(code.begin());
-      if (code.size() > 64) code.resize(64);
-      ++nvml_errors_[{call, code}];
+    if (auto r = resumed_xid_counts_.find(key); r != resumed_xid_counts_.end()) {
+      for (const auto& [xid, n] : r->second) t.xids[xid] += n;
+      resumed_xid_counts_.erase(r);
+    }
+    // {call, code}: the NVML function and a fixed token (NVML_ERROR_..., timeout, blocked); a
+    // failure that is no NVML call (an index out of range) counts as call "unknown", code "other".
+    for (const NvmlCallError& e : g.nvml_errors) ++nvml_errors_[{e.function, e.code_name}];
+    if (g.nvml_errors.empty()) {
+      for (const std::string& e : g.errors) {
+        const size_t colon = e.find(':');
+        ++nvml_errors_[{colon == std::string::npos ? "unknown" : e.substr(0, colon), "other"}];
+      }
     }
     std::vector<ProcessSnapshot> keep_procs = t.last.processes;
     if (g.responsive && !g.lost && g.memory_used_bytes) {
@@ -294,6 +395,7 @@ void WatchPipeline::Ingest(const HostSnapshot& snap, bool processes_fresh, bool 
       kept.responsive = g.responsive;
       kept.lost = g.lost;
       kept.errors = g.errors;
+      kept.nvml_errors = g.nvml_errors;
       t.last = kept;
     }
     if (now - t.last_assess_t >= config_.assess_interval_s) AssessGpu(key, t, now);
@@ -380,7 +482,25 @@ void WatchPipeline::IngestXids(const kernel::KernelLogScan& scan, double now) {
   for (const kernel::XidEvent& e : scan.events) {
     const std::string key = XidGpuKey(e, lookup, known);
     auto gpu = key.empty() ? gpus_.end() : gpus_.find(key);
-    if (gpu != gpus_.end() && e.xid > 0) ++gpu->second.xids[static_cast<unsigned>(e.xid)];
+    if (gpu != gpus_.end() && e.xid > 0) {
+      ++gpu->second.xids[static_cast<unsigned>(e.xid)];
+      if (history_) history_->xids().Count(config_.boot_id, key, e.xid);
+    }
+    const kernel::XidInfo* info = kernel::LookupXid(e.xid);
+    if (history_ && info && info->hardware()) {
+      storage::StoredXid x;
+      x.boot_id = config_.boot_id;
+      x.gpu = key;
+      x.xid = e.xid;
+      x.seen_s = now;
+      x.pci_bus_id = e.pci_bus_id;
+      x.pid = e.pid;
+      x.process_name = e.process_name;
+      x.message = e.message;
+      x.caused_by_xid = e.caused_by_xid;
+      x.line = e.line;
+      history_->xids().Keep(x);
+    }
     xids_seen_.push_back({e, now});
   }
   auto expired = [&](const SeenXid& x) {
@@ -499,6 +619,8 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
   s->history_enabled = history_ != nullptr;
   s->history_paused = history_paused_;
   s->history_dropped_samples = history_ ? history_->dropped_samples() : 0;
+  s->notifications_failed = notifications_failed_;
+  s->notifications_dropped = notifications_dropped_;
   std::vector<const GpuTrack*> order;
   for (const auto& [key, t] : gpus_) order.push_back(&t);
   std::sort(order.begin(), order.end(),
@@ -522,7 +644,9 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
     auto gpu = a.condition.labels.find("gpu");
     if (gpu != a.condition.labels.end()) v.gpu = gpu->second;
     v.severity = std::string(SeverityName(a.condition.severity));
-    v.since = FormatIso8601(a.active_since, true);
+    // A firing alert's time is when it fired (Alertmanager's startsAt); a pending one's when its
+    // condition started holding.
+    v.since = FormatIso8601(a.fired_at.value_or(a.active_since), true);
     auto sum = a.condition.annotations.find("summary");
     if (sum != a.condition.annotations.end()) v.summary = sum->second;
     s->alerts.push_back(std::move(v));

@@ -44,6 +44,9 @@ struct WatchConfig {
   size_t max_xid_events = 1000;      // Xid events kept for findings (oldest dropped first)
   std::string label;                 // --label: the workload key for baselines
   std::string version;
+  // The host's boot id (/proc/sys/kernel/random/boot_id; empty when unknown): stored Xid events
+  // of another boot are forgotten at Resume (a reboot resets the GPUs).
+  std::string boot_id;
 };
 
 class WatchPipeline {
@@ -55,13 +58,20 @@ class WatchPipeline {
   // process, when the first process refresh of its GPU lists its PID with the same command line,
   // goes on with its record (first seen, peak) and its engine re-fed from its stored series;
   // one that is not listed then ended while the daemon was down and its record is closed as
-  // exited at its last sighting. Returns the number of GPU samples re-fed.
-  size_t Resume(double now);
+  // exited at its last sighting. Firing alerts whose `hostname` label is not `hostname` (written by
+  // a --replay of another host's recording, or under another name) are dropped without a
+  // notification, with a note on stderr. The Xid counts and hardware Xid events stored for this
+  // boot (config.boot_id) are restored, so a hardware Xid finding and its alert go on.
+  // Returns the number of GPU samples re-fed.
+  // Without `hostname` every stored alert is restored.
+  size_t Resume(double now, const std::optional<std::string>& hostname = std::nullopt);
 
   // One look at the host. `processes_fresh`: the process lists and their /proc facts were read
-  // in this sample (else the previous ones are kept). `run_findings`: evaluate check's rules (not
-  // under --replay, where there is no live /proc: there only the xid rule runs, once Xid events
-  // were fed through IngestXids).
+  // in this sample (else the previous ones are kept). A holder NVML still lists whose /proc entry
+  // is gone keeps the facts last read for it (command, user, container, pod, Slurm job) in the
+  // findings, the metrics and its lifecycle record, which closes as vanished_memory_held. `run_findings`: evaluate
+  // check's rules (not under --replay, where there is no live /proc: there only the xid rule runs, once Xid events were
+  // fed through IngestXids).
   void Ingest(const HostSnapshot& snap, bool processes_fresh, bool run_findings);
 
   // Xid events the kernel log gained since the previous call: counted per GPU and code
@@ -82,6 +92,12 @@ class WatchPipeline {
   // outputs::NvmlLatencyBuckets()): each replaces the one of the same call name.
   void SetNvmlCallStats(std::vector<outputs::NvmlCallStats> calls);
 
+  // Webhook delivery counters (outputs::WebhookAlertSink) for the next BuildState.
+  void SetNotificationCounters(uint64_t failed, uint64_t dropped) {
+    notifications_failed_ = failed;
+    notifications_dropped_ = dropped;
+  }
+
   // Writes pending history now (also done every flush_interval_s by Ingest).
   void Flush();
 
@@ -98,6 +114,7 @@ class WatchPipeline {
     double first_seen = 0, last_seen = 0;
     uint64_t peak = 0, last = 0;
     ProcessSnapshot last_snapshot;
+    std::optional<double> gone_since;  // first refresh that listed it with its /proc entry gone
     outputs::SeriesVerdict verdict;
     explicit ProcTrack(const detection::EngineConfig& c) : engine(c) {}
   };
@@ -129,6 +146,11 @@ class WatchPipeline {
   void EndProcess(const std::string& key, GpuTrack& t, int64_t pid, ProcTrack& p, const GpuSnapshot& g);
   void ReviseEnded(GpuTrack& t, const GpuSnapshot& g, double now);
   std::string WorkloadKey(const GpuSnapshot& g) const;
+  // Copies `in` to `*out` with the last known /proc facts of listed holders whose entry is gone;
+  // false (and `*out` untouched) when there is none.
+  bool KeepVanishedFacts(const HostSnapshot& in, HostSnapshot* out) const;
+  // Resume(): the Xid counts and hardware events stored for this boot.
+  void ResumeXids();
   std::vector<detection::AlertCondition> Conditions(double now) const;
   // Alert conditions of `now` into the tracker; changes go to the sinks and the stored alert state.
   void EvaluateAlerts(double now);
@@ -153,6 +175,8 @@ class WatchPipeline {
   std::deque<SeenXid> xids_seen_;
   std::map<std::string, std::string> xid_uuid_by_pci_;
   std::map<std::string, outputs::NvmlCallStats> nvml_calls_;
+  std::map<std::string, std::map<unsigned, uint64_t>> resumed_xid_counts_;  // by GPU key, until it is seen
+  uint64_t notifications_failed_ = 0, notifications_dropped_ = 0;
   std::string hostname_, driver_version_;
   bool host_pids_visible_ = true;
   uint64_t samples_ = 0;

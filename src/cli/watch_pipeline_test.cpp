@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "core/time.h"
+
 namespace vw::cli {
 namespace {
 
@@ -180,6 +182,24 @@ TEST(WatchPipelineResume, ARunningProcessKeepsItsRecordAndItsEngineAndAVanishedO
   }
 }
 
+TEST(WatchPipelineResume, AHolderGoneBeforeTheRestartKeepsItsStoredFactsAndRecord) {
+  ProcessSnapshot dead = Proc(4242, 9025, "");
+  dead.info.alive = false;
+  dead.info.state = ProcState::kGone;
+  ResumedWithProcess r(9100, dead);
+  ASSERT_TRUE(r.pipeline);
+  const ProcessSnapshot& shown = r.pipeline->BuildState(r.now)->gpus[0].snapshot.processes.at(0);
+  EXPECT_EQ(shown.info.command, "python serve.py");
+  EXPECT_FALSE(shown.info.alive);
+  bool continued = false;
+  for (const auto& rec : r.Records()) {
+    if (rec.pid != 4242) continue;
+    EXPECT_EQ(rec.command, "python serve.py");
+    continued |= rec.first_seen_s == r.now - 1 - 7200 && rec.end == storage::ProcessEnd::kRunning;
+  }
+  EXPECT_TRUE(continued) << "the stored record goes on, no blank second record";
+}
+
 TEST(WatchPipelineResume, APidReusedByAnotherCommandStartsANewRecord) {
   ResumedWithProcess r(2000, Proc(4242, 1500, "python other.py"));
   ASSERT_TRUE(r.pipeline);
@@ -291,6 +311,269 @@ TEST(WatchPipelineAlerts, GpusKnownOnlyFromHistoryAreNotStale) {
   }
   EXPECT_FALSE(sink.Fired("GpuStale", "1"));
   EXPECT_FALSE(sink.Fired("GpuStale", "0"));
+}
+
+}  // namespace
+}  // namespace vw::cli
+
+namespace vw::cli {
+namespace {
+
+GpuSnapshot GpuWithBus(unsigned index, double t, double used_mib) {
+  GpuSnapshot g = Gpu(index, t, used_mib);
+  g.pci_bus_id = index == 0 ? "00000000:3B:00.0" : "00000000:3C:00.0";
+  return g;
+}
+
+HostSnapshot Host(double t, std::vector<GpuSnapshot> gpus) {
+  HostSnapshot s;
+  s.t = t;
+  s.hostname = "node-7";
+  s.gpus = std::move(gpus);
+  return s;
+}
+
+kernel::KernelLogScan Xid79OnGpu1() {
+  kernel::KernelLogScan scan;
+  kernel::XidEvent e;
+  e.xid = 79;
+  e.pci_bus_id = "00000000:3C:00.0";
+  e.pid = 5200;
+  e.process_name = "python3";
+  e.message = "GPU has fallen off the bus.";
+  e.line = "[ 1936.5] NVRM: Xid (PCI:0000:3c:00): 79, pid=5200, name=python3, GPU has fallen off the bus.";
+  scan.events.push_back(e);
+  return scan;
+}
+
+bool Resolved(const RecordingSink& sink, const std::string& name) {
+  for (const auto& e : sink.events) {
+    if (e.kind == detection::AlertEventKind::kResolved && e.alert.condition.name == name) return true;
+  }
+  return false;
+}
+
+// A daemon that saw a hardware Xid on GPU 1 until its alert fired, stopped, on `db`.
+void RunUntilXidAlertFires(const std::string& db, double t0, const std::string& boot) {
+  auto store = storage::HistoryStore::Open(db);
+  ASSERT_TRUE(store.ok());
+  RecordingSink sink;
+  WatchConfig c = FastAlerts();
+  c.boot_id = boot;
+  WatchPipeline p(c, store->get(), {&sink});
+  p.Resume(t0, "node-7");
+  p.Ingest(Host(t0, {GpuWithBus(0, t0, 1000), GpuWithBus(1, t0, 1000)}), true, true);
+  p.IngestXids(Xid79OnGpu1(), t0);
+  for (double t = t0 + 0.5; t <= t0 + 3; t += 0.5) {
+    p.Ingest(Host(t, {GpuWithBus(0, t, 1000), GpuWithBus(1, t, 1000)}), true, true);
+  }
+  ASSERT_TRUE(sink.Fired("GpuXidError", "1"));
+  p.Flush();
+}
+
+TEST(WatchPipelineResume, AHardwareXidFindingItsAlertAndItsCountSurviveARestart) {
+  TempDb db;
+  const double t0 = 1'790'000'000;
+  RunUntilXidAlertFires(db.path(), t0, "boot-a");
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  RecordingSink sink;
+  WatchConfig c = FastAlerts();
+  c.boot_id = "boot-a";
+  WatchPipeline p(c, store->get(), {&sink});
+  p.Resume(t0 + 60, "node-7");
+  // The kernel log's old content is not read again; the stored event keeps the finding.
+  for (double t = t0 + 60; t <= t0 + 65; t += 0.5) {
+    p.Ingest(Host(t, {GpuWithBus(0, t, 1000), GpuWithBus(1, t, 1000)}), true, true);
+  }
+  EXPECT_FALSE(Resolved(sink, "GpuXidError"));
+  EXPECT_FALSE(sink.Fired("GpuXidError", "1")) << "restored without a new notice";
+  auto state = p.BuildState(t0 + 65);
+  bool finding = false;
+  for (const auto& f : state->findings) finding |= f.kind == "xid" && f.gpu == "1" && f.severity == Severity::kCritical;
+  EXPECT_TRUE(finding);
+  ASSERT_EQ(state->gpus.size(), 2u);
+  EXPECT_EQ(state->gpus[1].xid_events.at(79), 1u);
+  EXPECT_TRUE(state->gpus[0].xid_events.empty());
+  ASSERT_EQ(state->alerts.size(), 1u);
+  EXPECT_EQ(state->alerts[0].name, "GpuXidError");
+  EXPECT_EQ(state->alerts[0].state, "firing");
+}
+
+TEST(WatchPipelineResume, AfterARebootTheStoredXidsAreForgottenAndTheAlertResolves) {
+  TempDb db;
+  const double t0 = 1'790'000'000;
+  RunUntilXidAlertFires(db.path(), t0, "boot-a");
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  RecordingSink sink;
+  WatchConfig c = FastAlerts();
+  c.boot_id = "boot-b";
+  WatchPipeline p(c, store->get(), {&sink});
+  p.Resume(t0 + 600, "node-7");
+  for (double t = t0 + 600; t <= t0 + 602; t += 0.5) {
+    p.Ingest(Host(t, {GpuWithBus(0, t, 1000), GpuWithBus(1, t, 1000)}), true, true);
+  }
+  EXPECT_TRUE(Resolved(sink, "GpuXidError"));
+  EXPECT_TRUE(p.BuildState(t0 + 602)->gpus[1].xid_events.empty());
+  auto old = (*store)->xids().Load("boot-a");
+  ASSERT_TRUE(old.ok());
+  EXPECT_TRUE(old->counts.empty());
+}
+
+storage::StoredAlert LeakAlert(const std::string& host) {
+  storage::StoredAlert a;
+  a.name = "GpuMemoryLeak";
+  a.labels = {{"gpu", "0"}, {"hostname", host}, {"uuid", "GPU-0"}};
+  a.key = "GpuMemoryLeak{gpu=0,hostname=" + host + ",uuid=GPU-0}";
+  a.annotations = {{"summary", "GPU 0 leaks"}};
+  a.severity = static_cast<int>(Severity::kWarning);  // days of runway
+  a.active_since = 1'789'999'000;
+  a.fired_at = 1'789'999'600;
+  return a;
+}
+
+TEST(WatchPipelineResume, StoredAlertsOfAnotherHostAreDroppedWithoutANotificationAndOwnOnesContinue) {
+  TempDb db;
+  const double now = 1'790'000'000;
+  FillHistory(db.path(), now - 1);  // GPU 0 grows 1 GiB/h: the leak goes on
+  {
+    auto store = storage::HistoryStore::Open(db.path());
+    ASSERT_TRUE(store.ok());
+    (*store)->alerts().Put(LeakAlert(""));  // from a replay that knew no host name
+    (*store)->alerts().Put(LeakAlert("node-7"));
+    ASSERT_TRUE((*store)->Flush().ok());
+  }
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  RecordingSink sink;
+  WatchConfig c;
+  c.alerts.for_by_name["GpuMemoryLeak"] = 600;
+  WatchPipeline p(c, store->get(), {&sink});
+  p.Resume(now, "node-7");
+  for (double t = now; t <= now + 20; t += 1) {
+    const double mib = 20000 + 1024 * (t - now + 7201) / 3600;
+    p.Ingest(Host(t, {Gpu(0, t, mib), Gpu(1, t, 30000)}), true, false);
+  }
+  // No resolve for the other host's alert, no new firing for ours (its re-announcements go on).
+  for (const auto& e : sink.events) {
+    EXPECT_EQ(e.kind, detection::AlertEventKind::kResend) << e.alert.key;
+    EXPECT_EQ(e.alert.key, "GpuMemoryLeak{gpu=0,hostname=node-7,uuid=GPU-0}");
+  }
+  auto state = p.BuildState(now + 20);
+  ASSERT_EQ(state->alerts.size(), 1u);
+  EXPECT_EQ(state->alerts[0].state, "firing");
+  // A firing alert's "since" is when it fired, not when it went pending.
+  EXPECT_EQ(state->alerts[0].since, FormatIso8601(1'789'999'600, true));
+  p.Flush();
+  auto kept = (*store)->alerts().All();
+  ASSERT_TRUE(kept.ok());
+  ASSERT_EQ(kept->size(), 1u);
+  EXPECT_EQ((*kept)[0].labels.at("hostname"), "node-7");
+}
+
+ProcessSnapshot Holder(int64_t pid, double used_mib, bool alive) {
+  ProcessSnapshot p;
+  p.pid = pid;
+  p.used_bytes = static_cast<uint64_t>(used_mib * kMiB);
+  p.compute = true;
+  p.info.alive = alive;
+  p.info.state = alive ? ProcState::kRunning : ProcState::kGone;
+  if (alive) {
+    p.info.uid = 1001;
+    p.info.user = "bob";
+    p.info.command = "python3 eval.py --shard 3";
+    p.info.slurm_job = "5512";
+  }
+  return p;
+}
+
+TEST(WatchPipelineProcesses, AHolderWhoseProcEntryVanishedKeepsItsLastKnownFactsAndClosesAsVanished) {
+  TempDb db;
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  RecordingSink sink;
+  WatchConfig c = FastAlerts();
+  c.check.grace_s = 2;  // gone for 3 s before NVML lets go: longer than a lazy reclaim
+  WatchPipeline p(c, store->get(), {&sink});
+  const double t0 = 1'790'000'000;
+  auto host = [&](double t, std::vector<ProcessSnapshot> procs) {
+    GpuSnapshot g = Gpu(0, t, 8192);
+    g.processes = std::move(procs);
+    return Host(t, {g});
+  };
+  p.Ingest(host(t0, {Holder(41990, 8192, true)}), true, true);
+  for (double t = t0 + 1; t <= t0 + 4; t += 1) p.Ingest(host(t, {Holder(41990, 8192, false)}), true, true);
+  auto state = p.BuildState(t0 + 4);
+  const ProcessSnapshot& shown = state->gpus[0].snapshot.processes.at(0);
+  EXPECT_EQ(shown.info.user, "bob");
+  EXPECT_EQ(shown.info.command, "python3 eval.py --shard 3");
+  EXPECT_EQ(shown.info.slurm_job, "5512");
+  EXPECT_FALSE(shown.info.alive);
+  EXPECT_EQ(shown.info.state, ProcState::kGone);
+  std::string message;
+  for (const auto& f : state->findings) {
+    if (f.kind == "dead_holder") message = f.message;
+  }
+  EXPECT_NE(message.find("PID 41990 (Slurm job 5512, user bob)"), std::string::npos) << message;
+  EXPECT_TRUE(sink.Fired("GpuDeadHolder", "0"));
+  // NVML stops listing it: the record keeps who it was and says how it ended.
+  p.Ingest(host(t0 + 5, {}), true, true);
+  p.Flush();
+  auto records = (*store)->processes().Query(0, 1e12);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ((*records)[0].end, storage::ProcessEnd::kVanishedMemoryHeld);
+  EXPECT_EQ((*records)[0].command, "python3 eval.py --shard 3");
+  EXPECT_EQ((*records)[0].user, "bob");
+  EXPECT_EQ((*records)[0].slurm_job, "5512");
+}
+
+TEST(WatchPipelineProcesses, AHolderNvmlDropsWithinTheGraceAfterItsExitIsRecordedAsExited) {
+  TempDb db;
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchConfig c = FastAlerts();
+  c.check.grace_s = 10;
+  WatchPipeline p(c, store->get(), {});
+  const double t0 = 1'790'000'000;
+  GpuSnapshot alive = Gpu(0, t0, 8192), gone = Gpu(0, t0 + 1, 8192), after = Gpu(0, t0 + 2, 0);
+  alive.processes = {Holder(41990, 8192, true)};
+  gone.processes = {Holder(41990, 8192, false)};
+  p.Ingest(Host(t0, {alive}), true, true);
+  p.Ingest(Host(t0 + 1, {gone}), true, true);
+  p.Ingest(Host(t0 + 2, {after}), true, true);
+  p.Flush();
+  auto records = (*store)->processes().Query(0, 1e12);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ((*records)[0].end, storage::ProcessEnd::kExited);
+  EXPECT_EQ((*records)[0].user, "bob");
+}
+
+TEST(WatchPipelineMetrics, NvmlErrorsAreCountedByFunctionAndFixedCodeAndAStaleGpuKeepsThem) {
+  WatchPipeline p(FastAlerts(), nullptr, {});
+  const double t0 = 1'790'000'000;
+  p.Ingest(Host(t0, {Gpu(0, t0, 1000)}), true, true);
+  for (int i = 1; i <= 3; ++i) {
+    GpuSnapshot hung = Gpu(0, t0 + i, 0);
+    hung.memory_used_bytes.reset();
+    hung.responsive = false;
+    const bool first = i == 1;
+    const std::string msg = first ? "nvmlDeviceGetMemoryInfo_v2: no answer within the 500 ms deadline"
+                                  : "nvmlDeviceGetMemoryInfo_v2: not called, the previous call "
+                                    "nvmlDeviceGetMemoryInfo_v2 is still blocked after 1.0 s";
+    hung.errors = {msg};
+    hung.nvml_errors = {{"nvmlDeviceGetMemoryInfo_v2", 0, msg, first ? "timeout" : "blocked"}};
+    p.Ingest(Host(t0 + i, {hung}), true, true);
+  }
+  auto state = p.BuildState(t0 + 3);
+  using Key = std::pair<std::string, std::string>;
+  EXPECT_EQ(state->nvml_errors.size(), 2u);
+  EXPECT_EQ(state->nvml_errors.at(Key("nvmlDeviceGetMemoryInfo_v2", "timeout")), 1u);
+  EXPECT_EQ(state->nvml_errors.at(Key("nvmlDeviceGetMemoryInfo_v2", "blocked")), 2u);
+  ASSERT_EQ(state->gpus[0].snapshot.nvml_errors.size(), 1u);
+  EXPECT_EQ(state->gpus[0].snapshot.nvml_errors[0].function, "nvmlDeviceGetMemoryInfo_v2");
 }
 
 }  // namespace

@@ -59,6 +59,9 @@ struct NvmlCallError {
   std::string function;  // "nvmlDeviceGetMemoryInfo_v2"
   int code = 0;          // nvmlReturn_t value; 0 with a "deadline" message when the call hung
   std::string message;   // "nvmlDeviceGetMemoryInfo_v2: Unknown Error (NVML error 999)"
+  // A short fixed token for metrics: the nvmlReturn_t name ("NVML_ERROR_GPU_IS_LOST"), "timeout"
+  // (no answer within the deadline) or "blocked" (not called: an earlier call still hangs).
+  std::string code_name;
 };
 
 struct GpuSnapshot {

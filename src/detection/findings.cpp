@@ -242,7 +242,7 @@ class Rules {
     if (!p.info.alive && p.info.state == ProcState::kGone) {
       if (!last_.host_pids_visible) return;  // invisible, not dead
       Add("dead_holder", Severity::kCritical, key, p.pid, p.used_bytes,
-          fmt::format("NVML lists PID {} with {} on GPU {}, but that process no longer exists{}.", p.pid,
+          fmt::format("NVML lists {} with {} on GPU {}, but that process no longer exists{}.", Who(p),
                       p.used_bytes ? MiB(*p.used_bytes) : std::string("unknown memory"), key,
                       std::find(p.info.unreadable.begin(), p.info.unreadable.end(), "pid reused: start time changed") !=
                               p.info.unreadable.end()

@@ -1,6 +1,8 @@
 #include "outputs/alert_sinks.h"
 
+#include <fmt/format.h>
 #include <httplib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -54,7 +56,23 @@ void LogAlertSink::Send(const std::vector<AlertEvent>& events) {
 Result<std::unique_ptr<JsonLinesAlertSink>> JsonLinesAlertSink::Open(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "a");
   if (f == nullptr) return FromErrno(errno, "open alert log " + path);
-  return std::unique_ptr<JsonLinesAlertSink>(new JsonLinesAlertSink(f));
+  return std::unique_ptr<JsonLinesAlertSink>(new JsonLinesAlertSink(f, path));
+}
+
+Status JsonLinesAlertSink::Reopen() {
+  FILE* f = std::fopen(path_.c_str(), "a");
+  if (f == nullptr) return FromErrno(errno, "reopen alert log " + path_);
+  std::fclose(file_);
+  file_ = f;
+  return Status::Ok();
+}
+
+bool JsonLinesAlertSink::Moved() const {
+  struct stat at_path {};
+  struct stat open_file {};
+  if (::fstat(fileno(file_), &open_file) != 0) return false;
+  if (::stat(path_.c_str(), &at_path) != 0) return true;
+  return at_path.st_ino != open_file.st_ino || at_path.st_dev != open_file.st_dev;
 }
 
 JsonLinesAlertSink::~JsonLinesAlertSink() {
@@ -62,9 +80,11 @@ JsonLinesAlertSink::~JsonLinesAlertSink() {
 }
 
 void JsonLinesAlertSink::Send(const std::vector<AlertEvent>& events) {
-  if (events.empty()) return;
   std::string out;
   for (const AlertEvent& e : events) {
+    // A resend re-announces a firing alert to Alertmanager every minute; in the file it would only
+    // repeat the firing line (thousands of times for an alert that fires for days).
+    if (e.kind == AlertEventKind::kResend) continue;
     json j;
     j["time"] = FormatIso8601(e.t, utc_);
     j["event"] = std::string(detection::AlertEventKindName(e.kind));
@@ -80,6 +100,9 @@ void JsonLinesAlertSink::Send(const std::vector<AlertEvent>& events) {
     out += JsonText(j);
     out += '\n';
   }
+  if (out.empty()) return;
+  // Rotated away (logrotate's "create" mode moves it) or deleted: write to a new file at the path.
+  if (Moved() && !Reopen().ok()) ++write_errors_;
   if (std::fwrite(out.data(), 1, out.size(), file_) != out.size() || std::fflush(file_) != 0) {
     ++write_errors_;
     std::clearerr(file_);
@@ -164,10 +187,28 @@ void WebhookAlertSink::Run() {
       lock.lock();
       if (ok) {
         ++delivered_;
+        if (failing_ && options_.note) {
+          options_.note(fmt::format("alert webhook {}: delivering again after {} failed attempt(s)", origin_ + path_,
+                                    streak_failed_));
+        }
+        failing_ = false;
+        streak_failed_ = 0;
         break;
       }
       ++failed_attempts_;
-      if (permanent || stop_ || attempt == options_.max_attempts) break;
+      ++streak_failed_;
+      if (!failing_ && options_.note) {
+        const std::string why = res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error());
+        options_.note(
+            fmt::format("alert webhook {}: delivery failed ({}); retrying with backoff, a note follows "
+                        "when it works again (vramwatch_notifications_failed_total counts the attempts)",
+                        origin_ + path_, why));
+      }
+      failing_ = true;
+      if (permanent || stop_ || attempt == options_.max_attempts) {
+        ++dropped_;  // given up: this batch is never delivered
+        break;
+      }
       cv_.wait_for(lock, std::chrono::duration<double>(backoff), [&] { return stop_; });
       if (stop_) break;
       backoff = std::min(backoff * 2, options_.max_backoff_s);

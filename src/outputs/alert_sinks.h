@@ -1,9 +1,14 @@
 // Alert sinks: where alert notifications (detection/alerts.h) go.
 //   LogAlertSink        one human line per event to a callback (stderr, syslog, a test buffer)
-//   JsonLinesAlertSink  one JSON object per event appended to a file (flushed per batch)
+//   JsonLinesAlertSink  one JSON object per firing or resolved event appended to a file (flushed per
+//                       batch); resends are left out. The file is reopened (created again) when it
+//                       was moved or deleted (its inode at the path changed) and on Reopen()
+//                       (SIGHUP), so logrotate's default "create" mode works.
 //   WebhookAlertSink    HTTP POST of an Alertmanager v2 payload (`POST /api/v2/alerts`, a JSON array
 //                       of {labels, annotations, startsAt, endsAt, generatorURL}) from a background
-//                       thread with a bounded queue, retries and exponential backoff.
+//                       thread with a bounded queue, retries and exponential backoff. One note
+//                       (WebhookOptions::note) when deliveries start failing and one when they
+//                       work again; counters of failed attempts and of batches never delivered.
 // Send() never blocks on I/O that can hang: the webhook only enqueues (dropping the oldest batch,
 // counted, when the queue is full); the file sink does one buffered append per batch.
 // Times in payloads are ISO 8601 UTC; labels include alertname and severity. The log and file
@@ -60,12 +65,18 @@ class JsonLinesAlertSink : public AlertSink {
   static Result<std::unique_ptr<JsonLinesAlertSink>> Open(const std::string& path);
   ~JsonLinesAlertSink() override;
   void Send(const std::vector<detection::AlertEvent>& events) override;
+  // Closes the file and opens the path again (appending, created when missing). On failure the old
+  // file stays in use and the error is returned.
+  Status Reopen();
   uint64_t write_errors() const { return write_errors_; }
   void set_utc(bool utc) { utc_ = utc; }  // false: times are wall clock, written without a zone
 
  private:
-  explicit JsonLinesAlertSink(FILE* f) : file_(f) {}
+  JsonLinesAlertSink(FILE* f, std::string path) : file_(f), path_(std::move(path)) {}
+  // True when the path no longer names the open file (moved, deleted, replaced).
+  bool Moved() const;
   FILE* file_;
+  std::string path_;
   bool utc_ = true;
   uint64_t write_errors_ = 0;
 };
@@ -79,6 +90,9 @@ struct WebhookOptions {
   double max_backoff_s = 60;
   double timeout_s = 5;       // connect and read, per attempt
   double ends_after_s = 240;  // endsAt of a firing alert (4 × the resend interval)
+  // Told one line when deliveries start failing and one when they work again (called on the
+  // sender thread); may be empty.
+  std::function<void(const std::string&)> note;
 };
 
 class WebhookAlertSink : public AlertSink {
@@ -94,6 +108,7 @@ class WebhookAlertSink : public AlertSink {
 
   uint64_t delivered() const { return delivered_; }
   uint64_t failed_attempts() const { return failed_attempts_; }
+  // Batches never delivered: pushed out of the full queue, or given up (last retry, or a 4xx).
   uint64_t dropped_batches() const { return dropped_; }
 
  private:
@@ -107,6 +122,8 @@ class WebhookAlertSink : public AlertSink {
   std::deque<std::string> queue_;  // JSON bodies
   bool busy_ = false;
   bool stop_ = false;
+  bool failing_ = false;        // in a streak of failed attempts (sender thread)
+  uint64_t streak_failed_ = 0;  // attempts failed in the current streak
   std::atomic<uint64_t> delivered_{0}, failed_attempts_{0}, dropped_{0};
   std::thread thread_;
 };

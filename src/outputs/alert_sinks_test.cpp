@@ -3,10 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -117,6 +121,60 @@ TEST(AlertSinks, JsonLinesFileGetsOneObjectPerEventAndIsAppended) {
   EXPECT_EQ(rows[1]["resolved_at"], "2025-11-26T20:46:40Z");
 }
 
+std::vector<json> ReadRows(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<json> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(json::parse(line));
+  return rows;
+}
+
+TEST(AlertSinks, JsonLinesFileLeavesResendsOut) {
+  char tmpl[] = "/tmp/vw_alerts_XXXXXX";
+  close(mkstemp(tmpl));
+  {
+    auto sink = JsonLinesAlertSink::Open(tmpl);
+    ASSERT_TRUE(sink.ok());
+    (*sink)->Send({Event(AlertEventKind::kFiring, 1764189300)});
+    (*sink)->Send({Event(AlertEventKind::kResend, 1764189360)});
+    (*sink)->Send({Event(AlertEventKind::kResend, 1764189420), Event(AlertEventKind::kResolved, 1764189450)});
+  }
+  std::vector<json> rows = ReadRows(tmpl);
+  unlink(tmpl);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["event"], "firing");
+  EXPECT_EQ(rows[1]["event"], "resolved");
+}
+
+TEST(AlertSinks, JsonLinesFileMovedAwayOrDeletedIsCreatedAgainAndReopenStartsANewOne) {
+  char dir_tmpl[] = "/tmp/vw_alertdir_XXXXXX";
+  const std::string dir = mkdtemp(dir_tmpl);
+  const std::string path = dir + "/alerts.jsonl";
+  auto sink = JsonLinesAlertSink::Open(path);
+  ASSERT_TRUE(sink.ok());
+  (*sink)->Send({Event(AlertEventKind::kFiring, 1764189300)});
+  // logrotate's default: move the file away, then the daemon's next line goes to a new file.
+  ASSERT_EQ(std::rename(path.c_str(), (path + ".1").c_str()), 0);
+  (*sink)->Send({Event(AlertEventKind::kResolved, 1764189400)});
+  std::vector<json> rotated = ReadRows(path + ".1"), current = ReadRows(path);
+  ASSERT_EQ(rotated.size(), 1u);
+  EXPECT_EQ(rotated[0]["event"], "firing");
+  ASSERT_EQ(current.size(), 1u);
+  EXPECT_EQ(current[0]["event"], "resolved");
+  // Deleted: created again.
+  ASSERT_EQ(unlink(path.c_str()), 0);
+  (*sink)->Send({Event(AlertEventKind::kFiring, 1764189500)});
+  EXPECT_EQ(ReadRows(path).size(), 1u);
+  // Reopen (SIGHUP): after a copy-and-move done elsewhere, writes go to the file now at the path.
+  ASSERT_EQ(std::rename(path.c_str(), (path + ".2").c_str()), 0);
+  { std::ofstream touch(path); }
+  ASSERT_TRUE((*sink)->Reopen().ok());
+  (*sink)->Send({Event(AlertEventKind::kResolved, 1764189600)});
+  EXPECT_EQ(ReadRows(path).size(), 1u);
+  EXPECT_EQ(ReadRows(path + ".2").size(), 1u);
+  EXPECT_EQ((*sink)->write_errors(), 0u);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(AlertSinks, JsonLinesOpenFailureNamesThePath) {
   auto sink = JsonLinesAlertSink::Open("/nonexistent-dir/alerts.jsonl");
   ASSERT_FALSE(sink.ok());
@@ -194,8 +252,71 @@ TEST(AlertSinks, WebhookGivesUpAfterMaxAttempts) {
   ASSERT_TRUE((*sink)->Drain(10));
   EXPECT_EQ((*sink)->delivered(), 0u);
   EXPECT_EQ((*sink)->failed_attempts(), 3u);
+  EXPECT_EQ((*sink)->dropped_batches(), 1u) << "a batch given up is never delivered";
   std::lock_guard<std::mutex> lock(rx.mu);
   EXPECT_EQ(rx.arrivals.size(), 3u);
+}
+
+TEST(AlertSinks, WebhookNotesOneLinePerFailureStreakAndOneWhenItRecovers) {
+  FlakyReceiver rx(4);
+  std::mutex mu;
+  std::vector<std::string> notes;
+  WebhookOptions o;
+  o.url = "http://127.0.0.1:" + std::to_string(rx.port);
+  o.initial_backoff_s = 0.01;
+  o.max_attempts = 3;
+  o.note = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    notes.push_back(line);
+  };
+  auto sink = WebhookAlertSink::Start(o);
+  ASSERT_TRUE(sink.ok());
+  // First batch: three 503s, given up. Second: one more 503, then delivered.
+  (*sink)->Send({Event(AlertEventKind::kFiring, 1)});
+  ASSERT_TRUE((*sink)->Drain(10));
+  (*sink)->Send({Event(AlertEventKind::kFiring, 2)});
+  ASSERT_TRUE((*sink)->Drain(10));
+  EXPECT_EQ((*sink)->failed_attempts(), 4u);
+  EXPECT_EQ((*sink)->dropped_batches(), 1u);
+  EXPECT_EQ((*sink)->delivered(), 1u);
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(notes.size(), 2u) << ::testing::PrintToString(notes);
+  EXPECT_THAT(notes[0], HasSubstr("delivery failed (HTTP 503)"));
+  EXPECT_THAT(notes[0], HasSubstr("127.0.0.1:" + std::to_string(rx.port) + "/api/v2/alerts"));
+  EXPECT_THAT(notes[1], HasSubstr("delivering again after 4 failed attempt(s)"));
+}
+
+TEST(AlertSinks, WebhookToAPortNobodyListensOnNotesWhyOnce) {
+  // A port that was free a moment ago: bound, read, closed again, so nothing listens there.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+  socklen_t len = sizeof sa;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  close(fd);
+  const int port = ntohs(sa.sin_port);
+  std::vector<std::string> notes;
+  std::mutex mu;
+  WebhookOptions o;
+  o.url = "http://127.0.0.1:" + std::to_string(port);
+  o.initial_backoff_s = 0.01;
+  o.max_attempts = 2;
+  o.timeout_s = 1;
+  o.note = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    notes.push_back(line);
+  };
+  auto sink = WebhookAlertSink::Start(o);
+  ASSERT_TRUE(sink.ok());
+  for (int i = 0; i < 3; ++i) (*sink)->Send({Event(AlertEventKind::kFiring, i)});
+  ASSERT_TRUE((*sink)->Drain(10));
+  EXPECT_EQ((*sink)->failed_attempts(), 6u);
+  EXPECT_EQ((*sink)->dropped_batches(), 3u);
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(notes.size(), 1u) << ::testing::PrintToString(notes);
+  EXPECT_THAT(notes[0], HasSubstr("delivery failed (Connection)"));
 }
 
 TEST(AlertSinks, WebhookSendNeverBlocksAndItsQueueIsBounded) {

@@ -63,10 +63,15 @@ json GpuJson(const GpuSnapshot& g) {
   for (const auto& p : g.processes) procs.push_back(ProcessJson(p));
   json errors = json::array();
   for (const auto& e : g.nvml_errors) {
-    errors.push_back({{"function", e.function}, {"code", e.code}, {"message", e.message}});
+    errors.push_back({{"function", e.function},
+                      {"code", e.code},
+                      {"code_name", e.code_name.empty() ? json(nullptr) : json(e.code_name)},
+                      {"message", e.message}});
   }
   if (g.nvml_errors.empty()) {
-    for (const auto& e : g.errors) errors.push_back({{"function", nullptr}, {"code", nullptr}, {"message", e}});
+    for (const auto& e : g.errors) {
+      errors.push_back({{"function", nullptr}, {"code", nullptr}, {"code_name", nullptr}, {"message", e}});
+    }
   }
   return json{
       {"gpu", std::to_string(g.index)},

@@ -59,7 +59,7 @@ struct AlertView {
   std::string state;     // "pending" | "firing"
   std::string gpu;       // GPU key, empty for host-wide alerts
   std::string severity;  // "warning" | "critical"
-  std::string since;     // ISO 8601: when the condition started holding
+  std::string since;     // ISO 8601: when it fired; for a pending one, when its condition started holding
   std::string summary;
 };
 
@@ -79,6 +79,8 @@ struct DaemonState {
   bool history_enabled = false;
   bool history_paused = false;  // the database refused writes (disk full, read-only)
   uint64_t history_dropped_samples = 0;
+  uint64_t notifications_failed = 0;   // webhook delivery attempts that failed
+  uint64_t notifications_dropped = 0;  // webhook batches never delivered (queue full, retries spent, 4xx)
   double started_t = 0;
 };
 

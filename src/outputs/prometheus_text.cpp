@@ -235,7 +235,9 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
   bool any_xid = false;
   for (size_t i = 0; i < state.gpus.size(); ++i) {
     for (const auto& [code, count] : state.gpus[i].xid_events) {
-      if (!any_xid) w.Family("vramwatch_xid_events_total", "counter", "Xid events seen since the daemon started.");
+      if (!any_xid)
+        w.Family("vramwatch_xid_events_total", "counter",
+                 "Xid events seen since the daemon started (with a history database: since the host booted).");
       any_xid = true;
       w.Sample("vramwatch_xid_events_total", gpu_labels[i], Label("xid", std::to_string(code)), count);
     }
@@ -302,7 +304,8 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
     }
   }
   if (!state.nvml_errors.empty()) {
-    w.Family("vramwatch_nvml_errors_total", "counter", "NVML calls that returned an error, by call and code.");
+    w.Family("vramwatch_nvml_errors_total", "counter",
+             "NVML calls that failed, by call and code (NVML_ERROR_..., timeout, blocked).");
     for (const auto& [key, n] : state.nvml_errors) {
       std::string labels = Label("call", key.first);
       AppendLabel("code", key.second, labels);
@@ -318,6 +321,13 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
   w.Family("vramwatch_history_dropped_samples_total", "counter",
            "Samples dropped because the history database could not take them.");
   w.Sample("vramwatch_history_dropped_samples_total", host, "", state.history_dropped_samples);
+  w.Family("vramwatch_notifications_failed_total", "counter",
+           "Alert webhook deliveries that failed (no answer or not 2xx); each retry counts.");
+  w.Sample("vramwatch_notifications_failed_total", host, "", state.notifications_failed);
+  w.Family("vramwatch_notifications_dropped_total", "counter",
+           "Alert webhook batches never delivered: pushed out of the full queue, or given up after the last retry "
+           "or a 4xx answer.");
+  w.Sample("vramwatch_notifications_dropped_total", host, "", state.notifications_dropped);
   w.Family("vramwatch_build_info", "gauge", "Version of vramwatch and of the NVIDIA driver; always 1.");
   std::string build = host;
   AppendLabel("version", state.version, build);

@@ -25,6 +25,7 @@ HistoryStore::HistoryStore(std::unique_ptr<Database> db, HistoryOptions options)
   processes_ = std::make_unique<ProcessLog>(*db_);
   baselines_ = std::make_unique<BaselineStore>(*db_);
   alerts_ = std::make_unique<AlertStateStore>(*db_);
+  xids_ = std::make_unique<XidLog>(*db_);
 }
 
 HistoryStore::~HistoryStore() = default;
@@ -48,6 +49,7 @@ Status HistoryStore::Init() {
   VW_RETURN_IF_ERROR(processes_->Init());
   VW_RETURN_IF_ERROR(baselines_->Init());
   VW_RETURN_IF_ERROR(alerts_->Init());
+  VW_RETURN_IF_ERROR(xids_->Init());
   VW_RETURN_IF_ERROR(
       PrepareInto(*db_, insert_sample_, "INSERT OR REPLACE INTO samples (series_id, t, used_bytes) VALUES (?,?,?)"));
   VW_RETURN_IF_ERROR(PrepareInto(*db_, upsert_agg_,
@@ -208,6 +210,7 @@ Status HistoryStore::Flush() {
   if (Status s = processes_->WritePending(); !s.ok()) return fail(s);
   if (Status s = baselines_->WritePending(); !s.ok()) return fail(s);
   if (Status s = alerts_->WritePending(); !s.ok()) return fail(s);
+  if (Status s = xids_->WritePending(); !s.ok()) return fail(s);
   if (Status s = db_->Commit(); !s.ok()) return fail(s);
   pending_series_.clear();
   pending_.clear();
@@ -215,6 +218,7 @@ Status HistoryStore::Flush() {
   processes_->Committed();
   baselines_->Committed();
   alerts_->Committed();
+  xids_->Committed();
   ++flushed_batches_;
   EvictIdle();
   return Status::Ok();

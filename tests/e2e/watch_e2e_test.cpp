@@ -101,6 +101,7 @@ class Daemon {
     return -1000;
   }
   std::string Log() const { return ReadAll(log_); }
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = 0;
@@ -375,6 +376,143 @@ TEST(WatchE2E, XidAppendedToTheKernelLogIsCountedForItsGpuAndRaisesTheFinding) {
   EXPECT_EQ(std::system(("promtool check metrics < " + mf + " > /dev/null 2>&1").c_str()), 0);
 }
 
+// A hardware Xid's alert and count survive a restart on the same --db: the kernel log's old lines
+// are not read again, the stored event keeps the finding, and Alertmanager gets no resolve.
+TEST(WatchE2E, HardwareXidAlertFindingAndCountSurviveARestartOnTheSameDatabase) {
+  Host h;
+  const std::string klog = h.s.Write("kern.log", "");
+  const std::string db = h.s.dir() + "/history.db";
+  const std::string alerts = h.s.dir() + "/alerts.jsonl";
+  const std::vector<std::string> extra = {"--kernel-log", klog, "--db", db, "--alert-log", alerts};
+  auto xid_alert_firing = [](const json& j) { return HasAlert(j, "GpuXidError", "1"); };
+  int port = FreePort();
+  {
+    Daemon d(h.Args(port, extra), h.env, h.s.dir() + "/d1.log");
+    json st = WaitStatus(port, 30, [](const json& j) { return j.value("gpus", json::array()).size() == 2; });
+    ASSERT_EQ(st["gpus"].size(), 2u) << d.Log();
+    {
+      std::ofstream out(klog, std::ios::app);
+      out << "[ 1936.5] NVRM: Xid (PCI:0000:3c:00): 79, pid=5200, name=python3, GPU has fallen off the bus.\n";
+    }
+    st = WaitStatus(port, 20, xid_alert_firing);
+    ASSERT_TRUE(xid_alert_firing(st)) << st.dump(2) << d.Log();
+    std::this_thread::sleep_for(std::chrono::seconds(6));  // one history batch
+    EXPECT_EQ(d.Kill(SIGTERM), 0);
+  }
+  Daemon d2(h.Args(port, extra), h.env, h.s.dir() + "/d2.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return j.value("gpus", json::array()).size() == 2; });
+  ASSERT_EQ(st["gpus"].size(), 2u) << d2.Log();
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // several process ticks and findings
+  st = WaitStatus(port, 5, xid_alert_firing);
+  EXPECT_TRUE(xid_alert_firing(st)) << st.dump(2) << d2.Log();
+  bool finding = false;
+  for (const auto& f : st.value("findings", json::array())) finding |= f["kind"] == "xid" && f["gpu"] == "1";
+  EXPECT_TRUE(finding) << st.dump(2);
+  EXPECT_EQ(d2.Log().find("alert resolved GpuXidError"), std::string::npos) << d2.Log();
+  EXPECT_EQ(d2.Log().find("alert firing GpuXidError"), std::string::npos) << d2.Log();
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  std::string line = MetricLine(m->body, "vramwatch_xid_events_total{gpu=\"1\"");
+  EXPECT_NE(line.find("xid=\"79\"} 1"), std::string::npos) << m->body;
+  EXPECT_EQ(d2.Kill(SIGTERM), 0);
+  std::istringstream log(ReadAll(alerts));
+  int resolved = 0;
+  // (The orphan on GPU 1 may resolve: the emulator's clock restarts with the daemon.)
+  for (std::string l; std::getline(log, l);) {
+    json e = json::parse(l);
+    resolved += e["event"] == "resolved" && e["alert"] == "GpuXidError";
+  }
+  EXPECT_EQ(resolved, 0) << ReadAll(alerts);
+}
+
+// logrotate's default: move the alert log away; the next line goes to a new file. SIGHUP reopens
+// the file and does not stop the daemon.
+TEST(WatchE2E, AlertLogIsCreatedAgainAfterItWasMovedAndSighupOnlyReopensIt) {
+  Host h;
+  const std::string alerts = h.s.dir() + "/alerts.jsonl";
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--alert-log", alerts}), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return j.value("gpus", json::array()).size() == 2; });
+  ASSERT_EQ(st["gpus"].size(), 2u) << d.Log();
+  ASSERT_EQ(std::rename(alerts.c_str(), (alerts + ".1").c_str()), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // SIGHUP before anything was written to the new path: the daemon lives on and reopens.
+  ASSERT_EQ(std::system(("kill -HUP " + std::to_string(d.pid())).c_str()), 0);
+  st = WaitStatus(port, 30, [](const json& j) { return HasAlert(j, "GpuOrphanedMemory", "1"); });
+  ASSERT_TRUE(HasAlert(st, "GpuOrphanedMemory", "1")) << st.dump(2) << d.Log();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::string now_log = ReadAll(alerts);
+  EXPECT_NE(now_log.find("\"event\":\"firing\""), std::string::npos) << "the firing line went to the new file";
+  EXPECT_EQ(ReadAll(alerts + ".1").find("firing"), std::string::npos);
+  EXPECT_EQ(d.Kill(SIGTERM), 0) << d.Log();
+}
+
+// A webhook nobody answers: one stderr line for the streak, and the counters say so.
+TEST(WatchE2E, FailedWebhookDeliveriesAreNotedOnceAndCounted) {
+  Host h;
+  const int dead_port = FreePort();  // nothing listens there
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--webhook", "http://127.0.0.1:" + std::to_string(dead_port)}), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return HasAlert(j, "GpuOrphanedMemory", "1"); });
+  ASSERT_TRUE(HasAlert(st, "GpuOrphanedMemory", "1")) << st.dump(2) << d.Log();
+  std::string failed;
+  for (int i = 0; i < 50 && failed.empty(); ++i) {
+    auto m = Get(port, "/metrics");
+    if (m) {
+      std::string line = MetricLine(m->body, "vramwatch_notifications_failed_total");
+      if (!line.empty() && line.substr(line.size() - 2) != " 0") failed = line;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_NE(failed, "") << "vramwatch_notifications_failed_total stayed 0";
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_NE(MetricLine(m->body, "vramwatch_notifications_dropped_total"), "") << m->body;
+  const std::string log = d.Log();
+  const std::string note =
+      "alert webhook http://127.0.0.1:" + std::to_string(dead_port) + "/api/v2/alerts: delivery failed";
+  EXPECT_NE(log.find(note), std::string::npos) << log;
+  EXPECT_EQ(log.find(note, log.find(note) + 1), std::string::npos) << "one line per failure streak\n" << log;
+}
+
+// GPU 1's holder loses its /proc entry while NVML still lists its 12 GiB: who it was stays known.
+TEST(WatchE2E, AHolderWhoseProcEntryVanishedKeepsItsCommandAndUser) {
+  std::string scenario = Scenario();
+  scenario.replace(scenario.find("start_s: 0, end_s: 4"), std::string("start_s: 0, end_s: 4").size(), "start_s: 0");
+  Host h(scenario);
+  int port = FreePort();
+  Daemon d(h.Args(port), h.env, h.s.dir() + "/d.log");
+  auto listed_with_user = [](const json& j) {
+    for (const auto& g : j.value("gpus", json::array())) {
+      for (const auto& p : g.value("processes", json::array())) {
+        if (p.value("pid", 0) == 5200 && p["user"] == "alice") return true;
+      }
+    }
+    return false;
+  };
+  json st = WaitStatus(port, 30, listed_with_user);
+  ASSERT_TRUE(listed_with_user(st)) << st.dump(2) << d.Log();
+  std::filesystem::remove_all(h.proc + "/5200");
+  auto dead = [](const json& j) {
+    for (const auto& f : j.value("findings", json::array())) {
+      if (f["kind"] == "dead_holder") return f["message"].get<std::string>();
+    }
+    return std::string();
+  };
+  st = WaitStatus(port, 20, [&](const json& j) { return !dead(j).empty(); });
+  const std::string message = dead(st);
+  EXPECT_NE(message.find("PID 5200 (user alice) `python3 train.py --config small.yaml`"), std::string::npos)
+      << message << "\n"
+      << st.dump(2);
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  std::string state = MetricLine(m->body, "vramwatch_process_state{gpu=\"1\"");
+  EXPECT_NE(state.find("pid=\"5200\""), std::string::npos) << m->body;
+  EXPECT_NE(state.find("command=\"python3 train.py --config small.yaml\""), std::string::npos) << state;
+  EXPECT_NE(state.find("user=\"alice\""), std::string::npos) << state;
+  EXPECT_NE(state.find("state=\"gone\""), std::string::npos) << state;
+}
+
 TEST(WatchE2E, UnreadableKernelLogIsAUsageErrorNamingTheFile) {
   Host h;
   Daemon d(h.Args(FreePort(), {"--kernel-log", h.s.dir() + "/no-such.log"}), h.env, h.s.dir() + "/d.log");
@@ -582,6 +720,17 @@ TEST(WatchE2E, FullDatabasePausesHistoryButNotMonitoring) {
   auto later = Get(port, "/metrics");
   ASSERT_TRUE(later);
   EXPECT_GT(count(later->body), count(body));
+}
+
+// A cap below what a new database's schema needs is an unusable --db: exit 3 at start.
+TEST(WatchE2E, DbMaxSizeBelowTheFreshSchemaIsAUsageErrorAtStart) {
+  Host h;
+  const std::string db = h.s.dir() + "/tiny.db";
+  RunResult r = RunVramwatch(
+      FastWatchArgs(h.proc, FreePort(), {"--db", db, "--db-max-size", "16KiB", "--duration", "5s"}), h.env, 30);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("--db"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("database or disk is full"), std::string::npos) << r.err;
 }
 
 TEST(WatchE2E, ReplayRaisesTheLeakAlertOnALeakAndNothingOnAHealthyRun) {
@@ -798,6 +947,8 @@ TEST(WatchE2E, ReplayFeedsKernelLogXidsAtTheirTimeInTheTrace) {
   // Xid 79 at 10:00 reaches the findings with the next sample (10:00:10) and fires after
   // --finding-for (1m); Xid 48 at 08:30 UTC is 10:30 here. Times carry no zone, as the trace's.
   EXPECT_NE(wall.out.find("\n2026-11-27T10:01:10 alert firing GpuXidError{gpu=1,"), std::string::npos) << wall.out;
+  // Keys and labels carry the recording header's host, as the live daemon on that host writes them.
+  EXPECT_NE(wall.out.find("alert firing GpuXidError{gpu=1,hostname=node1}"), std::string::npos) << wall.out;
   EXPECT_NE(wall.out.find("\n2026-11-27T10:31:10 alert firing GpuXidError{gpu=0,"), std::string::npos) << wall.out;
   EXPECT_EQ(wall.out.find("alert firing GpuXidError{gpu=1", wall.out.find("GpuXidError{gpu=1") + 1), std::string::npos)
       << "one firing per GPU\n"

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include "sources/nvml/nvml_return_names.h"
 #include "sources/nvml/nvml_source.h"
 
 namespace vw::nvml {
@@ -85,7 +86,12 @@ bool GpuReader::Note(const Status& s) {
   }
   std::string function = s.message().substr(0, s.message().find(':'));
   g_->errors.push_back(s.message());
-  g_->nvml_errors.push_back({function, call_.last_code().value_or(0), s.message()});
+  // The watchdog's two cases differ in the runner's message: a call past its deadline, or one not
+  // made because an earlier call is still blocked (call_runner.h).
+  std::string code_name = !call_.last_timed_out() ? NvmlReturnName(call_.last_code().value_or(0))
+                          : s.message().find(": not called, ") != std::string::npos ? kCodeBlocked
+                                                                                    : kCodeTimeout;
+  g_->nvml_errors.push_back({function, call_.last_code().value_or(0), s.message(), std::move(code_name)});
   if (call_.last_code() == api::NVML_ERROR_GPU_IS_LOST) g_->lost = true;
   return !Dead();
 }

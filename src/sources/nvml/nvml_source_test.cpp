@@ -358,6 +358,9 @@ gpus:
   ASSERT_EQ(h.gpus.size(), 2u);
   EXPECT_TRUE(h.gpus[0].lost);
   EXPECT_THAT(h.gpus[0].errors, Contains(HasSubstr("GPU is lost (NVML error 15)")));
+  ASSERT_FALSE(h.gpus[0].nvml_errors.empty());
+  EXPECT_EQ(h.gpus[0].nvml_errors[0].code, 15);
+  EXPECT_EQ(h.gpus[0].nvml_errors[0].code_name, "NVML_ERROR_GPU_IS_LOST");
   EXPECT_FALSE(h.gpus[1].lost);
   EXPECT_EQ(h.gpus[1].uuid, "GPU-fine");
   EXPECT_EQ(h.gpus[1].memory_used_bytes, 10 * kMiB);
@@ -383,6 +386,10 @@ TEST(NvmlSourceTest, HungCallMeetsDeadlineAndOtherGpusProceed) {
     HostSnapshot h = src->TakeSnapshot();
     EXPECT_FALSE(h.gpus[0].responsive);
     EXPECT_THAT(h.gpus[0].errors, Contains(HasSubstr("nvmlDeviceGetMemoryInfo_v2: no answer within the 300 ms")));
+    // The metric's code is a fixed token, not the message (which names the deadline).
+    ASSERT_FALSE(h.gpus[0].nvml_errors.empty());
+    EXPECT_EQ(h.gpus[0].nvml_errors[0].function, "nvmlDeviceGetMemoryInfo_v2");
+    EXPECT_EQ(h.gpus[0].nvml_errors[0].code_name, "timeout");
     EXPECT_TRUE(h.gpus[1].responsive);
     EXPECT_EQ(h.gpus[1].memory_used_bytes, 20 * kMiB);
 
@@ -392,6 +399,8 @@ TEST(NvmlSourceTest, HungCallMeetsDeadlineAndOtherGpusProceed) {
     EXPECT_LT(std::chrono::steady_clock::now() - again_start, std::chrono::milliseconds(250));
     EXPECT_FALSE(again.responsive);
     EXPECT_THAT(again.errors, Contains(HasSubstr("is still blocked")));
+    ASSERT_FALSE(again.nvml_errors.empty());
+    EXPECT_EQ(again.nvml_errors[0].code_name, "blocked");
   }  // destroying the source must not wait for the blocked call
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
 }

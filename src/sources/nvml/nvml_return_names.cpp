@@ -1,0 +1,45 @@
+#include "sources/nvml/nvml_return_names.h"
+
+#include "sources/nvml/nvml_types.h"
+
+namespace vw::nvml {
+
+std::string NvmlReturnName(int code) {
+  switch (static_cast<api::nvmlReturn_t>(code)) {
+    case api::NVML_SUCCESS: return "NVML_SUCCESS";
+    case api::NVML_ERROR_UNINITIALIZED: return "NVML_ERROR_UNINITIALIZED";
+    case api::NVML_ERROR_INVALID_ARGUMENT: return "NVML_ERROR_INVALID_ARGUMENT";
+    case api::NVML_ERROR_NOT_SUPPORTED: return "NVML_ERROR_NOT_SUPPORTED";
+    case api::NVML_ERROR_NO_PERMISSION: return "NVML_ERROR_NO_PERMISSION";
+    case api::NVML_ERROR_ALREADY_INITIALIZED: return "NVML_ERROR_ALREADY_INITIALIZED";
+    case api::NVML_ERROR_NOT_FOUND: return "NVML_ERROR_NOT_FOUND";
+    case api::NVML_ERROR_INSUFFICIENT_SIZE: return "NVML_ERROR_INSUFFICIENT_SIZE";
+    case api::NVML_ERROR_INSUFFICIENT_POWER: return "NVML_ERROR_INSUFFICIENT_POWER";
+    case api::NVML_ERROR_DRIVER_NOT_LOADED: return "NVML_ERROR_DRIVER_NOT_LOADED";
+    case api::NVML_ERROR_TIMEOUT: return "NVML_ERROR_TIMEOUT";
+    case api::NVML_ERROR_IRQ_ISSUE: return "NVML_ERROR_IRQ_ISSUE";
+    case api::NVML_ERROR_LIBRARY_NOT_FOUND: return "NVML_ERROR_LIBRARY_NOT_FOUND";
+    case api::NVML_ERROR_FUNCTION_NOT_FOUND: return "NVML_ERROR_FUNCTION_NOT_FOUND";
+    case api::NVML_ERROR_CORRUPTED_INFOROM: return "NVML_ERROR_CORRUPTED_INFOROM";
+    case api::NVML_ERROR_GPU_IS_LOST: return "NVML_ERROR_GPU_IS_LOST";
+    case api::NVML_ERROR_RESET_REQUIRED: return "NVML_ERROR_RESET_REQUIRED";
+    case api::NVML_ERROR_OPERATING_SYSTEM: return "NVML_ERROR_OPERATING_SYSTEM";
+    case api::NVML_ERROR_LIB_RM_VERSION_MISMATCH: return "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
+    case api::NVML_ERROR_IN_USE: return "NVML_ERROR_IN_USE";
+    case api::NVML_ERROR_MEMORY: return "NVML_ERROR_MEMORY";
+    case api::NVML_ERROR_NO_DATA: return "NVML_ERROR_NO_DATA";
+    case api::NVML_ERROR_VGPU_ECC_NOT_SUPPORTED: return "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED";
+    case api::NVML_ERROR_INSUFFICIENT_RESOURCES: return "NVML_ERROR_INSUFFICIENT_RESOURCES";
+    case api::NVML_ERROR_FREQ_NOT_SUPPORTED: return "NVML_ERROR_FREQ_NOT_SUPPORTED";
+    case api::NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "NVML_ERROR_ARGUMENT_VERSION_MISMATCH";
+    case api::NVML_ERROR_DEPRECATED: return "NVML_ERROR_DEPRECATED";
+    case api::NVML_ERROR_NOT_READY: return "NVML_ERROR_NOT_READY";
+    case api::NVML_ERROR_GPU_NOT_FOUND: return "NVML_ERROR_GPU_NOT_FOUND";
+    case api::NVML_ERROR_INVALID_STATE: return "NVML_ERROR_INVALID_STATE";
+    case api::NVML_ERROR_UNKNOWN: return "NVML_ERROR_UNKNOWN";
+    default: break;
+  }
+  return "NVML_RETURN_" + std::to_string(code);
+}
+
+}  // namespace vw::nvml

@@ -31,6 +31,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/host_name.h"
 #include "cli/proc_flags.h"
 #include "cli/replay_xids.h"
 #include "cli/trace_flags.h"
@@ -60,12 +61,6 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string Hostname() {
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) == 0) return host;
-  return {};
-}
-
 struct WatchFlags {
   std::string interval = "1s", process_interval = "5s", timeout = "1s", grace = "10s";
   std::string orphan_threshold = "256MiB";
@@ -74,6 +69,8 @@ struct WatchFlags {
   std::string db, listen = "127.0.0.1:9490", alert_log, webhook, label, nvml_lib, proc_root = "/proc", passwd;
   std::string replay, speed = "max", db_max_size, kernel_log;
   std::string format = "auto", columns, total;  // how --replay reads its file (as analyze does)
+  std::optional<std::string> hostname;          // --hostname, when given (cli/host_name.h)
+  std::string host;                             // the resolved host name
   bool interval_given = false;                  // --interval on the command line: also the trace's spacing
   bool quiet = false;
 };
@@ -242,6 +239,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
     if (have && r.sample.t != pending.t) ingest();
     auto [it, added] = index_of.emplace(r.gpu.key, static_cast<unsigned>(index_of.size()));
     pending.t = r.sample.t;
+    if (f.hostname) pending.hostname = f.host;
     pending.gpus.push_back(GpuFromRecord(r, it->second));
     have = true;
   }
@@ -272,6 +270,19 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
     for (const std::string& note : klog.notes()) std::fprintf(stderr, "vramwatch watch: %s\n", note.c_str());
   }
   std::string klog_error;
+  // vramwatch_kernel_log_up and the status note: a host blind to Xids must show it, not only say
+  // so once on stderr.
+  std::optional<bool> klog_up;
+  std::string klog_note;
+  if (klog.disabled()) {
+    klog_note = "kernel log not read (--kernel-log none): no Xid events";
+  } else if (!klog.reading()) {
+    klog_up = false;
+    for (const std::string& note : klog.notes()) klog_note += (klog_note.empty() ? "" : "; ") + note;
+    klog_note += ": no Xid events (see the kernel log section of the watch documentation)";
+  } else {
+    klog_up = true;
+  }
 
   std::unique_ptr<storage::HistoryStore> history;
   std::shared_ptr<outputs::HistorySource> history_source;
@@ -302,7 +313,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   if (!f.webhook.empty()) {
     outputs::WebhookOptions wo;
     wo.url = f.webhook;
-    wo.generator_url = "http://" + Hostname() + ":" + std::to_string(addr->port) + "/";
+    wo.generator_url = "http://" + f.host + ":" + std::to_string(addr->port) + "/";
     auto w = outputs::WebhookAlertSink::Start(wo);
     if (!w.ok()) return Fail(w.status().message());
     webhook = std::move(*w);
@@ -310,6 +321,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   }
 
   WatchPipeline pipeline(config, history.get(), sinks);
+  pipeline.SetKernelLogStatus(klog_up, klog_note);
   const double start = Now();
   size_t resumed = pipeline.Resume(start);
   if (resumed > 0 && !f.quiet) {
@@ -344,7 +356,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   std::string nvml_error;
   double next_open = 0;
   double last_proc = -1e300;
-  const std::string host = Hostname();
+  const std::string& host = f.host;
   auto tick = std::chrono::steady_clock::now();
   while (!g_stop) {
     const double now = Now();
@@ -371,7 +383,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start).count());
       pipeline.SetNvmlCallStats(NvmlCallStatsOf(nvml->call_timings()));
       snap.t = Now();
-      if (snap.hostname.empty()) snap.hostname = host;
+      snap.hostname = host;  // --hostname, NODE_NAME or gethostname(): not the pod name in a pod
       const bool fresh = snap.t - last_proc >= process_interval_s;
       if (fresh) {
         procfs::JoinHolders(snap, reader, start_times);
@@ -384,10 +396,12 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
         auto xids = klog.ReadNew();
         if (xids.ok()) {
           pipeline.IngestXids(*xids, snap.t);
+          if (!klog_error.empty()) pipeline.SetKernelLogStatus(true, "");
           klog_error.clear();
         } else if (klog_error != xids.status().message()) {
           klog_error = xids.status().message();
           std::fprintf(stderr, "vramwatch watch: kernel log: %s\n", klog_error.c_str());
+          pipeline.SetKernelLogStatus(false, "kernel log: " + klog_error + ": no Xid events until it can be read");
         }
       }
       publisher.Publish(pipeline.BuildState(snap.t));
@@ -460,6 +474,9 @@ CommandRunner AddWatchCommand(CLI::App& app) {
                   "NVML library to load (default: $VRAMWATCH_NVML_LIB, else libnvidia-ml.so.1)");
   cmd->add_option("--proc-root", f->proc_root, "procfs root")->capture_default_str();
   cmd->add_option("--passwd", f->passwd, "passwd file for user names");
+  cmd->add_option("--hostname", f->hostname,
+                  "Host name for the hostname label, alerts and status (default: $NODE_NAME when set, else the "
+                  "system host name)");
   cmd->add_option("--duration", f->duration, "Stop after this long (default: run until SIGTERM/SIGINT)");
   cmd->add_option("--replay", f->replay, "Feed this recording (or any analyze format) through the pipeline");
   cmd->add_option("--speed", f->speed, "Replay speed: a factor (60 = one hour per minute) or 'max'")
@@ -526,6 +543,9 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       hopts.db.max_size_bytes = *cap;
     }
     f->interval_given = interval_opt->count() > 0;
+    auto host = ResolveHostname(f->hostname);
+    if (!host.ok()) return Fail(host.status().message());
+    f->host = *host;
     if (!f->replay.empty()) return RunReplay(*f, config);
     return RunLive(*f, config, interval, process_interval, timeout, duration, hopts);
   };

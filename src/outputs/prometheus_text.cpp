@@ -314,8 +314,8 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
     const auto& bounds = NvmlLatencyBuckets();
     w.Family("vramwatch_nvml_call_duration_seconds", "histogram", "Duration of NVML calls in seconds.");
     for (const NvmlCallStats& c : state.nvml_calls) {
-      std::string call = host;
-      AppendLabel("call", c.call, call);
+      std::string call = Label("call", c.call);
+      AppendLabel("hostname", state.hostname, call);
       for (size_t b = 0; b < bounds.size() && b < c.bucket_counts.size(); ++b) {
         std::string le = Label("le", fmt::format("{}", bounds[b]));
         w.Sample("vramwatch_nvml_call_duration_seconds_bucket", call, le, c.bucket_counts[b]);
@@ -328,9 +328,9 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
   if (!state.nvml_errors.empty()) {
     w.Family("vramwatch_nvml_errors_total", "counter", "NVML calls that returned an error, by call and code.");
     for (const auto& [key, n] : state.nvml_errors) {
-      std::string labels = host;
-      AppendLabel("call", key.first, labels);
+      std::string labels = Label("call", key.first);
       AppendLabel("code", key.second, labels);
+      AppendLabel("hostname", state.hostname, labels);
       w.Sample("vramwatch_nvml_errors_total", labels, "", n);
     }
   }

@@ -19,6 +19,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -213,7 +215,11 @@ struct Host {
     killed.argv = {"python3", "train.py", "--config", "small.yaml"};
     proc = s.Proc({healthy, killed});
     scenario = s.Write("scenario.yaml", scenario_text);
-    env = {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}, {"PID_HEALTHY", "5100"}, {"PID_KILLED", "5200"}};
+    // NODE_NAME names the host in every label (cli/host_name.h): fixed here, whatever the runner has.
+    env = {{"VRAMWATCH_EMULATOR_SCENARIO", scenario},
+           {"PID_HEALTHY", "5100"},
+           {"PID_KILLED", "5200"},
+           {"NODE_NAME", "e2e-node"}};
   }
   std::vector<std::string> Args(int port, const std::vector<std::string>& extra = {}) const {
     return FastWatchArgs(proc, port, extra);
@@ -250,15 +256,27 @@ TEST(WatchE2E, RaisesExactlyTheOrphanAlertServesConsistentMetricsAndSurvivesKill
     EXPECT_NE(m->body.find(std::to_string(30000 * kMiB)), std::string::npos);
     EXPECT_NE(m->body.find("kind=\"orphaned_memory\",severity=\"critical\"} 1"), std::string::npos) << m->body;
     // The wall time of each sample's NVML calls, as a histogram.
-    EXPECT_NE(MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_count{call=\"host_snapshot\"}"), "") << m->body;
-    EXPECT_NE(MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_bucket{call=\"host_snapshot\",le=\"+Inf\"}"),
-              "")
+    EXPECT_NE(
+        MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_count{call=\"host_snapshot\",hostname=\"e2e-node\"}"),
+        "")
+        << m->body;
+    EXPECT_NE(
+        MetricLine(
+            m->body,
+            "vramwatch_nvml_call_duration_seconds_bucket{call=\"host_snapshot\",hostname=\"e2e-node\",le=\"+Inf\"}"),
+        "")
         << m->body;
     // ... and of each NVML function on its own.
-    EXPECT_NE(MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_count{call=\"nvmlDeviceGetMemoryInfo_v2\"}"),
-              "")
+    EXPECT_NE(
+        MetricLine(
+            m->body,
+            "vramwatch_nvml_call_duration_seconds_count{call=\"nvmlDeviceGetMemoryInfo_v2\",hostname=\"e2e-node\"}"),
+        "")
         << m->body;
-    EXPECT_NE(MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_count{call=\"nvmlInit_v2\"} 1"), "") << m->body;
+    EXPECT_NE(
+        MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_count{call=\"nvmlInit_v2\",hostname=\"e2e-node\"} 1"),
+        "")
+        << m->body;
     std::string mf = h.s.Write("metrics.txt", m->body);
     EXPECT_EQ(std::system(("promtool check metrics < " + mf + " > /dev/null 2>&1").c_str()), 0);
     auto page = Get(port, "/");
@@ -366,13 +384,126 @@ TEST(WatchE2E, XidAppendedToTheKernelLogIsCountedForItsGpuAndRaisesTheFinding) {
   }
   auto m = Get(port, "/metrics");
   ASSERT_TRUE(m);
-  std::string line = MetricLine(m->body, "vramwatch_xid_events_total{gpu=\"1\"");
-  ASSERT_NE(line, "") << m->body;
-  EXPECT_NE(line.find("xid=\"79\"} 1"), std::string::npos) << line;
+  // The value of vramwatch_xid_events_total for one GPU and code, "absent" when not served.
+  auto xid_count = [&](const std::string& gpu, const std::string& xid) -> std::string {
+    std::istringstream in(m->body);
+    for (std::string l; std::getline(in, l);) {
+      if (l.rfind("vramwatch_xid_events_total{gpu=\"" + gpu + "\"", 0) == 0 &&
+          l.find(",xid=\"" + xid + "\"} ") != std::string::npos) {
+        return l.substr(l.rfind(' ') + 1);
+      }
+    }
+    return "absent";
+  };
+  EXPECT_EQ(xid_count("1", "79"), "1") << m->body;
   EXPECT_EQ(m->body.find("xid=\"13\""), std::string::npos) << "the line from before the start counted";
-  EXPECT_EQ(MetricLine(m->body, "vramwatch_xid_events_total{gpu=\"0\""), "") << m->body;
+  // GPU 0 had no Xid: the hardware codes are there at 0, so that increase() sees a first event.
+  EXPECT_EQ(xid_count("0", "79"), "0") << m->body;
+  EXPECT_EQ(xid_count("0", "48"), "0") << m->body;
   std::string mf = h.s.Write("metrics.txt", m->body);
   EXPECT_EQ(std::system(("promtool check metrics < " + mf + " > /dev/null 2>&1").c_str()), 0);
+}
+
+// What a fleet sees: the node name from NODE_NAME on every label, one GpuXidError per GPU and Xid
+// code (with `xid` and `uuid`, whatever PIDs the driver names), every label the Grafana dashboard
+// selects on present on the daemon's real /metrics, and a kernel log that can no longer be read
+// shown as vramwatch_kernel_log_up 0 with a status note.
+TEST(WatchE2E, FleetLabelsOneXidAlertPerCodeDashboardSelectorsAndKernelLogUp) {
+  Host h;
+  h.env["NODE_NAME"] = "k8s-node-3";
+  const std::string klog = h.s.Write("kern.log", "");
+  const std::string alerts = h.s.dir() + "/alerts.jsonl";
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--kernel-log", klog, "--alert-log", alerts}), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return j.value("gpus", json::array()).size() == 2; });
+  ASSERT_EQ(st["gpus"].size(), 2u) << d.Log();
+  EXPECT_EQ(st["host"]["hostname"], "k8s-node-3") << st.dump(2);
+  EXPECT_EQ(st["host"]["kernel_log_up"], true);
+  auto append = [&](const std::string& line) {
+    std::ofstream out(klog, std::ios::app);
+    out << line << "\n";
+  };
+  append("[ 1936.5] NVRM: Xid (PCI:0000:3c:00): 79, pid=5200, name=python3, GPU has fallen off the bus.");
+  st = WaitStatus(port, 20, [](const json& j) { return HasAlert(j, "GpuXidError", "1"); });
+  ASSERT_TRUE(HasAlert(st, "GpuXidError", "1")) << st.dump(2) << d.Log();
+  // The same Xid again, naming another PID: the same alert, not a second one.
+  append("[ 1937.0] NVRM: Xid (PCI:0000:3c:00): 79, pid=5100, name=python3, GPU has fallen off the bus.");
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(MetricLine(m->body, "vramwatch_kernel_log_up{"), "vramwatch_kernel_log_up{hostname=\"k8s-node-3\"} 1")
+      << m->body;
+  // Every selector of the shipped dashboard against the real /metrics: each label it matches on
+  // is on every served sample of that metric.
+  std::map<std::string, std::vector<std::string>> served;  // name -> sample lines
+  {
+    std::istringstream in(m->body);
+    for (std::string l; std::getline(in, l);) {
+      if (!l.empty() && l[0] != '#') served[l.substr(0, l.find_first_of("{ "))].push_back(l);
+    }
+  }
+  json dash = json::parse(ReadAll(std::string(VRAMWATCH_SOURCE_DIR) + "/deploy/grafana/vramwatch-dashboard.json"));
+  std::vector<std::string> exprs;
+  for (const auto& p : dash["panels"]) {
+    for (const auto& t : p["targets"]) exprs.push_back(t["expr"]);
+  }
+  for (const auto& v : dash["templating"]["list"]) {
+    if (v.contains("query") && v["query"].is_object()) exprs.push_back(v["query"]["query"]);
+  }
+  const std::regex selector("(vramwatch_[a-z0-9_]+)\\{([^}]*)\\}");
+  const std::regex matcher("([a-zA-Z_][a-zA-Z0-9_]*)\\s*(=~|!~|!=|=)");
+  std::set<std::string> checked;
+  for (const std::string& expr : exprs) {
+    for (auto it = std::sregex_iterator(expr.begin(), expr.end(), selector); it != std::sregex_iterator(); ++it) {
+      const std::string metric = (*it)[1].str(), matchers = (*it)[2].str();
+      auto lines = served.find(metric);
+      if (lines == served.end()) continue;  // not served in this run (no leak, no NVML error)
+      checked.insert(metric);
+      for (auto mm = std::sregex_iterator(matchers.begin(), matchers.end(), matcher); mm != std::sregex_iterator();
+           ++mm) {
+        const std::string label = (*mm)[1].str() + "=\"";
+        for (const std::string& l : lines->second) {
+          EXPECT_NE(l.find(label), std::string::npos)
+              << "dashboard selects on " << label << " in " << expr << " but the daemon serves: " << l;
+        }
+      }
+    }
+  }
+  for (const char* must : {"vramwatch_gpu_memory_used_bytes", "vramwatch_nvml_call_duration_seconds_bucket",
+                           "vramwatch_xid_events_total", "vramwatch_process_memory_used_bytes"}) {
+    EXPECT_TRUE(checked.count(must)) << must << " not served or not on the dashboard";
+  }
+
+  // The alert log: one GpuXidError for GPU 1 and code 79, labelled for routing, never resolved.
+  std::istringstream log(ReadAll(alerts));
+  int xid_firing = 0, xid_resolved = 0;
+  for (std::string l; std::getline(log, l);) {
+    json e = json::parse(l);
+    if (e["alert"] != "GpuXidError") continue;
+    if (e["event"] == "resolved") ++xid_resolved;
+    if (e["event"] != "firing") continue;
+    ++xid_firing;
+    EXPECT_EQ(e["labels"], json({{"gpu", "1"},
+                                 {"hostname", "k8s-node-3"},
+                                 {"uuid", "GPU-11111111-1111-1111-1111-111111111111"},
+                                 {"xid", "79"}}))
+        << l;
+  }
+  EXPECT_EQ(xid_firing, 1) << ReadAll(alerts);
+  EXPECT_EQ(xid_resolved, 0) << ReadAll(alerts);
+
+  // The log disappears: blind to Xids, and it shows.
+  std::filesystem::remove(klog);
+  st = WaitStatus(port, 20,
+                  [](const json& j) { return j.contains("host") && j["host"].value("kernel_log_up", true) == false; });
+  EXPECT_EQ(st["host"]["kernel_log_up"], false) << st.dump(2);
+  ASSERT_EQ(st["notes"].size(), 1u) << st.dump(2);
+  EXPECT_NE(st["notes"][0].get<std::string>().find(klog), std::string::npos) << st["notes"];
+  m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(MetricLine(m->body, "vramwatch_kernel_log_up{"), "vramwatch_kernel_log_up{hostname=\"k8s-node-3\"} 0")
+      << m->body;
 }
 
 TEST(WatchE2E, UnreadableKernelLogIsAUsageErrorNamingTheFile) {
@@ -521,8 +652,8 @@ TEST(WatchE2E, HungNvmlCallMakesOneGpuStaleWhileTheOtherGoesOn) {
   // The hung call waited its 500 ms deadline: one observation of nvmlDeviceGetMemoryInfo_v2 above
   // 0.25 s; every other function answered fast.
   auto bucket = [&](const std::string& call, const std::string& le) {
-    std::string line =
-        MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_bucket{call=\"" + call + "\",le=\"" + le + "\"}");
+    std::string line = MetricLine(m->body, "vramwatch_nvml_call_duration_seconds_bucket{call=\"" + call +
+                                               "\",hostname=\"e2e-node\",le=\"" + le + "\"}");
     return line.empty() ? -1.0 : std::stod(line.substr(line.rfind(' ') + 1));
   };
   const double fast = bucket("nvmlDeviceGetMemoryInfo_v2", "0.25");

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/host_name.h"
 #include "core/exit_codes.h"
 #include "core/units.h"
 #include "sources/nvml/nvml_source.h"
@@ -64,6 +65,7 @@ CommandRunner AddRecordCommand(CLI::App& app) {
                                  "`watch --replay` read.");
   struct Flags {
     std::string output = "-", interval = "1s", process_interval = "5s", duration, timeout = "1s", nvml_lib;
+    std::optional<std::string> hostname;  // --hostname, when given (cli/host_name.h)
   };
   auto f = std::make_shared<Flags>();
   cmd->add_option("-o,--output", f->output, "File to write ('-' for standard output)")->capture_default_str();
@@ -73,6 +75,8 @@ CommandRunner AddRecordCommand(CLI::App& app) {
   cmd->add_option("--duration", f->duration, "Stop after this long (default: until SIGINT/SIGTERM)");
   cmd->add_option("--timeout", f->timeout, "Deadline of each NVML call")->capture_default_str();
   cmd->add_option("--nvml-lib", f->nvml_lib, "NVML library to load");
+  cmd->add_option("--hostname", f->hostname,
+                  "Host name written in the header (default: $NODE_NAME when set, else the system host name)");
   return [f]() -> int {
     std::signal(SIGINT, OnRecordSignal);
     std::signal(SIGTERM, OnRecordSignal);
@@ -115,8 +119,12 @@ CommandRunner AddRecordCommand(CLI::App& app) {
     }
     trace::RecordingHeader header;
     header.started = WallNow();
-    char host[256] = {};
-    if (::gethostname(host, sizeof host - 1) == 0) header.host = host;
+    auto host = ResolveHostname(f->hostname);
+    if (!host.ok()) {
+      std::fprintf(stderr, "vramwatch record: %s\n", host.status().message().c_str());
+      return kExitUnknown;
+    }
+    header.host = *host;
     header.source = "nvml";
     header.interval_s = interval;
     auto writer = trace::RecordingWriter::Create(f->output, header);

@@ -574,7 +574,17 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
     detection::AlertCondition c;
     c.name = name;
     c.labels = {{"gpu", f.gpu}, {"hostname", hostname_}};
-    if (f.pid) c.labels["pid"] = std::to_string(*f.pid);
+    // uuid whenever the GPU is known, as on the GPU alerts above and on every /metrics series.
+    if (auto g = gpus_.find(f.gpu); g != gpus_.end() && !g->second.last.uuid.empty()) {
+      c.labels["uuid"] = g->second.last.uuid;
+    }
+    if (f.kind == "xid") {
+      // One alert per GPU and Xid code, named like the rules' `xid` label; the PIDs the driver
+      // named are in the summary (a second PID must not open a second alert).
+      if (f.xid) c.labels["xid"] = std::to_string(*f.xid);
+    } else if (f.pid) {
+      c.labels["pid"] = std::to_string(*f.pid);
+    }
     c.severity = f.severity;
     c.annotations["summary"] = f.message;
     if (!f.action.empty()) c.annotations["description"] = f.action;
@@ -614,6 +624,8 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
   s->driver_version = driver_version_;
   s->version = config_.version;
   s->host_pids_visible = host_pids_visible_;
+  s->kernel_log_up = kernel_log_up_;
+  s->kernel_log_note = kernel_log_note_;
   s->started_t = started_;
   s->samples_total = samples_;
   s->history_enabled = history_ != nullptr;

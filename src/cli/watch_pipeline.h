@@ -91,6 +91,11 @@ class WatchPipeline {
   // Histograms kept elsewhere (the NVML binding's, per function; bucket bounds
   // outputs::NvmlLatencyBuckets()): each replaces the one of the same call name.
   void SetNvmlCallStats(std::vector<outputs::NvmlCallStats> calls);
+  // Whether Xid events can be read (outputs::DaemonState::kernel_log_up) and, when not, why.
+  void SetKernelLogStatus(std::optional<bool> up, std::string note) {
+    kernel_log_up_ = up;
+    kernel_log_note_ = std::move(note);
+  }
 
   // Webhook delivery counters (outputs::WebhookAlertSink) for the next BuildState.
   void SetNotificationCounters(uint64_t failed, uint64_t dropped) {
@@ -179,6 +184,8 @@ class WatchPipeline {
   uint64_t notifications_failed_ = 0, notifications_dropped_ = 0;
   std::string hostname_, driver_version_;
   bool host_pids_visible_ = true;
+  std::optional<bool> kernel_log_up_;
+  std::string kernel_log_note_;
   uint64_t samples_ = 0;
   double started_ = 0;
   double last_t_ = 0;  // latest sample time: the clock for the final flush and retention

@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
+
+#include "sources/kernel/xid_parser.h"
 
 #include "core/time.h"
 
@@ -311,6 +314,72 @@ TEST(WatchPipelineAlerts, GpusKnownOnlyFromHistoryAreNotStale) {
   }
   EXPECT_FALSE(sink.Fired("GpuStale", "1"));
   EXPECT_FALSE(sink.Fired("GpuStale", "0"));
+}
+
+// Routing keys: GpuXidError is one alert per GPU and Xid code, with `xid` and `uuid` and no `pid`;
+// the same code logged again for another PID keeps that alert (no resolve, no second one).
+TEST(WatchPipelineAlerts, XidAlertIsOnePerGpuAndCodeWithXidAndUuidLabels) {
+  RecordingSink sink;
+  WatchPipeline p(FastAlerts(), nullptr, {&sink});
+  const double t0 = 1'790'000'000;
+  auto tick = [&](double t) {
+    HostSnapshot snap;
+    snap.t = t;
+    snap.hostname = "node-7";
+    GpuSnapshot g0 = Gpu(0, t, 1000), g1 = Gpu(1, t, 1000);
+    g0.pci_bus_id = "00000000:3B:00.0";
+    g1.pci_bus_id = "00000000:3C:00.0";
+    snap.gpus = {g0, g1};
+    p.Ingest(snap, true, false);
+  };
+  tick(t0);
+  p.IngestXids(kernel::ScanKernelLog("[ 10.0] NVRM: Xid (PCI:0000:3c:00): 79, pid=5200, name=python3, GPU has fallen "
+                                     "off the bus.\n"),
+               t0);
+  for (double t = t0 + 0.5; t <= t0 + 3; t += 0.5) tick(t);
+  p.IngestXids(kernel::ScanKernelLog("[ 11.0] NVRM: Xid (PCI:0000:3c:00): 79, pid=5100, name=python3, GPU has fallen "
+                                     "off the bus.\n"),
+               t0 + 3);
+  for (double t = t0 + 3.5; t <= t0 + 6; t += 0.5) tick(t);
+  int firing = 0, resolved = 0;
+  for (const auto& e : sink.events) {
+    if (e.alert.condition.name != "GpuXidError") continue;
+    if (e.kind == detection::AlertEventKind::kResolved) ++resolved;
+    if (e.kind != detection::AlertEventKind::kFiring) continue;
+    ++firing;
+    const std::map<std::string, std::string> want{
+        {"gpu", "1"}, {"hostname", "node-7"}, {"uuid", "GPU-1"}, {"xid", "79"}};
+    EXPECT_EQ(e.alert.condition.labels, want);
+  }
+  EXPECT_EQ(firing, 1);
+  EXPECT_EQ(resolved, 0);
+}
+
+// Every daemon alert about a known GPU carries its uuid, finding alerts as well as GPU alerts.
+TEST(WatchPipelineAlerts, FindingAlertsCarryTheGpuUuid) {
+  RecordingSink sink;
+  WatchPipeline p(FastAlerts(), nullptr, {&sink});
+  const double t0 = 1'790'000'000;
+  for (double t = t0; t <= t0 + 8; t += 0.5) {
+    HostSnapshot snap;
+    snap.t = t;
+    GpuSnapshot hung = Gpu(1, t, 0);
+    hung.memory_used_bytes.reset();
+    hung.memory_total_bytes.reset();
+    hung.responsive = false;
+    hung.errors = {"nvmlDeviceGetMemoryInfo_v2: no answer within the 500 ms deadline"};
+    snap.gpus = {Gpu(0, t, 1000), hung};
+    p.Ingest(snap, true, true);
+  }
+  size_t checked = 0;
+  for (const auto& e : sink.events) {
+    if (e.kind != detection::AlertEventKind::kFiring) continue;
+    ++checked;
+    auto uuid = e.alert.condition.labels.find("uuid");
+    ASSERT_NE(uuid, e.alert.condition.labels.end()) << e.alert.key;
+    EXPECT_EQ(uuid->second, "GPU-1") << e.alert.key;
+  }
+  EXPECT_GE(checked, 2u);  // GpuNvmlError and GpuStale
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ struct Finding {
   std::string gpu;                // GPU key ("0" or UUID); empty for host-wide findings
   std::optional<int64_t> pid;     // host PID when the finding is about a process
   std::optional<uint64_t> bytes;  // memory concerned
+  std::optional<int64_t> xid;     // the Xid code, for kind "xid" (one finding per GPU and code)
   std::string message;
   std::string action;
 };

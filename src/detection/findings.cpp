@@ -409,6 +409,7 @@ class Rules {
     if (x.pids.size() == 1) pid = x.pids[0];
     Add("xid", sev, x.gpu, pid, std::nullopt, msg,
         x.action.empty() ? "Look the code up in NVIDIA's Xid catalog; if it repeats, rule out hardware." : x.action);
+    result_.findings.back().xid = x.xid;
   }
 
   // The key of another GPU on which NVML lists `pid`, if any.

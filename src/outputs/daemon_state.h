@@ -69,6 +69,10 @@ struct DaemonState {
   std::string driver_version;
   std::string version;  // vramwatch's own
   bool host_pids_visible = true;
+  // Whether Xid events can be read: true while the kernel log is followed, false when it cannot be
+  // read (the daemon is blind to Xids), missing under --kernel-log none (skipped on purpose).
+  std::optional<bool> kernel_log_up;
+  std::string kernel_log_note;  // why the kernel log is not read; empty while it is
   std::vector<GpuState> gpus;
   std::vector<Finding> findings;
   std::vector<AlertView> alerts;

@@ -18,6 +18,7 @@ inline DaemonState MakeDaemonState(int gpus, int procs_per_gpu, double now_s = 1
   s.version = "0.1.0";
   s.samples_total = 12345;
   s.history_enabled = true;
+  s.kernel_log_up = true;
   for (int i = 0; i < gpus; ++i) {
     GpuState g;
     g.snapshot.t = now_s - 0.5;

@@ -55,8 +55,10 @@ nlohmann::ordered_json StatusJson(const DaemonState& state) {
   for (const Finding& f : state.findings) report.result.worst = std::max(report.result.worst, f.severity);
   report.exit_code = ExitCodeFor(report.result.worst);
   report.samples = state.samples_total;
+  if (!state.kernel_log_note.empty()) report.result.notes.push_back(state.kernel_log_note);
   nlohmann::ordered_json out = CheckReportJson(report);
   out["time"] = FormatIso8601(state.t, true);
+  out["host"]["kernel_log_up"] = Opt(state.kernel_log_up);
   auto& gpus = out["gpus"];
   for (size_t i = 0; i < state.gpus.size() && i < gpus.size(); ++i) {
     const GpuState& g = state.gpus[i];

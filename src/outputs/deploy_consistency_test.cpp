@@ -4,14 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "outputs/daemon_state_testing.h"
 #include "outputs/prometheus_text.h"
+#include "sources/kernel/xid_catalog.h"
 
 namespace vw::outputs {
 namespace {
@@ -89,6 +92,129 @@ TEST(DeployConsistency, DashboardUsesOnlyServedMetricsAndDefinedRecordings) {
   for (const auto& m : metrics) EXPECT_TRUE(Served(families, m)) << m << " is on the dashboard but never served";
   for (const auto& r : Matches(exprs, kRecorded)) {
     EXPECT_TRUE(recorded.count(r)) << r << " is on the dashboard but no rule records it";
+  }
+}
+
+// Every expression of the dashboard: panel targets and template variable queries.
+std::vector<std::string> DashboardExpressions() {
+  auto dash =
+      nlohmann::json::parse(ReadFile(std::string(VRAMWATCH_SOURCE_DIR) + "/deploy/grafana/vramwatch-dashboard.json"));
+  std::vector<std::string> out;
+  for (const auto& p : dash["panels"]) {
+    for (const auto& t : p["targets"]) out.push_back(t["expr"].get<std::string>());
+  }
+  for (const auto& v : dash["templating"]["list"]) {
+    if (v.contains("query") && v["query"].is_object()) out.push_back(v["query"]["query"].get<std::string>());
+  }
+  return out;
+}
+
+// name -> the label names of each rendered sample of that name (histogram series by their own
+// _bucket/_sum/_count names).
+std::map<std::string, std::vector<std::set<std::string>>> ServedLabelSets(const std::string& text) {
+  std::map<std::string, std::vector<std::set<std::string>>> out;
+  const std::regex label_name("([a-zA-Z_][a-zA-Z0-9_]*)=\"");
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t brace = line.find('{');
+    const std::string name = line.substr(0, std::min(brace, line.find(' ')));
+    std::set<std::string> names;
+    if (brace != std::string::npos) {
+      // Label values are escaped and never hold `="` unescaped after a name... except inside a
+      // value; the fixture's values hold no such text, so a plain scan is exact here.
+      const std::string labels = line.substr(brace, line.rfind('}') - brace);
+      for (auto it = std::sregex_iterator(labels.begin(), labels.end(), label_name); it != std::sregex_iterator(); ++it)
+        names.insert((*it)[1].str());
+    }
+    out[name].push_back(std::move(names));
+  }
+  return out;
+}
+
+// A selector such as vramwatch_nvml_call_duration_seconds_bucket{hostname=~"$hostname"} matches
+// nothing when the daemon does not put `hostname` on that series: the panel is empty for every
+// host. Each label a dashboard selector matches on must be on every sample of that metric.
+TEST(DeployConsistency, DashboardLabelMatchersExistOnEveryServedSeries) {
+  DaemonState s = testing::MakeDaemonState(2, 2);
+  s.gpus[0].analysis.baseline_bytes = 1e9;
+  const auto served = ServedLabelSets(RenderPrometheus(s, s.t));
+  const std::regex selector("(vramwatch_[a-z0-9_]+)\\{([^}]*)\\}");
+  const std::regex matcher("([a-zA-Z_][a-zA-Z0-9_]*)\\s*(=~|!~|!=|=)");
+  size_t checked = 0;
+  for (const std::string& expr : DashboardExpressions()) {
+    for (auto it = std::sregex_iterator(expr.begin(), expr.end(), selector); it != std::sregex_iterator(); ++it) {
+      const std::string metric = (*it)[1].str();
+      const std::string matchers = (*it)[2].str();
+      auto series = served.find(metric);
+      ASSERT_TRUE(series != served.end()) << metric << " (in " << expr << ") is never served";
+      for (auto m = std::sregex_iterator(matchers.begin(), matchers.end(), matcher); m != std::sregex_iterator(); ++m) {
+        const std::string label = (*m)[1].str();
+        for (const auto& names : series->second) {
+          EXPECT_TRUE(names.count(label))
+              << metric << " is served without the label `" << label << "` that the dashboard selects on: " << expr;
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 20u);
+}
+
+// The leak-rate panel plots a bytes-per-hour series: its unit must say per hour.
+TEST(DeployConsistency, PerHourSeriesArePlottedWithAPerHourUnit) {
+  auto dash =
+      nlohmann::json::parse(ReadFile(std::string(VRAMWATCH_SOURCE_DIR) + "/deploy/grafana/vramwatch-dashboard.json"));
+  size_t per_hour = 0;
+  for (const auto& p : dash["panels"]) {
+    bool plots_per_hour = false;
+    for (const auto& t : p["targets"])
+      plots_per_hour |= t["expr"].get<std::string>().find("_per_hour") != std::string::npos;
+    if (!plots_per_hour) continue;
+    ++per_hour;
+    const std::string unit = p["fieldConfig"]["defaults"].value("unit", "");
+    EXPECT_TRUE(unit.size() > 2 && unit.compare(unit.size() - 2, 2, "/h") == 0)
+        << p["title"] << ": unit '" << unit << "' does not say per hour";
+  }
+  EXPECT_GE(per_hour, 1u);
+}
+
+// The rules page on the hardware Xid set by its codes; the daemon serves those counters at 0 from
+// the start. Both come from the Xid catalog and must name the same codes.
+TEST(DeployConsistency, HardwareXidRuleNamesTheCatalogsHardwareSet) {
+  const std::string rules = ReadFile(std::string(VRAMWATCH_SOURCE_DIR) + "/deploy/prometheus/vramwatch-rules.yml");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(rules, m, std::regex("vramwatch_xid_events_total\\{xid=~\"([0-9|]+)\"\\}")));
+  std::set<int> in_rule;
+  std::stringstream codes(m[1].str());
+  for (std::string c; std::getline(codes, c, '|');) in_rule.insert(std::stoi(c));
+  std::set<int> catalog;
+  for (int code = 1; code < 1000; ++code) {
+    const kernel::XidInfo* info = kernel::LookupXid(code);
+    if (info != nullptr && info->hardware()) catalog.insert(code);
+  }
+  EXPECT_EQ(in_rule, catalog);
+}
+
+// The DaemonSet names series by the node (not the pod), users from the host's passwd, and reads a
+// kernel log: each file flag points into a volume that is mounted.
+TEST(DeployConsistency, DaemonSetPassesNodeNamePasswdAndKernelLogFromMountedPaths) {
+  const std::string ds = ReadFile(std::string(VRAMWATCH_SOURCE_DIR) + "/deploy/kubernetes/daemonset.yaml");
+  EXPECT_NE(ds.find("- --hostname=$(NODE_NAME)\n"), std::string::npos);
+  EXPECT_TRUE(
+      std::regex_search(ds, std::regex("name: NODE_NAME\\s+valueFrom:\\s+fieldRef:\\s+fieldPath: spec.nodeName")));
+  std::set<std::string> mounts;
+  const std::regex mount("mountPath: (\\S+)");
+  for (auto it = std::sregex_iterator(ds.begin(), ds.end(), mount); it != std::sregex_iterator(); ++it) {
+    mounts.insert((*it)[1].str());
+  }
+  for (const char* flag : {"--passwd", "--kernel-log"}) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(ds, m, std::regex(std::string("- ") + flag + "=(\\S+)"))) << flag << " not passed";
+    const std::string path = m[1].str();
+    bool mounted = false;
+    for (const std::string& mp : mounts) mounted |= path == mp || path.rfind(mp + "/", 0) == 0;
+    EXPECT_TRUE(mounted) << flag << "=" << path << " is not under any mountPath";
   }
 }
 

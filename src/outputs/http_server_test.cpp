@@ -15,6 +15,7 @@
 
 #include "core/time.h"
 #include "outputs/daemon_state_testing.h"
+#include "outputs/daemon_status_json.h"
 #include "storage/history_store.h"
 
 namespace vw::outputs {
@@ -83,6 +84,22 @@ TEST(HttpServer, StatusIsTheCheckDocumentWithPerGpuAnalysis) {
   ASSERT_EQ(j["alerts"].size(), 1u);
   EXPECT_EQ(j["alerts"][0]["name"], "GpuMemoryLeak");
   EXPECT_EQ(j["alerts"][0]["state"], "firing");
+}
+
+// A host blind to Xids says so in the status document, not only once on stderr.
+TEST(DaemonStatus, KernelLogStateAndItsNoteAreInTheStatus) {
+  DaemonState s = testing::MakeDaemonState(1, 0);
+  auto reading = StatusJson(s);
+  EXPECT_EQ(reading["host"]["kernel_log_up"], true);
+  EXPECT_TRUE(reading["notes"].empty()) << reading["notes"];
+  s.kernel_log_up = false;
+  s.kernel_log_note = "kernel log: /dev/kmsg: Operation not permitted: no Xid events";
+  auto blind = StatusJson(s);
+  EXPECT_EQ(blind["host"]["kernel_log_up"], false);
+  ASSERT_EQ(blind["notes"].size(), 1u);
+  EXPECT_EQ(blind["notes"][0], "kernel log: /dev/kmsg: Operation not permitted: no Xid events");
+  s.kernel_log_up = std::nullopt;
+  EXPECT_TRUE(StatusJson(s)["host"]["kernel_log_up"].is_null());
 }
 
 TEST(HttpServer, HistoryReturnsRawPointsAndMinuteFloorsInTheAgreedShape) {

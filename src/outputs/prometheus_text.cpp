@@ -9,6 +9,8 @@
 #include <tuple>
 #include <vector>
 
+#include "sources/kernel/xid_catalog.h"
+
 namespace vw::outputs {
 
 namespace {
@@ -135,6 +137,21 @@ std::string ProcessLabels(const std::string& gpu_labels, const ProcessSnapshot& 
   return s;
 }
 
+// The hardware Xid codes of the catalog (kernel/xid_catalog.h). Their counters are served at 0 for
+// every GPU before the first event, so that increase() and rate() see the first event (a series
+// that appears at 1 has no increase).
+const std::vector<unsigned>& HardwareXidCodes() {
+  static const std::vector<unsigned> codes = [] {
+    std::vector<unsigned> out;
+    for (int code = 1; code < 1000; ++code) {
+      const kernel::XidInfo* info = kernel::LookupXid(code);
+      if (info != nullptr && info->hardware()) out.push_back(static_cast<unsigned>(code));
+    }
+    return out;
+  }();
+  return codes;
+}
+
 constexpr const char* kVerdicts[] = {"insufficient_data", "warmup", "settling", "plateau", "leak"};
 
 }  // namespace
@@ -232,13 +249,15 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
               return std::max(0.0, now_s - *g.last_sample_t);
             });
 
-  bool any_xid = false;
+  if (!state.gpus.empty()) {
+    w.Family("vramwatch_xid_events_total", "counter",
+             "Xid events seen since the daemon started, or with a history database since the host booted "
+             "(hardware codes listed at 0 before their first event).");
+  }
   for (size_t i = 0; i < state.gpus.size(); ++i) {
-    for (const auto& [code, count] : state.gpus[i].xid_events) {
-      if (!any_xid)
-        w.Family("vramwatch_xid_events_total", "counter",
-                 "Xid events seen since the daemon started (with a history database: since the host booted).");
-      any_xid = true;
+    std::map<unsigned, uint64_t> counts = state.gpus[i].xid_events;
+    for (unsigned code : HardwareXidCodes()) counts.emplace(code, 0);
+    for (const auto& [code, count] : counts) {
       w.Sample("vramwatch_xid_events_total", gpu_labels[i], Label("xid", std::to_string(code)), count);
     }
   }
@@ -289,11 +308,15 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
     }
   }
 
+  // Every self-metric carries `hostname` like the GPU series, so that one host selector (the
+  // dashboard's $hostname, a rule's `by (hostname)`) finds them all.
+  const std::string host = Label("hostname", state.hostname);
   if (!state.nvml_calls.empty()) {
     const auto& bounds = NvmlLatencyBuckets();
     w.Family("vramwatch_nvml_call_duration_seconds", "histogram", "Duration of NVML calls in seconds.");
     for (const NvmlCallStats& c : state.nvml_calls) {
       std::string call = Label("call", c.call);
+      AppendLabel("hostname", state.hostname, call);
       for (size_t b = 0; b < bounds.size() && b < c.bucket_counts.size(); ++b) {
         std::string le = Label("le", fmt::format("{}", bounds[b]));
         w.Sample("vramwatch_nvml_call_duration_seconds_bucket", call, le, c.bucket_counts[b]);
@@ -309,11 +332,16 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
     for (const auto& [key, n] : state.nvml_errors) {
       std::string labels = Label("call", key.first);
       AppendLabel("code", key.second, labels);
+      AppendLabel("hostname", state.hostname, labels);
       w.Sample("vramwatch_nvml_errors_total", labels, "", n);
     }
   }
 
-  const std::string host = Label("hostname", state.hostname);
+  if (state.kernel_log_up) {
+    w.Family("vramwatch_kernel_log_up", "gauge",
+             "1 when Xid events can be read from the kernel log, 0 when it cannot be read (blind to Xids).");
+    w.Sample("vramwatch_kernel_log_up", host, "", static_cast<uint64_t>(*state.kernel_log_up ? 1 : 0));
+  }
   w.Family("vramwatch_samples_total", "counter", "GPU samples taken since the daemon started.");
   w.Sample("vramwatch_samples_total", host, "", state.samples_total);
   w.Family("vramwatch_history_paused", "gauge", "1 when the history database refuses writes (disk full, read-only).");

@@ -171,6 +171,60 @@ TEST(PrometheusText, StaleGpuIsDownAndItsSampleAgeGrows) {
   EXPECT_TRUE(gpu1_down);
 }
 
+// The dashboard and the recording rules select hosts by `hostname`: a series without it vanishes
+// from every host-filtered panel.
+TEST(PrometheusText, EverySampleCarriesTheHostname) {
+  DaemonState s = testing::MakeDaemonState(2, 1);
+  std::string text = RenderPrometheus(s, s.t);
+  size_t samples = 0;
+  std::set<std::string> families;
+  for (const auto& l : Lines(text)) {
+    if (l.empty() || l[0] == '#') continue;
+    ++samples;
+    families.insert(l.substr(0, l.find_first_of("{ ")));
+    EXPECT_THAT(l, HasSubstr("hostname=\"node-7\"")) << "no hostname label: " << l;
+  }
+  EXPECT_GT(samples, 50u);
+  EXPECT_TRUE(families.count("vramwatch_nvml_call_duration_seconds_bucket"));
+  EXPECT_TRUE(families.count("vramwatch_nvml_errors_total"));
+  EXPECT_TRUE(families.count("vramwatch_kernel_log_up"));
+}
+
+TEST(PrometheusText, KernelLogUpIsOneWhileReadZeroWhenBlindAbsentWhenSkipped) {
+  DaemonState s = testing::MakeDaemonState(1, 0);
+  s.kernel_log_up = true;
+  EXPECT_THAT(RenderPrometheus(s, s.t), HasSubstr("\nvramwatch_kernel_log_up{hostname=\"node-7\"} 1\n"));
+  s.kernel_log_up = false;
+  EXPECT_THAT(RenderPrometheus(s, s.t), HasSubstr("\nvramwatch_kernel_log_up{hostname=\"node-7\"} 0\n"));
+  s.kernel_log_up = std::nullopt;  // --kernel-log none: no series, so no "blind" alert
+  EXPECT_THAT(RenderPrometheus(s, s.t), Not(HasSubstr("vramwatch_kernel_log_up")));
+}
+
+// increase() over a series that appears at 1 is 0: the hardware Xid counters exist at 0 on every
+// GPU before their first event; codes seen are counted as before.
+TEST(PrometheusText, HardwareXidCountersStartAtZeroOnEveryGpu) {
+  DaemonState s = testing::MakeDaemonState(2, 0);
+  s.gpus[1].xid_events[13] = 4;
+  std::string text = RenderPrometheus(s, s.t);
+  auto value_of = [&](const std::string& gpu, const std::string& xid) -> std::string {
+    for (const auto& l : Lines(text)) {
+      if (l.rfind("vramwatch_xid_events_total{gpu=\"" + gpu + "\"", 0) == 0 &&
+          l.find(",xid=\"" + xid + "\"}") != std::string::npos) {
+        return l.substr(l.rfind(' ') + 1);
+      }
+    }
+    return "absent";
+  };
+  EXPECT_EQ(value_of("0", "79"), "2");
+  EXPECT_EQ(value_of("1", "79"), "0");
+  for (const char* hw : {"48", "63", "64", "74", "92", "94", "95", "119", "120", "140"}) {
+    EXPECT_EQ(value_of("0", hw), "0") << "Xid " << hw;
+    EXPECT_EQ(value_of("1", hw), "0") << "Xid " << hw;
+  }
+  EXPECT_EQ(value_of("1", "13"), "4");
+  EXPECT_EQ(value_of("0", "13"), "absent");  // application codes only once seen
+}
+
 TEST(PrometheusText, PassesPromtoolCheckMetrics) {
   CommandResult which = RunShell("command -v promtool");
   ASSERT_EQ(which.exit_code, 0) << "promtool is not on PATH; install Debian's 'prometheus' package "

@@ -35,6 +35,11 @@ class KernelLogFollower {
 
   // "/dev/kmsg", "dmesg", the file path, or empty when nothing is read.
   const std::string& source() const { return source_; }
+  // True when Start() found something to read (a file, /dev/kmsg or dmesg); false for "none" and
+  // for a system log that cannot be read (then notes() says why).
+  bool reading() const { return mode_ != Mode::kNone; }
+  // True for "none": the kernel log is skipped on purpose.
+  bool disabled() const { return path_ == "none"; }
   const std::vector<std::string>& notes() const { return notes_; }
 
  private:

@@ -247,7 +247,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
       }
     }
     prev_t = pending.t;
-    pending.hostname = replay_host;
+    pending.hostname = f.hostname ? f.host : replay_host;  // a given --hostname wins over the header's
     pipeline.Ingest(pending, true, false);
     if (xids) {
       kernel::KernelLogScan due = xids->Due(pending.t);
@@ -264,7 +264,6 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
     if (have && r.sample.t != pending.t) ingest();
     auto [it, added] = index_of.emplace(r.gpu.key, static_cast<unsigned>(index_of.size()));
     pending.t = r.sample.t;
-    if (f.hostname) pending.hostname = f.host;
     pending.gpus.push_back(GpuFromRecord(r, it->second));
     have = true;
   }

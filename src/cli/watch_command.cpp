@@ -338,127 +338,124 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
     outputs::WebhookOptions wo;
     wo.url = f.webhook;
     wo.generator_url = "http://" + f.host + ":" + std::to_string(addr->port) + "/";
-    wo.note =
-        [](const std::string& line) { std::fprintf(stderr, "vramwatch watch: %s
-", line.c_str()); };
+    wo.note = [](const std::string& line) { std::fprintf(stderr, "vramwatch watch: %s\n", line.c_str()); };
     auto w = outputs::WebhookAlertSink::Start(wo);
     if (!w.ok()) return Fail(w.status().message());
     webhook = std::move(*w);
     sinks.push_back(webhook.get());
-        }
-
-    WatchPipeline pipeline(config, history.get(), sinks);
-    pipeline.SetKernelLogStatus(klog_up, klog_note);
-    const double start = Now();
-    size_t resumed = pipeline.Resume(start, f.host);
-    if (resumed > 0 && !f.quiet) {
-      std::fprintf(stderr, "vramwatch watch: resumed %zu samples from %s\n", resumed, f.db.c_str());
-    }
-
-    outputs::StatePublisher publisher;
-    outputs::HttpOptions ho;
-    ho.listen = *addr;
-    ho.stale_after_s = std::max(30.0, 10 * interval_s);
-    outputs::HttpServer server(publisher, ho);
-    server.SetPageHandler([] { return outputs::WebPageHtml(); });
-    if (history_source) server.SetHistorySource(history_source);
-    Status started = server.Start();
-    if (!started.ok()) return Fail(started.message());
-    if (!f.quiet) {
-      std::fprintf(stderr, "vramwatch watch: serving http://%s:%d/ (metrics at /metrics)\n", addr->host.c_str(),
-                   server.port());
-    }
-
-    procfs::DirProcFs fs(f.proc_root);
-    procfs::ReaderOptions ro;
-    ro.passwd_path = *passwd;
-    procfs::ProcessReader reader(fs, ro);
-    std::map<int64_t, double> start_times;
-
-    nvml::SourceOptions so;
-    so.library_path = nvml::ResolveLibraryPath(f.nvml_lib);
-    so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-    so.call_latency_bounds = outputs::NvmlLatencyBuckets();
-    std::unique_ptr<nvml::NvmlSource> nvml;
-    std::string nvml_error;
-    double next_open = 0;
-    double last_proc = -1e300;
-    const std::string& host = f.host;
-    auto tick = std::chrono::steady_clock::now();
-    while (!g_stop) {
-      const double now = Now();
-      if (duration_s && now - start >= *duration_s) break;
-      if (g_reopen.exchange(false) && jsonl) {
-        if (Status s = jsonl->Reopen(); !s.ok()) std::fprintf(stderr, "vramwatch watch: %s\n", s.message().c_str());
-      }
-      if (webhook) pipeline.SetNotificationCounters(webhook->failed_attempts(), webhook->dropped_batches());
-      if (!nvml && now >= next_open) {
-        auto src = nvml::NvmlSource::Open(so);
-        if (src.ok()) {
-          nvml = std::move(*src);
-          if (!nvml_error.empty()) std::fprintf(stderr, "vramwatch watch: NVML available again\n");
-          nvml_error.clear();
-        } else {
-          if (nvml_error != src.status().message()) {
-            std::fprintf(stderr, "vramwatch watch: cannot use NVML (retrying every 10 s): %s\n",
-                         src.status().message().c_str());
-          }
-          nvml_error = src.status().message();
-          next_open = now + 10;
-        }
-      }
-      if (nvml) {
-        const auto call_start = std::chrono::steady_clock::now();
-        HostSnapshot snap = nvml->TakeSnapshot();
-        pipeline.RecordNvmlCall("host_snapshot",
-                                std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start).count());
-        pipeline.SetNvmlCallStats(NvmlCallStatsOf(nvml->call_timings()));
-        snap.t = Now();
-        snap.hostname = host;  // --hostname, NODE_NAME or gethostname(): not the pod name in a pod
-        const bool fresh = snap.t - last_proc >= process_interval_s;
-        if (fresh) {
-          procfs::JoinHolders(snap, reader, start_times);
-          last_proc = snap.t;
-        }
-        pipeline.Ingest(snap, fresh, true);
-        if (fresh) {
-          // After Ingest, so that GPUs seen for the first time in this sample are known; the finding
-          // follows on the next process-interval tick.
-          auto xids = klog.ReadNew();
-          if (xids.ok()) {
-            pipeline.IngestXids(*xids, snap.t);
-            if (!klog_error.empty()) pipeline.SetKernelLogStatus(true, "");
-            klog_error.clear();
-          } else if (klog_error != xids.status().message()) {
-            klog_error = xids.status().message();
-            std::fprintf(stderr, "vramwatch watch: kernel log: %s\n", klog_error.c_str());
-            pipeline.SetKernelLogStatus(false, "kernel log: " + klog_error + ": no Xid events until it can be read");
-          }
-        }
-        publisher.Publish(pipeline.BuildState(snap.t));
-      } else {
-        // The nvml_error finding goes through the pipeline, so that it raises its alert like any
-        // other critical finding (after --finding-for).
-        pipeline.IngestNvmlUnavailable(now, host, nvml_error);
-        publisher.Publish(pipeline.BuildState(now));
-      }
-      tick +=
-          std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(interval_s));
-      const auto now_steady = std::chrono::steady_clock::now();
-      if (tick < now_steady) tick = now_steady;  // behind: do not try to catch up
-      while (!g_stop && std::chrono::steady_clock::now() < tick) {
-        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-            tick - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
-      }
-    }
-    pipeline.Flush();
-    server.Stop();
-    if (webhook) webhook->Drain(5);
-    if (!f.quiet)
-      std::fprintf(stderr, "vramwatch watch: stopped after %llu samples\n",
-                   static_cast<unsigned long long>(pipeline.samples()));
-    return 0;
   }
+
+  WatchPipeline pipeline(config, history.get(), sinks);
+  pipeline.SetKernelLogStatus(klog_up, klog_note);
+  const double start = Now();
+  size_t resumed = pipeline.Resume(start, f.host);
+  if (resumed > 0 && !f.quiet) {
+    std::fprintf(stderr, "vramwatch watch: resumed %zu samples from %s\n", resumed, f.db.c_str());
+  }
+
+  outputs::StatePublisher publisher;
+  outputs::HttpOptions ho;
+  ho.listen = *addr;
+  ho.stale_after_s = std::max(30.0, 10 * interval_s);
+  outputs::HttpServer server(publisher, ho);
+  server.SetPageHandler([] { return outputs::WebPageHtml(); });
+  if (history_source) server.SetHistorySource(history_source);
+  Status started = server.Start();
+  if (!started.ok()) return Fail(started.message());
+  if (!f.quiet) {
+    std::fprintf(stderr, "vramwatch watch: serving http://%s:%d/ (metrics at /metrics)\n", addr->host.c_str(),
+                 server.port());
+  }
+
+  procfs::DirProcFs fs(f.proc_root);
+  procfs::ReaderOptions ro;
+  ro.passwd_path = *passwd;
+  procfs::ProcessReader reader(fs, ro);
+  std::map<int64_t, double> start_times;
+
+  nvml::SourceOptions so;
+  so.library_path = nvml::ResolveLibraryPath(f.nvml_lib);
+  so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  so.call_latency_bounds = outputs::NvmlLatencyBuckets();
+  std::unique_ptr<nvml::NvmlSource> nvml;
+  std::string nvml_error;
+  double next_open = 0;
+  double last_proc = -1e300;
+  const std::string& host = f.host;
+  auto tick = std::chrono::steady_clock::now();
+  while (!g_stop) {
+    const double now = Now();
+    if (duration_s && now - start >= *duration_s) break;
+    if (g_reopen.exchange(false) && jsonl) {
+      if (Status s = jsonl->Reopen(); !s.ok()) std::fprintf(stderr, "vramwatch watch: %s\n", s.message().c_str());
+    }
+    if (webhook) pipeline.SetNotificationCounters(webhook->failed_attempts(), webhook->dropped_batches());
+    if (!nvml && now >= next_open) {
+      auto src = nvml::NvmlSource::Open(so);
+      if (src.ok()) {
+        nvml = std::move(*src);
+        if (!nvml_error.empty()) std::fprintf(stderr, "vramwatch watch: NVML available again\n");
+        nvml_error.clear();
+      } else {
+        if (nvml_error != src.status().message()) {
+          std::fprintf(stderr, "vramwatch watch: cannot use NVML (retrying every 10 s): %s\n",
+                       src.status().message().c_str());
+        }
+        nvml_error = src.status().message();
+        next_open = now + 10;
+      }
+    }
+    if (nvml) {
+      const auto call_start = std::chrono::steady_clock::now();
+      HostSnapshot snap = nvml->TakeSnapshot();
+      pipeline.RecordNvmlCall("host_snapshot",
+                              std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start).count());
+      pipeline.SetNvmlCallStats(NvmlCallStatsOf(nvml->call_timings()));
+      snap.t = Now();
+      snap.hostname = host;  // --hostname, NODE_NAME or gethostname(): not the pod name in a pod
+      const bool fresh = snap.t - last_proc >= process_interval_s;
+      if (fresh) {
+        procfs::JoinHolders(snap, reader, start_times);
+        last_proc = snap.t;
+      }
+      pipeline.Ingest(snap, fresh, true);
+      if (fresh) {
+        // After Ingest, so that GPUs seen for the first time in this sample are known; the finding
+        // follows on the next process-interval tick.
+        auto xids = klog.ReadNew();
+        if (xids.ok()) {
+          pipeline.IngestXids(*xids, snap.t);
+          if (!klog_error.empty()) pipeline.SetKernelLogStatus(true, "");
+          klog_error.clear();
+        } else if (klog_error != xids.status().message()) {
+          klog_error = xids.status().message();
+          std::fprintf(stderr, "vramwatch watch: kernel log: %s\n", klog_error.c_str());
+          pipeline.SetKernelLogStatus(false, "kernel log: " + klog_error + ": no Xid events until it can be read");
+        }
+      }
+      publisher.Publish(pipeline.BuildState(snap.t));
+    } else {
+      // The nvml_error finding goes through the pipeline, so that it raises its alert like any
+      // other critical finding (after --finding-for).
+      pipeline.IngestNvmlUnavailable(now, host, nvml_error);
+      publisher.Publish(pipeline.BuildState(now));
+    }
+    tick += std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(interval_s));
+    const auto now_steady = std::chrono::steady_clock::now();
+    if (tick < now_steady) tick = now_steady;  // behind: do not try to catch up
+    while (!g_stop && std::chrono::steady_clock::now() < tick) {
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(tick - std::chrono::steady_clock::now(),
+                                                                                std::chrono::milliseconds(100)));
+    }
+  }
+  pipeline.Flush();
+  server.Stop();
+  if (webhook) webhook->Drain(5);
+  if (!f.quiet)
+    std::fprintf(stderr, "vramwatch watch: stopped after %llu samples\n",
+                 static_cast<unsigned long long>(pipeline.samples()));
+  return 0;
+}
 
 }  // namespace
 

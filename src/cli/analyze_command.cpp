@@ -1,6 +1,7 @@
 // `vramwatch analyze FILE...`: offline analysis of recorded traces.
 // Reads each file as a stream (format auto-detected), feeds one SeriesBuilder per GPU (and per
 // GPU+PID where the trace lists processes), then prints the text report or the JSON object.
+#include "cli/analyze_command.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -692,22 +692,35 @@ Assessment LeakEngine::Assess() const {
   };
   for (size_t i = windows.size(); i-- > 0;) {
     const Window& w = windows[i];
-    if (!w.test.significant) continue;
+    // Either test saying "up" is a trend: Mann–Kendall, or Sen's interval above zero at a leak's rate.
+    if (!w.test.significant && !w.test.fast_enough) continue;
     a.verdict = Verdict::kSettling;
     a.trend = FitOf(w);
     const auto [lo, hi] = range_of(w.seconds);
-    const std::string why =
-        w.test.rise_bytes < c.min_growth_bytes
+    const std::string lead =
+        w.test.significant
             ? fmt::format(
-                  "the floor ended {} from where it began (under the {} a leak needs), having moved between "
-                  "{} and {}: the growth did not last",
-                  Signed(w.test.rise_bytes), FormatBytes(c.min_growth_bytes), FormatBytes(lo), FormatBytes(hi))
-            : WhyNot(w.test, c);
-    a.evidence.push_back(fmt::format(
-        "Mann–Kendall finds an upward trend over the last {} (z={:.1f}, {} on the {} floor; Sen's slope {}), but {}: "
-        "settling, not a leak.",
-        FormatDuration(w.seconds), w.test.mk->z, PText(w.test.mk->p), BucketWords(width_), Rate(w.test.sen->slope),
-        why));
+                  "Mann–Kendall finds an upward trend over the last {} (z={:.1f}, {} on the {} floor; Sen's "
+                  "slope {})",
+                  FormatDuration(w.seconds), w.test.mk->z, PText(w.test.mk->p), BucketWords(width_),
+                  Rate(w.test.sen->slope))
+            : fmt::format("Sen's slope over the last {} is {} ({:.0f}% interval {} to {}, on the {} floor)",
+                          FormatDuration(w.seconds), Rate(w.test.sen->slope), 100 * c.ci_level,
+                          Rate(w.test.sen->low_slope), Rate(w.test.sen->high_slope), BucketWords(width_));
+    std::string why;
+    if (w.test.rise_bytes < c.min_growth_bytes) {
+      const std::string ended = w.test.rise_bytes < 0
+                                    ? fmt::format("{} below where it began", FormatBytes(-w.test.rise_bytes))
+                                    : fmt::format("only {} above where it began (a leak rises by {})",
+                                                  Signed(w.test.rise_bytes), FormatBytes(c.min_growth_bytes));
+      why = fmt::format("the floor ended {}, having moved between {} and {}: the growth did not last", ended,
+                        FormatBytes(lo), FormatBytes(hi));
+    } else if (!w.test.significant) {
+      why = fmt::format("Mann–Kendall finds no significant trend (z={:.1f}, {})", w.test.mk->z, PText(w.test.mk->p));
+    } else {
+      why = WhyNot(w.test, c);
+    }
+    a.evidence.push_back(fmt::format("{}, but {}: settling, not a leak.", lead, why));
     return a;
   }
   a.verdict = Verdict::kPlateau;

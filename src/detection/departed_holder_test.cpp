@@ -67,10 +67,9 @@ SharedRun FeedShared(const SharedGpu& s) {
     if (t >= next_check) {
       next_check += s.check_every_s;
       const Assessment a = e.Assess();
-      // A plateau cites its longest window's trend: neither test may say "up" there.
-      if (a.verdict == Verdict::kPlateau && a.trend &&
-          ((a.trend->mk_z > 0 && a.trend->mk_p < e.config().alpha) ||
-           (a.trend->slope_lo_bps > 0 && a.trend->slope_bps >= e.config().min_rate_bps)))
+      // A plateau cites its longest window's trend: neither test may say "up" there at a leak's rate.
+      if (a.verdict == Verdict::kPlateau && a.trend && a.trend->slope_bps >= e.config().min_rate_bps &&
+          ((a.trend->mk_z > 0 && a.trend->mk_p < e.config().alpha) || a.trend->slope_lo_bps > 0))
         ++run.plateaus_with_significant_trend;
       if (t > s.b_exit_s + 60) {
         ++run.checks_after_exit;
@@ -157,6 +156,21 @@ TEST(DepartedHolder, ASignificantTrendIsNeverCalledAPlateau) {
   EXPECT_EQ(run.last.verdict, Verdict::kSettling) << AllEvidence(run.last);
   EXPECT_NE(AllEvidence(run.last).find("below where it began, having moved between"), std::string::npos)
       << AllEvidence(run.last);
+}
+
+TEST(DepartedHolder, APlateauWithASlowSignificantTrendSaysSo) {
+  // A flat floor creeping at 4 MiB/h (one MiB every 15 minutes): Mann–Kendall finds it, far under
+  // the leak rate, so the verdict stays plateau and the sentence names the trend.
+  LeakEngine e;
+  e.SetCapacity(kCard);
+  for (double t = 0; t <= 5 * kHour; t += 10) e.Add(t, std::round(30 * 1024 + 4 * t / kHour) * kMiB);
+  const Assessment a = e.Assess();
+  ASSERT_EQ(a.verdict, Verdict::kPlateau) << AllEvidence(a);
+  ASSERT_TRUE(a.trend);
+  ASSERT_LT(a.trend->mk_p, 0.01) << AllEvidence(a);
+  EXPECT_NE(AllEvidence(a).find("a significant trend, but under the 38 MiB/h a leak needs: no sustained growth"),
+            std::string::npos)
+      << AllEvidence(a);
 }
 
 TEST(DepartedHolder, ProcessRunwayCountsWhatOtherHoldersUse) {

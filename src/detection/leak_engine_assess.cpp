@@ -692,8 +692,10 @@ Assessment LeakEngine::Assess() const {
   };
   for (size_t i = windows.size(); i-- > 0;) {
     const Window& w = windows[i];
-    // Either test saying "up" is a trend: Mann–Kendall, or Sen's interval above zero at a leak's rate.
-    if (!w.test.significant && !w.test.fast_enough) continue;
+    // Either test saying "up" at a leak's rate is a trend: Mann–Kendall with Sen's slope at least
+    // min_rate_bps, or Sen's interval above zero there (fast_enough). A slower significant trend is
+    // a plateau whose sentence says so.
+    if (!(w.test.significant && w.test.sen->slope >= c.min_rate_bps) && !w.test.fast_enough) continue;
     a.verdict = Verdict::kSettling;
     a.trend = FitOf(w);
     const auto [lo, hi] = range_of(w.seconds);
@@ -726,11 +728,14 @@ Assessment LeakEngine::Assess() const {
   a.verdict = Verdict::kPlateau;
   const auto [lo, hi] = range_of(longest_w.seconds);
   a.evidence.push_back(fmt::format(
-      "The floor stayed {} over the last {} (Sen's slope {}, Mann–Kendall z={:.1f}, {}): no sustained growth.",
+      "The floor stayed {} over the last {} (Sen's slope {}, Mann–Kendall z={:.1f}, {}): {}.",
       hi - lo < kGiB ? fmt::format("within {} of {}", FormatBytes(hi - lo), FormatBytes(lo))
                      : fmt::format("between {} and {}", FormatBytes(lo), FormatBytes(hi)),
       FormatDuration(longest_w.seconds), Rate(longest_w.test.sen->slope), longest_w.test.mk->z,
-      PText(longest_w.test.mk->p)));
+      PText(longest_w.test.mk->p),
+      longest_w.test.significant
+          ? fmt::format("a significant trend, but under the {} a leak needs: no sustained growth", Rate(c.min_rate_bps))
+          : "no sustained growth"));
   if (a.capacity_bytes && a.peak_bytes && *a.peak_bytes > 0.9 * *a.capacity_bytes)
     a.evidence.push_back(
         fmt::format("Memory sits at {:.0f}% of the usable capacity but does not grow: a "

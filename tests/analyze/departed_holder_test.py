@@ -5,7 +5,7 @@ PID 41877 leaks 3000 MiB/h on GPU 0; PID 41990 holds 8 GiB and leaves 2h 8m in. 
 above the lowest floor of the two hours before it. Asserts that:
 - `analyze` calls GPU 0 a leak (not a plateau) at about 3000 MiB/h and says the departed memory was
   taken off, and PID 41877's series too, with a runway that names the same out-of-memory moment as
-  the GPU's (its capacity less what the other holders use);
+  the GPU's, also before the exit (its capacity less what the other holder uses);
 - `watch --replay` keeps GpuMemoryLeak firing to the end (never resolved), ends with "GPU 0: leak",
   and raises GpuProcessMemoryLeak for PID 41877.
 """
@@ -53,8 +53,19 @@ def main():
     # One process grows: both runways describe the same moment (before, the process's was 2h 44m later).
     if abs(g_tto - p_tto) > 0.05 * g_tto:
         fail(f"runways differ: GPU {g_tto / 3600:.2f} h, PID 41877 {p_tto / 3600:.2f} h")
-    if not any("other holders of this GPU use" in e for e in proc["evidence"]):
-        fail(f"PID 41877's runway does not say it counts the other holders: {proc['evidence']}")
+
+    # Before the exit, PID 41990's 8 GiB sit beside the leak: PID 41877's runway must leave them out
+    # (before, it was 2h 44m later than the GPU's).
+    r = subprocess.run([a.vramwatch, "analyze", "--json", "--until", "2026-11-30T00:12:00Z", trace],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode not in (0, 1, 2):
+        fail(f"analyze --until exit {r.returncode}: {r.stderr}")
+    before = {s.get("pid"): s for s in json.loads(r.stdout)["gpus"] if s["gpu"] == "0"}
+    g_before, p_before = before[None]["time_to_oom_seconds"], before[41877]["time_to_oom_seconds"]
+    if g_before is None or p_before is None or abs(g_before - p_before) > 0.02 * g_before:
+        fail(f"runways with the other holder present: GPU {g_before}, PID 41877 {p_before}")
+    if not any("after the 8.0 GiB other holders of this GPU use" in e for e in before[41877]["evidence"]):
+        fail(f"PID 41877's runway does not count PID 41990's 8 GiB: {before[41877]['evidence']}")
 
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "alerts.jsonl")

@@ -126,6 +126,24 @@ TEST(DepartedHolder, MemoryFreedSecondsAfterTheExitIsExplained) {
   EXPECT_EQ(run.last.departures_explained, 1u);
 }
 
+TEST(DepartedHolder, TwoHoldersLeavingTogetherExplainTheWholeFall) {
+  // A leaks 3000 MiB/h; B and C hold 4 GiB each and end in the same second.
+  LeakEngine e;
+  e.SetCapacity(kCard, 2 * kGiB);
+  for (double t = 0; t <= 3.5 * kHour; t += 10) {
+    const double others = t < 3 * kHour ? 8 * 1024 : 0;
+    e.Add(t, std::round(300 + MibA(t, 3000) + others) * kMiB);
+    if (t == 3 * kHour) {
+      e.NoteDeparture(t - 10, t, 4 * kGiB);
+      e.NoteDeparture(t - 10, t, 4 * kGiB);
+    }
+  }
+  const Assessment a = e.Assess();
+  EXPECT_EQ(a.verdict, Verdict::kLeak) << AllEvidence(a);
+  EXPECT_EQ(a.departures_explained, 2u);
+  EXPECT_NEAR(a.departed_bytes, 8 * kGiB, 64 * kMiB);
+}
+
 TEST(DepartedHolder, MemoryLeftBehindIsNotExplainedAndItsLaterFreeingIsADrop) {
   // B leaves the list but its 8 GiB stay held (orphaned) for ten minutes: no fall follows the exit
   // within the match window, so nothing is shifted, and the later fall is an ordinary drop.

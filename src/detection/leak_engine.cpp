@@ -117,7 +117,12 @@ void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes) {
   if (!(bytes > 0) || !std::isfinite(bytes)) return;
   if (recent_fall_ && recent_fall_->t > last_seen_t && recent_fall_->t <= now_t + config_.departure_match_seconds &&
       recent_fall_->bytes >= config_.departure_match_share * bytes) {
-    ShiftBefore(*recent_fall_, std::min(recent_fall_->bytes, bytes));
+    // What this holder does not explain stays for another that left at the same time.
+    Fall f = *recent_fall_;
+    const double shift = std::min(f.bytes, bytes);
+    ShiftBefore(f, shift);
+    f.bytes -= shift;
+    if (f.bytes >= config_.departure_min_bytes) recent_fall_ = f;
     return;
   }
   pending_departed_bytes_ += bytes;

@@ -290,7 +290,8 @@ class LeakEngine {
   // A sample at `t` of `used_bytes` fell from the previous one: record it, or explain it by a
   // pending departure.
   void NoteFall(double t, double used_bytes, double prev_bytes);
-  // Lower every sample before the fall `f` by `bytes` (net of a departed holder).
+  // Lower every sample before the fall `f` by `bytes` (net of a departed holder); forgets the
+  // recent fall.
   void ShiftBefore(const Fall& f, double bytes);
 };
 

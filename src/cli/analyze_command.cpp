@@ -208,6 +208,28 @@ class Progress {
   int last_ = -1;
 };
 
+// The processes a GPU's last process list named, with their memory (bytes), and its time.
+struct ListedHolders {
+  double t = 0;
+  std::vector<std::pair<int64_t, double>> bytes;  // (PID, used bytes)
+};
+
+// Processes the previous list of this GPU named and this one does not: their memory is noted as
+// departed on the GPU series (a fall it explains does not cut the series). Then `h` becomes this
+// list.
+void NoteDepartures(ListedHolders& h, const MemorySample& s, detection::SeriesBuilder& gpu_series) {
+  const std::vector<ProcessMemory>& now = *s.processes;
+  for (const auto& [pid, bytes] : h.bytes) {
+    const bool listed =
+        std::any_of(now.begin(), now.end(), [pid = pid](const ProcessMemory& p) { return p.pid == pid; });
+    if (!listed) gpu_series.NoteDeparture(h.t, s.t, bytes);
+  }
+  h.t = s.t;
+  h.bytes.clear();
+  for (const ProcessMemory& p : now)
+    if (p.used_bytes) h.bytes.emplace_back(p.pid, static_cast<double>(*p.used_bytes));
+}
+
 // Reads one file into per-series builders; returns the analysed series in first-seen order.
 Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path, const AnalyzeFlags& flags,
                                                          AnalyzeSettings& settings) {
@@ -305,7 +327,8 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
       series->AddMemory(c.t, c.used(), total, c.reserved());
     }
   }
-  TraceRecord own;  // reused: the reader allocates nothing per record in the steady state
+  std::map<std::string, ListedHolders> holders;  // by GPU key: the last process list seen
+  TraceRecord own;                               // reused: the reader allocates nothing per record in the steady state
   while (!parallel) {
     const TraceRecord* in = &own;
     if (pipelined) {
@@ -335,13 +358,20 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     } else {
       gpu_series.Add(rec.sample);
     }
-    if (flags.no_processes || !rec.sample.processes) continue;
+    if (!rec.sample.processes) continue;
+    NoteDepartures(holders[rec.gpu.key], rec.sample, gpu_series);
+    if (flags.no_processes) continue;
     const std::optional<uint64_t> total = rec.sample.total_bytes ? rec.sample.total_bytes : settings.trace.total_bytes;
     for (const ProcessMemory& p : *rec.sample.processes) {
       if (!p.used_bytes) continue;
       detection::SeriesBuilder& ps = builder_for(fmt::format("gpu:{}/pid:{}", rec.gpu.key, p.pid), rec.gpu);
       ps.SetProcess(p.pid, p.command);
       ps.SetCapacity(total, rec.sample.reserved_bytes);
+      // The runway of a process counts what the GPU's other holders use now.
+      std::optional<double> others;
+      if (rec.sample.used_bytes)
+        others = std::max(0.0, static_cast<double>(*rec.sample.used_bytes) - static_cast<double>(*p.used_bytes));
+      ps.SetHeldByOthers(others);
       ps.Add(rec.sample.t, static_cast<double>(*p.used_bytes));
     }
   }

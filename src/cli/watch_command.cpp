@@ -229,6 +229,10 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
   std::map<std::string, unsigned> index_of;
   HostSnapshot pending;
   bool have = false, first = true;
+  // Whether a record of the pending time carried a process list: a recording writes one every
+  // --process-interval, and a record without one is no news about the processes (as a live
+  // sample between process refreshes), not an empty list.
+  bool listed = false;
   double prev_t = 0;
   auto ingest = [&] {
     if (!have) return;
@@ -248,13 +252,14 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
     }
     prev_t = pending.t;
     pending.hostname = f.hostname ? f.host : replay_host;  // a given --hostname wins over the header's
-    pipeline.Ingest(pending, true, false);
+    pipeline.Ingest(pending, listed, false);
     if (xids) {
       kernel::KernelLogScan due = xids->Due(pending.t);
       if (!due.events.empty()) pipeline.IngestXids(due, pending.t);
     }
     pending = HostSnapshot{};
     have = false;
+    listed = false;
   };
   while (!g_stop) {
     auto next = (*reader)->Next();
@@ -265,6 +270,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
     auto [it, added] = index_of.emplace(r.gpu.key, static_cast<unsigned>(index_of.size()));
     pending.t = r.sample.t;
     pending.gpus.push_back(GpuFromRecord(r, it->second));
+    listed = listed || r.sample.processes.has_value();
     have = true;
   }
   ingest();

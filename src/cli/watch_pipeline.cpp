@@ -316,6 +316,10 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
       if (g.memory_total_bytes)
         pt.engine.SetCapacity(static_cast<double>(*g.memory_total_bytes),
                               static_cast<double>(g.memory_reserved_bytes.value_or(0)));
+      // Its runway counts what the GPU's other holders use now.
+      if (g.memory_used_bytes)
+        pt.engine.SetHeldByOthers(
+            std::max(0.0, static_cast<double>(*g.memory_used_bytes) - static_cast<double>(*p.used_bytes)));
       if (history_) history_->Append(outputs::ProcessSeriesName(key, p.pid), now, *p.used_bytes);
     }
     if (history_) {
@@ -340,6 +344,8 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
       continue;
     }
     EndProcess(key, t, it->first, *it->second, g);
+    // A fall of the GPU's memory that its exit explains does not cut the GPU series.
+    if (it->second->last > 0) t.engine.NoteDeparture(it->second->last_seen, now, static_cast<double>(it->second->last));
     it = t.procs.erase(it);
   }
   if (!resumed_procs_.empty() && detection::ProcessListComplete(g)) CloseUnresumed(key);
@@ -551,6 +557,24 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
       }
       c.annotations["summary"] = summary;
       if (!v.evidence.empty()) c.annotations["description"] = v.evidence.front();
+      out.push_back(std::move(c));
+    }
+    // A process series that says leak alerts on its own, whatever the GPU series says (another
+    // holder's exit or load can hide a process's leak in the GPU's total).
+    for (const auto& [pid, pt] : t.procs) {
+      const auto& pv = pt->verdict;
+      if (pv.verdict != "leak" || !pv.leak_rate_bps) continue;
+      detection::AlertCondition c;
+      c.name = "GpuProcessMemoryLeak";
+      c.labels = labels;
+      c.labels["pid"] = std::to_string(pid);
+      const double pessimistic = pv.time_to_oom_lo_s.value_or(pv.time_to_oom_s.value_or(1e300));
+      c.severity = pessimistic < config_.critical_runway_s ? Severity::kCritical : Severity::kWarning;
+      std::string summary = fmt::format("PID {} on GPU {} leaks {}", pid, key, FormatRate(*pv.leak_rate_bps));
+      if (pv.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*pv.time_to_oom_s);
+      if (!pt->last_snapshot.info.command.empty()) summary += " (" + pt->last_snapshot.info.command + ")";
+      c.annotations["summary"] = summary;
+      if (!pv.evidence.empty()) c.annotations["description"] = pv.evidence.front();
       out.push_back(std::move(c));
     }
     // Stale: no good sample for stale_alert_s, counted from the last one, or for a GPU that never

@@ -45,6 +45,19 @@ void LeakEngine::AddSlow(double t, double used_bytes) {
     ++out_of_order_;
     return;
   }
+  // A fall from the previous sample: explained now by a pending departure (everything so far is
+  // lowered before this sample goes in), or remembered for one noted later.
+  std::optional<double> prev;
+  if (open_.count > 0) {
+    prev = open_.last_bytes;
+  } else if (!buckets_.empty()) {
+    prev = buckets_.back().last_bytes;
+  }
+  bool fell = false;
+  if (prev && *prev - used_bytes >= config_.departure_min_bytes) {
+    NoteFall(t, used_bytes, *prev);
+    fell = recent_fall_ && recent_fall_->t == t;
+  }
   if (samples_ == 0) {
     first_t_ = t;
     segment_start_t_ = t;
@@ -77,6 +90,79 @@ void LeakEngine::AddSlow(double t, double used_bytes) {
   open_values_.push_back(used_bytes);
   ++samples_;
   last_t_ = t;
+  if (fell) {
+    recent_fall_->bucket_t_start = open_.t_start;
+    recent_fall_->open_index = open_values_.size() - 1;
+    recent_fall_->in_open = true;
+  }
+}
+
+void LeakEngine::NoteFall(double t, double used_bytes, double prev_bytes) {
+  const double fall = prev_bytes - used_bytes;
+  if (pending_departed_bytes_ > 0 && t > pending_until_t_) pending_departed_bytes_ = 0;
+  if (pending_departed_bytes_ > 0 && t > pending_after_t_ &&
+      fall >= config_.departure_match_share * pending_departed_bytes_) {
+    // Everything added so far came before this fall.
+    const double shift = std::min(fall, pending_departed_bytes_);
+    ShiftBefore(Fall{t, fall, open_.count > 0 ? open_.t_start : t, open_values_.size(), open_.count > 0}, shift);
+    pending_departed_bytes_ -= shift;
+    if (pending_departed_bytes_ < config_.departure_min_bytes) pending_departed_bytes_ = 0;
+    return;
+  }
+  if (!recent_fall_ || t - recent_fall_->t > config_.departure_match_seconds || fall >= recent_fall_->bytes)
+    recent_fall_ = Fall{t, fall, t, 0, false};
+}
+
+void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes) {
+  if (!(bytes > 0) || !std::isfinite(bytes)) return;
+  if (recent_fall_ && recent_fall_->t > last_seen_t && recent_fall_->t <= now_t + config_.departure_match_seconds &&
+      recent_fall_->bytes >= config_.departure_match_share * bytes) {
+    // What this holder does not explain stays for another that left at the same time.
+    Fall f = *recent_fall_;
+    const double shift = std::min(f.bytes, bytes);
+    ShiftBefore(f, shift);
+    f.bytes -= shift;
+    if (f.bytes >= config_.departure_min_bytes) recent_fall_ = f;
+    return;
+  }
+  pending_departed_bytes_ += bytes;
+  pending_until_t_ = std::max(now_t, last_t_) + config_.departure_match_seconds;
+  pending_after_t_ = last_seen_t;
+}
+
+void LeakEngine::ShiftBefore(const Fall& f, double bytes) {
+  for (Bucket& b : buckets_) {
+    if (b.t_end < f.t) {
+      b.floor_bytes -= bytes;
+      b.peak_bytes -= bytes;
+      b.min_bytes -= bytes;
+      b.last_bytes -= bytes;
+    } else if (b.t_start < f.t) {
+      // Closed with samples from both sides: its low quantile and minimum are mostly after the
+      // fall, its peak before it.
+      b.peak_bytes = std::max(b.peak_bytes - bytes, b.last_bytes);
+      if (b.floor_bytes >= b.last_bytes + 0.5 * bytes) b.floor_bytes -= bytes;
+    }
+  }
+  if (open_.count > 0 && f.in_open && open_.t_start == f.bucket_t_start) {
+    const size_t n = std::min(f.open_index, open_values_.size());
+    for (size_t i = 0; i < n; ++i) open_values_[i] -= bytes;
+    open_.peak_bytes = *std::max_element(open_values_.begin(), open_values_.end());
+    open_.min_bytes = *std::min_element(open_values_.begin(), open_values_.end());
+    if (n == open_values_.size()) open_.last_bytes -= bytes;
+  }
+  // A segment this fall started is undone when the departure explains it (what is left of the
+  // fall is less than a drop).
+  if (last_drop_ && segment_start_before_drop_ && last_drop_->t <= f.t && last_drop_->t >= f.t - 2 * width_ &&
+      f.bytes - bytes < config_.drop_min_bytes) {
+    segment_start_t_ = *segment_start_before_drop_;
+    last_drop_.reset();
+    segment_start_before_drop_.reset();
+  }
+  ++departures_explained_;
+  departed_bytes_ += bytes;
+  last_departure_t_ = f.t;
+  recent_fall_.reset();
 }
 
 void LeakEngine::CloseOpenBucket() {
@@ -111,6 +197,7 @@ void LeakEngine::CheckDrop(const Bucket& closed) {
   if (!recent) return;
   const double fall = *recent - closed.min_bytes;
   if (fall > config_.drop_min_bytes && fall > config_.drop_fraction * *recent) {
+    segment_start_before_drop_ = segment_start_t_;
     segment_start_t_ = closed.t_start;
     last_drop_ = Drop{closed.t_start, *recent, closed.min_bytes};
   }

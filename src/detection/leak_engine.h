@@ -119,7 +119,14 @@ struct EngineConfig {
   double drop_min_bytes = 512 * 1048576.0;
   double drop_lookback_seconds = 7200;
   double peak_lookback_seconds = 3600;  // recent peak (runway) = highest over this
-  double min_bucket_samples = 4;        // slower sampling widens buckets (doubling) to hold this many
+  // Departed holders (NoteDeparture): a fall of the series of at least departure_match_share of
+  // the memory a process that left held, within departure_match_seconds of its going, is explained
+  // by it, and everything before the fall is judged net of the memory that fall freed. Falls
+  // smaller than departure_min_bytes are not tracked.
+  double departure_match_seconds = 60;
+  double departure_match_share = 0.5;
+  double departure_min_bytes = 64 * 1048576.0;
+  double min_bucket_samples = 4;  // slower sampling widens buckets (doubling) to hold this many
 };
 
 // One time bucket of the series.
@@ -175,6 +182,14 @@ struct Assessment {
   double bucket_seconds = 0;  // bucket width in use (after adaptation and merging)
   // Every trend window tested, shortest first (the one behind `trend` included).
   std::vector<TrendFit> window_fits;
+  // Added: memory other holders of the same GPU use (bytes), taken off the capacity of a process
+  // series (SetHeldByOthers); unset for a GPU series.
+  std::optional<double> held_by_others_bytes;
+  // Added: falls explained by processes that left (NoteDeparture): how many, the memory they freed
+  // (bytes) and when the last one happened (seconds). The buckets before each are kept net of it.
+  size_t departures_explained = 0;
+  double departed_bytes = 0;
+  std::optional<double> last_departure_t;
 };
 
 class LeakEngine {
@@ -185,7 +200,8 @@ class LeakEngine {
   // Inline for the common case (a finite value at or after the last sample, in the open bucket's
   // cell); everything else, with the same result, in AddSlow.
   void Add(double t, double used_bytes) {
-    if (open_.count != 0 && t >= last_t_ && t < open_grid_start_ + width_ && std::isfinite(used_bytes)) {
+    if (open_.count != 0 && t >= last_t_ && t < open_grid_start_ + width_ && std::isfinite(used_bytes) &&
+        used_bytes >= open_.last_bytes - config_.departure_min_bytes) {
       open_.t_end = t;
       open_.peak_bytes = std::max(open_.peak_bytes, used_bytes);
       open_.min_bytes = std::min(open_.min_bytes, used_bytes);
@@ -201,6 +217,17 @@ class LeakEngine {
 
   // Card capacity: total and the driver-reserved part (bytes). May be called again when it changes.
   void SetCapacity(double total_bytes, double reserved_bytes = 0);
+  // For a process series: the memory the GPU's other holders use now (bytes; unset: unknown). It
+  // is taken off the capacity, so the runway is the time until the whole GPU runs out.
+  void SetHeldByOthers(std::optional<double> bytes) { held_by_others_ = bytes; }
+
+  // A holder of this series' memory (a process listed on the GPU) left: it was last seen at
+  // `last_seen_t` and found gone at `now_t` (seconds), holding `bytes`. A fall of the series
+  // after last_seen_t (already added, or within departure_match_seconds after now_t) of at least
+  // departure_match_share × bytes is explained by it: every earlier sample is lowered by the
+  // fall (at most `bytes`), as if that memory had never been held, so a leak that goes on is not
+  // cut by another job's exit. A fall no departure explains is a drop as before (segments).
+  void NoteDeparture(double last_seen_t, double now_t, double bytes);
 
   // The current assessment; cost bounded by the bucket count (≤ 1 ms for a 12 h window).
   Assessment Assess() const;
@@ -238,10 +265,34 @@ class LeakEngine {
     double t = 0, from_bytes = 0, to_bytes = 0;
   };
   std::optional<Drop> last_drop_;
+  std::optional<double> held_by_others_;
+  // The largest recent fall between consecutive samples (at least departure_min_bytes): when, by
+  // how much, and where the first sample after it sits (its bucket's start; its index among the
+  // open bucket's values while that bucket is open).
+  struct Fall {
+    double t = 0, bytes = 0, bucket_t_start = 0;
+    size_t open_index = 0;
+    bool in_open = false;
+  };
+  std::optional<Fall> recent_fall_;
+  // Memory of departed holders not yet matched to a fall, and until when it may be.
+  double pending_departed_bytes_ = 0;
+  double pending_until_t_ = 0;
+  double pending_after_t_ = 0;
+  size_t departures_explained_ = 0;
+  double departed_bytes_ = 0;
+  std::optional<double> last_departure_t_;
+  std::optional<double> segment_start_before_drop_;  // to undo a segment a departure explains
 
   void CloseOpenBucket();
   void MergeBuckets();
   void CheckDrop(const Bucket& closed);
+  // A sample at `t` of `used_bytes` fell from the previous one: record it, or explain it by a
+  // pending departure.
+  void NoteFall(double t, double used_bytes, double prev_bytes);
+  // Lower every sample before the fall `f` by `bytes` (net of a departed holder); forgets the
+  // recent fall.
+  void ShiftBefore(const Fall& f, double bytes);
 };
 
 }  // namespace vw::detection

@@ -233,10 +233,15 @@ void AddRunway(Assessment& a) {
     return;
   }
   const double room = *a.capacity_bytes - *a.peak_bytes;
+  // A process series: what the GPU's other holders use is not there for it.
+  const std::string capacity = a.held_by_others_bytes
+                                   ? fmt::format("{} after the {} other holders of this GPU use",
+                                                 FormatBytes(*a.capacity_bytes), FormatBytes(*a.held_by_others_bytes))
+                                   : FormatBytes(*a.capacity_bytes);
   if (room <= 0) {
     a.tto_s = a.tto_lo_s = a.tto_hi_s = 0.0;
     a.evidence.push_back(fmt::format("The recent peak of {} already reaches the usable capacity of {}.",
-                                     FormatBytes(*a.peak_bytes), FormatBytes(*a.capacity_bytes)));
+                                     FormatBytes(*a.peak_bytes), capacity));
     return;
   }
   a.tto_s = room / *a.rate_bps;
@@ -244,8 +249,8 @@ void AddRunway(Assessment& a) {
   a.tto_hi_s = *a.rate_lo_bps > 0 ? room / *a.rate_lo_bps : std::numeric_limits<double>::infinity();
   a.evidence.push_back(fmt::format(
       "At this rate the {} left above the recent peak of {} (usable capacity {}) is gone in {} (between {} and {}).",
-      FormatBytes(room), FormatBytes(*a.peak_bytes), FormatBytes(*a.capacity_bytes), FormatDuration(*a.tto_s),
-      FormatDuration(*a.tto_lo_s), FormatDuration(*a.tto_hi_s)));
+      FormatBytes(room), FormatBytes(*a.peak_bytes), capacity, FormatDuration(*a.tto_s), FormatDuration(*a.tto_lo_s),
+      FormatDuration(*a.tto_hi_s)));
 }
 
 std::string CycleSentence(const Oscillation& o) {
@@ -266,7 +271,11 @@ Assessment LeakEngine::Assess() const {
   a.start_t = first_t_;
   a.end_t = last_t_;
   a.segment_start_t = segment_start_t_;
-  if (total_bytes_) a.capacity_bytes = *total_bytes_ - reserved_bytes_;
+  if (total_bytes_) a.capacity_bytes = *total_bytes_ - reserved_bytes_ - held_by_others_.value_or(0);
+  a.held_by_others_bytes = held_by_others_;
+  a.departures_explained = departures_explained_;
+  a.departed_bytes = departed_bytes_;
+  a.last_departure_t = last_departure_t_;
   a.last_used_bytes = open_.count > 0 ? open_.last_bytes : buckets_.back().last_bytes;
   const double span = last_t_ - first_t_;
   if (samples_ < c.min_samples || span < c.min_span_seconds) {
@@ -302,6 +311,13 @@ Assessment LeakEngine::Assess() const {
         "Memory fell from a floor of {} to {} at {} (a restart or an emptied cache): the analysis starts there.",
         FormatBytes(last_drop_->from_bytes), FormatBytes(last_drop_->to_bytes), At(last_drop_->t, first_t_)));
   }
+  if (departures_explained_ > 0)
+    a.evidence.push_back(fmt::format(
+        "{} freed by {} that left this GPU (the last at {}) is taken off the samples before {}: the series is "
+        "judged as if {} had never been held, so another job's exit does not cut it.",
+        FormatBytes(departed_bytes_), departures_explained_ == 1 ? "a process" : "processes",
+        At(*last_departure_t_, first_t_), departures_explained_ == 1 ? "it" : "each",
+        departures_explained_ == 1 ? "that memory" : "their memory"));
   if (pts.size() < 3) {
     a.evidence.push_back("Too little data since the segment began for a trend test.");
     return a;
@@ -661,19 +677,65 @@ Assessment LeakEngine::Assess() const {
                                        At(last_high_t, first_t_), FormatDuration(last_t_ - last_high_t)));
     return a;
   }
-  a.verdict = Verdict::kPlateau;
-  double lo = analysed.front().floor, hi = lo;
-  for (const FloorPoint& p : analysed)
-    if (p.t >= analysed.back().t - longest_w.seconds) {
-      lo = std::min(lo, p.floor);
-      hi = std::max(hi, p.floor);
+  // A significant upward trend whose rise did not last (the floor went up and fell back, or ended
+  // near where it began) is not a plateau: say what the test found and why it is no leak.
+  auto range_of = [&](double seconds) {
+    double lo = analysed.front().floor, hi = lo;
+    bool any = false;
+    for (const FloorPoint& p : analysed)
+      if (p.t >= analysed.back().t - seconds) {
+        lo = any ? std::min(lo, p.floor) : p.floor;
+        hi = any ? std::max(hi, p.floor) : p.floor;
+        any = true;
+      }
+    return std::pair<double, double>{lo, hi};
+  };
+  for (size_t i = windows.size(); i-- > 0;) {
+    const Window& w = windows[i];
+    // Either test saying "up" at a leak's rate is a trend: Mann–Kendall with Sen's slope at least
+    // min_rate_bps, or Sen's interval above zero there (fast_enough). A slower significant trend is
+    // a plateau whose sentence says so.
+    if (!(w.test.significant && w.test.sen->slope >= c.min_rate_bps) && !w.test.fast_enough) continue;
+    a.verdict = Verdict::kSettling;
+    a.trend = FitOf(w);
+    const auto [lo, hi] = range_of(w.seconds);
+    const std::string lead =
+        w.test.significant
+            ? fmt::format(
+                  "Mann–Kendall finds an upward trend over the last {} (z={:.1f}, {} on the {} floor; Sen's "
+                  "slope {})",
+                  FormatDuration(w.seconds), w.test.mk->z, PText(w.test.mk->p), BucketWords(width_),
+                  Rate(w.test.sen->slope))
+            : fmt::format("Sen's slope over the last {} is {} ({:.0f}% interval {} to {}, on the {} floor)",
+                          FormatDuration(w.seconds), Rate(w.test.sen->slope), 100 * c.ci_level,
+                          Rate(w.test.sen->low_slope), Rate(w.test.sen->high_slope), BucketWords(width_));
+    std::string why;
+    if (w.test.rise_bytes < c.min_growth_bytes) {
+      const std::string ended = w.test.rise_bytes < 0
+                                    ? fmt::format("{} below where it began", FormatBytes(-w.test.rise_bytes))
+                                    : fmt::format("only {} above where it began (a leak rises by {})",
+                                                  Signed(w.test.rise_bytes), FormatBytes(c.min_growth_bytes));
+      why = fmt::format("the floor ended {}, having moved between {} and {}: the growth did not last", ended,
+                        FormatBytes(lo), FormatBytes(hi));
+    } else if (!w.test.significant) {
+      why = fmt::format("Mann–Kendall finds no significant trend (z={:.1f}, {})", w.test.mk->z, PText(w.test.mk->p));
+    } else {
+      why = WhyNot(w.test, c);
     }
+    a.evidence.push_back(fmt::format("{}, but {}: settling, not a leak.", lead, why));
+    return a;
+  }
+  a.verdict = Verdict::kPlateau;
+  const auto [lo, hi] = range_of(longest_w.seconds);
   a.evidence.push_back(fmt::format(
-      "The floor stayed {} over the last {} (Sen's slope {}, Mann–Kendall z={:.1f}, {}): no sustained growth.",
+      "The floor stayed {} over the last {} (Sen's slope {}, Mann–Kendall z={:.1f}, {}): {}.",
       hi - lo < kGiB ? fmt::format("within {} of {}", FormatBytes(hi - lo), FormatBytes(lo))
                      : fmt::format("between {} and {}", FormatBytes(lo), FormatBytes(hi)),
       FormatDuration(longest_w.seconds), Rate(longest_w.test.sen->slope), longest_w.test.mk->z,
-      PText(longest_w.test.mk->p)));
+      PText(longest_w.test.mk->p),
+      longest_w.test.significant
+          ? fmt::format("a significant trend, but under the {} a leak needs: no sustained growth", Rate(c.min_rate_bps))
+          : "no sustained growth"));
   if (a.capacity_bytes && a.peak_bytes && *a.peak_bytes > 0.9 * *a.capacity_bytes)
     a.evidence.push_back(
         fmt::format("Memory sits at {:.0f}% of the usable capacity but does not grow: a "

@@ -101,6 +101,13 @@ class SeriesBuilder {
     ChangeCapacity(*total_bytes, reserved_bytes);
   }
 
+  // A process that held part of this (GPU) series' memory left (LeakEngine::NoteDeparture).
+  void NoteDeparture(double last_seen_t, double now_t, double bytes) {
+    engine_.NoteDeparture(last_seen_t, now_t, bytes);
+  }
+  // For a process series: what the GPU's other holders use now (LeakEngine::SetHeldByOthers).
+  void SetHeldByOthers(std::optional<double> bytes) { engine_.SetHeldByOthers(bytes); }
+
   void SetProcess(int64_t pid, std::string command);
   void SetTimeFlags(bool has_zone, bool synthetic_time);
   void AddEvent(double t, std::string label);

@@ -1,0 +1,218 @@
+// A GPU series shared by several processes: another holder's exit must not cut a leak that goes
+// on (NoteDeparture), a trend test that is significant is never reported as a plateau, and a
+// process series' runway counts what the other holders use (SetHeldByOthers).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "core/units.h"
+#include "detection/leak_engine.h"
+
+namespace vw::detection {
+namespace {
+
+constexpr double kHour = 3600;
+constexpr double kCard = 80 * kGiB;
+
+std::string AllEvidence(const Assessment& a) {
+  std::string s;
+  for (const std::string& e : a.evidence) s += e + "\n";
+  return s;
+}
+
+// PID A leaks `rate_mib_h` from 12 GiB (after a two-minute ramp); PID B holds 8 GiB until
+// `b_exit_s`. The GPU holds A + B + 300 MiB of context. Samples every 10 s until `end_s`; the
+// process list is read every `list_every_s` and B's memory is freed `release_lag_s` after B leaves
+// the list (negative: before the list shows it gone). `note` = false: no departures are noted.
+struct SharedGpu {
+  double rate_mib_h = 3000;
+  double b_exit_s = 3 * kHour;
+  double end_s = 3.5 * kHour;
+  double list_every_s = 10;
+  double release_lag_s = 0;
+  bool note = true;
+  double check_every_s = 600;
+};
+
+struct SharedRun {
+  Assessment last;
+  int leak_checks_after_exit = 0, checks_after_exit = 0;
+  int plateaus_with_significant_trend = 0;
+};
+
+double MibA(double t, double rate) {
+  return 12 * 1024 * (1 - std::exp(-t / 120)) + rate * t / kHour;
+}
+
+SharedRun FeedShared(const SharedGpu& s) {
+  LeakEngine e;
+  e.SetCapacity(kCard, 2 * kGiB);
+  SharedRun run;
+  std::optional<double> b_last_seen;
+  bool b_listed = true;
+  double next_check = 600;
+  for (double t = 0; t <= s.end_s; t += 10) {
+    const bool b_holds = t < s.b_exit_s + s.release_lag_s;
+    const double mib = std::round(300 + MibA(t, s.rate_mib_h) + (b_holds ? 8 * 1024 : 0));
+    e.Add(t, mib * kMiB);
+    if (std::fmod(t, s.list_every_s) == 0) {
+      // The list names B while B runs.
+      const bool listed = t < s.b_exit_s;
+      if (listed) b_last_seen = t;
+      if (!listed && b_listed && s.note) e.NoteDeparture(*b_last_seen, t, 8 * kGiB);
+      b_listed = listed;
+    }
+    if (t >= next_check) {
+      next_check += s.check_every_s;
+      const Assessment a = e.Assess();
+      // A plateau cites its longest window's trend: neither test may say "up" there at a leak's rate.
+      if (a.verdict == Verdict::kPlateau && a.trend && a.trend->slope_bps >= e.config().min_rate_bps &&
+          ((a.trend->mk_z > 0 && a.trend->mk_p < e.config().alpha) || a.trend->slope_lo_bps > 0))
+        ++run.plateaus_with_significant_trend;
+      if (t > s.b_exit_s + 60) {
+        ++run.checks_after_exit;
+        run.leak_checks_after_exit += a.verdict == Verdict::kLeak;
+      }
+    }
+  }
+  run.last = e.Assess();
+  return run;
+}
+
+TEST(DepartedHolder, WithoutTheDepartureTheDropAboveTheTwoHourLowHidesTheLeak) {
+  // The case as it was: the fall lands above the lowest floor of the last two hours, so no new
+  // segment starts and the window fails the keeps-going tests.
+  SharedGpu s;
+  s.note = false;
+  const SharedRun run = FeedShared(s);
+  EXPECT_NE(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
+  EXPECT_EQ(run.last.segment_start_t, 0.0);
+}
+
+TEST(DepartedHolder, LeakGoesOnWhenAnotherHolderLeaves) {
+  const SharedGpu s;
+  const SharedRun run = FeedShared(s);
+  ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
+  EXPECT_EQ(run.leak_checks_after_exit, run.checks_after_exit);
+  ASSERT_TRUE(run.last.rate_bps);
+  EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 3000, 150);
+  EXPECT_EQ(run.last.departures_explained, 1u);
+  EXPECT_NEAR(run.last.departed_bytes, 8 * kGiB, 64 * kMiB);
+  EXPECT_NE(AllEvidence(run.last).find("8.0 GiB freed by a process that left this GPU"), std::string::npos)
+      << AllEvidence(run.last);
+  // The runway is the room above the peak of what is held now: A's memory and the context.
+  ASSERT_TRUE(run.last.peak_bytes);
+  EXPECT_LT(*run.last.peak_bytes, (300 + MibA(s.end_s, 3000) + 100) * kMiB);
+  ASSERT_TRUE(run.last.tto_s);
+}
+
+TEST(DepartedHolder, ExitNoticedAfterTheFallStillExplainsIt) {
+  // The process list is read every 30 s (the memory every 10 s): the fall comes first.
+  SharedGpu s;
+  s.b_exit_s = 3 * kHour - 25;  // freed at once, found gone at the next list read (3h 0m)
+  s.list_every_s = 30;
+  const SharedRun run = FeedShared(s);
+  EXPECT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
+  EXPECT_EQ(run.last.departures_explained, 1u);
+}
+
+TEST(DepartedHolder, MemoryFreedSecondsAfterTheExitIsExplained) {
+  SharedGpu s;
+  s.release_lag_s = 30;  // lazy reclaim
+  const SharedRun run = FeedShared(s);
+  EXPECT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
+  EXPECT_EQ(run.last.departures_explained, 1u);
+}
+
+TEST(DepartedHolder, TwoHoldersLeavingTogetherExplainTheWholeFall) {
+  // A leaks 3000 MiB/h; B and C hold 4 GiB each and end in the same second.
+  LeakEngine e;
+  e.SetCapacity(kCard, 2 * kGiB);
+  for (double t = 0; t <= 3.5 * kHour; t += 10) {
+    const double others = t < 3 * kHour ? 8 * 1024 : 0;
+    e.Add(t, std::round(300 + MibA(t, 3000) + others) * kMiB);
+    if (t == 3 * kHour) {
+      e.NoteDeparture(t - 10, t, 4 * kGiB);
+      e.NoteDeparture(t - 10, t, 4 * kGiB);
+    }
+  }
+  const Assessment a = e.Assess();
+  EXPECT_EQ(a.verdict, Verdict::kLeak) << AllEvidence(a);
+  EXPECT_EQ(a.departures_explained, 2u);
+  EXPECT_NEAR(a.departed_bytes, 8 * kGiB, 64 * kMiB);
+}
+
+TEST(DepartedHolder, MemoryLeftBehindIsNotExplainedAndItsLaterFreeingIsADrop) {
+  // B leaves the list but its 8 GiB stay held (orphaned) for ten minutes: no fall follows the exit
+  // within the match window, so nothing is shifted, and the later fall is an ordinary drop.
+  LeakEngine e;
+  e.SetCapacity(kCard);
+  for (double t = 0; t <= 2 * kHour; t += 10) {
+    const double mib = 300 + 8 * 1024 + 2 * 1024 + (t < 1.5 * kHour + 600 ? 8 * 1024 : 0);
+    e.Add(t, mib * kMiB);
+    if (t == 1.5 * kHour) e.NoteDeparture(1.5 * kHour - 10, t, 8 * kGiB);
+  }
+  const Assessment a = e.Assess();
+  EXPECT_EQ(a.departures_explained, 0u);
+  ASSERT_TRUE(a.segment_start_t);
+  EXPECT_GT(*a.segment_start_t, 1.5 * kHour);
+}
+
+TEST(DepartedHolder, ASignificantTrendIsNeverCalledAPlateau) {
+  // Without the departure, the window spans the fall: Mann–Kendall, or Sen's interval, still
+  // finds the leak's trend, which must not be reported as "no sustained growth". The finding's timing: two hours and
+  // eight minutes of history, then the exit, checked every minute for the next half hour.
+  SharedGpu s;
+  s.note = false;
+  s.b_exit_s = 2 * kHour + 8 * 60;
+  s.end_s = 2 * kHour + 40 * 60;
+  s.check_every_s = 60;
+  const SharedRun run = FeedShared(s);
+  EXPECT_EQ(run.plateaus_with_significant_trend, 0);
+  EXPECT_EQ(run.last.verdict, Verdict::kSettling) << AllEvidence(run.last);
+  EXPECT_NE(AllEvidence(run.last).find("below where it began, having moved between"), std::string::npos)
+      << AllEvidence(run.last);
+}
+
+TEST(DepartedHolder, APlateauWithASlowSignificantTrendSaysSo) {
+  // A flat floor creeping at 4 MiB/h (one MiB every 15 minutes): Mann–Kendall finds it, far under
+  // the leak rate, so the verdict stays plateau and the sentence names the trend.
+  LeakEngine e;
+  e.SetCapacity(kCard);
+  for (double t = 0; t <= 5 * kHour; t += 10) e.Add(t, std::round(30 * 1024 + 4 * t / kHour) * kMiB);
+  const Assessment a = e.Assess();
+  ASSERT_EQ(a.verdict, Verdict::kPlateau) << AllEvidence(a);
+  ASSERT_TRUE(a.trend);
+  ASSERT_LT(a.trend->mk_p, 0.01) << AllEvidence(a);
+  EXPECT_NE(AllEvidence(a).find("a significant trend, but under the 38 MiB/h a leak needs: no sustained growth"),
+            std::string::npos)
+      << AllEvidence(a);
+}
+
+TEST(DepartedHolder, ProcessRunwayCountsWhatOtherHoldersUse) {
+  // One process leaking 600 MiB/h from 10 GiB on an 80 GiB card with 2 GiB reserved, while others
+  // hold 20 GiB: the room is 80 − 2 − 20 − its peak, not 80 − 2 − its peak.
+  LeakEngine alone, shared;
+  alone.SetCapacity(kCard, 2 * kGiB);
+  shared.SetCapacity(kCard, 2 * kGiB);
+  shared.SetHeldByOthers(20 * kGiB);
+  for (double t = 0; t <= 4 * kHour; t += 10) {
+    const double bytes = std::round(10 * 1024 * (1 - std::exp(-t / 120)) + 600 * t / kHour) * kMiB;
+    alone.Add(t, bytes);
+    shared.Add(t, bytes);
+  }
+  const Assessment a = alone.Assess(), b = shared.Assess();
+  ASSERT_EQ(a.verdict, Verdict::kLeak);
+  ASSERT_EQ(b.verdict, Verdict::kLeak);
+  ASSERT_TRUE(a.tto_s && b.tto_s && b.rate_bps && b.peak_bytes);
+  EXPECT_NEAR(*b.tto_s, (kCard - 2 * kGiB - 20 * kGiB - *b.peak_bytes) / *b.rate_bps, 1);
+  EXPECT_NEAR(*a.tto_s - *b.tto_s, 20 * kGiB / *b.rate_bps, 60);
+  ASSERT_TRUE(b.held_by_others_bytes);
+  EXPECT_NE(AllEvidence(b).find("after the 20.0 GiB other holders of this GPU use"), std::string::npos)
+      << AllEvidence(b);
+}
+
+}  // namespace
+}  // namespace vw::detection

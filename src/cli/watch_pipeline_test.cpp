@@ -642,49 +642,49 @@ TEST(WatchPipelineMetrics, NvmlErrorsAreCountedByFunctionAndFixedCodeAndAStaleGp
   EXPECT_EQ(state->nvml_errors.at(Key("nvmlDeviceGetMemoryInfo_v2", "blocked")), 2u);
   ASSERT_EQ(state->gpus[0].snapshot.nvml_errors.size(), 1u);
   EXPECT_EQ(state->gpus[0].snapshot.nvml_errors[0].function, "nvmlDeviceGetMemoryInfo_v2");
+}
 
-  TEST(WatchPipelineAlerts, AProcessLeakHiddenInTheGpuTotalRaisesItsOwnAlert) {
-    // PID 100 leaks 1.5 GiB/h while PID 200 gives back as much: the GPU's total stays flat (no
-    // GpuMemoryLeak), but PID 100's own series says leak, and that alerts too.
-    RecordingSink sink;
-    WatchConfig config = FastAlerts();
-    config.process_assess_interval_s = 60;
-    WatchPipeline p(config, nullptr, {&sink});
-    const double t0 = 1'790'000'000;
-    const double rate_mib_h = 1536;
-    for (double t = t0; t <= t0 + 4 * 3600; t += 10) {
-      const double grown = rate_mib_h * (t - t0) / 3600;
-      HostSnapshot snap;
-      snap.t = t;
-      snap.gpus = {Gpu(0, t, 500 + 10000 + 16000)};
-      snap.gpus[0].processes = {Proc(100, 10000 + grown, "python train.py"),
-                                Proc(200, 16000 - grown, "python cache.py")};
-      p.Ingest(snap, true, false);
-    }
-    const double end = t0 + 4 * 3600;
-    EXPECT_FALSE(sink.Fired("GpuMemoryLeak", "0"));
-    ASSERT_TRUE(sink.Fired("GpuProcessMemoryLeak", "0"));
-    for (const auto& e : sink.events) {
-      if (e.alert.condition.name != "GpuProcessMemoryLeak") continue;
-      EXPECT_EQ(e.alert.condition.labels.at("pid"), "100");
-      EXPECT_EQ(e.alert.condition.labels.at("uuid"), "GPU-0");
-      EXPECT_NE(e.alert.condition.annotations.at("summary").find("PID 100 on GPU 0 leaks"), std::string::npos)
-          << e.alert.condition.annotations.at("summary");
-      EXPECT_NE(e.alert.condition.annotations.at("summary").find("python train.py"), std::string::npos);
-    }
-    auto state = p.BuildState(end);
-    ASSERT_EQ(state->gpus.size(), 1u);
-    EXPECT_NE(state->gpus[0].analysis.verdict, "leak");
-    const auto& pv = state->gpus[0].process_analysis.at("100");
-    ASSERT_EQ(pv.verdict, "leak");
-    // Its runway counts what PID 200 and the context hold now: the room is the card's usable
-    // capacity less the GPU's whole use, not less PID 100's alone.
-    ASSERT_TRUE(pv.time_to_oom_s && pv.leak_rate_bps);
-    const double own = (10000 + rate_mib_h * 4) * kMiB;
-    const double others = (500 + 10000 + 16000) * kMiB - own;
-    const double room = (81559 - 479) * kMiB - others - *pv.peak_bytes;
-    EXPECT_NEAR(*pv.time_to_oom_s, room / *pv.leak_rate_bps, 120);
+TEST(WatchPipelineAlerts, AProcessLeakHiddenInTheGpuTotalRaisesItsOwnAlert) {
+  // PID 100 leaks 1.5 GiB/h while PID 200 gives back as much: the GPU's total stays flat (no
+  // GpuMemoryLeak), but PID 100's own series says leak, and that alerts too.
+  RecordingSink sink;
+  WatchConfig config = FastAlerts();
+  config.process_assess_interval_s = 60;
+  WatchPipeline p(config, nullptr, {&sink});
+  const double t0 = 1'790'000'000;
+  const double rate_mib_h = 1536;
+  for (double t = t0; t <= t0 + 4 * 3600; t += 10) {
+    const double grown = rate_mib_h * (t - t0) / 3600;
+    HostSnapshot snap;
+    snap.t = t;
+    snap.gpus = {Gpu(0, t, 500 + 10000 + 16000)};
+    snap.gpus[0].processes = {Proc(100, 10000 + grown, "python train.py"), Proc(200, 16000 - grown, "python cache.py")};
+    p.Ingest(snap, true, false);
   }
+  const double end = t0 + 4 * 3600;
+  EXPECT_FALSE(sink.Fired("GpuMemoryLeak", "0"));
+  ASSERT_TRUE(sink.Fired("GpuProcessMemoryLeak", "0"));
+  for (const auto& e : sink.events) {
+    if (e.alert.condition.name != "GpuProcessMemoryLeak") continue;
+    EXPECT_EQ(e.alert.condition.labels.at("pid"), "100");
+    EXPECT_EQ(e.alert.condition.labels.at("uuid"), "GPU-0");
+    EXPECT_NE(e.alert.condition.annotations.at("summary").find("PID 100 on GPU 0 leaks"), std::string::npos)
+        << e.alert.condition.annotations.at("summary");
+    EXPECT_NE(e.alert.condition.annotations.at("summary").find("python train.py"), std::string::npos);
+  }
+  auto state = p.BuildState(end);
+  ASSERT_EQ(state->gpus.size(), 1u);
+  EXPECT_NE(state->gpus[0].analysis.verdict, "leak");
+  const auto& pv = state->gpus[0].process_analysis.at("100");
+  ASSERT_EQ(pv.verdict, "leak");
+  // Its runway counts what PID 200 and the context hold now: the room is the card's usable
+  // capacity less the GPU's whole use, not less PID 100's alone.
+  ASSERT_TRUE(pv.time_to_oom_s && pv.leak_rate_bps);
+  const double own = (10000 + rate_mib_h * 4) * kMiB;
+  const double others = (500 + 10000 + 16000) * kMiB - own;
+  const double room = (81559 - 479) * kMiB - others - *pv.peak_bytes;
+  EXPECT_NEAR(*pv.time_to_oom_s, room / *pv.leak_rate_bps, 120);
+}
 
 }  // namespace
 }  // namespace vw::cli

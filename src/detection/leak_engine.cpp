@@ -82,14 +82,7 @@ void LeakEngine::AddSlow(double t, double used_bytes) {
     open_.peak_bytes = used_bytes;
     open_.min_bytes = used_bytes;
   }
-  open_.t_end = t;
-  open_.peak_bytes = std::max(open_.peak_bytes, used_bytes);
-  open_.min_bytes = std::min(open_.min_bytes, used_bytes);
-  open_.last_bytes = used_bytes;
-  ++open_.count;
-  open_values_.push_back(used_bytes);
-  ++samples_;
-  last_t_ = t;
+  AppendToOpen(t, used_bytes);
   if (fell) {
     recent_fall_->bucket_t_start = open_.t_start;
     recent_fall_->open_index = open_values_.size() - 1;

@@ -202,14 +202,7 @@ class LeakEngine {
   void Add(double t, double used_bytes) {
     if (open_.count != 0 && t >= last_t_ && t < open_grid_start_ + width_ && std::isfinite(used_bytes) &&
         used_bytes >= open_.last_bytes - config_.departure_min_bytes) {
-      open_.t_end = t;
-      open_.peak_bytes = std::max(open_.peak_bytes, used_bytes);
-      open_.min_bytes = std::min(open_.min_bytes, used_bytes);
-      open_.last_bytes = used_bytes;
-      ++open_.count;
-      open_values_.push_back(used_bytes);
-      ++samples_;
-      last_t_ = t;
+      AppendToOpen(t, used_bytes);
       return;
     }
     AddSlow(t, used_bytes);
@@ -244,6 +237,17 @@ class LeakEngine {
 
  private:
   void AddSlow(double t, double used_bytes);
+  // The sample joins the open bucket (its cell is the sample's; the bucket is started).
+  void AppendToOpen(double t, double used_bytes) {
+    open_.t_end = t;
+    open_.peak_bytes = std::max(open_.peak_bytes, used_bytes);
+    open_.min_bytes = std::min(open_.min_bytes, used_bytes);
+    open_.last_bytes = used_bytes;
+    ++open_.count;
+    open_values_.push_back(used_bytes);
+    ++samples_;
+    last_t_ = t;
+  }
 
   EngineConfig config_;
   std::deque<Bucket> buckets_;

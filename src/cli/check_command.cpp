@@ -155,6 +155,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   report.snapshot = input.samples.back();
   report.samples = input.samples.size();
   report.window_s = input.samples.size() > 1 ? input.samples.back().t - input.samples.front().t : 0;
+  report.window_given_s = o.config.window_s;
   report.nvml_library = nvml.library_path();
   report.nvml_functions = nvml.BoundFunctions();
   report.kernel_log_source = klog.source;

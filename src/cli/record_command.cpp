@@ -48,7 +48,9 @@ TraceRecord RecordOf(const GpuSnapshot& g, double t, bool with_processes) {
       m.pid = p.pid;
       m.used_bytes = p.used_bytes;
       m.sm_util_ratio = p.sm_util_ratio;
-      m.command = p.info.command;
+      // As `check` reports it: the command line when one was read, else NVML's process name; an
+      // empty command is written as null (missing), never as "".
+      m.command = !p.info.command.empty() ? p.info.command : p.nvml_name;
       m.type = std::string(p.compute ? "C" : "") + (p.graphics ? (p.compute ? "+G" : "G") : "");
       ps.push_back(std::move(m));
     }
@@ -109,7 +111,14 @@ CommandRunner AddRecordCommand(CLI::App& app) {
       std::fprintf(stderr, "vramwatch record: --timeout must be greater than 0 (at least 1ms)\n");
       return kExitUnknown;
     }
+    // Every flag is checked before NVML is opened: a bad value fails fast, whatever the library does.
+    auto host = ResolveHostname(f->hostname);
+    if (!host.ok()) {
+      std::fprintf(stderr, "vramwatch record: %s\n", host.status().message().c_str());
+      return kExitUnknown;
+    }
     nvml::SourceOptions so;
+    so.query_process_names = true;  // record reads no procfs: NVML's name is the process's command
     so.library_path = nvml::ResolveLibraryPath(f->nvml_lib);
     so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
     auto src = nvml::NvmlSource::Open(so);
@@ -119,11 +128,6 @@ CommandRunner AddRecordCommand(CLI::App& app) {
     }
     trace::RecordingHeader header;
     header.started = WallNow();
-    auto host = ResolveHostname(f->hostname);
-    if (!host.ok()) {
-      std::fprintf(stderr, "vramwatch record: %s\n", host.status().message().c_str());
-      return kExitUnknown;
-    }
     header.host = *host;
     header.source = "nvml";
     header.interval_s = interval;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/exit_codes.h"
 #include "core/time.h"
@@ -20,6 +21,13 @@ json Opt(const std::optional<T>& v) {
 
 json Str(const std::string& s) {
   return s.empty() ? json(nullptr) : json(s);
+}
+
+// The window for the text header: FormatDuration() rounds to whole seconds, so a window with a
+// fraction of a second (`--window 500ms`, `1500ms`) is written in milliseconds instead.
+std::string WindowText(double seconds) {
+  const auto ms = static_cast<long long>(std::llround(seconds * 1000.0));
+  return ms % 1000 == 0 ? FormatDuration(seconds) : fmt::format("{}ms", ms);
 }
 
 json ProcessJson(const ProcessSnapshot& p) {
@@ -215,7 +223,9 @@ std::string CheckReportText(const CheckReport& r, bool color) {
           ? fmt::format("  CUDA {}.{}", *h.cuda_driver_version / 1000, (*h.cuda_driver_version % 1000) / 10)
           : std::string(),
       FormatIso8601(h.t, true),
-      r.window_s > 0 ? fmt::format("  window {} ({} samples)", FormatDuration(r.window_s), r.samples) : std::string());
+      r.window_s > 0 ? fmt::format("  window {} ({} samples)",
+                                   WindowText(r.window_given_s > 0 ? r.window_given_s : r.window_s), r.samples)
+                     : std::string());
   for (const auto& g : h.gpus) {
     out += fmt::format("\nGPU {}  {}  {}  {}{}{}\n", g.index, g.name.empty() ? "-" : g.name,
                        g.pci_bus_id.empty() ? "-" : g.pci_bus_id, g.uuid.empty() ? "-" : g.uuid,

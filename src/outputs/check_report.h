@@ -21,6 +21,7 @@ struct CheckReport {
   HostSnapshot snapshot;          // the last sample (what is reported)
   detection::CheckResult result;  // findings and notes
   double window_s = 0;            // --window actually sampled (0 for one-shot)
+  double window_given_s = 0;      // --window as the user gave it, seconds (0: not given; the text shows window_s)
   size_t samples = 1;
   std::string nvml_library;                   // path given to dlopen
   std::vector<std::string> nvml_functions;    // bound versioned calls

@@ -2,8 +2,9 @@
 // WebPageHtml() at "/" and fixture JSON at /api/v1/status and /api/v1/history, the way the `watch`
 // daemon will; headless Chromium loads it with virtual time so the page's script polls and draws,
 // and the DOM it built is checked: a card and a chart per GPU, the OOM marker on the leaking GPU,
-// the process rows with their states and flags, the findings and the alert. A second test makes
-// the status endpoint fail and checks the page says the daemon is unreachable. Screenshots go to
+// the process rows with their states and flags, the findings, the alert and the status notes. A
+// second test makes the status endpoint fail and checks the page says the daemon is unreachable;
+// a third checks that a status without notes shows no notes box. Screenshots go to
 // browser/live*.png in the build folder.
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -60,8 +61,12 @@ json Gpu(const detection::SeriesAnalysis& s, json processes) {
           {"analysis", Analysis(s)}};
 }
 
+// The status `notes` of the fixture host: why Xids cannot be read, and one with markup characters.
+const char* const kKernelLogNote = "kernel log cannot be read: /dev/kmsg: permission denied; no Xid events";
+const char* const kMarkupNote = "GPU 1: <no SM data> & not judged";
+
 // What the daemon's /api/v1/status answers for the two-GPU fixture host.
-json StatusFixture(const std::vector<detection::SeriesAnalysis>& gpus) {
+json StatusFixture(const std::vector<detection::SeriesAnalysis>& gpus, bool with_notes) {
   json g0 = Gpu(
       gpus[0],
       json::array(
@@ -112,7 +117,8 @@ json StatusFixture(const std::vector<detection::SeriesAnalysis>& gpus) {
           {"host", {{"hostname", "gpu-node-07"}, {"driver_version", "550.54.15"}}},
           {"gpus", {g0, g1}},
           {"findings", findings},
-          {"alerts", alerts}};
+          {"alerts", alerts},
+          {"notes", with_notes ? json::array({kKernelLogNote, kMarkupNote}) : json::array()}};
 }
 
 // What /api/v1/history answers for one GPU: the raw curve every minute and the bucket floors.
@@ -135,9 +141,9 @@ json HistoryFixture(const detection::SeriesAnalysis& s) {
 // A daemon stand-in on 127.0.0.1:<free port>.
 class FixtureDaemon {
  public:
-  explicit FixtureDaemon(bool status_fails) {
+  explicit FixtureDaemon(bool status_fails, bool with_notes = true) {
     auto gpus = outputs::testing::TwoGpus();
-    status_ = StatusFixture(gpus).dump();
+    status_ = StatusFixture(gpus, with_notes).dump();
     for (const auto& g : gpus) history_["gpu:" + g.gpu.key] = HistoryFixture(g).dump();
     server_.Get("/", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(outputs::WebPageHtml(), "text/html; charset=utf-8");
@@ -246,6 +252,15 @@ TEST(LivePageInBrowser, ShowsCardsChartsProcessesFindingsAndAlerts) {
   std::string text = TextOf(dom);
   EXPECT_NE(text.find("gpu-node-07"), std::string::npos);
 
+  // The status notes, each in its own item of the visible notes box, markup shown as text.
+  auto box = Select(dom, "section", "data-role", "notes");
+  ASSERT_EQ(box.size(), 1u);
+  EXPECT_EQ(box[0].attrs.count("hidden"), 0u) << "the notes box is shown when there are notes";
+  EXPECT_EQ(Select(dom, "li", "data-role", "note").size(), 2u);
+  EXPECT_NE(text.find(kKernelLogNote), std::string::npos) << text;
+  EXPECT_NE(text.find(kMarkupNote), std::string::npos) << text;
+  EXPECT_TRUE(Elements(dom, "no").empty()) << "a note's '<' is escaped, not parsed as a tag";
+
   for (bool dark : {false, true}) {
     fs::path png = OutDir() / (dark ? "live-dark.png" : "live.png");
     EXPECT_EQ(
@@ -269,6 +284,18 @@ TEST(LivePageInBrowser, SaysDaemonUnreachableWhenStatusFails) {
   EXPECT_NE(text.find("no data yet"), std::string::npos);
   EXPECT_TRUE(Select(r.dom, "article", "data-gpu").empty());
   EXPECT_GE(daemon.status_calls(), 1);
+}
+
+TEST(LivePageInBrowser, StatusWithoutNotesShowsNoNotesBox) {
+  FixtureDaemon daemon(false, /*with_notes=*/false);
+  ASSERT_GT(daemon.port(), 0);
+  DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 3000});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(Select(r.dom, "article", "data-gpu").size(), 2u) << "the status was drawn";
+  auto box = Select(r.dom, "section", "data-role", "notes");
+  ASSERT_EQ(box.size(), 1u);
+  EXPECT_EQ(box[0].attrs.count("hidden"), 1u);
+  EXPECT_TRUE(Select(r.dom, "li", "data-role", "note").empty());
 }
 
 }  // namespace

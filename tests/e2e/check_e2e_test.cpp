@@ -286,6 +286,32 @@ TEST(CheckE2E, HumanOutputShowsTheTableFindingsAndStatus) {
   EXPECT_NE(r.out.find("Status: CRITICAL (exit 2)"), std::string::npos) << r.out;
 }
 
+TEST(CheckE2E, TextHeaderShowsASubSecondWindowAsGivenLikeTheJson) {
+  Scratch s;
+  std::string proc = s.Proc({Holder(5710)});
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: 5710, used_mib: 1024, sm_util: 50}\n"));
+  const std::map<std::string, std::string> env = {{"VRAMWATCH_EMULATOR_SCENARIO", sc}};
+  struct Case {
+    std::string window, interval, header;
+    double seconds;
+  };
+  for (const Case& c : {Case{"500ms", "100ms", "window 500ms (", 0.5}, Case{"1500ms", "500ms", "window 1500ms (", 1.5},
+                        Case{"2s", "1s", "window 2s (", 2.0}}) {
+    std::vector<std::string> args = {"check", "--nvml-lib", EmulatorLib(), "--proc-root", proc,      "--kernel-log",
+                                     "none",  "--window",   c.window,      "--interval",  c.interval};
+    RunResult text = RunVramwatch(args, env);
+    EXPECT_EQ(text.exit_code, 0) << c.window << "\n" << text.out << text.err;
+    EXPECT_NE(text.out.find(c.header), std::string::npos) << c.window << "\n" << text.out;
+    args.push_back("--json");
+    RunResult js = RunVramwatch(args, env);
+    ASSERT_EQ(js.exit_code, 0) << c.window << "\n" << js.out << js.err;
+    // JSON has the span actually sampled: the window, plus the time the last sample took.
+    const double sampled = json::parse(js.out)["window_seconds"].get<double>();
+    EXPECT_GE(sampled, c.seconds - 0.001) << c.window;
+    EXPECT_LT(sampled, c.seconds + 0.5) << c.window;
+  }
+}
+
 TEST(DemoE2E, ShowsAnOrphanedContextAZombieAndAHealthyProcess) {
   RunResult demo = RunVramwatch({"demo", "--json"}, {});
   ASSERT_EQ(demo.exit_code, 0) << demo.out << demo.err;

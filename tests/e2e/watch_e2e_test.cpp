@@ -1157,5 +1157,57 @@ TEST(WatchE2E, RecordWritesARecordingThatReplayReads) {
   EXPECT_NE(replay.out.find("GPU 1: insufficient_data"), std::string::npos) << replay.out;
 }
 
+// record reads no command lines: a process gets NVML's name (nvmlSystemGetProcessName), as in
+// `check`, and one without a name gets null, never "".
+TEST(WatchE2E, RecordWritesNvmlProcessNamesAndNullForAnUnknownCommand) {
+  Scratch s;
+  // PID 2000000000 is above any pid_max, so the emulator's /proc fallback finds no name either.
+  const std::string scenario = s.Write("scenario.yaml", R"(driver_version: "550.54.15"
+gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-00000000-0000-0000-0000-000000000000"
+    pci_bus_id: "00000000:3B:00.0"
+    minor: 0
+    memory_total_mib: 81559
+    processes:
+      - {pid: 5100, type: compute, name: "trainer-7", used_mib: 1000, sm_util: 90}
+      - {pid: 2000000000, type: compute, used_mib: 500, sm_util: 10}
+)");
+  const std::string rec = s.dir() + "/rec.jsonl";
+  RunResult r = RunVramwatch({"record", "--nvml-lib", EmulatorLib(), "--interval", "200ms", "--duration", "1s",
+                              "--output", rec, "--hostname", "node-a"},
+                             {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}}, 30);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(ReadAll(rec));
+  std::string line;
+  int with_processes = 0;
+  while (std::getline(lines, line)) {
+    json j = json::parse(line);
+    if (!j.contains("processes")) continue;
+    ++with_processes;
+    std::map<int64_t, json> command;
+    for (const auto& p : j["processes"]) command[p["pid"].get<int64_t>()] = p["command"];
+    ASSERT_EQ(command.size(), 2u) << line;
+    EXPECT_EQ(command[5100], "trainer-7") << line;
+    EXPECT_TRUE(command[2000000000].is_null()) << line;
+  }
+  EXPECT_GT(with_processes, 0) << ReadAll(rec);
+}
+
+// A bad --hostname is refused before NVML is opened: the error names the flag, not the library.
+TEST(WatchE2E, RecordRejectsABadHostnameBeforeOpeningNvml) {
+  Scratch s;
+  const std::string missing_lib = s.dir() + "/no-such-libnvidia-ml.so.1";
+  for (const std::string& bad : {std::string(""), std::string("two words")}) {
+    RunResult r = RunVramwatch(
+        {"record", "--nvml-lib", missing_lib, "--duration", "1s", "--output", s.dir() + "/r.jsonl", "--hostname", bad},
+        {}, 30);
+    EXPECT_EQ(r.exit_code, 3) << bad << r.err;
+    EXPECT_NE(r.err.find("--hostname"), std::string::npos) << bad << r.err;
+    EXPECT_EQ(r.err.find("NVML"), std::string::npos) << bad << r.err;
+    EXPECT_FALSE(std::filesystem::exists(s.dir() + "/r.jsonl")) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace vw::e2e

@@ -1,6 +1,6 @@
 // vramwatch live page: polls the daemon's JSON API and draws a card per GPU with an SVG chart of
-// its recent memory, the process table, the findings and the firing alerts. No libraries, no
-// network access beyond the daemon that served this page.
+// its recent memory, the process table, the findings, the firing alerts and the status notes.
+// No libraries, no network access beyond the daemon that served this page.
 (function () {
   'use strict';
 
@@ -194,6 +194,14 @@
               '</td><td>' + esc(f.action || '') + '</td></tr>';
         }).join('') + '</tbody></table>';
   }
+  // The status document's `notes`: what the daemon cannot see or judge (e.g. an unreadable kernel log).
+  function notes(list) {
+    var el = document.getElementById('vw-notes');
+    el.hidden = !list.length;
+    el.innerHTML = list.length ? '<h2>Notes</h2><ul>' + list.map(function (n) {
+      return '<li data-role="note">' + esc(n) + '</li>';
+    }).join('') + '</ul>' : '';
+  }
   function alerts(list) {
     var el = document.getElementById('vw-alerts');
     var firing = list.filter(function (x) { return x.state === 'firing'; });
@@ -224,6 +232,7 @@
         .filter(Boolean).join(' · ');
     alerts(st.alerts || []);
     findings(st.findings || []);
+    notes(st.notes || []);
     var gpus = st.gpus || [];
     document.getElementById('vw-gpus').innerHTML = gpus.length ? gpus.map(card).join('') :
         '<p class="vw-panel">The daemon sees no GPU.</p>';

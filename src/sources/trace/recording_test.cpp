@@ -87,6 +87,23 @@ TEST(Recording, RecordLineHasNullsForMissingValues) {
   EXPECT_THAT(line, ::testing::Not(HasSubstr("processes")));
 }
 
+TEST(Recording, UnknownCommandIsWrittenAsNullAndReadsBackEmpty) {
+  TraceRecord r = Sample(0, "0", 12 * kMiBBytes);
+  r.sample.processes = std::vector<ProcessMemory>{{4242, "", "C", 10 * kMiBBytes, 0.9}};
+  const std::string line = RecordingRecordLine(r);
+  EXPECT_THAT(line, HasSubstr("\"command\":null"));
+  EXPECT_THAT(line, ::testing::Not(HasSubstr("\"command\":\"\"")));
+  const std::string path = TempPath("null-command.jsonl");
+  std::ofstream(path) << RecordingHeaderLine({0, "node1", "nvml", 1.0}) << "\n" << line << "\n";
+  ReadResult back = ReadTrace(path, {});
+  ASSERT_TRUE(back.status.ok()) << back.status.ToString();
+  ASSERT_EQ(back.records.size(), 1u);
+  ASSERT_TRUE(back.records[0].sample.processes.has_value());
+  ASSERT_EQ(back.records[0].sample.processes->size(), 1u);
+  EXPECT_EQ((*back.records[0].sample.processes)[0].pid, 4242);
+  EXPECT_EQ((*back.records[0].sample.processes)[0].command, "") << "null reads back as no command";
+}
+
 struct RecErrorCase {
   const char* name;
   std::string text;

@@ -51,7 +51,7 @@ std::string RecordingRecordLine(const TraceRecord& record, bool utc) {
     for (const ProcessMemory& p : *s.processes) {
       procs.push_back({{"pid", p.pid},
                        {"type", p.type},
-                       {"command", p.command},
+                       {"command", p.command.empty() ? json(nullptr) : json(p.command)},
                        {"used_bytes", OrNull(p.used_bytes)},
                        {"sm_util", OrNull(p.sm_util_ratio)}});
     }

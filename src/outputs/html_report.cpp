@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdlib>
+
 #include "core/time.h"
 #include "core/units.h"
 
@@ -60,12 +63,21 @@ std::string Fact(std::string_view name, const std::string& value) {
   return fmt::format("<dt>{}</dt><dd>{}</dd>\n", name, XmlEscape(value));
 }
 
+// After a clock time of a trace that named its zone: " UTC", or " UTC+02:00" when the times are
+// shown at an offset (`off`, seconds). Nothing on a trace's own wall clock or a synthetic clock.
+std::string ZoneMark(const SeriesAnalysis& s, double off) {
+  if (s.synthetic_time || !s.has_zone) return "";
+  const long minutes = std::lround(off / 60);
+  if (minutes == 0) return " UTC";
+  return fmt::format(" UTC{}{:02}:{:02}", minutes < 0 ? '-' : '+', std::labs(minutes) / 60, std::labs(minutes) % 60);
+}
+
 std::string OomText(const SeriesAnalysis& s, double off) {
   const auto& a = s.assessment;
   if (!a.tto_s) return "—";
-  std::string out =
-      FormatTime(a.end_t + *a.tto_s, s.synthetic_time, s.has_zone ? off : 0) + " (in " + FormatDuration(*a.tto_s) + ")";
-  return out;
+  const double shown = s.has_zone ? off : 0;
+  return FormatTime(a.end_t + *a.tto_s, s.synthetic_time, shown) + ZoneMark(s, shown) + " (in " +
+         FormatDuration(*a.tto_s) + ")";
 }
 
 std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, double chart_width) {
@@ -106,8 +118,8 @@ std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, d
   if (a.peak_bytes) out += Fact("Peak", FormatBytes(*a.peak_bytes));
   if (a.capacity_bytes) out += Fact("Capacity", FormatBytes(*a.capacity_bytes));
   if (a.samples > 0) {
-    out += Fact("Samples", fmt::format("{} from {} to {}", a.samples, FormatTime(a.start_t, s.synthetic_time, off),
-                                       FormatTime(a.end_t, s.synthetic_time, off)));
+    out += Fact("Samples", fmt::format("{} from {} to {}{}", a.samples, FormatTime(a.start_t, s.synthetic_time, off),
+                                       FormatTime(a.end_t, s.synthetic_time, off), ZoneMark(s, off)));
   }
   out += "</dl>\n";
   if (!a.evidence.empty()) {
@@ -142,7 +154,8 @@ std::string SummaryTable(const std::vector<SeriesAnalysis>& series, const HtmlRe
 std::string VerdictSentence(const SeriesAnalysis& s, double label_offset_s) {
   const auto& a = s.assessment;
   const double off = s.has_zone ? label_offset_s : 0;
-  auto when = [&](double t) { return ShortTime(t, a.end_t, s.synthetic_time, off); };
+  const std::string zone = ZoneMark(s, off);
+  auto when = [&](double t) { return ShortTime(t, a.end_t, s.synthetic_time, off) + zone; };
   switch (a.verdict) {
     case Verdict::kLeak: {
       std::string out = "Leak";
@@ -151,7 +164,7 @@ std::string VerdictSentence(const SeriesAnalysis& s, double label_offset_s) {
         if (a.rate_lo_bps && a.rate_hi_bps)
           out += " (" + ChartRateRange(*a.rate_lo_bps, *a.rate_hi_bps, *a.rate_bps) + ")";
       }
-      if (a.leak_start_t) out += " since " + FormatTime(*a.leak_start_t, s.synthetic_time, off);
+      if (a.leak_start_t) out += " since " + FormatTime(*a.leak_start_t, s.synthetic_time, off) + zone;
       if (a.tto_s) {
         out += "; memory runs out around " + when(a.end_t + *a.tto_s) + " (in " + FormatDuration(*a.tto_s);
         if (a.tto_lo_s) {

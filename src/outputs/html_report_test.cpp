@@ -94,6 +94,22 @@ TEST(VerdictSentence, StatesTheNumbersPerVerdict) {
   EXPECT_EQ(VerdictSentence(none), "Insufficient data: 4 samples over 1m 30s are too few to judge.");
 }
 
+// A trace that named its zone (epoch seconds, ISO 8601 with Z): its clock times say UTC, or the
+// offset they are shown at; the trace's own wall clock stays unmarked (the sentence above).
+TEST(VerdictSentence, MarksTimesOfAZonedTraceAsUtc) {
+  auto zoned = LeakWithEvalSpikes();
+  zoned.has_zone = true;
+  EXPECT_EQ(VerdictSentence(zoned),
+            "Leak of +1.50 GiB/h (1.30–1.70 GiB/h) since 2026-07-14 08:40 UTC; memory runs out around 21:00 UTC (in "
+            "7h 0m; between 20:11 UTC and 22:05 UTC).");
+  EXPECT_EQ(VerdictSentence(zoned, 2 * 3600),
+            "Leak of +1.50 GiB/h (1.30–1.70 GiB/h) since 2026-07-14 10:40 UTC+02:00; memory runs out around 23:00 "
+            "UTC+02:00 (in 7h 0m; between 22:11 UTC+02:00 and Jul 15 00:05 UTC+02:00).");
+  const std::string html = RenderHtmlReport({zoned}, {});
+  EXPECT_NE(html.find(" UTC (in 7h 0m)"), std::string::npos) << "the OOM fact";
+  EXPECT_NE(html.find(" UTC</dd>"), std::string::npos) << "the Samples fact";
+}
+
 TEST(SvgChart, StandaloneFileHasNamespaceStyleAndRoles) {
   std::string svg = RenderSvgChart(LeakWithEvalSpikes());
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);

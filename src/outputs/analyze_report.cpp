@@ -7,6 +7,7 @@
 
 #include "core/time.h"
 #include "core/units.h"
+#include "outputs/plot_geometry.h"
 
 namespace vw::outputs {
 namespace {
@@ -27,8 +28,7 @@ json OptBytes(const std::optional<double>& v) {
 // its zone (epoch seconds, ISO 8601 with Z or an offset), the trace's own wall clock otherwise.
 std::string TimeText(const SeriesAnalysis& a, double t) {
   if (a.synthetic_time) return fmt::format("t+{}", FormatDuration(t));
-  if (a.has_zone) return FormatClock(t) + " UTC";
-  return FormatClock(t);
+  return FormatClock(t) + ZoneMark(a.has_zone, false);
 }
 
 // "14:02:11 UTC" / "2026-05-01 14:02:11" / "t+1h 2m": an out-of-order sample to the second.
@@ -36,7 +36,7 @@ std::string SecondText(const SeriesAnalysis& a, double t) {
   if (a.synthetic_time) return fmt::format("t+{}", FormatDuration(t));
   std::string iso = FormatIso8601(std::floor(t), false);
   iso[10] = ' ';
-  return a.has_zone ? iso + " UTC" : iso;
+  return iso + ZoneMark(a.has_zone, false);
 }
 
 std::string TimeIso(const SeriesAnalysis& a, double t) {

@@ -63,21 +63,12 @@ std::string Fact(std::string_view name, const std::string& value) {
   return fmt::format("<dt>{}</dt><dd>{}</dd>\n", name, XmlEscape(value));
 }
 
-// After a clock time of a trace that named its zone: " UTC", or " UTC+02:00" when the times are
-// shown at an offset (`off`, seconds). Nothing on a trace's own wall clock or a synthetic clock.
-std::string ZoneMark(const SeriesAnalysis& s, double off) {
-  if (s.synthetic_time || !s.has_zone) return "";
-  const long minutes = std::lround(off / 60);
-  if (minutes == 0) return " UTC";
-  return fmt::format(" UTC{}{:02}:{:02}", minutes < 0 ? '-' : '+', std::labs(minutes) / 60, std::labs(minutes) % 60);
-}
-
 std::string OomText(const SeriesAnalysis& s, double off) {
   const auto& a = s.assessment;
   if (!a.tto_s) return "—";
   const double shown = s.has_zone ? off : 0;
-  return FormatTime(a.end_t + *a.tto_s, s.synthetic_time, shown) + ZoneMark(s, shown) + " (in " +
-         FormatDuration(*a.tto_s) + ")";
+  return FormatTime(a.end_t + *a.tto_s, s.synthetic_time, shown) + ZoneMark(s.has_zone, s.synthetic_time, shown) +
+         " (in " + FormatDuration(*a.tto_s) + ")";
 }
 
 std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, double chart_width) {
@@ -118,8 +109,9 @@ std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, d
   if (a.peak_bytes) out += Fact("Peak", FormatBytes(*a.peak_bytes));
   if (a.capacity_bytes) out += Fact("Capacity", FormatBytes(*a.capacity_bytes));
   if (a.samples > 0) {
-    out += Fact("Samples", fmt::format("{} from {} to {}{}", a.samples, FormatTime(a.start_t, s.synthetic_time, off),
-                                       FormatTime(a.end_t, s.synthetic_time, off), ZoneMark(s, off)));
+    out += Fact("Samples",
+                fmt::format("{} from {} to {}{}", a.samples, FormatTime(a.start_t, s.synthetic_time, off),
+                            FormatTime(a.end_t, s.synthetic_time, off), ZoneMark(s.has_zone, s.synthetic_time, off)));
   }
   out += "</dl>\n";
   if (!a.evidence.empty()) {
@@ -154,7 +146,7 @@ std::string SummaryTable(const std::vector<SeriesAnalysis>& series, const HtmlRe
 std::string VerdictSentence(const SeriesAnalysis& s, double label_offset_s) {
   const auto& a = s.assessment;
   const double off = s.has_zone ? label_offset_s : 0;
-  const std::string zone = ZoneMark(s, off);
+  const std::string zone = ZoneMark(s.has_zone, s.synthetic_time, off);
   auto when = [&](double t) { return ShortTime(t, a.end_t, s.synthetic_time, off) + zone; };
   switch (a.verdict) {
     case Verdict::kLeak: {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 
 #include "core/time.h"
@@ -242,6 +243,13 @@ std::string SeriesName(const detection::SeriesAnalysis& s) {
   }
   if (!s.gpu.name.empty()) gpu += " · " + s.gpu.name;
   return gpu;
+}
+
+std::string ZoneMark(bool has_zone, bool synthetic, double label_offset_s) {
+  if (synthetic || !has_zone) return "";
+  const long minutes = std::lround(label_offset_s / 60);
+  if (minutes == 0) return " UTC";
+  return fmt::format(" UTC{}{:02}:{:02}", minutes < 0 ? '-' : '+', std::labs(minutes) / 60, std::labs(minutes) % 60);
 }
 
 std::string FormatTime(double t, bool synthetic, double label_offset_s) {

@@ -183,6 +183,9 @@ std::string VerdictText(detection::Verdict v);  // "leak", "plateau", "settling"
 // The verdict as the JSON contracts spell it ("insufficient_data", "warmup", ...), for data-verdict.
 std::string VerdictKey(detection::Verdict v);
 std::string SeriesName(const detection::SeriesAnalysis& s);  // "GPU 0 · NVIDIA H100" or "GPU 0 · pid 4242 python"
+// What follows a clock time of a trace that named its zone: " UTC", or " UTC+02:00" when times
+// are shown at an offset (seconds); "" on a trace's own wall clock or a synthetic clock.
+std::string ZoneMark(bool has_zone, bool synthetic, double label_offset_s = 0);
 std::string FormatTime(double t, bool synthetic, double label_offset_s);  // "2026-07-14 08:12" or "+1h 30m"
 // "21:32" when t falls on the same day as `ref`, else "Jul 15 21:32"; "+7h 32m" for synthetic time.
 std::string ShortTime(double t, double ref, bool synthetic, double label_offset_s);

@@ -46,6 +46,32 @@ double MaxDrawdown(std::span<const FloorPoint> points) {
   return dd;
 }
 
+bool RisesThroughout(std::span<const FloorPoint> points, int parts, double ci_level, double agree_level,
+                     size_t max_points) {
+  if (parts < 1 || points.size() < 2) return false;
+  const double t0 = points.front().t, span = points.back().t - t0;
+  if (span <= 0) return false;
+  const auto whole = SenOn(ThinPoints(points, max_points * static_cast<size_t>(parts)), ci_level);
+  if (!whole) return false;
+  size_t begin = 0;
+  for (int k = 1; k <= parts; ++k) {
+    const double end_t = k == parts ? INFINITY : t0 + span * k / parts;
+    size_t end = begin;
+    while (end < points.size() && points[end].t < end_t) ++end;
+    const std::span<const FloorPoint> stretch = points.subspan(begin, end - begin);
+    begin = end;
+    if (stretch.size() < 5) return false;
+    const std::vector<FloorPoint> thin = ThinPoints(stretch, max_points);
+    const auto sen = SenOn(thin, ci_level);
+    if (!sen || !(sen->low_slope > 0)) return false;
+    if (agree_level > 0) {
+      const auto wide = SenOn(thin, agree_level);
+      if (!wide || whole->slope < wide->low_slope || whole->slope > wide->high_slope) return false;
+    }
+  }
+  return true;
+}
+
 std::vector<FloorPoint> ThinPoints(std::span<const FloorPoint> points, size_t max_points) {
   if (max_points == 0 || points.size() <= max_points) return {points.begin(), points.end()};
   const size_t group = (points.size() + max_points - 1) / max_points;

@@ -91,6 +91,15 @@ double FloorNoise(std::span<const FloorPoint> points);
 // Largest fall of the floor below an earlier high (bytes); large under an oscillating load.
 double MaxDrawdown(std::span<const FloorPoint> points);
 
+// Whether the floor rose all through the points, at one pace: cut into `parts` stretches of equal
+// time, each stretch's Sen slope has the lower end of its ci_level interval above zero and (when
+// agree_level > 0) its agree_level interval holds the Sen slope of all the points. An allocator
+// staircase late in a job steps a few times an hour at most, so some stretch stays flat or rises
+// much faster than the rest; a leak rises in every one at its rate. Each stretch is thinned to
+// max_points first; false when one holds fewer than 5 points.
+bool RisesThroughout(std::span<const FloorPoint> points, int parts, double ci_level, double agree_level,
+                     size_t max_points);
+
 // The points thinned to at most max_points (exposed for tests).
 std::vector<FloorPoint> ThinPoints(std::span<const FloorPoint> points, size_t max_points);
 

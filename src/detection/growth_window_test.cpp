@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "detection/leak_rate.h"
@@ -128,6 +129,36 @@ TEST(LeakRate, GrowthFromTheStartStartsAtTheFirstPoint) {
   ASSERT_TRUE(fit);
   EXPECT_LE(fit->start_t, 5 * 60);
   EXPECT_NEAR(fit->sen.slope * 3600 / kMiB, 120, 0.5);
+}
+
+TEST(GrowthWindow, RisesThroughoutTellsSteadyGrowthFromSparseSteps) {
+  // Four hours of 1-minute floors. 50 MiB/h under ±8 MiB of noise rises in every sixth at one pace:
+  // each sixth passes its two tests unless its 99 % interval misses (about 6 % of runs); the same
+  // rise in 64 MiB steps every 75 minutes leaves some sixth flat.
+  int steady_passed = 0, flat_passed = 0;
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> noise(0, 8);
+    steady_passed +=
+        RisesThroughout(Points(240, [&](int i) { return 9000 + 50.0 * i / 60 + noise(rng); }), 6, 0.90, 0.99, 60);
+    flat_passed += RisesThroughout(Points(240, [&](int) { return 9000 + noise(rng); }), 6, 0.90, 0.99, 60);
+  }
+  EXPECT_GE(steady_passed, 42);
+  EXPECT_EQ(flat_passed, 0);
+  const auto stairs = Points(240, [](int i) { return 9000 + 64.0 * std::floor((i + 30) / 75.0); });
+  EXPECT_FALSE(RisesThroughout(stairs, 6, 0.90, 0.99, 60));
+  // Sixths alternating 20 and 80 MiB/h: every one rises, at paces that disagree with the whole.
+  const auto uneven = Points(240, [](int i) {
+    double v = 9000;
+    for (int m = 0; m < i; ++m) v += (m / 40 % 2 == 0 ? 20.0 : 80.0) / 60;
+    return v;
+  });
+  EXPECT_FALSE(RisesThroughout(uneven, 6, 0.90, 0.99, 60));
+  EXPECT_TRUE(RisesThroughout(uneven, 6, 0.90, 0, 60));
+  // Too few points for six parts of five.
+  const auto few = Points(20, [](int i) { return 9000 + 10.0 * i; });
+  EXPECT_FALSE(RisesThroughout(few, 6, 0.90, 0.99, 60));
+  EXPECT_TRUE(RisesThroughout(few, 2, 0.90, 0.99, 60));
 }
 
 }  // namespace

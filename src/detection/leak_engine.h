@@ -108,6 +108,14 @@ struct EngineConfig {
   // hours (docs/detection.md, "Results").
   double slow_rate_bps = 75 * 1048576.0 / 3600;
   double slow_history_seconds = 5 * 3600;
+  // ... unless the floor (spikes kept) rose all through the window since the growth began, at one
+  // pace: in each of smooth_parts stretches of equal time, Sen's slope with its ci_level interval
+  // above zero and its smooth_agree_level interval holding the slope of the whole. A staircase's
+  // late steps leave some stretch flat or steeper than the rest; a steady leak rises in every one
+  // at its rate. Each stretch is thinned to smooth_max_points. 0 parts: no exception.
+  int smooth_parts = 6;
+  double smooth_agree_level = 0.99;
+  size_t smooth_max_points = 60;
   // Warm-up gate: settled once the floor's rise over settle_window_seconds is under
   // max(settle_min_bytes, settle_fraction × capacity), or no longer falling.
   double settle_window_seconds = 600;

@@ -74,6 +74,14 @@ TrendFit FitOf(const Window& w) {
   return f;
 }
 
+// "sixth" for 6: the name of one of n equal parts.
+std::string PartName(int n) {
+  static constexpr std::array<std::string_view, 9> kNames = {"",      "whole", "half",    "third", "quarter",
+                                                             "fifth", "sixth", "seventh", "eighth"};
+  return n >= 1 && n < static_cast<int>(kNames.size()) ? std::string(kNames[static_cast<size_t>(n)])
+                                                       : fmt::format("1/{}", n);
+}
+
 std::string ThirdsText(const GrowthWindow& w) {
   return fmt::format("{}, {}, {}", Signed(w.third_rise_bytes[0]), Signed(w.third_rise_bytes[1]),
                      Signed(w.third_rise_bytes[2]));
@@ -146,12 +154,16 @@ std::vector<FloorPoint> LowerEnvelope(std::span<const FloorPoint> pts, double sp
 struct SeriesVerdict {
   std::vector<Window> windows;
   std::optional<size_t> leak_at, vetoed_by;
+  bool smooth = false;  // the chosen window is slow and young but rose all through it
 };
 
 // How long the segment has been settled, against the engine's history rules.
 struct SettledAge {
   bool young = false;       // under min_history_seconds: only fast, steady growth over a full first window
-  bool slow_young = false;  // under slow_history_seconds: no growth slower than slow_rate_bps
+  bool slow_young = false;  // under slow_history_seconds: no growth slower than slow_rate_bps ...
+  // ... unless this settled floor (not opened) rose all through the window; empty: no exception
+  // (the cycle-free floor and the envelopes).
+  std::span<const FloorPoint> floor;
   double first_window = 0;  // seconds
 };
 
@@ -161,10 +173,30 @@ double YoungRate(const EngineConfig& c, double first_window_s, double window_s) 
   return c.fast_rate_bps * std::pow(first_window_s / window_s, c.young_rate_exponent);
 }
 
-// Whether a passing window is held back by the history rules.
-bool TooYoung(const Window& w, const EngineConfig& c, const SettledAge& age) {
+// Whether slow growth in a window rose all through it (the exception to slow_young).
+bool RoseThroughout(const Window& w, const EngineConfig& c, const SettledAge& age) {
+  if (age.floor.empty() || c.smooth_parts < 1) return false;
+  const double from = age.floor.back().t - w.seconds - 1e-9;
+  auto first =
+      std::lower_bound(age.floor.begin(), age.floor.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
+  std::span<const FloorPoint> span(first, age.floor.end());
+  // From where the growth began: a leak that started inside the window leaves its first stretch flat.
+  if (auto fit = FitLeakRate(span, std::min(c.min_window_seconds, w.seconds), c.ci_level, c.max_trend_points)) {
+    auto from_fit = std::lower_bound(span.begin(), span.end(), fit->start_t - 1e-9,
+                                     [](const FloorPoint& p, double t) { return p.t < t; });
+    span = std::span<const FloorPoint>(from_fit, span.end());
+  }
+  return RisesThroughout(span, c.smooth_parts, c.ci_level, c.smooth_agree_level, c.smooth_max_points);
+}
+
+// Whether a passing window is held back by the history rules. *smooth is set when the window is
+// slow and young but rose all through it.
+bool TooYoung(const Window& w, const EngineConfig& c, const SettledAge& age, bool* smooth) {
   const GrowthWindow& g = w.test;
-  if (age.slow_young && g.sen->slope < c.slow_rate_bps) return true;
+  if (age.slow_young && g.sen->slope < c.slow_rate_bps) {
+    if (age.young || !RoseThroughout(w, c, age)) return true;
+    *smooth = true;
+  }
   if (!age.young) return false;
   const bool full = w.seconds >= c.young_window_fraction * age.first_window;
   const bool fast = g.sen->low_slope >= YoungRate(c, age.first_window, w.seconds);
@@ -178,7 +210,8 @@ void ChooseWindow(SeriesVerdict& v, const EngineConfig& c, const SettledAge& age
   for (size_t i = v.windows.size(); i-- > 0;) {
     const GrowthWindow& g = v.windows[i].test;
     if (!g.leak) continue;
-    if (TooYoung(v.windows[i], c, age)) continue;
+    bool smooth = false;
+    if (TooYoung(v.windows[i], c, age, &smooth)) continue;
     std::optional<size_t> veto;
     for (size_t j = i + 1; j < v.windows.size(); ++j)
       if (Decelerating(v.windows[j].test, c)) veto = j;
@@ -187,6 +220,7 @@ void ChooseWindow(SeriesVerdict& v, const EngineConfig& c, const SettledAge& age
       continue;
     }
     v.leak_at = i;
+    v.smooth = smooth;
     break;
   }
 }
@@ -398,9 +432,11 @@ Assessment LeakEngine::Assess() const {
   const SettledAge age{.young = young,
                        .slow_young = span_a < c.slow_history_seconds,
                        .first_window = configured.empty() ? c.min_window_seconds : configured.front()};
+  SettledAge floor_age = age;
+  floor_age.floor = analysed;
   // The tests run on the floor with short spikes removed; the rate is fitted on the floor itself.
   const std::vector<FloorPoint> opened = Opening(analysed, c.spike_seconds);
-  SeriesVerdict floor_v = TestSeries(opened, sizes, go, c, age);
+  SeriesVerdict floor_v = TestSeries(opened, sizes, go, c, floor_age);
   const std::vector<Window>& windows = floor_v.windows;
   for (const Window& w : windows) a.window_fits.push_back(FitOf(w));
   if (windows.empty()) {
@@ -571,7 +607,8 @@ Assessment LeakEngine::Assess() const {
     rate = FitLeakRate(std::span<const FloorPoint>(first, leak_series.end()), std::min(c.min_window_seconds, w.seconds),
                        c.ci_level, c.max_trend_points);
     if (rate && rate->sen.low_slope <= 0) rate.reset();
-    const double floor_bps = age.slow_young ? std::max(c.min_rate_bps, c.slow_rate_bps) : c.min_rate_bps;
+    const bool slow_rule = age.slow_young && !(floor_v.smooth && !env_v);
+    const double floor_bps = slow_rule ? std::max(c.min_rate_bps, c.slow_rate_bps) : c.min_rate_bps;
     if (rate && rate->sen.slope < floor_bps) {
       a.verdict = Verdict::kSettling;
       a.trend = FitOf(w);
@@ -582,7 +619,7 @@ Assessment LeakEngine::Assess() const {
           "leak verdict needs{}: settling, not a leak.",
           s, At(std::max(analysed.front().t, rate->start_t - envelope_s), first_t_), Rate(rate->sen.slope),
           100 * c.ci_level, Rate(rate->sen.low_slope), Rate(rate->sen.high_slope), Rate(floor_bps),
-          age.slow_young ? fmt::format(" before {} of settled data", FormatDuration(c.slow_history_seconds)) : ""));
+          slow_rule ? fmt::format(" before {} of settled data", FormatDuration(c.slow_history_seconds)) : ""));
       return a;
     }
   }
@@ -645,9 +682,10 @@ Assessment LeakEngine::Assess() const {
     if (w.test.leak && !vetoed_by && age.slow_young && w.test.sen->slope < c.slow_rate_bps) {
       why = fmt::format(
           "it grows at only {}, and growth slower than {} is called a leak only after {} of settled data ({} so "
-          "far): a caching allocator's staircase keeps stepping this slowly for hours",
+          "far) unless the floor rose in each {} of the window: a caching allocator's staircase keeps stepping "
+          "this slowly for hours",
           Rate(w.test.sen->slope), Rate(c.slow_rate_bps), FormatDuration(c.slow_history_seconds),
-          FormatDuration(span_a));
+          FormatDuration(span_a), PartName(c.smooth_parts));
     } else if (young && w.test.leak && !vetoed_by) {
       why = fmt::format(
           "only {} have passed since the floor settled, and a young job's growth is usually its allocator "

@@ -85,6 +85,9 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   if (!passwd.ok()) return Unknown(o, out, passwd.status().message());
 
   nvml::SourceOptions so;
+  // NVML's name for each PID (nvmlSystemGetProcessName), as `record` writes it: the command shown
+  // for a holder whose /proc/PID/cmdline cannot be read (or is empty); a readable one wins.
+  so.query_process_names = true;
   so.library_path = nvml::ResolveLibraryPath(o.nvml_lib);
   so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
   auto source = nvml::NvmlSource::Open(so);

@@ -245,6 +245,12 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
       // clock of the machine that recorded it, so its alert times are printed without a zone.
       log.set_utc((*reader)->has_zone());
       if (jsonl) jsonl->set_utc((*reader)->has_zone());
+      // Evidence names clock times as the alert lines do (UTC, or the trace's wall clock as
+      // written); a trace without a clock keeps offsets from the start of each series.
+      using Times = detection::EngineConfig::EvidenceTimes;
+      pipeline.SetEvidenceTimes((*reader)->synthetic_time() ? Times::kOffset
+                                : (*reader)->has_zone()     ? Times::kUtcClock
+                                                            : Times::kWallClock);
       if (klog) {
         xids.emplace(*klog, (*reader)->has_zone(), pending.t);
         for (const std::string& n : xids->notes()) note(n);
@@ -352,6 +358,9 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   }
 
   WatchPipeline pipeline(config, history.get(), sinks);
+  // Live samples are on the system clock (epoch seconds, UTC): evidence says "since 02:15 UTC",
+  // not how long after the daemon started (or the history it resumed from) the growth began.
+  pipeline.SetEvidenceTimes(detection::EngineConfig::EvidenceTimes::kUtcClock);
   pipeline.SetKernelLogStatus(klog_up, klog_note);
   const double start = Now();
   size_t resumed = pipeline.Resume(start, f.host);

@@ -91,6 +91,10 @@ class WatchPipeline {
   // Histograms kept elsewhere (the NVML binding's, per function; bucket bounds
   // outputs::NvmlLatencyBuckets()): each replaces the one of the same call name.
   void SetNvmlCallStats(std::vector<outputs::NvmlCallStats> calls);
+  // How the leak engines' evidence names moments (detection::EngineConfig::evidence_times): clock
+  // times for samples on an epoch clock, offsets from the series' start for a trace without one.
+  // Engines take it when they are made: call it before the first Ingest or Resume.
+  void SetEvidenceTimes(detection::EngineConfig::EvidenceTimes style) { config_.engine.evidence_times = style; }
   // Whether Xid events can be read (outputs::DaemonState::kernel_log_up) and, when not, why.
   void SetKernelLogStatus(std::optional<bool> up, std::string note) {
     kernel_log_up_ = up;

@@ -135,6 +135,12 @@ struct EngineConfig {
   double departure_match_share = 0.5;
   double departure_min_bytes = 64 * 1048576.0;
   double min_bucket_samples = 4;  // slower sampling widens buckets (doubling) to hold this many
+  // How evidence sentences name a moment ("Growing since ..."): an offset from the series' first
+  // sample ("+1h 5m": traces without absolute times, and `analyze`), or the clock time when the
+  // times are epoch seconds: UTC ("2026-11-30 02:15 UTC": the live daemon, a replayed trace that
+  // named its zone) or a zone-less trace's wall clock as written ("2026-11-30 02:15").
+  enum class EvidenceTimes { kOffset, kUtcClock, kWallClock };
+  EvidenceTimes evidence_times = EvidenceTimes::kOffset;
 };
 
 // One time bucket of the series.

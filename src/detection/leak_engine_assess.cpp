@@ -6,6 +6,7 @@
 #include <deque>
 #include <limits>
 
+#include "core/time.h"
 #include "core/units.h"
 #include "detection/growth_window.h"
 #include "detection/leak_engine.h"
@@ -33,7 +34,14 @@ std::string Signed(double bytes) {
   return (bytes >= 0 ? "+" : "-") + FormatBytes(std::fabs(bytes));
 }
 
-std::string At(double t, double start) {
+// A moment as the evidence names it (EngineConfig::evidence_times): "+1h 5m" from `start`, or the
+// clock time, "2026-11-30 02:15 UTC" (or without the zone for a wall clock).
+std::string At(double t, double start, EngineConfig::EvidenceTimes style) {
+  switch (style) {
+    case EngineConfig::EvidenceTimes::kUtcClock: return FormatClock(t) + " UTC";
+    case EngineConfig::EvidenceTimes::kWallClock: return FormatClock(t);
+    case EngineConfig::EvidenceTimes::kOffset: break;
+  }
   return "+" + FormatDuration(t - start);
 }
 
@@ -343,14 +351,15 @@ Assessment LeakEngine::Assess() const {
   if (last_drop_ && last_drop_->t == segment_start_t_) {
     a.evidence.push_back(fmt::format(
         "Memory fell from a floor of {} to {} at {} (a restart or an emptied cache): the analysis starts there.",
-        FormatBytes(last_drop_->from_bytes), FormatBytes(last_drop_->to_bytes), At(last_drop_->t, first_t_)));
+        FormatBytes(last_drop_->from_bytes), FormatBytes(last_drop_->to_bytes),
+        At(last_drop_->t, first_t_, config_.evidence_times)));
   }
   if (departures_explained_ > 0)
     a.evidence.push_back(fmt::format(
         "{} freed by {} that left this GPU (the last at {}) is taken off the samples before {}: the series is "
         "judged as if {} had never been held, so another job's exit does not cut it.",
         FormatBytes(departed_bytes_), departures_explained_ == 1 ? "a process" : "processes",
-        At(*last_departure_t_, first_t_), departures_explained_ == 1 ? "it" : "each",
+        At(*last_departure_t_, first_t_, config_.evidence_times), departures_explained_ == 1 ? "it" : "each",
         departures_explained_ == 1 ? "that memory" : "their memory"));
   if (pts.size() < 3) {
     a.evidence.push_back("Too little data since the segment began for a trend test.");
@@ -412,8 +421,8 @@ Assessment LeakEngine::Assess() const {
     a.evidence.push_back(
         fmt::format("The floor settled at {} ({}); {} of settled data is too short for a trend test "
                     "(at least {}).",
-                    At(*a.settled_at, first_t_), FormatBytes(analysed.front().floor), FormatDuration(span_a),
-                    FormatDuration(c.min_window_seconds)));
+                    At(*a.settled_at, first_t_, config_.evidence_times), FormatBytes(analysed.front().floor),
+                    FormatDuration(span_a), FormatDuration(c.min_window_seconds)));
     return a;
   }
   const GrowthOptions go{.alpha = c.alpha,
@@ -555,8 +564,8 @@ Assessment LeakEngine::Assess() const {
             "each of the last {} blocks of {} ({}) is above the highest low of the {} blocks before, since {} ({}), "
             "by {}: {:.1f} times the standard deviation of those lows ({}).",
             moved->recent_lows_bytes.size(), FormatDuration(c.new_level_block_seconds), lows, moved->earlier_blocks,
-            At(moved->earlier_from_t, first_t_), FormatBytes(moved->earlier_high_bytes), Signed(moved->gap_bytes),
-            moved->margin_sds, FormatBytes(moved->earlier_sd_bytes)));
+            At(moved->earlier_from_t, first_t_, config_.evidence_times), FormatBytes(moved->earlier_high_bytes),
+            Signed(moved->gap_bytes), moved->margin_sds, FormatBytes(moved->earlier_sd_bytes)));
       } else {
         a.evidence.push_back(fmt::format(
             "Leak: with its cycle removed, the lowest floor of each {} block rose over the last {} (Mann–Kendall "
@@ -585,8 +594,8 @@ Assessment LeakEngine::Assess() const {
       a.rate_lo_bps = rate->sen.low_slope;
       a.rate_hi_bps = rate->sen.high_slope;
       a.evidence.push_back(fmt::format("Growing since {} at {} (Sen's slope; {:.0f}% interval {} to {}).",
-                                       At(rate->start_t, first_t_), Rate(rate->sen.slope), 100 * c.ci_level,
-                                       Rate(rate->sen.low_slope), Rate(rate->sen.high_slope)));
+                                       At(rate->start_t, first_t_, config_.evidence_times), Rate(rate->sen.slope),
+                                       100 * c.ci_level, Rate(rate->sen.low_slope), Rate(rate->sen.high_slope)));
       AddRunway(a);
       return a;
     }
@@ -617,8 +626,9 @@ Assessment LeakEngine::Assess() const {
       a.evidence.push_back(fmt::format(
           "{}, but the growth since {} runs at only {} (Sen's slope; {:.0f}% interval {} to {}), below the {} a "
           "leak verdict needs{}: settling, not a leak.",
-          s, At(std::max(analysed.front().t, rate->start_t - envelope_s), first_t_), Rate(rate->sen.slope),
-          100 * c.ci_level, Rate(rate->sen.low_slope), Rate(rate->sen.high_slope), Rate(floor_bps),
+          s, At(std::max(analysed.front().t, rate->start_t - envelope_s), first_t_, config_.evidence_times),
+          Rate(rate->sen.slope), 100 * c.ci_level, Rate(rate->sen.low_slope), Rate(rate->sen.high_slope),
+          Rate(floor_bps),
           slow_rule ? fmt::format(" before {} of settled data", FormatDuration(c.slow_history_seconds)) : ""));
       return a;
     }
@@ -656,8 +666,8 @@ Assessment LeakEngine::Assess() const {
       a.trend->window_seconds = rate->t_end - rate->start_t;
     }
     a.evidence.push_back(fmt::format("Growing since {} at {} (Sen's slope; {:.0f}% interval {} to {}).",
-                                     At(*a.leak_start_t, first_t_), Rate(*a.rate_bps), 100 * c.ci_level,
-                                     Rate(*a.rate_lo_bps), Rate(*a.rate_hi_bps)));
+                                     At(*a.leak_start_t, first_t_, config_.evidence_times), Rate(*a.rate_bps),
+                                     100 * c.ci_level, Rate(*a.rate_lo_bps), Rate(*a.rate_hi_bps)));
     a.evidence.push_back(fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g)));
     if (g.first_half && g.second_half)
       a.evidence.push_back(fmt::format("It did not slow down: {} in the first half, {} in the second.",
@@ -712,7 +722,8 @@ Assessment LeakEngine::Assess() const {
       }
     if (last_t_ - last_high_t > 0.25 * w.seconds)
       a.evidence.push_back(fmt::format("The floor last stepped up at {} and has not risen since ({} ago).",
-                                       At(last_high_t, first_t_), FormatDuration(last_t_ - last_high_t)));
+                                       At(last_high_t, first_t_, config_.evidence_times),
+                                       FormatDuration(last_t_ - last_high_t)));
     return a;
   }
   // A significant upward trend whose rise did not last (the floor went up and fell back, or ended

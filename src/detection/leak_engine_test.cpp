@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "core/time.h"
 #include "core/units.h"
 
 namespace vw::detection {
@@ -96,6 +97,39 @@ TEST(LeakEngine, FlagsSteadyGrowthAfterPlateau) {
   for (const Assessment& c : run.checks) {
     if (c.end_t < 2 * kHour) {
       EXPECT_NE(c.verdict, Verdict::kLeak) << "at " << c.end_t;
+    }
+  }
+}
+
+// On epoch-second times the live daemon wants clock times in the evidence ("Growing since 02:15
+// UTC"), `analyze` of a trace without absolute times the offset from the first sample.
+TEST(LeakEngine, EvidenceNamesMomentsAsOffsetsOrClockTimesAsConfigured) {
+  constexpr double kStart = 1795996800;  // 2026-11-30T00:00:00Z
+  using Style = EngineConfig::EvidenceTimes;
+  struct Case {
+    Style style;
+    std::string suffix;  // after the clock time
+  };
+  for (const Case& c : {Case{Style::kOffset, ""}, Case{Style::kUtcClock, " UTC"}, Case{Style::kWallClock, ""}}) {
+    EngineConfig config;
+    config.evidence_times = c.style;
+    LeakEngine e(config);
+    e.SetCapacity(kCard, 0);
+    const Shape shape = LeakAfterPlateau(20000, 200, 2 * kHour);
+    for (double t = 0; t <= 6 * kHour; t += 5) e.Add(kStart + t, std::round(shape(t)) * kMiB);
+    const Assessment a = e.Assess();
+    ASSERT_EQ(a.verdict, Verdict::kLeak) << AllEvidence(a);
+    ASSERT_TRUE(a.leak_start_t);
+    const std::string ev = AllEvidence(a);
+    const std::string when = c.style == Style::kOffset ? "+" + FormatDuration(*a.leak_start_t - kStart)
+                                                       : FormatClock(*a.leak_start_t) + c.suffix;
+    EXPECT_NE(ev.find("Growing since " + when + " at "), std::string::npos) << when << "\n" << ev;
+    if (c.style != Style::kOffset) {
+      EXPECT_EQ(when.rfind("2026-11-30 0", 0), 0u) << when;
+      EXPECT_EQ(ev.find("since +"), std::string::npos) << ev;
+    }
+    if (c.style != Style::kUtcClock) {
+      EXPECT_EQ(ev.find("UTC"), std::string::npos) << ev;
     }
   }
 }

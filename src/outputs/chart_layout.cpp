@@ -53,7 +53,8 @@ std::vector<Point> DecimateByColumn(const std::vector<Point>& pts) {
 std::vector<std::string> SubtitleParts(const SeriesAnalysis& s, const ChartOptions& o) {
   const auto& a = s.assessment;
   double off = s.has_zone ? o.label_offset_s : 0;
-  auto when = [&](double t) { return ShortTime(t, a.start_t, s.synthetic_time, off); };
+  const std::string zone = ZoneMark(s.has_zone, s.synthetic_time, off);
+  auto when = [&](double t) { return ShortTime(t, a.start_t, s.synthetic_time, off) + zone; };
   std::vector<std::string> parts;
   switch (a.verdict) {
     case Verdict::kLeak: {
@@ -267,8 +268,10 @@ ChartLayout LayoutChart(const SeriesAnalysis& s, const ChartOptions& o) {
     x_title = "time since the start of the trace";
   } else {
     std::string date = FormatClock(dom.t_lo + label_off).substr(0, 10);
-    x_title = s.has_zone ? fmt::format("time ({}) · {}", o.zone_name.empty() ? "UTC" : o.zone_name, date)
-                         : fmt::format("local time (as recorded) · {}", date);
+    // The zone as the text and HTML reports mark clock times: "UTC", or "UTC+02:00" at an offset.
+    const std::string zone = ZoneMark(s.has_zone, false, label_off);
+    x_title = zone.empty() ? fmt::format("local time (as recorded) · {}", date)
+                           : fmt::format("time ({}) · {}", zone.substr(1), date);
   }
   Point xt_at{L.plot.x + L.plot.w / 2, o.height - 6};
   L.x_title = {x_title, "xtitle", Anchor::kMiddle, fp, xt_at, LabelBox(x_title, fp, Anchor::kMiddle, xt_at)};
@@ -336,7 +339,8 @@ ChartLayout LayoutChart(const SeriesAnalysis& s, const ChartOptions& o) {
       std::string when = FormatTime(proj->t_oom, s.synthetic_time, label_off);
       std::string end_day = FormatTime(proj->t_start, s.synthetic_time, label_off).substr(0, 10);
       if (!s.synthetic_time && when.substr(0, 10) == end_day) when = when.substr(11);  // same day: clock only
-      std::string text = "OOM " + when + " (in " + FormatDuration(proj->t_oom - proj->t_start) + ")";
+      std::string text = "OOM " + when + ZoneMark(s.has_zone, s.synthetic_time, label_off) + " (in " +
+                         FormatDuration(proj->t_oom - proj->t_start) + ")";
       double ox = L.oom->x;
       requests.push_back({text,
                           "oom",

@@ -39,6 +39,8 @@ std::set<std::string> Matches(const std::string& text, const std::regex& re) {
 std::set<std::string> ServedFamilies() {
   DaemonState s = testing::MakeDaemonState(2, 2);
   s.gpus[0].analysis.baseline_bytes = 1e9;
+  SeriesVerdict process_leak = s.gpus[0].analysis;  // a leaking process: its own rate and runway
+  s.gpus[0].process_analysis[std::to_string(s.gpus[0].snapshot.processes[0].pid)] = process_leak;
   std::string text = RenderPrometheus(s, s.t);
   std::set<std::string> out;
   std::istringstream in(text);

@@ -89,7 +89,6 @@ std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, d
   svg.chart.width = chart_width;
   svg.chart.height = chart_width > 700 ? 400 : 360;
   svg.chart.label_offset_s = o.label_offset_s;
-  svg.chart.zone_name = o.zone_name;
   out += "<figure>\n" + RenderSvgChart(s, svg) + "</figure>\n";
 
   out += "<dl class=\"vw-facts\">\n";

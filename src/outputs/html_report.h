@@ -26,7 +26,6 @@ struct HtmlReportOptions {
   std::string generated_at;  // when, as the caller wants it shown ("2026-07-14 14:05")
   Theme theme = Theme::kAuto;
   double label_offset_s = 0;  // see ChartOptions
-  std::string zone_name;      // see ChartOptions
 };
 
 std::string RenderHtmlReport(const std::vector<detection::SeriesAnalysis>& series,

@@ -110,6 +110,20 @@ TEST(VerdictSentence, MarksTimesOfAZonedTraceAsUtc) {
   EXPECT_NE(html.find(" UTC</dd>"), std::string::npos) << "the Samples fact";
 }
 
+// The SVG chart of a zoned trace names the zone in its time axis title, as the reports do; a
+// trace's own wall clock is written without any zone anywhere in the chart.
+TEST(SvgChart, TimeAxisTitleSaysUtcOnlyForAZonedTrace) {
+  auto zoned = LeakWithEvalSpikes();
+  zoned.has_zone = true;
+  EXPECT_NE(RenderSvgChart(zoned).find(">time (UTC) · 2026-07-14</text>"), std::string::npos);
+  SvgOptions shifted;
+  shifted.chart.label_offset_s = 2 * 3600;
+  EXPECT_NE(RenderSvgChart(zoned, shifted).find(">time (UTC+02:00) · 2026-07-14</text>"), std::string::npos);
+  const std::string wall = RenderSvgChart(LeakWithEvalSpikes(), shifted);
+  EXPECT_NE(wall.find(">local time (as recorded) · 2026-07-14</text>"), std::string::npos);
+  EXPECT_EQ(wall.find("UTC"), std::string::npos);
+}
+
 TEST(SvgChart, StandaloneFileHasNamespaceStyleAndRoles) {
   std::string svg = RenderSvgChart(LeakWithEvalSpikes());
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);

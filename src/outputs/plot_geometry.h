@@ -124,8 +124,10 @@ struct ChartOptions {
   double height = 380;  // px
   double font_px = 11;
   double title_px = 14;
-  double label_offset_s = 0;  // added to zoned times before formatting clock labels
-  std::string zone_name;      // "UTC", "UTC+02:00": shown in the time axis title for zoned data
+  // Added to zoned times before formatting clock labels. Clock times of zoned data are marked as
+  // ZoneMark writes them ("UTC", "UTC+02:00" at this offset): in the time axis title, the subtitle
+  // and the OOM label; wall-clock and synthetic times carry no mark.
+  double label_offset_s = 0;
   // The forecast is drawn at most this many data spans past the end; an OOM further out is noted at
   // the right edge instead of squashing the data.
   double max_projection_spans = 3;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "core/units.h"
 #include "outputs/testing/series_fixtures.h"
@@ -199,8 +201,11 @@ TEST(LayoutChart, NoTwoLabelsOverlapAndAllStayInside) {
     double w, h;
   };
   for (Size size : {Size{880, 380}, Size{540, 360}, Size{420, 300}}) {
-    for (const auto& s : {LeakWithEvalSpikes(), Plateau()}) {
+    auto zoned = LeakWithEvalSpikes();  // its clock times carry " UTC+02:00": longer labels
+    zoned.has_zone = true;
+    for (const auto& s : {LeakWithEvalSpikes(), Plateau(), zoned}) {
       ChartOptions o;
+      if (s.has_zone) o.label_offset_s = 2 * 3600;
       o.width = size.w;
       o.height = size.h;
       ChartLayout L = LayoutChart(s, o);
@@ -227,6 +232,48 @@ TEST(LayoutChart, KeepsTheOomAndCapacityLabels) {
   EXPECT_NE(std::find(roles.begin(), roles.end(), "oom"), roles.end());
   EXPECT_NE(std::find(roles.begin(), roles.end(), "capacity"), roles.end());
   EXPECT_NE(std::find(roles.begin(), roles.end(), "event"), roles.end());
+}
+
+// Clock times of a trace that named its zone are marked as the text and HTML reports mark them
+// (ZoneMark): "UTC", or "UTC+02:00" when shown at an offset; a trace's own wall clock has no mark.
+TEST(LayoutChart, ClockTimesOfAZonedTraceSayUtcInTheAxisTitleAndLabels) {
+  struct Case {
+    bool has_zone;
+    double offset_s;
+    std::string x_title, subtitle, oom_label;
+  };
+  for (const Case& c : std::vector<Case>{
+           {false, 0, "local time (as recorded) · 2026-07-14",
+            "leak +1.50 GiB/h (1.30–1.70 GiB/h) since 08:40 · OOM 21:00 (in 7h 0m), range 20:11 – 22:05",
+            "OOM 21:00 (in 7h 0m)"},
+           {false, 2 * 3600, "local time (as recorded) · 2026-07-14",
+            "leak +1.50 GiB/h (1.30–1.70 GiB/h) since 08:40 · OOM 21:00 (in 7h 0m), range 20:11 – 22:05",
+            "OOM 21:00 (in 7h 0m)"},
+           {true, 0, "time (UTC) · 2026-07-14",
+            "leak +1.50 GiB/h (1.30–1.70 GiB/h) since 08:40 UTC · OOM 21:00 UTC (in 7h 0m), range 20:11 UTC – 22:05 "
+            "UTC",
+            "OOM 21:00 UTC (in 7h 0m)"},
+           {true, 2 * 3600, "time (UTC+02:00) · 2026-07-14",
+            "leak +1.50 GiB/h (1.30–1.70 GiB/h) since 10:40 UTC+02:00 · OOM 23:00 UTC+02:00 (in 7h 0m), range 22:11 "
+            "UTC+02:00 – Jul 15 00:05 UTC+02:00",
+            "OOM 23:00 UTC+02:00 (in 7h 0m)"},
+       }) {
+    auto s = LeakWithEvalSpikes();
+    s.has_zone = c.has_zone;
+    ChartOptions o;
+    o.label_offset_s = c.offset_s;
+    ChartLayout L = LayoutChart(s, o);
+    EXPECT_EQ(L.x_title.text, c.x_title) << c.has_zone << " " << c.offset_s;
+    EXPECT_EQ(L.subtitle, c.subtitle) << c.has_zone << " " << c.offset_s;
+    std::string oom;
+    for (const auto& l : L.labels) {
+      if (l.role == "oom") oom = l.text;
+    }
+    EXPECT_EQ(oom, c.oom_label) << c.has_zone << " " << c.offset_s;
+    if (!c.has_zone) {
+      for (const auto& l : L.labels) EXPECT_EQ(l.text.find("UTC"), std::string::npos) << l.text;
+    }
+  }
 }
 
 TEST(PlaceLabels, TakesTheNextFreeSpotAndDropsWhatCannotFit) {

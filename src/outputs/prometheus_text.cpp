@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -276,6 +278,30 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
              [](const ProcessSnapshot& p) { return p.used_bytes; });
   proc_gauge("vramwatch_process_sm_utilization_ratio", "SM utilisation of the process as a ratio 0..1.",
              [](const ProcessSnapshot& p) { return p.sm_util_ratio; });
+  // The leak engine's view of each process series, present only while it judges the process leaking
+  // (the daemon's GpuProcessMemoryLeak alert holds exactly then): what a rule needs to alert on one
+  // process's leak, with the process's labels.
+  auto proc_analysis_gauge = [&](const char* name, const char* help, auto get) {
+    bool any = false;
+    for (const ProcessRow& r : procs) {
+      auto it = r.gpu->process_analysis.find(std::to_string(r.p->pid));
+      if (it == r.gpu->process_analysis.end() || it->second.verdict != "leak") continue;
+      std::optional<double> v = get(it->second);
+      if (!v) continue;
+      if (!any) w.Family(name, "gauge", help);
+      any = true;
+      w.Sample(name, r.labels, "", *v);
+    }
+  };
+  proc_analysis_gauge("vramwatch_process_leak_rate_bytes_per_second",
+                      "Measured leak rate of the process in bytes per second (leak verdict only).",
+                      [](const SeriesVerdict& v) { return v.leak_rate_bps; });
+  proc_analysis_gauge("vramwatch_process_time_to_oom_seconds",
+                      "Estimated seconds until the process's leak fills the GPU (leak verdict only).",
+                      [](const SeriesVerdict& v) { return v.time_to_oom_s; });
+  proc_analysis_gauge("vramwatch_process_time_to_oom_lower_seconds",
+                      "Pessimistic end of the process's time-to-OOM range in seconds (fastest plausible leak).",
+                      [](const SeriesVerdict& v) { return v.time_to_oom_lo_s; });
   if (!procs.empty()) {
     w.Family("vramwatch_process_state", "gauge", "State of the holder process from /proc: 1 for the current state.");
     for (const ProcessRow& r : procs) {

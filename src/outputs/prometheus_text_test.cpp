@@ -88,6 +88,40 @@ TEST(PrometheusText, MissingValuesProduceNoSampleRatherThanZero) {
   EXPECT_EQ(count, 1u);
 }
 
+// A rule can alert on one process's leak only if the process's own verdict is served, with the
+// labels that name the process; a process that does not leak has no such series (not a 0).
+TEST(PrometheusText, LeakingProcessServesItsRateAndRunwayWithItsLabels) {
+  DaemonState s = testing::MakeDaemonState(1, 2);
+  SeriesVerdict leak;
+  leak.verdict = "leak";
+  leak.leak_rate_bps = 524288.0;
+  leak.time_to_oom_s = 7200.0;
+  leak.time_to_oom_lo_s = 5400.0;
+  s.gpus[0].process_analysis["1000"] = leak;
+  SeriesVerdict plateau;
+  plateau.verdict = "plateau";
+  plateau.time_to_oom_s = 99.0;  // never served for a process that does not leak
+  s.gpus[0].process_analysis["1001"] = plateau;
+  const std::string text = RenderPrometheus(s, s.t);
+  const std::string labels =
+      "{gpu=\"0\",uuid=\"GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60\",pci_bus_id=\"00000000:3B:00.0\","
+      "model_name=\"NVIDIA H100 80GB HBM3\",hostname=\"node-7\",pid=\"1000\",command=\"python train.py --config "
+      "\\\"big\\\"\",user=\"alice\",container=\"3f4e5d6c7b8a\",pod=\"pod-uid-0\",namespace=\"\",slurm_job=\"\"}";
+  EXPECT_THAT(text, HasSubstr("# TYPE vramwatch_process_leak_rate_bytes_per_second gauge\n"));
+  EXPECT_THAT(text, HasSubstr("\nvramwatch_process_leak_rate_bytes_per_second" + labels + " 524288\n"));
+  EXPECT_THAT(text, HasSubstr("\nvramwatch_process_time_to_oom_seconds" + labels + " 7200\n"));
+  EXPECT_THAT(text, HasSubstr("\nvramwatch_process_time_to_oom_lower_seconds" + labels + " 5400\n"));
+  size_t runways = 0;
+  for (const auto& l : Lines(text)) {
+    if (l.rfind("vramwatch_process_", 0) == 0 && l.find("pid=\"1001\"") != std::string::npos) {
+      EXPECT_EQ(l.rfind("vramwatch_process_time_to_oom", 0), std::string::npos) << l;
+      EXPECT_EQ(l.rfind("vramwatch_process_leak_rate", 0), std::string::npos) << l;
+    }
+    if (l.rfind("vramwatch_process_time_to_oom_seconds{", 0) == 0) ++runways;
+  }
+  EXPECT_EQ(runways, 1u);
+}
+
 TEST(PrometheusText, EveryFamilyHasHelpTypeAndContiguousSamples) {
   DaemonState s = testing::MakeDaemonState(3, 4);
   std::string text = RenderPrometheus(s, s.t);

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
 
 #include "e2e_harness.h"
 
@@ -85,6 +88,38 @@ TEST(CheckE2E, CommandLineBytesThatAreNotUtf8AreWrittenAsReplacementCharacters) 
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   ASSERT_EQ(r.json["gpus"][0]["processes"].size(), 1u) << r.out;
   EXPECT_EQ(r.json["gpus"][0]["processes"][0]["command"], std::string("python3 tr") + "\xef\xbf\xbd" + "ain.py");
+}
+
+// A holder whose /proc/PID/cmdline cannot be read is named by NVML (nvmlSystemGetProcessName), as
+// `record` names it, in the JSON and the table; a readable command line still wins over NVML's name.
+TEST(CheckE2E, HolderWithoutAReadableCommandLineIsNamedByNvml) {
+  Scratch s;
+  std::string proc = s.Proc({Holder(5150, 'R'), Holder(5160, 'R', {"python3", "serve.py"})});
+  ASSERT_TRUE(std::filesystem::remove(proc + "/5150/cmdline"));
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: 5150, type: compute, name: \"trainer-7\", used_mib: 4096, "
+                                            "sm_util: 80}\n"
+                                            "      - {pid: 5160, type: compute, name: \"nvml-says-other\", "
+                                            "used_mib: 2048, sm_util: 40}\n"));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::map<int64_t, json> command;
+  for (const auto& p : r.json["gpus"][0]["processes"]) command[p["pid"].get<int64_t>()] = p["command"];
+  ASSERT_EQ(command.size(), 2u) << r.out;
+  EXPECT_EQ(command[5150], "trainer-7") << r.out;
+  EXPECT_EQ(command[5160], "python3 serve.py") << r.out;
+
+  RunResult text = RunVramwatch({"check", "--nvml-lib", EmulatorLib(), "--proc-root", proc, "--kernel-log", "none"},
+                                {{"VRAMWATCH_EMULATOR_SCENARIO", sc}});
+  ASSERT_EQ(text.exit_code, 0) << text.out << text.err;
+  std::string row_5150;
+  std::istringstream lines(text.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(" 5150 ") != std::string::npos) row_5150 = line;
+  }
+  EXPECT_NE(row_5150.find("trainer-7"), std::string::npos) << text.out;
+  EXPECT_EQ(row_5150.find("(cmdline"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("python3 serve.py"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("nvml-says-other"), std::string::npos) << text.out;
 }
 
 TEST(CheckE2E, UnheldOrphanedMemoryIsCriticalAndSaysOnlyAResetFreesIt) {

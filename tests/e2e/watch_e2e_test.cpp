@@ -997,6 +997,14 @@ gpus:
   }
   ASSERT_EQ(st["gpus"].size(), 3u);
   EXPECT_EQ(st["gpus"][0]["analysis"]["verdict"], "leak") << st["gpus"][0].dump(2);
+  // The live evidence names when the growth began on the clock (UTC), not as an offset from the
+  // start of the series (which began with the history resumed from the database).
+  std::string evidence;
+  for (const auto& e : st["gpus"][0]["analysis"]["evidence"]) evidence += e.get<std::string>() + "\n";
+  EXPECT_TRUE(
+      std::regex_search(evidence, std::regex("Growing since [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} UTC at ")))
+      << evidence;
+  EXPECT_EQ(evidence.find("since +"), std::string::npos) << evidence;
   EXPECT_EQ(st["gpus"][1]["analysis"]["verdict"], "plateau") << st["gpus"][1].dump(2);
 
   // /metrics: the leak verdict and its rate on GPU 0, a plateau on GPU 1.
@@ -1043,6 +1051,61 @@ gpus:
   }
   EXPECT_EQ(firing, 1) << ReadAll(alerts);
   EXPECT_EQ(orphans, 1) << ReadAll(alerts);
+}
+
+// The evidence of a replayed leak names moments as the trace's clock does: a UTC trace's in UTC, a
+// zone-less trace's as written, and a trace without a clock (bare values) as offsets from its
+// start. One hour of plateau, a restart at 08:00 (the drop the first evidence names), then a fast
+// leak for three hours.
+TEST(WatchE2E, ReplayEvidenceNamesClockTimesOfTheTraceAndOffsetsOnlyWithoutAClock) {
+  Scratch s;
+  const double start = ParseTimestamp("2026-11-27T07:00:00")->seconds;
+  auto mib_at = [](int i) {
+    return i * 10 < 3600 ? 30000.0 + (i * 7919 % 17) - 8 : 10000 + 1500.0 * (i * 10 - 3600) / 3600;
+  };
+  std::string values;
+  for (int i = 0; i * 10 <= 4 * 3600; ++i) values += fmt::format("{:.0f}\n", mib_at(i));
+  struct Case {
+    std::string name, file, moment;
+    std::vector<std::string> extra;
+  };
+  std::vector<Case> cases;
+  for (const std::string zone : {"Z", ""}) {
+    std::string rec = trace::RecordingHeaderLine({start, "node1", "emulator", 10.0}) + "\n";
+    for (int i = 0; i * 10 <= 4 * 3600; ++i) {
+      TraceRecord r;
+      r.gpu.key = "0";
+      r.gpu.index = 0;
+      r.gpu.uuid = "GPU-0";
+      r.sample.t = start + i * 10;
+      r.sample.used_bytes = static_cast<uint64_t>(mib_at(i) * kMiB);
+      r.sample.total_bytes = 81559 * kMiB;
+      rec += trace::RecordingRecordLine(r, zone == "Z") + "\n";
+    }
+    cases.push_back({zone == "Z" ? "utc" : "wall",
+                     s.Write("rec" + zone + ".jsonl", rec),
+                     zone == "Z" ? " at 2026-11-27 08:00 UTC (" : " at 2026-11-27 08:00 (",
+                     {}});
+  }
+  cases.push_back({"no clock",
+                   s.Write("used.log", values),
+                   " at +1h 0m (",
+                   {"--format", "values", "--interval", "10s", "--total", "81559MiB"}});
+  for (const Case& c : cases) {
+    const std::string alerts = s.dir() + "/alerts-" + std::to_string(&c - cases.data()) + ".jsonl";
+    std::vector<std::string> args = {"watch", "--replay", c.file, "--alert-log", alerts, "--for", "1m"};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    RunResult r = RunVramwatch(args, {}, 120);
+    EXPECT_EQ(r.exit_code, 1) << c.name << "\n" << r.out << r.err;
+    std::string description;
+    std::istringstream log(ReadAll(alerts));
+    for (std::string line; std::getline(log, line);) {
+      json e = json::parse(line);
+      if (e["alert"] == "GpuMemoryLeak" && e["event"] == "firing") description = e["annotations"]["description"];
+    }
+    EXPECT_NE(description.find("Memory fell from a floor of"), std::string::npos) << c.name << "\n" << ReadAll(alerts);
+    EXPECT_NE(description.find(c.moment), std::string::npos) << c.name << ": " << description;
+  }
 }
 
 // Two hours of a healthy two-GPU recording (07:00-11:00 on 2026-11-27) and a saved kernel log;

@@ -383,6 +383,8 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   }
 
   // The assessments are independent: compute them on the worker threads, report in first-seen order.
+  // The trace's clock, known now, sets how the report writes times and how the evidence names
+  // moments (clock times as the report writes them, offsets only for a trace without a clock).
   std::vector<detection::SeriesBuilder*> ordered;
   for (const std::string& key : order) {
     detection::SeriesBuilder* b = builders[key].get();

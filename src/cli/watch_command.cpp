@@ -40,6 +40,7 @@
 #include "core/exit_codes.h"
 #include "core/time.h"
 #include "core/units.h"
+#include "detection/leak_engine.h"
 #include "outputs/alert_sinks.h"
 #include "outputs/http_server.h"
 #include "outputs/web_page.h"
@@ -247,10 +248,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
       if (jsonl) jsonl->set_utc((*reader)->has_zone());
       // Evidence names clock times as the alert lines do (UTC, or the trace's wall clock as
       // written); a trace without a clock keeps offsets from the start of each series.
-      using Times = detection::EngineConfig::EvidenceTimes;
-      pipeline.SetEvidenceTimes((*reader)->synthetic_time() ? Times::kOffset
-                                : (*reader)->has_zone()     ? Times::kUtcClock
-                                                            : Times::kWallClock);
+      pipeline.SetEvidenceTimes(detection::EvidenceTimesFor((*reader)->has_zone(), (*reader)->synthetic_time()));
       if (klog) {
         xids.emplace(*klog, (*reader)->has_zone(), pending.t);
         for (const std::string& n : xids->notes()) note(n);

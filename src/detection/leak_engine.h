@@ -136,12 +136,21 @@ struct EngineConfig {
   double departure_min_bytes = 64 * 1048576.0;
   double min_bucket_samples = 4;  // slower sampling widens buckets (doubling) to hold this many
   // How evidence sentences name a moment ("Growing since ..."): an offset from the series' first
-  // sample ("+1h 5m": traces without absolute times, and `analyze`), or the clock time when the
-  // times are epoch seconds: UTC ("2026-11-30 02:15 UTC": the live daemon, a replayed trace that
-  // named its zone) or a zone-less trace's wall clock as written ("2026-11-30 02:15").
+  // sample ("+1h 5m": traces without absolute times), or the clock time when the times are epoch
+  // seconds: UTC ("2026-11-30 02:15 UTC": the live daemon, a trace that named its zone) or a
+  // zone-less trace's wall clock as written ("2026-11-30 02:15"). EvidenceTimesFor() picks it from
+  // a trace's clock; LeakEngine::SetEvidenceTimes() changes it later.
   enum class EvidenceTimes { kOffset, kUtcClock, kWallClock };
   EvidenceTimes evidence_times = EvidenceTimes::kOffset;
 };
+
+// How evidence names moments on a trace's clock (core/time.h): a trace whose times named their
+// zone gets UTC clock times, one without a zone its wall clock as written, and one without a clock
+// at all (`synthetic_time`: times are seconds from an arbitrary start) offsets.
+inline EngineConfig::EvidenceTimes EvidenceTimesFor(bool has_zone, bool synthetic_time) {
+  if (synthetic_time) return EngineConfig::EvidenceTimes::kOffset;
+  return has_zone ? EngineConfig::EvidenceTimes::kUtcClock : EngineConfig::EvidenceTimes::kWallClock;
+}
 
 // One time bucket of the series.
 struct Bucket {
@@ -227,6 +236,9 @@ class LeakEngine {
   // For a process series: the memory the GPU's other holders use now (bytes; unset: unknown). It
   // is taken off the capacity, so the runway is the time until the whole GPU runs out.
   void SetHeldByOthers(std::optional<double> bytes) { held_by_others_ = bytes; }
+  // How the evidence of later Assess() calls names moments (EngineConfig::evidence_times); it
+  // changes only the wording, never a verdict or a number.
+  void SetEvidenceTimes(EngineConfig::EvidenceTimes style) { config_.evidence_times = style; }
 
   // A holder of this series' memory (a process listed on the GPU) left: it was last seen at
   // `last_seen_t` and found gone at `now_t` (seconds), holding `bytes`. A fall of the series

@@ -136,6 +136,7 @@ void SeriesBuilder::SetProcess(int64_t pid, std::string command) {
 void SeriesBuilder::SetTimeFlags(bool has_zone, bool synthetic_time) {
   meta_.has_zone = has_zone;
   meta_.synthetic_time = synthetic_time;
+  engine_.SetEvidenceTimes(EvidenceTimesFor(has_zone, synthetic_time));
 }
 
 void SeriesBuilder::AddEvent(double t, std::string label) {

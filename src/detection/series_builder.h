@@ -109,6 +109,10 @@ class SeriesBuilder {
   void SetHeldByOthers(std::optional<double> bytes) { engine_.SetHeldByOthers(bytes); }
 
   void SetProcess(int64_t pid, std::string command);
+  // The series' clock (SeriesAnalysis::has_zone, synthetic_time); the evidence of later
+  // Snapshot() calls names moments on it (EvidenceTimesFor): UTC clock times when the times named
+  // their zone, the wall clock as written when they did not, offsets from the first sample when the
+  // trace had no clock. Until it is called the evidence uses the EngineConfig given.
   void SetTimeFlags(bool has_zone, bool synthetic_time);
   void AddEvent(double t, std::string label);
 

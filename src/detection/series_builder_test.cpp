@@ -10,6 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/time.h"
+#include "core/units.h"
+
 namespace vw::detection {
 namespace {
 
@@ -236,6 +239,61 @@ TEST(SeriesBuilder, MissingValuesAreCountedNotFedAsZero) {
   ASSERT_TRUE(a.total_bytes.has_value());
   EXPECT_EQ(*a.total_bytes, 16ull << 30);
   for (const SeriesPoint& p : a.raw) EXPECT_EQ(p.used_bytes, static_cast<double>(1000ull << 20));
+}
+
+// The series' clock (SetTimeFlags) decides how its evidence names moments: UTC clock times for a
+// trace that named its zone, the wall clock as written for one that did not, offsets from the
+// first sample for one without a clock. The verdict and the numbers do not change.
+TEST(SeriesBuilder, EvidenceNamesMomentsOnTheSeriesClock) {
+  constexpr double kStart = 1795996800;  // 2026-11-30T00:00:00Z
+  constexpr double kHour = 3600;
+  struct Case {
+    const char* name;
+    bool set_flags;  // false: SetTimeFlags never called (the EngineConfig's default, offsets)
+    bool has_zone, synthetic;
+    double start;          // time of the first sample
+    std::string expected;  // the moment "Growing since" names, from the assessed leak start
+  };
+  auto feed = [](SeriesBuilder& b, double start) {
+    // Flat at 20 GiB for 2 hours, then +200 MiB/h for 4 hours; whole MiB as nvidia-smi writes them.
+    for (double t = 0; t <= 6 * kHour; t += 5) {
+      const double mib = 20000 + (t > 2 * kHour ? 200 * (t - 2 * kHour) / kHour : 0);
+      b.AddMemory(start + t, static_cast<uint64_t>(std::llround(mib)) << 20, 80ull << 30, std::nullopt);
+    }
+  };
+  // The leak start is found on the samples alone: the same offset from the first sample every time.
+  SeriesBuilder reference(GpuIdentity{"0"});
+  feed(reference, 0);
+  const SeriesAnalysis ref = reference.Snapshot();
+  ASSERT_EQ(ref.assessment.verdict, Verdict::kLeak);
+  ASSERT_TRUE(ref.assessment.leak_start_t);
+  const double since = *ref.assessment.leak_start_t;
+  const std::string offset = "+" + FormatDuration(since);
+  const std::string clock = FormatClock(kStart + since);
+  ASSERT_EQ(clock.rfind("2026-11-30 0", 0), 0u) << clock;
+  const std::vector<Case> cases = {
+      {"no flags", false, false, false, kStart, offset},
+      {"utc", true, true, false, kStart, clock + " UTC"},
+      {"wall", true, false, false, kStart, clock},
+      {"synthetic", true, false, true, 0, offset},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    SeriesBuilder b(GpuIdentity{"0"});
+    feed(b, c.start);
+    if (c.set_flags) b.SetTimeFlags(c.has_zone, c.synthetic);
+    const SeriesAnalysis a = b.Snapshot();
+    ASSERT_EQ(a.assessment.verdict, Verdict::kLeak);
+    ASSERT_EQ(a.assessment.evidence.size(), ref.assessment.evidence.size());
+    std::string all;
+    for (const std::string& e : a.assessment.evidence) all += e + "\n";
+    EXPECT_NE(all.find("Growing since " + c.expected + " at "), std::string::npos) << all;
+    EXPECT_EQ(all.find("UTC") != std::string::npos, c.set_flags && c.has_zone) << all;
+    EXPECT_EQ(all.find("2026-11-30") != std::string::npos, c.set_flags && !c.synthetic) << all;
+    EXPECT_EQ(all.find("since +") != std::string::npos, !c.set_flags || c.synthetic) << all;
+    EXPECT_EQ(a.has_zone, c.set_flags && c.has_zone);
+    EXPECT_EQ(a.synthetic_time, c.set_flags && c.synthetic);
+  }
 }
 
 }  // namespace

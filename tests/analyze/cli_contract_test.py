@@ -2,6 +2,7 @@
 """The user-facing contract of `vramwatch analyze`: verdicts and numbers on the bundled examples,
 exit codes, --json schema, --gpu/--since/--until, and clear errors on bad input."""
 import argparse
+import html
 import json
 import os
 import re
@@ -163,6 +164,71 @@ def _(ctx):
         assert plot.startswith("<?xml") and plot.rstrip().endswith("</svg>")
         r = vw(ctx, "--html", os.path.join(d, "missing", "r.html"), os.path.join(ctx.examples, "training-leak.csv"))
         assert r.returncode == 3 and "missing" in r.stderr, (r.returncode, r.stderr)
+
+
+CLOCK_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d")
+
+
+def leak_evidence(ctx, *args, stdin=None):
+    """The leak's evidence (JSON), its text report and its --html page for one trace."""
+    with tempfile.TemporaryDirectory() as d:
+        page = os.path.join(d, "r.html")
+        r = vw(ctx, "--json", *args, stdin=stdin)
+        assert r.returncode in (1, 2), (r.returncode, r.stderr)
+        g = json.loads(r.stdout)["gpus"][0]
+        assert g["verdict"] == "leak", g["verdict"]
+        text = vw(ctx, "--html", page, *args, stdin=stdin)
+        assert text.returncode == r.returncode, (text.returncode, text.stderr)
+        return g, text.stdout, open(page, encoding="utf-8").read()
+
+
+def growing_since(evidence):
+    found = [e for e in evidence if e.startswith("Growing since ")]
+    assert len(found) == 1, evidence
+    return found[0]
+
+
+@check("evidence names moments on the trace's clock: UTC times, wall-clock times, or offsets without a clock")
+def _(ctx):
+    leak = os.path.join(ctx.examples, "training-leak.csv")
+    lines = open(leak, encoding="utf-8").read().splitlines()
+    with tempfile.TemporaryDirectory() as d:
+        # The same samples with their times in UTC ("2026-03-14T09:00:00.035Z"), and as bare values.
+        utc_path = os.path.join(d, "utc.csv")
+        with open(utc_path, "w", encoding="utf-8") as f:
+            f.write(lines[0] + "\n")
+            for line in lines[1:]:
+                ts, rest = line.split(",", 1)
+                f.write(ts.replace("/", "-").replace(" ", "T", 1) + "Z," + rest + "\n")
+        values = "".join(line.split(",")[3].split()[0] + "\n" for line in lines[1:])
+        wall, wall_text, wall_html = leak_evidence(ctx, leak)
+        utc, utc_text, utc_html = leak_evidence(ctx, utc_path)
+    synthetic, syn_text, syn_html = leak_evidence(ctx, "--format", "values", "--interval", "10s", "--total",
+                                                  "81559MiB", "-", stdin=values)
+    assert (wall["clock"], utc["clock"], synthetic["clock"]) == ("wall", "utc", "synthetic")
+
+    # Wall clock: the times as written, no zone, no offsets; the leak start is the one the report gives.
+    since = growing_since(wall["evidence"])
+    start = wall["leak_start"][:16].replace("T", " ")  # "2026-03-14T10:08:25.019" -> "2026-03-14 10:08"
+    assert since.startswith(f"Growing since {start} at "), (since, wall["leak_start"])
+    assert not any("UTC" in e or re.search(r" \+\d+[hms]", e) for e in wall["evidence"]), wall["evidence"]
+    # UTC: the same sentences, each clock time followed by " UTC", as in the rest of the report.
+    assert utc["leak_start"] == wall["leak_start"] + "Z", (utc["leak_start"], wall["leak_start"])
+    assert utc["evidence"] == [CLOCK_TIME.sub(lambda m: m.group(0) + " UTC", e) for e in wall["evidence"]], \
+        (utc["evidence"], wall["evidence"])
+    assert f"Growing since {start} UTC at " in growing_since(utc["evidence"]), utc["evidence"]
+    # ... as the rest of the report names the times of that trace: the span, the verdict sentence.
+    assert "span       2026-03-14 09:00 UTC → " in utc_text, utc_text
+    assert f"since {start} UTC" in utc_html and f"since {start} UTC" not in wall_html, start
+    # Every output that prints the evidence prints it so: text, JSON and HTML.
+    for g, text, page in ((wall, wall_text, wall_html), (utc, utc_text, utc_html), (synthetic, syn_text, syn_html)):
+        sentence = growing_since(g["evidence"])
+        assert f"    - {sentence}\n" in text, (sentence, text)
+        assert f"<li>{html.escape(sentence).replace('&#x27;', '&#39;')}</li>" in page, sentence
+    # No clock: offsets from the first sample, never a date.
+    since = growing_since(synthetic["evidence"])
+    assert re.match(r"Growing since \+\d+h \d+m at ", since), since
+    assert not any(CLOCK_TIME.search(e) or "UTC" in e for e in synthetic["evidence"]), synthetic["evidence"]
 
 
 @check("pmon log (H200, driver 580): its process series reported, insufficient_data, exit 3")

@@ -71,11 +71,11 @@ struct EngineConfig {
   double oscillation_points_per_period = 4;  // the cycle-free floor is averaged over blocks of
                                              // period / this before the tests
   double oscillation_block_seconds = 600;    // ... and over at least this
-  double oscillation_alpha = 0.0001;         // Mann–Kendall level on that series
+  double oscillation_alpha = 0.00001;        // Mann–Kendall level on that series
   // Between two windows more than this factor apart (the shorter at least min_history_seconds),
   // the cycle-free floor is also tested on intermediate windows at geometric steps ...
   double oscillation_window_ratio = 1.5;
-  double oscillation_intermediate_alpha = 0.00001;  // ... at this stricter level (more tests)
+  double oscillation_intermediate_alpha = 0.00001;  // ... at this level (more tests of one series)
   // When no window passes, the cycle-free floor (once min_history_seconds are settled) is also
   // asked whether it just moved to a level it never reached before (new_level.h): the lowest value
   // in each of the last 2–4 blocks of new_level_block_seconds, never falling, above the highest low
@@ -85,7 +85,7 @@ struct EngineConfig {
   size_t new_level_min_recent_blocks = 2;
   size_t new_level_max_recent_blocks = 4;
   size_t new_level_min_earlier_blocks = 8;
-  double new_level_margin_sds = 4;
+  double new_level_margin_sds = 6;
   // ... and whether those block lows rise over the last 3 h to 12 h (Mann–Kendall at this level,
   // Sen's slope at least min_rate_bps, or slow_rate_bps before slow_history_seconds).
   double rising_lows_alpha = 1e-5;

@@ -499,7 +499,8 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--listen", f->listen, "HTTP address (ADDR:PORT)")->capture_default_str();
   cmd->add_option("--alert-log", f->alert_log, "Append alert events to this JSON-lines file");
   cmd->add_option("--webhook", f->webhook, "Alertmanager base URL for POST /api/v2/alerts");
-  cmd->add_option("--for", f->leak_for, "How long a leak verdict must hold before its alert fires")
+  cmd->add_option("--for", f->leak_for,
+                  "How long a leak verdict (a GPU's or a process's) must hold before its alert fires")
       ->capture_default_str();
   cmd->add_option("--finding-for", f->finding_for, "How long a critical finding must hold before its alert fires")
       ->capture_default_str();
@@ -579,6 +580,7 @@ CommandRunner AddWatchCommand(CLI::App& app) {
     config.check.orphan_large_bytes = std::max<uint64_t>(config.check.orphan_large_bytes, *size);
     config.alerts.default_for_s = finding_for;
     config.alerts.for_by_name["GpuMemoryLeak"] = leak_for;
+    config.alerts.for_by_name["GpuProcessMemoryLeak"] = leak_for;
     config.alerts.for_by_name["GpuStale"] = 0;
     if (!f->db_max_size.empty()) {
       auto cap = ParseSize(f->db_max_size);

@@ -88,6 +88,14 @@ def main():
         if seen != [("GpuMemoryLeak", "firing"), ("GpuProcessMemoryLeak", "firing")]:
             fail(f"the alert log holds {seen}, expected both leak alerts firing and nothing resolved")
         names = seen
+        # --for governs both leak alerts: a day of it lets neither fire on this 1-hour recording,
+        # whatever --finding-for says.
+        w = subprocess.run([a.vramwatch, "watch", "--replay", trace, "--for", "24h", "--finding-for", "30s"],
+                           capture_output=True, text=True, timeout=300)
+        out = w.stdout + w.stderr
+        if any("alert firing GpuProcessMemoryLeak" in l or "alert firing GpuMemoryLeak" in l
+               for l in out.splitlines()):
+            fail(f"a leak alert fired before the --for of 24h: {out[-2000:]}")
     print("ok:", f"GPU 0 leak {rate:.0f} MiB/h, runway {g_tto / 3600:.1f} h; PID 41877 runway {p_tto / 3600:.1f} h;",
           f"alert log {names}")
 

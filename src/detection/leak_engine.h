@@ -104,9 +104,9 @@ struct EngineConfig {
   double young_window_fraction = 0.85;
   double young_pace_ratio = 0.85;
   // Growth slower than slow_rate_bps is called a leak only after slow_history_seconds of settled
-  // data: a caching allocator's staircase slows like 1/t and keeps stepping at 40–75 MiB/h for
+  // data: a caching allocator's staircase slows like 1/t and keeps stepping at 40–100 MiB/h for
   // hours (docs/detection.md, "Results").
-  double slow_rate_bps = 75 * 1048576.0 / 3600;
+  double slow_rate_bps = 100 * 1048576.0 / 3600;
   double slow_history_seconds = 5 * 3600;
   // ... unless the floor (spikes kept) rose all through the window since the growth began, at one
   // pace: in each of smooth_parts stretches of equal time, Sen's slope with its ci_level interval
@@ -114,6 +114,7 @@ struct EngineConfig {
   // late steps leave some stretch flat or steeper than the rest; a steady leak rises in every one
   // at its rate. Each stretch is thinned to smooth_max_points. 0 parts: no exception.
   int smooth_parts = 6;
+  double smooth_history_seconds = 4 * 3600;  // ... and only after this much settled data
   double smooth_agree_level = 0.99;
   size_t smooth_max_points = 60;
   // Warm-up gate: settled once the floor's rise over settle_window_seconds is under

@@ -167,8 +167,9 @@ struct SeriesVerdict {
 
 // How long the segment has been settled, against the engine's history rules.
 struct SettledAge {
-  bool young = false;       // under min_history_seconds: only fast, steady growth over a full first window
-  bool slow_young = false;  // under slow_history_seconds: no growth slower than slow_rate_bps ...
+  bool young = false;         // under min_history_seconds: only fast, steady growth over a full first window
+  bool slow_young = false;    // under slow_history_seconds: no growth slower than slow_rate_bps ...
+  bool smooth_young = false;  // ... and under smooth_history_seconds not even steady growth
   // ... unless this settled floor (not opened) rose all through the window; empty: no exception
   // (the cycle-free floor and the envelopes).
   std::span<const FloorPoint> floor;
@@ -202,7 +203,7 @@ bool RoseThroughout(const Window& w, const EngineConfig& c, const SettledAge& ag
 bool TooYoung(const Window& w, const EngineConfig& c, const SettledAge& age, bool* smooth) {
   const GrowthWindow& g = w.test;
   if (age.slow_young && g.sen->slope < c.slow_rate_bps) {
-    if (age.young || !RoseThroughout(w, c, age)) return true;
+    if (age.smooth_young || !RoseThroughout(w, c, age)) return true;
     *smooth = true;
   }
   if (!age.young) return false;
@@ -276,7 +277,7 @@ void AddRunway(Assessment& a) {
   }
   const double room = *a.capacity_bytes - *a.peak_bytes;
   // A process series: what the GPU's other holders use is not there for it.
-  const std::string capacity = a.held_by_others_bytes
+  const std::string capacity = a.held_by_others_bytes && *a.held_by_others_bytes > 0
                                    ? fmt::format("{} after the {} other holders of this GPU use",
                                                  FormatBytes(*a.capacity_bytes), FormatBytes(*a.held_by_others_bytes))
                                    : FormatBytes(*a.capacity_bytes);
@@ -440,6 +441,7 @@ Assessment LeakEngine::Assess() const {
   const bool young = span_a < c.min_history_seconds;
   const SettledAge age{.young = young,
                        .slow_young = span_a < c.slow_history_seconds,
+                       .smooth_young = span_a < std::max(c.min_history_seconds, c.smooth_history_seconds),
                        .first_window = configured.empty() ? c.min_window_seconds : configured.front()};
   SettledAge floor_age = age;
   floor_age.floor = analysed;
@@ -669,6 +671,12 @@ Assessment LeakEngine::Assess() const {
                                      At(*a.leak_start_t, first_t_, config_.evidence_times), Rate(*a.rate_bps),
                                      100 * c.ci_level, Rate(*a.rate_lo_bps), Rate(*a.rate_hi_bps)));
     a.evidence.push_back(fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g)));
+    if (floor_v.smooth && !env_v)
+      a.evidence.push_back(fmt::format(
+          "Called before {} of settled data although it grows at under {}: since the growth began the floor rose in "
+          "each {} of the window at one pace, which an allocator's staircase does not (its late steps leave a "
+          "stretch flat).",
+          FormatDuration(c.slow_history_seconds), Rate(c.slow_rate_bps), PartName(c.smooth_parts)));
     if (g.first_half && g.second_half)
       a.evidence.push_back(fmt::format("It did not slow down: {} in the first half, {} in the second.",
                                        Rate(g.first_half->slope), Rate(g.second_half->slope)));
@@ -690,12 +698,18 @@ Assessment LeakEngine::Assess() const {
     a.verdict = Verdict::kSettling;
     std::string why;
     if (w.test.leak && !vetoed_by && age.slow_young && w.test.sen->slope < c.slow_rate_bps) {
+      const std::string steady =
+          c.smooth_parts < 1 ? ""
+          : age.smooth_young ? fmt::format(", or after {} when the floor rises in each {} of the window at one pace",
+                                           FormatDuration(std::max(c.min_history_seconds, c.smooth_history_seconds)),
+                                           PartName(c.smooth_parts))
+                             : fmt::format(", and this floor did not rise in each {} of the window at one pace",
+                                           PartName(c.smooth_parts));
       why = fmt::format(
           "it grows at only {}, and growth slower than {} is called a leak only after {} of settled data ({} so "
-          "far) unless the floor rose in each {} of the window: a caching allocator's staircase keeps stepping "
-          "this slowly for hours",
+          "far){}; a caching allocator's staircase keeps stepping this slowly for hours",
           Rate(w.test.sen->slope), Rate(c.slow_rate_bps), FormatDuration(c.slow_history_seconds),
-          FormatDuration(span_a), PartName(c.smooth_parts));
+          FormatDuration(span_a), steady);
     } else if (young && w.test.leak && !vetoed_by) {
       why = fmt::format(
           "only {} have passed since the floor settled, and a young job's growth is usually its allocator "

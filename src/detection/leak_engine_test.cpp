@@ -394,9 +394,9 @@ TEST(LeakEngine, SlowStepGrowthNeedsFiveSettledHours) {
   const Trace longer = Feed(later, shape, 7 * kHour, 1.0, 2);
   ASSERT_EQ(longer.last.verdict, Verdict::kLeak) << AllEvidence(longer.last);
   EXPECT_NEAR(*longer.last.rate_bps * kHour / kMiB, 45, 5);
-  // A faster leak is not held back by this rule.
+  // A faster leak in the same steps is not held back by this rule.
   LeakEngine fast = CardEngine();
-  auto faster = [](double t) { return Ramp(t, 10000) + 90 * t / kHour; };
+  auto faster = [](double t) { return Ramp(t, 10000) + 20 * std::floor(130 * (t + 600) / kHour / 20); };
   EXPECT_EQ(Feed(fast, faster, 4.5 * kHour, 1.0, 2).last.verdict, Verdict::kLeak);
 }
 
@@ -549,6 +549,18 @@ TEST(LeakEngine, SlowSteadyLeakIsFoundBeforeFiveSettledHours) {
   ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
   ASSERT_TRUE(run.last.rate_bps);
   EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 50, 5);
+  EXPECT_NE(AllEvidence(run.last).find("Called before 5h 0m of settled data although it grows at under 100 MiB/h: "
+                                       "since the growth began the floor rose in each sixth of the window at one pace"),
+            std::string::npos)
+      << AllEvidence(run.last);
+  // At 3.5 hours the same leak waits, and says until when.
+  LeakEngine early = CardEngine();
+  const Trace waited = Feed(early, LeakAfterPlateau(20000, 50, 0.5 * kHour), 3.5 * kHour, 5.0, 30);
+  EXPECT_EQ(LeakChecks(waited), 0);
+  EXPECT_NE(
+      AllEvidence(waited.last).find("or after 4h 0m when the floor rises in each sixth of the window at one pace"),
+      std::string::npos)
+      << AllEvidence(waited.last);
 }
 
 }  // namespace

@@ -137,19 +137,20 @@ struct EngineConfig {
   double departure_min_bytes = 64 * 1048576.0;
   double min_bucket_samples = 4;  // slower sampling widens buckets (doubling) to hold this many
   // How evidence sentences name a moment ("Growing since ..."): an offset from the series' first
-  // sample ("+1h 5m": traces without absolute times), or the clock time when the times are epoch
-  // seconds: UTC ("2026-11-30 02:15 UTC": the live daemon, a trace that named its zone) or a
-  // zone-less trace's wall clock as written ("2026-11-30 02:15"). EvidenceTimesFor() picks it from
-  // a trace's clock; LeakEngine::SetEvidenceTimes() changes it later.
-  enum class EvidenceTimes { kOffset, kUtcClock, kWallClock };
+  // sample ("+1h 5m"), the time itself on a trace without a clock, whose times are seconds from
+  // its first sample ("t+1h 5m", as analyze's report writes them), or the clock time when the
+  // times are epoch seconds: UTC ("2026-11-30 02:15 UTC": the live daemon, a trace that named its
+  // zone) or a zone-less trace's wall clock as written ("2026-11-30 02:15"). EvidenceTimesFor()
+  // picks it from a trace's clock; LeakEngine::SetEvidenceTimes() changes it later.
+  enum class EvidenceTimes { kOffset, kTraceTime, kUtcClock, kWallClock };
   EvidenceTimes evidence_times = EvidenceTimes::kOffset;
 };
 
 // How evidence names moments on a trace's clock (core/time.h): a trace whose times named their
 // zone gets UTC clock times, one without a zone its wall clock as written, and one without a clock
-// at all (`synthetic_time`: times are seconds from an arbitrary start) offsets.
+// at all (`synthetic_time`: times are seconds from the trace's first sample) those times.
 inline EngineConfig::EvidenceTimes EvidenceTimesFor(bool has_zone, bool synthetic_time) {
-  if (synthetic_time) return EngineConfig::EvidenceTimes::kOffset;
+  if (synthetic_time) return EngineConfig::EvidenceTimes::kTraceTime;
   return has_zone ? EngineConfig::EvidenceTimes::kUtcClock : EngineConfig::EvidenceTimes::kWallClock;
 }
 

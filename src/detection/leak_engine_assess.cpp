@@ -40,6 +40,7 @@ std::string At(double t, double start, EngineConfig::EvidenceTimes style) {
   switch (style) {
     case EngineConfig::EvidenceTimes::kUtcClock: return FormatClock(t) + " UTC";
     case EngineConfig::EvidenceTimes::kWallClock: return FormatClock(t);
+    case EngineConfig::EvidenceTimes::kTraceTime: return "t+" + FormatDuration(t);
     case EngineConfig::EvidenceTimes::kOffset: break;
   }
   return "+" + FormatDuration(t - start);

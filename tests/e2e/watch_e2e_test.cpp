@@ -1054,7 +1054,7 @@ gpus:
 }
 
 // The evidence of a replayed leak names moments as the trace's clock does: a UTC trace's in UTC, a
-// zone-less trace's as written, and a trace without a clock (bare values) as offsets from its
+// zone-less trace's as written, and a trace without a clock (bare values) by its own times from its
 // start. One hour of plateau, a restart at 08:00 (the drop the first evidence names), then a fast
 // leak for three hours.
 TEST(WatchE2E, ReplayEvidenceNamesClockTimesOfTheTraceAndOffsetsOnlyWithoutAClock) {
@@ -1089,7 +1089,7 @@ TEST(WatchE2E, ReplayEvidenceNamesClockTimesOfTheTraceAndOffsetsOnlyWithoutACloc
   }
   cases.push_back({"no clock",
                    s.Write("used.log", values),
-                   " at +1h 0m (",
+                   " at t+1h 0m (",
                    {"--format", "values", "--interval", "10s", "--total", "81559MiB"}});
   for (const Case& c : cases) {
     const std::string alerts = s.dir() + "/alerts-" + std::to_string(&c - cases.data()) + ".jsonl";

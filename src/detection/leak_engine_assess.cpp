@@ -34,8 +34,9 @@ std::string Signed(double bytes) {
   return (bytes >= 0 ? "+" : "-") + FormatBytes(std::fabs(bytes));
 }
 
-// A moment as the evidence names it (EngineConfig::evidence_times): "+1h 5m" from `start`, or the
-// clock time, "2026-11-30 02:15 UTC" (or without the zone for a wall clock).
+// A moment as the evidence names it (EngineConfig::evidence_times): "+1h 5m" from `start`, "t+1h 5m"
+// (the time itself, on a trace without a clock), or the clock time, "2026-11-30 02:15 UTC" (or
+// without the zone for a wall clock).
 std::string At(double t, double start, EngineConfig::EvidenceTimes style) {
   switch (style) {
     case EngineConfig::EvidenceTimes::kUtcClock: return FormatClock(t) + " UTC";

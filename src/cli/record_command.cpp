@@ -50,7 +50,7 @@ TraceRecord RecordOf(const GpuSnapshot& g, double t, bool with_processes) {
       m.sm_util_ratio = p.sm_util_ratio;
       // As `check` reports it: the command line when one was read, else NVML's process name; an
       // empty command is written as null (missing), never as "".
-      m.command = !p.info.command.empty() ? p.info.command : p.nvml_name;
+      m.command = CommandOf(p);
       m.type = std::string(p.compute ? "C" : "") + (p.graphics ? (p.compute ? "+G" : "G") : "");
       ps.push_back(std::move(m));
     }

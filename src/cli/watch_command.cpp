@@ -387,6 +387,9 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   std::map<int64_t, double> start_times;
 
   nvml::SourceOptions so;
+  // NVML's name for each PID, as `check` and `record` take it: the command of a holder whose
+  // /proc/PID/cmdline cannot be read (or is empty); a readable one wins.
+  so.query_process_names = true;
   so.library_path = nvml::ResolveLibraryPath(f.nvml_lib);
   so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   so.call_latency_bounds = outputs::NvmlLatencyBuckets();

@@ -193,7 +193,7 @@ std::string WatchPipeline::WorkloadKey(const GpuSnapshot& g) const {
     if (p.used_bytes && (!biggest || *p.used_bytes > biggest->used_bytes.value_or(0))) biggest = &p;
   }
   if (biggest && !biggest->info.container_id.empty()) return "container:" + biggest->info.container_id;
-  if (biggest && !biggest->info.command.empty()) return "cmd:" + biggest->info.command;
+  if (biggest && !CommandOf(*biggest).empty()) return "cmd:" + CommandOf(*biggest);
   return {};
 }
 
@@ -224,7 +224,7 @@ void WatchPipeline::ResumeProcess(const std::string& key, int64_t pid, const Pro
   const storage::ProcessRecord r = std::move(it->second);
   resumed_procs_.erase(it);
   // A PID reused by another program is a new process: its old record ends where it was last seen.
-  if (r.command != p.info.command) {
+  if (r.command != CommandOf(p)) {
     storage::ProcessRecord ended = r;
     ended.end = storage::ProcessEnd::kExited;
     history_->processes().Upsert(ended);
@@ -258,7 +258,7 @@ void WatchPipeline::EndProcess(const std::string& key, GpuTrack& t, int64_t pid,
   r.first_seen_s = p.first_seen;
   r.last_seen_s = p.last_seen;
   r.peak_bytes = p.peak;
-  r.command = p.last_snapshot.info.command;
+  r.command = CommandOf(p.last_snapshot);
   r.user = p.last_snapshot.info.user;
   r.container = p.last_snapshot.info.container_id;
   r.pod = p.last_snapshot.info.pod_uid;
@@ -329,7 +329,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
       r.first_seen_s = pt.first_seen;
       r.last_seen_s = now;
       r.peak_bytes = pt.peak;
-      r.command = p.info.command;
+      r.command = CommandOf(p);
       r.user = p.info.user;
       r.container = p.info.container_id;
       r.pod = p.info.pod_uid;
@@ -572,7 +572,7 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
       c.severity = pessimistic < config_.critical_runway_s ? Severity::kCritical : Severity::kWarning;
       std::string summary = fmt::format("PID {} on GPU {} leaks {}", pid, key, FormatRate(*pv.leak_rate_bps));
       if (pv.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*pv.time_to_oom_s);
-      if (!pt->last_snapshot.info.command.empty()) summary += " (" + pt->last_snapshot.info.command + ")";
+      if (!CommandOf(pt->last_snapshot).empty()) summary += " (" + CommandOf(pt->last_snapshot) + ")";
       c.annotations["summary"] = summary;
       if (!pv.evidence.empty()) c.annotations["description"] = pv.evidence.front();
       out.push_back(std::move(c));

@@ -44,6 +44,12 @@ struct ProcessSnapshot {
   std::string nvml_name;  // nvmlSystemGetProcessName, when asked for and known
 };
 
+// The command a person knows the process by: its /proc command line, or NVML's name for the PID
+// when that could not be read; empty when neither is known.
+inline const std::string& CommandOf(const ProcessSnapshot& p) {
+  return p.info.command.empty() ? p.nvml_name : p.info.command;
+}
+
 struct MigDeviceSnapshot {
   unsigned gpu_instance_id = 0;
   unsigned compute_instance_id = 0;

@@ -25,7 +25,7 @@ std::string Who(const ProcessSnapshot& p) {
   if (!p.info.slurm_job.empty()) where.push_back("Slurm job " + p.info.slurm_job);
   if (!p.info.user.empty()) where.push_back("user " + p.info.user);
   if (!where.empty()) s += " (" + fmt::format("{}", fmt::join(where, ", ")) + ")";
-  std::string cmd = !p.info.command.empty() ? p.info.command : p.nvml_name;
+  std::string cmd = CommandOf(p);
   if (!cmd.empty()) s += " `" + (cmd.size() > 80 ? cmd.substr(0, 77) + "..." : cmd) + "`";
   return s;
 }

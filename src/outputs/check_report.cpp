@@ -241,7 +241,7 @@ std::string CheckReportText(const CheckReport& r, bool color) {
     out += fmt::format("  {:>8} {:>8} {:<10} {:<5} {:>10} {:>5} {:<4} {:<22} {}\n", "PID", "CPID", "USER", "STATE",
                        "MEMORY", "SM", "TYPE", "CONTAINER/POD/JOB", "COMMAND");
     for (const auto& p : g.processes) {
-      std::string cmd = !p.info.command.empty() ? p.info.command : p.nvml_name;
+      std::string cmd = CommandOf(p);
       if (cmd.empty() && p.info.state == ProcState::kZombie) cmd = "(zombie: no command line)";
       if (cmd.empty()) cmd = p.info.unreadable.empty() ? "-" : "(" + p.info.unreadable.front() + ")";
       if (cmd.size() > 60) cmd = cmd.substr(0, 57) + "...";

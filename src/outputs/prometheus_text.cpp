@@ -130,7 +130,8 @@ std::string GpuLabels(const GpuSnapshot& g, std::string_view hostname) {
 std::string ProcessLabels(const std::string& gpu_labels, const ProcessSnapshot& p) {
   std::string s = gpu_labels;
   AppendLabel("pid", std::to_string(p.pid), s);
-  AppendLabel("command", CutAtCharBoundary(p.info.command, kMaxCommandLabelBytes), s);
+  // The command line from /proc, or NVML's name for the PID when that could not be read (as `check`).
+  AppendLabel("command", CutAtCharBoundary(CommandOf(p), kMaxCommandLabelBytes), s);
   AppendLabel("user", p.info.user, s);
   AppendLabel("container", p.info.container_id, s);
   AppendLabel("pod", p.info.pod_uid, s);

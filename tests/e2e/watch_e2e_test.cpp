@@ -547,6 +547,33 @@ TEST(WatchE2E, AHolderWhoseProcEntryVanishedKeepsItsCommandAndUser) {
   EXPECT_NE(state.find("state=\"gone\""), std::string::npos) << state;
 }
 
+// A holder whose /proc/PID/cmdline cannot be read is named by NVML, as `check` names it: in
+// /api/v1/status and in the process labels of /metrics.
+TEST(WatchE2E, HolderWithoutAReadableCommandLineIsNamedByNvml) {
+  std::string scenario = Scenario();
+  const std::string listed = "{pid: \"${PID_HEALTHY}\", type: compute,";
+  scenario.replace(scenario.find(listed), listed.size(), listed + " name: \"trainer-9\",");
+  Host h(scenario);
+  ASSERT_TRUE(std::filesystem::remove(h.proc + "/5100/cmdline"));
+  int port = FreePort();
+  Daemon d(h.Args(port), h.env, h.s.dir() + "/d.log");
+  auto named = [](const json& j) {
+    for (const auto& g : j.value("gpus", json::array())) {
+      for (const auto& p : g.value("processes", json::array())) {
+        if (p.value("pid", 0) == 5100 && p["command"] == "trainer-9") return true;
+      }
+    }
+    return false;
+  };
+  json st = WaitStatus(port, 30, named);
+  ASSERT_TRUE(named(st)) << st.dump(2) << d.Log();
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  std::string used = MetricLine(m->body, "vramwatch_process_memory_used_bytes{gpu=\"0\"");
+  EXPECT_NE(used.find("pid=\"5100\""), std::string::npos) << m->body;
+  EXPECT_NE(used.find("command=\"trainer-9\""), std::string::npos) << used;
+}
+
 // What a fleet sees: the node name from NODE_NAME on every label, one GpuXidError per GPU and Xid
 // code (with `xid` and `uuid`, whatever PIDs the driver names), every label the Grafana dashboard
 // selects on present on the daemon's real /metrics, and a kernel log that can no longer be read

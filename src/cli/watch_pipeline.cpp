@@ -32,6 +32,24 @@ outputs::SeriesVerdict VerdictOf(const detection::Assessment& a) {
   return v;
 }
 
+// The lifecycle record of a process on GPU `key` as last seen in `p` (times in seconds, peak in
+// bytes); its end is left for the caller.
+storage::ProcessRecord ProcessRecordOf(const std::string& key, int64_t pid, const ProcessSnapshot& p,
+                                       double first_seen_s, double last_seen_s, uint64_t peak_bytes) {
+  storage::ProcessRecord r;
+  r.gpu = key;
+  r.pid = pid;
+  r.first_seen_s = first_seen_s;
+  r.last_seen_s = last_seen_s;
+  r.peak_bytes = peak_bytes;
+  r.command = CommandOf(p);
+  r.user = p.info.user;
+  r.container = p.info.container_id;
+  r.pod = p.info.pod_uid;
+  r.slurm_job = p.info.slurm_job;
+  return r;
+}
+
 // Alert name for a finding kind that should page or ticket someone; empty for the rest.
 std::string AlertNameOf(const Finding& f) {
   if (f.severity != Severity::kCritical) return {};
@@ -252,17 +270,7 @@ void WatchPipeline::CloseUnresumed(const std::string& key) {
 
 void WatchPipeline::EndProcess(const std::string& key, GpuTrack& t, int64_t pid, ProcTrack& p, const GpuSnapshot& g) {
   if (!history_) return;
-  storage::ProcessRecord r;
-  r.gpu = key;
-  r.pid = pid;
-  r.first_seen_s = p.first_seen;
-  r.last_seen_s = p.last_seen;
-  r.peak_bytes = p.peak;
-  r.command = CommandOf(p.last_snapshot);
-  r.user = p.last_snapshot.info.user;
-  r.container = p.last_snapshot.info.container_id;
-  r.pod = p.last_snapshot.info.pod_uid;
-  r.slurm_job = p.last_snapshot.info.slurm_job;
+  storage::ProcessRecord r = ProcessRecordOf(key, pid, p.last_snapshot, p.first_seen, p.last_seen, p.peak);
   // NVML listed memory for it for longer than the lazy-reclaim grace after its /proc entry was gone
   // (a dead holder): it vanished while its memory stayed held, whatever happens to that memory now.
   const bool vanished = p.gone_since && p.last_seen - *p.gone_since >= config_.check.grace_s && p.last > 0;
@@ -323,18 +331,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
       if (history_) history_->Append(outputs::ProcessSeriesName(key, p.pid), now, *p.used_bytes);
     }
     if (history_) {
-      storage::ProcessRecord r;
-      r.gpu = key;
-      r.pid = p.pid;
-      r.first_seen_s = pt.first_seen;
-      r.last_seen_s = now;
-      r.peak_bytes = pt.peak;
-      r.command = CommandOf(p);
-      r.user = p.info.user;
-      r.container = p.info.container_id;
-      r.pod = p.info.pod_uid;
-      r.slurm_job = p.info.slurm_job;
-      history_->processes().Upsert(r);
+      history_->processes().Upsert(ProcessRecordOf(key, p.pid, p, pt.first_seen, now, pt.peak));
     }
   }
   // A PID that left the list ends its series (segmented at exit).

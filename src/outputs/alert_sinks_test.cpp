@@ -3,8 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,6 +12,8 @@
 #include <fstream>
 #include <mutex>
 #include <thread>
+
+#include "core/testing/free_port.h"
 
 namespace vw::outputs {
 namespace {
@@ -288,15 +288,8 @@ TEST(AlertSinks, WebhookNotesOneLinePerFailureStreakAndOneWhenItRecovers) {
 
 TEST(AlertSinks, WebhookToAPortNobodyListensOnNotesWhyOnce) {
   // A port that was free a moment ago: bound, read, closed again, so nothing listens there.
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
-  socklen_t len = sizeof sa;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-  close(fd);
-  const int port = ntohs(sa.sin_port);
+  const int port = vw::test_support::FreeLoopbackPort();
+  ASSERT_GT(port, 0);
   std::vector<std::string> notes;
   std::mutex mu;
   WebhookOptions o;

@@ -9,9 +9,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +22,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/testing/free_port.h"
 #include "core/time.h"
 #include "e2e_harness.h"
 #include "sources/trace/recording_writer.h"
@@ -38,15 +37,7 @@ using procfs::FakeProcess;
 constexpr uint64_t kMiB = 1ull << 20;
 
 int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
-  socklen_t len = sizeof sa;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-  close(fd);
-  return ntohs(sa.sin_port);
+  return vw::test_support::FreeLoopbackPort();
 }
 
 std::string ReadAll(const std::string& path) {

@@ -4,9 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+
+#include "core/testing/free_port.h"
 
 namespace vw::prometheus {
 namespace {
@@ -119,15 +119,9 @@ TEST(PrometheusReader, CompanionQueriesFindTheCardSize) {
 
 TEST(PrometheusReader, UnreachableServerIsUnavailableNamingTheUrl) {
   // A port nobody listens on: bind one, close it.
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
-  socklen_t len = sizeof sa;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-  close(fd);
-  const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(sa.sin_port));
+  const int port = vw::test_support::FreeLoopbackPort();
+  ASSERT_GT(port, 0);
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
   auto r = FetchPrometheusSeries(url, "up", 3600, 1700000000, ValueUnit::kBytes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
@@ -190,15 +184,8 @@ class RealPrometheus {
 
   ::testing::AssertionResult Start() {
     std::ofstream(dir_ + "/prometheus.yml") << "global:\n  scrape_interval: 15s\n";
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
-    socklen_t len = sizeof sa;
-    getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-    port_ = ntohs(sa.sin_port);
-    close(fd);
+    port_ = vw::test_support::FreeLoopbackPort();
+    if (port_ == 0) return ::testing::AssertionFailure() << "no free loopback port for prometheus";
     pid_ = fork();
     if (pid_ == 0) {
       int log = open((dir_ + "/prometheus.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -131,6 +131,16 @@ std::string MetricLine(const std::string& body, const std::string& prefix) {
   return body.substr(at + 1, end - at - 1);
 }
 
+// Whether a status document lists PID `pid` on some GPU with `field` equal to `value`.
+bool ListsProcessWith(const json& st, int64_t pid, const std::string& field, const std::string& value) {
+  for (const auto& g : st.value("gpus", json::array())) {
+    for (const auto& p : g.value("processes", json::array())) {
+      if (p.value("pid", int64_t{0}) == pid && p.value(field, json()) == value) return true;
+    }
+  }
+  return false;
+}
+
 bool HasAlert(const json& st, const std::string& name, const std::string& gpu, const std::string& state = "firing") {
   for (const auto& a : st.value("alerts", json::array())) {
     if (a["name"] == name && a["gpu"] == gpu && a["state"] == state) return true;
@@ -507,14 +517,7 @@ TEST(WatchE2E, AHolderWhoseProcEntryVanishedKeepsItsCommandAndUser) {
   Host h(scenario);
   int port = FreePort();
   Daemon d(h.Args(port), h.env, h.s.dir() + "/d.log");
-  auto listed_with_user = [](const json& j) {
-    for (const auto& g : j.value("gpus", json::array())) {
-      for (const auto& p : g.value("processes", json::array())) {
-        if (p.value("pid", 0) == 5200 && p["user"] == "alice") return true;
-      }
-    }
-    return false;
-  };
+  auto listed_with_user = [](const json& j) { return ListsProcessWith(j, 5200, "user", "alice"); };
   json st = WaitStatus(port, 30, listed_with_user);
   ASSERT_TRUE(listed_with_user(st)) << st.dump(2) << d.Log();
   std::filesystem::remove_all(h.proc + "/5200");
@@ -548,14 +551,7 @@ TEST(WatchE2E, HolderWithoutAReadableCommandLineIsNamedByNvml) {
   ASSERT_TRUE(std::filesystem::remove(h.proc + "/5100/cmdline"));
   int port = FreePort();
   Daemon d(h.Args(port), h.env, h.s.dir() + "/d.log");
-  auto named = [](const json& j) {
-    for (const auto& g : j.value("gpus", json::array())) {
-      for (const auto& p : g.value("processes", json::array())) {
-        if (p.value("pid", 0) == 5100 && p["command"] == "trainer-9") return true;
-      }
-    }
-    return false;
-  };
+  auto named = [](const json& j) { return ListsProcessWith(j, 5100, "command", "trainer-9"); };
   json st = WaitStatus(port, 30, named);
   ASSERT_TRUE(named(st)) << st.dump(2) << d.Log();
   auto m = Get(port, "/metrics");

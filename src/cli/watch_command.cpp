@@ -38,6 +38,7 @@
 #include "cli/trace_flags.h"
 #include "cli/watch_pipeline.h"
 #include "core/exit_codes.h"
+#include "core/file_io.h"
 #include "core/time.h"
 #include "core/units.h"
 #include "detection/leak_engine.h"
@@ -66,11 +67,9 @@ void OnHangup(int) {
 
 // The host's boot id under `proc_root` (sys/kernel/random/boot_id), empty when it cannot be read.
 std::string BootId(const std::string& proc_root) {
-  std::FILE* f = std::fopen((proc_root + "/sys/kernel/random/boot_id").c_str(), "r");
-  if (f == nullptr) return {};
-  char buf[128] = {};
-  std::string id = std::fgets(buf, sizeof buf, f) ? buf : "";
-  std::fclose(f);
+  auto text = ReadWholeFile(proc_root + "/sys/kernel/random/boot_id", 128, "boot id ");
+  if (!text.ok()) return {};
+  std::string id = *text;
   while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
   return id;
 }

@@ -156,6 +156,14 @@ std::string ExplainTrace(const Trace& trace, const EvalOptions& options) {
   });
   out += "final evidence:\n";
   for (const std::string& e : final.evidence) out += "  - " + e + "\n";
+  if (!final.window_fits.empty()) out += "final windows on the floor:\n";
+  for (const detection::TrendFit& w : final.window_fits) {
+    out += fmt::format("  {:>9}  slope {:.1f} [{:.1f} .. {:.1f}] MiB/h, z {:.2f}, rise {}, thirds {} / {} / {}: {}\n",
+                       FormatDuration(w.window_seconds), w.slope_bps * kMiBPerHour, w.slope_lo_bps * kMiBPerHour,
+                       w.slope_hi_bps * kMiBPerHour, w.mk_z, FormatBytes(w.rise_bytes),
+                       FormatBytes(w.third_rise_bytes[0]), FormatBytes(w.third_rise_bytes[1]),
+                       FormatBytes(w.third_rise_bytes[2]), w.passed ? "passed" : w.failed);
+  }
   for (size_t d = 0; d < kDetectorCount; ++d) {
     const DetectorOutcome& o = r.outcome[d];
     out += fmt::format("{:<20} alarmed {} ({} episodes), at end {}, before leak {}, delay {}\n", DetectorName(d),

@@ -117,6 +117,14 @@ struct EngineConfig {
   double smooth_history_seconds = 4 * 3600;  // ... and only after this much settled data
   double smooth_agree_level = 0.99;
   size_t smooth_max_points = 60;
+  // When no window passes but one shows significant growth, one more window from where the growth
+  // began (at least onset_min_seconds, at most onset_max_share of the longest window) is tested at
+  // onset_alpha (0: never): a leak that began inside every configured window leaves their first
+  // third flat. Not on a floor that swings with a load (its cycle-free floor gets one at
+  // oscillation_intermediate_alpha, at least oscillation_min_periods periods long).
+  double onset_alpha = 0.001;
+  double onset_min_seconds = 3600;
+  double onset_max_share = 0.8;
   // Warm-up gate: settled once the floor's rise over settle_window_seconds is under
   // max(settle_min_bytes, settle_fraction × capacity), or no longer falling.
   double settle_window_seconds = 600;

@@ -164,7 +164,8 @@ std::vector<FloorPoint> LowerEnvelope(std::span<const FloorPoint> pts, double sp
 struct SeriesVerdict {
   std::vector<Window> windows;
   std::optional<size_t> leak_at, vetoed_by;
-  bool smooth = false;  // the chosen window is slow and young but rose all through it
+  bool smooth = false;          // the chosen window is slow and young but rose all through it
+  std::optional<size_t> onset;  // the window that starts where the growth began, if one was added
 };
 
 // How long the segment has been settled, against the engine's history rules.
@@ -271,6 +272,34 @@ SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const d
   ChooseWindow(v, c, age);
   return v;
 }
+// When no window passed but some window shows significant growth: one more window, from where the
+// growth began (FitLeakRate's start over the longest window) to now, tested at onset_alpha. A leak
+// that began inside every configured window leaves their first third flat and fails the
+// keeps-going tests there; from its own start it rises in every third. The window is at least
+// onset_min_seconds and at most onset_max_share of the longest one, and the history rules apply to
+// it as to any window.
+void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, GrowthOptions go, const EngineConfig& c,
+                    const SettledAge& age) {
+  if (v.leak_at || v.windows.empty() || series.empty() || c.onset_alpha <= 0) return;
+  const bool grew = std::any_of(v.windows.begin(), v.windows.end(), [](const Window& w) {
+    return w.test.significant && w.test.sen && w.test.sen->slope > 0;
+  });
+  if (!grew) return;
+  const double longest = v.windows.back().seconds;
+  const auto fit = FitLeakRate(Tail(series, longest), c.onset_min_seconds, c.ci_level, c.max_trend_points);
+  if (!fit) return;
+  const double onset_s = series.back().t - fit->start_t;
+  if (onset_s < c.onset_min_seconds || onset_s > c.onset_max_share * longest) return;
+  go.alpha = c.onset_alpha;
+  auto test = TestGrowthWindow(Tail(series, onset_s), go);
+  if (!test) return;
+  auto at = std::find_if(v.windows.begin(), v.windows.end(), [&](const Window& w) { return w.seconds > onset_s; });
+  v.onset = static_cast<size_t>(at - v.windows.begin());
+  v.windows.insert(at, Window{onset_s, *test});
+  v.vetoed_by.reset();
+  ChooseWindow(v, c, age);
+}
+
 // Time to OOM of a leak verdict (its rate set): (capacity − recent peak) / rate, with its range.
 void AddRunway(Assessment& a) {
   if (!a.capacity_bytes || !a.peak_bytes) {
@@ -449,7 +478,16 @@ Assessment LeakEngine::Assess() const {
   floor_age.floor = analysed;
   // The tests run on the floor with short spikes removed; the rate is fitted on the floor itself.
   const std::vector<FloorPoint> opened = Opening(analysed, c.spike_seconds);
+  // Whether the floor swings with a load: it fell below an earlier high by much more than its noise.
+  bool oscillating = false;
+  {
+    const std::span<const FloorPoint> longest_span = Tail(opened, sizes.back());
+    oscillating = MaxDrawdown(longest_span) > std::max(c.oscillation_min_bytes, 8 * FloorNoise(longest_span));
+  }
   SeriesVerdict floor_v = TestSeries(opened, sizes, go, c, floor_age);
+  // A window from where the growth began, unless the floor swings (a load's rising half-cycle would
+  // pass from its trough).
+  if (!oscillating) AddOnsetWindow(floor_v, opened, go, c, floor_age);
   const std::vector<Window>& windows = floor_v.windows;
   for (const Window& w : windows) a.window_fits.push_back(FitOf(w));
   if (windows.empty()) {
@@ -463,14 +501,6 @@ Assessment LeakEngine::Assess() const {
   std::vector<FloorPoint> envelope;
   std::optional<SeriesVerdict> env_v;
   double envelope_s = 0;
-  bool oscillating = false;
-  {
-    const double from = opened.back().t - sizes.back() - 1e-9;
-    auto first =
-        std::lower_bound(opened.begin(), opened.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
-    const std::span<const FloorPoint> longest_span(first, opened.end());
-    oscillating = MaxDrawdown(longest_span) > std::max(c.oscillation_min_bytes, 8 * FloorNoise(longest_span));
-  }
   // First a regular cycle: estimated over the longest window, removed (the median floor at each phase
   // subtracted) and the rest averaged over blocks, then tested at the stricter oscillation_alpha (a
   // second series tested at every check, with noise that stays serially correlated at the block
@@ -673,6 +703,10 @@ Assessment LeakEngine::Assess() const {
                                      At(*a.leak_start_t, first_t_, config_.evidence_times), Rate(*a.rate_bps),
                                      100 * c.ci_level, Rate(*a.rate_lo_bps), Rate(*a.rate_hi_bps)));
     a.evidence.push_back(fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g)));
+    if (!env_v && floor_v.onset && floor_v.leak_at == floor_v.onset)
+      a.evidence.push_back(
+          "That window starts where the growth began: the longer windows start on the level before it, so their "
+          "first third stayed flat.");
     if (floor_v.smooth && !env_v)
       a.evidence.push_back(fmt::format(
           "Called before {} of settled data although it grows at under {}: since the growth began the floor rose in "

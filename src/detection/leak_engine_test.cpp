@@ -563,5 +563,34 @@ TEST(LeakEngine, SlowSteadyLeakIsFoundBeforeFiveSettledHours) {
       << AllEvidence(waited.last);
 }
 
+TEST(LeakEngine, LeakThatBeganInsideEveryWindowIsTestedFromItsStart) {
+  // A settled job, then 150 MiB/h from 6 h on. At 7h 40m the 1-hour window is too noisy to pass
+  // and the 3-hour and whole windows start on the plateau, so their first third is flat; the
+  // window from where the growth began rises in every third.
+  const Shape shape = LeakAfterPlateau(20000, 150, 6 * kHour);
+  EngineConfig without;
+  without.onset_alpha = 0;
+  LeakEngine plain(without);
+  plain.SetCapacity(kCard);
+  const Trace before = Feed(plain, shape, 7.67 * kHour, 5.0, 40);
+  EXPECT_NE(before.last.verdict, Verdict::kLeak) << AllEvidence(before.last);
+
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, shape, 7.67 * kHour, 5.0, 40);
+  ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
+  ASSERT_TRUE(run.last.rate_bps && run.last.leak_start_t);
+  EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 150, 20);
+  EXPECT_NEAR(*run.last.leak_start_t, 6 * kHour, 15 * 60);
+  EXPECT_NE(AllEvidence(run.last).find(
+                "That window starts where the growth began: the longer windows start on the level before it"),
+            std::string::npos)
+      << AllEvidence(run.last);
+  for (const Assessment& c : run.checks) {
+    if (c.end_t < 6 * kHour) {
+      EXPECT_NE(c.verdict, Verdict::kLeak) << "at " << c.end_t;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vw::detection

@@ -17,6 +17,22 @@ std::optional<double> MedianFloorIn(std::span<const FloorPoint> p, double a, dou
   return Median(v);
 }
 
+// The floor's level at time c for the evidence: the median over the points with t in [a, b] of
+// their floors moved to c along those points' own Sen slope (none for fewer than 3); nullopt when
+// no point is there.
+std::optional<double> LevelAt(std::span<const FloorPoint> p, double a, double b, double c) {
+  std::vector<double> x, y;
+  for (const FloorPoint& q : p)
+    if (q.t >= a && q.t <= b) {
+      x.push_back(q.t);
+      y.push_back(q.floor);
+    }
+  const auto sen = x.size() >= 3 ? TheilSen(x, y, 0.9) : std::nullopt;
+  const double slope = sen ? sen->slope : 0;
+  for (size_t i = 0; i < y.size(); ++i) y[i] += slope * (c - x[i]);
+  return Median(y);
+}
+
 std::optional<TheilSenResult> SenOn(std::span<const FloorPoint> p, double ci_level) {
   // Times relative to the first point: the intercept is then the fitted floor at that point.
   std::vector<double> x, y;
@@ -131,6 +147,15 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
     }
     w.third_rise_bytes[k] = *level[k + 1] - *level[k];
     w.third_rate_bps[k] = w.third_rise_bytes[k] / (centre[k + 1] - centre[k]);
+  }
+
+  // The evidence's levels at the window's ends and thirds' boundaries (not read by any test below).
+  w.boundary_levels = true;
+  for (int k = 0; k <= 3; ++k) {
+    const double c = k == 3 ? w.t1 : w.t0 + span * k / 3;
+    const auto l = LevelAt(pts, k == 0 ? c : c - (k == 3 ? 2 * h : h), k == 3 ? c : c + (k == 0 ? 2 * h : h), c);
+    w.boundary_levels = w.boundary_levels && l.has_value();
+    if (l) w.boundary_level_bytes[static_cast<size_t>(k)] = *l;
   }
 
   const double mid = w.t0 + span / 2;

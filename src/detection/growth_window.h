@@ -71,6 +71,16 @@ struct GrowthWindow {
   double rise_bytes = 0;                     // measured rise of the floor over the window
   std::array<double, 3> third_rate_bps{};    // rate of the floor in each third
   std::array<double, 3> third_rise_bytes{};  // rise of the floor in each third
+  // For the evidence's wording only (no test reads these): the floor's level at the window's start,
+  // at its thirds' boundaries and at its end (t0 + k·span/3, k = 0..3). Each is the median, over the
+  // points within a twelfth of the window either side of that moment (a sixth on its one side at the
+  // ends), of their floors moved to that moment along those points' own Sen slope, so a floor
+  // rising at a constant rate r reads
+  // exactly r·span/3 per third and r·span in all. (third_rise_bytes and rise_bytes, which the
+  // tests read, run between level centres span/4, span/3 and span/4 apart, and over 5/6 of it.)
+  // Set only when every level has points (`boundary_levels`).
+  std::array<double, 4> boundary_level_bytes{};
+  bool boundary_levels = false;
   std::optional<TheilSenResult> first_half, second_half;
   bool significant = false, fast_enough = false, large_enough = false, every_third = false, keeps_pace = false,
        consistent = false, no_big_jump = false, not_slowing = false;

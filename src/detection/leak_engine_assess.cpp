@@ -92,9 +92,31 @@ std::string PartName(int n) {
                                                        : fmt::format("1/{}", n);
 }
 
-std::string ThirdsText(const GrowthWindow& w) {
-  return fmt::format("{}, {}, {}", Signed(w.third_rise_bytes[0]), Signed(w.third_rise_bytes[1]),
-                     Signed(w.third_rise_bytes[2]));
+// The rises the evidence names, in each third of a window and over all of it: the floor's rise
+// between its levels at the window's ends and thirds' boundaries (GrowthWindow::boundary_level_bytes)
+// as a rate, times the stretch the sentence names (a third of `seconds`, or all of it). So they add
+// up, and a floor rising at a constant rate r reads r × the named span. Where a level is missing,
+// the test's own figures.
+struct RiseFigures {
+  std::array<double, 3> thirds{};
+  double total = 0;
+};
+
+RiseFigures RisesOf(const GrowthWindow& w, double seconds) {
+  const double span = w.t1 - w.t0;
+  if (!w.boundary_levels || !(span > 0) || !(seconds > 0)) return {w.third_rise_bytes, w.rise_bytes};
+  RiseFigures r;
+  const double scale = seconds / span;
+  for (size_t k = 0; k < 3; ++k) {
+    r.thirds[k] = (w.boundary_level_bytes[k + 1] - w.boundary_level_bytes[k]) * scale;
+    r.total += r.thirds[k];
+  }
+  return r;
+}
+
+std::string ThirdsText(const GrowthWindow& w, double seconds) {
+  const RiseFigures r = RisesOf(w, seconds);
+  return fmt::format("{}, {}, {}", Signed(r.thirds[0]), Signed(r.thirds[1]), Signed(r.thirds[2]));
 }
 
 // `block_s` > 0: the test ran on block means of the cycle-free floor.
@@ -102,11 +124,12 @@ std::string TrendSentence(const Window& w, double bucket_s, double block_s = 0) 
   const std::string series = block_s > 0 ? fmt::format("{} means of the cycle-free floor", BucketWords(block_s))
                                          : fmt::format("{} floor", BucketWords(bucket_s));
   return fmt::format("the floor rose by {} over the last {} (Mann–Kendall z={:.1f}, {} on the {})",
-                     Signed(w.test.rise_bytes), FormatDuration(w.seconds), w.test.mk->z, PText(w.test.mk->p), series);
+                     Signed(RisesOf(w.test, w.seconds).total), FormatDuration(w.seconds), w.test.mk->z,
+                     PText(w.test.mk->p), series);
 }
 
 // Why a window with real growth is not a leak, with its numbers.
-std::string WhyNot(const GrowthWindow& w, const EngineConfig& c) {
+std::string WhyNot(const GrowthWindow& w, double seconds, const EngineConfig& c) {
   if (!w.fast_enough)
     return fmt::format("Sen's slope {} (interval {} to {}) is below {} or not clearly above zero", Rate(w.sen->slope),
                        Rate(w.sen->low_slope), Rate(w.sen->high_slope), Rate(c.min_rate_bps));
@@ -114,7 +137,7 @@ std::string WhyNot(const GrowthWindow& w, const EngineConfig& c) {
     return fmt::format("a rise of {} is no more than a few allocator steps (under {})", Signed(w.rise_bytes),
                        FormatBytes(c.min_growth_bytes));
   if (!w.every_third || !w.keeps_pace)
-    return fmt::format("the growth did not keep going: rises per third {}", ThirdsText(w));
+    return fmt::format("the growth did not keep going: rises per third {}", ThirdsText(w, seconds));
   if (!w.not_slowing && w.first_half && w.second_half)
     return fmt::format("the growth slowed down: {} in the first half, {} in the second", Rate(w.first_half->slope),
                        Rate(w.second_half->slope));
@@ -702,7 +725,8 @@ Assessment LeakEngine::Assess() const {
     a.evidence.push_back(fmt::format("Growing since {} at {} (Sen's slope; {:.0f}% interval {} to {}).",
                                      At(*a.leak_start_t, first_t_, config_.evidence_times), Rate(*a.rate_bps),
                                      100 * c.ci_level, Rate(*a.rate_lo_bps), Rate(*a.rate_hi_bps)));
-    a.evidence.push_back(fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g)));
+    a.evidence.push_back(
+        fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g, w.seconds)));
     if (!env_v && floor_v.onset && floor_v.leak_at == floor_v.onset)
       a.evidence.push_back(
           "That window starts where the growth began: the longer windows start on the level before it, so their "
@@ -755,9 +779,10 @@ Assessment LeakEngine::Assess() const {
           FormatDuration(2 * age.first_window));
     } else if (vetoed_by) {
       why = fmt::format("the {} window shows it slowing down (rises per third {})",
-                        FormatDuration(windows[*vetoed_by].seconds), ThirdsText(windows[*vetoed_by].test));
+                        FormatDuration(windows[*vetoed_by].seconds),
+                        ThirdsText(windows[*vetoed_by].test, windows[*vetoed_by].seconds));
     } else {
-      why = WhyNot(w.test, c);
+      why = WhyNot(w.test, w.seconds, c);
     }
     std::string s = TrendSentence(w, width_);
     s[0] = static_cast<char>(std::toupper(s[0]));
@@ -819,7 +844,7 @@ Assessment LeakEngine::Assess() const {
     } else if (!w.test.significant) {
       why = fmt::format("Mann–Kendall finds no significant trend (z={:.1f}, {})", w.test.mk->z, PText(w.test.mk->p));
     } else {
-      why = WhyNot(w.test, c);
+      why = WhyNot(w.test, w.seconds, c);
     }
     a.evidence.push_back(fmt::format("{}, but {}: settling, not a leak.", lead, why));
     return a;

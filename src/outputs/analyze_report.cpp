@@ -24,13 +24,6 @@ json OptBytes(const std::optional<double>& v) {
   return v ? json(static_cast<uint64_t>(std::llround(*v))) : json(nullptr);
 }
 
-// Times for people: "t+2h 5m" on a synthetic clock, "2025-11-26 20:31 UTC" when the trace named
-// its zone (epoch seconds, ISO 8601 with Z or an offset), the trace's own wall clock otherwise.
-std::string TimeText(const SeriesAnalysis& a, double t) {
-  if (a.synthetic_time) return fmt::format("t+{}", FormatDuration(t));
-  return FormatClock(t) + ZoneMark(a.has_zone, false);
-}
-
 // "14:02:11 UTC" / "2026-05-01 14:02:11" / "t+1h 2m": an out-of-order sample to the second.
 std::string SecondText(const SeriesAnalysis& a, double t) {
   if (a.synthetic_time) return fmt::format("t+{}", FormatDuration(t));
@@ -116,7 +109,7 @@ std::string RenderAnalyzeText(const std::vector<AnalyzedSeries>& series, const A
     out += fmt::format("{} — {}  [{}]\n", SeriesName(s), detection::VerdictName(as.verdict), SeverityName(sev));
     out += fmt::format("  source     {}\n", s.source);
     if (as.samples > 0) {
-      out += fmt::format("  span       {} → {} ({}, {} samples)\n", TimeText(a, as.start_t), TimeText(a, as.end_t),
+      out += fmt::format("  span       {} → {} ({}, {} samples)\n", ReportTime(a, as.start_t), ReportTime(a, as.end_t),
                          FormatDuration(as.end_t - as.start_t), as.samples);
     } else {
       out += "  span       no memory samples\n";
@@ -146,19 +139,10 @@ std::string RenderAnalyzeText(const std::vector<AnalyzedSeries>& series, const A
     if (as.floor_bytes && as.peak_bytes) {
       out += fmt::format("  floor/peak {} / {}\n", FormatBytes(*as.floor_bytes), FormatBytes(*as.peak_bytes));
     }
-    if (as.rate_bps) {
-      out += fmt::format("  rate       {}", FormatRate(*as.rate_bps));
-      if (as.rate_lo_bps && as.rate_hi_bps) {
-        out += fmt::format(" (90 % range {} … {})", FormatRate(*as.rate_lo_bps), FormatRate(*as.rate_hi_bps));
-      }
-      out += "\n";
-    }
+    if (as.rate_bps) out += fmt::format("  rate       {}\n", RateText(as));
     if (as.tto_s) {
-      out += fmt::format("  OOM in     {} (at {})", FormatDuration(*as.tto_s), TimeText(a, as.end_t + *as.tto_s));
-      if (as.tto_lo_s) {
-        std::string hi = as.tto_hi_s ? FormatDuration(*as.tto_hi_s) : std::string("never");
-        out += fmt::format(", range {} … {}", FormatDuration(*as.tto_lo_s), hi);
-      }
+      out += fmt::format("  OOM in     {}", OomAtText(a));
+      if (as.tto_lo_s) out += ", " + OomRangeText(as);
       out += "\n";
     } else if (as.verdict == Verdict::kLeak) {
       out += "  OOM in     unknown: the card size is not in the trace (pass --total 80GiB)\n";

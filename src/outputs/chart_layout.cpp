@@ -52,27 +52,15 @@ std::vector<Point> DecimateByColumn(const std::vector<Point>& pts) {
 // The verdict with its numbers, as " · "-separated parts.
 std::vector<std::string> SubtitleParts(const SeriesAnalysis& s, const ChartOptions& o) {
   const auto& a = s.assessment;
-  double off = s.has_zone ? o.label_offset_s : 0;
-  const std::string zone = ZoneMark(s.has_zone, s.synthetic_time, off);
-  auto when = [&](double t) { return ShortTime(t, a.start_t, s.synthetic_time, off) + zone; };
+  auto when = [&](double t) { return ReportTime(s, t, o.label_offset_s); };
   std::vector<std::string> parts;
   switch (a.verdict) {
     case Verdict::kLeak: {
-      std::string rate = "leak";
-      if (a.rate_bps) {
-        rate += " " + ChartRate(*a.rate_bps);
-        if (a.rate_lo_bps && a.rate_hi_bps)
-          rate += " (" + ChartRateRange(*a.rate_lo_bps, *a.rate_hi_bps, *a.rate_bps) + ")";
-      }
-      if (a.leak_start_t) rate += " since " + when(*a.leak_start_t);
-      parts.push_back(rate);
+      parts.push_back(a.rate_bps ? "leak " + RateText(a) : "leak");
+      if (a.leak_start_t) parts.push_back("since " + when(*a.leak_start_t));
       if (a.tto_s) {
-        std::string oom = "OOM " + when(a.end_t + *a.tto_s) + " (in " + FormatDuration(*a.tto_s) + ")";
-        if (a.tto_lo_s) {
-          oom +=
-              ", range " + when(a.end_t + *a.tto_lo_s) + " – " + (a.tto_hi_s ? when(a.end_t + *a.tto_hi_s) : "never");
-        }
-        parts.push_back(oom);
+        parts.push_back("OOM in " + OomAtText(s, o.label_offset_s));
+        if (a.tto_lo_s) parts.push_back(OomRangeText(a));
       } else if (!a.capacity_bytes) {
         parts.push_back("capacity unknown: no OOM forecast");
       }
@@ -190,7 +178,7 @@ ChartLayout LayoutChart(const SeriesAnalysis& s, const ChartOptions& o) {
   L.title_at = {pad, pad + o.title_px};
   std::vector<std::string> parts = SubtitleParts(s, o);
   for (const auto& part : parts) L.subtitle += (L.subtitle.empty() ? "" : " · ") + part;
-  L.subtitle_lines = WrapParts(parts, o.width - 2 * pad, fp + 1, 2);
+  L.subtitle_lines = WrapParts(parts, o.width - 2 * pad, fp + 1, 3);
   L.subtitle_at = {pad, L.title_at.y + fp + 7};
   const double subtitle_bottom = L.subtitle_at.y + static_cast<double>(L.subtitle_lines.size() - 1) * (fp + 4);
 
@@ -336,11 +324,11 @@ ChartLayout LayoutChart(const SeriesAnalysis& s, const ChartOptions& o) {
       double r0 = L.x(std::max(early, proj->t_start));
       double r1 = L.x(late ? std::min(*late, t_hi) : t_hi);
       L.oom_range_x = std::make_pair(r0, r1);
-      std::string when = FormatTime(proj->t_oom, s.synthetic_time, label_off);
-      std::string end_day = FormatTime(proj->t_start, s.synthetic_time, label_off).substr(0, 10);
-      if (!s.synthetic_time && when.substr(0, 10) == end_day) when = when.substr(11);  // same day: clock only
-      std::string text = "OOM " + when + ZoneMark(s.has_zone, s.synthetic_time, label_off) + " (in " +
-                         FormatDuration(proj->t_oom - proj->t_start) + ")";
+      // As the reports name it (ReportTime), the date left out on the day the data ends.
+      std::string when = ReportTime(s, proj->t_oom, o.label_offset_s);
+      const std::string end_day = ReportTime(s, proj->t_start, o.label_offset_s).substr(0, 10);
+      if (!s.synthetic_time && when.substr(0, 10) == end_day) when = when.substr(11);
+      std::string text = "OOM " + when + " (in " + FormatDuration(proj->t_oom - proj->t_start) + ")";
       double ox = L.oom->x;
       requests.push_back({text,
                           "oom",

@@ -63,17 +63,15 @@ std::string Fact(std::string_view name, const std::string& value) {
   return fmt::format("<dt>{}</dt><dd>{}</dd>\n", name, XmlEscape(value));
 }
 
-std::string OomText(const SeriesAnalysis& s, double off) {
-  const auto& a = s.assessment;
-  if (!a.tto_s) return "—";
-  const double shown = s.has_zone ? off : 0;
-  return FormatTime(a.end_t + *a.tto_s, s.synthetic_time, shown) + ZoneMark(s.has_zone, s.synthetic_time, shown) +
-         " (in " + FormatDuration(*a.tto_s) + ")";
+// "1d 20h (at t+2d 0h), range 1d 19h … 1d 21h" as the text report writes it; "—" without a runway.
+std::string OomFact(const SeriesAnalysis& s, double label_offset_s) {
+  if (!s.assessment.tto_s) return "—";
+  const std::string range = OomRangeText(s.assessment);
+  return OomAtText(s, label_offset_s) + (range.empty() ? "" : ", " + range);
 }
 
 std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, double chart_width) {
   const auto& a = s.assessment;
-  const double off = s.has_zone ? o.label_offset_s : 0;
   std::string out = fmt::format("<section class=\"vw-series\" data-gpu=\"{}\" data-verdict=\"{}\"",
                                 XmlEscape(s.gpu.key), XmlEscape(VerdictKey(a.verdict)));
   if (s.pid) out += fmt::format(" data-pid=\"{}\"", *s.pid);
@@ -92,25 +90,15 @@ std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, d
   out += "<figure>\n" + RenderSvgChart(s, svg) + "</figure>\n";
 
   out += "<dl class=\"vw-facts\">\n";
-  if (a.rate_bps) {
-    std::string rate = ChartRate(*a.rate_bps);
-    if (a.rate_lo_bps && a.rate_hi_bps)
-      rate += " (" + ChartRateRange(*a.rate_lo_bps, *a.rate_hi_bps, *a.rate_bps) + ")";
-    out += Fact("Leak rate", rate);
-  }
-  if (a.tto_s) {
-    std::string range;
-    if (a.tto_lo_s)
-      range = ", range " + FormatDuration(*a.tto_lo_s) + " – " + (a.tto_hi_s ? FormatDuration(*a.tto_hi_s) : "never");
-    out += Fact("Out of memory", OomText(s, o.label_offset_s) + range);
-  }
+  if (a.rate_bps) out += Fact("Leak rate", RateText(a));
+  if (a.leak_start_t) out += Fact("Growing since", ReportTime(s, *a.leak_start_t, o.label_offset_s));
+  if (a.tto_s) out += Fact("Out of memory", OomFact(s, o.label_offset_s));
   if (a.floor_bytes) out += Fact("Floor", FormatBytes(*a.floor_bytes));
   if (a.peak_bytes) out += Fact("Peak", FormatBytes(*a.peak_bytes));
   if (a.capacity_bytes) out += Fact("Capacity", FormatBytes(*a.capacity_bytes));
   if (a.samples > 0) {
-    out += Fact("Samples",
-                fmt::format("{} from {} to {}{}", a.samples, FormatTime(a.start_t, s.synthetic_time, off),
-                            FormatTime(a.end_t, s.synthetic_time, off), ZoneMark(s.has_zone, s.synthetic_time, off)));
+    out += Fact("Samples", fmt::format("{} from {} to {}", a.samples, ReportTime(s, a.start_t, o.label_offset_s),
+                                       ReportTime(s, a.end_t, o.label_offset_s)));
   }
   out += "</dl>\n";
   if (!a.evidence.empty()) {
@@ -133,8 +121,9 @@ std::string SummaryTable(const std::vector<SeriesAnalysis>& series, const HtmlRe
         "<tr data-gpu=\"{}\"><td>{}</td><td><span class=\"{}\">{}</span></td><td class=\"num\">{}</td><td>{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
         XmlEscape(s.gpu.key), XmlEscape(SeriesName(s)), BadgeClass(a.verdict), XmlEscape(VerdictText(a.verdict)),
-        a.rate_bps ? XmlEscape(ChartRate(*a.rate_bps)) : "—", XmlEscape(OomText(s, o.label_offset_s)),
-        opt_bytes(a.floor_bytes), opt_bytes(a.peak_bytes), opt_bytes(a.capacity_bytes));
+        a.rate_bps ? XmlEscape(FormatRate(*a.rate_bps)) : "—",
+        a.tto_s ? XmlEscape(OomAtText(s, o.label_offset_s)) : "—", opt_bytes(a.floor_bytes), opt_bytes(a.peak_bytes),
+        opt_bytes(a.capacity_bytes));
   }
   out += "</tbody>\n</table>\n";
   return out;
@@ -144,25 +133,14 @@ std::string SummaryTable(const std::vector<SeriesAnalysis>& series, const HtmlRe
 
 std::string VerdictSentence(const SeriesAnalysis& s, double label_offset_s) {
   const auto& a = s.assessment;
-  const double off = s.has_zone ? label_offset_s : 0;
-  const std::string zone = ZoneMark(s.has_zone, s.synthetic_time, off);
-  auto when = [&](double t) { return ShortTime(t, a.end_t, s.synthetic_time, off) + zone; };
   switch (a.verdict) {
     case Verdict::kLeak: {
       std::string out = "Leak";
-      if (a.rate_bps) {
-        out += " of " + ChartRate(*a.rate_bps);
-        if (a.rate_lo_bps && a.rate_hi_bps)
-          out += " (" + ChartRateRange(*a.rate_lo_bps, *a.rate_hi_bps, *a.rate_bps) + ")";
-      }
-      if (a.leak_start_t) out += " since " + FormatTime(*a.leak_start_t, s.synthetic_time, off) + zone;
+      if (a.rate_bps) out += " of " + RateText(a);
+      if (a.leak_start_t) out += " since " + ReportTime(s, *a.leak_start_t, label_offset_s);
       if (a.tto_s) {
-        out += "; memory runs out around " + when(a.end_t + *a.tto_s) + " (in " + FormatDuration(*a.tto_s);
-        if (a.tto_lo_s) {
-          out += "; between " + when(a.end_t + *a.tto_lo_s) + " and " +
-                 (a.tto_hi_s ? when(a.end_t + *a.tto_hi_s) : "never");
-        }
-        out += ").";
+        const std::string range = OomRangeText(a);
+        out += "; memory runs out in " + OomAtText(s, label_offset_s) + (range.empty() ? "" : ", " + range) + ".";
       } else {
         out += a.capacity_bytes ? "." : "; the card's capacity is unknown, so there is no OOM forecast.";
       }

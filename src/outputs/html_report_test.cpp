@@ -4,6 +4,8 @@
 
 #include <regex>
 
+#include "outputs/analyze_report.h"
+#include "outputs/plot_geometry.h"
 #include "outputs/svg_plot.h"
 #include "outputs/testing/series_fixtures.h"
 #include "outputs/web_page.h"
@@ -78,8 +80,8 @@ TEST(HtmlReport, EmptyInputSaysSo) {
 
 TEST(VerdictSentence, StatesTheNumbersPerVerdict) {
   EXPECT_EQ(VerdictSentence(LeakWithEvalSpikes()),
-            "Leak of +1.50 GiB/h (1.30–1.70 GiB/h) since 2026-07-14 08:40; memory runs out around 21:00 (in 7h 0m; "
-            "between 20:11 and 22:05).");
+            "Leak of 1536 MiB/h (90 % range 1331 MiB/h … 1741 MiB/h) since 2026-07-14 08:40; memory runs out in 7h 0m "
+            "(at 2026-07-14 21:00), range 6h 11m … 8h 5m.");
   EXPECT_EQ(VerdictSentence(Plateau()),
             "Plateau: no leak. The floor holds at 70.0 GiB with peaks to 76.2 GiB. Headroom 3.0 GiB.");
   auto no_capacity = LeakWithEvalSpikes();
@@ -100,14 +102,41 @@ TEST(VerdictSentence, MarksTimesOfAZonedTraceAsUtc) {
   auto zoned = LeakWithEvalSpikes();
   zoned.has_zone = true;
   EXPECT_EQ(VerdictSentence(zoned),
-            "Leak of +1.50 GiB/h (1.30–1.70 GiB/h) since 2026-07-14 08:40 UTC; memory runs out around 21:00 UTC (in "
-            "7h 0m; between 20:11 UTC and 22:05 UTC).");
+            "Leak of 1536 MiB/h (90 % range 1331 MiB/h … 1741 MiB/h) since 2026-07-14 08:40 UTC; memory runs out in "
+            "7h 0m (at 2026-07-14 21:00 UTC), range 6h 11m … 8h 5m.");
   EXPECT_EQ(VerdictSentence(zoned, 2 * 3600),
-            "Leak of +1.50 GiB/h (1.30–1.70 GiB/h) since 2026-07-14 10:40 UTC+02:00; memory runs out around 23:00 "
-            "UTC+02:00 (in 7h 0m; between 22:11 UTC+02:00 and Jul 15 00:05 UTC+02:00).");
+            "Leak of 1536 MiB/h (90 % range 1331 MiB/h … 1741 MiB/h) since 2026-07-14 10:40 UTC+02:00; memory runs "
+            "out in 7h 0m (at 2026-07-14 23:00 UTC+02:00), range 6h 11m … 8h 5m.");
   const std::string html = RenderHtmlReport({zoned}, {});
-  EXPECT_NE(html.find(" UTC (in 7h 0m)"), std::string::npos) << "the OOM fact";
+  EXPECT_NE(html.find("<dd>7h 0m (at 2026-07-14 21:00 UTC), range 6h 11m … 8h 5m</dd>"), std::string::npos)
+      << "the OOM fact";
   EXPECT_NE(html.find(" UTC</dd>"), std::string::npos) << "the Samples fact";
+}
+
+// One style per report: the page and the chart write the rate, the leak's start and the OOM moment
+// with the strings the text report prints, for a trace with a UTC clock and one without a clock.
+TEST(HtmlReport, NamesTimesAndRatesAsTheTextReportDoes) {
+  for (const bool synthetic : {false, true}) {
+    auto s = LeakWithEvalSpikes();
+    s.has_zone = !synthetic;
+    s.synthetic_time = synthetic;
+    const std::string text = RenderAnalyzeText({AnalyzedSeries{"run.csv", s, 0}}, {});
+    std::smatch rate, oom;
+    ASSERT_TRUE(std::regex_search(text, rate, std::regex("\n  rate       ([^\n]+)\n"))) << text;
+    ASSERT_TRUE(std::regex_search(text, oom, std::regex("\n  OOM in     ([^,\n]+)"))) << text;
+    const std::string since = "since " + ReportTime(s, *s.assessment.leak_start_t);
+    EXPECT_EQ(since, synthetic ? "since t+20648d 8h" : "since 2026-07-14 08:40 UTC");
+    EXPECT_EQ(oom[1].str(), synthetic ? "7h 0m (at t+20648d 21h)" : "7h 0m (at 2026-07-14 21:00 UTC)");
+    const std::string page = RenderHtmlReport({s}, {});
+    const std::string chart = RenderSvgChart(s);
+    for (const std::string& doc : {page, chart}) {
+      EXPECT_NE(doc.find(rate[1].str()), std::string::npos) << rate[1] << " " << synthetic;
+      EXPECT_NE(doc.find("OOM in " + oom[1].str()), std::string::npos) << oom[1] << " " << synthetic;
+      EXPECT_NE(doc.find(since), std::string::npos) << since << " " << synthetic;
+      EXPECT_FALSE(std::regex_search(doc, std::regex("\\+\\d+\\.\\d\\d GiB/h|since \\+\\d|runs out around")))
+          << synthetic;
+    }
+  }
 }
 
 // The SVG chart of a zoned trace names the zone in its time axis title, as the reports do; a

@@ -252,30 +252,30 @@ std::string ZoneMark(bool has_zone, bool synthetic, double label_offset_s) {
   return fmt::format(" UTC{}{:02}:{:02}", minutes < 0 ? '-' : '+', std::labs(minutes) / 60, std::labs(minutes) % 60);
 }
 
-std::string FormatTime(double t, bool synthetic, double label_offset_s) {
-  if (synthetic) return "+" + ElapsedLabel(t);
-  return FormatClock(t + label_offset_s);
+std::string ReportTime(const detection::SeriesAnalysis& s, double t, double label_offset_s) {
+  if (s.synthetic_time) return "t+" + FormatDuration(t);
+  const double off = s.has_zone ? label_offset_s : 0;
+  return FormatClock(t + off) + ZoneMark(s.has_zone, false, off);
 }
 
-std::string ShortTime(double t, double ref, bool synthetic, double label_offset_s) {
-  if (synthetic) return "+" + ElapsedLabel(t);
-  CivilTime c = ToCivil(t + label_offset_s), r = ToCivil(ref + label_offset_s);
-  if (c.year == r.year && c.month == r.month && c.day == r.day) return fmt::format("{:02}:{:02}", c.hour, c.minute);
-  return fmt::format("{} {} {:02}:{:02}", kMonths[c.month - 1], c.day, c.hour, c.minute);
+std::string RateText(const detection::Assessment& a) {
+  if (!a.rate_bps) return "";
+  std::string out = FormatRate(*a.rate_bps);
+  if (a.rate_lo_bps && a.rate_hi_bps)
+    out += fmt::format(" (90 % range {} … {})", FormatRate(*a.rate_lo_bps), FormatRate(*a.rate_hi_bps));
+  return out;
 }
 
-std::string ChartRate(double bps) {
-  double per_h = bps * kSecondsPerHour;
-  std::string sign = per_h >= 0 ? "+" : "-";
-  if (std::fabs(per_h) >= kGiB) return fmt::format("{}{:.2f} GiB/h", sign, std::fabs(per_h) / kGiB);
-  return fmt::format("{}{:.0f} MiB/h", sign, std::fabs(per_h) / kMiB);
+std::string OomAtText(const detection::SeriesAnalysis& s, double label_offset_s) {
+  const detection::Assessment& a = s.assessment;
+  if (!a.tto_s) return "";
+  return fmt::format("{} (at {})", FormatDuration(*a.tto_s), ReportTime(s, a.end_t + *a.tto_s, label_offset_s));
 }
 
-std::string ChartRateRange(double lo_bps, double hi_bps, double unit_of_bps) {
-  bool gib = std::fabs(unit_of_bps * kSecondsPerHour) >= kGiB;
-  double unit = (gib ? kGiB : kMiB) / kSecondsPerHour;
-  return gib ? fmt::format("{:.2f}–{:.2f} GiB/h", lo_bps / unit, hi_bps / unit)
-             : fmt::format("{:.0f}–{:.0f} MiB/h", lo_bps / unit, hi_bps / unit);
+std::string OomRangeText(const detection::Assessment& a) {
+  if (!a.tto_lo_s) return "";
+  return fmt::format("range {} … {}", FormatDuration(*a.tto_lo_s),
+                     a.tto_hi_s ? FormatDuration(*a.tto_hi_s) : std::string("never"));
 }
 
 }  // namespace vw::outputs

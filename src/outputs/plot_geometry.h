@@ -188,11 +188,19 @@ std::string SeriesName(const detection::SeriesAnalysis& s);  // "GPU 0 · NVIDIA
 // What follows a clock time of a trace that named its zone: " UTC", or " UTC+02:00" when times
 // are shown at an offset (seconds); "" on a trace's own wall clock or a synthetic clock.
 std::string ZoneMark(bool has_zone, bool synthetic, double label_offset_s = 0);
-std::string FormatTime(double t, bool synthetic, double label_offset_s);  // "2026-07-14 08:12" or "+1h 30m"
-// "21:32" when t falls on the same day as `ref`, else "Jul 15 21:32"; "+7h 32m" for synthetic time.
-std::string ShortTime(double t, double ref, bool synthetic, double label_offset_s);
-// "+1.50 GiB/h" / "+512 MiB/h"; with a range, "1.30–1.70 GiB/h" in the unit of `unit_of`.
-std::string ChartRate(double bytes_per_second);
-std::string ChartRateRange(double lo_bps, double hi_bps, double unit_of_bps);
+// How every report of a series (the text report and its evidence, the HTML page, the charts)
+// names a moment, its leak rate and its runway, so they read alike:
+// - ReportTime: "t+2h 5m" on a trace without a clock (the time from its first sample),
+//   "2026-07-14 08:12 UTC" on one that named its zone ("... UTC+02:00" when shown at
+//   label_offset_s, seconds), "2026-07-14 08:12" on a trace's own wall clock;
+std::string ReportTime(const detection::SeriesAnalysis& s, double t, double label_offset_s = 0);
+// - RateText: core's FormatRate with the 90 % interval when both ends are known, "1500 MiB/h (90 %
+//   range 1480 MiB/h … 1520 MiB/h)"; "" without a rate;
+std::string RateText(const detection::Assessment& a);
+// - OomAtText: "1d 20h (at t+2d 0h)", the runway and the moment it ends; "" without a runway;
+std::string OomAtText(const detection::SeriesAnalysis& s, double label_offset_s = 0);
+// - OomRangeText: "range 1d 19h … 1d 21h" ("… never" when the slower rate never gets there); ""
+//   without the pessimistic end.
+std::string OomRangeText(const detection::Assessment& a);
 
 }  // namespace vw::outputs

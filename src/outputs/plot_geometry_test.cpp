@@ -244,18 +244,20 @@ TEST(LayoutChart, ClockTimesOfAZonedTraceSayUtcInTheAxisTitleAndLabels) {
   };
   for (const Case& c : std::vector<Case>{
            {false, 0, "local time (as recorded) · 2026-07-14",
-            "leak +1.50 GiB/h (1.30–1.70 GiB/h) since 08:40 · OOM 21:00 (in 7h 0m), range 20:11 – 22:05",
+            "leak 1536 MiB/h (90 % range 1331 MiB/h … 1741 MiB/h) · since 2026-07-14 08:40 · OOM in 7h 0m (at "
+            "2026-07-14 21:00) · range 6h 11m … 8h 5m",
             "OOM 21:00 (in 7h 0m)"},
            {false, 2 * 3600, "local time (as recorded) · 2026-07-14",
-            "leak +1.50 GiB/h (1.30–1.70 GiB/h) since 08:40 · OOM 21:00 (in 7h 0m), range 20:11 – 22:05",
+            "leak 1536 MiB/h (90 % range 1331 MiB/h … 1741 MiB/h) · since 2026-07-14 08:40 · OOM in 7h 0m (at "
+            "2026-07-14 21:00) · range 6h 11m … 8h 5m",
             "OOM 21:00 (in 7h 0m)"},
            {true, 0, "time (UTC) · 2026-07-14",
-            "leak +1.50 GiB/h (1.30–1.70 GiB/h) since 08:40 UTC · OOM 21:00 UTC (in 7h 0m), range 20:11 UTC – 22:05 "
-            "UTC",
+            "leak 1536 MiB/h (90 % range 1331 MiB/h … 1741 MiB/h) · since 2026-07-14 08:40 UTC · OOM in 7h 0m (at "
+            "2026-07-14 21:00 UTC) · range 6h 11m … 8h 5m",
             "OOM 21:00 UTC (in 7h 0m)"},
            {true, 2 * 3600, "time (UTC+02:00) · 2026-07-14",
-            "leak +1.50 GiB/h (1.30–1.70 GiB/h) since 10:40 UTC+02:00 · OOM 23:00 UTC+02:00 (in 7h 0m), range 22:11 "
-            "UTC+02:00 – Jul 15 00:05 UTC+02:00",
+            "leak 1536 MiB/h (90 % range 1331 MiB/h … 1741 MiB/h) · since 2026-07-14 10:40 UTC+02:00 · OOM in 7h 0m "
+            "(at 2026-07-14 23:00 UTC+02:00) · range 6h 11m … 8h 5m",
             "OOM 23:00 UTC+02:00 (in 7h 0m)"},
        }) {
     auto s = LeakWithEvalSpikes();

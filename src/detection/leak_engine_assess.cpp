@@ -119,6 +119,15 @@ std::string ThirdsText(const GrowthWindow& w, double seconds) {
   return fmt::format("{}, {}, {}", Signed(r.thirds[0]), Signed(r.thirds[1]), Signed(r.thirds[2]));
 }
 
+// The rises per third that the keeps-going tests read (each third's rate between the levels'
+// centres, GrowthWindow::third_rate_bps), over a third of `seconds`: why a window failed is told
+// with the figures that failed it.
+std::string TestedThirdsText(const GrowthWindow& w, double seconds) {
+  const double third = seconds / 3;
+  return fmt::format("{}, {}, {}", Signed(w.third_rate_bps[0] * third), Signed(w.third_rate_bps[1] * third),
+                     Signed(w.third_rate_bps[2] * third));
+}
+
 // `block_s` > 0: the test ran on block means of the cycle-free floor.
 std::string TrendSentence(const Window& w, double bucket_s, double block_s = 0) {
   const std::string series = block_s > 0 ? fmt::format("{} means of the cycle-free floor", BucketWords(block_s))
@@ -137,7 +146,7 @@ std::string WhyNot(const GrowthWindow& w, double seconds, const EngineConfig& c)
     return fmt::format("a rise of {} is no more than a few allocator steps (under {})", Signed(w.rise_bytes),
                        FormatBytes(c.min_growth_bytes));
   if (!w.every_third || !w.keeps_pace)
-    return fmt::format("the growth did not keep going: rises per third {}", ThirdsText(w, seconds));
+    return fmt::format("the growth did not keep going: rises per third {}", TestedThirdsText(w, seconds));
   if (!w.not_slowing && w.first_half && w.second_half)
     return fmt::format("the growth slowed down: {} in the first half, {} in the second", Rate(w.first_half->slope),
                        Rate(w.second_half->slope));
@@ -780,7 +789,7 @@ Assessment LeakEngine::Assess() const {
     } else if (vetoed_by) {
       why = fmt::format("the {} window shows it slowing down (rises per third {})",
                         FormatDuration(windows[*vetoed_by].seconds),
-                        ThirdsText(windows[*vetoed_by].test, windows[*vetoed_by].seconds));
+                        TestedThirdsText(windows[*vetoed_by].test, windows[*vetoed_by].seconds));
     } else {
       why = WhyNot(w.test, w.seconds, c);
     }

@@ -670,6 +670,11 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
     s->gpus.push_back(std::move(g));
   }
   s->findings = findings_.findings;
+  using Times = detection::EngineConfig::EvidenceTimes;
+  const Times times = config_.engine.evidence_times;
+  const outputs::AlertClock alert_clock = times == Times::kTraceTime   ? outputs::AlertClock::kTraceTime
+                                          : times == Times::kWallClock ? outputs::AlertClock::kWallClock
+                                                                       : outputs::AlertClock::kUtc;
   for (const detection::Alert& a : tracker_.Active()) {
     outputs::AlertView v;
     v.name = a.condition.name;
@@ -678,8 +683,9 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
     if (gpu != a.condition.labels.end()) v.gpu = gpu->second;
     v.severity = std::string(SeverityName(a.condition.severity));
     // A firing alert's time is when it fired (Alertmanager's startsAt); a pending one's when its
-    // condition started holding.
-    v.since = FormatIso8601(a.fired_at.value_or(a.active_since), true);
+    // condition started holding. On the clock the evidence names moments on: UTC live, a replayed
+    // trace's wall clock or its offsets ("t+2h 11m 50s") when it had no clock.
+    v.since = outputs::AlertTimeText(a.fired_at.value_or(a.active_since), alert_clock);
     auto sum = a.condition.annotations.find("summary");
     if (sum != a.condition.annotations.end()) v.summary = sum->second;
     s->alerts.push_back(std::move(v));

@@ -59,7 +59,7 @@ struct AlertView {
   std::string state;     // "pending" | "firing"
   std::string gpu;       // GPU key, empty for host-wide alerts
   std::string severity;  // "warning" | "critical"
-  std::string since;     // ISO 8601: when it fired; for a pending one, when its condition started holding
+  std::string since;     // when it fired (a pending one: when its condition started holding), AlertTimeText
   std::string summary;
 };
 

@@ -1112,13 +1112,37 @@ TEST(WatchE2E, ReplayEvidenceNamesClockTimesOfTheTraceAndOffsetsOnlyWithoutACloc
     RunResult r = RunVramwatch(args, {}, 120);
     EXPECT_EQ(r.exit_code, 1) << c.name << "\n" << r.out << r.err;
     std::string description;
+    json firing;
     std::istringstream log(ReadAll(alerts));
     for (std::string line; std::getline(log, line);) {
       json e = json::parse(line);
-      if (e["alert"] == "GpuMemoryLeak" && e["event"] == "firing") description = e["annotations"]["description"];
+      if (e["alert"] == "GpuMemoryLeak" && e["event"] == "firing") {
+        description = e["annotations"]["description"];
+        firing = e;
+      }
     }
     EXPECT_NE(description.find("Memory fell from a floor of"), std::string::npos) << c.name << "\n" << ReadAll(alerts);
     EXPECT_NE(description.find(c.moment), std::string::npos) << c.name << ": " << description;
+    // The alert's own times are on the same clock as its evidence: UTC, the wall clock as written,
+    // or offsets from the start of a trace without a clock (not 1970 dates).
+    ASSERT_TRUE(firing.is_object()) << c.name << "\n" << ReadAll(alerts);
+    std::string line_time;
+    std::istringstream out(r.out);
+    for (std::string line; std::getline(out, line);) {
+      if (line.find(" alert firing GpuMemoryLeak{") != std::string::npos)
+        line_time = line.substr(0, line.find(" alert "));
+    }
+    for (const std::string& t : {firing["time"].get<std::string>(), firing["active_since"].get<std::string>(),
+                                 firing["fired_at"].get<std::string>(), line_time}) {
+      if (c.name == "no clock") {
+        EXPECT_TRUE(std::regex_match(t, std::regex(R"(t\+([0-9]+h )?[0-9]+m [0-9]+s)"))) << c.name << ": " << t;
+      } else {
+        EXPECT_EQ(t.rfind("2026-11-27T", 0), 0u) << c.name << ": " << t << "\n" << r.out;
+        EXPECT_EQ(t.back() == 'Z', c.name == "utc") << c.name << ": " << t;
+      }
+    }
+    EXPECT_EQ(firing["fired_at"], firing["time"]) << c.name;
+    EXPECT_EQ(line_time, firing["fired_at"]) << c.name;
   }
 }
 

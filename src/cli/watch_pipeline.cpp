@@ -26,6 +26,7 @@ outputs::SeriesVerdict VerdictOf(const detection::Assessment& a) {
   v.time_to_oom_s = a.tto_s;
   v.time_to_oom_lo_s = a.tto_lo_s;
   v.time_to_oom_hi_s = a.tto_hi_s;
+  v.leak_start_t = a.leak_start_t;
   v.floor_bytes = a.floor_bytes;
   v.peak_bytes = a.peak_bytes;
   v.evidence = a.evidence;

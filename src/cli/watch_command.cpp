@@ -242,9 +242,11 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
     if (first) {
       first = false;
       // The trace's clock is known from its first record: a zone-less trace is the local wall
-      // clock of the machine that recorded it, so its alert times are printed without a zone.
-      log.set_utc((*reader)->has_zone());
-      if (jsonl) jsonl->set_utc((*reader)->has_zone());
+      // clock of the machine that recorded it, so its alert times are printed without a zone; a
+      // trace without a clock gets offsets ("t+2h 11m 50s"), as its evidence, not 1970 dates.
+      const auto clock = outputs::AlertClockFor((*reader)->has_zone(), (*reader)->synthetic_time());
+      log.set_clock(clock);
+      if (jsonl) jsonl->set_clock(clock);
       // Evidence names clock times as the alert lines do (UTC, or the trace's wall clock as
       // written); a trace without a clock keeps offsets from the start of each series.
       pipeline.SetEvidenceTimes(detection::EvidenceTimesFor((*reader)->has_zone(), (*reader)->synthetic_time()));

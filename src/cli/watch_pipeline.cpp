@@ -26,6 +26,7 @@ outputs::SeriesVerdict VerdictOf(const detection::Assessment& a) {
   v.time_to_oom_s = a.tto_s;
   v.time_to_oom_lo_s = a.tto_lo_s;
   v.time_to_oom_hi_s = a.tto_hi_s;
+  v.leak_start_t = a.leak_start_t;
   v.floor_bytes = a.floor_bytes;
   v.peak_bytes = a.peak_bytes;
   v.evidence = a.evidence;
@@ -670,6 +671,11 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
     s->gpus.push_back(std::move(g));
   }
   s->findings = findings_.findings;
+  using Times = detection::EngineConfig::EvidenceTimes;
+  const Times times = config_.engine.evidence_times;
+  const outputs::AlertClock alert_clock = times == Times::kTraceTime   ? outputs::AlertClock::kTraceTime
+                                          : times == Times::kWallClock ? outputs::AlertClock::kWallClock
+                                                                       : outputs::AlertClock::kUtc;
   for (const detection::Alert& a : tracker_.Active()) {
     outputs::AlertView v;
     v.name = a.condition.name;
@@ -678,8 +684,9 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
     if (gpu != a.condition.labels.end()) v.gpu = gpu->second;
     v.severity = std::string(SeverityName(a.condition.severity));
     // A firing alert's time is when it fired (Alertmanager's startsAt); a pending one's when its
-    // condition started holding.
-    v.since = FormatIso8601(a.fired_at.value_or(a.active_since), true);
+    // condition started holding. On the clock the evidence names moments on: UTC live, a replayed
+    // trace's wall clock or its offsets ("t+2h 11m 50s") when it had no clock.
+    v.since = outputs::AlertTimeText(a.fired_at.value_or(a.active_since), alert_clock);
     auto sum = a.condition.annotations.find("summary");
     if (sum != a.condition.annotations.end()) v.summary = sum->second;
     s->alerts.push_back(std::move(v));

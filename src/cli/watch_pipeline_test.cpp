@@ -270,6 +270,32 @@ TEST(WatchPipelineAlerts, NvmlThatCannotBeLoadedRaisesTheNvmlErrorAlertAndItReso
   EXPECT_TRUE(p.BuildState(snap.t)->alerts.empty());
 }
 
+// An alert's `since` is on the clock the evidence names moments on: UTC live, a replayed trace's
+// wall clock as written, and offsets from the start of a trace without a clock (not 1970 dates).
+TEST(WatchPipelineAlerts, AlertSinceIsOnTheEvidenceClock) {
+  using Times = detection::EngineConfig::EvidenceTimes;
+  struct Case {
+    Times times;
+    double t0;
+    std::string since;
+  };
+  // Each fires 1 s (FastAlerts' --for) after its first tick.
+  const std::vector<Case> cases = {
+      {Times::kUtcClock, 1'790'000'000, "2026-09-21T14:13:21Z"},
+      {Times::kWallClock, 1'790'000'000, "2026-09-21T14:13:21"},
+      {Times::kTraceTime, 7310, "t+2h 1m 51s"},
+  };
+  for (const Case& c : cases) {
+    RecordingSink sink;
+    WatchPipeline p(FastAlerts(), nullptr, {&sink});
+    p.SetEvidenceTimes(c.times);
+    for (double t = c.t0; t <= c.t0 + 2; t += 0.5) p.IngestNvmlUnavailable(t, "node-7", "NVML gone");
+    auto state = p.BuildState(c.t0 + 2);
+    ASSERT_EQ(state->alerts.size(), 1u);
+    EXPECT_EQ(state->alerts[0].since, c.since) << static_cast<int>(c.times);
+  }
+}
+
 TEST(WatchPipelineAlerts, GpuThatNeverAnsweredRaisesTheNvmlErrorAndStaleAlertsWhileTheOtherGpuDoesNot) {
   RecordingSink sink;
   WatchPipeline p(FastAlerts(), nullptr, {&sink});

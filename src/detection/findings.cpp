@@ -30,6 +30,14 @@ std::string Who(const ProcessSnapshot& p) {
   return s;
 }
 
+// "41877 `python3 train.py`" (the command cut at 40 characters), or the PID alone when no command
+// is known.
+std::string PidAndCommand(const ProcessSnapshot& p) {
+  const std::string& cmd = CommandOf(p);
+  if (cmd.empty()) return std::to_string(p.pid);
+  return fmt::format("{} `{}`", p.pid, cmd.size() > 40 ? cmd.substr(0, 37) + "..." : cmd);
+}
+
 // "kill -TERM 1234" with the container-side spelling when the PID differs there.
 std::string KillHint(const ProcessSnapshot& p) {
   std::string s = fmt::format("`kill -TERM {}` on the host", p.pid);
@@ -333,10 +341,15 @@ class Rules {
     if (*un.bytes < un.threshold) return;
     // Suspects: fd holders NVML lists nowhere (e.g. a forked worker that inherited the device file).
     // Holders listed on another GPU only have this GPU's file open because CUDA opens them all.
-    std::vector<std::string> holders, elsewhere;
+    // The message names each PID with its command (CommandOf: one name per PID on every GPU).
+    std::vector<std::string> holders, elsewhere, holder_names, elsewhere_names;
     bool live_listed = false;
     for (const auto& p : g.processes) {
-      if (!p.listed_by_nvml) (ListedOn(p.pid) ? elsewhere : holders).push_back(std::to_string(p.pid));
+      if (!p.listed_by_nvml) {
+        const bool other = ListedOn(p.pid).has_value();
+        (other ? elsewhere : holders).push_back(std::to_string(p.pid));
+        (other ? elsewhere_names : holder_names).push_back(PidAndCommand(p));
+      }
       if (p.listed_by_nvml && p.info.alive) live_listed = true;
     }
     std::string dev = g.minor ? fmt::format("/dev/nvidia{}", *g.minor) : std::string("/dev/nvidia*");
@@ -345,12 +358,12 @@ class Rules {
     if (holders.empty() && elsewhere.empty()) {
       holder_text = "No process has " + dev + " open" + unreadable_hint;
     } else if (holders.empty()) {
-      holder_text = "Only processes computing on other GPUs have " + dev + " open (" + Join(elsewhere) +
+      holder_text = "Only processes computing on other GPUs have " + dev + " open (" + Join(elsewhere_names) +
                     "), and none of them owns this memory" + unreadable_hint;
     } else {
-      holder_text = "PIDs with " + dev + " open that NVML does not list: " + Join(holders);
+      holder_text = "PIDs with " + dev + " open that NVML does not list: " + Join(holder_names);
       if (!elsewhere.empty())
-        holder_text += "; processes computing on other GPUs have it open too (" + Join(elsewhere) + ")";
+        holder_text += "; processes computing on other GPUs have it open too (" + Join(elsewhere_names) + ")";
     }
     std::string action =
         holders.empty()

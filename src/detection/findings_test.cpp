@@ -316,8 +316,10 @@ TEST(Findings, CudaProcessOfAnotherGpuIsNotASuspectForOrphanedMemory) {
   ASSERT_NE(orphan, nullptr);
   EXPECT_EQ(orphan->gpu, "1");
   EXPECT_EQ(orphan->severity, Severity::kCritical);  // 2 GiB that nobody suspicious holds
-  EXPECT_NE(orphan->message.find("Only processes computing on other GPUs have /dev/nvidia1 open (10)"),
-            std::string::npos)
+  // Named by PID and command, as the process's own findings name it.
+  EXPECT_NE(
+      orphan->message.find("Only processes computing on other GPUs have /dev/nvidia1 open (10 `python3 train.py`)"),
+      std::string::npos)
       << orphan->message;
   EXPECT_NE(orphan->action.find("stop PIDs 10 first"), std::string::npos) << orphan->action;
   const Finding* unlisted = Find(r, "unlisted_holder");

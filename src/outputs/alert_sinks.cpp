@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "core/time.h"
 #include "outputs/json_text.h"
@@ -16,8 +17,23 @@ using detection::AlertEvent;
 using detection::AlertEventKind;
 using nlohmann::json;
 
-std::string AlertLogLine(const AlertEvent& e, bool utc) {
-  std::string line = FormatIso8601(e.t, utc);
+AlertClock AlertClockFor(bool has_zone, bool synthetic_time) {
+  if (synthetic_time) return AlertClock::kTraceTime;
+  return has_zone ? AlertClock::kUtc : AlertClock::kWallClock;
+}
+
+std::string AlertTimeText(double t, AlertClock clock) {
+  if (clock != AlertClock::kTraceTime) return FormatIso8601(t, clock == AlertClock::kUtc);
+  const long long s = std::llround(std::max(t, 0.0));
+  const long long d = s / 86400, h = s % 86400 / 3600, m = s % 3600 / 60, sec = s % 60;
+  if (d > 0) return fmt::format("t+{}d {}h {}m {}s", d, h, m, sec);
+  if (h > 0) return fmt::format("t+{}h {}m {}s", h, m, sec);
+  if (m > 0) return fmt::format("t+{}m {}s", m, sec);
+  return fmt::format("t+{}s", sec);
+}
+
+std::string AlertLogLine(const AlertEvent& e, AlertClock clock) {
+  std::string line = AlertTimeText(e.t, clock);
   line += " alert ";
   line += detection::AlertEventKindName(e.kind);
   line += ' ';
@@ -50,7 +66,7 @@ json AlertmanagerAlert(const AlertEvent& e, const std::string& generator_url, do
 }
 
 void LogAlertSink::Send(const std::vector<AlertEvent>& events) {
-  for (const AlertEvent& e : events) write_(AlertLogLine(e, utc_));
+  for (const AlertEvent& e : events) write_(AlertLogLine(e, clock_));
 }
 
 Result<std::unique_ptr<JsonLinesAlertSink>> JsonLinesAlertSink::Open(const std::string& path) {
@@ -86,7 +102,7 @@ void JsonLinesAlertSink::Send(const std::vector<AlertEvent>& events) {
     // repeat the firing line (thousands of times for an alert that fires for days).
     if (e.kind == AlertEventKind::kResend) continue;
     json j;
-    j["time"] = FormatIso8601(e.t, utc_);
+    j["time"] = AlertTimeText(e.t, clock_);
     j["event"] = std::string(detection::AlertEventKindName(e.kind));
     j["state"] = std::string(detection::AlertStateName(e.alert.state));
     j["alert"] = e.alert.condition.name;
@@ -94,9 +110,9 @@ void JsonLinesAlertSink::Send(const std::vector<AlertEvent>& events) {
     j["severity"] = std::string(SeverityName(e.alert.condition.severity));
     j["labels"] = e.alert.condition.labels;
     j["annotations"] = e.alert.condition.annotations;
-    j["active_since"] = FormatIso8601(e.alert.active_since, utc_);
-    j["fired_at"] = e.alert.fired_at ? json(FormatIso8601(*e.alert.fired_at, utc_)) : json();
-    j["resolved_at"] = e.alert.resolved_at ? json(FormatIso8601(*e.alert.resolved_at, utc_)) : json();
+    j["active_since"] = AlertTimeText(e.alert.active_since, clock_);
+    j["fired_at"] = e.alert.fired_at ? json(AlertTimeText(*e.alert.fired_at, clock_)) : json();
+    j["resolved_at"] = e.alert.resolved_at ? json(AlertTimeText(*e.alert.resolved_at, clock_)) : json();
     out += JsonText(j);
     out += '\n';
   }

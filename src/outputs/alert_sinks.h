@@ -12,9 +12,11 @@
 // Send() never blocks on I/O that can hang: the webhook only enqueues (dropping the oldest batch,
 // counted, when the queue is full); the file sink does one buffered append per batch.
 // Times in payloads are ISO 8601 UTC; labels include alertname and severity. The log and file
-// sinks can write zone-less times instead (set_utc(false)): `watch --replay` of a trace whose
-// times carry no zone (local wall clock of the machine that recorded it, core/time.h) prints them
-// as written rather than claiming UTC.
+// sinks write the times on the clock of what was watched (set_clock, AlertClock): UTC live and for
+// a trace that named its zone; `watch --replay` of a trace whose times carry no zone (local wall
+// clock of the machine that recorded it, core/time.h) prints them as written rather than claiming
+// UTC, and of a trace without a clock (times are seconds from its first sample) as offsets,
+// "t+2h 11m 50s", as its evidence names moments.
 // Threading: Send() from the sampler thread; the webhook's own thread does the network I/O.
 #pragma once
 
@@ -41,9 +43,24 @@ class AlertSink {
   virtual void Send(const std::vector<detection::AlertEvent>& events) = 0;
 };
 
+// The clock alert times are written on.
+enum class AlertClock {
+  kUtc,        // epoch seconds, ISO 8601 with "Z": "2026-07-14T08:12:38Z"
+  kWallClock,  // a zone-less trace's wall clock as written, ISO 8601 without a zone
+  kTraceTime,  // a trace without a clock: seconds from its first sample, "t+2h 11m 50s"
+};
+
+// The clock of a trace (core/time.h): `synthetic_time` (no clock at all) wins over `has_zone`.
+AlertClock AlertClockFor(bool has_zone, bool synthetic_time);
+
+// `t` (seconds) on `clock`: "2026-07-14T08:12:38Z", "2026-07-14T08:12:38" (".500" when the
+// milliseconds are not zero), or "t+2h 11m 50s" (to the second; the larger units written only
+// when not zero: "t+50s", "t+1d 0h 5m 0s").
+std::string AlertTimeText(double t, AlertClock clock);
+
 // "2026-07-14T08:12:38Z alert firing GpuMemoryLeak{gpu=0} severity=critical: summary text"
-// (without the "Z" when !utc).
-std::string AlertLogLine(const detection::AlertEvent& e, bool utc = true);
+// (the time as AlertTimeText writes it on `clock`).
+std::string AlertLogLine(const detection::AlertEvent& e, AlertClock clock = AlertClock::kUtc);
 
 // The Alertmanager v2 object for one event. A resolved alert has endsAt = its resolution time; a
 // firing one gets endsAt = t + ends_after_s, so Alertmanager closes it if we stop re-announcing.
@@ -53,11 +70,11 @@ class LogAlertSink : public AlertSink {
  public:
   explicit LogAlertSink(std::function<void(const std::string&)> write) : write_(std::move(write)) {}
   void Send(const std::vector<detection::AlertEvent>& events) override;
-  void set_utc(bool utc) { utc_ = utc; }  // false: times are wall clock, written without a zone
+  void set_clock(AlertClock clock) { clock_ = clock; }
 
  private:
   std::function<void(const std::string&)> write_;
-  bool utc_ = true;
+  AlertClock clock_ = AlertClock::kUtc;
 };
 
 class JsonLinesAlertSink : public AlertSink {
@@ -69,7 +86,7 @@ class JsonLinesAlertSink : public AlertSink {
   // file stays in use and the error is returned.
   Status Reopen();
   uint64_t write_errors() const { return write_errors_; }
-  void set_utc(bool utc) { utc_ = utc; }  // false: times are wall clock, written without a zone
+  void set_clock(AlertClock clock) { clock_ = clock; }  // of "time", "active_since", ...
 
  private:
   JsonLinesAlertSink(FILE* f, std::string path) : file_(f), path_(std::move(path)) {}
@@ -77,7 +94,7 @@ class JsonLinesAlertSink : public AlertSink {
   bool Moved() const;
   FILE* file_;
   std::string path_;
-  bool utc_ = true;
+  AlertClock clock_ = AlertClock::kUtc;
   uint64_t write_errors_ = 0;
 };
 

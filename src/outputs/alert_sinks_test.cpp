@@ -57,7 +57,7 @@ TEST(AlertSinks, LogLineNamesTimeEventKeySeverityAndSummary) {
 TEST(AlertSinks, WallClockTimesAreWrittenWithoutAZone) {
   std::vector<std::string> lines;
   LogAlertSink sink([&](const std::string& l) { lines.push_back(l); });
-  sink.set_utc(false);
+  sink.set_clock(AlertClock::kWallClock);
   sink.Send({Event(AlertEventKind::kFiring, 1764189300.5)});
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_THAT(lines[0], ::testing::StartsWith("2025-11-26T20:35:00.500 alert firing GpuMemoryLeak{"));
@@ -68,7 +68,7 @@ TEST(AlertSinks, WallClockTimesAreWrittenWithoutAZone) {
   {
     auto file = JsonLinesAlertSink::Open(tmpl);
     ASSERT_TRUE(file.ok());
-    (*file)->set_utc(false);
+    (*file)->set_clock(AlertClock::kWallClock);
     (*file)->Send({Event(AlertEventKind::kResolved, 1764190000)});
   }
   std::ifstream in(tmpl);
@@ -80,6 +80,52 @@ TEST(AlertSinks, WallClockTimesAreWrittenWithoutAZone) {
   EXPECT_EQ(row["active_since"], "2025-11-26T20:30:00");
   EXPECT_EQ(row["fired_at"], "2025-11-26T20:35:00");
   EXPECT_EQ(row["resolved_at"], "2025-11-26T20:46:40");
+}
+
+// A trace without a clock: times are seconds from its first sample, written as offsets to the
+// second (as its evidence names moments), never as dates in 1970.
+TEST(AlertSinks, TimesOfATraceWithoutAClockAreOffsetsFromItsStart) {
+  EXPECT_EQ(AlertTimeText(7910, AlertClock::kTraceTime), "t+2h 11m 50s");
+  EXPECT_EQ(AlertTimeText(50, AlertClock::kTraceTime), "t+50s");
+  EXPECT_EQ(AlertTimeText(600, AlertClock::kTraceTime), "t+10m 0s");
+  EXPECT_EQ(AlertTimeText(86400 + 300, AlertClock::kTraceTime), "t+1d 0h 5m 0s");
+  EXPECT_EQ(AlertTimeText(7910, AlertClock::kUtc), "1970-01-01T02:11:50Z");
+  EXPECT_EQ(AlertClockFor(false, true), AlertClock::kTraceTime);
+  EXPECT_EQ(AlertClockFor(true, false), AlertClock::kUtc);
+  EXPECT_EQ(AlertClockFor(false, false), AlertClock::kWallClock);
+
+  AlertEvent e = Event(AlertEventKind::kFiring, 7910);
+  e.alert.active_since = 7310;
+  e.alert.fired_at = 7910;
+  std::vector<std::string> lines;
+  LogAlertSink log([&](const std::string& l) { lines.push_back(l); });
+  log.set_clock(AlertClock::kTraceTime);
+  log.Send({e});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], ::testing::StartsWith("t+2h 11m 50s alert firing GpuMemoryLeak{"));
+
+  char tmpl[] = "/tmp/vw_alerts_XXXXXX";
+  int fd = mkstemp(tmpl);
+  close(fd);
+  {
+    auto file = JsonLinesAlertSink::Open(tmpl);
+    ASSERT_TRUE(file.ok());
+    (*file)->set_clock(AlertClock::kTraceTime);
+    AlertEvent resolved = Event(AlertEventKind::kResolved, 9000);
+    resolved.alert.active_since = 7310;
+    resolved.alert.fired_at = 7910;
+    (*file)->Send({e, resolved});
+  }
+  std::ifstream in(tmpl);
+  std::vector<json> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(json::parse(line));
+  unlink(tmpl);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["time"], "t+2h 11m 50s");
+  EXPECT_EQ(rows[0]["active_since"], "t+2h 1m 50s");
+  EXPECT_EQ(rows[0]["fired_at"], "t+2h 11m 50s");
+  EXPECT_EQ(rows[0]["resolved_at"], nullptr);
+  EXPECT_EQ(rows[1]["resolved_at"], "t+2h 30m 0s");
 }
 
 TEST(AlertSinks, AlertmanagerPayloadHasLabelsAnnotationsAndTimes) {

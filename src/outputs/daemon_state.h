@@ -27,6 +27,7 @@ struct SeriesVerdict {
   std::optional<double> leak_rate_lo_bps, leak_rate_hi_bps;
   std::optional<double> time_to_oom_s;  // set for a leak with known capacity
   std::optional<double> time_to_oom_lo_s, time_to_oom_hi_s;
+  std::optional<double> leak_start_t;  // where the sustained growth began (seconds), set for a leak
   std::optional<double> floor_bytes, peak_bytes;
   std::optional<double> baseline_bytes;  // learned plateau of this workload, when known
   std::vector<std::string> evidence;
@@ -59,7 +60,7 @@ struct AlertView {
   std::string state;     // "pending" | "firing"
   std::string gpu;       // GPU key, empty for host-wide alerts
   std::string severity;  // "warning" | "critical"
-  std::string since;     // ISO 8601: when it fired; for a pending one, when its condition started holding
+  std::string since;     // when it fired (a pending one: when its condition started holding), AlertTimeText
   std::string summary;
 };
 

@@ -23,6 +23,9 @@ nlohmann::ordered_json AnalysisJson(const SeriesVerdict& a) {
   j["leak_rate_ci_bytes_per_second"] = (a.leak_rate_lo_bps && a.leak_rate_hi_bps)
                                            ? nlohmann::ordered_json::array({*a.leak_rate_lo_bps, *a.leak_rate_hi_bps})
                                            : nlohmann::ordered_json();
+  // Where the sustained growth began, as analyze's JSON field of that name (ISO 8601, UTC here).
+  j["leak_start"] =
+      a.leak_start_t ? nlohmann::ordered_json(FormatIso8601(*a.leak_start_t, true)) : nlohmann::ordered_json();
   j["time_to_oom_seconds"] = Opt(a.time_to_oom_s);
   j["time_to_oom_ci_seconds"] = (a.time_to_oom_lo_s && a.time_to_oom_hi_s)
                                     ? nlohmann::ordered_json::array({*a.time_to_oom_lo_s, *a.time_to_oom_hi_s})

@@ -86,6 +86,26 @@ TEST(HttpServer, StatusIsTheCheckDocumentWithPerGpuAnalysis) {
   EXPECT_EQ(j["alerts"][0]["state"], "firing");
 }
 
+// `analysis.leak_start` is analyze's field of that name: where the sustained growth began, ISO 8601
+// (UTC here), null without a leak; in every analysis, the GPUs' and the processes'.
+TEST(DaemonStatus, AnalysesNameWhereTheLeakStartedOrNull) {
+  DaemonState s = testing::MakeDaemonState(2, 1);
+  s.gpus[0].analysis.leak_start_t = 1764180000.25;  // 2025-11-26T18:00:00.250Z
+  SeriesVerdict leaking_process = s.gpus[0].analysis;
+  leaking_process.leak_start_t = 1764183600;
+  s.gpus[0].process_analysis["1000"] = leaking_process;
+  s.gpus[1].process_analysis["2000"] = s.gpus[1].analysis;
+  auto j = StatusJson(s);
+  EXPECT_EQ(j["gpus"][0]["analysis"]["leak_start"], "2025-11-26T18:00:00.250Z");
+  ASSERT_TRUE(j["gpus"][1]["analysis"].contains("leak_start"));
+  EXPECT_TRUE(j["gpus"][1]["analysis"]["leak_start"].is_null());
+  ASSERT_EQ(j["gpus"][0]["processes"][0]["pid"], 1000);
+  EXPECT_EQ(j["gpus"][0]["processes"][0]["analysis"]["leak_start"], "2025-11-26T19:00:00Z");
+  ASSERT_EQ(j["gpus"][1]["processes"][0]["pid"], 2000);
+  ASSERT_TRUE(j["gpus"][1]["processes"][0]["analysis"].contains("leak_start"));
+  EXPECT_TRUE(j["gpus"][1]["processes"][0]["analysis"]["leak_start"].is_null());
+}
+
 // A host blind to Xids says so in the status document, not only once on stderr.
 TEST(DaemonStatus, KernelLogStateAndItsNoteAreInTheStatus) {
   DaemonState s = testing::MakeDaemonState(1, 0);

@@ -53,7 +53,7 @@ Run RunCommand(const std::string& cmd) {
 }
 
 std::string BaseCommand(const std::string& chromium, const PageRun& run, const std::string& profile) {
-  std::string cmd = "TZ=UTC timeout 120 " + ShellQuote(chromium) +
+  std::string cmd = "TZ=" + ShellQuote(run.tz) + " timeout 120 " + ShellQuote(chromium) +
                     " --headless=new --no-sandbox --disable-gpu --no-first-run --no-default-browser-check"
                     " --disable-extensions --hide-scrollbars --user-data-dir=" +
                     ShellQuote(profile) + " --window-size=" + std::to_string(run.width) + "," +

@@ -18,6 +18,7 @@ struct PageRun {
   int width = 1200, height = 900;
   bool dark = false;               // prefers-color-scheme: dark
   int virtual_time_budget_ms = 0;  // > 0 lets the page's scripts and timers run that long first
+  std::string tz = "UTC";          // the browser's time zone (TZ), e.g. "Asia/Tokyo"
 };
 
 // The serialized DOM after load (empty with `error` set on failure).

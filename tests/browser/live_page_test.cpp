@@ -4,7 +4,8 @@
 // and the DOM it built is checked: a card and a chart per GPU, the OOM marker on the leaking GPU,
 // the process rows with their states and flags, the findings, the alert and the status notes. A
 // second test makes the status endpoint fail and checks the page says the daemon is unreachable;
-// a third checks that a status without notes shows no notes box. Screenshots go to
+// a third checks that a status without notes shows no notes box; a fourth runs the browser in
+// Tokyo's zone and checks that every clock time on the page is UTC and marked. Screenshots go to
 // browser/live*.png in the build folder.
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "chromium.h"
+#include "core/time.h"
 #include "outputs/testing/series_fixtures.h"
 #include "outputs/web_page.h"
 
@@ -296,6 +298,52 @@ TEST(LivePageInBrowser, StatusWithoutNotesShowsNoNotesBox) {
   ASSERT_EQ(box.size(), 1u);
   EXPECT_EQ(box[0].attrs.count("hidden"), 1u);
   EXPECT_TRUE(Select(r.dom, "li", "data-role", "note").empty());
+}
+
+// Clock times on the page are UTC and say so, whatever the browser's zone: the daemon's evidence
+// names UTC times ("Growing since 2026-07-14 09:10 UTC"), so a reader in Tokyo must not see the
+// OOM, the axis and the "updated" time in local time next to them. Chromium runs with
+// TZ=Asia/Tokyo (UTC+9, no daylight saving), where a local-time label differs by nine hours.
+TEST(LivePageInBrowser, ClockTimesAreUtcAndMarkedWhateverTheBrowserZone) {
+  FixtureDaemon daemon(false);
+  ASSERT_GT(daemon.port(), 0);
+  auto utc_hour = [] {
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return FormatIso8601(now, true).substr(11, 2);
+  };
+  const std::string hour_before = utc_hour();
+  DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 5000, .tz = "Asia/Tokyo"});
+  const std::string hour_after = utc_hour();
+  ASSERT_EQ(r.error, "");
+  const std::string& dom = r.dom;
+  const std::string text = TextOf(dom);
+  // The two-digit hour and minute of epoch seconds `t` in UTC.
+  auto hhmm = [](double t) { return FormatIso8601(t, true).substr(11, 5); };
+
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(text, m, std::regex("live · updated ([0-9]{2}):[0-9]{2}:[0-9]{2} UTC"))) << text;
+  EXPECT_TRUE(m[1] == hour_before || m[1] == hour_after) << m[0] << " (UTC hour " << hour_before << ")";
+
+  // Each time-axis tick is labelled with the UTC time of where it stands, under a "time (UTC)" title.
+  std::regex tick_re("data-role=\"xtick\" data-t=\"([0-9]+)\"[^>]*>([^<]*)<");
+  int ticks = 0;
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), tick_re); it != std::sregex_iterator(); ++it, ++ticks) {
+    EXPECT_EQ((*it)[2].str(), hhmm(std::stod((*it)[1].str()))) << (*it)[0];
+  }
+  EXPECT_GE(ticks, 4) << "both charts have time ticks";
+  EXPECT_EQ(Select(dom, "text", "data-role", "xtitle").size(), 2u);
+  EXPECT_NE(text.find("time (UTC) · 2026-07-14"), std::string::npos) << text;
+
+  // The OOM marker's label is the UTC clock time of its position, marked.
+  auto oom = Select(dom, "circle", "data-role", "oom");
+  ASSERT_EQ(oom.size(), 1u) << "the fixture's OOM falls inside the chart";
+  const std::string oom_label = "OOM " + hhmm(std::stod(oom[0].attrs.at("data-t"))) + " UTC (in 7h 0m)";
+  EXPECT_NE(text.find(oom_label), std::string::npos) << oom_label << "\n" << text;
+
+  // The firing alerts' times as the evidence writes UTC times, not raw ISO 8601.
+  EXPECT_NE(text.find("since 2026-07-14 13:20 UTC"), std::string::npos) << text;
+  EXPECT_NE(text.find("since 2026-07-14 13:58 UTC"), std::string::npos) << text;
+  EXPECT_EQ(text.find("13:20:00Z"), std::string::npos) << text;
 }
 
 }  // namespace

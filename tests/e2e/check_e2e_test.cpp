@@ -122,6 +122,95 @@ TEST(CheckE2E, HolderWithoutAReadableCommandLineIsNamedByNvml) {
   EXPECT_EQ(text.out.find("nvml-says-other"), std::string::npos) << text.out;
 }
 
+// One name per PID across the whole check: a trainer listed by NVML on GPU 0 (named by NVML, its
+// /proc command line missing) also has /dev/nvidia1 open, where memory is orphaned. Its fd-only
+// row on GPU 1, its unlisted_holder finding there and the orphaned-memory message all name it as
+// GPU 0's row does; the missing file is "missing", not "vanished" (the process is there).
+TEST(CheckE2E, APidIsNamedTheSameOnEveryGpuAndInItsFindings) {
+  Scratch s;
+  FakeProcess trainer = Holder(5150, 'R');
+  trainer.fd_targets = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia-uvm"};
+  std::string proc = s.Proc({trainer});
+  ASSERT_TRUE(std::filesystem::remove(proc + "/5150/cmdline"));
+  std::string sc = s.Write("s.yaml", R"(driver_version: "550.54.15"
+gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60"
+    pci_bus_id: "00000000:3B:00.0"
+    minor: 0
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    utilization_gpu: 50
+    processes:
+      - {pid: 5150, type: compute, name: "trainer-7", used_mib: 4096, sm_util: 80}
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f61"
+    pci_bus_id: "00000000:3C:00.0"
+    minor: 1
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    utilization_gpu: 0
+    unattributed_mib: 2048
+)");
+  RunResult r = Check(sc, proc, "");
+  ASSERT_GE(r.exit_code, 1) << r.out << r.err;
+  ASSERT_EQ(r.json["gpus"].size(), 2u) << r.out;
+  for (int g = 0; g < 2; ++g) {
+    const json& rows = r.json["gpus"][g]["processes"];
+    ASSERT_EQ(rows.size(), 1u) << r.out;
+    EXPECT_EQ(rows[0]["pid"], 5150);
+    EXPECT_EQ(rows[0]["listed_by_nvml"], g == 0);
+    EXPECT_EQ(rows[0]["command"], "trainer-7") << "GPU " << g << ": " << rows[0].dump();
+    EXPECT_EQ(rows[0]["state"], "R");
+    EXPECT_EQ(rows[0]["unreadable"], json::array({"cmdline: missing"})) << rows[0].dump();
+  }
+  auto unlisted = FindingsOf(r.json, "unlisted_holder");
+  ASSERT_EQ(unlisted.size(), 1u) << r.out;
+  EXPECT_EQ(unlisted[0]["gpu"], "1");
+  EXPECT_NE(unlisted[0]["message"].get<std::string>().find("`trainer-7` has /dev/nvidia1 open"), std::string::npos)
+      << unlisted[0].dump();
+  auto orphaned = FindingsOf(r.json, "orphaned_memory");
+  ASSERT_EQ(orphaned.size(), 1u) << r.out;
+  EXPECT_NE(orphaned[0]["message"].get<std::string>().find("(5150 `trainer-7`)"), std::string::npos)
+      << orphaned[0].dump();
+  EXPECT_EQ(r.out.find("vanished"), std::string::npos) << r.out;
+
+  // The table names it on both GPUs.
+  RunResult text = RunVramwatch({"check", "--nvml-lib", EmulatorLib(), "--proc-root", proc, "--kernel-log", "none"},
+                                {{"VRAMWATCH_EMULATOR_SCENARIO", sc}});
+  std::vector<std::string> rows;
+  std::istringstream lines(text.out);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find_first_not_of(' ');
+    if (at != std::string::npos && line.compare(at, 5, "5150 ") == 0) rows.push_back(line);  // a table row
+  }
+  ASSERT_EQ(rows.size(), 2u) << text.out;
+  for (const std::string& row : rows) EXPECT_NE(row.find("trainer-7"), std::string::npos) << text.out;
+}
+
+// A /proc/PID file that is missing while the PID's stat and status were read says "missing": the
+// process is there (state S, its user known). With no other name for it, the table shows why.
+TEST(CheckE2E, AMissingProcFileOfALiveProcessIsMissingNotVanished) {
+  Scratch s;
+  FakeProcess worker = Holder(5500, 'S', {"python3", "-c", "worker"});
+  std::string proc = s.Proc({worker});
+  ASSERT_TRUE(std::filesystem::remove(proc + "/5500/cmdline"));
+  std::string sc = s.Write("s.yaml", OneGpu(""));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.json["gpus"][0]["processes"].size(), 1u) << r.out << r.err;
+  const json& p = r.json["gpus"][0]["processes"][0];
+  EXPECT_EQ(p["alive"], true);
+  EXPECT_EQ(p["state"], "S");
+  EXPECT_EQ(p["user"], "alice");
+  EXPECT_TRUE(p["command"].is_null()) << p.dump();
+  EXPECT_EQ(p["unreadable"], json::array({"cmdline: missing"})) << p.dump();
+
+  RunResult text = RunVramwatch({"check", "--nvml-lib", EmulatorLib(), "--proc-root", proc, "--kernel-log", "none"},
+                                {{"VRAMWATCH_EMULATOR_SCENARIO", sc}});
+  EXPECT_NE(text.out.find("(cmdline: missing)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("vanished"), std::string::npos) << text.out;
+}
+
 TEST(CheckE2E, UnheldOrphanedMemoryIsCriticalAndSaysOnlyAResetFreesIt) {
   Scratch s;
   std::string proc = s.Proc({});

@@ -1019,7 +1019,30 @@ gpus:
       std::regex_search(evidence, std::regex("Growing since [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} UTC at ")))
       << evidence;
   EXPECT_EQ(evidence.find("since +"), std::string::npos) << evidence;
+  // The same moment as a field (analyze's `leak_start`), ISO 8601 UTC, in the sentence's minute.
+  const json& leak_start = st["gpus"][0]["analysis"]["leak_start"];
+  ASSERT_TRUE(leak_start.is_string()) << st["gpus"][0]["analysis"].dump(2);
+  const std::string start_text = leak_start.get<std::string>();
+  EXPECT_EQ(start_text.back(), 'Z') << start_text;
+  std::string minute = start_text.substr(0, 16);
+  minute[10] = ' ';
+  EXPECT_NE(evidence.find("Growing since " + minute + " UTC at "), std::string::npos) << start_text << "\n" << evidence;
+  const double start_s = ParseTimestamp(start_text)->seconds;
+  EXPECT_GE(start_s, hist_start - 1) << start_text;
+  EXPECT_LE(start_s, WallNow()) << start_text;
   EXPECT_EQ(st["gpus"][1]["analysis"]["verdict"], "plateau") << st["gpus"][1].dump(2);
+  EXPECT_TRUE(st["gpus"][1]["analysis"].contains("leak_start")) << st["gpus"][1]["analysis"].dump(2);
+  EXPECT_TRUE(st["gpus"][1]["analysis"]["leak_start"].is_null()) << st["gpus"][1]["analysis"].dump(2);
+  // Every process analysis has the field too (null until a process's own series shows a leak).
+  int process_analyses = 0;
+  for (const auto& g : st["gpus"]) {
+    for (const auto& p : g["processes"]) {
+      if (!p.contains("analysis")) continue;
+      ++process_analyses;
+      EXPECT_TRUE(p["analysis"].contains("leak_start")) << p.dump(2);
+    }
+  }
+  EXPECT_GE(process_analyses, 1) << st.dump(2);
 
   // /metrics: the leak verdict and its rate on GPU 0, a plateau on GPU 1.
   auto m = Get(port, "/metrics");
@@ -1112,13 +1135,37 @@ TEST(WatchE2E, ReplayEvidenceNamesClockTimesOfTheTraceAndOffsetsOnlyWithoutACloc
     RunResult r = RunVramwatch(args, {}, 120);
     EXPECT_EQ(r.exit_code, 1) << c.name << "\n" << r.out << r.err;
     std::string description;
+    json firing;
     std::istringstream log(ReadAll(alerts));
     for (std::string line; std::getline(log, line);) {
       json e = json::parse(line);
-      if (e["alert"] == "GpuMemoryLeak" && e["event"] == "firing") description = e["annotations"]["description"];
+      if (e["alert"] == "GpuMemoryLeak" && e["event"] == "firing") {
+        description = e["annotations"]["description"];
+        firing = e;
+      }
     }
     EXPECT_NE(description.find("Memory fell from a floor of"), std::string::npos) << c.name << "\n" << ReadAll(alerts);
     EXPECT_NE(description.find(c.moment), std::string::npos) << c.name << ": " << description;
+    // The alert's own times are on the same clock as its evidence: UTC, the wall clock as written,
+    // or offsets from the start of a trace without a clock (not 1970 dates).
+    ASSERT_TRUE(firing.is_object()) << c.name << "\n" << ReadAll(alerts);
+    std::string line_time;
+    std::istringstream out(r.out);
+    for (std::string line; std::getline(out, line);) {
+      if (line.find(" alert firing GpuMemoryLeak{") != std::string::npos)
+        line_time = line.substr(0, line.find(" alert "));
+    }
+    for (const std::string& t : {firing["time"].get<std::string>(), firing["active_since"].get<std::string>(),
+                                 firing["fired_at"].get<std::string>(), line_time}) {
+      if (c.name == "no clock") {
+        EXPECT_TRUE(std::regex_match(t, std::regex(R"(t\+([0-9]+h )?[0-9]+m [0-9]+s)"))) << c.name << ": " << t;
+      } else {
+        EXPECT_EQ(t.rfind("2026-11-27T", 0), 0u) << c.name << ": " << t << "\n" << r.out;
+        EXPECT_EQ(t.back() == 'Z', c.name == "utc") << c.name << ": " << t;
+      }
+    }
+    EXPECT_EQ(firing["fired_at"], firing["time"]) << c.name;
+    EXPECT_EQ(line_time, firing["fired_at"]) << c.name;
   }
 }
 

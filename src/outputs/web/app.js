@@ -38,10 +38,24 @@
     if (m > 0) return m + 'm ' + (s % 60) + 's';
     return s + 's';
   }
+  // Clock times are UTC, whatever the browser's zone, as the daemon's evidence writes them
+  // ("Growing since 2026-11-30 02:15 UTC"): hhmm() for axis ticks under a "time (UTC)" title,
+  // clock() with the zone mark for text that stands alone.
   function pad2(n) { return (n < 10 ? '0' : '') + n; }
-  function clock(t, withSeconds) {
+  function hhmm(t, withSeconds) {
     var d = new Date(t * 1000);
-    return pad2(d.getHours()) + ':' + pad2(d.getMinutes()) + (withSeconds ? ':' + pad2(d.getSeconds()) : '');
+    return pad2(d.getUTCHours()) + ':' + pad2(d.getUTCMinutes()) + (withSeconds ? ':' + pad2(d.getUTCSeconds()) : '');
+  }
+  function clock(t, withSeconds) { return hhmm(t, withSeconds) + ' UTC'; }
+  function utcDate(t) {
+    var d = new Date(t * 1000);
+    return d.getUTCFullYear() + '-' + pad2(d.getUTCMonth() + 1) + '-' + pad2(d.getUTCDate());
+  }
+  // An alert's `since`: ISO 8601 UTC from the live daemon ("2026-11-30T03:22:27.111Z") becomes
+  // "2026-11-30 03:22 UTC"; anything else (a replayed trace's offset "t+2h 11m 50s") as written.
+  function sinceText(since) {
+    var m = /^\d{4}-\d\d-\d\dT[0-9:.]+Z$/.test(since || '') ? Date.parse(since) : NaN;
+    return isFinite(m) ? utcDate(m / 1000) + ' ' + clock(m / 1000) : String(since == null ? '' : since);
   }
 
   // ---- data ----
@@ -66,7 +80,7 @@
     return 10 * mag;
   }
   function chart(g, hist) {
-    var W = 560, H = 230, L = 56, R = 12, T = 10, B = 26;
+    var W = 560, H = 244, L = 56, R = 12, T = 10, B = 40;
     var head = '<svg class="vw-chart" data-gpu="' + esc(g.index) + '" viewBox="0 0 ' + W + ' ' + H + '" role="img"' +
         ' aria-label="GPU ' + esc(g.index) + ' memory">';
     var pts = hist && hist.points ? hist.points.filter(function (p) { return num(p[0]) && num(p[1]); }) : [];
@@ -105,13 +119,16 @@
     }
     var tStep = TIME_STEPS[TIME_STEPS.length - 1];
     for (var i = 0; i < TIME_STEPS.length; i++) if ((tHi - t0) / TIME_STEPS[i] <= pw / 75) { tStep = TIME_STEPS[i]; break; }
-    var tz = new Date(t0 * 1000).getTimezoneOffset() * 60;
-    for (var tt = Math.ceil((t0 - tz) / tStep) * tStep + tz; tt <= tHi; tt += tStep) {
+    // Ticks on whole UTC steps, labelled in UTC; the axis title names the zone and the date.
+    for (var tt = Math.ceil(t0 / tStep) * tStep; tt <= tHi; tt += tStep) {
       var xx = x(tt);
       if (xx < L + 14 || xx > W - 16) continue;
       s += '<line class="vw-grid" x1="' + xx.toFixed(1) + '" x2="' + xx.toFixed(1) + '" y1="' + T + '" y2="' + (T + ph) + '"/>' +
-          '<text class="vw-tick" x="' + xx.toFixed(1) + '" y="' + (H - 8) + '" text-anchor="middle">' + clock(tt, tStep < 60) + '</text>';
+          '<text class="vw-tick" data-role="xtick" data-t="' + Math.round(tt) + '" x="' + xx.toFixed(1) + '" y="' +
+          (T + ph + 16) + '" text-anchor="middle">' + hhmm(tt, tStep < 60) + '</text>';
     }
+    s += '<text class="vw-tick vw-axis-title" data-role="xtitle" x="' + (L + pw / 2).toFixed(1) + '" y="' + (H - 6) +
+        '" text-anchor="middle">time (UTC) · ' + utcDate(t1) + '</text>';
     s += '<line class="vw-axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (T + ph) + '" y2="' + (T + ph) + '"/>';
     s += '<polyline class="vw-raw" data-role="raw" points="' + line(pts) + '"/>';
     if (hist.floor && hist.floor.length > 1) s += '<polyline class="vw-floor" data-role="floor" points="' + line(hist.floor) + '"/>';
@@ -209,8 +226,8 @@
     el.innerHTML = firing.length ? '<h2>Alerts firing</h2><table><tbody>' + firing.map(function (x) {
       return '<tr data-role="alert" data-name="' + esc(x.name) + '"><td><span class="vw-badge vw-sev-critical">' + esc(x.state) +
           '</span></td><td><b>' + esc(x.name) + '</b></td><td>' + (x.gpu ? 'GPU ' + esc(x.gpu) : 'host') +
-          '</td><td class="vw-muted">since ' +
-          esc(x.since) + '</td><td>' + esc(x.summary) + '</td></tr>';
+          '</td><td class="vw-muted" data-role="since">since ' +
+          esc(sinceText(x.since)) + '</td><td>' + esc(x.summary) + '</td></tr>';
     }).join('') + '</tbody></table>' : '';
   }
 

@@ -56,6 +56,22 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
     }
   }
 
+  // One name per PID across the host: NVML names a PID (nvmlSystemGetProcessName) on the GPUs that
+  // list it; its rows elsewhere (device file open, not listed there) take that name too, so
+  // CommandOf() names the process the same on every GPU, in the tables and the findings.
+  std::map<int64_t, std::string> nvml_names;
+  for (const auto& gpu : host.gpus) {
+    for (const auto& p : gpu.processes) {
+      if (!p.nvml_name.empty()) nvml_names.emplace(p.pid, p.nvml_name);
+    }
+  }
+  for (auto& gpu : host.gpus) {
+    for (auto& p : gpu.processes) {
+      if (!p.nvml_name.empty()) continue;
+      if (auto it = nvml_names.find(p.pid); it != nvml_names.end()) p.nvml_name = it->second;
+    }
+  }
+
   out.hints = reader.PidNamespaceHints();
   host.host_pids_visible = HostPidsVisible(nvml_pids, nvml_infos, out.hints);
   return out;

@@ -2,7 +2,9 @@
 //
 // For every process NVML lists, fills ProcessSnapshot::info (ProcessReader::Read). Then adds, per
 // GPU, every PID that has /dev/nvidia<minor> open but is not listed by NVML for that GPU
-// (listed_by_nvml = false, no memory figure). PIDs that hold only /dev/nvidiactl or
+// (listed_by_nvml = false, no memory figure); such a row takes NVML's name for the PID from a GPU
+// that lists it (ProcessSnapshot::nvml_name), so CommandOf() gives one name per PID across the
+// host. PIDs that hold only /dev/nvidiactl or
 // /dev/nvidia-uvm are not tied to a GPU: they are returned in `control_only`. Finally sets
 // HostSnapshot::host_pids_visible (see HostPidsVisible).
 //

@@ -76,6 +76,37 @@ TEST(JoinHolders, FillsListedPidsAndAddsFdOnlyHoldersToTheirGpu) {
   EXPECT_EQ(starts.count(100), 1u);
 }
 
+// NVML names a PID on the GPU that lists it; its fd-only row on another GPU takes that name, so
+// CommandOf() is the same for the PID everywhere. A PID NVML lists nowhere keeps no name.
+TEST(JoinHolders, FdOnlyRowsTakeNvmlsNameForThePidFromAnotherGpu) {
+  Tree t("names");
+  FakeProcess trainer;
+  trainer.pid = 100;
+  trainer.fd_targets = {"/dev/nvidia0", "/dev/nvidia1"};
+  FakeProcess stray;
+  stray.pid = 200;
+  stray.fd_targets = {"/dev/nvidia1"};
+  ASSERT_TRUE(WriteProcFixture(t.root.string(), {trainer, stray}).ok());
+  fs::remove(t.root / "100" / "cmdline");
+  fs::remove(t.root / "200" / "cmdline");
+  DirProcFs pfs(t.root.string());
+  ReaderOptions o;
+  o.self_pid = 1;
+  o.passwd_path = (t.root / "passwd").string();
+  ProcessReader reader(pfs, o);
+  HostSnapshot h = TwoGpus({100});
+  h.gpus[0].processes[0].nvml_name = "trainer-7";
+  std::map<int64_t, double> starts;
+  JoinHolders(h, reader, starts);
+  ASSERT_EQ(h.gpus[1].processes.size(), 2u);
+  EXPECT_EQ(h.gpus[1].processes[0].pid, 100);
+  EXPECT_FALSE(h.gpus[1].processes[0].listed_by_nvml);
+  EXPECT_EQ(CommandOf(h.gpus[1].processes[0]), "trainer-7");
+  EXPECT_EQ(CommandOf(h.gpus[0].processes[0]), "trainer-7");
+  EXPECT_EQ(h.gpus[1].processes[1].pid, 200);
+  EXPECT_EQ(CommandOf(h.gpus[1].processes[1]), "");
+}
+
 TEST(JoinHolders, MissingPidsInsideAContainerNamespaceMakeHostPidsInvisible) {
   Tree t("blind");
   FixtureOptions fo;

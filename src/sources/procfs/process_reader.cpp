@@ -16,7 +16,9 @@ namespace {
 std::string Brief(const Status& s) {
   switch (s.code()) {
     case StatusCode::kPermissionDenied: return "permission denied";
-    case StatusCode::kNotFound: return "vanished";
+    // A file missing under /proc/PID/ while the PID's stat was read: the process is there, the
+    // file is not (a gone PID is found by its stat, ProcState::kGone).
+    case StatusCode::kNotFound: return "missing";
     default: return s.message();
   }
 }

@@ -2,8 +2,9 @@
 //
 // - Read(pid): ProcessInfo for one PID (state, start time, user, command line, CPU time, NSpid
 //   container PID, container/pod/Slurm job from the cgroup). A vanished PID gives alive=false and
-//   state kGone; a file that cannot be read (EACCES, parse error) is listed in
-//   ProcessInfo::unreadable ("cmdline: permission denied") and its fields stay empty, never guessed.
+//   state kGone; a file that cannot be read (EACCES, parse error, or missing while the PID's stat
+//   was there) is listed in ProcessInfo::unreadable ("cmdline: permission denied", "cmdline:
+//   missing") and its fields stay empty, never guessed.
 // - ScanDeviceFds(): what `fuser -v /dev/nvidia*` does: every PID with an open fd on
 //   /dev/nvidia<minor>; /dev/nvidiactl and /dev/nvidia-uvm are recorded separately (they are not
 //   tied to one GPU). vramwatch's own PID is excluded.

@@ -106,6 +106,23 @@ TEST_F(ProcessReaderTest, PermissionDeniedFilesAreReportedUnreadableAndLeaveFiel
   EXPECT_EQ(info.unreadable[1], "cgroup: permission denied");
 }
 
+// A file missing under /proc/PID while its stat was read: the process is there, the file is not;
+// "vanished" would say the PID is gone.
+TEST_F(ProcessReaderTest, AFileMissingUnderALivePidIsMissingNotVanished) {
+  FakeProcess p;
+  p.pid = 79;
+  p.state = 'R';
+  Write({p});
+  std::filesystem::remove(root_ / "79" / "cmdline");
+  DirProcFs fs(root_.string());
+  ProcessReader reader(fs, Options());
+  ProcessInfo info = reader.Read(79);
+  EXPECT_TRUE(info.alive);
+  EXPECT_EQ(info.state, ProcState::kRunning);
+  EXPECT_EQ(info.command, "");
+  EXPECT_EQ(info.unreadable, std::vector<std::string>({"cmdline: missing"}));
+}
+
 TEST_F(ProcessReaderTest, UnreadableStatKeepsTheProcessAliveWithUnknownState) {
   FakeProcess p;
   p.pid = 78;

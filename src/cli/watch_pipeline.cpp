@@ -270,7 +270,7 @@ void WatchPipeline::CloseUnresumed(const std::string& key) {
 }
 
 void WatchPipeline::EndProcess(const std::string& key, GpuTrack& t, int64_t pid, ProcTrack& p, const GpuSnapshot& g) {
-  if (!history_) return;
+  if (!history_ || !p.on_gpu) return;  // a device file holder only: it had no life here
   storage::ProcessRecord r = ProcessRecordOf(key, pid, p.last_snapshot, p.first_seen, p.last_seen, p.peak);
   // NVML listed memory for it for longer than the lazy-reclaim grace after its /proc entry was gone
   // (a dead holder): it vanished while its memory stayed held, whatever happens to that memory now.
@@ -308,9 +308,16 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
     if (it == t.procs.end()) {
       it = t.procs.emplace(p.pid, std::make_unique<ProcTrack>(config_.engine)).first;
       it->second->first_seen = now;
-      if (history_ && !resumed_procs_.empty()) ResumeProcess(key, p.pid, p, *it->second, now);
     }
     ProcTrack& pt = *it->second;
+    // A life on this GPU starts when NVML lists the PID here (or it holds memory here): a process
+    // that only has /dev/nvidiaN open (CUDA opens every device file) reaches the findings, but
+    // gets no lifecycle record on this GPU.
+    if (!pt.on_gpu && (p.listed_by_nvml || p.used_bytes.value_or(0) > 0)) {
+      pt.on_gpu = true;
+      pt.first_seen = now;
+      if (history_ && !resumed_procs_.empty()) ResumeProcess(key, p.pid, p, pt, now);
+    }
     pt.last_seen = now;
     pt.last_snapshot = p;
     if (p.info.alive || p.info.state != ProcState::kGone) {
@@ -331,7 +338,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
             std::max(0.0, static_cast<double>(*g.memory_used_bytes) - static_cast<double>(*p.used_bytes)));
       if (history_) history_->Append(outputs::ProcessSeriesName(key, p.pid), now, *p.used_bytes);
     }
-    if (history_) {
+    if (history_ && pt.on_gpu) {
       history_->processes().Upsert(ProcessRecordOf(key, p.pid, p, pt.first_seen, now, pt.peak));
     }
   }

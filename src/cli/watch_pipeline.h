@@ -124,6 +124,9 @@ class WatchPipeline {
     uint64_t peak = 0, last = 0;
     ProcessSnapshot last_snapshot;
     std::optional<double> gone_since;  // first refresh that listed it with its /proc entry gone
+    // NVML has listed it on this GPU (or it held memory here): only then has it a lifecycle
+    // record, whose first_seen is that refresh. A PID seen only through /dev/nvidiaN has none.
+    bool on_gpu = false;
     outputs::SeriesVerdict verdict;
     explicit ProcTrack(const detection::EngineConfig& c) : engine(c) {}
   };

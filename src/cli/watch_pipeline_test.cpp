@@ -645,6 +645,77 @@ TEST(WatchPipelineProcesses, AHolderNvmlDropsWithinTheGraceAfterItsExitIsRecorde
   EXPECT_EQ((*records)[0].user, "bob");
 }
 
+// CUDA opens every visible GPU's device file: a job computing on GPU 0 holds /dev/nvidia1 too.
+// It is a finding on GPU 1 (unlisted_holder) but has no life there: no lifecycle record on GPU 1,
+// while it is there nor after it leaves.
+TEST(WatchPipelineProcesses, AProcessWithOnlyTheDeviceFileOpenGetsNoLifecycleRecordOnThatGpu) {
+  TempDb db;
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchPipeline p(FastAlerts(), store->get(), {});
+  const double t0 = 1'790'000'000;
+  ProcessSnapshot fd_only = Holder(41877, 0, true);
+  fd_only.listed_by_nvml = false;
+  fd_only.compute = false;
+  fd_only.used_bytes.reset();
+  auto host = [&](double t, bool with_job) {
+    GpuSnapshot g0 = Gpu(0, t, with_job ? 8192 : 0), g1 = Gpu(1, t, 0);
+    g0.minor = 0;
+    g1.minor = 1;
+    if (with_job) {
+      g0.processes = {Holder(41877, 8192, true)};
+      g1.processes = {fd_only};
+    }
+    return Host(t, {g0, g1});
+  };
+  for (double t = t0; t <= t0 + 3; t += 1) p.Ingest(host(t, true), true, true);
+  bool unlisted = false;
+  auto state = p.BuildState(t0 + 3);
+  for (const auto& f : state->findings) {
+    if (f.kind == "unlisted_holder" && f.gpu == "1" && f.pid == 41877) unlisted = true;
+  }
+  EXPECT_TRUE(unlisted) << "the device file holder still reaches the findings";
+  p.Flush();
+  auto records = (*store)->processes().Query(0, 1e12);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ((*records)[0].gpu, "0");
+  EXPECT_EQ((*records)[0].pid, 41877);
+  EXPECT_EQ((*records)[0].end, storage::ProcessEnd::kRunning);
+  // The job ends: its record on GPU 0 closes, and none appears on GPU 1.
+  p.Ingest(host(t0 + 4, false), true, true);
+  p.Flush();
+  records = (*store)->processes().Query(0, 1e12);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ((*records)[0].gpu, "0");
+  EXPECT_EQ((*records)[0].end, storage::ProcessEnd::kExited);
+}
+
+// A PID NVML lists on a GPU only after it had the device file open there: its life on that GPU
+// (first seen) starts when NVML lists it.
+TEST(WatchPipelineProcesses, ALifeOnAGpuStartsWhenNvmlFirstListsThePid) {
+  TempDb db;
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchPipeline p(FastAlerts(), store->get(), {});
+  const double t0 = 1'790'000'000;
+  ProcessSnapshot opened = Holder(41877, 0, true);
+  opened.listed_by_nvml = false;
+  opened.used_bytes.reset();
+  GpuSnapshot before = Gpu(0, t0, 0), after = Gpu(0, t0 + 5, 2048);
+  before.processes = {opened};
+  after.processes = {Holder(41877, 2048, true)};
+  p.Ingest(Host(t0, {before}), true, true);
+  p.Ingest(Host(t0 + 5, {after}), true, true);
+  p.Flush();
+  auto records = (*store)->processes().Query(0, 1e12);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ((*records)[0].first_seen_s, t0 + 5);
+  EXPECT_EQ((*records)[0].peak_bytes, static_cast<uint64_t>(2048 * kMiB));
+}
+
 TEST(WatchPipelineMetrics, NvmlErrorsAreCountedByFunctionAndFixedCodeAndAStaleGpuKeepsThem) {
   WatchPipeline p(FastAlerts(), nullptr, {});
   const double t0 = 1'790'000'000;

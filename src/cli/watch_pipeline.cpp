@@ -236,17 +236,15 @@ void WatchPipeline::AssessGpu(const std::string& key, GpuTrack& t, double now) {
   (void)key;
 }
 
-void WatchPipeline::ResumeProcess(const std::string& key, int64_t pid, const ProcessSnapshot& p, ProcTrack& pt,
-                                  double now) {
+void WatchPipeline::ResumeProcess(const std::string& key, GpuTrack& t, int64_t pid, const ProcessSnapshot& p,
+                                  ProcTrack& pt, double now) {
   auto it = resumed_procs_.find({key, pid});
   if (it == resumed_procs_.end()) return;
   const storage::ProcessRecord r = std::move(it->second);
   resumed_procs_.erase(it);
   // A PID reused by another program is a new process: its old record ends where it was last seen.
   if (r.command != CommandOf(p)) {
-    storage::ProcessRecord ended = r;
-    ended.end = storage::ProcessEnd::kExited;
-    history_->processes().Upsert(ended);
+    EndedWhileDown(key, t, r, now);
     return;
   }
   pt.first_seen = r.first_seen_s;
@@ -260,17 +258,36 @@ void WatchPipeline::ResumeProcess(const std::string& key, int64_t pid, const Pro
   }
 }
 
-void WatchPipeline::CloseUnresumed(const std::string& key) {
+std::optional<uint64_t> WatchPipeline::LastStoredBytes(const std::string& key, const storage::ProcessRecord& r) {
+  if (!history_) return std::nullopt;
+  auto pts = history_->Raw(outputs::ProcessSeriesName(key, r.pid),
+                           std::max(r.first_seen_s, r.last_seen_s - config_.resume_s), r.last_seen_s);
+  if (!pts.ok() || pts->empty()) return std::nullopt;
+  return pts->back().used_bytes;
+}
+
+void WatchPipeline::EndedWhileDown(const std::string& key, GpuTrack& t, storage::ProcessRecord r, double now) {
+  r.end = storage::ProcessEnd::kExited;
+  if (history_) history_->processes().Upsert(r);
+  // The fall of the GPU's series from its stored samples to the live ones is its memory going, not
+  // a restart of the series. Its record is revised like any ended holder's when that memory stays
+  // held, unowned (ReviseEnded).
+  if (std::optional<uint64_t> last = LastStoredBytes(key, r); last && *last > 0) {
+    t.engine.NoteDeparture(r.last_seen_s, now, static_cast<double>(*last));
+    t.recently_ended.emplace_back(std::move(r), *last);
+  }
+}
+
+void WatchPipeline::CloseUnresumed(const std::string& key, GpuTrack& t, double now) {
   for (auto it = resumed_procs_.lower_bound({key, std::numeric_limits<int64_t>::min()});
        it != resumed_procs_.end() && it->first.first == key;) {
-    it->second.end = storage::ProcessEnd::kExited;
-    if (history_) history_->processes().Upsert(it->second);
+    EndedWhileDown(key, t, std::move(it->second), now);
     it = resumed_procs_.erase(it);
   }
 }
 
 void WatchPipeline::EndProcess(const std::string& key, GpuTrack& t, int64_t pid, ProcTrack& p, const GpuSnapshot& g) {
-  if (!history_) return;
+  if (!history_ || !p.on_gpu) return;  // a device file holder only: it had no life here
   storage::ProcessRecord r = ProcessRecordOf(key, pid, p.last_snapshot, p.first_seen, p.last_seen, p.peak);
   // NVML listed memory for it for longer than the lazy-reclaim grace after its /proc entry was gone
   // (a dead holder): it vanished while its memory stayed held, whatever happens to that memory now.
@@ -308,9 +325,16 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
     if (it == t.procs.end()) {
       it = t.procs.emplace(p.pid, std::make_unique<ProcTrack>(config_.engine)).first;
       it->second->first_seen = now;
-      if (history_ && !resumed_procs_.empty()) ResumeProcess(key, p.pid, p, *it->second, now);
     }
     ProcTrack& pt = *it->second;
+    // A life on this GPU starts when NVML lists the PID here (or it holds memory here): a process
+    // that only has /dev/nvidiaN open (CUDA opens every device file) reaches the findings, but
+    // gets no lifecycle record on this GPU.
+    if (!pt.on_gpu && (p.listed_by_nvml || p.used_bytes.value_or(0) > 0)) {
+      pt.on_gpu = true;
+      pt.first_seen = now;
+      if (history_ && !resumed_procs_.empty()) ResumeProcess(key, t, p.pid, p, pt, now);
+    }
     pt.last_seen = now;
     pt.last_snapshot = p;
     if (p.info.alive || p.info.state != ProcState::kGone) {
@@ -331,7 +355,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
             std::max(0.0, static_cast<double>(*g.memory_used_bytes) - static_cast<double>(*p.used_bytes)));
       if (history_) history_->Append(outputs::ProcessSeriesName(key, p.pid), now, *p.used_bytes);
     }
-    if (history_) {
+    if (history_ && pt.on_gpu) {
       history_->processes().Upsert(ProcessRecordOf(key, p.pid, p, pt.first_seen, now, pt.peak));
     }
   }
@@ -346,7 +370,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
     if (it->second->last > 0) t.engine.NoteDeparture(it->second->last_seen, now, static_cast<double>(it->second->last));
     it = t.procs.erase(it);
   }
-  if (!resumed_procs_.empty() && detection::ProcessListComplete(g)) CloseUnresumed(key);
+  if (!resumed_procs_.empty() && detection::ProcessListComplete(g)) CloseUnresumed(key, t, now);
   ReviseEnded(t, g, now);
   if (now - t.last_proc_assess_t >= config_.process_assess_interval_s) {
     t.last_proc_assess_t = now;

@@ -58,7 +58,10 @@ class WatchPipeline {
   // process, when the first process refresh of its GPU lists its PID with the same command line,
   // goes on with its record (first seen, peak) and its engine re-fed from its stored series;
   // one that is not listed then ended while the daemon was down and its record is closed as
-  // exited at its last sighting. Firing alerts whose `hostname` label is not `hostname` (written by
+  // exited at its last sighting (vanished_memory_held when the memory its stored series last
+  // showed stays held, unowned), and that memory is a departure for its GPU's engine
+  // (LeakEngine::NoteDeparture), so the fall it left is explained, not a new segment.
+  // Firing alerts whose `hostname` label is not `hostname` (written by
   // a --replay of another host's recording, or under another name) are dropped without a
   // notification, with a note on stderr. The Xid counts and hardware Xid events stored for this
   // boot (config.boot_id) are restored, so a hardware Xid finding and its alert go on.
@@ -124,6 +127,9 @@ class WatchPipeline {
     uint64_t peak = 0, last = 0;
     ProcessSnapshot last_snapshot;
     std::optional<double> gone_since;  // first refresh that listed it with its /proc entry gone
+    // NVML has listed it on this GPU (or it held memory here): only then has it a lifecycle
+    // record, whose first_seen is that refresh. A PID seen only through /dev/nvidiaN has none.
+    bool on_gpu = false;
     outputs::SeriesVerdict verdict;
     explicit ProcTrack(const detection::EngineConfig& c) : engine(c) {}
   };
@@ -146,10 +152,21 @@ class WatchPipeline {
 
   GpuTrack& Track(const GpuSnapshot& g);
   // A process of GPU `key` first listed since the start: resumed from its stored record and
-  // series when Resume() loaded one for the same PID and command.
-  void ResumeProcess(const std::string& key, int64_t pid, const ProcessSnapshot& p, ProcTrack& pt, double now);
-  // After the first process refresh of GPU `key`: stored running records it did not list ended.
-  void CloseUnresumed(const std::string& key);
+  // series when Resume() loaded one for the same PID and command. A PID now run by another
+  // command: the stored one ended while the daemon was down (EndedWhileDown).
+  void ResumeProcess(const std::string& key, GpuTrack& t, int64_t pid, const ProcessSnapshot& p, ProcTrack& pt,
+                     double now);
+  // After the first process refresh of GPU `key` (at `now`, seconds): stored running records it
+  // did not list ended while the daemon was down. Each is closed as exited at its last sighting,
+  // and the memory its stored series last showed is a departure for the GPU's engine, so the fall
+  // it left in the GPU's series is explained, not a new segment.
+  void CloseUnresumed(const std::string& key, GpuTrack& t, double now);
+  // Closes the stored record `r` of a process of GPU `key` that ended while the daemon was down,
+  // and notes its departure (its last stored memory) for the GPU's engine at `now`.
+  void EndedWhileDown(const std::string& key, GpuTrack& t, storage::ProcessRecord r, double now);
+  // The last memory (bytes) stored for the process of record `r` on GPU `key`, within resume_s of
+  // its last sighting; unset when none was stored.
+  std::optional<uint64_t> LastStoredBytes(const std::string& key, const storage::ProcessRecord& r);
   void AssessGpu(const std::string& key, GpuTrack& t, double now);
   void RefreshProcesses(const std::string& key, GpuTrack& t, const GpuSnapshot& g, double now);
   void EndProcess(const std::string& key, GpuTrack& t, int64_t pid, ProcTrack& p, const GpuSnapshot& g);

@@ -218,6 +218,120 @@ TEST(WatchPipelineResume, APidReusedByAnotherCommandStartsANewRecord) {
   EXPECT_EQ(running, 1);
 }
 
+// Two hours of GPU 0 flat at 10 GiB: a trainer (PID 4242) holding 8 GiB and a server (PID 4343)
+// holding 2 GiB, both recorded as running when the daemon stopped at `end_t`.
+void FillTwoHoldersHistory(const std::string& db, double end_t) {
+  auto store = storage::HistoryStore::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  for (double t = end_t - 7200; t <= end_t; t += 10) {
+    const uint64_t jitter = static_cast<uint64_t>(static_cast<int64_t>(t) * 7919 % 13) * 1048576;
+    (*store)->Append("gpu:0", t, static_cast<uint64_t>(10240 * kMiB) + jitter);
+    (*store)->Append("gpu:0/pid:4242", t, static_cast<uint64_t>(8192 * kMiB));
+    (*store)->Append("gpu:0/pid:4343", t, static_cast<uint64_t>(2048 * kMiB) + jitter);
+  }
+  for (int64_t pid : {4242, 4343}) {
+    storage::ProcessRecord r{.gpu = "0",
+                             .pid = pid,
+                             .first_seen_s = end_t - 7200,
+                             .last_seen_s = end_t,
+                             .peak_bytes = static_cast<uint64_t>((pid == 4242 ? 8192 : 2060) * kMiB),
+                             .command = pid == 4242 ? "python train.py" : "python serve.py"};
+    (*store)->processes().Upsert(r);
+  }
+  ASSERT_TRUE((*store)->Flush().ok());
+}
+
+// The daemon was down for ten minutes, during which the trainer exited: the first live sample
+// lists only the server, and GPU 0 holds what the server holds (`gpu_used_mib`, more when the
+// trainer's memory stayed held). Returns the pipeline's state after a few more samples.
+struct RestartAfterADeparture {
+  TempDb db;
+  const double stopped = 1'790'000'000, now = stopped + 600;
+  std::unique_ptr<storage::HistoryStore> store;
+  std::shared_ptr<const outputs::DaemonState> state;
+
+  explicit RestartAfterADeparture(double gpu_used_mib, std::optional<ProcessSnapshot> also_listed = std::nullopt) {
+    FillTwoHoldersHistory(db.path(), stopped);
+    auto opened = storage::HistoryStore::Open(db.path());
+    EXPECT_TRUE(opened.ok());
+    if (!opened.ok()) return;
+    store = std::move(*opened);
+    WatchConfig c;
+    c.check.grace_s = 2;
+    WatchPipeline p(c, store.get(), {});
+    p.Resume(now);
+    for (double t = now; t <= now + 30; t += 5) {
+      GpuSnapshot g = Gpu(0, t, gpu_used_mib);
+      ProcessSnapshot server = Proc(4343, 2048, "python serve.py");
+      g.processes = {server};
+      if (also_listed) g.processes.push_back(*also_listed);
+      HostSnapshot snap;
+      snap.t = t;
+      snap.gpus = {g};
+      p.Ingest(snap, true, false);
+    }
+    p.Flush();
+    state = p.BuildState(now + 30);
+  }
+  std::vector<storage::ProcessRecord> Records() {
+    auto r = store->processes().Query(0, 1e12);
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? *r : std::vector<storage::ProcessRecord>{};
+  }
+  std::optional<storage::ProcessEnd> EndOf(int64_t pid) {
+    auto r = store->processes().Query(0, 1e12);
+    EXPECT_TRUE(r.ok());
+    if (!r.ok()) return std::nullopt;
+    for (const auto& rec : *r) {
+      if (rec.pid == pid) return rec.end;
+    }
+    return std::nullopt;
+  }
+};
+
+TEST(WatchPipelineResume, AFallLeftByAProcessThatExitedWhileTheDaemonWasDownIsExplainedByItsDeparture) {
+  RestartAfterADeparture r(2048);
+  ASSERT_TRUE(r.state);
+  ASSERT_EQ(r.state->gpus.size(), 1u);
+  const auto& a = r.state->gpus[0].analysis;
+  std::string evidence;
+  for (const auto& e : a.evidence) evidence += e + "\n";
+  // The 8 GiB fall is the trainer leaving, not a restart of the series: the two stored hours
+  // are judged net of its memory, so the GPU is on its plateau, not starting over.
+  EXPECT_NE(evidence.find("8.0 GiB freed by a process that left this GPU"), std::string::npos) << evidence;
+  EXPECT_EQ(evidence.find("Memory fell from a floor"), std::string::npos) << evidence;
+  EXPECT_EQ(a.verdict, "plateau") << evidence;
+  EXPECT_EQ(r.EndOf(4242), storage::ProcessEnd::kExited);
+  EXPECT_EQ(r.EndOf(4343), storage::ProcessEnd::kRunning);
+}
+
+TEST(WatchPipelineResume, APidReusedWhileTheDaemonWasDownExplainsTheFallOfTheProcessThatHadIt) {
+  RestartAfterADeparture r(2048 + 256, Proc(4242, 256, "python other.py"));
+  ASSERT_TRUE(r.state);
+  std::string evidence;
+  for (const auto& e : r.state->gpus[0].analysis.evidence) evidence += e + "\n";
+  EXPECT_NE(evidence.find("freed by a process that left this GPU"), std::string::npos) << evidence;
+  EXPECT_EQ(evidence.find("Memory fell from a floor"), std::string::npos) << evidence;
+  int trainer = 0, other = 0;
+  for (const auto& rec : r.Records()) {
+    if (rec.pid != 4242) continue;
+    if (rec.command == "python train.py" && rec.end == storage::ProcessEnd::kExited) ++trainer;
+    if (rec.command == "python other.py" && rec.end == storage::ProcessEnd::kRunning) ++other;
+  }
+  EXPECT_EQ(trainer, 1);
+  EXPECT_EQ(other, 1);
+}
+
+TEST(WatchPipelineResume, AProcessGoneWhileTheDaemonWasDownWhoseMemoryStaysHeldIsClosedAsVanished) {
+  RestartAfterADeparture r(10240);  // nothing fell: the trainer's 8 GiB are held, unowned
+  ASSERT_TRUE(r.state);
+  std::string evidence;
+  for (const auto& e : r.state->gpus[0].analysis.evidence) evidence += e + "\n";
+  EXPECT_EQ(evidence.find("freed by"), std::string::npos) << evidence;
+  EXPECT_EQ(r.EndOf(4242), storage::ProcessEnd::kVanishedMemoryHeld);
+  EXPECT_EQ(r.EndOf(4343), storage::ProcessEnd::kRunning);
+}
+
 TEST(WatchPipelineResume, WithoutHistoryNothingIsResumed) {
   WatchPipeline p(WatchConfig{}, nullptr, {});
   EXPECT_EQ(p.Resume(1'790'000'000), 0u);
@@ -643,6 +757,77 @@ TEST(WatchPipelineProcesses, AHolderNvmlDropsWithinTheGraceAfterItsExitIsRecorde
   ASSERT_EQ(records->size(), 1u);
   EXPECT_EQ((*records)[0].end, storage::ProcessEnd::kExited);
   EXPECT_EQ((*records)[0].user, "bob");
+}
+
+// CUDA opens every visible GPU's device file: a job computing on GPU 0 holds /dev/nvidia1 too.
+// It is a finding on GPU 1 (unlisted_holder) but has no life there: no lifecycle record on GPU 1,
+// while it is there nor after it leaves.
+TEST(WatchPipelineProcesses, AProcessWithOnlyTheDeviceFileOpenGetsNoLifecycleRecordOnThatGpu) {
+  TempDb db;
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchPipeline p(FastAlerts(), store->get(), {});
+  const double t0 = 1'790'000'000;
+  ProcessSnapshot fd_only = Holder(41877, 0, true);
+  fd_only.listed_by_nvml = false;
+  fd_only.compute = false;
+  fd_only.used_bytes.reset();
+  auto host = [&](double t, bool with_job) {
+    GpuSnapshot g0 = Gpu(0, t, with_job ? 8192 : 0), g1 = Gpu(1, t, 0);
+    g0.minor = 0;
+    g1.minor = 1;
+    if (with_job) {
+      g0.processes = {Holder(41877, 8192, true)};
+      g1.processes = {fd_only};
+    }
+    return Host(t, {g0, g1});
+  };
+  for (double t = t0; t <= t0 + 3; t += 1) p.Ingest(host(t, true), true, true);
+  bool unlisted = false;
+  auto state = p.BuildState(t0 + 3);
+  for (const auto& f : state->findings) {
+    if (f.kind == "unlisted_holder" && f.gpu == "1" && f.pid == 41877) unlisted = true;
+  }
+  EXPECT_TRUE(unlisted) << "the device file holder still reaches the findings";
+  p.Flush();
+  auto records = (*store)->processes().Query(0, 1e12);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ((*records)[0].gpu, "0");
+  EXPECT_EQ((*records)[0].pid, 41877);
+  EXPECT_EQ((*records)[0].end, storage::ProcessEnd::kRunning);
+  // The job ends: its record on GPU 0 closes, and none appears on GPU 1.
+  p.Ingest(host(t0 + 4, false), true, true);
+  p.Flush();
+  records = (*store)->processes().Query(0, 1e12);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ((*records)[0].gpu, "0");
+  EXPECT_EQ((*records)[0].end, storage::ProcessEnd::kExited);
+}
+
+// A PID NVML lists on a GPU only after it had the device file open there: its life on that GPU
+// (first seen) starts when NVML lists it.
+TEST(WatchPipelineProcesses, ALifeOnAGpuStartsWhenNvmlFirstListsThePid) {
+  TempDb db;
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchPipeline p(FastAlerts(), store->get(), {});
+  const double t0 = 1'790'000'000;
+  ProcessSnapshot opened = Holder(41877, 0, true);
+  opened.listed_by_nvml = false;
+  opened.used_bytes.reset();
+  GpuSnapshot before = Gpu(0, t0, 0), after = Gpu(0, t0 + 5, 2048);
+  before.processes = {opened};
+  after.processes = {Holder(41877, 2048, true)};
+  p.Ingest(Host(t0, {before}), true, true);
+  p.Ingest(Host(t0 + 5, {after}), true, true);
+  p.Flush();
+  auto records = (*store)->processes().Query(0, 1e12);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ((*records)[0].first_seen_s, t0 + 5);
+  EXPECT_EQ((*records)[0].peak_bytes, static_cast<uint64_t>(2048 * kMiB));
 }
 
 TEST(WatchPipelineMetrics, NvmlErrorsAreCountedByFunctionAndFixedCodeAndAStaleGpuKeepsThem) {

@@ -203,12 +203,15 @@ struct Host {
   Scratch s;
   std::string proc, scenario;
   std::map<std::string, std::string> env;
-  explicit Host(const std::string& scenario_text = Scenario()) {
+  // `healthy_opens_every_gpu`: the trainer on GPU 0 has /dev/nvidia1 open too, as CUDA does for
+  // every visible GPU.
+  explicit Host(const std::string& scenario_text = Scenario(), bool healthy_opens_every_gpu = false) {
     FakeProcess healthy;
     healthy.pid = 5100;
     healthy.state = 'R';
     healthy.argv = {"python3", "train.py", "--config", "big.yaml"};
     healthy.fd_targets = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm"};
+    if (healthy_opens_every_gpu) healthy.fd_targets.push_back("/dev/nvidia1");
     // The trainer on GPU 1 (PID 5200) exists while NVML lists it; the fixture gives it no device
     // file, so once NVML drops it nobody holds /dev/nvidia1.
     FakeProcess killed;
@@ -356,6 +359,33 @@ TEST(WatchE2E, RaisesExactlyTheOrphanAlertServesConsistentMetricsAndSurvivesKill
   EXPECT_GT(pts->size(), 20u);
   EXPECT_GT(pts->back().t, last_t);
   EXPECT_LT(pts->front().t, last_t - 5);
+}
+
+// The trainer computing on GPU 0 also holds /dev/nvidia1: GPU 1's findings name it
+// (unlisted_holder), but GPU 1's history has no lifecycle record for a process that never had a
+// context or memory there.
+TEST(WatchE2E, AProcessWithOnlyTheDeviceFileOfAGpuOpenHasNoLifecycleRecordOnIt) {
+  Host h(Scenario(), true);
+  const std::string db = h.s.dir() + "/history.db";
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--db", db, "--kernel-log", "none"}), h.env, h.s.dir() + "/d.log");
+  auto names_fd_holder = [](const json& j) {
+    for (const auto& f : j.value("findings", json::array())) {
+      if (f["kind"] == "unlisted_holder" && f["gpu"] == "1" && f["pid"] == 5100) return true;
+    }
+    return false;
+  };
+  json st = WaitStatus(port, 30, names_fd_holder);
+  ASSERT_TRUE(names_fd_holder(st)) << st.dump(2) << d.Log();
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // a few more process refreshes
+  EXPECT_EQ(d.Kill(SIGTERM), 0) << d.Log();
+  auto store = storage::HistoryStore::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto procs = (*store)->processes().Query(0, 1e12);
+  ASSERT_TRUE(procs.ok());
+  std::set<std::pair<std::string, int64_t>> recorded;
+  for (const auto& p : *procs) recorded.insert({p.gpu, p.pid});
+  EXPECT_EQ(recorded, (std::set<std::pair<std::string, int64_t>>{{"0", 5100}, {"1", 5200}}));
 }
 
 TEST(WatchE2E, XidAppendedToTheKernelLogIsCountedForItsGpuAndRaisesTheFinding) {

@@ -27,8 +27,16 @@ std::optional<double> LevelAt(std::span<const FloorPoint> p, double a, double b,
       x.push_back(q.t);
       y.push_back(q.floor);
     }
-  const auto sen = x.size() >= 3 ? TheilSen(x, y, 0.9) : std::nullopt;
-  const double slope = sen ? sen->slope : 0;
+  // Sen's slope alone (the median pairwise slope; no interval: these levels are for wording only).
+  double slope = 0;
+  if (x.size() >= 3) {
+    std::vector<double> slopes;
+    slopes.reserve(x.size() * (x.size() - 1) / 2);
+    for (size_t i = 0; i < x.size(); ++i)
+      for (size_t j = i + 1; j < x.size(); ++j)
+        if (x[j] > x[i]) slopes.push_back((y[j] - y[i]) / (x[j] - x[i]));
+    if (auto m = Median(slopes)) slope = *m;
+  }
   for (size_t i = 0; i < y.size(); ++i) y[i] += slope * (c - x[i]);
   return Median(y);
 }

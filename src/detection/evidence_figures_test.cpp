@@ -154,6 +154,8 @@ TEST(EvidenceFigures, StaircaseFiguresStayWithinWhatTheFloorDid) {
     EXPECT_NEAR(f.thirds[static_cast<size_t>(k)], did, 0.35 * actual) << "third " << k << "\n" << ev;
   }
   EXPECT_LT(f.thirds[2], 0.1 * f.rise) << ev;
+  EXPECT_NE(ev.find("the growth did not keep going: rises per third"), std::string::npos) << ev;
+  EXPECT_NE(ev.find(": settling, not a leak."), std::string::npos) << ev;
   // The steps thin out: the first third rose the most.
   EXPECT_GT(f.thirds[0], f.thirds[2]) << ev;
 }

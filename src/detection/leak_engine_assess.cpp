@@ -138,6 +138,18 @@ std::string TrendSentence(const Window& w, double bucket_s, double block_s = 0) 
 }
 
 // Why a window with real growth is not a leak, with its numbers.
+// Whether a window failed the keeps-going tests because its growth came late: each third rose
+// faster than the one before (a leak that began inside the window, or one not yet long enough).
+bool CameLate(const GrowthWindow& w) {
+  return (!w.every_third || !w.keeps_pace) && w.third_rate_bps[0] < w.third_rate_bps[1] &&
+         w.third_rate_bps[1] < w.third_rate_bps[2] && w.third_rate_bps[2] > 0;
+}
+
+// How a why-not sentence ends: growth that came late is not called settling.
+std::string NotALeak(const GrowthWindow& w) {
+  return CameLate(w) ? "not a leak (yet)" : "settling, not a leak";
+}
+
 std::string WhyNot(const GrowthWindow& w, double seconds, const EngineConfig& c) {
   if (!w.fast_enough)
     return fmt::format("Sen's slope {} (interval {} to {}) is below {} or not clearly above zero", Rate(w.sen->slope),
@@ -145,6 +157,8 @@ std::string WhyNot(const GrowthWindow& w, double seconds, const EngineConfig& c)
   if (!w.large_enough)
     return fmt::format("a rise of {} is no more than a few allocator steps (under {})", Signed(w.rise_bytes),
                        FormatBytes(c.min_growth_bytes));
+  if (CameLate(w))
+    return fmt::format("the growth came late in the window: rises per third {}", TestedThirdsText(w, seconds));
   if (!w.every_third || !w.keeps_pace)
     return fmt::format("the growth did not keep going: rises per third {}", TestedThirdsText(w, seconds));
   if (!w.not_slowing && w.first_half && w.second_half)
@@ -765,7 +779,7 @@ Assessment LeakEngine::Assess() const {
   if (grew) {
     const Window& w = windows[*grew];
     a.verdict = Verdict::kSettling;
-    std::string why;
+    std::string why, ending = "settling, not a leak";
     if (w.test.leak && !vetoed_by && age.slow_young && w.test.sen->slope < c.slow_rate_bps) {
       const std::string steady =
           c.smooth_parts < 1 ? ""
@@ -792,10 +806,11 @@ Assessment LeakEngine::Assess() const {
                         TestedThirdsText(windows[*vetoed_by].test, windows[*vetoed_by].seconds));
     } else {
       why = WhyNot(w.test, w.seconds, c);
+      ending = NotALeak(w.test);
     }
     std::string s = TrendSentence(w, width_);
     s[0] = static_cast<char>(std::toupper(s[0]));
-    a.evidence.push_back(fmt::format("{}, but {}: settling, not a leak.", s, why));
+    a.evidence.push_back(fmt::format("{}, but {}: {}.", s, why, ending));
     // When did the floor last reach a new high? (Steps that stopped.)
     double high = analysed.front().floor, last_high_t = analysed.front().t;
     const double step = std::max(2 * kMiB, 0.25 * c.min_growth_bytes);
@@ -842,7 +857,7 @@ Assessment LeakEngine::Assess() const {
             : fmt::format("Sen's slope over the last {} is {} ({:.0f}% interval {} to {}, on the {} floor)",
                           FormatDuration(w.seconds), Rate(w.test.sen->slope), 100 * c.ci_level,
                           Rate(w.test.sen->low_slope), Rate(w.test.sen->high_slope), BucketWords(width_));
-    std::string why;
+    std::string why, ending = "settling, not a leak";
     if (w.test.rise_bytes < c.min_growth_bytes) {
       const std::string ended = w.test.rise_bytes < 0
                                     ? fmt::format("{} below where it began", FormatBytes(-w.test.rise_bytes))
@@ -854,8 +869,9 @@ Assessment LeakEngine::Assess() const {
       why = fmt::format("Mann–Kendall finds no significant trend (z={:.1f}, {})", w.test.mk->z, PText(w.test.mk->p));
     } else {
       why = WhyNot(w.test, w.seconds, c);
+      ending = NotALeak(w.test);
     }
-    a.evidence.push_back(fmt::format("{}, but {}: settling, not a leak.", lead, why));
+    a.evidence.push_back(fmt::format("{}, but {}: {}.", lead, why, ending));
     return a;
   }
   a.verdict = Verdict::kPlateau;

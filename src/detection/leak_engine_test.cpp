@@ -574,6 +574,10 @@ TEST(LeakEngine, LeakThatBeganInsideEveryWindowIsTestedFromItsStart) {
   plain.SetCapacity(kCard);
   const Trace before = Feed(plain, shape, 7.67 * kHour, 5.0, 40);
   EXPECT_NE(before.last.verdict, Verdict::kLeak) << AllEvidence(before.last);
+  // Growth that came late is not called settling.
+  EXPECT_NE(AllEvidence(before.last).find("the growth came late in the window: rises per third"), std::string::npos)
+      << AllEvidence(before.last);
+  EXPECT_NE(AllEvidence(before.last).find("not a leak (yet)."), std::string::npos) << AllEvidence(before.last);
 
   LeakEngine e = CardEngine();
   const Trace run = Feed(e, shape, 7.67 * kHour, 5.0, 40);

@@ -132,18 +132,10 @@ TEST(CheckE2E, APidIsNamedTheSameOnEveryGpuAndInItsFindings) {
   trainer.fd_targets = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia-uvm"};
   std::string proc = s.Proc({trainer});
   ASSERT_TRUE(std::filesystem::remove(proc + "/5150/cmdline"));
-  std::string sc = s.Write("s.yaml", R"(driver_version: "550.54.15"
-gpus:
-  - name: "NVIDIA H100 80GB HBM3"
-    uuid: "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60"
-    pci_bus_id: "00000000:3B:00.0"
-    minor: 0
-    memory_total_mib: 81559
-    memory_reserved_mib: 479
-    utilization_gpu: 50
-    processes:
-      - {pid: 5150, type: compute, name: "trainer-7", used_mib: 4096, sm_util: 80}
-  - name: "NVIDIA H100 80GB HBM3"
+  // GPU 0 as OneGpu() writes it, then a second H100 (minor 1) with 2 GiB nobody owns.
+  std::string sc = s.Write(
+      "s.yaml", OneGpu("      - {pid: 5150, type: compute, name: \"trainer-7\", used_mib: 4096, sm_util: 80}\n") +
+                    R"(  - name: "NVIDIA H100 80GB HBM3"
     uuid: "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f61"
     pci_bus_id: "00000000:3C:00.0"
     minor: 1

@@ -129,12 +129,16 @@ std::string TestedThirdsText(const GrowthWindow& w, double seconds) {
 }
 
 // `block_s` > 0: the test ran on block means of the cycle-free floor.
-std::string TrendSentence(const Window& w, double bucket_s, double block_s = 0) {
+// `tested`: the rise is the sum of the thirds the keeps-going test read (TestedThirdsText), for a
+// sentence that goes on to name them; else the reading figure (RisesOf).
+std::string TrendSentence(const Window& w, double bucket_s, double block_s = 0, bool tested = false) {
   const std::string series = block_s > 0 ? fmt::format("{} means of the cycle-free floor", BucketWords(block_s))
                                          : fmt::format("{} floor", BucketWords(bucket_s));
-  return fmt::format("the floor rose by {} over the last {} (Mann–Kendall z={:.1f}, {} on the {})",
-                     Signed(RisesOf(w.test, w.seconds).total), FormatDuration(w.seconds), w.test.mk->z,
-                     PText(w.test.mk->p), series);
+  const GrowthWindow& g = w.test;
+  const double rise = tested ? (g.third_rate_bps[0] + g.third_rate_bps[1] + g.third_rate_bps[2]) * w.seconds / 3
+                             : RisesOf(g, w.seconds).total;
+  return fmt::format("the floor rose by {} over the last {} (Mann–Kendall z={:.1f}, {} on the {})", Signed(rise),
+                     FormatDuration(w.seconds), g.mk->z, PText(g.mk->p), series);
 }
 
 // Why a window with real growth is not a leak, with its numbers.
@@ -148,6 +152,11 @@ bool CameLate(const GrowthWindow& w) {
 // How a why-not sentence ends: growth that came late is not called settling.
 std::string NotALeak(const GrowthWindow& w) {
   return CameLate(w) ? "not a leak (yet)" : "settling, not a leak";
+}
+
+// Whether WhyNot names the window's rises per third.
+bool WhyNotNamesThirds(const GrowthWindow& w) {
+  return w.fast_enough && w.large_enough && (CameLate(w) || !w.every_third || !w.keeps_pace);
 }
 
 std::string WhyNot(const GrowthWindow& w, double seconds, const EngineConfig& c) {
@@ -338,7 +347,14 @@ void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, Growth
   if (onset_s < c.onset_min_seconds || onset_s > c.onset_max_share * longest) return;
   go.alpha = c.onset_alpha;
   auto test = TestGrowthWindow(Tail(series, onset_s), go);
-  if (!test) return;
+  if (!test || !test->leak) return;
+  // Growth that stopped or slowed since: a shorter window whose slope is clearly under half of
+  // this one's (its interval's upper end below late_fraction of it) says the growth did not keep
+  // going, as a longer window that slows down does (a staircase's last step, a settling curve).
+  for (const Window& w : v.windows) {
+    if (w.seconds >= onset_s || !w.test.sen) continue;
+    if (w.test.sen->high_slope < c.late_fraction * test->sen->slope) return;
+  }
   auto at = std::find_if(v.windows.begin(), v.windows.end(), [&](const Window& w) { return w.seconds > onset_s; });
   v.onset = static_cast<size_t>(at - v.windows.begin());
   v.windows.insert(at, Window{onset_s, *test});
@@ -780,6 +796,7 @@ Assessment LeakEngine::Assess() const {
     const Window& w = windows[*grew];
     a.verdict = Verdict::kSettling;
     std::string why, ending = "settling, not a leak";
+    bool names_thirds = false;  // the rise is then stated from the same figures
     if (w.test.leak && !vetoed_by && age.slow_young && w.test.sen->slope < c.slow_rate_bps) {
       const std::string steady =
           c.smooth_parts < 1 ? ""
@@ -807,8 +824,9 @@ Assessment LeakEngine::Assess() const {
     } else {
       why = WhyNot(w.test, w.seconds, c);
       ending = NotALeak(w.test);
+      names_thirds = WhyNotNamesThirds(w.test);
     }
-    std::string s = TrendSentence(w, width_);
+    std::string s = TrendSentence(w, width_, 0, names_thirds);
     s[0] = static_cast<char>(std::toupper(s[0]));
     a.evidence.push_back(fmt::format("{}, but {}: {}.", s, why, ending));
     // When did the floor last reach a new high? (Steps that stopped.)

@@ -596,5 +596,30 @@ TEST(LeakEngine, LeakThatBeganInsideEveryWindowIsTestedFromItsStart) {
   }
 }
 
+// Growth that begins in a settled job and then stops or saturates is not a leak once it stopped:
+// the window from where it began must not outvote the shorter windows that show it flat.
+TEST(LeakEngine, GrowthThatBeganMidJobAndStoppedIsNotALeak) {
+  // 12 steps of 128 MiB every 20 minutes from 4 h (the last at 7h 40m), then flat to 10 h.
+  auto stairs = [](double t) {
+    const int k = t < 4 * kHour ? 0 : std::min(12, static_cast<int>((t - 4 * kHour) / 1200) + 1);
+    return Ramp(t, 20000) + 128.0 * k;
+  };
+  const double last_step = 7 * kHour + 40 * 60;
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, stairs, 10 * kHour, 10.0, 30, 1, 300);
+  for (const Assessment& c : run.checks) {
+    // 20 minutes after the last step the 1-hour window's slope is far under the window from the
+    // growth's start: that window no longer passes.
+    if (c.end_t >= last_step + 20 * 60 && c.verdict == Verdict::kLeak) {
+      EXPECT_EQ(AllEvidence(c).find("That window starts where the growth began"), std::string::npos)
+          << "at " << c.end_t << ": " << AllEvidence(c);
+    }
+    // An hour after it the 3-hour window's last third is flat too: not a leak at all.
+    if (c.end_t >= last_step + kHour) {
+      EXPECT_NE(c.verdict, Verdict::kLeak) << "at " << c.end_t << ": " << AllEvidence(c);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vw::detection

@@ -406,16 +406,20 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
       }
     }
     std::vector<ProcessSnapshot> keep_procs = t.last.processes;
-    if (g.responsive && !g.lost && g.memory_used_bytes) {
+    // A replayed record is an answer even without the GPU's used memory (a pmon file lists only
+    // the processes): a file cannot be stale, and its process lists are judged all the same.
+    if (g.responsive && !g.lost && (g.memory_used_bytes || config_.replay)) {
       t.last = g;
       if (!processes_fresh) t.last.processes = std::move(keep_procs);
       t.last_ok_t = now;
-      t.engine.Add(now, static_cast<double>(*g.memory_used_bytes));
       if (g.memory_total_bytes) {
         t.engine.SetCapacity(static_cast<double>(*g.memory_total_bytes),
                              static_cast<double>(g.memory_reserved_bytes.value_or(0)));
       }
-      if (history_) history_->Append(outputs::GpuSeriesName(key), now, *g.memory_used_bytes);
+      if (g.memory_used_bytes) {
+        t.engine.Add(now, static_cast<double>(*g.memory_used_bytes));
+        if (history_) history_->Append(outputs::GpuSeriesName(key), now, *g.memory_used_bytes);
+      }
       if (processes_fresh) RefreshProcesses(key, t, g, now);
     } else {
       // Stale or lost: keep the last good values for display, mark the state.

@@ -1296,6 +1296,44 @@ TEST(WatchE2E, ReplayTakesTheTraceFlagsThatFilesWithoutClockOrHeaderNeed) {
   EXPECT_NE(live.err.find("--replay"), std::string::npos) << live.err;
 }
 
+// A pmon log has no clock and no GPU totals, only the processes: its replay is never stale for
+// lack of the totals, and judges each PID as analyze does (the leaking one alerts, the flat one not).
+TEST(WatchE2E, ReplayOfAPmonLogJudgesItsProcessesAndRaisesNoStaleAlert) {
+  Scratch s;
+  std::string pmon =
+      "# gpu        pid  type    sm   mem   enc   dec    fb   command\n"
+      "# Idx          #   C/G     %     %     %     %    MB   name\n";
+  for (int i = 0; i * 10 <= 4 * 3600; ++i) {
+    const int t = i * 10;
+    const int flat = 20000 + (i * 7919 % 17) - 8;
+    const int leak = t < 3600 ? 10000 + (i * 104729 % 13) - 6 : 10000 + 1500 * (t - 3600) / 3600;
+    pmon += fmt::format("    0       1000     C    50    20     -     -  {:5d}   python3\n", flat);
+    pmon += fmt::format("    0       2000     C    50    20     -     -  {:5d}   python3\n", leak);
+  }
+  const std::string file = s.Write("pmon.log", pmon);
+  const std::vector<std::string> trace_flags = {"--format", "pmon", "--interval", "10s", "--total", "81559MiB"};
+  std::vector<std::string> analyze = {"analyze", file};
+  analyze.insert(analyze.end(), trace_flags.begin(), trace_flags.end());
+  RunResult judged = RunVramwatch(analyze, {}, 120);
+  EXPECT_NE(judged.out.find("PID 2000 python3 — leak"), std::string::npos) << judged.out << judged.err;
+
+  const std::string alerts = s.dir() + "/alerts.jsonl";
+  std::vector<std::string> args = {"watch", "--replay", file, "--speed", "max", "--alert-log", alerts};
+  args.insert(args.end(), trace_flags.begin(), trace_flags.end());
+  RunResult r = RunVramwatch(args, {}, 120);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // a warning: the leak, with a runway of days
+  EXPECT_EQ(r.out.find("GpuStale"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("has not answered NVML"), std::string::npos) << r.out;
+  std::set<std::string> firing_pids;
+  std::istringstream log(ReadAll(alerts));
+  for (std::string line; std::getline(log, line);) {
+    json e = json::parse(line);
+    EXPECT_NE(e["alert"], "GpuStale") << line;
+    if (e["alert"] == "GpuProcessMemoryLeak" && e["event"] == "firing") firing_pids.insert(e["labels"]["pid"]);
+  }
+  EXPECT_EQ(firing_pids, std::set<std::string>{"2000"}) << ReadAll(alerts) << r.out;
+}
+
 TEST(WatchE2E, RecordWritesARecordingThatReplayReads) {
   Host h;
   const std::string rec = h.s.dir() + "/rec.jsonl";

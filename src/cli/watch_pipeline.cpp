@@ -33,6 +33,21 @@ outputs::SeriesVerdict VerdictOf(const detection::Assessment& a) {
   return v;
 }
 
+// A leak alert's `description`: the leak's own sentences, the trend ("Leak: the floor rose ...")
+// then the growth ("Growing since ... at ..."), not the first sentence of the evidence, which may
+// say where the analysis starts (a restart) and nothing about the leak. Empty when neither is there.
+std::string LeakDescription(const std::vector<std::string>& evidence) {
+  std::string out;
+  for (const char* start : {"Leak:", "Growing since "}) {
+    for (const std::string& e : evidence) {
+      if (e.rfind(start, 0) != 0) continue;
+      out += (out.empty() ? "" : " ") + e;
+      break;
+    }
+  }
+  return out;
+}
+
 // The lifecycle record of a process on GPU `key` as last seen in `p` (times in seconds, peak in
 // bytes); its end is left for the caller.
 storage::ProcessRecord ProcessRecordOf(const std::string& key, int64_t pid, const ProcessSnapshot& p,
@@ -582,7 +597,11 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
         summary += fmt::format("; {:.0f} % above this workload's plateau and rising", above * 100);
       }
       c.annotations["summary"] = summary;
-      if (!v.evidence.empty()) c.annotations["description"] = v.evidence.front();
+      if (std::string d = LeakDescription(v.evidence); !d.empty()) {
+        c.annotations["description"] = std::move(d);
+      } else if (!v.evidence.empty()) {
+        c.annotations["description"] = v.evidence.front();
+      }
       out.push_back(std::move(c));
     }
     // A process series that says leak alerts on its own, whatever the GPU series says (another
@@ -600,7 +619,11 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
       if (pv.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*pv.time_to_oom_s);
       if (!CommandOf(pt->last_snapshot).empty()) summary += " (" + CommandOf(pt->last_snapshot) + ")";
       c.annotations["summary"] = summary;
-      if (!pv.evidence.empty()) c.annotations["description"] = pv.evidence.front();
+      if (std::string d = LeakDescription(pv.evidence); !d.empty()) {
+        c.annotations["description"] = std::move(d);
+      } else if (!pv.evidence.empty()) {
+        c.annotations["description"] = pv.evidence.front();
+      }
       out.push_back(std::move(c));
     }
     // Stale: no good sample for stale_alert_s, counted from the last one, or for a GPU that never

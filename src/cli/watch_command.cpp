@@ -98,14 +98,15 @@ int Fail(const std::string& message) {
 }
 
 // TraceRecords of one instant -> a HostSnapshot the pipeline takes.
-GpuSnapshot GpuFromRecord(const TraceRecord& r, unsigned fallback_index) {
+// `total`: --total, the card's size for a file that does not record it (as analyze takes it).
+GpuSnapshot GpuFromRecord(const TraceRecord& r, unsigned fallback_index, std::optional<uint64_t> total) {
   GpuSnapshot g;
   g.t = r.sample.t;
   g.index = r.gpu.index ? static_cast<unsigned>(*r.gpu.index) : fallback_index;
   g.uuid = r.gpu.uuid;
   g.name = r.gpu.name;
   g.pci_bus_id = r.gpu.pci_bus_id;
-  g.memory_total_bytes = r.sample.total_bytes;
+  g.memory_total_bytes = r.sample.total_bytes ? r.sample.total_bytes : total;
   g.memory_used_bytes = r.sample.used_bytes;
   g.memory_free_bytes = r.sample.free_bytes;
   g.memory_reserved_bytes = r.sample.reserved_bytes;
@@ -225,6 +226,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
     if (!f.quiet) std::fprintf(stderr, "vramwatch watch: %s\n", text.c_str());
   };
   config.alerts.resend_interval_s = 0;  // a replay prints each change once
+  config.replay = true;
   WatchPipeline pipeline(config, history.get(), sinks);
   std::map<std::string, unsigned> index_of;
   HostSnapshot pending;
@@ -274,7 +276,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
     if (have && r.sample.t != pending.t) ingest();
     auto [it, added] = index_of.emplace(r.gpu.key, static_cast<unsigned>(index_of.size()));
     pending.t = r.sample.t;
-    pending.gpus.push_back(GpuFromRecord(r, it->second));
+    pending.gpus.push_back(GpuFromRecord(r, it->second, topts->total_bytes));
     listed = listed || r.sample.processes.has_value();
     have = true;
   }

@@ -33,6 +33,21 @@ outputs::SeriesVerdict VerdictOf(const detection::Assessment& a) {
   return v;
 }
 
+// A leak alert's `description`: the leak's own sentences, the trend ("Leak: the floor rose ...")
+// then the growth ("Growing since ... at ..."), not the first sentence of the evidence, which may
+// say where the analysis starts (a restart) and nothing about the leak. Empty when neither is there.
+std::string LeakDescription(const std::vector<std::string>& evidence) {
+  std::string out;
+  for (const char* start : {"Leak:", "Growing since "}) {
+    for (const std::string& e : evidence) {
+      if (e.rfind(start, 0) != 0) continue;
+      out += (out.empty() ? "" : " ") + e;
+      break;
+    }
+  }
+  return out;
+}
+
 // The lifecycle record of a process on GPU `key` as last seen in `p` (times in seconds, peak in
 // bytes); its end is left for the caller.
 storage::ProcessRecord ProcessRecordOf(const std::string& key, int64_t pid, const ProcessSnapshot& p,
@@ -406,16 +421,20 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
       }
     }
     std::vector<ProcessSnapshot> keep_procs = t.last.processes;
-    if (g.responsive && !g.lost && g.memory_used_bytes) {
+    // A replayed record is an answer even without the GPU's used memory (a pmon file lists only
+    // the processes): a file cannot be stale, and its process lists are judged all the same.
+    if (g.responsive && !g.lost && (g.memory_used_bytes || config_.replay)) {
       t.last = g;
       if (!processes_fresh) t.last.processes = std::move(keep_procs);
       t.last_ok_t = now;
-      t.engine.Add(now, static_cast<double>(*g.memory_used_bytes));
       if (g.memory_total_bytes) {
         t.engine.SetCapacity(static_cast<double>(*g.memory_total_bytes),
                              static_cast<double>(g.memory_reserved_bytes.value_or(0)));
       }
-      if (history_) history_->Append(outputs::GpuSeriesName(key), now, *g.memory_used_bytes);
+      if (g.memory_used_bytes) {
+        t.engine.Add(now, static_cast<double>(*g.memory_used_bytes));
+        if (history_) history_->Append(outputs::GpuSeriesName(key), now, *g.memory_used_bytes);
+      }
       if (processes_fresh) RefreshProcesses(key, t, g, now);
     } else {
       // Stale or lost: keep the last good values for display, mark the state.
@@ -578,7 +597,11 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
         summary += fmt::format("; {:.0f} % above this workload's plateau and rising", above * 100);
       }
       c.annotations["summary"] = summary;
-      if (!v.evidence.empty()) c.annotations["description"] = v.evidence.front();
+      if (std::string d = LeakDescription(v.evidence); !d.empty()) {
+        c.annotations["description"] = std::move(d);
+      } else if (!v.evidence.empty()) {
+        c.annotations["description"] = v.evidence.front();
+      }
       out.push_back(std::move(c));
     }
     // A process series that says leak alerts on its own, whatever the GPU series says (another
@@ -596,7 +619,11 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
       if (pv.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*pv.time_to_oom_s);
       if (!CommandOf(pt->last_snapshot).empty()) summary += " (" + CommandOf(pt->last_snapshot) + ")";
       c.annotations["summary"] = summary;
-      if (!pv.evidence.empty()) c.annotations["description"] = pv.evidence.front();
+      if (std::string d = LeakDescription(pv.evidence); !d.empty()) {
+        c.annotations["description"] = std::move(d);
+      } else if (!pv.evidence.empty()) {
+        c.annotations["description"] = pv.evidence.front();
+      }
       out.push_back(std::move(c));
     }
     // Stale: no good sample for stale_alert_s, counted from the last one, or for a GPU that never

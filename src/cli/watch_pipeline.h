@@ -43,6 +43,9 @@ struct WatchConfig {
   double xid_max_age_s = 24 * 3600;  // non-hardware Xids stop raising the finding this long after seen
   size_t max_xid_events = 1000;      // Xid events kept for findings (oldest dropped first)
   std::string label;                 // --label: the workload key for baselines
+  // --replay: samples come from a file. A record without the GPU's used memory (a pmon file) still
+  // counts as an answer: its processes are judged, and the GPU is never stale for lack of it.
+  bool replay = false;
   std::string version;
   // The host's boot id (/proc/sys/kernel/random/boot_id; empty when unknown): stored Xid events
   // of another boot are forgotten at Resume (a reboot resets the GPUs).

@@ -369,7 +369,9 @@ class Rules {
         holders.empty()
             ? "Nothing holds it any more, so no kill can free it: only a GPU reset (`nvidia-smi --gpu-reset -i " + key +
                   "`, with no process using the GPU" +
-                  (elsewhere.empty() ? std::string() : ": stop PIDs " + Join(elsewhere) + " first") +
+                  (elsewhere.empty()
+                       ? std::string()
+                       : (elsewhere.size() == 1 ? ": stop PID " : ": stop PIDs ") + Join(elsewhere) + " first") +
                   ") or a reboot will, to be done by a person."
             : "End those PIDs with SIGTERM (then SIGKILL if they do not exit), then check that the memory comes back.";
     std::string amount = fmt::format("{} of used memory on {} belongs to no process NVML lists", MiB(*un.bytes), name);

@@ -299,6 +299,34 @@ TEST(Findings, OrphansAreNotJudgedWhenTheProcessListFailedOrHung) {
 namespace vw::detection {
 namespace {
 
+// The orphan's next step names the PIDs to stop first: "PID" for one, "PIDs" for several.
+TEST(Findings, OrphanActionSaysPidForOneHolderElsewhereAndPidsForSeveral) {
+  struct Case {
+    std::vector<int64_t> pids;
+    std::string expected;
+  };
+  for (const Case& c : std::vector<Case>{{{10}, ": stop PID 10 first"}, {{10, 11}, ": stop PIDs 10, 11 first"}}) {
+    std::vector<ProcessSnapshot> on0, opened;
+    for (int64_t pid : c.pids) {
+      on0.push_back(Proc(pid, 2048));
+      ProcessSnapshot o = Proc(pid, 0);
+      o.listed_by_nvml = false;
+      o.used_bytes.reset();
+      opened.push_back(o);
+    }
+    GpuSnapshot g0 = Gpu(2048 * c.pids.size(), on0);
+    GpuSnapshot g1 = Gpu(2048, opened);
+    g1.index = 1;
+    g1.uuid = "GPU-1111";
+    g1.minor = 1;
+    CheckInput in;
+    in.samples.push_back(Host(0, {g0, g1}));
+    const Finding* orphan = Find(EvaluateCheck(in, {}), "orphaned_memory");
+    ASSERT_NE(orphan, nullptr) << c.expected;
+    EXPECT_NE(orphan->action.find(c.expected), std::string::npos) << orphan->action;
+  }
+}
+
 TEST(Findings, CudaProcessOfAnotherGpuIsNotASuspectForOrphanedMemory) {
   GpuSnapshot g0 = Gpu(4096, {Proc(10, 4096)});
   GpuSnapshot g1 = Gpu(2048, {});
@@ -321,7 +349,7 @@ TEST(Findings, CudaProcessOfAnotherGpuIsNotASuspectForOrphanedMemory) {
       orphan->message.find("Only processes computing on other GPUs have /dev/nvidia1 open (10 `python3 train.py`)"),
       std::string::npos)
       << orphan->message;
-  EXPECT_NE(orphan->action.find("stop PIDs 10 first"), std::string::npos) << orphan->action;
+  EXPECT_NE(orphan->action.find("stop PID 10 first"), std::string::npos) << orphan->action;  // one PID: singular
   const Finding* unlisted = Find(r, "unlisted_holder");
   ASSERT_NE(unlisted, nullptr);
   EXPECT_EQ(unlisted->severity, Severity::kOk);

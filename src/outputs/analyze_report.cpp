@@ -141,9 +141,7 @@ std::string RenderAnalyzeText(const std::vector<AnalyzedSeries>& series, const A
     }
     if (as.rate_bps) out += fmt::format("  rate       {}\n", RateText(as));
     if (as.tto_s) {
-      out += fmt::format("  OOM in     {}", OomAtText(a));
-      if (as.tto_lo_s) out += ", " + OomRangeText(as);
-      out += "\n";
+      out += fmt::format("  OOM in     {}\n", OomText(a));
     } else if (as.verdict == Verdict::kLeak) {
       out += "  OOM in     unknown: the card size is not in the trace (pass --total 80GiB)\n";
     }

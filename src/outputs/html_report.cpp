@@ -63,13 +63,6 @@ std::string Fact(std::string_view name, const std::string& value) {
   return fmt::format("<dt>{}</dt><dd>{}</dd>\n", name, XmlEscape(value));
 }
 
-// "1d 20h (at t+2d 0h), range 1d 19h … 1d 21h" as the text report writes it; "—" without a runway.
-std::string OomFact(const SeriesAnalysis& s, double label_offset_s) {
-  if (!s.assessment.tto_s) return "—";
-  const std::string range = OomRangeText(s.assessment);
-  return OomAtText(s, label_offset_s) + (range.empty() ? "" : ", " + range);
-}
-
 std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, double chart_width) {
   const auto& a = s.assessment;
   std::string out = fmt::format("<section class=\"vw-series\" data-gpu=\"{}\" data-verdict=\"{}\"",
@@ -92,7 +85,7 @@ std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, d
   out += "<dl class=\"vw-facts\">\n";
   if (a.rate_bps) out += Fact("Leak rate", RateText(a));
   if (a.leak_start_t) out += Fact("Growing since", ReportTime(s, *a.leak_start_t, o.label_offset_s));
-  if (a.tto_s) out += Fact("Out of memory", OomFact(s, o.label_offset_s));
+  if (a.tto_s) out += Fact("Out of memory", OomText(s, o.label_offset_s));
   if (a.floor_bytes) out += Fact("Floor", FormatBytes(*a.floor_bytes));
   if (a.peak_bytes) out += Fact("Peak", FormatBytes(*a.peak_bytes));
   if (a.capacity_bytes) out += Fact("Capacity", FormatBytes(*a.capacity_bytes));
@@ -139,8 +132,7 @@ std::string VerdictSentence(const SeriesAnalysis& s, double label_offset_s) {
       if (a.rate_bps) out += " of " + RateText(a);
       if (a.leak_start_t) out += " since " + ReportTime(s, *a.leak_start_t, label_offset_s);
       if (a.tto_s) {
-        const std::string range = OomRangeText(a);
-        out += "; memory runs out in " + OomAtText(s, label_offset_s) + (range.empty() ? "" : ", " + range) + ".";
+        out += "; memory runs out in " + OomText(s, label_offset_s) + ".";
       } else {
         out += a.capacity_bytes ? "." : "; the card's capacity is unknown, so there is no OOM forecast.";
       }

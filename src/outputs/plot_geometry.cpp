@@ -272,6 +272,11 @@ std::string OomAtText(const detection::SeriesAnalysis& s, double label_offset_s)
   return fmt::format("{} (at {})", FormatDuration(*a.tto_s), ReportTime(s, a.end_t + *a.tto_s, label_offset_s));
 }
 
+std::string OomText(const detection::SeriesAnalysis& s, double label_offset_s) {
+  const std::string at = OomAtText(s, label_offset_s), range = OomRangeText(s.assessment);
+  return range.empty() || at.empty() ? at : at + ", " + range;
+}
+
 std::string OomRangeText(const detection::Assessment& a) {
   if (!a.tto_lo_s) return "";
   return fmt::format("range {} … {}", FormatDuration(*a.tto_lo_s),

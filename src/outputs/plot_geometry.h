@@ -202,5 +202,8 @@ std::string OomAtText(const detection::SeriesAnalysis& s, double label_offset_s 
 // - OomRangeText: "range 1d 19h … 1d 21h" ("… never" when the slower rate never gets there); ""
 //   without the pessimistic end.
 std::string OomRangeText(const detection::Assessment& a);
+// - OomText: both, "1d 20h (at t+2d 0h), range 1d 19h … 1d 21h", as the text report, the HTML facts
+//   and the verdict sentence write the runway; "" without a runway.
+std::string OomText(const detection::SeriesAnalysis& s, double label_offset_s = 0);
 
 }  // namespace vw::outputs

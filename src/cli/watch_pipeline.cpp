@@ -30,22 +30,8 @@ outputs::SeriesVerdict VerdictOf(const detection::Assessment& a) {
   v.floor_bytes = a.floor_bytes;
   v.peak_bytes = a.peak_bytes;
   v.evidence = a.evidence;
+  v.summary = a.summary;
   return v;
-}
-
-// A leak alert's `description`: the leak's own sentences, the trend ("Leak: the floor rose ...")
-// then the growth ("Growing since ... at ..."), not the first sentence of the evidence, which may
-// say where the analysis starts (a restart) and nothing about the leak. Empty when neither is there.
-std::string LeakDescription(const std::vector<std::string>& evidence) {
-  std::string out;
-  for (const char* start : {"Leak:", "Growing since "}) {
-    for (const std::string& e : evidence) {
-      if (e.rfind(start, 0) != 0) continue;
-      out += (out.empty() ? "" : " ") + e;
-      break;
-    }
-  }
-  return out;
 }
 
 // The lifecycle record of a process on GPU `key` as last seen in `p` (times in seconds, peak in
@@ -597,8 +583,10 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
         summary += fmt::format("; {:.0f} % above this workload's plateau and rising", above * 100);
       }
       c.annotations["summary"] = summary;
-      if (std::string d = LeakDescription(v.evidence); !d.empty()) {
-        c.annotations["description"] = std::move(d);
+      // The leak's own sentences, not the first of the evidence, which may say where the analysis
+      // starts (a restart) and nothing about the leak.
+      if (!v.summary.empty()) {
+        c.annotations["description"] = v.summary;
       } else if (!v.evidence.empty()) {
         c.annotations["description"] = v.evidence.front();
       }
@@ -619,8 +607,10 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
       if (pv.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*pv.time_to_oom_s);
       if (!CommandOf(pt->last_snapshot).empty()) summary += " (" + CommandOf(pt->last_snapshot) + ")";
       c.annotations["summary"] = summary;
-      if (std::string d = LeakDescription(pv.evidence); !d.empty()) {
-        c.annotations["description"] = std::move(d);
+      // The leak's own sentences, not the first of the evidence, which may say where the analysis
+      // starts (a restart) and nothing about the leak.
+      if (!pv.summary.empty()) {
+        c.annotations["description"] = pv.summary;
       } else if (!pv.evidence.empty()) {
         c.annotations["description"] = pv.evidence.front();
       }

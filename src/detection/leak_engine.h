@@ -210,6 +210,10 @@ struct Assessment {
   // rate's interval. Set only for a leak with known capacity.
   std::optional<double> tto_s, tto_lo_s, tto_hi_s;
   std::vector<std::string> evidence;  // sentences a person can check against the plot
+  // A leak verdict in its own words, for an alert's description: the trend sentence ("Leak: ...")
+  // then where the growth began and its rate ("Growing since ..."), both also in `evidence`.
+  // Empty for every other verdict.
+  std::string summary;
   // Added: where the current segment starts (after the last large drop; else the first sample).
   std::optional<double> segment_start_t;
   double bucket_seconds = 0;  // bucket width in use (after adaptation and merging)

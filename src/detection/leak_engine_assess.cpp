@@ -652,6 +652,7 @@ Assessment LeakEngine::Assess() const {
                           : std::nullopt;
     if (rate && rate->sen.slope > 0) {
       a.verdict = Verdict::kLeak;
+      const size_t trend_sentence = a.evidence.size();
       if (moved) {
         std::string lows;
         for (double l : moved->recent_lows_bytes) lows += (lows.empty() ? "" : ", ") + FormatBytes(l);
@@ -692,6 +693,7 @@ Assessment LeakEngine::Assess() const {
       a.evidence.push_back(fmt::format("Growing since {} at {} (Sen's slope; {:.0f}% interval {} to {}).",
                                        At(rate->start_t, first_t_, config_.evidence_times), Rate(rate->sen.slope),
                                        100 * c.ci_level, Rate(rate->sen.low_slope), Rate(rate->sen.high_slope)));
+      a.summary = a.evidence[trend_sentence] + " " + a.evidence.back();
       AddRunway(a);
       return a;
     }
@@ -739,6 +741,7 @@ Assessment LeakEngine::Assess() const {
     a.rate_lo_bps = g.sen->low_slope;
     a.rate_hi_bps = g.sen->high_slope;
     a.evidence.push_back(fmt::format("Leak: {}.", TrendSentence(w, width_, cycle ? block_s : 0)));
+    const size_t trend_sentence = a.evidence.size() - 1;
     if (cycle)
       a.evidence.push_back(fmt::format(
           "{}, so the test ran on the floor with that cycle removed (the median floor at each phase of the cycle "
@@ -764,6 +767,7 @@ Assessment LeakEngine::Assess() const {
     a.evidence.push_back(fmt::format("Growing since {} at {} (Sen's slope; {:.0f}% interval {} to {}).",
                                      At(*a.leak_start_t, first_t_, config_.evidence_times), Rate(*a.rate_bps),
                                      100 * c.ci_level, Rate(*a.rate_lo_bps), Rate(*a.rate_hi_bps)));
+    a.summary = a.evidence[trend_sentence] + " " + a.evidence.back();
     a.evidence.push_back(
         fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g, w.seconds)));
     if (!env_v && floor_v.onset && floor_v.leak_at == floor_v.onset)

@@ -477,6 +477,51 @@ TEST(LeakEngine, DropResetsSegment) {
   EXPECT_NE(AllEvidence(a).find("Memory fell from"), std::string::npos) << AllEvidence(a);
 }
 
+// An alert's description is the summary: the leak's trend and growth sentences, not the first
+// sentence of the evidence, which after a restart says where the analysis starts.
+TEST(LeakEngine, LeakSummaryIsTheTrendThenTheGrowth) {
+  const double restart = 2 * kHour;
+  auto leak_after_restart = [&](double t) {
+    if (t < restart) return Ramp(t, 20000);
+    return Ramp(t - restart, 20000) + (t > restart + kHour ? 300 * (t - restart - kHour) / kHour : 0);
+  };
+  const double start = 6 * kHour;
+  const Shape new_level = ServingLoad(6000, 2700, 1500, 5000, 1, 7 * kHour, start);
+  struct Case {
+    const char* name;
+    Shape shape;
+    double duration;
+    const char* trend;  // how the trend sentence begins
+  };
+  for (const Case& c : {Case{"floor after a restart", leak_after_restart, 9 * kHour, "Leak: the floor rose by "},
+                        Case{"new level under a serving load", new_level, start + 3000,
+                             "Leak: the load moved to a level it never reached before."}}) {
+    LeakEngine e = CardEngine();
+    const Trace run = Feed(e, c.shape, c.duration, 1.0, 5, 1, 300);
+    const Assessment& a = run.last;
+    ASSERT_EQ(a.verdict, Verdict::kLeak) << c.name << ": " << AllEvidence(a);
+    EXPECT_EQ(a.summary.rfind(c.trend, 0), 0u) << c.name << ": " << a.summary;
+    const size_t growing = a.summary.find(" Growing since ");
+    ASSERT_NE(growing, std::string::npos) << c.name << ": " << a.summary;
+    // Both halves are sentences of the evidence, word for word.
+    const std::string first = a.summary.substr(0, growing), second = a.summary.substr(growing + 1);
+    EXPECT_NE(std::find(a.evidence.begin(), a.evidence.end(), first), a.evidence.end()) << c.name << ": " << first;
+    EXPECT_NE(std::find(a.evidence.begin(), a.evidence.end(), second), a.evidence.end()) << c.name << ": " << second;
+    EXPECT_EQ(a.summary.find("Memory fell"), std::string::npos) << c.name << ": " << a.summary;
+    if (c.duration == 9 * kHour) {
+      EXPECT_EQ(a.evidence.front().rfind("Memory fell from", 0), 0u) << AllEvidence(a);  // what it must skip
+    }
+  }
+  // Every other verdict has none.
+  LeakEngine e = CardEngine();
+  const Trace plateau = Feed(
+      e, [](double t) { return Ramp(t, 20000); }, 3 * kHour, 1.0, 5, 1, 300);
+  for (const Assessment& c : plateau.checks) {
+    ASSERT_NE(c.verdict, Verdict::kLeak) << AllEvidence(c);
+    EXPECT_TRUE(c.summary.empty()) << VerdictName(c.verdict) << ": " << c.summary;
+  }
+}
+
 TEST(LeakEngine, OutOfOrderSamplesAreCountedAndIgnored) {
   LeakEngine e;
   e.Add(100, 1e9);

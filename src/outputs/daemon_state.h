@@ -31,6 +31,7 @@ struct SeriesVerdict {
   std::optional<double> floor_bytes, peak_bytes;
   std::optional<double> baseline_bytes;  // learned plateau of this workload, when known
   std::vector<std::string> evidence;
+  std::string summary;  // a leak's own sentences (detection::Assessment::summary); empty otherwise
 };
 
 struct GpuState {

@@ -222,7 +222,7 @@ void NoteDepartures(ListedHolders& h, const MemorySample& s, detection::SeriesBu
   for (const auto& [pid, bytes] : h.bytes) {
     const bool listed =
         std::any_of(now.begin(), now.end(), [pid = pid](const ProcessMemory& p) { return p.pid == pid; });
-    if (!listed) gpu_series.NoteDeparture(h.t, s.t, bytes);
+    if (!listed) gpu_series.NoteDeparture(h.t, s.t, bytes, pid);
   }
   h.t = s.t;
   h.bytes.clear();

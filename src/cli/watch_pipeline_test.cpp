@@ -298,7 +298,8 @@ TEST(WatchPipelineResume, AFallLeftByAProcessThatExitedWhileTheDaemonWasDownIsEx
   for (const auto& e : a.evidence) evidence += e + "\n";
   // The 8 GiB fall is the trainer leaving, not a restart of the series: the two stored hours
   // are judged net of its memory, so the GPU is on its plateau, not starting over.
-  EXPECT_NE(evidence.find("8.0 GiB freed by a process that left this GPU"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("PID 4242 left this GPU between "), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find(" holding 8.0 GiB: the fall of "), std::string::npos) << evidence;
   EXPECT_EQ(evidence.find("Memory fell from a floor"), std::string::npos) << evidence;
   EXPECT_EQ(a.verdict, "plateau") << evidence;
   EXPECT_EQ(r.EndOf(4242), storage::ProcessEnd::kExited);
@@ -310,7 +311,7 @@ TEST(WatchPipelineResume, APidReusedWhileTheDaemonWasDownExplainsTheFallOfThePro
   ASSERT_TRUE(r.state);
   std::string evidence;
   for (const auto& e : r.state->gpus[0].analysis.evidence) evidence += e + "\n";
-  EXPECT_NE(evidence.find("freed by a process that left this GPU"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("PID 4242 left this GPU between "), std::string::npos) << evidence;
   EXPECT_EQ(evidence.find("Memory fell from a floor"), std::string::npos) << evidence;
   int trainer = 0, other = 0;
   for (const auto& rec : r.Records()) {
@@ -327,7 +328,7 @@ TEST(WatchPipelineResume, AProcessGoneWhileTheDaemonWasDownWhoseMemoryStaysHeldI
   ASSERT_TRUE(r.state);
   std::string evidence;
   for (const auto& e : r.state->gpus[0].analysis.evidence) evidence += e + "\n";
-  EXPECT_EQ(evidence.find("freed by"), std::string::npos) << evidence;
+  EXPECT_EQ(evidence.find("left this GPU"), std::string::npos) << evidence;
   EXPECT_EQ(r.EndOf(4242), storage::ProcessEnd::kVanishedMemoryHeld);
   EXPECT_EQ(r.EndOf(4343), storage::ProcessEnd::kRunning);
 }

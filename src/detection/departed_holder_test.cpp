@@ -61,7 +61,7 @@ SharedRun FeedShared(const SharedGpu& s) {
       // The list names B while B runs.
       const bool listed = t < s.b_exit_s;
       if (listed) b_last_seen = t;
-      if (!listed && b_listed && s.note) e.NoteDeparture(*b_last_seen, t, 8 * kGiB);
+      if (!listed && b_listed && s.note) e.NoteDeparture(*b_last_seen, t, 8 * kGiB, 4343);
       b_listed = listed;
     }
     if (t >= next_check) {
@@ -100,7 +100,10 @@ TEST(DepartedHolder, LeakGoesOnWhenAnotherHolderLeaves) {
   EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 3000, 150);
   EXPECT_EQ(run.last.departures_explained, 1u);
   EXPECT_NEAR(run.last.departed_bytes, 8 * kGiB, 64 * kMiB);
-  EXPECT_NE(AllEvidence(run.last).find("8.0 GiB freed by a process that left this GPU"), std::string::npos)
+  // B by PID, the moment it went (one list read apart), what it held and the fall taken off.
+  EXPECT_NE(AllEvidence(run.last).find("PID 4343 left this GPU at +3h 0m holding 8.0 GiB: the fall of 8.0 GiB it "
+                                       "left at +3h 0m is taken off the samples before it"),
+            std::string::npos)
       << AllEvidence(run.last);
   // The runway is the room above the peak of what is held now: A's memory and the context.
   ASSERT_TRUE(run.last.peak_bytes);
@@ -142,6 +145,33 @@ TEST(DepartedHolder, TwoHoldersLeavingTogetherExplainTheWholeFall) {
   EXPECT_EQ(a.verdict, Verdict::kLeak) << AllEvidence(a);
   EXPECT_EQ(a.departures_explained, 2u);
   EXPECT_NEAR(a.departed_bytes, 8 * kGiB, 64 * kMiB);
+  // No PIDs given: the sentence counts them and names no one.
+  EXPECT_NE(AllEvidence(a).find("2 processes left this GPU, the last at +3h 0m holding 4.0 GiB: the 8.0 GiB their "
+                                "falls freed is taken off the samples before each"),
+            std::string::npos)
+      << AllEvidence(a);
+}
+
+TEST(DepartedHolder, AHolderFoundGoneLaterLeftInTheSpanSinceItWasLastSeen) {
+  // B was last listed at 2h 0m and found gone at 3h 0m (the daemon was down). At the first sample
+  // after, the series fell by 5.0 GiB: B's 8 GiB less the 100 MiB of its context that stayed and
+  // the 2.9 GiB A leaked in that hour.
+  LeakEngine e;
+  e.SetCapacity(kCard, 2 * kGiB);
+  for (double t = 0; t <= 3.5 * kHour; t += 10) {
+    if (t > 2 * kHour && t < 3 * kHour) continue;  // nothing recorded while down
+    const double b = t < 3 * kHour ? 8 * 1024 : 100;
+    e.Add(t, std::round(300 + MibA(t, 3000) + b) * kMiB);
+    if (t == 3 * kHour) e.NoteDeparture(2 * kHour, t, 8 * kGiB, 4242);
+  }
+  const Assessment a = e.Assess();
+  ASSERT_EQ(a.departures_explained, 1u) << AllEvidence(a);
+  ASSERT_TRUE(a.last_departed);
+  EXPECT_EQ(a.last_departed->pid, 4242);
+  EXPECT_NE(AllEvidence(a).find("PID 4242 left this GPU between +2h 0m and +3h 0m holding 8.0 GiB: the fall of "
+                                "5.0 GiB it left at +3h 0m"),
+            std::string::npos)
+      << AllEvidence(a);
 }
 
 TEST(DepartedHolder, MemoryLeftBehindIsNotExplainedAndItsLaterFreeingIsADrop) {

@@ -97,7 +97,8 @@ void LeakEngine::NoteFall(double t, double used_bytes, double prev_bytes) {
       fall >= config_.departure_match_share * pending_departed_bytes_) {
     // Everything added so far came before this fall.
     const double shift = std::min(fall, pending_departed_bytes_);
-    ShiftBefore(Fall{t, fall, open_.count > 0 ? open_.t_start : t, open_values_.size(), open_.count > 0}, shift);
+    ShiftBefore(Fall{t, fall, open_.count > 0 ? open_.t_start : t, open_values_.size(), open_.count > 0}, shift,
+                pending_departure_);
     pending_departed_bytes_ -= shift;
     if (pending_departed_bytes_ < config_.departure_min_bytes) pending_departed_bytes_ = 0;
     return;
@@ -106,14 +107,15 @@ void LeakEngine::NoteFall(double t, double used_bytes, double prev_bytes) {
     recent_fall_ = Fall{t, fall, t, 0, false};
 }
 
-void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes) {
+void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid) {
   if (!(bytes > 0) || !std::isfinite(bytes)) return;
+  const Departure who{.pid = pid, .held_bytes = bytes, .last_seen_t = last_seen_t, .gone_t = now_t};
   if (recent_fall_ && recent_fall_->t > last_seen_t && recent_fall_->t <= now_t + config_.departure_match_seconds &&
       recent_fall_->bytes >= config_.departure_match_share * bytes) {
     // What this holder does not explain stays for another that left at the same time.
     Fall f = *recent_fall_;
     const double shift = std::min(f.bytes, bytes);
-    ShiftBefore(f, shift);
+    ShiftBefore(f, shift, who);
     f.bytes -= shift;
     if (f.bytes >= config_.departure_min_bytes) recent_fall_ = f;
     return;
@@ -121,9 +123,10 @@ void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes) {
   pending_departed_bytes_ += bytes;
   pending_until_t_ = std::max(now_t, last_t_) + config_.departure_match_seconds;
   pending_after_t_ = last_seen_t;
+  pending_departure_ = who;
 }
 
-void LeakEngine::ShiftBefore(const Fall& f, double bytes) {
+void LeakEngine::ShiftBefore(const Fall& f, double bytes, const Departure& who) {
   for (Bucket& b : buckets_) {
     if (b.t_end < f.t) {
       b.floor_bytes -= bytes;
@@ -155,6 +158,7 @@ void LeakEngine::ShiftBefore(const Fall& f, double bytes) {
   ++departures_explained_;
   departed_bytes_ += bytes;
   last_departure_t_ = f.t;
+  last_departed_ = who;
   recent_fall_.reset();
 }
 

@@ -192,6 +192,15 @@ struct TrendFit {
   std::string failed;   // else the first test it failed, in words
 };
 
+// A process that left a series' GPU (LeakEngine::NoteDeparture): who, what it held and between
+// which moments it went.
+struct Departure {
+  std::optional<int64_t> pid;  // when the caller knows it
+  double held_bytes = 0;       // its memory when last seen
+  double last_seen_t = 0;      // last listed (seconds)
+  double gone_t = 0;           // first found gone (seconds)
+};
+
 struct Assessment {
   Verdict verdict = Verdict::kInsufficientData;
   size_t samples = 0;
@@ -222,11 +231,13 @@ struct Assessment {
   // Added: memory other holders of the same GPU use (bytes), taken off the capacity of a process
   // series (SetHeldByOthers); unset for a GPU series.
   std::optional<double> held_by_others_bytes;
-  // Added: falls explained by processes that left (NoteDeparture): how many, the memory they freed
-  // (bytes) and when the last one happened (seconds). The buckets before each are kept net of it.
+  // Added: falls explained by processes that left (NoteDeparture): how many, the memory their
+  // falls freed (bytes), when the last fall happened (seconds) and the process behind it. The
+  // buckets before each fall are kept net of it.
   size_t departures_explained = 0;
   double departed_bytes = 0;
   std::optional<double> last_departure_t;
+  std::optional<Departure> last_departed;
 };
 
 class LeakEngine {
@@ -260,7 +271,7 @@ class LeakEngine {
   // departure_match_share × bytes is explained by it: every earlier sample is lowered by the
   // fall (at most `bytes`), as if that memory had never been held, so a leak that goes on is not
   // cut by another job's exit. A fall no departure explains is a drop as before (segments).
-  void NoteDeparture(double last_seen_t, double now_t, double bytes);
+  void NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid = std::nullopt);
 
   // The current assessment; cost bounded by the bucket count (≤ 1 ms for a 12 h window).
   Assessment Assess() const;
@@ -323,9 +334,11 @@ class LeakEngine {
   double pending_departed_bytes_ = 0;
   double pending_until_t_ = 0;
   double pending_after_t_ = 0;
+  Departure pending_departure_;  // the last one noted of those pending
   size_t departures_explained_ = 0;
   double departed_bytes_ = 0;
   std::optional<double> last_departure_t_;
+  std::optional<Departure> last_departed_;
   std::optional<double> segment_start_before_drop_;  // to undo a segment a departure explains
 
   void CloseOpenBucket();
@@ -336,7 +349,7 @@ class LeakEngine {
   void NoteFall(double t, double used_bytes, double prev_bytes);
   // Lower every sample before the fall `f` by `bytes` (net of a departed holder); forgets the
   // recent fall.
-  void ShiftBefore(const Fall& f, double bytes);
+  void ShiftBefore(const Fall& f, double bytes, const Departure& who);
 };
 
 }  // namespace vw::detection

@@ -389,6 +389,30 @@ void AddRunway(Assessment& a) {
       FormatDuration(*a.tto_hi_s)));
 }
 
+// What departed holders explain (a.departures_explained > 0, a.last_departed set): the last one by
+// PID when known, the span in which it left, what it held, and the fall taken off the samples
+// before it. A span of under a minute is one moment.
+std::string DepartureSentence(const Assessment& a, EngineConfig::EvidenceTimes style) {
+  const Departure& d = *a.last_departed;
+  const std::string when =
+      d.gone_t - d.last_seen_t < 60
+          ? "at " + At(d.gone_t, a.start_t, style)
+          : fmt::format("between {} and {}", At(d.last_seen_t, a.start_t, style), At(d.gone_t, a.start_t, style));
+  const std::string who = d.pid ? fmt::format("PID {}", *d.pid) : "";
+  if (a.departures_explained == 1)
+    return fmt::format(
+        "{} left this GPU {} holding {}: the fall of {} it left at {} is taken off the samples before it, so the "
+        "series is judged as if that memory had never been held and another job's exit does not cut it.",
+        who.empty() ? "A process" : who, when, FormatBytes(d.held_bytes), FormatBytes(a.departed_bytes),
+        At(*a.last_departure_t, a.start_t, style));
+  return fmt::format(
+      "{} processes left this GPU, the last{} {} holding {}: the {} their falls freed is taken off the samples "
+      "before each, so the series is judged as if that memory had never been held and another job's exit does not "
+      "cut it.",
+      a.departures_explained, who.empty() ? "" : " (" + who + ")", when, FormatBytes(d.held_bytes),
+      FormatBytes(a.departed_bytes));
+}
+
 std::string CycleSentence(const Oscillation& o) {
   return fmt::format("The load oscillates with a period of about {} ({} from trough to peak)",
                      FormatDuration(o.period_seconds), FormatBytes(o.amplitude_bytes));
@@ -412,6 +436,7 @@ Assessment LeakEngine::Assess() const {
   a.departures_explained = departures_explained_;
   a.departed_bytes = departed_bytes_;
   a.last_departure_t = last_departure_t_;
+  a.last_departed = last_departed_;
   a.last_used_bytes = open_.count > 0 ? open_.last_bytes : buckets_.back().last_bytes;
   const double span = last_t_ - first_t_;
   if (samples_ < c.min_samples || span < c.min_span_seconds) {
@@ -448,13 +473,7 @@ Assessment LeakEngine::Assess() const {
         FormatBytes(last_drop_->from_bytes), FormatBytes(last_drop_->to_bytes),
         At(last_drop_->t, first_t_, config_.evidence_times)));
   }
-  if (departures_explained_ > 0)
-    a.evidence.push_back(fmt::format(
-        "{} freed by {} that left this GPU (the last at {}) is taken off the samples before {}: the series is "
-        "judged as if {} had never been held, so another job's exit does not cut it.",
-        FormatBytes(departed_bytes_), departures_explained_ == 1 ? "a process" : "processes",
-        At(*last_departure_t_, first_t_, config_.evidence_times), departures_explained_ == 1 ? "it" : "each",
-        departures_explained_ == 1 ? "that memory" : "their memory"));
+  if (departures_explained_ > 0 && last_departed_) a.evidence.push_back(DepartureSentence(a, config_.evidence_times));
   if (pts.size() < 3) {
     a.evidence.push_back("Too little data since the segment began for a trend test.");
     return a;

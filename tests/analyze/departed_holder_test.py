@@ -43,7 +43,8 @@ def main():
     rate = gpu["leak_rate_bytes_per_second"] * 3600 / 2**20
     if not 2700 <= rate <= 3300:
         fail(f"GPU 0 leaks {rate:.0f} MiB/h, expected about 3000")
-    if not any("freed by a process that left this GPU" in e for e in gpu["evidence"]):
+    if not any(e.startswith("PID ") and " left this GPU " in e and "taken off the samples" in e
+               for e in gpu["evidence"]):
         fail(f"GPU 0's evidence does not say the departed memory was taken off: {gpu['evidence']}")
     if proc["verdict"] != "leak":
         fail(f"PID 41877 is {proc['verdict']}, expected leak: {proc['evidence']}")

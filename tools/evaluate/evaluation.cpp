@@ -147,9 +147,10 @@ std::string ExplainTrace(const Trace& trace, const EvalOptions& options) {
     auto rate = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v * kMiBPerHour) : "-"; };
     out += fmt::format("  {:>9}  {:<17} rate {} [{} .. {}] MiB/h\n", FormatDuration(t),
                        detection::VerdictName(a.verdict), rate(a.rate_bps), rate(a.rate_lo_bps), rate(a.rate_hi_bps));
-    // A leak verdict carries why: print it the first time and whenever the reason changes.
-    if (a.verdict == detection::Verdict::kLeak &&
-        (final.verdict != detection::Verdict::kLeak || final.evidence != a.evidence)) {
+    // Why: printed at the first assessment, whenever the verdict changes, and for a leak whenever its
+    // reason changes.
+    if (final.evidence.empty() || final.verdict != a.verdict ||
+        (a.verdict == detection::Verdict::kLeak && final.evidence != a.evidence)) {
       for (const std::string& e : a.evidence) out += "             | " + e + "\n";
     }
     final = a;

@@ -190,6 +190,11 @@ TEST(Evaluation, ExplainListsEveryAssessmentAndEveryDetector) {
   for (size_t pos = 0; (pos = text.find(" MiB/h\n", pos)) != std::string::npos; ++pos) ++rows;
   EXPECT_EQ(rows, r.assessments) << text;
   EXPECT_NE(text.find("true leak: "), std::string::npos) << text;
+  // Why, at the first assessment (too little data) and at each change of verdict.
+  EXPECT_NE(text.find("insufficient_data rate - [- .. -] MiB/h\n             | Only "), std::string::npos) << text;
+  EXPECT_NE(text.find("warmup            rate - [- .. -] MiB/h\n             | The floor settled at "),
+            std::string::npos)
+      << text;
   for (size_t d = 0; d < kDetectorCount; ++d) EXPECT_NE(text.find(DetectorName(d)), std::string::npos);
 }
 

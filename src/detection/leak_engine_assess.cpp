@@ -529,13 +529,16 @@ Assessment LeakEngine::Assess() const {
     sizes.push_back(span_a);
   if (sizes.empty()) {
     // Too short for a trend test: still rising is warm-up, else a plateau so far.
-    a.verdict =
-        analysed.back().floor - analysed.front().floor > c.min_growth_bytes ? Verdict::kWarmup : Verdict::kPlateau;
-    a.evidence.push_back(
-        fmt::format("The floor settled at {} ({}); {} of settled data is too short for a trend test "
-                    "(at least {}).",
-                    At(*a.settled_at, first_t_, config_.evidence_times), FormatBytes(analysed.front().floor),
-                    FormatDuration(span_a), FormatDuration(c.min_window_seconds)));
+    const double since = analysed.back().floor - analysed.front().floor;
+    a.verdict = since > c.min_growth_bytes ? Verdict::kWarmup : Verdict::kPlateau;
+    a.evidence.push_back(fmt::format(
+        "The floor settled at {} ({}); {} of settled data is too short for a trend test "
+        "(at least {}){}.",
+        At(*a.settled_at, first_t_, config_.evidence_times), FormatBytes(analysed.front().floor),
+        FormatDuration(span_a), FormatDuration(c.min_window_seconds),
+        a.verdict == Verdict::kWarmup ? fmt::format(", and it has risen by {} since, more than {}: still warming up",
+                                                    Signed(since), FormatBytes(c.min_growth_bytes))
+                                      : ""));
     return a;
   }
   const GrowthOptions go{.alpha = c.alpha,

@@ -349,6 +349,25 @@ TEST(LeakEngine, FastRampIsWarmup) {
   EXPECT_NE(AllEvidence(run.last).find("Still warming up"), std::string::npos);
 }
 
+// Settled, but under a trend test's minimum window: still rising is warm-up and says so, flat is
+// a plateau so far.
+TEST(LeakEngine, RiseSinceSettlingInTooShortAWindowIsWarmupAndSaysWhy) {
+  LeakEngine rising = CardEngine();
+  const Trace r = Feed(rising, LeakAfterPlateau(20000, 3000, 20 * 60), 35 * 60, 1.0, 3);
+  ASSERT_EQ(r.last.verdict, Verdict::kWarmup) << AllEvidence(r.last);
+  EXPECT_NE(AllEvidence(r.last).find("too short for a trend test (at least 30m 0s), and it has risen by +"),
+            std::string::npos)
+      << AllEvidence(r.last);
+  EXPECT_NE(AllEvidence(r.last).find("since, more than 64 MiB: still warming up."), std::string::npos)
+      << AllEvidence(r.last);
+  LeakEngine flat = CardEngine();
+  const Trace f = Feed(
+      flat, [](double t) { return Ramp(t, 20000); }, 35 * 60, 1.0, 3);
+  ASSERT_EQ(f.last.verdict, Verdict::kPlateau) << AllEvidence(f.last);
+  EXPECT_NE(AllEvidence(f.last).find("too short for a trend test (at least 30m 0s)."), std::string::npos)
+      << AllEvidence(f.last);
+}
+
 TEST(LeakEngine, SteadyRiseInAYoungJobNeedsLessRateOverLongerWindows) {
   // 150 MiB/h from the start. In the first three settled hours the interval's lower end must reach
   // 500 MiB/h over 1 h, falling with the square of the window: 222 MiB/h over 1h 30m (not yet),

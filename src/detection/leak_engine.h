@@ -114,7 +114,7 @@ struct EngineConfig {
   // late steps leave some stretch flat or steeper than the rest; a steady leak rises in every one
   // at its rate. Each stretch is thinned to smooth_max_points. 0 parts: no exception.
   int smooth_parts = 6;
-  double smooth_history_seconds = 4 * 3600;  // ... and only after this much settled data
+  double smooth_history_seconds = 3.5 * 3600;  // ... and only after this much settled data
   double smooth_agree_level = 0.99;
   size_t smooth_max_points = 60;
   // When no window passes but one shows significant growth, one more window from where the growth

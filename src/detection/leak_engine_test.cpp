@@ -606,10 +606,10 @@ TEST(LeakEngine, VerdictNamesAreStable) {
 }
 
 TEST(LeakEngine, SlowSteadyLeakIsFoundBeforeFiveSettledHours) {
-  // 50 MiB/h from 30 minutes on under 30 MiB of noise: after 4.5 hours it rose in every sixth of
-  // the window, which no late allocator staircase does.
+  // 50 MiB/h from 30 minutes on under 30 MiB of noise: after 4 hours (3h 42m settled) it rose in
+  // every sixth of the window, which no late allocator staircase does.
   LeakEngine e = CardEngine();
-  const Trace run = Feed(e, LeakAfterPlateau(20000, 50, 0.5 * kHour), 4.5 * kHour, 5.0, 30);
+  const Trace run = Feed(e, LeakAfterPlateau(20000, 50, 0.5 * kHour), 4 * kHour, 5.0, 30);
   ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
   ASSERT_TRUE(run.last.rate_bps);
   EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 50, 5);
@@ -617,12 +617,12 @@ TEST(LeakEngine, SlowSteadyLeakIsFoundBeforeFiveSettledHours) {
                                        "since the growth began the floor rose in each sixth of the window at one pace"),
             std::string::npos)
       << AllEvidence(run.last);
-  // At 3.5 hours the same leak waits, and says until when.
+  // At 3.5 hours (3h 12m settled) the same leak waits, and says until when.
   LeakEngine early = CardEngine();
   const Trace waited = Feed(early, LeakAfterPlateau(20000, 50, 0.5 * kHour), 3.5 * kHour, 5.0, 30);
   EXPECT_EQ(LeakChecks(waited), 0);
   EXPECT_NE(
-      AllEvidence(waited.last).find("or after 4h 0m when the floor rises in each sixth of the window at one pace"),
+      AllEvidence(waited.last).find("or after 3h 30m when the floor rises in each sixth of the window at one pace"),
       std::string::npos)
       << AllEvidence(waited.last);
 }

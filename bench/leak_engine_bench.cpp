@@ -52,13 +52,24 @@ void BM_Assess12h(benchmark::State& state) {
   std::mt19937_64 rng(2);
   const int kind = static_cast<int>(state.range(0));
   double level = 0, level_until = 0;
-  for (int i = 0; i <= 12 * 3600; ++i)
-    engine.Add(i, kind == 2 ? ServingSample(i, rng, level, level_until) : Sample(i, rng, kind == 1));
+  for (int i = 0; i <= 12 * 3600; ++i) {
+    // Kind 3: the steady leak with a 3 GiB eval spike over the last 20 minutes.
+    const double spike = kind == 3 && i >= 12 * 3600 - 1200 ? 3072 * kMiB : 0;
+    engine.Add(i, kind == 2 ? ServingSample(i, rng, level, level_until) : Sample(i, rng, kind == 1) + spike);
+  }
+  if (kind == 3) {
+    // The path measured: settling on all the data, then the same tests on the data before the hold.
+    const vw::detection::Assessment a = engine.Assess();
+    const bool held = a.verdict == vw::detection::Verdict::kLeak && !a.evidence.empty() &&
+                      a.evidence.back().rfind("These tests ran on the data up to", 0) == 0;
+    if (!held) state.SkipWithError("the spike at the end did not take the hold path");
+  }
   for (auto _ : state) benchmark::DoNotOptimize(engine.Assess());
-  state.SetLabel(kind == 2   ? "healthy serving load (cycle removed on every window)"
+  state.SetLabel(kind == 3   ? "steady leak with a spike at the end (held: the tests run twice)"
+                 : kind == 2 ? "healthy serving load (cycle removed on every window)"
                  : kind == 1 ? "leak under an oscillating load (envelope tests run)"
                              : "steady leak");
 }
-BENCHMARK(BM_Assess12h)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Assess12h)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -22,6 +22,8 @@
 
 namespace vw::detection {
 
+struct FloorPoint;
+
 enum class Verdict {
   kInsufficientData,  // too few samples or too short a span to say anything
   kWarmup,            // still in the initial ramp
@@ -125,6 +127,11 @@ struct EngineConfig {
   double onset_alpha = 0.001;
   double onset_min_seconds = 3600;
   double onset_max_share = 0.8;
+  // A leak is held through a rise at the end that the keeps-going tests cannot yet tell from a
+  // spike or a step: when the series is only settling now but the same tests on the data up to
+  // hold_seconds ago found a leak, and the floor since then has not fallen below its lowest of the
+  // hold_seconds before, the verdict stays a leak, judged on that data (0: never).
+  double hold_seconds = 1800;
   // Warm-up gate: settled once the floor's rise over settle_window_seconds is under
   // max(settle_min_bytes, settle_fraction × capacity), or no longer falling.
   double settle_window_seconds = 600;
@@ -287,6 +294,9 @@ class LeakEngine {
   double bucket_width() const { return width_; }  // seconds, after adaptation and merging
 
  private:
+  // The verdict, evidence and fits of `a` (its header, peak and floor set by Assess) from the
+  // segment's bucket floors `pts` (seconds, bytes), oldest first.
+  void Judge(Assessment& a, const std::vector<FloorPoint>& pts) const;
   void AddSlow(double t, double used_bytes);
   // The sample joins the open bucket (its cell is the sample's; the bucket is started).
   void AppendToOpen(double t, double used_bytes) {

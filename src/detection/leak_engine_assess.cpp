@@ -389,6 +389,16 @@ void AddRunway(Assessment& a) {
       FormatDuration(*a.tto_hi_s)));
 }
 
+// Why a settling verdict is no leak, from its last sentence ("<trend>, but <why>: <ending>."): the
+// <why>, or a generic clause when the sentence has another form.
+std::string WhyOf(const std::vector<std::string>& evidence) {
+  const std::string& s = evidence.empty() ? std::string() : evidence.back();
+  const size_t but = s.find(", but ");
+  const size_t end = s.rfind(": ");
+  if (but == std::string::npos || end == std::string::npos || end <= but) return "a keeps-going test fails";
+  return s.substr(but + 6, end - but - 6);
+}
+
 // What departed holders explain (a.departures_explained > 0, a.last_departed set): the last one by
 // PID when known, the span in which it left, what it held, and the fall taken off the samples
 // before it. A span of under a minute is one moment.
@@ -467,6 +477,49 @@ Assessment LeakEngine::Assess() const {
     for (size_t i = pts.size() - std::min<size_t>(pts.size(), 3); i < pts.size(); ++i) recent.push_back(pts[i].floor);
     a.floor_bytes = *std::min_element(recent.begin(), recent.end());
   }
+  Assessment now = a;
+  Judge(now, pts);
+  if (now.verdict != Verdict::kSettling || !(c.hold_seconds > 0)) return now;
+  // Held: the data up to hold_seconds ago said leak, and what came since neither fell back nor
+  // stopped: no floor since is below the level at the cut by more than three noise deviations, and
+  // the median of the hold's last quarter is at least half the growth that leak's rate brings
+  // above that level (less the same margin).
+  const double cut = last_t_ - c.hold_seconds;
+  const auto after = std::find_if(pts.begin(), pts.end(), [cut](const FloorPoint& p) { return p.t > cut; });
+  const auto before =
+      std::find_if(pts.begin(), after, [&](const FloorPoint& p) { return p.t >= cut - c.hold_seconds; });
+  if (after - before < 5 || pts.end() - after < 4) return now;
+  std::vector<double> at_cut;
+  for (auto it = after - 5; it != after; ++it) at_cut.push_back(it->floor);
+  const double level = *Median(at_cut);
+  const double tol = 3 * FloorNoise(std::span<const FloorPoint>(before, after));
+  std::vector<double> last;
+  double low_since = std::numeric_limits<double>::infinity();
+  for (auto it = after; it != pts.end(); ++it) {
+    low_since = std::min(low_since, it->floor);
+    if (it->t >= last_t_ - c.hold_seconds / 4) last.push_back(it->floor);
+  }
+  if (last.empty()) return now;
+  const double last_median = *Median(last);
+  const double since_s = last_t_ - (after - 1)->t;
+  // The rise asked for is half of what max(min_rate_bps, the leak's rate) brings; checked at
+  // min_rate_bps before the second judgement, which costs as much as the first.
+  auto rose = [&](double bps) { return last_median >= level + 0.5 * bps * since_s - tol; };
+  if (low_since < level - tol || !rose(c.min_rate_bps)) return now;
+  Assessment then = a;
+  Judge(then, std::vector<FloorPoint>(pts.begin(), after));
+  if (then.verdict != Verdict::kLeak || !then.rate_bps || !rose(std::max(c.min_rate_bps, *then.rate_bps))) return now;
+  then.evidence.push_back(fmt::format(
+      "These tests ran on the data up to {}. On all of it {}; but since then the floor has stayed above {} and "
+      "went on rising (median {} over the last {}): a rise at the end that cannot yet be told from a spike or a "
+      "step does not undo the leak found before it.",
+      At((after - 1)->t, first_t_, config_.evidence_times), WhyOf(now.evidence), FormatBytes(level - tol),
+      FormatBytes(last_median), FormatDuration(c.hold_seconds / 4)));
+  return then;
+}
+
+void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const {
+  const EngineConfig& c = config_;
   if (last_drop_ && last_drop_->t == segment_start_t_) {
     a.evidence.push_back(fmt::format(
         "Memory fell from a floor of {} to {} at {} (a restart or an emptied cache): the analysis starts there.",
@@ -476,7 +529,7 @@ Assessment LeakEngine::Assess() const {
   if (departures_explained_ > 0 && last_departed_) a.evidence.push_back(DepartureSentence(a, config_.evidence_times));
   if (pts.size() < 3) {
     a.evidence.push_back("Too little data since the segment began for a trend test.");
-    return a;
+    return;
   }
 
   // Settling gate: the floor's rise over the last settle window must be small, or no longer
@@ -511,7 +564,7 @@ Assessment LeakEngine::Assess() const {
         "Still warming up: the floor rose by {} in the last {}; the leak tests start once it rises by less than {} "
         "per {}.",
         Signed(last_rise), FormatDuration(ws), FormatBytes(fast), FormatDuration(ws)));
-    return a;
+    return;
   }
   a.settled_at = pts[*settled].t;
   const std::span<const FloorPoint> analysed(pts.begin() + static_cast<std::ptrdiff_t>(*settled), pts.end());
@@ -539,7 +592,7 @@ Assessment LeakEngine::Assess() const {
         a.verdict == Verdict::kWarmup ? fmt::format(", and it has risen by {} since, more than {}: still warming up",
                                                     Signed(since), FormatBytes(c.min_growth_bytes))
                                       : ""));
-    return a;
+    return;
   }
   const GrowthOptions go{.alpha = c.alpha,
                          .ci_level = c.ci_level,
@@ -577,7 +630,7 @@ Assessment LeakEngine::Assess() const {
   if (windows.empty()) {
     a.verdict = Verdict::kPlateau;
     a.evidence.push_back("Too few buckets in the settled data for a trend test.");
-    return a;
+    return;
   }
   std::optional<size_t> leak_at = floor_v.leak_at, vetoed_by = floor_v.vetoed_by;
   // Under an oscillating load the floor swings with it: test the lower envelope as well, over
@@ -717,7 +770,7 @@ Assessment LeakEngine::Assess() const {
                                        100 * c.ci_level, Rate(rate->sen.low_slope), Rate(rate->sen.high_slope)));
       a.summary = a.evidence[trend_sentence] + " " + a.evidence.back();
       AddRunway(a);
-      return a;
+      return;
     }
   }
   const std::span<const FloorPoint> leak_series = env_v ? std::span<const FloorPoint>(envelope) : analysed;
@@ -750,7 +803,7 @@ Assessment LeakEngine::Assess() const {
           Rate(rate->sen.slope), 100 * c.ci_level, Rate(rate->sen.low_slope), Rate(rate->sen.high_slope),
           Rate(floor_bps),
           slow_rule ? fmt::format(" before {} of settled data", FormatDuration(c.slow_history_seconds)) : ""));
-      return a;
+      return;
     }
   }
   if (leak_at) {
@@ -785,6 +838,22 @@ Assessment LeakEngine::Assess() const {
       a.trend->slope_lo_bps = rate->sen.low_slope;
       a.trend->slope_hi_bps = rate->sen.high_slope;
       a.trend->window_seconds = rate->t_end - rate->start_t;
+      // Growth from about the settled point on may have begun before it: the warm-up gate passes
+      // steady growth only after a settle window of it. The start moves back over the earlier
+      // floors while they stay on the growth's line (within three noise deviations).
+      if (!env_v && rate->start_t <= analysed.front().t + c.settle_window_seconds) {
+        const double tol = 3 * std::max(FloorNoise(analysed), kMiB);
+        const auto from = std::lower_bound(pts.begin(), pts.end(), rate->start_t,
+                                           [](const FloorPoint& p, double t) { return p.t < t; });
+        for (size_t i = static_cast<size_t>(from - pts.begin()); i-- > 0;) {
+          const double line = rate->sen.intercept + rate->sen.slope * (pts[i].t - rate->start_t);
+          if (std::fabs(pts[i].floor - line) > tol) break;
+          a.leak_start_t = pts[i].t;
+        }
+        a.trend->t0 = *a.leak_start_t;
+        a.trend->y0_bytes = rate->sen.intercept + rate->sen.slope * (*a.leak_start_t - rate->start_t);
+        a.trend->window_seconds = rate->t_end - *a.leak_start_t;
+      }
     }
     a.evidence.push_back(fmt::format("Growing since {} at {} (Sen's slope; {:.0f}% interval {} to {}).",
                                      At(*a.leak_start_t, first_t_, config_.evidence_times), Rate(*a.rate_bps),
@@ -806,7 +875,7 @@ Assessment LeakEngine::Assess() const {
       a.evidence.push_back(fmt::format("It did not slow down: {} in the first half, {} in the second.",
                                        Rate(g.first_half->slope), Rate(g.second_half->slope)));
     AddRunway(a);
-    return a;
+    return;
   }
 
   // Not a leak: settling when some window shows real growth, plateau otherwise.
@@ -867,7 +936,7 @@ Assessment LeakEngine::Assess() const {
       a.evidence.push_back(fmt::format("The floor last stepped up at {} and has not risen since ({} ago).",
                                        At(last_high_t, first_t_, config_.evidence_times),
                                        FormatDuration(last_t_ - last_high_t)));
-    return a;
+    return;
   }
   // A significant upward trend whose rise did not last (the floor went up and fell back, or ended
   // near where it began) is not a plateau: say what the test found and why it is no leak.
@@ -916,7 +985,7 @@ Assessment LeakEngine::Assess() const {
       ending = NotALeak(w.test);
     }
     a.evidence.push_back(fmt::format("{}, but {}: {}.", lead, why, ending));
-    return a;
+    return;
   }
   a.verdict = Verdict::kPlateau;
   const auto [lo, hi] = range_of(longest_w.seconds);
@@ -934,7 +1003,7 @@ Assessment LeakEngine::Assess() const {
         fmt::format("Memory sits at {:.0f}% of the usable capacity but does not grow: a "
                     "pre-allocated pool looks like this.",
                     100 * *a.peak_bytes / *a.capacity_bytes));
-  return a;
+  return;
 }
 
 }  // namespace vw::detection

@@ -389,14 +389,16 @@ void AddRunway(Assessment& a) {
       FormatDuration(*a.tto_hi_s)));
 }
 
-// Why a settling verdict is no leak, from its last sentence ("<trend>, but <why>: <ending>."): the
-// <why>, or a generic clause when the sentence has another form.
+// Why a settling verdict is no leak, from its sentence of the form "<trend>, but <why>: <ending>."
+// (the last such; a sentence on when the floor last stepped up may follow it): the <why>, or a
+// generic clause when there is none.
 std::string WhyOf(const std::vector<std::string>& evidence) {
-  const std::string& s = evidence.empty() ? std::string() : evidence.back();
-  const size_t but = s.find(", but ");
-  const size_t end = s.rfind(": ");
-  if (but == std::string::npos || end == std::string::npos || end <= but) return "a keeps-going test fails";
-  return s.substr(but + 6, end - but - 6);
+  for (auto it = evidence.rbegin(); it != evidence.rend(); ++it) {
+    const size_t but = it->find(", but ");
+    const size_t end = it->rfind(": ");
+    if (but != std::string::npos && end != std::string::npos && end > but) return it->substr(but + 6, end - but - 6);
+  }
+  return "a keeps-going test fails";
 }
 
 // What departed holders explain (a.departures_explained > 0, a.last_departed set): the last one by
@@ -494,7 +496,8 @@ Assessment LeakEngine::Assess() const {
   const double level = *Median(at_cut);
   const double tol = 3 * FloorNoise(std::span<const FloorPoint>(before, after));
   std::vector<double> last;
-  double low_since = std::numeric_limits<double>::infinity();
+  double low_since = std::numeric_limits<double>::infinity(), low_before = low_since;
+  for (auto it = before; it != after; ++it) low_before = std::min(low_before, it->floor);
   for (auto it = after; it != pts.end(); ++it) {
     low_since = std::min(low_since, it->floor);
     if (it->t >= last_t_ - c.hold_seconds / 4) last.push_back(it->floor);
@@ -502,19 +505,28 @@ Assessment LeakEngine::Assess() const {
   if (last.empty()) return now;
   const double last_median = *Median(last);
   const double since_s = last_t_ - (after - 1)->t;
-  // The rise asked for is half of what max(min_rate_bps, the leak's rate) brings; checked at
-  // min_rate_bps before the second judgement, which costs as much as the first.
-  auto rose = [&](double bps) { return last_median >= level + 0.5 * bps * since_s - tol; };
-  if (low_since < level - tol || !rose(c.min_rate_bps)) return now;
+  // The rise asked for is half of what max(min_rate_bps, the leak's rate) brings: from the level
+  // at the cut to the median of the hold's last quarter, or (for a floor that swings with a load)
+  // from the lowest floor of the hold before the cut to the lowest since. Checked at min_rate_bps
+  // before the second judgement, which costs as much as the first.
+  auto rose = [&](double bps) { return low_since >= level - tol && last_median >= level + 0.5 * bps * since_s - tol; };
+  auto lows_rose = [&](double bps) { return low_since >= low_before + 0.5 * bps * c.hold_seconds - tol; };
+  if (!rose(c.min_rate_bps) && !lows_rose(c.min_rate_bps)) return now;
   Assessment then = a;
   Judge(then, std::vector<FloorPoint>(pts.begin(), after));
-  if (then.verdict != Verdict::kLeak || !then.rate_bps || !rose(std::max(c.min_rate_bps, *then.rate_bps))) return now;
+  if (then.verdict != Verdict::kLeak || !then.rate_bps) return now;
+  const double bps = std::max(c.min_rate_bps, *then.rate_bps);
+  const std::string since =
+      rose(bps)        ? fmt::format("the floor has stayed above {} and went on rising (median {} over the last {})",
+                                     FormatBytes(level - tol), FormatBytes(last_median), FormatDuration(c.hold_seconds / 4))
+      : lows_rose(bps) ? fmt::format("its lowest floor ({}) stayed above the lowest of the {} before ({})",
+                                     FormatBytes(low_since), FormatDuration(c.hold_seconds), FormatBytes(low_before))
+                       : "";
+  if (since.empty()) return now;
   then.evidence.push_back(fmt::format(
-      "These tests ran on the data up to {}. On all of it {}; but since then the floor has stayed above {} and "
-      "went on rising (median {} over the last {}): a rise at the end that cannot yet be told from a spike or a "
-      "step does not undo the leak found before it.",
-      At((after - 1)->t, first_t_, config_.evidence_times), WhyOf(now.evidence), FormatBytes(level - tol),
-      FormatBytes(last_median), FormatDuration(c.hold_seconds / 4)));
+      "These tests ran on the data up to {}. On all of it {}; but since then {}: a rise at the end that cannot yet "
+      "be told from a spike or a step does not undo the leak found before it.",
+      At((after - 1)->t, first_t_, config_.evidence_times), WhyOf(now.evidence), since));
   return then;
 }
 

@@ -64,6 +64,9 @@ struct EngineConfig {
   // ... only when the floor oscillates: it fell below an earlier high by more than
   // max(oscillation_min_bytes, 8 noise deviations) within the longest window.
   double oscillation_min_bytes = 256 * 1048576.0;
+  // ... and its own windows are then tested at this level instead of alpha: a load's swings make
+  // the floor wander for hours, and a slow wander passes a test meant for a steady floor.
+  double oscillating_floor_alpha = 0.001;
   // Before the envelopes, a periodic oscillation (autocorrelation peak of at least
   // oscillation_min_autocorrelation at a period of 4–90 min) is removed: the median floor at each
   // phase of the cycle is subtracted, and the result tested on windows of at least

@@ -633,7 +633,9 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
     const std::span<const FloorPoint> longest_span = Tail(opened, sizes.back());
     oscillating = MaxDrawdown(longest_span) > std::max(c.oscillation_min_bytes, 8 * FloorNoise(longest_span));
   }
-  SeriesVerdict floor_v = TestSeries(opened, sizes, go, c, floor_age);
+  GrowthOptions floor_go = go;
+  if (oscillating) floor_go.alpha = std::min(go.alpha, c.oscillating_floor_alpha);
+  SeriesVerdict floor_v = TestSeries(opened, sizes, floor_go, c, floor_age);
   // A window from where the growth began, unless the floor swings (a load's rising half-cycle would
   // pass from its trough).
   if (!oscillating) AddOnsetWindow(floor_v, opened, go, c, floor_age);

@@ -34,6 +34,14 @@ outputs::SeriesVerdict VerdictOf(const detection::Assessment& a) {
   return v;
 }
 
+// A leak alert's `description`: the leak's own sentences (Assessment::summary), not the first of
+// the evidence, which may say where the analysis starts (a restart) and nothing about the leak;
+// that first sentence only when there is no summary.
+std::string LeakDescription(const outputs::SeriesVerdict& v) {
+  if (!v.summary.empty()) return v.summary;
+  return v.evidence.empty() ? std::string() : v.evidence.front();
+}
+
 // The lifecycle record of a process on GPU `key` as last seen in `p` (times in seconds, peak in
 // bytes); its end is left for the caller.
 storage::ProcessRecord ProcessRecordOf(const std::string& key, int64_t pid, const ProcessSnapshot& p,
@@ -584,13 +592,7 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
         summary += fmt::format("; {:.0f} % above this workload's plateau and rising", above * 100);
       }
       c.annotations["summary"] = summary;
-      // The leak's own sentences, not the first of the evidence, which may say where the analysis
-      // starts (a restart) and nothing about the leak.
-      if (!v.summary.empty()) {
-        c.annotations["description"] = v.summary;
-      } else if (!v.evidence.empty()) {
-        c.annotations["description"] = v.evidence.front();
-      }
+      if (std::string d = LeakDescription(v); !d.empty()) c.annotations["description"] = std::move(d);
       out.push_back(std::move(c));
     }
     // A process series that says leak alerts on its own, whatever the GPU series says (another
@@ -608,13 +610,7 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
       if (pv.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*pv.time_to_oom_s);
       if (!CommandOf(pt->last_snapshot).empty()) summary += " (" + CommandOf(pt->last_snapshot) + ")";
       c.annotations["summary"] = summary;
-      // The leak's own sentences, not the first of the evidence, which may say where the analysis
-      // starts (a restart) and nothing about the leak.
-      if (!pv.summary.empty()) {
-        c.annotations["description"] = pv.summary;
-      } else if (!pv.evidence.empty()) {
-        c.annotations["description"] = pv.evidence.front();
-      }
+      if (std::string d = LeakDescription(pv); !d.empty()) c.annotations["description"] = std::move(d);
       out.push_back(std::move(c));
     }
     // Stale: no good sample for stale_alert_s, counted from the last one, or for a GPU that never

@@ -39,6 +39,13 @@ class TempDb {
 };
 
 // Two hours of GPU 0 growing 1 GiB/h and GPU 1 flat, stored as a daemon would have stored them.
+// Every lifecycle record `store` holds; a query that fails fails the test (and gives none).
+std::vector<storage::ProcessRecord> AllRecords(storage::HistoryStore& store) {
+  auto r = store.processes().Query(0, 1e12);
+  EXPECT_TRUE(r.ok());
+  return r.ok() ? *r : std::vector<storage::ProcessRecord>{};
+}
+
 void FillHistory(const std::string& db, double end_t) {
   auto store = storage::HistoryStore::Open(db);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
@@ -273,16 +280,9 @@ struct RestartAfterADeparture {
     p.Flush();
     state = p.BuildState(now + 30);
   }
-  std::vector<storage::ProcessRecord> Records() {
-    auto r = store->processes().Query(0, 1e12);
-    EXPECT_TRUE(r.ok());
-    return r.ok() ? *r : std::vector<storage::ProcessRecord>{};
-  }
+  std::vector<storage::ProcessRecord> Records() { return AllRecords(*store); }
   std::optional<storage::ProcessEnd> EndOf(int64_t pid) {
-    auto r = store->processes().Query(0, 1e12);
-    EXPECT_TRUE(r.ok());
-    if (!r.ok()) return std::nullopt;
-    for (const auto& rec : *r) {
+    for (const auto& rec : Records()) {
       if (rec.pid == pid) return rec.end;
     }
     return std::nullopt;
@@ -729,13 +729,12 @@ TEST(WatchPipelineProcesses, AHolderWhoseProcEntryVanishedKeepsItsLastKnownFacts
   // NVML stops listing it: the record keeps who it was and says how it ended.
   p.Ingest(host(t0 + 5, {}), true, true);
   p.Flush();
-  auto records = (*store)->processes().Query(0, 1e12);
-  ASSERT_TRUE(records.ok());
-  ASSERT_EQ(records->size(), 1u);
-  EXPECT_EQ((*records)[0].end, storage::ProcessEnd::kVanishedMemoryHeld);
-  EXPECT_EQ((*records)[0].command, "python3 eval.py --shard 3");
-  EXPECT_EQ((*records)[0].user, "bob");
-  EXPECT_EQ((*records)[0].slurm_job, "5512");
+  auto records = AllRecords(**store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].end, storage::ProcessEnd::kVanishedMemoryHeld);
+  EXPECT_EQ(records[0].command, "python3 eval.py --shard 3");
+  EXPECT_EQ(records[0].user, "bob");
+  EXPECT_EQ(records[0].slurm_job, "5512");
 }
 
 TEST(WatchPipelineProcesses, AHolderNvmlDropsWithinTheGraceAfterItsExitIsRecordedAsExited) {
@@ -753,11 +752,10 @@ TEST(WatchPipelineProcesses, AHolderNvmlDropsWithinTheGraceAfterItsExitIsRecorde
   p.Ingest(Host(t0 + 1, {gone}), true, true);
   p.Ingest(Host(t0 + 2, {after}), true, true);
   p.Flush();
-  auto records = (*store)->processes().Query(0, 1e12);
-  ASSERT_TRUE(records.ok());
-  ASSERT_EQ(records->size(), 1u);
-  EXPECT_EQ((*records)[0].end, storage::ProcessEnd::kExited);
-  EXPECT_EQ((*records)[0].user, "bob");
+  auto records = AllRecords(**store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].end, storage::ProcessEnd::kExited);
+  EXPECT_EQ(records[0].user, "bob");
 }
 
 // CUDA opens every visible GPU's device file: a job computing on GPU 0 holds /dev/nvidia1 too.
@@ -791,20 +789,18 @@ TEST(WatchPipelineProcesses, AProcessWithOnlyTheDeviceFileOpenGetsNoLifecycleRec
   }
   EXPECT_TRUE(unlisted) << "the device file holder still reaches the findings";
   p.Flush();
-  auto records = (*store)->processes().Query(0, 1e12);
-  ASSERT_TRUE(records.ok());
-  ASSERT_EQ(records->size(), 1u);
-  EXPECT_EQ((*records)[0].gpu, "0");
-  EXPECT_EQ((*records)[0].pid, 41877);
-  EXPECT_EQ((*records)[0].end, storage::ProcessEnd::kRunning);
+  auto records = AllRecords(**store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].gpu, "0");
+  EXPECT_EQ(records[0].pid, 41877);
+  EXPECT_EQ(records[0].end, storage::ProcessEnd::kRunning);
   // The job ends: its record on GPU 0 closes, and none appears on GPU 1.
   p.Ingest(host(t0 + 4, false), true, true);
   p.Flush();
-  records = (*store)->processes().Query(0, 1e12);
-  ASSERT_TRUE(records.ok());
-  ASSERT_EQ(records->size(), 1u);
-  EXPECT_EQ((*records)[0].gpu, "0");
-  EXPECT_EQ((*records)[0].end, storage::ProcessEnd::kExited);
+  records = AllRecords(**store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].gpu, "0");
+  EXPECT_EQ(records[0].end, storage::ProcessEnd::kExited);
 }
 
 // A PID NVML lists on a GPU only after it had the device file open there: its life on that GPU
@@ -824,11 +820,10 @@ TEST(WatchPipelineProcesses, ALifeOnAGpuStartsWhenNvmlFirstListsThePid) {
   p.Ingest(Host(t0, {before}), true, true);
   p.Ingest(Host(t0 + 5, {after}), true, true);
   p.Flush();
-  auto records = (*store)->processes().Query(0, 1e12);
-  ASSERT_TRUE(records.ok());
-  ASSERT_EQ(records->size(), 1u);
-  EXPECT_EQ((*records)[0].first_seen_s, t0 + 5);
-  EXPECT_EQ((*records)[0].peak_bytes, static_cast<uint64_t>(2048 * kMiB));
+  auto records = AllRecords(**store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].first_seen_s, t0 + 5);
+  EXPECT_EQ(records[0].peak_bytes, static_cast<uint64_t>(2048 * kMiB));
 }
 
 TEST(WatchPipelineMetrics, NvmlErrorsAreCountedByFunctionAndFixedCodeAndAStaleGpuKeepsThem) {

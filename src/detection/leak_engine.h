@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <optional>
 #include <string>
@@ -132,8 +133,10 @@ struct EngineConfig {
   double onset_max_share = 0.8;
   // A leak is held through a rise at the end that the keeps-going tests cannot yet tell from a
   // spike or a step: when the series is only settling now but the same tests on the data up to
-  // hold_seconds ago found a leak, and the floor since then has not fallen below its lowest of the
-  // hold_seconds before, the verdict stays a leak, judged on that data (0: never).
+  // hold_seconds ago found a leak, and the floor went on rising since (by half of what that
+  // leak's rate adds, less three noise deviations: from the level at the cut without falling
+  // below it, or, under a load's cycle, from the lowest floor before the cut to the lowest
+  // since), the verdict stays a leak, judged on that data (0: never).
   double hold_seconds = 1800;
   // Warm-up gate: settled once the floor's rise over settle_window_seconds is under
   // max(settle_min_bytes, settle_fraction × capacity), or no longer falling.

@@ -697,6 +697,28 @@ ProcessSnapshot Holder(int64_t pid, double used_mib, bool alive) {
   return p;
 }
 
+// A live process that has /dev/nvidiaN open but that NVML does not list there (no memory known).
+ProcessSnapshot DeviceFileOnly(int64_t pid) {
+  ProcessSnapshot p = Holder(pid, 0, true);
+  p.listed_by_nvml = false;
+  p.used_bytes.reset();
+  return p;
+}
+
+// A pipeline writing to a fresh history database.
+struct StoredPipeline {
+  TempDb db;
+  std::unique_ptr<storage::HistoryStore> store;
+  std::unique_ptr<WatchPipeline> p;
+  StoredPipeline() {
+    auto opened = storage::HistoryStore::Open(db.path());
+    EXPECT_TRUE(opened.ok());
+    if (!opened.ok()) return;
+    store = std::move(*opened);
+    p = std::make_unique<WatchPipeline>(FastAlerts(), store.get(), std::vector<outputs::AlertSink*>{});
+  }
+};
+
 TEST(WatchPipelineProcesses, AHolderWhoseProcEntryVanishedKeepsItsLastKnownFactsAndClosesAsVanished) {
   TempDb db;
   auto store = storage::HistoryStore::Open(db.path());
@@ -762,15 +784,12 @@ TEST(WatchPipelineProcesses, AHolderNvmlDropsWithinTheGraceAfterItsExitIsRecorde
 // It is a finding on GPU 1 (unlisted_holder) but has no life there: no lifecycle record on GPU 1,
 // while it is there nor after it leaves.
 TEST(WatchPipelineProcesses, AProcessWithOnlyTheDeviceFileOpenGetsNoLifecycleRecordOnThatGpu) {
-  TempDb db;
-  auto store = storage::HistoryStore::Open(db.path());
-  ASSERT_TRUE(store.ok());
-  WatchPipeline p(FastAlerts(), store->get(), {});
+  StoredPipeline sp;
+  ASSERT_TRUE(sp.p);
+  WatchPipeline& p = *sp.p;
   const double t0 = 1'790'000'000;
-  ProcessSnapshot fd_only = Holder(41877, 0, true);
-  fd_only.listed_by_nvml = false;
+  ProcessSnapshot fd_only = DeviceFileOnly(41877);
   fd_only.compute = false;
-  fd_only.used_bytes.reset();
   auto host = [&](double t, bool with_job) {
     GpuSnapshot g0 = Gpu(0, t, with_job ? 8192 : 0), g1 = Gpu(1, t, 0);
     g0.minor = 0;
@@ -789,7 +808,7 @@ TEST(WatchPipelineProcesses, AProcessWithOnlyTheDeviceFileOpenGetsNoLifecycleRec
   }
   EXPECT_TRUE(unlisted) << "the device file holder still reaches the findings";
   p.Flush();
-  auto records = AllRecords(**store);
+  auto records = AllRecords(*sp.store);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].gpu, "0");
   EXPECT_EQ(records[0].pid, 41877);
@@ -797,7 +816,7 @@ TEST(WatchPipelineProcesses, AProcessWithOnlyTheDeviceFileOpenGetsNoLifecycleRec
   // The job ends: its record on GPU 0 closes, and none appears on GPU 1.
   p.Ingest(host(t0 + 4, false), true, true);
   p.Flush();
-  records = AllRecords(**store);
+  records = AllRecords(*sp.store);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].gpu, "0");
   EXPECT_EQ(records[0].end, storage::ProcessEnd::kExited);
@@ -806,21 +825,18 @@ TEST(WatchPipelineProcesses, AProcessWithOnlyTheDeviceFileOpenGetsNoLifecycleRec
 // A PID NVML lists on a GPU only after it had the device file open there: its life on that GPU
 // (first seen) starts when NVML lists it.
 TEST(WatchPipelineProcesses, ALifeOnAGpuStartsWhenNvmlFirstListsThePid) {
-  TempDb db;
-  auto store = storage::HistoryStore::Open(db.path());
-  ASSERT_TRUE(store.ok());
-  WatchPipeline p(FastAlerts(), store->get(), {});
+  StoredPipeline sp;
+  ASSERT_TRUE(sp.p);
+  WatchPipeline& p = *sp.p;
   const double t0 = 1'790'000'000;
-  ProcessSnapshot opened = Holder(41877, 0, true);
-  opened.listed_by_nvml = false;
-  opened.used_bytes.reset();
+  const ProcessSnapshot opened = DeviceFileOnly(41877);
   GpuSnapshot before = Gpu(0, t0, 0), after = Gpu(0, t0 + 5, 2048);
   before.processes = {opened};
   after.processes = {Holder(41877, 2048, true)};
   p.Ingest(Host(t0, {before}), true, true);
   p.Ingest(Host(t0 + 5, {after}), true, true);
   p.Flush();
-  auto records = AllRecords(**store);
+  auto records = AllRecords(*sp.store);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].first_seen_s, t0 + 5);
   EXPECT_EQ(records[0].peak_bytes, static_cast<uint64_t>(2048 * kMiB));

@@ -176,26 +176,35 @@ std::string ExplainTrace(const Trace& trace, const EvalOptions& options) {
 
 Result<std::vector<TraceResult>> RunEvaluation(const RunOptions& options,
                                                const std::function<void(int, int)>& progress) {
-  const int n = std::max(0, options.traces);
-  std::vector<TraceResult> results(static_cast<size_t>(n));
-  std::vector<std::string> files(static_cast<size_t>(n));
+  // The ids to evaluate: every trace, or those whose round-robin shape was asked for.
+  std::vector<int> ids;
+  for (int i = 0; i < options.traces; ++i) {
+    const Shape shape = AllShapes()[static_cast<size_t>(i) % AllShapes().size()];
+    if (options.shapes.empty() ||
+        std::find(options.shapes.begin(), options.shapes.end(), shape) != options.shapes.end())
+      ids.push_back(i);
+  }
+  const int n = static_cast<int>(ids.size());
+  std::vector<TraceResult> results(ids.size());
+  std::vector<std::string> files(ids.size());
   const TraceGenerator generator(options.generator);
   std::atomic<int> next{0};
   std::atomic<int> done{0};
   std::mutex error_mu;
   Status error;
   auto worker = [&] {
-    for (int i = next++; i < n; i = next++) {
-      const Trace trace = generator.Generate(i);
+    for (int k = next++; k < n; k = next++) {
+      const auto slot = static_cast<size_t>(k);
+      const Trace trace = generator.Generate(ids[slot]);
       if (!options.write_csv_dir.empty()) {
-        files[static_cast<size_t>(i)] = fmt::format("trace_{:05}.csv", i);
-        Status s = WriteNvidiaSmiCsv(trace, options.write_csv_dir + "/" + files[static_cast<size_t>(i)]);
+        files[slot] = fmt::format("trace_{:05}.csv", ids[slot]);
+        Status s = WriteNvidiaSmiCsv(trace, options.write_csv_dir + "/" + files[slot]);
         if (!s.ok()) {
           std::lock_guard lock(error_mu);
           if (error.ok()) error = s;
         }
       }
-      results[static_cast<size_t>(i)] = EvaluateTrace(trace, options.eval);
+      results[slot] = EvaluateTrace(trace, options.eval);
       const int d = ++done;
       if (progress) progress(d, n);
     }

@@ -72,11 +72,13 @@ struct RunOptions {
   int traces = 1200;
   int threads = 1;
   std::string write_csv_dir;  // empty: do not write the traces
+  std::vector<Shape> shapes;  // empty: every trace; else only the traces of these shapes (same ids)
   GeneratorConfig generator;
   EvalOptions eval;
 };
 
-// Generates and evaluates traces 0..traces-1. `progress(done, total)` is called now and then from
+// Generates and evaluates traces 0..traces-1 (those of `shapes` only, when given; the results are
+// in id order). `progress(done, total)` is called now and then from
 // worker threads (may be empty). Fails only when writing the CSV files fails.
 Result<std::vector<TraceResult>> RunEvaluation(const RunOptions& options,
                                                const std::function<void(int, int)>& progress = {});

@@ -96,6 +96,28 @@ TEST(Evaluation, StaticRuleFlagsEveryPreallocatedPool) {
   EXPECT_EQ(pools, 2);
 }
 
+TEST(Evaluation, ShapesPickTheirTracesAndKeepTheirIds) {
+  RunOptions run = SmallRun(24);
+  run.shapes = {Shape::kLeakUnderServing, Shape::kServing};
+  auto results = RunEvaluation(run);
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  std::vector<int> ids;
+  for (const TraceResult& r : *results) {
+    ids.push_back(r.label.id);
+    EXPECT_EQ(r.label.shape, AllShapes()[static_cast<size_t>(r.label.id) % AllShapes().size()]);
+  }
+  EXPECT_EQ(ids, (std::vector<int>{6, 11, 18, 23}));
+  // The same traces as in the whole corpus.
+  auto all = RunEvaluation(SmallRun(24));
+  ASSERT_TRUE(all.ok());
+  for (const TraceResult& r : *results)
+    EXPECT_EQ(r.outcome[0].delay_s, (*all)[static_cast<size_t>(r.label.id)].outcome[0].delay_s) << r.label.id;
+  ReportInfo info;
+  info.shapes = {"serving", "leak_under_serving"};
+  EXPECT_NE(FormatReport(*results, run.eval, info).find("only the traces of these shapes: serving, leak_under_serving"),
+            std::string::npos);
+}
+
 TEST(Evaluation, ResultsDoNotDependOnTheThreadCount) {
   RunOptions one = SmallRun(12);
   one.threads = 1;

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -147,6 +148,7 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
       "vw-evaluate: {} traces ({} healthy, {} leak), seed {}, {:.1f} M samples, {:.1f} healthy "
       "GPU-hours, {:.1f} leak GPU-hours",
       results.size(), healthy, leaks, info.seed, static_cast<double>(samples) / 1e6, healthy_hours, leak_hours));
+  if (!info.shapes.empty()) t.Text(fmt::format("only the traces of these shapes: {}", fmt::join(info.shapes, ", ")));
   t.Text(
       fmt::format("vramwatch assessed every {} (healthy) / {} (leak traces) and at the end; baselines: scrape "
                   "{}, rules every {}, for: {}",

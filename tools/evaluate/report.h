@@ -18,8 +18,9 @@ namespace vw::evaluate {
 struct ReportInfo {
   uint64_t seed = 0;
   int threads = 1;
-  double wall_seconds = 0;  // whole run (generation + evaluation)
-  double cpu_seconds = 0;   // CPU time of the whole run, all threads (user + system)
+  double wall_seconds = 0;          // whole run (generation + evaluation)
+  double cpu_seconds = 0;           // CPU time of the whole run, all threads (user + system)
+  std::vector<std::string> shapes;  // the shapes evaluated, when not all of them
 };
 
 // Leak-rate bands (MiB/h): [0,40), [40,100), [100,500), [500,2000), [2000,inf).

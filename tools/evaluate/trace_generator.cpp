@@ -228,6 +228,12 @@ std::string_view ShapeName(Shape shape) {
   return "unknown";
 }
 
+std::optional<Shape> ShapeFromName(std::string_view name) {
+  for (Shape s : kShapes)
+    if (ShapeName(s) == name) return s;
+  return std::nullopt;
+}
+
 bool IsLeak(Shape shape) {
   switch (shape) {
     case Shape::kLeakLinear:

@@ -47,7 +47,8 @@ enum class Shape {
 
 // Every shape, healthy ones first, in the round-robin order Generate() uses.
 std::span<const Shape> AllShapes();
-std::string_view ShapeName(Shape shape);  // "plateau", "leak_under_noise", ...
+std::string_view ShapeName(Shape shape);                    // "plateau", "leak_under_noise", ...
+std::optional<Shape> ShapeFromName(std::string_view name);  // nullopt for a name ShapeName never gives
 bool IsLeak(Shape shape);
 
 struct TraceLabel {

@@ -49,6 +49,12 @@ TEST(TraceGenerator, CyclesThroughEveryShapeWithMatchingLabels) {
   }
 }
 
+TEST(TraceGenerator, ShapeNamesReadBack) {
+  for (Shape s : AllShapes()) EXPECT_EQ(ShapeFromName(ShapeName(s)), s) << ShapeName(s);
+  EXPECT_EQ(ShapeFromName("Serving"), std::nullopt);
+  EXPECT_EQ(ShapeFromName(""), std::nullopt);
+}
+
 TEST(TraceGenerator, LabelsStayInTheConfiguredRanges) {
   const TraceGenerator gen({.seed = 5, .max_hours = 3, .min_interval_s = 1});
   for (int i = 0; i < 96; ++i) {

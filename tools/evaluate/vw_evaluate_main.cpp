@@ -27,6 +27,15 @@ std::string CheckDuration(const std::string& text) {
   return *d > 0 ? std::string() : "the step must be longer than zero";
 }
 
+// CLI11 validator for one shape name of --shapes.
+std::string CheckShape(const std::string& name) {
+  if (vw::evaluate::ShapeFromName(name)) return {};
+  std::string known;
+  for (vw::evaluate::Shape s : vw::evaluate::AllShapes())
+    known += fmt::format("{}{}", known.empty() ? "" : ", ", vw::evaluate::ShapeName(s));
+  return fmt::format("unknown shape '{}'; the shapes are {}", name, known);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,6 +50,7 @@ int main(int argc, char** argv) {
   std::string csv_out, healthy_step = "10m", leak_step = "5m";
   bool quiet = false;
   std::optional<int> explain;
+  std::vector<std::string> shapes;
   app.add_option("--traces", run.traces, "Number of traces in the corpus")->check(CLI::Range(1, 10000000));
   app.add_option("--seed", seed, "Seed of the corpus (same seed, same traces)");
   app.add_option("--threads", run.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
@@ -49,6 +59,11 @@ int main(int argc, char** argv) {
                  "Write every trace as an nvidia-smi CSV file, plus labels.csv, into this folder");
   app.add_option("--healthy-step", healthy_step, "Assess vramwatch this often on healthy traces")->check(CheckDuration);
   app.add_option("--leak-step", leak_step, "Assess vramwatch this often on leak traces")->check(CheckDuration);
+  app.add_option("--shapes", shapes,
+                 "Evaluate only the traces of these shapes, comma-separated (e.g. serving,leak_under_serving); "
+                 "each keeps its id in the full corpus")
+      ->delimiter(',')
+      ->check(CheckShape);
   app.add_flag("--quiet", quiet, "No progress on stderr");
   app.add_option("--explain", explain,
                  "Evaluate only trace ID of the corpus and print every assessment, the evidence and the "
@@ -61,6 +76,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : vw::kExitUnknown;
   }
   run.generator.seed = seed;
+  for (const std::string& name : shapes) run.shapes.push_back(*vw::evaluate::ShapeFromName(name));
   run.eval.healthy_step_s = vw::ParseDuration(healthy_step).value();
   run.eval.leak_step_s = vw::ParseDuration(leak_step).value();
   if (!run.write_csv_dir.empty()) {
@@ -93,6 +109,7 @@ int main(int argc, char** argv) {
   vw::evaluate::ReportInfo info;
   info.seed = seed;
   info.threads = run.threads;
+  info.shapes = shapes;
   info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);

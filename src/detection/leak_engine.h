@@ -68,6 +68,11 @@ struct EngineConfig {
   // ... and its own windows are then tested at this level instead of alpha: a load's swings make
   // the floor wander for hours, and a slow wander passes a test meant for a steady floor.
   double oscillating_floor_alpha = 0.001;
+  // ... and when a regular cycle is found there (see below), a window that passes on the floor must
+  // also show the cycle-free floor, averaged over the same blocks as below, rising over that window
+  // (Mann–Kendall z at least this; 1.645 is one-sided 5 %): the floor of a load that swings can
+  // wander for hours while the cycle as a whole stays put. 0: no such check.
+  double oscillating_confirm_z = 1.645;
   // Before the envelopes, a periodic oscillation (autocorrelation peak of at least
   // oscillation_min_autocorrelation at a period of 4–90 min) is removed: the median floor at each
   // phase of the cycle is subtracted, and the result tested on windows of at least

@@ -11,6 +11,7 @@
 #include "detection/growth_window.h"
 #include "detection/leak_engine.h"
 #include "detection/leak_rate.h"
+#include "detection/mann_kendall.h"
 #include "detection/new_level.h"
 #include "detection/oscillation.h"
 #include "detection/quantile.h"
@@ -293,6 +294,14 @@ void ChooseWindow(SeriesVerdict& v, const EngineConfig& c, const SettledAge& age
 }
 
 // The last `seconds` of a time-ordered series.
+// A window that passed on a swinging load's floor but whose cycle-free floor did not rise.
+struct Unconfirmed {
+  size_t window = 0;         // index in the floor's windows
+  Oscillation cycle;         // the cycle removed
+  double block_seconds = 0;  // the cycle-free floor was averaged over blocks of this
+  MannKendallResult mk;      // on those block means
+};
+
 std::span<const FloorPoint> Tail(std::span<const FloorPoint> pts, double seconds) {
   const double from = pts.back().t - seconds - 1e-9;
   auto first = std::lower_bound(pts.begin(), pts.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
@@ -639,6 +648,28 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   // A window from where the growth began, unless the floor swings (a load's rising half-cycle would
   // pass from its trough).
   if (!oscillating) AddOnsetWindow(floor_v, opened, go, c, floor_age);
+  // A swinging load's floor that passed: confirmed on the cycle-free floor when a cycle is found
+  // (the floor alone can wander for hours with the load while its cycle as a whole stays put).
+  std::optional<Unconfirmed> unconfirmed;
+  if (floor_v.leak_at && oscillating && c.oscillating_confirm_z > 0) {
+    const std::span<const FloorPoint> longest_span = Tail(analysed, sizes.back());
+    const double w_s = floor_v.windows[*floor_v.leak_at].seconds;
+    const OscillationOptions oo{.min_periods = c.oscillation_min_periods,
+                                .min_autocorrelation = c.oscillation_min_autocorrelation};
+    const auto osc = EstimateOscillation(longest_span, oo);
+    if (osc && w_s >= c.oscillation_min_periods * osc->period_seconds) {
+      const double bs = std::max(c.oscillation_block_seconds, osc->period_seconds / c.oscillation_points_per_period);
+      std::vector<double> means;
+      for (const FloorPoint& p : BlockMeans(Tail(RemoveOscillation(longest_span, *osc), w_s), bs))
+        means.push_back(p.floor);
+      const auto mk =
+          MannKendall(means, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
+      if (mk && mk->z < c.oscillating_confirm_z) {
+        unconfirmed = Unconfirmed{*floor_v.leak_at, *osc, bs, *mk};
+        floor_v.leak_at.reset();
+      }
+    }
+  }
   const std::vector<Window>& windows = floor_v.windows;
   for (const Window& w : windows) a.window_fits.push_back(FitOf(w));
   if (windows.empty()) {
@@ -906,7 +937,15 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
     a.verdict = Verdict::kSettling;
     std::string why, ending = "settling, not a leak";
     bool names_thirds = false;  // the rise is then stated from the same figures
-    if (w.test.leak && !vetoed_by && age.slow_young && w.test.sen->slope < c.slow_rate_bps) {
+    if (unconfirmed && unconfirmed->window == *grew) {
+      std::string cycle_s = CycleSentence(unconfirmed->cycle);
+      cycle_s[0] = static_cast<char>(std::tolower(cycle_s[0]));
+      why = fmt::format(
+          "{}, and with it removed the floor averaged over each {} does not rise (Mann–Kendall z={:.1f}, {}): the "
+          "floor of a load that swings wanders with it while the cycle as a whole stayed put",
+          cycle_s, FormatDuration(unconfirmed->block_seconds), unconfirmed->mk.z, PText(unconfirmed->mk.p));
+      ending = "not a leak";
+    } else if (w.test.leak && !vetoed_by && age.slow_young && w.test.sen->slope < c.slow_rate_bps) {
       const std::string steady =
           c.smooth_parts < 1 ? ""
           : age.smooth_young ? fmt::format(", or after {} when the floor rises in each {} of the window at one pace",

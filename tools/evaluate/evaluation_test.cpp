@@ -252,6 +252,26 @@ TEST(Evaluation, AServingLoadsWanderingFloorIsNotALeak) {
   EXPECT_TRUE(EvaluateTrace(t, lax).outcome[0].alarmed_any);
 }
 
+// A healthy serving load (seed 113, trace 234) whose 1-minute floor rose 2.2 GiB over 6 hours
+// (Mann–Kendall z = 4.6 at 6h 25m) while its 12.6-minute cycle, removed, shows no trend (z = 1.5):
+// the floor's leak is not confirmed, and the evidence says why.
+TEST(Evaluation, ASwingingLoadsFloorLeakNeedsItsCycleFreeFloorToRise) {
+  const Trace t = TraceGenerator({.seed = 113}).Generate(234);
+  ASSERT_EQ(t.label.shape, Shape::kServing);
+  EvalOptions every5;
+  every5.healthy_step_s = 300;
+  bool explained = false;
+  const TraceResult r = EvaluateTrace(t, every5, [&](double, const detection::Assessment& a) {
+    for (const std::string& e : a.evidence)
+      explained = explained || e.find("the cycle as a whole stayed put") != std::string::npos;
+  });
+  EXPECT_FALSE(r.outcome[0].alarmed_any);
+  EXPECT_TRUE(explained);
+  EvalOptions unchecked = every5;
+  unchecked.engine.oscillating_confirm_z = 0;
+  EXPECT_TRUE(EvaluateTrace(t, unchecked).outcome[0].alarmed_any);
+}
+
 TEST(Report, WilsonIntervalMatchesTheClosedForm) {
   // 8 of 10 gives [0.490, 0.943]; 0 of 50 gives [0, 0.071].
   const auto [lo, hi] = WilsonInterval(8, 10);

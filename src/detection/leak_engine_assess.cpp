@@ -293,7 +293,6 @@ void ChooseWindow(SeriesVerdict& v, const EngineConfig& c, const SettledAge& age
   }
 }
 
-// The last `seconds` of a time-ordered series.
 // A window that passed on a swinging load's floor but whose cycle-free floor did not rise.
 struct Unconfirmed {
   size_t window = 0;         // index in the floor's windows
@@ -302,6 +301,7 @@ struct Unconfirmed {
   MannKendallResult mk;      // on those block means
 };
 
+// The last `seconds` of a time-ordered series.
 std::span<const FloorPoint> Tail(std::span<const FloorPoint> pts, double seconds) {
   const double from = pts.back().t - seconds - 1e-9;
   auto first = std::lower_bound(pts.begin(), pts.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });

@@ -34,8 +34,10 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
     if (!std::isfinite(x[i]) || !std::isfinite(y[i])) return std::nullopt;
   std::vector<double> slopes;
   slopes.reserve(n * (n - 1) / 2);
+  // Every pair with x_j > x_i once. In time order (the engine's series) those pairs all have i < j.
+  const bool ascending = std::is_sorted(x.begin(), x.end());
   for (size_t i = 0; i < n; ++i) {
-    for (size_t j = 0; j < n; ++j) {
+    for (size_t j = ascending ? i + 1 : 0; j < n; ++j) {
       const double dx = x[j] - x[i];
       if (dx > 0) slopes.push_back((y[j] - y[i]) / dx);
     }

@@ -166,14 +166,16 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
     if (l) w.boundary_level_bytes[static_cast<size_t>(k)] = *l;
   }
 
-  const double mid = w.t0 + span / 2;
-  std::vector<FloorPoint> a, b;
-  for (const FloorPoint& p : pts) (p.t <= mid ? a : b).push_back(p);
-  if (a.size() >= 3) w.first_half = SenOn(a, o.ci_level);
-  if (b.size() >= 3) w.second_half = SenOn(b, o.ci_level);
+  w.significant = w.mk->z > 0 && w.mk->p < o.alpha;
+  if (w.significant) {
+    const double mid = w.t0 + span / 2;
+    std::vector<FloorPoint> a, b;
+    for (const FloorPoint& p : pts) (p.t <= mid ? a : b).push_back(p);
+    if (a.size() >= 3) w.first_half = SenOn(a, o.ci_level);
+    if (b.size() >= 3) w.second_half = SenOn(b, o.ci_level);
+  }
 
   const double slope = w.sen->slope;
-  w.significant = w.mk->z > 0 && w.mk->p < o.alpha;
   w.fast_enough = w.sen->low_slope > 0 && slope >= o.min_rate_bps;
   w.large_enough = w.rise_bytes >= o.min_growth_bytes && slope * span >= o.min_growth_bytes;
   w.every_third = levels_ok;

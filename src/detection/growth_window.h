@@ -81,6 +81,8 @@ struct GrowthWindow {
   // Set only when every level has points (`boundary_levels`).
   std::array<double, 4> boundary_level_bytes{};
   bool boundary_levels = false;
+  // Sen's slope of each half of the window (for the slowdown test): computed only when the trend is
+  // significant, as no other window's or verdict's reading needs them.
   std::optional<TheilSenResult> first_half, second_half;
   bool significant = false, fast_enough = false, large_enough = false, every_third = false, keeps_pace = false,
        consistent = false, no_big_jump = false, not_slowing = false;

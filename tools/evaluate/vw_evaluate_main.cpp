@@ -2,6 +2,7 @@
 // engine and the usual Prometheus rules over them, and prints the side-by-side report
 // (see README.md in this folder).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
@@ -27,13 +28,18 @@ std::string CheckDuration(const std::string& text) {
   return *d > 0 ? std::string() : "the step must be longer than zero";
 }
 
-// CLI11 validator for one shape name of --shapes.
-std::string CheckShape(const std::string& name) {
-  if (vw::evaluate::ShapeFromName(name)) return {};
+// Every shape's name, in the order trace ids cycle through them.
+std::string ShapeList() {
   std::string known;
   for (vw::evaluate::Shape s : vw::evaluate::AllShapes())
     known += fmt::format("{}{}", known.empty() ? "" : ", ", vw::evaluate::ShapeName(s));
-  return fmt::format("unknown shape '{}'; the shapes are {}", name, known);
+  return known;
+}
+
+// CLI11 validator for one shape name of --shapes.
+std::string CheckShape(const std::string& name) {
+  if (vw::evaluate::ShapeFromName(name)) return {};
+  return fmt::format("unknown shape '{}'; the shapes are {}", name, ShapeList());
 }
 
 }  // namespace
@@ -61,7 +67,8 @@ int main(int argc, char** argv) {
   app.add_option("--leak-step", leak_step, "Assess vramwatch this often on leak traces")->check(CheckDuration);
   app.add_option("--shapes", shapes,
                  "Evaluate only the traces of these shapes, comma-separated (e.g. serving,leak_under_serving); "
-                 "each keeps its id in the full corpus")
+                 "each keeps its id in the full corpus, where trace i has shape number i mod 12 of: " +
+                     ShapeList())
       ->delimiter(',')
       ->check(CheckShape);
   app.add_flag("--quiet", quiet, "No progress on stderr");
@@ -104,6 +111,13 @@ int main(int argc, char** argv) {
   auto results = vw::evaluate::RunEvaluation(run, progress);
   if (!results.ok()) {
     fmt::print(stderr, "vw-evaluate: {}\n", results.status().ToString());
+    return vw::kExitUnknown;
+  }
+  if (results->empty()) {
+    fmt::print(stderr,
+               "vw-evaluate: none of the {} traces is of the shapes asked for ({}): trace i has shape number i mod {} "
+               "of {}\n",
+               run.traces, fmt::join(shapes, ", "), vw::evaluate::AllShapes().size(), ShapeList());
     return vw::kExitUnknown;
   }
   vw::evaluate::ReportInfo info;

@@ -648,24 +648,41 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   // A window from where the growth began, unless the floor swings (a load's rising half-cycle would
   // pass from its trough).
   if (!oscillating) AddOnsetWindow(floor_v, opened, go, c, floor_age);
+  // The regular cycle of the floor over the longest window, estimated once when first needed: the
+  // cycle, the floor with it removed, and the blocks that floor is averaged over.
+  struct LongestCycle {
+    std::optional<Oscillation> cycle;
+    std::vector<FloorPoint> cycle_free;
+    double block_s = 0;
+  };
+  std::optional<LongestCycle> longest_cycle;
+  auto cycle_of_longest = [&]() -> const LongestCycle& {
+    if (!longest_cycle) {
+      LongestCycle l;
+      const std::span<const FloorPoint> longest_span = Tail(analysed, sizes.back());
+      l.cycle = EstimateOscillation(longest_span, {.min_periods = c.oscillation_min_periods,
+                                                   .min_autocorrelation = c.oscillation_min_autocorrelation});
+      if (l.cycle) {
+        l.cycle_free = RemoveOscillation(longest_span, *l.cycle);
+        l.block_s = std::max(c.oscillation_block_seconds, l.cycle->period_seconds / c.oscillation_points_per_period);
+      }
+      longest_cycle = std::move(l);
+    }
+    return *longest_cycle;
+  };
   // A swinging load's floor that passed: confirmed on the cycle-free floor when a cycle is found
   // (the floor alone can wander for hours with the load while its cycle as a whole stays put).
   std::optional<Unconfirmed> unconfirmed;
   if (floor_v.leak_at && oscillating && c.oscillating_confirm_z > 0) {
-    const std::span<const FloorPoint> longest_span = Tail(analysed, sizes.back());
     const double w_s = floor_v.windows[*floor_v.leak_at].seconds;
-    const OscillationOptions oo{.min_periods = c.oscillation_min_periods,
-                                .min_autocorrelation = c.oscillation_min_autocorrelation};
-    const auto osc = EstimateOscillation(longest_span, oo);
-    if (osc && w_s >= c.oscillation_min_periods * osc->period_seconds) {
-      const double bs = std::max(c.oscillation_block_seconds, osc->period_seconds / c.oscillation_points_per_period);
+    const LongestCycle& lc = cycle_of_longest();
+    if (lc.cycle && w_s >= c.oscillation_min_periods * lc.cycle->period_seconds) {
       std::vector<double> means;
-      for (const FloorPoint& p : BlockMeans(Tail(RemoveOscillation(longest_span, *osc), w_s), bs))
-        means.push_back(p.floor);
+      for (const FloorPoint& p : BlockMeans(Tail(lc.cycle_free, w_s), lc.block_s)) means.push_back(p.floor);
       const auto mk =
           MannKendall(means, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
       if (mk && mk->z < c.oscillating_confirm_z) {
-        unconfirmed = Unconfirmed{*floor_v.leak_at, *osc, bs, *mk};
+        unconfirmed = Unconfirmed{*floor_v.leak_at, *lc.cycle, lc.block_s, *mk};
         floor_v.leak_at.reset();
       }
     }
@@ -695,14 +712,11 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   std::optional<Oscillation> estimated;  // the cycle found, whether or not a window passed on it
   std::vector<FloorPoint> cycle_free;    // the floor over the longest window with that cycle removed
   if (!leak_at && oscillating) {
-    const std::span<const FloorPoint> longest_span = Tail(analysed, sizes.back());
-    const OscillationOptions oo{.min_periods = c.oscillation_min_periods,
-                                .min_autocorrelation = c.oscillation_min_autocorrelation};
-    if (auto osc = EstimateOscillation(longest_span, oo)) {
-      cycle_free = RemoveOscillation(longest_span, *osc);
+    if (std::optional<Oscillation> osc = cycle_of_longest().cycle) {
+      cycle_free = cycle_of_longest().cycle_free;
       estimated = osc;
       const std::vector<FloorPoint>& removed = cycle_free;
-      block_s = std::max(c.oscillation_block_seconds, osc->period_seconds / c.oscillation_points_per_period);
+      block_s = cycle_of_longest().block_s;
       GrowthOptions cycle_go = go;
       cycle_go.alpha = c.oscillation_alpha;
       cycle_go.jump_net_of_slope = true;

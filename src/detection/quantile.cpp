@@ -71,6 +71,22 @@ double LowQuantileByInsertion(std::span<const double> values, size_t lo, size_t 
   return lo_value + frac * (kept[lo + 1] - lo_value);
 }
 
+// Selects the order statistics at `ranks` − `offset` (ascending, each in [offset, offset + n)) of
+// a[0..n) in place: each lands at its own index, with no greater value before it and no smaller one
+// after it. The middle wanted rank first, then those left of it in the part before and those right
+// of it in the part after, so each later selection works on a shorter range.
+void SelectInPlace(double* a, size_t n, std::span<const size_t> ranks, size_t offset) {
+  if (ranks.empty()) return;
+  const size_t mid = ranks.size() / 2, k = ranks[mid] - offset;
+  SelectNth(a, n, k);
+  size_t left_end = mid;
+  while (left_end > 0 && ranks[left_end - 1] == ranks[mid]) --left_end;
+  SelectInPlace(a, k, ranks.first(left_end), offset);
+  size_t right_begin = mid + 1;
+  while (right_begin < ranks.size() && ranks[right_begin] == ranks[mid]) ++right_begin;
+  SelectInPlace(a + k + 1, n - k - 1, ranks.subspan(right_begin), offset + k + 1);
+}
+
 }  // namespace
 
 void SelectNth(double* a, size_t n, size_t k) {
@@ -103,6 +119,42 @@ void SelectNth(double* a, size_t n, size_t k) {
   std::nth_element(a + lo, a + k, a + hi);
 }
 
+void SelectRanks(std::span<double> values, std::span<const size_t> ranks, std::span<double> out) {
+  const size_t n = values.size();
+  if (ranks.empty()) return;
+  constexpr size_t kSample = 256;
+  if (n >= 4 * kSample) {
+    // Bounds from a strided sample, sorted: each wanted rank r sits near sample position r·m/n, give
+    // or take about √m/2 (a binomial count); 1.5·√m either side misses rarely. Only the values
+    // between the bounds are selected among, once the values below are counted. Exact: when the
+    // count below is at most the smallest rank and the values kept reach past the largest, the
+    // ranks' values are among those kept, shifted by the count below.
+    thread_local std::vector<double> buf;
+    const size_t stride = n / kSample;
+    buf.clear();
+    for (size_t i = stride / 2; i < n && buf.size() < kSample; i += stride) buf.push_back(values[i]);
+    std::sort(buf.begin(), buf.end());
+    const size_t m = buf.size(), slack = 24;
+    const size_t p_lo = ranks.front() * m / n, p_hi = ranks.back() * m / n;
+    const double low = p_lo < slack ? -INFINITY : buf[p_lo - slack];
+    const double high = p_hi + slack >= m ? INFINITY : buf[p_hi + slack];
+    buf.resize(n);
+    size_t kept = 0, below = 0;
+    for (const double v : values) {  // branch-free: every value written, those outside overwritten
+      buf[kept] = v;
+      kept += (v >= low) & (v <= high) ? 1 : 0;
+      below += v < low ? 1 : 0;
+    }
+    if (below <= ranks.front() && below + kept > ranks.back()) {
+      SelectInPlace(buf.data(), kept, ranks, below);
+      for (size_t i = 0; i < ranks.size(); ++i) out[i] = buf[ranks[i] - below];
+      return;
+    }
+  }
+  SelectInPlace(values.data(), n, ranks, 0);
+  for (size_t i = 0; i < ranks.size(); ++i) out[i] = values[ranks[i]];
+}
+
 std::optional<double> Quantile(std::span<double> values, double q) {
   if (values.empty() || !(q >= 0 && q <= 1)) return std::nullopt;
   const double h = q * static_cast<double>(values.size() - 1);
@@ -116,14 +168,13 @@ std::optional<double> Quantile(std::span<double> values, double q) {
       return low;
     }
   }
-  auto lo_it = values.begin() + static_cast<std::ptrdiff_t>(lo);
-  std::nth_element(values.begin(), lo_it, values.end());
-  const double lo_value = *lo_it;
   const double frac = h - static_cast<double>(lo);
-  if (frac == 0 || lo + 1 >= values.size()) return lo_value;
-  // The next order statistic is the smallest value above position lo.
-  const double hi_value = *std::min_element(lo_it + 1, values.end());
-  return lo_value + frac * (hi_value - lo_value);
+  const bool one = frac == 0 || lo + 1 >= values.size();
+  const size_t ranks[2] = {lo, lo + 1};
+  double at[2];
+  SelectRanks(values, std::span<const size_t>(ranks, one ? 1 : 2), at);
+  if (one) return at[0];
+  return at[0] + frac * (at[1] - at[0]);
 }
 
 std::optional<double> Median(std::span<double> values) {

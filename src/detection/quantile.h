@@ -6,8 +6,9 @@
 // `values`; a low quantile that needs at most 16 of the smallest values (the floor of a bucket of up
 // to about 160 samples) keeps them in a short sorted array in one pass, and a lower quantile of 64
 // or more values otherwise selects among the values below a bound taken from a sample (a
-// per-thread scratch buffer); both give the same result and leave `values` as it was. Values must
-// not be NaN. Pure functions, thread-safe on distinct inputs.
+// per-thread scratch buffer); both give the same result and leave `values` as it was. Any other
+// quantile goes through SelectRanks(). Values must not be NaN. Pure functions, thread-safe on
+// distinct inputs.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,13 @@ namespace vw::detection {
 // minimum partitions by "equal to it" instead, and small or stubborn ranges are finished by
 // std::nth_element. Requires k < n and no NaN.
 void SelectNth(double* a, size_t n, size_t k);
+
+// Writes the order statistics at `ranks` (from 0, ascending, repeats allowed, each < values.size())
+// to out[0 .. ranks.size()), as sorting `values` and reading them would, exactly. May reorder
+// `values`. Expected O(n): 1024 or more values are first narrowed to those between two bounds taken
+// from a sorted sample of 256 (a per-thread scratch buffer), which for ranks close together (a
+// median, a Theil–Sen interval) is about a fifth of them; a sample that misleads costs one more pass.
+void SelectRanks(std::span<double> values, std::span<const size_t> ranks, std::span<double> out);
 
 // q in [0, 1]; nullopt for an empty input or q outside [0, 1].
 std::optional<double> Quantile(std::span<double> values, double q);

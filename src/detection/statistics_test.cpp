@@ -82,6 +82,51 @@ TEST(SelectNth, PutsTheSortedValueAtKWithNoGreaterBeforeAndNoSmallerAfter) {
   }
 }
 
+TEST(SelectRanks, EqualsTheSortedOrderStatisticsExactly) {
+  // Inputs of 1024 or more values are narrowed between bounds from a strided sample first; the
+  // answer must still be the sorted one when the sample misleads (the small or large values only at
+  // the stride the sample reads, a sorted input, ties, all equal), for ranks together (a median, a
+  // Theil–Sen interval), apart (quartiles), repeated, and at the ends.
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> noise(0, 1000);
+  for (size_t n : {1, 2, 17, 1023, 1024, 1025, 4096, 6903}) {
+    for (int shape = 0; shape < 7; ++shape) {
+      std::vector<double> v(n);
+      const size_t stride = std::max<size_t>(1, n / 256);
+      for (size_t i = 0; i < n; ++i) {
+        const double x = static_cast<double>(i);
+        const bool sampled = i % stride == stride / 2;
+        v[i] = shape == 0   ? noise(rng)
+               : shape == 1 ? x
+               : shape == 2 ? (sampled ? 0.0 : 1e9) + noise(rng)  // the sample sees only the small values
+               : shape == 3 ? (sampled ? 1e9 : 0.0) + noise(rng)  // ... only the large ones
+               : shape == 4 ? std::floor(noise(rng) / 250)
+               : shape == 5 ? 3.0
+                            : (noise(rng) < 30 ? 1.0 : 2.0);
+      }
+      std::vector<double> sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      const size_t mid = (n - 1) / 2;
+      const std::vector<std::vector<size_t>> rank_sets = {
+          {mid},
+          {mid, n / 2},
+          {mid - mid / 10, mid, n / 2, std::min(n - 1, n / 2 + mid / 10)},
+          {n / 4, 3 * n / 4},
+          {0, n - 1},
+          {0, 0, mid, mid, n - 1},
+      };
+      for (const std::vector<size_t>& ranks : rank_sets) {
+        std::vector<double> work = v, out(ranks.size());
+        SelectRanks(work, ranks, out);
+        for (size_t i = 0; i < ranks.size(); ++i)
+          ASSERT_EQ(out[i], sorted[ranks[i]]) << "n " << n << " shape " << shape << " rank " << ranks[i];
+        std::sort(work.begin(), work.end());
+        ASSERT_EQ(work, sorted);  // the same values, only moved
+      }
+    }
+  }
+}
+
 TEST(Quantile, LowQuantilesEqualTheSortedOrderStatisticsExactly) {
   // Low quantiles of large inputs select below a bound from a sample (and fall back when the
   // sample misleads); the answer must be the sorted one, bit for bit, for noise, ramps up and down,

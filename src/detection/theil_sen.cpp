@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 #include <vector>
 
 #include "detection/mann_kendall.h"
@@ -10,22 +9,6 @@
 #include "detection/quantile.h"
 
 namespace vw::detection {
-namespace {
-
-// Puts the order statistics at `positions` (ascending) in place, each selection working only on
-// the part right of the previous one.
-void SelectAscending(std::vector<double>& v, std::initializer_list<size_t> positions) {
-  auto from = v.begin();
-  for (size_t k : positions) {
-    auto it = v.begin() + static_cast<std::ptrdiff_t>(k);
-    if (it < from) continue;  // already in place (a repeated position)
-    std::nth_element(from, it, v.end());
-    from = it + 1;
-  }
-}
-
-}  // namespace
-
 std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<const double> y, double confidence,
                                        double variance_factor) {
   const size_t n = y.size();
@@ -56,8 +39,10 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
   const auto ntd = static_cast<double>(nt);
   const size_t mid_lo = (nt - 1) / 2, mid_hi = nt / 2;
   if (!(sigsq >= 0)) {
-    SelectAscending(slopes, {mid_lo, mid_hi});
-    r.slope = (slopes[mid_lo] + slopes[mid_hi]) / 2;
+    const size_t ranks[2] = {mid_lo, mid_hi};
+    double at[2];
+    SelectRanks(slopes, ranks, at);
+    r.slope = (at[0] + at[1]) / 2;
     r.intercept = median_y - r.slope * median_x;
     r.low_slope = r.high_slope = std::nan("");
     return r;
@@ -67,12 +52,14 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
   const double ru = std::min(std::nearbyint((ntd - z * sigma) / 2), ntd - 1);
   const double rl = std::max(std::nearbyint((ntd + z * sigma) / 2) - 1, 0.0);
   const auto lo = static_cast<size_t>(rl), hi = static_cast<size_t>(ru);
-  // lo <= the middle <= hi: select all four order statistics left to right.
-  SelectAscending(slopes, {std::min(lo, mid_lo), mid_lo, mid_hi, std::max(hi, mid_hi)});
-  r.slope = (slopes[mid_lo] + slopes[mid_hi]) / 2;
+  // lo <= the middle <= hi (the min and max only keep the ranks in order for SelectRanks).
+  const size_t ranks[4] = {std::min(lo, mid_lo), mid_lo, mid_hi, std::max(hi, mid_hi)};
+  double at[4];
+  SelectRanks(slopes, ranks, at);
+  r.slope = (at[1] + at[2]) / 2;
   r.intercept = median_y - r.slope * median_x;
-  r.low_slope = slopes[lo];
-  r.high_slope = slopes[hi];
+  r.low_slope = at[0];
+  r.high_slope = at[3];
   return r;
 }
 

@@ -122,6 +122,27 @@ std::string FormatDuration(double seconds) {
   return fmt::format("{}{}s", sign, sec);
 }
 
+namespace {
+
+// FormatDuration one unit finer: "4d 20h 16m", "20h 19m 30s"; under an hour as FormatDuration.
+std::string FormatDurationFine(double seconds) {
+  if (!std::isfinite(seconds)) return FormatDuration(seconds);
+  std::string sign = seconds < 0 ? "-" : "";
+  auto s = static_cast<long long>(std::llround(std::fabs(seconds)));
+  long long d = s / 86400, h = (s % 86400) / 3600, m = (s % 3600) / 60, sec = s % 60;
+  if (d > 0) return fmt::format("{}{}d {}h {}m", sign, d, h, m);
+  if (h > 0) return fmt::format("{}{}h {}m {}s", sign, h, m, sec);
+  return FormatDuration(seconds);
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> FormatDurationRange(double lo_seconds, double hi_seconds) {
+  std::string lo = FormatDuration(lo_seconds), hi = FormatDuration(hi_seconds);
+  if (lo == hi) return {FormatDurationFine(lo_seconds), FormatDurationFine(hi_seconds)};
+  return {lo, hi};
+}
+
 std::string FormatBytes(double bytes) {
   double a = std::fabs(bytes);
   if (a >= kGiB) return fmt::format("{:.1f} GiB", bytes / kGiB);

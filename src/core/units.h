@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/status.h"
 
@@ -30,6 +31,12 @@ Result<uint64_t> ParseSize(std::string_view text);
 
 // 33120 -> "9h 12m"; 59 -> "59s"; 90000 -> "1d 1h". Negative -> "-" prefix.
 std::string FormatDuration(double seconds);
+
+// The two ends of a range of durations, each as FormatDuration writes it, or, when those read the
+// same (a tight range of days: "4d 20h" and "4d 20h"), both one unit finer ("4d 20h 16m" and
+// "4d 20h 49m"; "20h 19m 30s"), the last unit cut as FormatDuration cuts it: a range must not
+// print as one value twice. Infinite -> "never".
+std::pair<std::string, std::string> FormatDurationRange(double lo_seconds, double hi_seconds);
 
 // 1288490188 -> "1.2 GiB"; 536870912 -> "512 MiB"; under 1 MiB -> "123 KiB" or "12 B".
 std::string FormatBytes(double bytes);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace vw {
 namespace {
 
@@ -55,6 +57,21 @@ TEST(FormatDuration, ReadsLikeAPerson) {
   EXPECT_EQ(FormatDuration(59), "59s");
   EXPECT_EQ(FormatDuration(90000), "1d 1h");
   EXPECT_EQ(FormatDuration(125), "2m 5s");
+}
+
+TEST(FormatDurationRange, NeverPrintsOneValueTwice) {
+  // Ends that read differently stay as FormatDuration writes them.
+  EXPECT_EQ(FormatDurationRange(90000, 180000), std::make_pair(std::string("1d 1h"), std::string("2d 2h")));
+  // A tight range of days (the demo's 302 MiB/h leak: 4d 20h 16m to 4d 20h 49m) gets its minutes
+  // (cut, as FormatDuration cuts its last unit) ...
+  const double d4h20 = 4 * 86400 + 20 * 3600;
+  EXPECT_EQ(FormatDurationRange(d4h20 + 16 * 60, d4h20 + 49 * 60 + 50),
+            std::make_pair(std::string("4d 20h 16m"), std::string("4d 20h 49m")));
+  // ... and one of hours its seconds.
+  EXPECT_EQ(FormatDurationRange(73170, 73199), std::make_pair(std::string("20h 19m 30s"), std::string("20h 19m 59s")));
+  // A range that never ends, and one under an hour (FormatDuration already has seconds there).
+  EXPECT_EQ(FormatDurationRange(600, INFINITY).second, "never");
+  EXPECT_EQ(FormatDurationRange(125, 126), std::make_pair(std::string("2m 5s"), std::string("2m 6s")));
 }
 
 TEST(FormatBytesAndRate, ChooseAReadableUnit) {

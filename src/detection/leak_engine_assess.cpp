@@ -392,10 +392,10 @@ void AddRunway(Assessment& a) {
   a.tto_s = room / *a.rate_bps;
   a.tto_lo_s = room / *a.rate_hi_bps;
   a.tto_hi_s = *a.rate_lo_bps > 0 ? room / *a.rate_lo_bps : std::numeric_limits<double>::infinity();
+  const auto [lo, hi] = FormatDurationRange(*a.tto_lo_s, *a.tto_hi_s);
   a.evidence.push_back(fmt::format(
       "At this rate the {} left above the recent peak of {} (usable capacity {}) is gone in {} (between {} and {}).",
-      FormatBytes(room), FormatBytes(*a.peak_bytes), capacity, FormatDuration(*a.tto_s), FormatDuration(*a.tto_lo_s),
-      FormatDuration(*a.tto_hi_s)));
+      FormatBytes(room), FormatBytes(*a.peak_bytes), capacity, FormatDuration(*a.tto_s), lo, hi));
 }
 
 // Why a settling verdict is no leak, from its sentence of the form "<trend>, but <why>: <ending>."

@@ -279,8 +279,9 @@ std::string OomText(const detection::SeriesAnalysis& s, double label_offset_s) {
 
 std::string OomRangeText(const detection::Assessment& a) {
   if (!a.tto_lo_s) return "";
-  return fmt::format("range {} … {}", FormatDuration(*a.tto_lo_s),
-                     a.tto_hi_s ? FormatDuration(*a.tto_hi_s) : std::string("never"));
+  if (!a.tto_hi_s) return fmt::format("range {} … never", FormatDuration(*a.tto_lo_s));
+  const auto [lo, hi] = FormatDurationRange(*a.tto_lo_s, *a.tto_hi_s);
+  return fmt::format("range {} … {}", lo, hi);
 }
 
 }  // namespace vw::outputs

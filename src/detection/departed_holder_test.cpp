@@ -111,6 +111,55 @@ TEST(DepartedHolder, LeakGoesOnWhenAnotherHolderLeaves) {
   ASSERT_TRUE(run.last.tto_s);
 }
 
+TEST(DepartedHolder, JobsOneAfterAnotherAreSegmentsNotAStaircaseBelowZero) {
+  // A GPU that runs one job after another (seen in a real 22-hour log): each job ramps from the
+  // idle 300 MiB to its own level, holds it for two and a half hours and leaves, and the next
+  // starts a minute later. Each exit empties the GPU: no holder's memory goes on, so its fall is a drop that starts
+  // a segment. Taking each departed job's memory off every earlier sample instead left the first
+  // jobs tens of GiB below zero and the series rising by the sum of the jobs' levels.
+  LeakEngine e;
+  e.SetCapacity(48 * kGiB, 0);
+  const double levels_gib[] = {11, 14, 12, 16, 13};
+  double t = 0;
+  int pid = 100;
+  for (const double level : levels_gib) {
+    const double start = t;
+    for (; t < start + 2.5 * kHour; t += 10) {
+      const double mib = 300 + level * 1024 * (1 - std::exp(-(t - start) / 120));
+      e.Add(t, std::round(mib) * kMiB);
+    }
+    e.Add(t, 300 * kMiB);                             // the job's memory is freed ...
+    e.NoteDeparture(t - 10, t, level * kGiB, pid++);  // ... and its PID is gone from the list
+    for (const double end = t + 60; t < end; t += 10) e.Add(t, 300 * kMiB);
+  }
+  for (const double end = t + 1.5 * kHour; t < end; t += 10)
+    e.Add(t, std::round(300 + 13 * 1024 * (1 - std::exp(-(t - end + 1.5 * kHour) / 120))) * kMiB);
+  const Assessment a = e.Assess();
+  EXPECT_EQ(a.departures_explained, 0u) << AllEvidence(a);
+  EXPECT_NE(a.verdict, Verdict::kLeak) << AllEvidence(a);
+  ASSERT_TRUE(a.segment_start_t);
+  EXPECT_GT(*a.segment_start_t, 5 * 2.5 * kHour);  // the last job's segment
+  ASSERT_TRUE(a.floor_bytes);
+  EXPECT_GT(*a.floor_bytes, 12 * kGiB);
+  for (const auto& b : e.buckets()) EXPECT_GT(b.min_bytes, 0) << "bucket at " << b.t_start;
+}
+
+TEST(DepartedHolder, AHolderThatCameAfterTheSegmentBeganDoesNotExplainItsFall) {
+  // A leaks from 0 (its two-minute ramp from the idle 300 MiB); B arrives at 1 h with 8 GiB and
+  // leaves at 3 h. The samples before B came held less than B: lowering them by 8 GiB would take
+  // A's first hour below zero, so the fall stays a drop (a segment from 3 h) and nothing is shifted.
+  LeakEngine e;
+  e.SetCapacity(kCard, 2 * kGiB);
+  for (double t = 0; t <= 3.5 * kHour; t += 10) {
+    const double b = t >= kHour && t < 3 * kHour ? 8 * 1024 : 0;
+    e.Add(t, std::round(300 + MibA(t, 3000) + b) * kMiB);
+    if (t == 3 * kHour) e.NoteDeparture(t - 10, t, 8 * kGiB, 4343);
+  }
+  const Assessment a = e.Assess();
+  EXPECT_EQ(a.departures_explained, 0u) << AllEvidence(a);
+  for (const auto& b : e.buckets()) EXPECT_GT(b.min_bytes, 0) << "bucket at " << b.t_start;
+}
+
 TEST(DepartedHolder, ExitNoticedAfterTheFallStillExplainsIt) {
   // The process list is read every 30 s (the memory every 10 s): the fall comes first.
   SharedGpu s;

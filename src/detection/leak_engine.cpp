@@ -97,11 +97,14 @@ void LeakEngine::NoteFall(double t, double used_bytes, double prev_bytes) {
       fall >= config_.departure_match_share * pending_departed_bytes_) {
     // Everything added so far came before this fall.
     const double shift = std::min(fall, pending_departed_bytes_);
-    ShiftBefore(Fall{t, fall, open_.count > 0 ? open_.t_start : t, open_values_.size(), open_.count > 0}, shift,
-                pending_departure_);
-    pending_departed_bytes_ -= shift;
-    if (pending_departed_bytes_ < config_.departure_min_bytes) pending_departed_bytes_ = 0;
-    return;
+    const Fall f{t, fall, open_.count > 0 ? open_.t_start : t, open_values_.size(), open_.count > 0};
+    if (HeldThroughSegment(f, shift)) {
+      ShiftBefore(f, shift, pending_departure_);
+      pending_departed_bytes_ -= shift;
+      if (pending_departed_bytes_ < config_.departure_min_bytes) pending_departed_bytes_ = 0;
+      return;
+    }
+    pending_departed_bytes_ = 0;  // it came inside the segment: its fall is a drop as any other
   }
   if (!recent_fall_ || t - recent_fall_->t > config_.departure_match_seconds || fall >= recent_fall_->bytes)
     recent_fall_ = Fall{t, fall, t, 0, false};
@@ -115,6 +118,7 @@ void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes, s
     // What this holder does not explain stays for another that left at the same time.
     Fall f = *recent_fall_;
     const double shift = std::min(f.bytes, bytes);
+    if (!HeldThroughSegment(f, shift)) return;  // it came inside the segment: the fall stays a drop
     ShiftBefore(f, shift, who);
     f.bytes -= shift;
     if (f.bytes >= config_.departure_min_bytes) recent_fall_ = f;
@@ -124,6 +128,21 @@ void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes, s
   pending_until_t_ = std::max(now_t, last_t_) + config_.departure_match_seconds;
   pending_after_t_ = last_seen_t;
   pending_departure_ = who;
+}
+
+bool LeakEngine::HeldThroughSegment(const Fall& f, double bytes) const {
+  // A fall that started a segment (a drop) is judged against the segment it ended.
+  double from = segment_start_t_;
+  if (last_drop_ && segment_start_before_drop_ && last_drop_->t <= f.t && last_drop_->t >= f.t - 2 * width_)
+    from = *segment_start_before_drop_;
+  double lowest = INFINITY;
+  for (const Bucket& b : buckets_)
+    if (b.t_start >= from && b.t_end < f.t) lowest = std::min(lowest, b.min_bytes);
+  if (open_.count > 0 && f.in_open && open_.t_start == f.bucket_t_start && open_.t_start >= from) {
+    const size_t n = std::min(f.open_index, open_values_.size());
+    for (size_t i = 0; i < n; ++i) lowest = std::min(lowest, open_values_[i]);
+  }
+  return lowest + config_.departure_min_bytes >= bytes;
 }
 
 void LeakEngine::ShiftBefore(const Fall& f, double bytes, const Departure& who) {

@@ -156,8 +156,9 @@ struct EngineConfig {
   double peak_lookback_seconds = 3600;  // recent peak (runway) = highest over this
   // Departed holders (NoteDeparture): a fall of the series of at least departure_match_share of
   // the memory a process that left held, within departure_match_seconds of its going, is explained
-  // by it, and everything before the fall is judged net of the memory that fall freed. Falls
-  // smaller than departure_min_bytes are not tracked.
+  // by it, and everything before the fall is judged net of the memory that fall freed, when every
+  // earlier sample of the segment held at least that much (else the holder came inside the segment
+  // and the fall is a drop as any other). Falls smaller than departure_min_bytes are not tracked.
   double departure_match_seconds = 60;
   double departure_match_share = 0.5;
   double departure_min_bytes = 64 * 1048576.0;
@@ -288,7 +289,9 @@ class LeakEngine {
   // after last_seen_t (already added, or within departure_match_seconds after now_t) of at least
   // departure_match_share × bytes is explained by it: every earlier sample is lowered by the
   // fall (at most `bytes`), as if that memory had never been held, so a leak that goes on is not
-  // cut by another job's exit. A fall no departure explains is a drop as before (segments).
+  // cut by another job's exit. Not when some earlier sample of the segment held less than that
+  // (the holder arrived inside it: a GPU running one job after another). A fall no departure
+  // explains is a drop as before (segments).
   void NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid = std::nullopt);
 
   // The current assessment; cost bounded by the bucket count (≤ 1 ms for a 12 h window).
@@ -371,6 +374,12 @@ class LeakEngine {
   // Lower every sample before the fall `f` by `bytes` (net of a departed holder); forgets the
   // recent fall.
   void ShiftBefore(const Fall& f, double bytes, const Departure& who);
+  // Whether every sample of the segment before the fall `f` (the segment the fall may have just
+  // ended, when it was a drop) held at least `bytes`, less departure_min_bytes: a holder that
+  // arrived inside the segment did not hold its memory through it, and lowering the samples from
+  // before its arrival would take them below what the GPU held (below zero for a GPU that runs one
+  // job after another).
+  bool HeldThroughSegment(const Fall& f, double bytes) const;
 };
 
 }  // namespace vw::detection

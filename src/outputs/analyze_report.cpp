@@ -20,8 +20,10 @@ using nlohmann::json;
 json OptNum(const std::optional<double>& v) {
   return v ? json(*v) : json(nullptr);
 }
+// Whole bytes, signed: a series judged net of departed holders can sit a little below zero, and a
+// cast to unsigned would print that as 18 exabytes.
 json OptBytes(const std::optional<double>& v) {
-  return v ? json(static_cast<uint64_t>(std::llround(*v))) : json(nullptr);
+  return v ? json(static_cast<int64_t>(std::llround(*v))) : json(nullptr);
 }
 
 // "14:02:11 UTC" / "2026-05-01 14:02:11" / "t+1h 2m": an out-of-order sample to the second.

@@ -48,6 +48,17 @@ TEST(AnalyzeJson, OomAtOnASyntheticClockIsSecondsLikeLeakStart) {
   EXPECT_EQ(g["clock"], "synthetic");
 }
 
+TEST(AnalyzeJson, ByteFiguresAreSignedWholeBytes) {
+  // A floor judged net of a departed holder can sit a little under zero: it must read as such,
+  // not wrap around to 18 exabytes.
+  AnalyzedSeries s = Leak(true, false);
+  s.analysis.assessment.floor_bytes = -3.0 * 1048576;
+  s.analysis.assessment.peak_bytes = 1.5 * 1048576 * 1024;
+  const nlohmann::json doc = RenderAnalyzeJson({s}, {});
+  EXPECT_EQ(doc["gpus"][0]["floor_bytes"].get<int64_t>(), -3 * 1048576);
+  EXPECT_EQ(doc["gpus"][0]["peak_bytes"].get<int64_t>(), 1610612736);
+}
+
 TEST(AnalyzeReport, SamplesOutOfOrderAreCountedInTextAndJson) {
   AnalyzedSeries s = Leak(true, false);
   nlohmann::json none = RenderAnalyzeJson({s}, {});

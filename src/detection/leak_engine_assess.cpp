@@ -1058,8 +1058,9 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   const auto [lo, hi] = range_of(longest_w.seconds);
   a.evidence.push_back(fmt::format(
       "The floor stayed {} over the last {} (Sen's slope {}, Mann–Kendall z={:.1f}, {}): {}.",
-      hi - lo < kGiB ? fmt::format("within {} of {}", FormatBytes(hi - lo), FormatBytes(lo))
-                     : fmt::format("between {} and {}", FormatBytes(lo), FormatBytes(hi)),
+      hi == lo         ? fmt::format("at {}", FormatBytes(lo))
+      : hi - lo < kGiB ? fmt::format("within {} of {}", FormatBytes(hi - lo), FormatBytes(lo))
+                       : fmt::format("between {} and {}", FormatBytes(lo), FormatBytes(hi)),
       FormatDuration(longest_w.seconds), Rate(longest_w.test.sen->slope), longest_w.test.mk->z,
       PText(longest_w.test.mk->p),
       longest_w.test.significant

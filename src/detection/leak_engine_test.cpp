@@ -190,6 +190,21 @@ TEST(LeakEngine, PreallocatedPoolAt95PercentIsAPlateau) {
   EXPECT_NE(AllEvidence(run.last).find("pre-allocated"), std::string::npos) << AllEvidence(run.last);
 }
 
+TEST(LeakEngine, APlateauSaysHowFarItsFloorStrayed) {
+  // A floor that never moved is "at" its level (a real 60 s log held 10.3 GiB to the MiB), one that
+  // moved a little is "within" so much of its low, and a wide one "between" its two ends.
+  auto plateau_sentence = [](double noise_mib) {
+    LeakEngine e = CardEngine();
+    const Trace run = Feed(
+        e, [](double t) { return std::min(40000.0, 40000 * t / 300); }, 5 * kHour, 1.0, noise_mib);
+    EXPECT_EQ(run.last.verdict, Verdict::kPlateau) << AllEvidence(run.last);
+    return AllEvidence(run.last);
+  };
+  EXPECT_NE(plateau_sentence(0).find("The floor stayed at 39.1 GiB over the last"), std::string::npos)
+      << plateau_sentence(0);
+  EXPECT_NE(plateau_sentence(5).find("The floor stayed within "), std::string::npos) << plateau_sentence(5);
+}
+
 TEST(LeakEngine, OscillatingServingLoadIsNotALeak) {
   LeakEngine e = CardEngine();
   auto shape = [](double t) { return Ramp(t, 30000) + 4000 * (1 + std::sin(2 * M_PI * t / 2400)); };

@@ -3,9 +3,12 @@
 // process series' runway counts what the other holders use (SetHeldByOthers).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "core/units.h"
 #include "detection/leak_engine.h"
@@ -158,6 +161,51 @@ TEST(DepartedHolder, AHolderThatCameAfterTheSegmentBeganDoesNotExplainItsFall) {
   const Assessment a = e.Assess();
   EXPECT_EQ(a.departures_explained, 0u) << AllEvidence(a);
   for (const auto& b : e.buckets()) EXPECT_GT(b.min_bytes, 0) << "bucket at " << b.t_start;
+}
+
+TEST(DepartedHolder, NoScheduleOfHoldersTakesTheSeriesBelowZero) {
+  // Holders come and go at random (up to six, 1–16 GiB, 20 minutes to 4 hours each) over 8 hours;
+  // each exit is noted. Whatever the departures explain, no bucket may end up more than
+  // departure_min_bytes below zero, nor above what the GPU held at its fullest.
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    struct Holder {
+      double from, to, gib;
+      int pid;
+    };
+    std::vector<Holder> holders;
+    const int count = 2 + static_cast<int>(u(rng) * 5);
+    for (int i = 0; i < count; ++i) {
+      const double from = u(rng) * 6 * kHour;
+      holders.push_back({from, from + (1.0 / 3 + u(rng) * 11.0 / 3) * kHour, 1 + u(rng) * 15, 1000 + i});
+    }
+    LeakEngine e;
+    e.SetCapacity(kCard, 0);
+    double fullest = 0;
+    std::vector<bool> gone(holders.size(), false);
+    for (double t = 0; t <= 8 * kHour; t += 10) {
+      double mib = 300;
+      for (const Holder& h : holders)
+        if (t >= h.from && t < h.to) mib += h.gib * 1024 * (1 - std::exp(-(t - h.from) / 120));
+      fullest = std::max(fullest, std::round(mib) * kMiB);
+      e.Add(t, std::round(mib) * kMiB);
+      for (size_t i = 0; i < holders.size(); ++i) {
+        if (gone[i] || t < holders[i].to) continue;
+        gone[i] = true;
+        e.NoteDeparture(t - 10, t, holders[i].gib * kGiB, holders[i].pid);
+      }
+    }
+    const double margin = e.config().departure_min_bytes;
+    for (const auto& b : e.buckets()) {
+      ASSERT_GE(b.min_bytes, -margin) << "seed " << seed << " bucket at " << b.t_start;
+      ASSERT_LE(b.peak_bytes, fullest) << "seed " << seed << " bucket at " << b.t_start;
+    }
+    const Assessment a = e.Assess();
+    if (a.floor_bytes) {
+      EXPECT_GE(*a.floor_bytes, -margin) << "seed " << seed;
+    }
+  }
 }
 
 TEST(DepartedHolder, ExitNoticedAfterTheFallStillExplainsIt) {

@@ -130,11 +130,14 @@ void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes, s
   pending_departure_ = who;
 }
 
-bool LeakEngine::HeldThroughSegment(const Fall& f, double bytes) const {
-  // A fall that started a segment (a drop) is judged against the segment it ended.
-  double from = segment_start_t_;
+double LeakEngine::SegmentBefore(const Fall& f) const {
   if (last_drop_ && segment_start_before_drop_ && last_drop_->t <= f.t && last_drop_->t >= f.t - 2 * width_)
-    from = *segment_start_before_drop_;
+    return *segment_start_before_drop_;
+  return segment_start_t_;
+}
+
+bool LeakEngine::HeldThroughSegment(const Fall& f, double bytes) const {
+  const double from = SegmentBefore(f);
   double lowest = INFINITY;
   for (const Bucket& b : buckets_)
     if (b.t_start >= from && b.t_end < f.t) lowest = std::min(lowest, b.min_bytes);
@@ -146,7 +149,11 @@ bool LeakEngine::HeldThroughSegment(const Fall& f, double bytes) const {
 }
 
 void LeakEngine::ShiftBefore(const Fall& f, double bytes, const Departure& who) {
+  // Earlier segments (before a restart) are left as they were: only this segment's samples were
+  // checked to have held the memory (HeldThroughSegment).
+  const double from = SegmentBefore(f);
   for (Bucket& b : buckets_) {
+    if (b.t_start < from) continue;
     if (b.t_end < f.t) {
       b.floor_bytes -= bytes;
       b.peak_bytes -= bytes;
@@ -159,7 +166,7 @@ void LeakEngine::ShiftBefore(const Fall& f, double bytes, const Departure& who) 
       if (b.floor_bytes >= b.last_bytes + 0.5 * bytes) b.floor_bytes -= bytes;
     }
   }
-  if (open_.count > 0 && f.in_open && open_.t_start == f.bucket_t_start) {
+  if (open_.count > 0 && f.in_open && open_.t_start == f.bucket_t_start && open_.t_start >= from) {
     const size_t n = std::min(f.open_index, open_values_.size());
     for (size_t i = 0; i < n; ++i) open_values_[i] -= bytes;
     open_.peak_bytes = *std::max_element(open_values_.begin(), open_values_.end());

@@ -371,8 +371,11 @@ class LeakEngine {
   // A sample at `t` of `used_bytes` fell from the previous one: record it, or explain it by a
   // pending departure.
   void NoteFall(double t, double used_bytes, double prev_bytes);
-  // Lower every sample before the fall `f` by `bytes` (net of a departed holder); forgets the
-  // recent fall.
+  // Where the segment that holds the samples before the fall `f` starts: the current one, or the
+  // one that fall ended when it was a drop (seconds).
+  double SegmentBefore(const Fall& f) const;
+  // Lower every sample of that segment before the fall `f` by `bytes` (net of a departed holder);
+  // forgets the recent fall.
   void ShiftBefore(const Fall& f, double bytes, const Departure& who);
   // Whether every sample of the segment before the fall `f` (the segment the fall may have just
   // ended, when it was a drop) held at least `bytes`, less departure_min_bytes: a holder that

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "detection/pairwise_slopes.h"
 #include "detection/quantile.h"
 
 namespace vw::detection {
@@ -28,15 +29,7 @@ std::optional<double> LevelAt(std::span<const FloorPoint> p, double a, double b,
       y.push_back(q.floor);
     }
   // Sen's slope alone (the median pairwise slope; no interval: these levels are for wording only).
-  double slope = 0;
-  if (x.size() >= 3) {
-    std::vector<double> slopes;
-    slopes.reserve(x.size() * (x.size() - 1) / 2);
-    for (size_t i = 0; i < x.size(); ++i)
-      for (size_t j = i + 1; j < x.size(); ++j)
-        if (x[j] > x[i]) slopes.push_back((y[j] - y[i]) / (x[j] - x[i]));
-    if (auto m = Median(slopes)) slope = *m;
-  }
+  const double slope = x.size() >= 3 ? MedianPairwiseSlope(x, y) : 0;
   for (size_t i = 0; i < y.size(); ++i) y[i] += slope * (c - x[i]);
   return Median(y);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "detection/pairwise_slopes.h"
 #include "detection/quantile.h"
 
 namespace vw::detection {
@@ -14,13 +15,14 @@ constexpr size_t kCandidatePoints = 30;  // points per candidate's quick slope
 
 // Median pairwise slope only (no interval): the quick fit for each candidate start.
 double QuickSlope(std::span<const FloorPoint> p) {
-  std::vector<double> slopes;
-  slopes.reserve(p.size() * (p.size() - 1) / 2);
-  for (size_t i = 0; i < p.size(); ++i)
-    for (size_t j = i + 1; j < p.size(); ++j)
-      if (p[j].t > p[i].t) slopes.push_back((p[j].floor - p[i].floor) / (p[j].t - p[i].t));
-  if (slopes.empty()) return 0;
-  return *Median(slopes);
+  std::vector<double> x, y;
+  x.reserve(p.size());
+  y.reserve(p.size());
+  for (const FloorPoint& q : p) {
+    x.push_back(q.t);
+    y.push_back(q.floor);
+  }
+  return MedianPairwiseSlope(x, y);
 }
 
 std::optional<TheilSenResult> Sen(std::span<const FloorPoint> p, double origin, double ci, double factor) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "detection/normal.h"
+#include "detection/pairwise_slopes.h"
 #include "detection/quantile.h"
 
 namespace vw::detection {
@@ -29,11 +30,9 @@ std::vector<double> AverageRanks(std::span<const double> y) {
 
 // Sen's slope over the index: median of (y_j − y_i)/(j − i), i < j.
 double IndexSenSlope(std::span<const double> y) {
-  std::vector<double> slopes;
-  slopes.reserve(y.size() * (y.size() - 1) / 2);
-  for (size_t i = 0; i < y.size(); ++i)
-    for (size_t j = i + 1; j < y.size(); ++j) slopes.push_back((y[j] - y[i]) / static_cast<double>(j - i));
-  return *Median(slopes);
+  std::vector<double> x(y.size());
+  std::iota(x.begin(), x.end(), 0.0);
+  return MedianPairwiseSlope(x, y);
 }
 
 double HamedRaoFactor(std::span<const double> y, double acf_alpha) {

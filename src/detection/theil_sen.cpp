@@ -6,6 +6,7 @@
 
 #include "detection/mann_kendall.h"
 #include "detection/normal.h"
+#include "detection/pairwise_slopes.h"
 #include "detection/quantile.h"
 
 namespace vw::detection {
@@ -15,19 +16,10 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
   if (x.size() != n || n < 2 || !(confidence > 0 && confidence < 1)) return std::nullopt;
   for (size_t i = 0; i < n; ++i)
     if (!std::isfinite(x[i]) || !std::isfinite(y[i])) return std::nullopt;
-  std::vector<double> slopes;
-  slopes.reserve(n * (n - 1) / 2);
-  // Every pair with x_j > x_i once. In time order (the engine's series) those pairs all have i < j.
-  const bool ascending = std::is_sorted(x.begin(), x.end());
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t j = ascending ? i + 1 : 0; j < n; ++j) {
-      const double dx = x[j] - x[i];
-      if (dx > 0) slopes.push_back((y[j] - y[i]) / dx);
-    }
-  }
-  if (slopes.empty()) return std::nullopt;
+  const size_t nt = SlopePairCount(x);  // every pair with x_j > x_i
+  if (nt == 0) return std::nullopt;
   TheilSenResult r;
-  r.pairs = slopes.size();
+  r.pairs = nt;
   std::vector<double> xs(x.begin(), x.end()), ys(y.begin(), y.end());
   const double median_x = *Median(xs), median_y = *Median(ys);
 
@@ -35,13 +27,12 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
   const double dn = static_cast<double>(n);
   const double sigsq =
       std::max(1.0, variance_factor) * (dn * (dn - 1) * (2 * dn + 5) - KendallTieTerm(x) - KendallTieTerm(y)) / 18;
-  const size_t nt = slopes.size();
   const auto ntd = static_cast<double>(nt);
   const size_t mid_lo = (nt - 1) / 2, mid_hi = nt / 2;
   if (!(sigsq >= 0)) {
     const size_t ranks[2] = {mid_lo, mid_hi};
     double at[2];
-    SelectRanks(slopes, ranks, at);
+    PairwiseSlopeRanks(x, y, ranks, at);
     r.slope = (at[0] + at[1]) / 2;
     r.intercept = median_y - r.slope * median_x;
     r.low_slope = r.high_slope = std::nan("");
@@ -52,10 +43,10 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
   const double ru = std::min(std::nearbyint((ntd - z * sigma) / 2), ntd - 1);
   const double rl = std::max(std::nearbyint((ntd + z * sigma) / 2) - 1, 0.0);
   const auto lo = static_cast<size_t>(rl), hi = static_cast<size_t>(ru);
-  // lo <= the middle <= hi (the min and max only keep the ranks in order for SelectRanks).
+  // lo <= the middle <= hi (the min and max only keep the ranks in ascending order).
   const size_t ranks[4] = {std::min(lo, mid_lo), mid_lo, mid_hi, std::max(hi, mid_hi)};
   double at[4];
-  SelectRanks(slopes, ranks, at);
+  PairwiseSlopeRanks(x, y, ranks, at);
   r.slope = (at[1] + at[2]) / 2;
   r.intercept = median_y - r.slope * median_x;
   r.low_slope = at[0];

@@ -5,7 +5,8 @@
 // round-half-to-even; intercept = median(y) − slope·median(x) (scipy's method="separate").
 //
 // Units: whatever x and y carry (the engine uses seconds and bytes, so slopes are bytes/second).
-// Cost: O(n²) time and memory for the n(n−1)/2 slopes, selection instead of a sort.
+// Cost: O(n²) time for the n(n−1)/2 slopes, selection instead of a sort; O(n) memory beyond
+// kMaterializedPairs slopes (pairwise_slopes.h).
 // Pure function, thread-safe.
 #pragma once
 

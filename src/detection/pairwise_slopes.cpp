@@ -157,16 +157,23 @@ void PairwiseSlopeRanks(std::span<const double> x, std::span<const double> y, st
   if (max_held == 0) max_held = kMaterializedPairs;
   const bool ascending = std::is_sorted(x.begin(), x.end());
   const size_t n_pairs = PairCount(x, ascending);
-  if (n_pairs <= max_held) {
+  auto materialise = [&] {
     std::vector<double> slopes;
     slopes.reserve(n_pairs);
     ForEachSlope(x, y, ascending, [&](double s) { slopes.push_back(s); });
     SelectRanks(slopes, ranks, out);
-    return;
-  }
+  };
+  if (n_pairs <= max_held) return materialise();
   std::mt19937_64 rng(0x5eed);
   Reservoir all;
-  ForEachSlope(x, y, ascending, [&](double s) { all.Offer(s, rng); });
+  bool finite = true;
+  ForEachSlope(x, y, ascending, [&](double s) {
+    finite = finite && std::isfinite(s);
+    all.Offer(s, rng);
+  });
+  // A slope beyond the range of double (a tiny step in x under a large one in y) fits no bracket:
+  // such an input is selected among all its slopes.
+  if (!finite) return materialise();
   for (size_t i = 0; i < ranks.size(); ++i) {
     out[i] = i > 0 && ranks[i] == ranks[i - 1]
                  ? out[i - 1]

@@ -65,6 +65,19 @@ TEST(PairwiseSlopes, EveryPathGivesTheSortedSlopesExactly) {
   }
 }
 
+TEST(PairwiseSlopes, ASlopeBeyondTheRangeOfDoubleIsStillRankedExactly) {
+  // x steps of 1e-310 under y steps of 1e10 overflow to infinity: no bracket can hold those, so the
+  // input is selected among all its slopes whatever the limit.
+  const std::vector<double> x = {0, 1e-310, 1, 2, 3, 4, 5, 6};
+  const std::vector<double> y = {0, 1e10, 3, 1, 4, 1, 5, 9};
+  const std::vector<double> sorted = AllSlopes(x, y);
+  ASSERT_TRUE(std::isinf(sorted.back()));
+  const std::vector<size_t> ranks = {0, sorted.size() / 2, sorted.size() - 1};
+  std::vector<double> out(ranks.size());
+  PairwiseSlopeRanks(x, y, ranks, out, 4);
+  for (size_t i = 0; i < ranks.size(); ++i) EXPECT_EQ(out[i], sorted[ranks[i]]) << "rank " << ranks[i];
+}
+
 TEST(PairwiseSlopes, PastTheMaterialisedLimitTheSameValuesComeFromBrackets) {
   // 600 points: 179,700 slopes, more than kMaterializedPairs, so only brackets are held.
   std::mt19937_64 rng(9);

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "cli/commands.h"
@@ -208,22 +209,30 @@ class Progress {
   int last_ = -1;
 };
 
-// The processes a GPU's last process list named, with their memory (bytes), and its time.
+// The processes a GPU's last process list named, with their memory (bytes), and its time; and
+// when each PID listed was first listed (seconds).
 struct ListedHolders {
   double t = 0;
   std::vector<std::pair<int64_t, double>> bytes;  // (PID, used bytes)
+  std::unordered_map<int64_t, double> first_seen;
 };
 
 // Processes the previous list of this GPU named and this one does not: their memory is noted as
-// departed on the GPU series (a fall it explains does not cut the series). Then `h` becomes this
-// list.
+// departed on the GPU series (a fall it explains does not cut the series), with when they were
+// first listed. Then `h` becomes this list.
 void NoteDepartures(ListedHolders& h, const MemorySample& s, detection::SeriesBuilder& gpu_series) {
   const std::vector<ProcessMemory>& now = *s.processes;
+  auto listed = [&now](int64_t pid) {
+    return std::any_of(now.begin(), now.end(), [pid](const ProcessMemory& p) { return p.pid == pid; });
+  };
   for (const auto& [pid, bytes] : h.bytes) {
-    const bool listed =
-        std::any_of(now.begin(), now.end(), [pid = pid](const ProcessMemory& p) { return p.pid == pid; });
-    if (!listed) gpu_series.NoteDeparture(h.t, s.t, bytes, pid);
+    if (listed(pid)) continue;
+    const auto first = h.first_seen.find(pid);
+    gpu_series.NoteDeparture(h.t, s.t, bytes, pid,
+                             first == h.first_seen.end() ? std::nullopt : std::optional<double>(first->second));
   }
+  std::erase_if(h.first_seen, [&](const auto& entry) { return !listed(entry.first); });
+  for (const ProcessMemory& p : now) h.first_seen.try_emplace(p.pid, s.t);
   h.t = s.t;
   h.bytes.clear();
   for (const ProcessMemory& p : now)

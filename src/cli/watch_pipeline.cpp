@@ -282,7 +282,7 @@ void WatchPipeline::EndedWhileDown(const std::string& key, GpuTrack& t, storage:
   // a restart of the series. Its record is revised like any ended holder's when that memory stays
   // held, unowned (ReviseEnded).
   if (std::optional<uint64_t> last = LastStoredBytes(key, r); last && *last > 0) {
-    t.engine.NoteDeparture(r.last_seen_s, now, static_cast<double>(*last), r.pid);
+    t.engine.NoteDeparture(r.last_seen_s, now, static_cast<double>(*last), r.pid, r.first_seen_s);
     t.recently_ended.emplace_back(std::move(r), *last);
   }
 }
@@ -377,7 +377,8 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
     EndProcess(key, t, it->first, *it->second, g);
     // A fall of the GPU's memory that its exit explains does not cut the GPU series.
     if (it->second->last > 0)
-      t.engine.NoteDeparture(it->second->last_seen, now, static_cast<double>(it->second->last), it->first);
+      t.engine.NoteDeparture(it->second->last_seen, now, static_cast<double>(it->second->last), it->first,
+                             it->second->first_seen);
     it = t.procs.erase(it);
   }
   if (!resumed_procs_.empty() && detection::ProcessListComplete(g)) CloseUnresumed(key, t, now);

@@ -98,27 +98,29 @@ void LeakEngine::NoteFall(double t, double used_bytes, double prev_bytes) {
     // Everything added so far came before this fall.
     const double shift = std::min(fall, pending_departed_bytes_);
     const Fall f{t, fall, open_.count > 0 ? open_.t_start : t, open_values_.size(), open_.count > 0};
-    if (HeldThroughSegment(f, shift)) {
+    if (HeldThrough(f, shift, pending_departure_)) {
       ShiftBefore(f, shift, pending_departure_);
       pending_departed_bytes_ -= shift;
       if (pending_departed_bytes_ < config_.departure_min_bytes) pending_departed_bytes_ = 0;
       return;
     }
-    pending_departed_bytes_ = 0;  // it came inside the segment: its fall is a drop as any other
+    pending_departed_bytes_ = 0;  // nothing of it went on: its fall is a drop as any other
   }
   if (!recent_fall_ || t - recent_fall_->t > config_.departure_match_seconds || fall >= recent_fall_->bytes)
     recent_fall_ = Fall{t, fall, t, 0, false};
 }
 
-void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid) {
+void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid,
+                               std::optional<double> first_seen_t) {
   if (!(bytes > 0) || !std::isfinite(bytes)) return;
-  const Departure who{.pid = pid, .held_bytes = bytes, .last_seen_t = last_seen_t, .gone_t = now_t};
+  const Departure who{
+      .pid = pid, .held_bytes = bytes, .last_seen_t = last_seen_t, .gone_t = now_t, .first_seen_t = first_seen_t};
   if (recent_fall_ && recent_fall_->t > last_seen_t && recent_fall_->t <= now_t + config_.departure_match_seconds &&
       recent_fall_->bytes >= config_.departure_match_share * bytes) {
     // What this holder does not explain stays for another that left at the same time.
     Fall f = *recent_fall_;
     const double shift = std::min(f.bytes, bytes);
-    if (!HeldThroughSegment(f, shift)) return;  // it came inside the segment: the fall stays a drop
+    if (!HeldThrough(f, shift, who)) return;  // nothing of it went on: the fall stays a drop
     ShiftBefore(f, shift, who);
     f.bytes -= shift;
     if (f.bytes >= config_.departure_min_bytes) recent_fall_ = f;
@@ -130,14 +132,18 @@ void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes, s
   pending_departure_ = who;
 }
 
-double LeakEngine::SegmentBefore(const Fall& f) const {
+double LeakEngine::HeldFrom(const Fall& f, const Departure& who) const {
+  double from = segment_start_t_;
   if (last_drop_ && segment_start_before_drop_ && last_drop_->t <= f.t && last_drop_->t >= f.t - 2 * width_)
-    return *segment_start_before_drop_;
-  return segment_start_t_;
+    from = *segment_start_before_drop_;
+  // A holder listed from the series' first sample on was there before it: nothing to leave out.
+  if (who.first_seen_t && *who.first_seen_t > first_t_)
+    from = std::max(from, *who.first_seen_t + config_.departure_ramp_seconds);
+  return from;
 }
 
-bool LeakEngine::HeldThroughSegment(const Fall& f, double bytes) const {
-  const double from = SegmentBefore(f);
+bool LeakEngine::HeldThrough(const Fall& f, double bytes, const Departure& who) const {
+  const double from = HeldFrom(f, who);
   double lowest = INFINITY;
   for (const Bucket& b : buckets_)
     if (b.t_start >= from && b.t_end < f.t) lowest = std::min(lowest, b.min_bytes);
@@ -149,9 +155,8 @@ bool LeakEngine::HeldThroughSegment(const Fall& f, double bytes) const {
 }
 
 void LeakEngine::ShiftBefore(const Fall& f, double bytes, const Departure& who) {
-  // Earlier segments (before a restart) are left as they were: only this segment's samples were
-  // checked to have held the memory (HeldThroughSegment).
-  const double from = SegmentBefore(f);
+  // Earlier samples are left as they were: only these were checked to have held the memory.
+  const double from = HeldFrom(f, who);
   for (Bucket& b : buckets_) {
     if (b.t_start < from) continue;
     if (b.t_end < f.t) {

@@ -157,11 +157,15 @@ struct EngineConfig {
   // Departed holders (NoteDeparture): a fall of the series of at least departure_match_share of
   // the memory a process that left held, within departure_match_seconds of its going, is explained
   // by it, and everything before the fall is judged net of the memory that fall freed, when every
-  // earlier sample of the segment held at least that much (else the holder came inside the segment
-  // and the fall is a drop as any other). Falls smaller than departure_min_bytes are not tracked.
+  // earlier sample of the segment held at least that much (else the fall is a drop as any other:
+  // a GPU that runs one job after another). Falls smaller than departure_min_bytes are not tracked.
   double departure_match_seconds = 60;
   double departure_match_share = 0.5;
   double departure_min_bytes = 64 * 1048576.0;
+  // ... and when the caller says the holder was first listed after the series began, only the
+  // samples from this long after that are checked and lowered: the holder's own ramp stays (an
+  // excursion the spike removal takes off), and what came before it is not touched.
+  double departure_ramp_seconds = 300;
   double min_bucket_samples = 4;  // slower sampling widens buckets (doubling) to hold this many
   // How evidence sentences name a moment ("Growing since ..."): an offset from the series' first
   // sample ("+1h 5m"), the time itself on a trace without a clock, whose times are seconds from
@@ -214,10 +218,11 @@ struct TrendFit {
 // A process that left a series' GPU (LeakEngine::NoteDeparture): who, what it held and between
 // which moments it went.
 struct Departure {
-  std::optional<int64_t> pid;  // when the caller knows it
-  double held_bytes = 0;       // its memory when last seen
-  double last_seen_t = 0;      // last listed (seconds)
-  double gone_t = 0;           // first found gone (seconds)
+  std::optional<int64_t> pid;          // when the caller knows it
+  double held_bytes = 0;               // its memory when last seen
+  double last_seen_t = 0;              // last listed (seconds)
+  double gone_t = 0;                   // first found gone (seconds)
+  std::optional<double> first_seen_t;  // first listed (seconds), when the caller knows it
 };
 
 struct Assessment {
@@ -289,10 +294,12 @@ class LeakEngine {
   // after last_seen_t (already added, or within departure_match_seconds after now_t) of at least
   // departure_match_share × bytes is explained by it: every earlier sample is lowered by the
   // fall (at most `bytes`), as if that memory had never been held, so a leak that goes on is not
-  // cut by another job's exit. Not when some earlier sample of the segment held less than that
-  // (the holder arrived inside it: a GPU running one job after another). A fall no departure
-  // explains is a drop as before (segments).
-  void NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid = std::nullopt);
+  // cut by another job's exit. With `first_seen_t` (when the holder was first listed) only the
+  // samples from departure_ramp_seconds after it are lowered; without it, the whole segment's.
+  // Not when one of those samples held less than the fall takes off (a GPU that runs one job after
+  // another: nothing of the job went on). A fall no departure explains is a drop as before.
+  void NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid = std::nullopt,
+                     std::optional<double> first_seen_t = std::nullopt);
 
   // The current assessment; cost bounded by the bucket count (≤ 1 ms for a 12 h window).
   Assessment Assess() const;
@@ -371,18 +378,18 @@ class LeakEngine {
   // A sample at `t` of `used_bytes` fell from the previous one: record it, or explain it by a
   // pending departure.
   void NoteFall(double t, double used_bytes, double prev_bytes);
-  // Where the segment that holds the samples before the fall `f` starts: the current one, or the
-  // one that fall ended when it was a drop (seconds).
-  double SegmentBefore(const Fall& f) const;
-  // Lower every sample of that segment before the fall `f` by `bytes` (net of a departed holder);
+  // From when the samples before the fall `f` are judged net of `who` (seconds): the start of the
+  // segment that holds them (the current one, or the one the fall ended when it was a drop), or,
+  // when `who` was first listed after the series' first sample, departure_ramp_seconds after that,
+  // whichever is later.
+  double HeldFrom(const Fall& f, const Departure& who) const;
+  // Lower every sample from HeldFrom() to the fall `f` by `bytes` (net of a departed holder);
   // forgets the recent fall.
   void ShiftBefore(const Fall& f, double bytes, const Departure& who);
-  // Whether every sample of the segment before the fall `f` (the segment the fall may have just
-  // ended, when it was a drop) held at least `bytes`, less departure_min_bytes: a holder that
-  // arrived inside the segment did not hold its memory through it, and lowering the samples from
-  // before its arrival would take them below what the GPU held (below zero for a GPU that runs one
-  // job after another).
-  bool HeldThroughSegment(const Fall& f, double bytes) const;
+  // Whether every sample from HeldFrom() to the fall `f` held at least `bytes`, less
+  // departure_min_bytes. When the GPU runs one job after another, the job's own ramp from the
+  // empty GPU fails this, and lowering the samples would take them below zero.
+  bool HeldThrough(const Fall& f, double bytes, const Departure& who) const;
 };
 
 }  // namespace vw::detection

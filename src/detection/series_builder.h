@@ -102,8 +102,9 @@ class SeriesBuilder {
   }
 
   // A process that held part of this (GPU) series' memory left (LeakEngine::NoteDeparture).
-  void NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid = std::nullopt) {
-    engine_.NoteDeparture(last_seen_t, now_t, bytes, pid);
+  void NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid = std::nullopt,
+                     std::optional<double> first_seen_t = std::nullopt) {
+    engine_.NoteDeparture(last_seen_t, now_t, bytes, pid, first_seen_t);
   }
   // For a process series: what the GPU's other holders use now (LeakEngine::SetHeldByOthers).
   void SetHeldByOthers(std::optional<double> bytes) { engine_.SetHeldByOthers(bytes); }

@@ -197,7 +197,8 @@ TEST(WatchPipelineResume, AHolderGoneBeforeTheRestartKeepsItsStoredFactsAndRecor
   dead.info.state = ProcState::kGone;
   ResumedWithProcess r(9100, dead);
   ASSERT_TRUE(r.pipeline);
-  const ProcessSnapshot& shown = r.pipeline->BuildState(r.now)->gpus[0].snapshot.processes.at(0);
+  const auto state = r.pipeline->BuildState(r.now);  // held: `shown` refers into it
+  const ProcessSnapshot& shown = state->gpus[0].snapshot.processes.at(0);
   EXPECT_EQ(shown.info.command, "python serve.py");
   EXPECT_FALSE(shown.info.alive);
   bool continued = false;

@@ -321,7 +321,8 @@ TEST(Findings, OrphanActionSaysPidForOneHolderElsewhereAndPidsForSeveral) {
     g1.minor = 1;
     CheckInput in;
     in.samples.push_back(Host(0, {g0, g1}));
-    const Finding* orphan = Find(EvaluateCheck(in, {}), "orphaned_memory");
+    const CheckResult result = EvaluateCheck(in, {});  // held: `orphan` points into it
+    const Finding* orphan = Find(result, "orphaned_memory");
     ASSERT_NE(orphan, nullptr) << c.expected;
     EXPECT_NE(orphan->action.find(c.expected), std::string::npos) << orphan->action;
   }

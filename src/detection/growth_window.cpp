@@ -29,7 +29,7 @@ std::optional<double> LevelAt(std::span<const FloorPoint> p, double a, double b,
       y.push_back(q.floor);
     }
   // Sen's slope alone (the median pairwise slope; no interval: these levels are for wording only).
-  const double slope = x.size() >= 3 ? MedianPairwiseSlope(x, y) : 0;
+  const double slope = x.size() >= 3 ? PairwiseSlopes(x, y).Median() : 0;
   for (size_t i = 0; i < y.size(); ++i) y[i] += slope * (c - x[i]);
   return Median(y);
 }

@@ -22,7 +22,7 @@ double QuickSlope(std::span<const FloorPoint> p) {
     x.push_back(q.t);
     y.push_back(q.floor);
   }
-  return MedianPairwiseSlope(x, y);
+  return PairwiseSlopes(x, y).Median();
 }
 
 std::optional<TheilSenResult> Sen(std::span<const FloorPoint> p, double origin, double ci, double factor) {

@@ -32,7 +32,7 @@ std::vector<double> AverageRanks(std::span<const double> y) {
 double IndexSenSlope(std::span<const double> y) {
   std::vector<double> x(y.size());
   std::iota(x.begin(), x.end(), 0.0);
-  return MedianPairwiseSlope(x, y);
+  return PairwiseSlopes(x, y).Median();
 }
 
 double HamedRaoFactor(std::span<const double> y, double acf_alpha) {

@@ -125,49 +125,41 @@ double SlopeAtRank(std::span<const double> x, std::span<const double> y, bool as
   }
 }
 
-// SlopePairCount, told whether x is in ascending order.
-size_t PairCount(std::span<const double> x, bool ascending) {
+}  // namespace
+
+PairwiseSlopes::PairwiseSlopes(std::span<const double> x, std::span<const double> y)
+    : x_(x), y_(y), ascending_(std::is_sorted(x.begin(), x.end())) {
   std::vector<double> copy;
   std::span<const double> sorted = x;
-  if (!ascending) {
+  if (!ascending_) {
     copy.assign(x.begin(), x.end());
     std::sort(copy.begin(), copy.end());
     sorted = copy;
   }
   const size_t n = sorted.size();
-  size_t pairs = n < 2 ? 0 : n * (n - 1) / 2;
-  for (size_t i = 0; i < n;) {
+  pairs_ = n < 2 ? 0 : n * (n - 1) / 2;
+  for (size_t i = 0; i < n;) {  // less the pairs within each run of equal x
     size_t j = i + 1;
     while (j < n && sorted[j] == sorted[i]) ++j;
-    pairs -= (j - i) * (j - i - 1) / 2;
+    pairs_ -= (j - i) * (j - i - 1) / 2;
     i = j;
   }
-  return pairs;
 }
 
-}  // namespace
-
-size_t SlopePairCount(std::span<const double> x) {
-  return PairCount(x, std::is_sorted(x.begin(), x.end()));
-}
-
-void PairwiseSlopeRanks(std::span<const double> x, std::span<const double> y, std::span<const size_t> ranks,
-                        std::span<double> out, size_t max_held) {
+void PairwiseSlopes::Ranks(std::span<const size_t> ranks, std::span<double> out, size_t max_held) const {
   if (ranks.empty()) return;
   if (max_held == 0) max_held = kMaterializedPairs;
-  const bool ascending = std::is_sorted(x.begin(), x.end());
-  const size_t n_pairs = PairCount(x, ascending);
   auto materialise = [&] {
     std::vector<double> slopes;
-    slopes.reserve(n_pairs);
-    ForEachSlope(x, y, ascending, [&](double s) { slopes.push_back(s); });
+    slopes.reserve(pairs_);
+    ForEachSlope(x_, y_, ascending_, [&](double s) { slopes.push_back(s); });
     SelectRanks(slopes, ranks, out);
   };
-  if (n_pairs <= max_held) return materialise();
+  if (pairs_ <= max_held) return materialise();
   std::mt19937_64 rng(0x5eed);
   Reservoir all;
   bool finite = true;
-  ForEachSlope(x, y, ascending, [&](double s) {
+  ForEachSlope(x_, y_, ascending_, [&](double s) {
     finite = finite && std::isfinite(s);
     all.Offer(s, rng);
   });
@@ -177,16 +169,15 @@ void PairwiseSlopeRanks(std::span<const double> x, std::span<const double> y, st
   for (size_t i = 0; i < ranks.size(); ++i) {
     out[i] = i > 0 && ranks[i] == ranks[i - 1]
                  ? out[i - 1]
-                 : SlopeAtRank(x, y, ascending, n_pairs, ranks[i], all.values, max_held, rng);
+                 : SlopeAtRank(x_, y_, ascending_, pairs_, ranks[i], all.values, max_held, rng);
   }
 }
 
-double MedianPairwiseSlope(std::span<const double> x, std::span<const double> y) {
-  const size_t n_pairs = SlopePairCount(x);
-  if (n_pairs == 0) return 0;
-  const size_t ranks[2] = {(n_pairs - 1) / 2, n_pairs / 2};
+double PairwiseSlopes::Median() const {
+  if (pairs_ == 0) return 0;
+  const size_t ranks[2] = {(pairs_ - 1) / 2, pairs_ / 2};
   double at[2];
-  PairwiseSlopeRanks(x, y, std::span<const size_t>(ranks, ranks[0] == ranks[1] ? 1 : 2), at);
+  Ranks(std::span<const size_t>(ranks, ranks[0] == ranks[1] ? 1 : 2), at);
   // As Median() interpolates, to the last bit.
   return ranks[0] == ranks[1] ? at[0] : at[0] + 0.5 * (at[1] - at[0]);
 }

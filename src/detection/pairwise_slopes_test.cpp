@@ -22,12 +22,17 @@ std::vector<double> AllSlopes(const std::vector<double>& x, const std::vector<do
   return s;
 }
 
+size_t Pairs(std::vector<double> x) {
+  const std::vector<double> y(x.size(), 0.0);
+  return PairwiseSlopes(x, y).pairs();
+}
+
 TEST(PairwiseSlopes, CountsPairsWithDistinctX) {
-  EXPECT_EQ(SlopePairCount(std::vector<double>{}), 0u);
-  EXPECT_EQ(SlopePairCount(std::vector<double>{1}), 0u);
-  EXPECT_EQ(SlopePairCount(std::vector<double>{1, 2, 3, 4}), 6u);
-  EXPECT_EQ(SlopePairCount(std::vector<double>{3, 1, 3, 2, 1}), 8u);  // 10 pairs less (1,1) and (3,3)
-  EXPECT_EQ(SlopePairCount(std::vector<double>{5, 5, 5}), 0u);
+  EXPECT_EQ(Pairs({}), 0u);
+  EXPECT_EQ(Pairs({1}), 0u);
+  EXPECT_EQ(Pairs({1, 2, 3, 4}), 6u);
+  EXPECT_EQ(Pairs({3, 1, 3, 2, 1}), 8u);  // 10 pairs less (1,1) and (3,3)
+  EXPECT_EQ(Pairs({5, 5, 5}), 0u);
 }
 
 TEST(PairwiseSlopes, EveryPathGivesTheSortedSlopesExactly) {
@@ -47,20 +52,21 @@ TEST(PairwiseSlopes, EveryPathGivesTheSortedSlopesExactly) {
                             : (u(rng) < 0.05 ? 1e6 : 0.0) + static_cast<double>(i);
       }
       const std::vector<double> sorted = AllSlopes(x, y);
-      ASSERT_EQ(SlopePairCount(x), sorted.size()) << "n " << n << " shape " << shape;
+      const PairwiseSlopes slopes(x, y);
+      ASSERT_EQ(slopes.pairs(), sorted.size()) << "n " << n << " shape " << shape;
       if (sorted.empty()) continue;
       const size_t last = sorted.size() - 1, mid = last / 2;
       const std::vector<size_t> ranks = {0,   mid - mid / 5, mid, mid, (last + 1) / 2, std::min(last, mid + mid / 5),
                                          last};
       for (size_t max_held : {size_t{0}, size_t{16}, size_t{100}}) {
         std::vector<double> out(ranks.size());
-        PairwiseSlopeRanks(x, y, ranks, out, max_held);
+        slopes.Ranks(ranks, out, max_held);
         for (size_t i = 0; i < ranks.size(); ++i)
           ASSERT_EQ(out[i], sorted[ranks[i]])
               << "n " << n << " shape " << shape << " max_held " << max_held << " rank " << ranks[i];
       }
       const double want = sorted.size() % 2 ? sorted[mid] : sorted[mid] + 0.5 * (sorted[mid + 1] - sorted[mid]);
-      EXPECT_EQ(MedianPairwiseSlope(x, y), want) << "n " << n << " shape " << shape;
+      EXPECT_EQ(slopes.Median(), want) << "n " << n << " shape " << shape;
     }
   }
 }
@@ -74,7 +80,7 @@ TEST(PairwiseSlopes, ASlopeBeyondTheRangeOfDoubleIsStillRankedExactly) {
   ASSERT_TRUE(std::isinf(sorted.back()));
   const std::vector<size_t> ranks = {0, sorted.size() / 2, sorted.size() - 1};
   std::vector<double> out(ranks.size());
-  PairwiseSlopeRanks(x, y, ranks, out, 4);
+  PairwiseSlopes(x, y).Ranks(ranks, out, 4);
   for (size_t i = 0; i < ranks.size(); ++i) EXPECT_EQ(out[i], sorted[ranks[i]]) << "rank " << ranks[i];
 }
 
@@ -92,7 +98,7 @@ TEST(PairwiseSlopes, PastTheMaterialisedLimitTheSameValuesComeFromBrackets) {
   const size_t mid = (sorted.size() - 1) / 2;
   const std::vector<size_t> ranks = {mid - 5000, mid, mid + 1, mid + 5000};
   std::vector<double> out(ranks.size());
-  PairwiseSlopeRanks(x, y, ranks, out);
+  PairwiseSlopes(x, y).Ranks(ranks, out);
   for (size_t i = 0; i < ranks.size(); ++i) EXPECT_EQ(out[i], sorted[ranks[i]]) << "rank " << ranks[i];
 }
 

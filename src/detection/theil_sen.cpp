@@ -16,7 +16,8 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
   if (x.size() != n || n < 2 || !(confidence > 0 && confidence < 1)) return std::nullopt;
   for (size_t i = 0; i < n; ++i)
     if (!std::isfinite(x[i]) || !std::isfinite(y[i])) return std::nullopt;
-  const size_t nt = SlopePairCount(x);  // every pair with x_j > x_i
+  const PairwiseSlopes slopes(x, y);
+  const size_t nt = slopes.pairs();  // every pair with x_j > x_i
   if (nt == 0) return std::nullopt;
   TheilSenResult r;
   r.pairs = nt;
@@ -32,7 +33,7 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
   if (!(sigsq >= 0)) {
     const size_t ranks[2] = {mid_lo, mid_hi};
     double at[2];
-    PairwiseSlopeRanks(x, y, ranks, at);
+    slopes.Ranks(ranks, at);
     r.slope = (at[0] + at[1]) / 2;
     r.intercept = median_y - r.slope * median_x;
     r.low_slope = r.high_slope = std::nan("");
@@ -46,7 +47,7 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
   // lo <= the middle <= hi (the min and max only keep the ranks in ascending order).
   const size_t ranks[4] = {std::min(lo, mid_lo), mid_lo, mid_hi, std::max(hi, mid_hi)};
   double at[4];
-  PairwiseSlopeRanks(x, y, ranks, at);
+  slopes.Ranks(ranks, at);
   r.slope = (at[1] + at[2]) / 2;
   r.intercept = median_y - r.slope * median_x;
   r.low_slope = at[0];

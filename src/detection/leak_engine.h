@@ -108,12 +108,14 @@ struct EngineConfig {
                                        // job's growth is usually its allocator settling
   // ... unless the growth is fast and steady: over a window at least young_window_fraction of the
   // first configured window long, the lower end of the slope's interval is at least fast_rate_bps ×
-  // (first window / window)^young_rate_exponent (500 MiB/h over 1 h, 125 MiB/h over 2 h), and the
-  // second half kept at least young_pace_ratio of the first half's slope.
+  // (first window / window)^young_rate_exponent (500 MiB/h over 1 h, 125 MiB/h over 2 h), the
+  // second half kept at least young_pace_ratio of the first half's slope, and the last third's rate
+  // at least young_third_ratio of the first third's (0: not asked).
   double fast_rate_bps = 500 * 1048576.0 / 3600;
   double young_rate_exponent = 2;
   double young_window_fraction = 0.85;
   double young_pace_ratio = 0.85;
+  double young_third_ratio = 0.85;
   // Growth slower than slow_rate_bps is called a leak only after slow_history_seconds of settled
   // data: a caching allocator's staircase slows like 1/t and keeps stepping at 40–100 MiB/h for
   // hours (docs/detection.md, "Results").
@@ -136,6 +138,16 @@ struct EngineConfig {
   double onset_alpha = 0.001;
   double onset_min_seconds = 3600;
   double onset_max_share = 0.8;
+  // The history rules above hold back a young job's own growth, which begins with the job and is
+  // steepest first (a settling curve, an allocator's staircase). Growth that began only after the
+  // settled floor held flat for late_onset_flat_seconds (where the level-then-line fit puts its
+  // start; before it Sen's slope at most late_onset_flat_share of the growth's, and a rise under
+  // min_growth_bytes) is not a settling curve: the floor's windows are then judged without the
+  // young-job rule, and growth slower than slow_rate_bps needs only to rise at one pace (the
+  // smooth_* test) instead of also smooth_history_seconds. A staircase can pause for an hour and
+  // step again, so slow growth still needs that test (0: never). Not on a floor that swings.
+  double late_onset_flat_seconds = 2700;
+  double late_onset_flat_share = 0.2;
   // A leak is held through a rise at the end that the keeps-going tests cannot yet tell from a
   // spike or a step: when the series is only settling now but the same tests on the data up to
   // hold_seconds ago found a leak, and the floor went on rising since (by half of what that

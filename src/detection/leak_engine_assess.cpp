@@ -268,7 +268,9 @@ bool TooYoung(const Window& w, const EngineConfig& c, const SettledAge& age, boo
   if (!age.young) return false;
   const bool full = w.seconds >= c.young_window_fraction * age.first_window;
   const bool fast = g.sen->low_slope >= YoungRate(c, age.first_window, w.seconds);
-  const bool steady = g.first_half && g.second_half && g.second_half->slope >= c.young_pace_ratio * g.first_half->slope;
+  const bool steady = g.first_half && g.second_half &&
+                      g.second_half->slope >= c.young_pace_ratio * g.first_half->slope &&
+                      (c.young_third_ratio <= 0 || g.third_rate_bps[2] >= c.young_third_ratio * g.third_rate_bps[0]);
   return !(full && fast && steady);
 }
 
@@ -326,6 +328,12 @@ std::vector<std::pair<double, bool>> CycleWindows(std::span<const double> sizes,
 }
 
 // Runs the growth tests over each window size on one series and chooses the window.
+// Whether some window's floor rose significantly.
+bool AnyWindowGrew(const SeriesVerdict& v) {
+  return std::any_of(v.windows.begin(), v.windows.end(),
+                     [](const Window& w) { return w.test.significant && w.test.sen && w.test.sen->slope > 0; });
+}
+
 SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const double> sizes, const GrowthOptions& go,
                          const EngineConfig& c, const SettledAge& age) {
   SeriesVerdict v;
@@ -344,11 +352,7 @@ SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const d
 // it as to any window.
 void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, GrowthOptions go, const EngineConfig& c,
                     const SettledAge& age) {
-  if (v.leak_at || v.windows.empty() || series.empty() || c.onset_alpha <= 0) return;
-  const bool grew = std::any_of(v.windows.begin(), v.windows.end(), [](const Window& w) {
-    return w.test.significant && w.test.sen && w.test.sen->slope > 0;
-  });
-  if (!grew) return;
+  if (v.leak_at || v.windows.empty() || series.empty() || c.onset_alpha <= 0 || !AnyWindowGrew(v)) return;
   const double longest = v.windows.back().seconds;
   const auto fit = FitLeakRate(Tail(series, longest), c.onset_min_seconds, c.ci_level, c.max_trend_points);
   if (!fit) return;
@@ -369,6 +373,27 @@ void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, Growth
   v.windows.insert(at, Window{onset_s, *test});
   v.vetoed_by.reset();
   ChooseWindow(v, c, age);
+}
+
+// Whether the growth of the settled floor began only after it held flat (EngineConfig's
+// late_onset_*). `settled`: the segment's settled floor, spikes removed.
+bool BeganAfterFlat(std::span<const FloorPoint> settled, const EngineConfig& c) {
+  if (c.late_onset_flat_seconds <= 0 || settled.empty()) return false;
+  const auto fit = FitLeakRate(settled, c.onset_min_seconds, c.ci_level, c.max_trend_points);
+  if (!fit || fit->sen.slope <= 0) return false;
+  const double flat_s = fit->start_t - settled.front().t;
+  if (flat_s < c.late_onset_flat_seconds) return false;
+  auto end = std::lower_bound(settled.begin(), settled.end(), fit->start_t,
+                              [](const FloorPoint& p, double t) { return p.t < t; });
+  const std::vector<FloorPoint> before =
+      ThinPoints(std::span<const FloorPoint>(settled.begin(), end), c.max_trend_points);
+  std::vector<double> x, y;
+  for (const FloorPoint& p : before) {
+    x.push_back(p.t);
+    y.push_back(p.floor);
+  }
+  const auto flat = TheilSen(x, y, c.ci_level);
+  return flat && flat->slope <= c.late_onset_flat_share * fit->sen.slope && flat->slope * flat_s < c.min_growth_bytes;
 }
 
 // Time to OOM of a leak verdict (its rate set): (capacity − recent peak) / rate, with its range.
@@ -645,6 +670,16 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   GrowthOptions floor_go = go;
   if (oscillating) floor_go.alpha = std::min(go.alpha, c.oscillating_floor_alpha);
   SeriesVerdict floor_v = TestSeries(opened, sizes, floor_go, c, floor_age);
+  // Growth that began after the settled floor held flat is no settling curve (asked only when a
+  // window grew: the history rules hold back nothing else).
+  const bool late_onset = age.slow_young && !oscillating && AnyWindowGrew(floor_v) && BeganAfterFlat(opened, c);
+  if (late_onset) {
+    floor_age.young = floor_age.smooth_young = false;
+    floor_v.leak_at.reset();
+    floor_v.vetoed_by.reset();
+    floor_v.smooth = false;
+    ChooseWindow(floor_v, c, floor_age);
+  }
   // A window from where the growth began, unless the floor swings (a load's rising half-cycle would
   // pass from its trough).
   if (!oscillating) AddOnsetWindow(floor_v, opened, go, c, floor_age);
@@ -848,7 +883,7 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
     rate = FitLeakRate(std::span<const FloorPoint>(first, leak_series.end()), std::min(c.min_window_seconds, w.seconds),
                        c.ci_level, c.max_trend_points);
     if (rate && rate->sen.low_slope <= 0) rate.reset();
-    const bool slow_rule = age.slow_young && !(floor_v.smooth && !env_v);
+    const bool slow_rule = (env_v ? age : floor_age).slow_young && !(floor_v.smooth && !env_v);
     const double floor_bps = slow_rule ? std::max(c.min_rate_bps, c.slow_rate_bps) : c.min_rate_bps;
     if (rate && rate->sen.slope < floor_bps) {
       a.verdict = Verdict::kSettling;
@@ -924,6 +959,14 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       a.evidence.push_back(
           "That window starts where the growth began: the longer windows start on the level before it, so their "
           "first third stayed flat.");
+    SettledAge without_late_onset = age;  // did the flat stretch change the verdict?
+    without_late_onset.floor = analysed;
+    bool smooth_then = false;
+    if (late_onset && !env_v && TooYoung(w, c, without_late_onset, &smooth_then))
+      a.evidence.push_back(fmt::format(
+          "Called after only {} of settled data: the floor held flat for {} after it settled before this growth "
+          "began, which a job's settling curve does not (it rises from the start, fastest first).",
+          FormatDuration(span_a), FormatDuration(*a.leak_start_t - analysed.front().t)));
     if (floor_v.smooth && !env_v)
       a.evidence.push_back(fmt::format(
           "Called before {} of settled data although it grows at under {}: since the growth began the floor rose in "
@@ -959,20 +1002,21 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
           "floor of a load that swings wanders with it while the cycle as a whole stayed put",
           cycle_s, FormatDuration(unconfirmed->block_seconds), unconfirmed->mk.z, PText(unconfirmed->mk.p));
       ending = "not a leak";
-    } else if (w.test.leak && !vetoed_by && age.slow_young && w.test.sen->slope < c.slow_rate_bps) {
+    } else if (w.test.leak && !vetoed_by && floor_age.slow_young && w.test.sen->slope < c.slow_rate_bps) {
       const std::string steady =
           c.smooth_parts < 1 ? ""
-          : age.smooth_young ? fmt::format(", or after {} when the floor rises in each {} of the window at one pace",
-                                           FormatDuration(std::max(c.min_history_seconds, c.smooth_history_seconds)),
-                                           PartName(c.smooth_parts))
-                             : fmt::format(", and this floor did not rise in each {} of the window at one pace",
-                                           PartName(c.smooth_parts));
+          : floor_age.smooth_young
+              ? fmt::format(", or after {} when the floor rises in each {} of the window at one pace",
+                            FormatDuration(std::max(c.min_history_seconds, c.smooth_history_seconds)),
+                            PartName(c.smooth_parts))
+              : fmt::format(", and this floor did not rise in each {} of the window at one pace",
+                            PartName(c.smooth_parts));
       why = fmt::format(
           "it grows at only {}, and growth slower than {} is called a leak only after {} of settled data ({} so "
           "far){}; a caching allocator's staircase keeps stepping this slowly for hours",
           Rate(w.test.sen->slope), Rate(c.slow_rate_bps), FormatDuration(c.slow_history_seconds),
           FormatDuration(span_a), steady);
-    } else if (young && w.test.leak && !vetoed_by) {
+    } else if (floor_age.young && w.test.leak && !vetoed_by) {
       why = fmt::format(
           "only {} have passed since the floor settled, and a young job's growth is usually its allocator "
           "settling (a leak verdict needs {}, or steady growth whose interval stays above {} over {}, {} over {})",

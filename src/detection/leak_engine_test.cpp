@@ -401,6 +401,23 @@ TEST(LeakEngine, SteadyRiseInAYoungJobNeedsLessRateOverLongerWindows) {
   EXPECT_NEAR(*longer.last.rate_bps * kHour / kMiB, 150, 10);
 }
 
+TEST(LeakEngine, ASettlingCurveThatSlowsByThirdsIsNotALeakInAYoungJob) {
+  // A young job's floor settling with a 3.2 h time constant: over an hour the second half keeps
+  // 86 % of the first half's pace (e^(−0.5/3.2)), but the last third's rate (its level centres 0.58
+  // of the window after the first's) only 83 % of the first's (e^(−0.58/3.2)): the last third is
+  // what tells the curve from a fast leak.
+  auto shape = [](double t) { return Ramp(t, 20000) + 3500 * (1 - std::exp(-t / (3.2 * kHour))); };
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, shape, 2 * kHour, 1.0, 2, 1, 300);
+  EXPECT_EQ(LeakChecks(run), 0) << AllEvidence(run.last);
+  // Without the thirds rule it is called a leak.
+  EngineConfig halves_only;
+  halves_only.young_third_ratio = 0;
+  LeakEngine loose(halves_only);
+  loose.SetCapacity(kCard, 0);
+  EXPECT_GT(LeakChecks(Feed(loose, shape, 2 * kHour, 1.0, 2, 1, 300)), 0);
+}
+
 TEST(LeakEngine, FastLeakInAYoungJobIsFoundBeforeAFullHourHasSettled) {
   // 1 GiB/h from the start. The window of a young job must be at least 85 % of the first one
   // (51 minutes): 72 minutes into the job, 55 minutes after the floor settled, that holds.
@@ -622,6 +639,49 @@ TEST(LeakEngine, VerdictNamesAreStable) {
   EXPECT_EQ(VerdictName(Verdict::kSettling), "settling");
   EXPECT_EQ(VerdictName(Verdict::kPlateau), "plateau");
   EXPECT_EQ(VerdictName(Verdict::kLeak), "leak");
+}
+
+TEST(LeakEngine, SlowLeakAfterAFlatHourIsALeakInAYoungJob) {
+  // 75 MiB/h from 1h 20m into a job that settled within minutes: 3h 20m in, under three settled
+  // hours, the history rules would hold it back as a young job's own growth; but the floor held flat
+  // for an hour first, which a settling curve does not, and it rose at one pace since (which an
+  // allocator's staircase, pausing and stepping again, does not).
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, LeakAfterPlateau(20000, 75, 80 * 60), 3.33 * kHour, 5.0, 20);
+  ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
+  EXPECT_NE(AllEvidence(run.last).find("held flat for 1h"), std::string::npos) << AllEvidence(run.last);
+  EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 75, 10);
+  // The same growth from the start of the job is held back.
+  LeakEngine from_start = CardEngine();
+  const Trace early = Feed(from_start, LeakAfterPlateau(20000, 75, 10 * 60), 2.33 * kHour, 5.0, 20);
+  EXPECT_EQ(LeakChecks(early), 0) << AllEvidence(early.last);
+  EXPECT_EQ(early.last.verdict, Verdict::kSettling) << AllEvidence(early.last);
+  // Without the rule the late growth is held back too.
+  EngineConfig off;
+  off.late_onset_flat_seconds = 0;
+  LeakEngine held(off);
+  held.SetCapacity(kCard, 0);
+  EXPECT_EQ(Feed(held, LeakAfterPlateau(20000, 75, 80 * 60), 3.33 * kHour, 5.0, 20).last.verdict, Verdict::kSettling);
+}
+
+TEST(LeakEngine, AStaircaseThatPausesAnHourIsNotALeakInAYoungJob) {
+  // An allocator's late steps after an hour's pause, 20 MiB every 25 minutes (48 MiB/h): the pause
+  // lifts the young-job rule, but slow growth in steps still waits for the slow-growth rule.
+  auto shape = [](double t) {
+    double v = Ramp(t, 20000);
+    for (double s = 70 * 60; s <= t; s += 25 * 60) v += 20;
+    return v;
+  };
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, shape, 3.4 * kHour, 5.0, 2);
+  EXPECT_EQ(LeakChecks(run), 0) << AllEvidence(run.last);
+  EXPECT_EQ(run.last.verdict, Verdict::kSettling) << AllEvidence(run.last);
+  // What holds it back: without the slow-growth rule it is called a leak.
+  EngineConfig no_slow_rule;
+  no_slow_rule.slow_history_seconds = 0;
+  LeakEngine loose(no_slow_rule);
+  loose.SetCapacity(kCard, 0);
+  EXPECT_GT(LeakChecks(Feed(loose, shape, 3.4 * kHour, 5.0, 2)), 0);
 }
 
 TEST(LeakEngine, SlowSteadyLeakIsFoundBeforeFiveSettledHours) {

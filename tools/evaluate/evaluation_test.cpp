@@ -272,6 +272,38 @@ TEST(Evaluation, ASwingingLoadsFloorLeakNeedsItsCycleFreeFloorToRise) {
   EXPECT_TRUE(EvaluateTrace(t, unchecked).outcome[0].alarmed_any);
 }
 
+// A settling curve in a young job (seed 41, trace 305) whose halves kept pace (the second at 0.85
+// of the first) but whose last third slowed: assessed every 5 minutes it was called a leak at
+// 1h 25m; the young-job rule on the thirds ends it.
+TEST(Evaluation, AYoungSettlingCurveWhoseLastThirdSlowsIsNotALeak) {
+  const Trace t = TraceGenerator({.seed = 41}).Generate(305);
+  ASSERT_EQ(t.label.shape, Shape::kSettling);
+  EvalOptions every5;
+  every5.healthy_step_s = 300;
+  EXPECT_FALSE(EvaluateTrace(t, every5).outcome[0].alarmed_any);
+  EvalOptions halves_only = every5;
+  halves_only.engine.young_third_ratio = 0;
+  EXPECT_TRUE(EvaluateTrace(t, halves_only).outcome[0].alarmed_any);
+}
+
+// A 193 MiB/h leak that began after the floor held flat for an hour, in a job 2h 30m long (seed
+// 11, trace 763): under the young-job rule's rate for its windows, but growth after a flat stretch
+// is no settling curve.
+TEST(Evaluation, ALeakAfterAFlatHourInAShortJobIsFound) {
+  const Trace t = TraceGenerator({.seed = 11}).Generate(763);
+  ASSERT_EQ(t.label.shape, Shape::kLeakLinear);
+  std::string ev;
+  const TraceResult r = EvaluateTrace(t, EvalOptions{}, [&](double, const detection::Assessment& a) {
+    ev.clear();
+    for (const std::string& e : a.evidence) ev += e + "\n";
+  });
+  EXPECT_TRUE(r.outcome[0].alarm_at_end) << ev;
+  EXPECT_NE(ev.find("the floor held flat for "), std::string::npos) << ev;
+  EvalOptions no_rule;
+  no_rule.engine.late_onset_flat_seconds = 0;
+  EXPECT_FALSE(EvaluateTrace(t, no_rule).outcome[0].alarm_at_end);
+}
+
 TEST(Report, WilsonIntervalMatchesTheClosedForm) {
   // 8 of 10 gives [0.490, 0.943]; 0 of 50 gives [0, 0.071].
   const auto [lo, hi] = WilsonInterval(8, 10);

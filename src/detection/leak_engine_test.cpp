@@ -57,6 +57,13 @@ LeakEngine CardEngine(double reserved = 0) {
   return e;
 }
 
+// An engine with other settings on the same card.
+LeakEngine CardEngine(const EngineConfig& config) {
+  LeakEngine e(config);
+  e.SetCapacity(kCard, 0);
+  return e;
+}
+
 // Warm-up ramp from 300 MiB to `base` with a 2-minute time constant.
 double Ramp(double t, double base) {
   return 300 + (base - 300) * (1 - std::exp(-t / 120));
@@ -113,8 +120,7 @@ TEST(LeakEngine, EvidenceNamesMomentsAsOffsetsOrClockTimesAsConfigured) {
   for (const Case& c : {Case{Style::kOffset, ""}, Case{Style::kUtcClock, " UTC"}, Case{Style::kWallClock, ""}}) {
     EngineConfig config;
     config.evidence_times = c.style;
-    LeakEngine e(config);
-    e.SetCapacity(kCard, 0);
+    LeakEngine e = CardEngine(config);
     const Shape shape = LeakAfterPlateau(20000, 200, 2 * kHour);
     for (double t = 0; t <= 6 * kHour; t += 5) e.Add(kStart + t, std::round(shape(t)) * kMiB);
     const Assessment a = e.Assess();
@@ -413,8 +419,7 @@ TEST(LeakEngine, ASettlingCurveThatSlowsByThirdsIsNotALeakInAYoungJob) {
   // Without the thirds rule it is called a leak.
   EngineConfig halves_only;
   halves_only.young_third_ratio = 0;
-  LeakEngine loose(halves_only);
-  loose.SetCapacity(kCard, 0);
+  LeakEngine loose = CardEngine(halves_only);
   EXPECT_GT(LeakChecks(Feed(loose, shape, 2 * kHour, 1.0, 2, 1, 300)), 0);
 }
 
@@ -659,8 +664,7 @@ TEST(LeakEngine, SlowLeakAfterAFlatHourIsALeakInAYoungJob) {
   // Without the rule the late growth is held back too.
   EngineConfig off;
   off.late_onset_flat_seconds = 0;
-  LeakEngine held(off);
-  held.SetCapacity(kCard, 0);
+  LeakEngine held = CardEngine(off);
   EXPECT_EQ(Feed(held, LeakAfterPlateau(20000, 75, 80 * 60), 3.33 * kHour, 5.0, 20).last.verdict, Verdict::kSettling);
 }
 
@@ -679,8 +683,7 @@ TEST(LeakEngine, AStaircaseThatPausesAnHourIsNotALeakInAYoungJob) {
   // What holds it back: without the slow-growth rule it is called a leak.
   EngineConfig no_slow_rule;
   no_slow_rule.slow_history_seconds = 0;
-  LeakEngine loose(no_slow_rule);
-  loose.SetCapacity(kCard, 0);
+  LeakEngine loose = CardEngine(no_slow_rule);
   EXPECT_GT(LeakChecks(Feed(loose, shape, 3.4 * kHour, 5.0, 2)), 0);
 }
 

@@ -220,6 +220,13 @@ TEST(Evaluation, ExplainListsEveryAssessmentAndEveryDetector) {
   for (size_t d = 0; d < kDetectorCount; ++d) EXPECT_NE(text.find(DetectorName(d)), std::string::npos);
 }
 
+// Healthy traces assessed every 5 minutes (the evaluation's finer grid).
+EvalOptions EveryFiveMinutes() {
+  EvalOptions o;
+  o.healthy_step_s = 300;
+  return o;
+}
+
 // A leak under a serving load whose last check fell on a rise the keeps-going tests could not yet
 // tell from a spike (seed 22, trace 443 of the corpus): held by its lows, which rose since the data
 // that found it; without the hold the last check is not a leak.
@@ -244,8 +251,7 @@ TEST(Evaluation, ALeakUnderAServingLoadIsHeldAtTheEndByItsLows) {
 TEST(Evaluation, AServingLoadsWanderingFloorIsNotALeak) {
   const Trace t = TraceGenerator({.seed = 11}).Generate(78);
   ASSERT_EQ(t.label.shape, Shape::kServing);
-  EvalOptions every5;
-  every5.healthy_step_s = 300;
+  const EvalOptions every5 = EveryFiveMinutes();
   EXPECT_FALSE(EvaluateTrace(t, every5).outcome[0].alarmed_any);
   EvalOptions lax = every5;
   lax.engine.oscillating_floor_alpha = lax.engine.alpha;
@@ -258,8 +264,7 @@ TEST(Evaluation, AServingLoadsWanderingFloorIsNotALeak) {
 TEST(Evaluation, ASwingingLoadsFloorLeakNeedsItsCycleFreeFloorToRise) {
   const Trace t = TraceGenerator({.seed = 113}).Generate(234);
   ASSERT_EQ(t.label.shape, Shape::kServing);
-  EvalOptions every5;
-  every5.healthy_step_s = 300;
+  const EvalOptions every5 = EveryFiveMinutes();
   bool explained = false;
   const TraceResult r = EvaluateTrace(t, every5, [&](double, const detection::Assessment& a) {
     for (const std::string& e : a.evidence)
@@ -278,8 +283,7 @@ TEST(Evaluation, ASwingingLoadsFloorLeakNeedsItsCycleFreeFloorToRise) {
 TEST(Evaluation, AYoungSettlingCurveWhoseLastThirdSlowsIsNotALeak) {
   const Trace t = TraceGenerator({.seed = 41}).Generate(305);
   ASSERT_EQ(t.label.shape, Shape::kSettling);
-  EvalOptions every5;
-  every5.healthy_step_s = 300;
+  const EvalOptions every5 = EveryFiveMinutes();
   EXPECT_FALSE(EvaluateTrace(t, every5).outcome[0].alarmed_any);
   EvalOptions halves_only = every5;
   halves_only.engine.young_third_ratio = 0;

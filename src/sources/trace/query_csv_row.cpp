@@ -26,6 +26,15 @@ inline bool EndsField(const char** q, const char* end) {
   return r == end || *r == ',';
 }
 
+// Moves *p past field i of n, which ends at q: false unless the row holds one field per column, no
+// more, no fewer.
+inline bool NextField(const char** p, const char* q, const char* end, size_t i, size_t n) {
+  if (q == end) return i + 1 == n;
+  if (i + 1 == n) return false;
+  *p = q + 1;
+  return true;
+}
+
 // The first ',' at or after p, or `end`; nullptr when a double quote comes first (a quoted row is
 // the general path's). 16 bytes at a time.
 inline const char* FieldEnd(const char* p, const char* end) {
@@ -406,13 +415,7 @@ bool ParseQueryRowFast(std::string_view line, const CsvColumnSpec* cols, size_t 
         if (q == nullptr) return false;
         break;
     }
-    // One field per column, no more, no fewer.
-    if (q == end) {
-      if (i + 1 != n) return false;
-    } else {
-      if (i + 1 == n) return false;
-      p = q + 1;
-    }
+    if (!NextField(&p, q, end, i, n)) return false;
   }
   // A row without a clock takes its time from the lines before it: the general path's.
   if (!have_time) return false;
@@ -494,13 +497,7 @@ bool ParseQueryRowExpected(std::string_view line, const CsvColumnSpec* cols, siz
         if (q == nullptr) return false;
         break;
     }
-    // One field per column, no more, no fewer.
-    if (q == end) {
-      if (i + 1 != n) return false;
-    } else {
-      if (i + 1 == n) return false;
-      p = q + 1;
-    }
+    if (!NextField(&p, q, end, i, n)) return false;
   }
   // A row without a clock takes its time from the lines before it: the general path's.
   if (!have_time) return false;

@@ -327,13 +327,13 @@ std::vector<std::pair<double, bool>> CycleWindows(std::span<const double> sizes,
   return out;
 }
 
-// Runs the growth tests over each window size on one series and chooses the window.
 // Whether some window's floor rose significantly.
 bool AnyWindowGrew(const SeriesVerdict& v) {
   return std::any_of(v.windows.begin(), v.windows.end(),
                      [](const Window& w) { return w.test.significant && w.test.sen && w.test.sen->slope > 0; });
 }
 
+// Runs the growth tests over each window size on one series and chooses the window.
 SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const double> sizes, const GrowthOptions& go,
                          const EngineConfig& c, const SettledAge& age) {
   SeriesVerdict v;

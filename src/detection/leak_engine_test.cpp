@@ -647,10 +647,11 @@ TEST(LeakEngine, VerdictNamesAreStable) {
 }
 
 TEST(LeakEngine, SlowLeakAfterAFlatHourIsALeakInAYoungJob) {
-  // 75 MiB/h from 1h 20m into a job that settled within minutes: 3h 20m in, under three settled
-  // hours, the history rules would hold it back as a young job's own growth; but the floor held flat
-  // for an hour first, which a settling curve does not, and it rose at one pace since (which an
-  // allocator's staircase, pausing and stepping again, does not).
+  // 75 MiB/h from 1h 20m into a job that settled within minutes. 3h 20m in (three settled hours)
+  // the history rules would hold it back as a young job's own growth (slow growth waits for five
+  // settled hours, three and a half when it rises at one pace); but the floor held flat for an hour
+  // first, which a settling curve does not, and it rose at one pace since (which an allocator's
+  // staircase, pausing and stepping again, does not).
   LeakEngine e = CardEngine();
   const Trace run = Feed(e, LeakAfterPlateau(20000, 75, 80 * 60), 3.33 * kHour, 5.0, 20);
   ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);

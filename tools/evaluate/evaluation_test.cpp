@@ -1,5 +1,6 @@
 #include "evaluation.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -175,6 +176,7 @@ TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
                           "all rates",
                           ">=40 MiB/h, ran >=2h: at end",
                           ">=500 MiB/h: within 1h",
+                          "  not under a serving load",
                           "delay p50",
                           "delay p90",
                           "alarm episodes per 1000 GPU-hours",
@@ -186,6 +188,14 @@ TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
     EXPECT_NE(report.find(row), std::string::npos) << "missing row: " << row << "\n" << report;
   }
   for (Shape s : AllShapes()) EXPECT_NE(report.find(ShapeName(s)), std::string::npos) << ShapeName(s);
+  // The first goal's leaks not under a serving load, counted here.
+  size_t not_serving = 0;
+  for (const TraceResult& r : *results) {
+    const double rate_mib_h = r.label.leak_rate_bps * 3600 / kMiB;
+    const double ran_s = r.label.leak ? r.label.duration_s - *r.label.leak_start_s : 0;
+    not_serving += r.label.leak && rate_mib_h >= 40 && ran_s >= 7200 && r.label.shape != Shape::kLeakUnderServing;
+  }
+  EXPECT_NE(report.find(fmt::format("  not under a serving load   n={} ", not_serving)), std::string::npos) << report;
 
   // The written traces and labels, and the per-trace results file.
   const auto labels = ReadLines(dir + "/labels.csv");

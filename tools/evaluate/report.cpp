@@ -186,14 +186,27 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
   }
 
   t.Section("Goals");
+  // Each goal over its leaks, then over those not under a serving load (the shape whose batch swings
+  // hide a slow leak longest; docs/detection.md, "Known limits").
+  const auto not_serving = [](const TraceResult& r) { return r.label.shape != Shape::kLeakUnderServing; };
+  const auto goal_a = [](const TraceResult& r) {
+    return r.label.leak && RateMiBPerHour(r) >= 40 && LeakRan(r) >= 7200;
+  };
+  const auto at_end = [](const TraceResult&, const DetectorOutcome& o) { return o.alarm_at_end; };
+  RecallRow(t, results, ">=40 MiB/h, ran >=2h: at end", goal_a, at_end, true);
   RecallRow(
-      t, results, ">=40 MiB/h, ran >=2h: at end",
-      [](const TraceResult& r) { return r.label.leak && RateMiBPerHour(r) >= 40 && LeakRan(r) >= 7200; },
-      [](const TraceResult&, const DetectorOutcome& o) { return o.alarm_at_end; }, true);
+      t, results, "  not under a serving load", [&](const TraceResult& r) { return goal_a(r) && not_serving(r); },
+      at_end);
+  const auto goal_b = [](const TraceResult& r) {
+    return r.label.leak && RateMiBPerHour(r) >= 500 && LeakRan(r) >= 3600;
+  };
+  const auto within_1h = [](const TraceResult&, const DetectorOutcome& o) {
+    return o.delay_s && *o.delay_s <= 3600 + 1e-6;
+  };
+  RecallRow(t, results, ">=500 MiB/h: within 1h", goal_b, within_1h, true);
   RecallRow(
-      t, results, ">=500 MiB/h: within 1h",
-      [](const TraceResult& r) { return r.label.leak && RateMiBPerHour(r) >= 500 && LeakRan(r) >= 3600; },
-      [](const TraceResult&, const DetectorOutcome& o) { return o.delay_s && *o.delay_s <= 3600 + 1e-6; }, true);
+      t, results, "  not under a serving load", [&](const TraceResult& r) { return goal_b(r) && not_serving(r); },
+      within_1h);
 
   t.Section("Detection delay after the leak start (leaks alarmed at or after their start)");
   RecallRow(t, results, "alarmed at any time", is_leak,

@@ -983,12 +983,13 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   // Not a leak: settling when some window shows real growth, plateau otherwise.
   const Window& longest_w = windows.back();
   a.trend = FitOf(longest_w);
+  // The window the evidence explains: the longest that passed the tests but was held back (by the
+  // history rules or a slowing longer window), else the longest whose floor rose significantly.
   std::optional<size_t> grew;
-  for (size_t i = windows.size(); i-- > 0;)
-    if (windows[i].test.significant && windows[i].test.rise_bytes >= c.min_growth_bytes) {
-      grew = i;
-      break;
-    }
+  for (size_t i = windows.size(); i-- > 0 && !grew;)
+    if (windows[i].test.leak) grew = i;
+  for (size_t i = windows.size(); i-- > 0 && !grew;)
+    if (windows[i].test.significant && windows[i].test.rise_bytes >= c.min_growth_bytes) grew = i;
   if (grew) {
     const Window& w = windows[*grew];
     a.verdict = Verdict::kSettling;

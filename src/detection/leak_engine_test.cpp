@@ -688,6 +688,25 @@ TEST(LeakEngine, AStaircaseThatPausesAnHourIsNotALeakInAYoungJob) {
   EXPECT_GT(LeakChecks(Feed(loose, shape, 3.4 * kHour, 5.0, 2)), 0);
 }
 
+TEST(LeakEngine, SettlingEvidenceExplainsTheWindowThatPassedAndWasHeldBack) {
+  // Steps of 20 MiB every 25 minutes from 2 h on, 4h 24m in: the window over the whole settled
+  // floor starts on the flat stretch and its rate is too low, but the 3-hour window passes the
+  // tests and is held by the slow-growth rule. The evidence names that rule.
+  auto shape = [](double t) {
+    double v = Ramp(t, 20000);
+    for (double s = 2 * kHour; s <= t; s += 25 * 60) v += 20;
+    return v;
+  };
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, shape, 4.4 * kHour, 5.0, 2);
+  ASSERT_EQ(run.last.verdict, Verdict::kSettling) << AllEvidence(run.last);
+  ASSERT_FALSE(run.last.window_fits.back().passed);
+  EXPECT_NE(AllEvidence(run.last).find("over the last 3h 0m"), std::string::npos) << AllEvidence(run.last);
+  EXPECT_NE(AllEvidence(run.last).find("growth slower than 100 MiB/h is called a leak only after 5h 0m"),
+            std::string::npos)
+      << AllEvidence(run.last);
+}
+
 TEST(LeakEngine, SlowSteadyLeakIsFoundBeforeFiveSettledHours) {
   // 50 MiB/h from 30 minutes on under 30 MiB of noise: after 4 hours (3h 42m settled) it rose in
   // every sixth of the window, which no late allocator staircase does.

@@ -34,17 +34,25 @@ std::optional<double> LevelAt(std::span<const FloorPoint> p, double a, double b,
   return Median(y);
 }
 
+// Times relative to the first point: the intercept is then the fitted floor at that point.
 std::optional<TheilSenResult> SenOn(std::span<const FloorPoint> p, double ci_level) {
-  // Times relative to the first point: the intercept is then the fitted floor at that point.
-  std::vector<double> x, y;
-  for (const FloorPoint& q : p) {
-    x.push_back(q.t - p.front().t);
-    y.push_back(q.floor);
-  }
-  return TheilSen(x, y, ci_level);
+  if (p.empty()) return std::nullopt;
+  return SenOfFloor(p, p.front().t, ci_level);
 }
 
 }  // namespace
+
+std::optional<TheilSenResult> SenOfFloor(std::span<const FloorPoint> points, double origin, double ci_level,
+                                         double variance_factor) {
+  std::vector<double> x, y;
+  x.reserve(points.size());
+  y.reserve(points.size());
+  for (const FloorPoint& q : points) {
+    x.push_back(q.t - origin);
+    y.push_back(q.floor);
+  }
+  return TheilSen(x, y, ci_level, variance_factor);
+}
 
 double FloorNoise(std::span<const FloorPoint> points) {
   if (points.size() < 3) return 0;

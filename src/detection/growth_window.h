@@ -112,6 +112,11 @@ double MaxDrawdown(std::span<const FloorPoint> points);
 bool RisesThroughout(std::span<const FloorPoint> points, int parts, double ci_level, double agree_level,
                      size_t max_points);
 
+// Sen's slope of the floor over time, with its ci_level interval (TheilSen); times are taken from
+// `origin` (seconds), so the intercept is the fitted floor there. variance_factor as TheilSen's.
+std::optional<TheilSenResult> SenOfFloor(std::span<const FloorPoint> points, double origin, double ci_level,
+                                         double variance_factor = 1);
+
 // The points thinned to at most max_points (exposed for tests).
 std::vector<FloorPoint> ThinPoints(std::span<const FloorPoint> points, size_t max_points);
 

@@ -387,12 +387,7 @@ bool BeganAfterFlat(std::span<const FloorPoint> settled, const EngineConfig& c) 
                               [](const FloorPoint& p, double t) { return p.t < t; });
   const std::vector<FloorPoint> before =
       ThinPoints(std::span<const FloorPoint>(settled.begin(), end), c.max_trend_points);
-  std::vector<double> x, y;
-  for (const FloorPoint& p : before) {
-    x.push_back(p.t);
-    y.push_back(p.floor);
-  }
-  const auto flat = TheilSen(x, y, c.ci_level);
+  const auto flat = SenOfFloor(before, settled.front().t, c.ci_level);
   return flat && flat->slope <= c.late_onset_flat_share * fit->sen.slope && flat->slope * flat_s < c.min_growth_bytes;
 }
 
@@ -959,14 +954,16 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       a.evidence.push_back(
           "That window starts where the growth began: the longer windows start on the level before it, so their "
           "first third stayed flat.");
-    SettledAge without_late_onset = age;  // did the flat stretch change the verdict?
-    without_late_onset.floor = analysed;
-    bool smooth_then = false;
-    if (late_onset && !env_v && TooYoung(w, c, without_late_onset, &smooth_then))
-      a.evidence.push_back(fmt::format(
-          "Called after only {} of settled data: the floor held flat for {} after it settled before this growth "
-          "began, which a job's settling curve does not (it rises from the start, fastest first).",
-          FormatDuration(span_a), FormatDuration(*a.leak_start_t - analysed.front().t)));
+    if (late_onset && !env_v) {
+      SettledAge without_late_onset = age;  // did the flat stretch change the verdict?
+      without_late_onset.floor = analysed;
+      bool smooth_then = false;
+      if (TooYoung(w, c, without_late_onset, &smooth_then))
+        a.evidence.push_back(fmt::format(
+            "Called after only {} of settled data: the floor held flat for {} after it settled before this growth "
+            "began, which a job's settling curve does not (it rises from the start, fastest first).",
+            FormatDuration(span_a), FormatDuration(*a.leak_start_t - analysed.front().t)));
+    }
     if (floor_v.smooth && !env_v)
       a.evidence.push_back(fmt::format(
           "Called before {} of settled data although it grows at under {}: since the growth began the floor rose in "

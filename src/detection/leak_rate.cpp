@@ -25,17 +25,6 @@ double QuickSlope(std::span<const FloorPoint> p) {
   return PairwiseSlopes(x, y).Median();
 }
 
-std::optional<TheilSenResult> Sen(std::span<const FloorPoint> p, double origin, double ci, double factor) {
-  std::vector<double> x, y;
-  x.reserve(p.size());
-  y.reserve(p.size());
-  for (const FloorPoint& q : p) {
-    x.push_back(q.t - origin);
-    y.push_back(q.floor);
-  }
-  return TheilSen(x, y, ci, factor);
-}
-
 }  // namespace
 
 std::optional<LeakRateFit> FitLeakRate(std::span<const FloorPoint> all, double min_span_s, double ci_level,
@@ -91,7 +80,7 @@ std::optional<LeakRateFit> FitLeakRate(std::span<const FloorPoint> all, double m
   for (const FloorPoint& q : after) y.push_back(q.floor);
   const auto mk = MannKendall(y, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
   const double factor = mk ? mk->variance_factor : 1;
-  auto sen = Sen(after, pts[best].t, ci_level, factor);
+  auto sen = SenOfFloor(after, pts[best].t, ci_level, factor);
   if (!sen) return std::nullopt;
   LeakRateFit out;
   out.start_t = pts[best].t;

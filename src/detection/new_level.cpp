@@ -72,6 +72,55 @@ std::optional<NewLevel> FindNewLevel(std::span<const FloorPoint> points, const N
   return best;
 }
 
+std::optional<Ramp> FindRampToNewLevel(std::span<const FloorPoint> points, const RampOptions& o) {
+  const std::vector<FloorPoint> lows = BlockLows(points, o.block_seconds, o.min_block_points);
+  const size_t n = lows.size();
+  const size_t top = std::max<size_t>(1, o.top_blocks);
+  std::optional<Ramp> best;
+  for (size_t g = std::max(o.min_ramp_blocks, top + 1); g <= o.max_ramp_blocks; ++g) {
+    if (n < g + std::max<size_t>(2, o.min_earlier_blocks)) break;
+    const size_t split = n - g;  // lows[split..] are the ramp
+    double high = -std::numeric_limits<double>::infinity(), mean = 0;
+    for (size_t k = 0; k < split; ++k) {
+      high = std::max(high, lows[k].floor);
+      mean += lows[k].floor;
+    }
+    mean /= static_cast<double>(split);
+    double ss = 0;
+    for (size_t k = 0; k < split; ++k) ss += (lows[k].floor - mean) * (lows[k].floor - mean);
+    const double sd = std::sqrt(ss / static_cast<double>(split - 1));
+    bool above = true;
+    for (size_t k = split + 1; k < n; ++k) above = above && lows[k].floor > high;
+    if (!above) continue;
+    double lowest_recent = std::numeric_limits<double>::infinity();
+    for (size_t k = n - top; k < n; ++k) lowest_recent = std::min(lowest_recent, lows[k].floor);
+    const double gap = lowest_recent - high;
+    if (gap <= std::max(o.min_gap_bytes, o.margin_sds * sd)) continue;
+    std::vector<double> x, y;
+    for (size_t k = split; k < n; ++k) {
+      x.push_back(lows[k].t - lows[split].t);
+      y.push_back(lows[k].floor);
+    }
+    const auto sen = TheilSen(x, y, 0.9);
+    if (!sen || sen->slope <= 0) continue;
+    const double margin = sd > 0 ? gap / sd : std::numeric_limits<double>::infinity();
+    Ramp r;  // a longer ramp that passes replaces a shorter one
+    r.ramp_blocks = g;
+    r.from_t = lows[split].t;
+    r.above_t = lows[split + 1].t;
+    for (size_t k = n - top; k < n; ++k) r.level.recent_lows_bytes.push_back(lows[k].floor);
+    r.level.since_t = lows[split].t;
+    r.level.earlier_blocks = split;
+    r.level.earlier_from_t = lows.front().t;
+    r.level.earlier_high_bytes = high;
+    r.level.earlier_sd_bytes = sd;
+    r.level.gap_bytes = gap;
+    r.level.margin_sds = margin;
+    best = std::move(r);
+  }
+  return best;
+}
+
 std::optional<RisingLows> FindRisingLows(std::span<const FloorPoint> points, const RisingLowsOptions& o) {
   const std::vector<FloorPoint> lows = BlockLows(points, o.block_seconds, o.min_block_points);
   std::vector<size_t> sizes = o.window_blocks;

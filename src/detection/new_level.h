@@ -63,6 +63,35 @@ std::vector<FloorPoint> BlockLows(std::span<const FloorPoint> points, double blo
 // nullopt unless the recent lows stand above every earlier one as described above.
 std::optional<NewLevel> FindNewLevel(std::span<const FloorPoint> points, const NewLevelOptions& options);
 
+// RampToNewLevel: the same block lows, for a leak that has been rising for an hour or two. A ramp
+// lifts each low a little above the one before, so no recent low stands clear of the highest of all
+// the blocks before it (they hold the ramp's start). Instead the series is cut in three: the earlier
+// blocks (at least min_earlier_blocks), a ramp of ramp blocks (min_ramp_blocks..max_ramp_blocks,
+// the last top_blocks of them the recent ones). It passes when each recent low stands above the
+// highest earlier low by more than max(min_gap_bytes, margin_sds × the standard deviation of the
+// earlier lows), every ramp low after the first is above that highest earlier low, and the ramp's
+// Sen slope is positive. When several ramp lengths pass, the longest is kept (a ramp that starts
+// before the growth began holds a low inside the earlier range, which fails).
+struct RampOptions {
+  double block_seconds = 900;
+  size_t min_ramp_blocks = 3;
+  size_t max_ramp_blocks = 8;
+  size_t top_blocks = 2;
+  size_t min_earlier_blocks = 8;
+  double margin_sds = 6;
+  double min_gap_bytes = 0;
+  size_t min_block_points = 3;
+};
+
+struct Ramp {
+  size_t ramp_blocks = 0;
+  double from_t = 0;   // start of the ramp's first block (seconds)
+  double above_t = 0;  // start of its second: every low from there on is above the earlier high
+  NewLevel level;      // recent_lows_bytes: the last top_blocks lows; gap and margin over the earlier lows
+};
+
+std::optional<Ramp> FindRampToNewLevel(std::span<const FloorPoint> points, const RampOptions& options);
+
 struct RisingLowsOptions {
   double block_seconds = 900;
   std::vector<size_t> window_blocks = {12, 16, 24, 32, 48};

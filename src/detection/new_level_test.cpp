@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 
 #include "core/units.h"
@@ -149,6 +150,69 @@ TEST(RisingLows, AOneOffStepIsNotALeak) {
       EXPECT_LT(plain->p, 1e-5) << at << " " << seed;  // without the correction it would pass
     }
   }
+}
+
+TEST(RampToNewLevel, FindsARampNoRecentLowStandsClearOf) {
+  // 1.5 GiB/h from 4 h 30 m on under 2 GiB swings held about half a minute: 75 minutes later each
+  // recent low is only a block's rise above the one before, so the new-level test finds nothing,
+  // but the last two stand far above every low before the ramp.
+  for (uint64_t seed : {1, 2, 3}) {
+    const auto p = Swings(5.75, 2 * kGiB, 30, 1.5 * kGiB / 3600, 4.5 * 3600, seed);
+    EXPECT_FALSE(FindNewLevel(p, {.margin_sds = 6, .min_gap_bytes = 64 * kMiB})) << seed;
+    const auto ramp = FindRampToNewLevel(p, {.min_gap_bytes = 64 * kMiB});
+    ASSERT_TRUE(ramp) << seed;
+    EXPECT_GE(ramp->ramp_blocks, 3u);
+    EXPECT_NEAR(ramp->from_t, 4.5 * 3600, 1800) << seed;
+    EXPECT_EQ(ramp->level.recent_lows_bytes.size(), 2u);
+    EXPECT_GE(ramp->level.earlier_blocks, 8u);
+    EXPECT_GT(ramp->level.margin_sds, 6);
+    for (double low : ramp->level.recent_lows_bytes)
+      EXPECT_GT(low, ramp->level.earlier_high_bytes + 6 * ramp->level.earlier_sd_bytes);
+  }
+}
+
+TEST(RampToNewLevel, HealthySwingsNeverRampAway) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto all = Swings(8, 4 * kGiB, 60.0 + 12.0 * static_cast<double>(seed), 0, 0, seed);
+    for (double end = 3 * 3600; end <= 8 * 3600; end += 600) {
+      std::vector<FloorPoint> p;
+      for (const FloorPoint& q : all)
+        if (q.t <= end) p.push_back(q);
+      EXPECT_FALSE(FindRampToNewLevel(p, {.min_gap_bytes = 64 * kMiB})) << "seed " << seed << " at " << end;
+    }
+  }
+}
+
+TEST(RampToNewLevel, EveryLowAfterTheRampsFirstStaysAboveTheEarlierHigh) {
+  // Ten earlier blocks whose lows alternate 0 and 100 MiB, then a ramp of four: its first block at
+  // the earlier level, then 1, 2 and 3 GiB. With the second ramp block back at 50 MiB (inside the
+  // earlier range) there is no ramp of four or more: every low after a ramp's first must stay above
+  // the earlier high. The ramp of three that starts on the dip passes.
+  auto blocks = [](double second) {
+    const std::array<double, 4> ramp = {0, second, 2 * kGiB, 3 * kGiB};
+    std::vector<FloorPoint> q;
+    for (int b = 0; b < 14; ++b) {
+      const double low = b < 10 ? (b % 2) * 100 * kMiB : ramp[static_cast<size_t>(b - 10)];
+      for (int i = 0; i < 15; ++i) q.push_back({900.0 * b + 60.0 * i + 30, low + (i == 7 ? 0 : 500 * kMiB)});
+    }
+    return q;
+  };
+  const auto found = FindRampToNewLevel(blocks(1 * kGiB), {});
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->ramp_blocks, 4u);
+  EXPECT_DOUBLE_EQ(found->from_t, 12570 - 4 * 900.0);  // blocks count back from the last point
+  EXPECT_DOUBLE_EQ(found->above_t, 12570 - 3 * 900.0);
+  EXPECT_EQ(found->level.earlier_blocks, 10u);
+  EXPECT_DOUBLE_EQ(found->level.earlier_high_bytes, 100 * kMiB);
+  EXPECT_DOUBLE_EQ(found->level.gap_bytes, 2 * kGiB - 100 * kMiB);
+  EXPECT_EQ(found->level.recent_lows_bytes, (std::vector<double>{2 * kGiB, 3 * kGiB}));
+  // The ramp of three, from the 1 GiB block, passes as well; the longer one is kept.
+  EXPECT_TRUE(FindRampToNewLevel(blocks(1 * kGiB), {.min_ramp_blocks = 3, .max_ramp_blocks = 3}));
+  EXPECT_FALSE(FindRampToNewLevel(blocks(50 * kMiB), {.min_ramp_blocks = 4}));
+  EXPECT_TRUE(FindRampToNewLevel(blocks(50 * kMiB), {.max_ramp_blocks = 3}));  // from the dip on
+  // A margin no gap reaches, and too few earlier blocks.
+  EXPECT_FALSE(FindRampToNewLevel(blocks(1 * kGiB), {.margin_sds = 1000}));
+  EXPECT_FALSE(FindRampToNewLevel(blocks(1 * kGiB), {.min_earlier_blocks = 12}));
 }
 
 }  // namespace

@@ -68,11 +68,11 @@ struct EngineConfig {
   // ... and its own windows are then tested at this level instead of alpha: a load's swings make
   // the floor wander for hours, and a slow wander passes a test meant for a steady floor.
   double oscillating_floor_alpha = 0.001;
-  // ... and when a regular cycle is found there (see below), a window that passes on the floor must
-  // also show the cycle-free floor, averaged over the same blocks as below, rising over that window
-  // (Mann–Kendall z at least this; 1.645 is one-sided 5 %): the floor of a load that swings can
-  // wander for hours while the cycle as a whole stays put. 0: no such check.
-  double oscillating_confirm_z = 1.645;
+  // ... and when a regular cycle is found there (see below), a window that passes on the floor or on
+  // its lower envelope must also show the cycle-free floor, averaged over the same blocks as below,
+  // rising over that window (Mann–Kendall z at least this; 2.326 is one-sided 1 %): the floor of a
+  // load that swings can wander for hours while the cycle as a whole stays put. 0: no such check.
+  double oscillating_confirm_z = 2.326;
   // Before the envelopes, a periodic oscillation (autocorrelation peak of at least
   // oscillation_min_autocorrelation at a period of 4–90 min) is removed: the median floor at each
   // phase of the cycle is subtracted, and the result tested on windows of at least
@@ -100,6 +100,17 @@ struct EngineConfig {
   // ... and whether those block lows rise over the last 3 h to 12 h (Mann–Kendall at this level,
   // Sen's slope at least min_rate_bps, or slow_rate_bps before slow_history_seconds).
   double rising_lows_alpha = 1e-5;
+  // ... and, in a job of any age, whether it ramped up to such a level (new_level.h,
+  // FindRampToNewLevel): over the last ramp_min_blocks to ramp_max_blocks blocks every low after the
+  // first stayed above the highest low of the (at least new_level_min_earlier_blocks) blocks before,
+  // and the last two stand above it by new_level_margin_sds of those lows; the lower end of the
+  // interval of the rate fitted from there must be at least min_rate_bps (slow_rate_bps before
+  // slow_history_seconds). A leak that has run for an hour or two lifts each low only a block's
+  // growth above the one before, which the new-level test cannot see, and it follows hours of lows
+  // that stayed below it, which a young job's settling curve (rising from its start) does not
+  // (0 max blocks: never).
+  size_t ramp_min_blocks = 3;
+  size_t ramp_max_blocks = 8;
   double spike_seconds = 600;  // upward excursions of the floor narrower than this are removed
                                // (morphological opening) before the tests
   // Which windows and when.

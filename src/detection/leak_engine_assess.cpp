@@ -700,21 +700,24 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
     }
     return *longest_cycle;
   };
-  // A swinging load's floor that passed: confirmed on the cycle-free floor when a cycle is found
-  // (the floor alone can wander for hours with the load while its cycle as a whole stays put).
+  // A swinging load's growth that passed on its floor or its lower envelope is confirmed on the
+  // cycle-free floor when a cycle is found (the floor alone can wander for hours with the load while
+  // its cycle as a whole stays put): Mann–Kendall over the window on that floor's block means, or
+  // nullopt when no cycle is found or the window holds too few periods to ask.
+  auto cycle_free_trend = [&](double w_s) -> std::optional<MannKendallResult> {
+    const LongestCycle& lc = cycle_of_longest();
+    if (!lc.cycle || w_s < c.oscillation_min_periods * lc.cycle->period_seconds) return std::nullopt;
+    std::vector<double> means;
+    for (const FloorPoint& p : BlockMeans(Tail(lc.cycle_free, w_s), lc.block_s)) means.push_back(p.floor);
+    return MannKendall(means, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
+  };
   std::optional<Unconfirmed> unconfirmed;
   if (floor_v.leak_at && oscillating && c.oscillating_confirm_z > 0) {
-    const double w_s = floor_v.windows[*floor_v.leak_at].seconds;
-    const LongestCycle& lc = cycle_of_longest();
-    if (lc.cycle && w_s >= c.oscillation_min_periods * lc.cycle->period_seconds) {
-      std::vector<double> means;
-      for (const FloorPoint& p : BlockMeans(Tail(lc.cycle_free, w_s), lc.block_s)) means.push_back(p.floor);
-      const auto mk =
-          MannKendall(means, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
-      if (mk && mk->z < c.oscillating_confirm_z) {
-        unconfirmed = Unconfirmed{*floor_v.leak_at, *lc.cycle, lc.block_s, *mk};
-        floor_v.leak_at.reset();
-      }
+    const auto mk = cycle_free_trend(floor_v.windows[*floor_v.leak_at].seconds);
+    if (mk && mk->z < c.oscillating_confirm_z) {
+      const LongestCycle& lc = cycle_of_longest();
+      unconfirmed = Unconfirmed{*floor_v.leak_at, *lc.cycle, lc.block_s, *mk};
+      floor_v.leak_at.reset();
     }
   }
   const std::vector<Window>& windows = floor_v.windows;
@@ -783,6 +786,10 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       GrowthOptions env_go = go;
       env_go.stop_when_not_significant = true;  // only a passing window is looked at
       SeriesVerdict v = TestSeries(e, env_sizes, env_go, c, age);
+      if (v.leak_at && c.oscillating_confirm_z > 0) {
+        const auto mk = cycle_free_trend(v.windows[*v.leak_at].seconds);
+        if (mk && mk->z < c.oscillating_confirm_z) continue;
+      }
       if (v.leak_at) {
         envelope = std::move(e);
         env_v = std::move(v);
@@ -792,28 +799,43 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
     }
   }
   // Last, with a cycle found and no window passing: has the cycle-free floor just moved to a level it
-  // never reached before? (A settled job only; its rate is fitted on the cycle-free floor.)
-  if (!leak_at && !env_v && estimated && !young) {
-    const NewLevelOptions no{.block_seconds = c.new_level_block_seconds,
-                             .min_recent_blocks = c.new_level_min_recent_blocks,
-                             .max_recent_blocks = c.new_level_max_recent_blocks,
-                             .min_earlier_blocks = c.new_level_min_earlier_blocks,
-                             .margin_sds = c.new_level_margin_sds,
-                             .min_gap_bytes = c.min_growth_bytes};
-    const auto moved = FindNewLevel(cycle_free, no);
+  // never reached before, are its block lows rising (a settled job only, for both), or has it ramped
+  // up to a new level after a long stretch below it (any job)? The rate is fitted on the cycle-free
+  // floor.
+  if (!leak_at && !env_v && estimated) {
+    const double slow_floor_bps =
+        span_a < c.slow_history_seconds ? std::max(c.min_rate_bps, c.slow_rate_bps) : c.min_rate_bps;
+    std::optional<NewLevel> moved;
     std::optional<RisingLows> rising;
-    if (!moved)
-      rising = FindRisingLows(
-          cycle_free,
-          {.block_seconds = c.new_level_block_seconds,
-           .alpha = c.rising_lows_alpha,
-           .min_rate_bps = span_a < c.slow_history_seconds ? std::max(c.min_rate_bps, c.slow_rate_bps) : c.min_rate_bps,
-           .ci_level = c.ci_level});
-    const double since = moved ? moved->since_t : rising ? rising->from_t : 0;
-    const auto rate = moved || rising
-                          ? FitLeakRate(cycle_free, std::min(c.min_window_seconds, cycle_free.back().t - since),
-                                        c.ci_level, c.max_trend_points)
-                          : std::nullopt;
+    std::optional<Ramp> ramp;
+    if (!young) {
+      moved = FindNewLevel(cycle_free, {.block_seconds = c.new_level_block_seconds,
+                                        .min_recent_blocks = c.new_level_min_recent_blocks,
+                                        .max_recent_blocks = c.new_level_max_recent_blocks,
+                                        .min_earlier_blocks = c.new_level_min_earlier_blocks,
+                                        .margin_sds = c.new_level_margin_sds,
+                                        .min_gap_bytes = c.min_growth_bytes});
+      if (!moved)
+        rising = FindRisingLows(cycle_free, {.block_seconds = c.new_level_block_seconds,
+                                             .alpha = c.rising_lows_alpha,
+                                             .min_rate_bps = slow_floor_bps,
+                                             .ci_level = c.ci_level});
+    }
+    if (!moved && !rising && c.ramp_max_blocks > 0)
+      ramp = FindRampToNewLevel(cycle_free, {.block_seconds = c.new_level_block_seconds,
+                                             .min_ramp_blocks = c.ramp_min_blocks,
+                                             .max_ramp_blocks = c.ramp_max_blocks,
+                                             .min_earlier_blocks = c.new_level_min_earlier_blocks,
+                                             .margin_sds = c.new_level_margin_sds,
+                                             .min_gap_bytes = c.min_growth_bytes});
+    const double since = moved ? moved->since_t : rising ? rising->from_t : ramp ? ramp->from_t : 0;
+    auto rate = moved || rising || ramp
+                    ? FitLeakRate(cycle_free, std::min(c.min_window_seconds, cycle_free.back().t - since), c.ci_level,
+                                  c.max_trend_points)
+                    : std::nullopt;
+    // A ramp also needs the lower end of its rate's interval at the rate floor (no other test bounds
+    // its rate).
+    if (ramp && rate && rate->sen.low_slope < slow_floor_bps) rate.reset();
     if (rate && rate->sen.slope > 0) {
       a.verdict = Verdict::kLeak;
       const size_t trend_sentence = a.evidence.size();
@@ -827,6 +849,18 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
             moved->recent_lows_bytes.size(), FormatDuration(c.new_level_block_seconds), lows, moved->earlier_blocks,
             At(moved->earlier_from_t, first_t_, config_.evidence_times), FormatBytes(moved->earlier_high_bytes),
             Signed(moved->gap_bytes), moved->margin_sds, FormatBytes(moved->earlier_sd_bytes)));
+      } else if (ramp) {
+        const NewLevel& l = ramp->level;
+        std::string lows;
+        for (double v : l.recent_lows_bytes) lows += (lows.empty() ? "" : ", ") + FormatBytes(v);
+        a.evidence.push_back(fmt::format(
+            "Leak: the load has been rising to a level it never reached before. With its cycle removed, the lowest "
+            "floor of each {} block since {} stayed above the highest low of the {} blocks from {} to {} ({}), and "
+            "the last {} ({}) stand above it by {}: {:.1f} times the standard deviation of those lows ({}).",
+            FormatDuration(c.new_level_block_seconds), At(ramp->above_t, first_t_, config_.evidence_times),
+            l.earlier_blocks, At(l.earlier_from_t, first_t_, config_.evidence_times),
+            At(ramp->from_t, first_t_, config_.evidence_times), FormatBytes(l.earlier_high_bytes),
+            l.recent_lows_bytes.size(), lows, Signed(l.gap_bytes), l.margin_sds, FormatBytes(l.earlier_sd_bytes)));
       } else {
         a.evidence.push_back(fmt::format(
             "Leak: with its cycle removed, the lowest floor of each {} block rose over the last {} (Mann–Kendall "
@@ -848,6 +882,7 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       f.slope_lo_bps = rate->sen.low_slope;
       f.slope_hi_bps = rate->sen.high_slope;
       if (moved) f.rise_bytes = moved->gap_bytes;
+      if (ramp) f.rise_bytes = ramp->level.gap_bytes;
       f.passed = true;
       a.trend = f;
       a.leak_start_t = rate->start_t;

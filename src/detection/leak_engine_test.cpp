@@ -329,13 +329,47 @@ TEST(LeakEngine, LeakThatJustBeganUnderServingSwingsIsANewLevel) {
         EXPECT_NE(c.verdict, Verdict::kLeak) << "at " << c.end_t;  // nothing before the leak
       }
     }
-    // Without the new-level test the same samples are not a leak yet.
+    // Without the new-level test (and the ramp test, which asks the same of a longer rise) the same
+    // samples are not a leak yet.
     EngineConfig off;
     off.new_level_max_recent_blocks = 0;
+    off.ramp_max_blocks = 0;
     LeakEngine without(off);
     without.SetCapacity(kCard);
     const Trace missed = Feed(without, shape, start + 3000, 1.0, 5, 1, 300);
     EXPECT_EQ(LeakChecks(missed), 0) << AllEvidence(missed.last);
+  }
+}
+
+TEST(LeakEngine, LeakThatRampedForAnHourUnderServingSwingsIsFound) {
+  // 2500 MiB/h under a 6 GiB cycle every 25 minutes with swings up to 1.5 GiB, 1h 20m after it
+  // began 3 or 4 hours into the job: the windows straddle its start, and each recent low is only a
+  // block's growth above the one before (no new level), but the last two stand far above every low
+  // before the rise.
+  for (const double start : {3 * kHour, 4 * kHour}) {
+    for (uint64_t seed : {1, 2}) {
+      const Shape shape = ServingLoad(6000, 1500, 1500, 2500, seed, start + 2 * kHour, start);
+      LeakEngine with = CardEngine();
+      const Trace found = Feed(with, shape, start + 4800, 1.0, 5, 1, 300);
+      const std::string ev = AllEvidence(found.last);
+      ASSERT_EQ(found.last.verdict, Verdict::kLeak) << start << " " << seed << ": " << ev;
+      EXPECT_NE(ev.find("has been rising to a level it never reached before"), std::string::npos) << ev;
+      EXPECT_NE(ev.find("period of about 2"), std::string::npos) << ev;  // 24 or 25 minutes
+      EXPECT_NEAR(*found.last.rate_bps * kHour / kMiB, 2500, 1000) << ev;
+      EXPECT_NEAR(*found.last.leak_start_t, start, 1800) << ev;
+      for (const Assessment& c : found.checks) {
+        if (c.end_t < start) {
+          EXPECT_NE(c.verdict, Verdict::kLeak) << "at " << c.end_t;  // nothing before the leak
+        }
+      }
+      // Without the ramp test the same samples are not a leak yet.
+      EngineConfig off;
+      off.ramp_max_blocks = 0;
+      LeakEngine without(off);
+      without.SetCapacity(kCard);
+      const Trace missed = Feed(without, shape, start + 4800, 1.0, 5, 1, 300);
+      EXPECT_NE(missed.last.verdict, Verdict::kLeak) << start << " " << seed << ": " << AllEvidence(missed.last);
+    }
   }
 }
 

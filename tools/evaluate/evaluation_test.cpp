@@ -257,13 +257,16 @@ TEST(Evaluation, ALeakUnderAServingLoadIsHeldAtTheEndByItsLows) {
 
 // A healthy serving load whose floor wanders for hours (seed 11, trace 78 of the corpus), assessed
 // every 5 minutes: at 10⁻² its floor's 6-hour window passed at 6h 35m (p = 0.006); the floor of a
-// swinging load is tested at oscillating_floor_alpha.
+// swinging load is tested at oscillating_floor_alpha. (The confirmation on the cycle-free floor at
+// one-sided 1 % ends it as well; at the 5 % it had then, it did not.)
 TEST(Evaluation, AServingLoadsWanderingFloorIsNotALeak) {
   const Trace t = TraceGenerator({.seed = 11}).Generate(78);
   ASSERT_EQ(t.label.shape, Shape::kServing);
   const EvalOptions every5 = EveryFiveMinutes();
   EXPECT_FALSE(EvaluateTrace(t, every5).outcome[0].alarmed_any);
   EvalOptions lax = every5;
+  lax.engine.oscillating_confirm_z = 1.645;
+  EXPECT_FALSE(EvaluateTrace(t, lax).outcome[0].alarmed_any);
   lax.engine.oscillating_floor_alpha = lax.engine.alpha;
   EXPECT_TRUE(EvaluateTrace(t, lax).outcome[0].alarmed_any);
 }
@@ -285,6 +288,44 @@ TEST(Evaluation, ASwingingLoadsFloorLeakNeedsItsCycleFreeFloorToRise) {
   EvalOptions unchecked = every5;
   unchecked.engine.oscillating_confirm_z = 0;
   EXPECT_TRUE(EvaluateTrace(t, unchecked).outcome[0].alarmed_any);
+}
+
+// Two healthy serving loads of fresh seeds whose swings lifted the floor for hours: seed 151's trace
+// 630 (a 12-minute cycle of 17 GiB on a 94 GiB card) passed on its 1-minute floor over 7h 37m and
+// its cycle-free floor rose at z = 2.1; seed 154's trace 30 passed on its 15-minute lower envelope
+// over 8 hours, which was not checked against its cycle at all (z = 1.8 there). Confirmed at z 1.645
+// (one-sided 5 %), both were called leaks; at 2.326 (1 %), on the envelope too, neither is.
+TEST(Evaluation, ASwingingLoadsGrowthIsConfirmedAtOnePercentOnItsFloorAndItsEnvelope) {
+  const EvalOptions every5 = EveryFiveMinutes();
+  EvalOptions five_percent = every5;
+  five_percent.engine.oscillating_confirm_z = 1.645;
+  const Trace floor_wander = TraceGenerator({.seed = 151}).Generate(630);
+  ASSERT_EQ(floor_wander.label.shape, Shape::kServing);
+  EXPECT_FALSE(EvaluateTrace(floor_wander, every5).outcome[0].alarmed_any);
+  EXPECT_TRUE(EvaluateTrace(floor_wander, five_percent).outcome[0].alarmed_any);
+  const Trace envelope_wander = TraceGenerator({.seed = 154}).Generate(30);
+  ASSERT_EQ(envelope_wander.label.shape, Shape::kServing);
+  EXPECT_FALSE(EvaluateTrace(envelope_wander, every5).outcome[0].alarmed_any);
+  EXPECT_TRUE(EvaluateTrace(envelope_wander, five_percent).outcome[0].alarmed_any);
+}
+
+// A 2.6 GiB/h leak that began 3h 24m into a serving job on a 32 GiB card (seed 11, trace 839), a
+// 5 GiB cycle every 50 minutes: after two hours no window passed (the 3-hour one starts on the flat
+// stretch, the cycle-free block means are too few for 10⁻⁵), and no recent low stood clear of the
+// ramp's own earlier lows, but the last two stand 6 deviations above every low before the ramp.
+TEST(Evaluation, ALeakThatRampedUnderAServingLoadIsFound) {
+  const Trace t = TraceGenerator({.seed = 11}).Generate(839);
+  ASSERT_EQ(t.label.shape, Shape::kLeakUnderServing);
+  std::string ev;
+  const TraceResult r = EvaluateTrace(t, EvalOptions{}, [&](double, const detection::Assessment& a) {
+    ev.clear();
+    for (const std::string& e : a.evidence) ev += e + "\n";
+  });
+  EXPECT_TRUE(r.outcome[0].alarm_at_end) << ev;
+  EXPECT_NE(ev.find("has been rising to a level it never reached before"), std::string::npos) << ev;
+  EvalOptions no_ramp;
+  no_ramp.engine.ramp_max_blocks = 0;
+  EXPECT_FALSE(EvaluateTrace(t, no_ramp).outcome[0].alarmed_any);
 }
 
 // A settling curve in a young job (seed 41, trace 305) whose halves kept pace (the second at 0.85

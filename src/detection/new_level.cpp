@@ -4,8 +4,26 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <utility>
 
 namespace vw::detection {
+
+namespace {
+
+// The highest of the lows and their sample standard deviation (bytes); at least two lows.
+std::pair<double, double> HighAndDeviation(std::span<const FloorPoint> lows) {
+  double high = -std::numeric_limits<double>::infinity(), mean = 0;
+  for (const FloorPoint& l : lows) {
+    high = std::max(high, l.floor);
+    mean += l.floor;
+  }
+  mean /= static_cast<double>(lows.size());
+  double ss = 0;
+  for (const FloorPoint& l : lows) ss += (l.floor - mean) * (l.floor - mean);
+  return {high, std::sqrt(ss / static_cast<double>(lows.size() - 1))};
+}
+
+}  // namespace
 
 std::vector<FloorPoint> BlockLows(std::span<const FloorPoint> points, double block_seconds, size_t min_points) {
   std::vector<FloorPoint> out;
@@ -45,15 +63,7 @@ std::optional<NewLevel> FindNewLevel(std::span<const FloorPoint> points, const N
     bool rising = true;
     for (size_t k = split + 1; k < n; ++k) rising = rising && lows[k].floor >= lows[k - 1].floor;
     if (!rising) continue;
-    double high = -std::numeric_limits<double>::infinity(), mean = 0;
-    for (size_t k = 0; k < split; ++k) {
-      high = std::max(high, lows[k].floor);
-      mean += lows[k].floor;
-    }
-    mean /= static_cast<double>(split);
-    double ss = 0;
-    for (size_t k = 0; k < split; ++k) ss += (lows[k].floor - mean) * (lows[k].floor - mean);
-    const double sd = std::sqrt(ss / static_cast<double>(split - 1));
+    const auto [high, sd] = HighAndDeviation(std::span<const FloorPoint>(lows).first(split));
     const double gap = lows[split].floor - high;  // the recent lows never fall: the first is the lowest
     if (gap <= std::max(o.min_gap_bytes, o.margin_sds * sd)) continue;
     const double margin = sd > 0 ? gap / sd : std::numeric_limits<double>::infinity();
@@ -80,15 +90,7 @@ std::optional<Ramp> FindRampToNewLevel(std::span<const FloorPoint> points, const
   for (size_t g = std::max(o.min_ramp_blocks, top + 1); g <= o.max_ramp_blocks; ++g) {
     if (n < g + std::max<size_t>(2, o.min_earlier_blocks)) break;
     const size_t split = n - g;  // lows[split..] are the ramp
-    double high = -std::numeric_limits<double>::infinity(), mean = 0;
-    for (size_t k = 0; k < split; ++k) {
-      high = std::max(high, lows[k].floor);
-      mean += lows[k].floor;
-    }
-    mean /= static_cast<double>(split);
-    double ss = 0;
-    for (size_t k = 0; k < split; ++k) ss += (lows[k].floor - mean) * (lows[k].floor - mean);
-    const double sd = std::sqrt(ss / static_cast<double>(split - 1));
+    const auto [high, sd] = HighAndDeviation(std::span<const FloorPoint>(lows).first(split));
     bool above = true;
     for (size_t k = split + 1; k < n; ++k) above = above && lows[k].floor > high;
     if (!above) continue;

@@ -65,6 +65,7 @@ TEST(NewLevel, FindsAFloorLiftedAboveEveryEarlierLow) {
   }
 }
 
+// Neither the new-level test nor the ramp test (RampToNewLevel below) passes on them.
 TEST(NewLevel, HealthySwingsComeBackToTheirFloor) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     const auto all = Swings(8, 4 * kGiB, 60.0 + 12.0 * static_cast<double>(seed), 0, 0, seed);
@@ -74,6 +75,7 @@ TEST(NewLevel, HealthySwingsComeBackToTheirFloor) {
       for (const FloorPoint& q : all)
         if (q.t <= end) p.push_back(q);
       EXPECT_FALSE(FindNewLevel(p, {.min_gap_bytes = 64 * kMiB})) << "seed " << seed << " at " << end;
+      EXPECT_FALSE(FindRampToNewLevel(p, {.min_gap_bytes = 64 * kMiB})) << "seed " << seed << " at " << end;
     }
   }
 }
@@ -168,18 +170,6 @@ TEST(RampToNewLevel, FindsARampNoRecentLowStandsClearOf) {
     EXPECT_GT(ramp->level.margin_sds, 6);
     for (double low : ramp->level.recent_lows_bytes)
       EXPECT_GT(low, ramp->level.earlier_high_bytes + 6 * ramp->level.earlier_sd_bytes);
-  }
-}
-
-TEST(RampToNewLevel, HealthySwingsNeverRampAway) {
-  for (uint64_t seed = 1; seed <= 20; ++seed) {
-    const auto all = Swings(8, 4 * kGiB, 60.0 + 12.0 * static_cast<double>(seed), 0, 0, seed);
-    for (double end = 3 * 3600; end <= 8 * 3600; end += 600) {
-      std::vector<FloorPoint> p;
-      for (const FloorPoint& q : all)
-        if (q.t <= end) p.push_back(q);
-      EXPECT_FALSE(FindRampToNewLevel(p, {.min_gap_bytes = 64 * kMiB})) << "seed " << seed << " at " << end;
-    }
   }
 }
 

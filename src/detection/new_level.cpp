@@ -111,7 +111,7 @@ std::optional<Ramp> FindRampToNewLevel(std::span<const FloorPoint> points, const
     r.from_t = lows[split].t;
     r.above_t = lows[split + 1].t;
     for (size_t k = n - top; k < n; ++k) r.level.recent_lows_bytes.push_back(lows[k].floor);
-    r.level.since_t = lows[split].t;
+    r.level.since_t = lows[n - top].t;
     r.level.earlier_blocks = split;
     r.level.earlier_from_t = lows.front().t;
     r.level.earlier_high_bytes = high;

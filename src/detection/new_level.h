@@ -87,7 +87,8 @@ struct Ramp {
   size_t ramp_blocks = 0;
   double from_t = 0;   // start of the ramp's first block (seconds)
   double above_t = 0;  // start of its second: every low from there on is above the earlier high
-  NewLevel level;      // recent_lows_bytes: the last top_blocks lows; gap and margin over the earlier lows
+  NewLevel level;      // recent_lows_bytes and since_t: the last top_blocks lows and where they begin;
+                       // gap and margin over the earlier lows
 };
 
 std::optional<Ramp> FindRampToNewLevel(std::span<const FloorPoint> points, const RampOptions& options);

@@ -192,6 +192,7 @@ TEST(RampToNewLevel, EveryLowAfterTheRampsFirstStaysAboveTheEarlierHigh) {
   EXPECT_EQ(found->ramp_blocks, 4u);
   EXPECT_DOUBLE_EQ(found->from_t, 12570 - 4 * 900.0);  // blocks count back from the last point
   EXPECT_DOUBLE_EQ(found->above_t, 12570 - 3 * 900.0);
+  EXPECT_DOUBLE_EQ(found->level.since_t, 12570 - 2 * 900.0);  // the last two
   EXPECT_EQ(found->level.earlier_blocks, 10u);
   EXPECT_DOUBLE_EQ(found->level.earlier_high_bytes, 100 * kMiB);
   EXPECT_DOUBLE_EQ(found->level.gap_bytes, 2 * kGiB - 100 * kMiB);

@@ -184,7 +184,9 @@ TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
                           "leak traces alarmed before the leak began",
                           "rate error median",
                           "rate error p90",
-                          "CI holds the true rate"}) {
+                          "CI holds the true rate",
+                          "warned >=30m before full",
+                          "lead time p50 (those warned)"}) {
     EXPECT_NE(report.find(row), std::string::npos) << "missing row: " << row << "\n" << report;
   }
   for (Shape s : AllShapes()) EXPECT_NE(report.find(ShapeName(s)), std::string::npos) << ShapeName(s);
@@ -367,6 +369,41 @@ TEST(Report, WilsonIntervalMatchesTheClosedForm) {
   const auto [zlo, zhi] = WilsonInterval(0, 50);
   EXPECT_EQ(zlo, 0);
   EXPECT_NEAR(zhi, 0.0714, 1e-4);
+}
+
+// Leaks whose trace ends where the card fills: a lead of 3 h and one of 15 minutes for vramwatch,
+// none for the baselines; a leak that does not fill the card is left out.
+TEST(Report, LeaksThatFillTheCardReportHowLongBeforeTheyWereWarned) {
+  auto leak = [](double duration_s, std::string capped, std::optional<double> vw_delay_s) {
+    TraceResult r;
+    r.label.leak = true;
+    r.label.shape = Shape::kLeakLinear;
+    r.label.leak_rate_bps = 1000 * kMiB / 3600;
+    r.label.leak_start_s = 0;
+    r.label.duration_s = duration_s;
+    r.label.capped = std::move(capped);
+    r.outcome[0].delay_s = vw_delay_s;
+    r.outcome[0].alarmed_any = vw_delay_s.has_value();
+    return r;
+  };
+  const std::vector<TraceResult> results = {leak(4 * 3600, "trace", 3600), leak(2 * 3600, "trace", 6300),
+                                            leak(5 * 3600, "", 60)};
+  const std::string report = FormatReport(results, EvalOptions{}, {.seed = 1, .threads = 1, .wall_seconds = 1});
+  const auto line = [&](const std::string& label) {
+    const size_t at = report.find(label);
+    EXPECT_NE(at, std::string::npos) << label << "\n" << report;
+    return at == std::string::npos ? std::string() : report.substr(at, report.find('\n', at) - at);
+  };
+  for (const char* label : {"warned >=30m before full", "warned >=2h before full"}) {
+    const std::string row = line(label);
+    EXPECT_NE(row.find("n=2 "), std::string::npos) << row;
+    EXPECT_NE(row.find(" 50.0% "), std::string::npos) << row;  // 3 h of lead, not 15 minutes
+    EXPECT_NE(row.find(" 0.0% "), std::string::npos) << row;   // the baselines never fired
+  }
+  // Median of 3 h and 15 minutes; the baselines warned none.
+  const std::string lead = line("lead time p50 (those warned)");
+  EXPECT_NE(lead.find(FormatDuration((3 * 3600 + 900) / 2.0)), std::string::npos) << lead;
+  EXPECT_NE(lead.find(" - "), std::string::npos) << lead;
 }
 
 TEST(Report, QuantileInterpolatesBetweenRanks) {

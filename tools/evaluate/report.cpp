@@ -223,6 +223,28 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
     t.Row(fmt::format("delay p{:.0f}", q * 100), cells);
   }
 
+  // Leaks whose trace was cut where the memory would have filled the card (capped "trace"): the job
+  // would die of an out-of-memory error at the end. How long before it did each detector warn?
+  t.Section("Leaks that fill the card (the trace ends where memory would run out)");
+  {
+    const Filter fills = [](const TraceResult& r) { return r.label.leak && r.label.capped == "trace"; };
+    auto lead_s = [](const TraceResult& r, const DetectorOutcome& o) { return LeakRan(r) - *o.delay_s; };
+    for (double before_s : {1800.0, 7200.0}) {
+      RecallRow(
+          t, results, fmt::format("warned >={} before full", Knob(before_s)), fills,
+          [&](const TraceResult& r, const DetectorOutcome& o) { return o.delay_s && lead_s(r, o) >= before_s - 1e-6; });
+    }
+    std::array<std::string, kDetectorCount> cells;
+    for (size_t d = 0; d < kDetectorCount; ++d) {
+      std::vector<double> leads;
+      for (const TraceResult& r : results) {
+        if (fills(r) && r.outcome[d].delay_s) leads.push_back(lead_s(r, r.outcome[d]));
+      }
+      cells[d] = DurationOrDash(Quantile(leads, 0.5));
+    }
+    t.Row("lead time p50 (those warned)", cells);
+  }
+
   t.Section(fmt::format("False alarms on healthy traces ({:.1f} GPU-hours, {} traces)", healthy_hours, healthy));
   {
     std::array<std::string, kDetectorCount> per_khour, flagged, before;

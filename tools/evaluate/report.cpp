@@ -104,6 +104,22 @@ std::string DurationOrDash(const std::optional<double>& s) {
   return s ? FormatDuration(*s) : "-";
 }
 
+// One row of the q-quantile, per detector, of value(trace, outcome) (seconds) over the traces that
+// pass `filter` and that detector alarmed at or after their leak's start.
+void DurationQuantileRow(Table& t, const std::vector<TraceResult>& results, const std::string& label, double q,
+                         const Filter& filter,
+                         const std::function<double(const TraceResult&, const DetectorOutcome&)>& value) {
+  std::array<std::string, kDetectorCount> cells;
+  for (size_t d = 0; d < kDetectorCount; ++d) {
+    std::vector<double> values;
+    for (const TraceResult& r : results) {
+      if (filter(r) && r.outcome[d].delay_s) values.push_back(value(r, r.outcome[d]));
+    }
+    cells[d] = DurationOrDash(Quantile(values, q));
+  }
+  t.Row(label, cells);
+}
+
 }  // namespace
 
 std::pair<double, double> WilsonInterval(size_t hits, size_t n, double z) {
@@ -212,15 +228,8 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
   RecallRow(t, results, "alarmed at any time", is_leak,
             [](const TraceResult&, const DetectorOutcome& o) { return o.delay_s.has_value(); });
   for (double q : {0.5, 0.9}) {
-    std::array<std::string, kDetectorCount> cells;
-    for (size_t d = 0; d < kDetectorCount; ++d) {
-      std::vector<double> delays;
-      for (const TraceResult& r : results) {
-        if (r.label.leak && r.outcome[d].delay_s) delays.push_back(*r.outcome[d].delay_s);
-      }
-      cells[d] = DurationOrDash(Quantile(delays, q));
-    }
-    t.Row(fmt::format("delay p{:.0f}", q * 100), cells);
+    DurationQuantileRow(t, results, fmt::format("delay p{:.0f}", q * 100), q, is_leak,
+                        [](const TraceResult&, const DetectorOutcome& o) { return *o.delay_s; });
   }
 
   // Leaks whose trace was cut where the memory would have filled the card (capped "trace"): the job
@@ -234,15 +243,7 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
           t, results, fmt::format("warned >={} before full", Knob(before_s)), fills,
           [&](const TraceResult& r, const DetectorOutcome& o) { return o.delay_s && lead_s(r, o) >= before_s - 1e-6; });
     }
-    std::array<std::string, kDetectorCount> cells;
-    for (size_t d = 0; d < kDetectorCount; ++d) {
-      std::vector<double> leads;
-      for (const TraceResult& r : results) {
-        if (fills(r) && r.outcome[d].delay_s) leads.push_back(lead_s(r, r.outcome[d]));
-      }
-      cells[d] = DurationOrDash(Quantile(leads, 0.5));
-    }
-    t.Row("lead time p50 (those warned)", cells);
+    DurationQuantileRow(t, results, "lead time p50 (those warned)", 0.5, fills, lead_s);
   }
 
   t.Section(fmt::format("False alarms on healthy traces ({:.1f} GPU-hours, {} traces)", healthy_hours, healthy));

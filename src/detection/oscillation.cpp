@@ -2,28 +2,49 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "detection/quantile.h"
 
 namespace vw::detection {
 namespace {
 
-// Autocorrelation of x (already centred) at lags 0..max_lag.
-std::vector<double> Autocorrelation(std::span<const double> x, size_t max_lag) {
-  std::vector<double> r(max_lag + 1, 0.0);
-  double c0 = 0;
-  for (double v : x) c0 += v * v;
-  if (c0 <= 0) return r;
-  for (size_t k = 0; k <= max_lag; ++k) {
-    double s = 0;
-    for (size_t i = 0; i + k < x.size(); ++i) s += x[i] * x[i + k];
-    r[k] = s / c0;
+// Autocorrelation of x (already centred) at lags 0..max_lag, each lag computed when first asked
+// for: the peak search reads the lags up to the first peak and a few around its multiples, so most
+// of the max_lag lags are never needed (each costs O(n)).
+class Autocorrelation {
+ public:
+  Autocorrelation(std::span<const double> x, size_t max_lag)
+      : x_(x), r_(max_lag + 1, std::numeric_limits<double>::quiet_NaN()) {
+    for (double v : x) c0_ += v * v;
   }
-  return r;
-}
+  size_t size() const { return r_.size(); }
+  double operator[](size_t k) {
+    if (std::isnan(r_[k])) {
+      // Four running sums, added at the end: the products do not wait on one another's additions.
+      double part[4] = {0, 0, 0, 0};
+      const size_t n = x_.size();
+      size_t i = 0;
+      for (; i + 3 + k < n; i += 4) {
+        part[0] += x_[i] * x_[i + k];
+        part[1] += x_[i + 1] * x_[i + 1 + k];
+        part[2] += x_[i + 2] * x_[i + 2 + k];
+        part[3] += x_[i + 3] * x_[i + 3 + k];
+      }
+      for (; i + k < n; ++i) part[0] += x_[i] * x_[i + k];
+      r_[k] = c0_ > 0 ? ((part[0] + part[1]) + (part[2] + part[3])) / c0_ : 0.0;
+    }
+    return r_[k];
+  }
+
+ private:
+  std::span<const double> x_;
+  std::vector<double> r_;
+  double c0_ = 0;
+};
 
 // Vertex of the parabola through (k−1, k, k+1): the peak's lag between grid points.
-double RefinedPeak(std::span<const double> r, size_t k) {
+double RefinedPeak(Autocorrelation& r, size_t k) {
   if (k == 0 || k + 1 >= r.size()) return static_cast<double>(k);
   const double a = r[k - 1], b = r[k], c = r[k + 1];
   const double den = a - 2 * b + c;
@@ -68,7 +89,7 @@ std::optional<Oscillation> EstimateOscillation(std::span<const FloorPoint> pts, 
   const double max_period_pts = std::min(o.max_period_seconds, span / o.min_periods) / dt;
   const size_t max_lag = std::min<size_t>({o.max_lag_points, n / 2, static_cast<size_t>(3 * max_period_pts) + 2});
   if (max_lag < 4) return std::nullopt;
-  const std::vector<double> r = Autocorrelation(x, max_lag);
+  Autocorrelation r(x, max_lag);
 
   // First peak after the first negative value.
   size_t k = 1;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -150,10 +151,26 @@ void PairwiseSlopes::Ranks(std::span<const size_t> ranks, std::span<double> out,
   if (ranks.empty()) return;
   if (max_held == 0) max_held = kMaterializedPairs;
   auto materialise = [&] {
-    std::vector<double> slopes;
-    slopes.reserve(pairs_);
-    ForEachSlope(x_, y_, ascending_, [&](double s) { slopes.push_back(s); });
-    SelectRanks(slopes, ranks, out);
+    const std::unique_ptr<double[]> slopes(new double[pairs_]);  // the first m written below
+    const size_t n = y_.size();
+    size_t m = 0;  // slopes written
+    if (ascending_ && pairs_ == (n < 2 ? 0 : n * (n - 1) / 2)) {
+      // No two x equal: every j > i is a pair, written in place (a loop the compiler can run on
+      // several pairs at once).
+      double* at = slopes.get();
+      for (size_t i = 0; i + 1 < n; ++i) {
+        const double xi = x_[i], yi = y_[i];
+        const double* xs = x_.data() + i + 1;
+        const double* ys = y_.data() + i + 1;
+        const size_t row = n - i - 1;
+        for (size_t j = 0; j < row; ++j) at[j] = (ys[j] - yi) / (xs[j] - xi);
+        at += row;
+      }
+      m = pairs_;
+    } else {
+      ForEachSlope(x_, y_, ascending_, [&](double s) { slopes[m++] = s; });
+    }
+    SelectRanks(std::span<double>(slopes.get(), m), ranks, out);
   };
   if (pairs_ <= max_held) return materialise();
   std::mt19937_64 rng(0x5eed);

@@ -75,10 +75,18 @@ double LowQuantileByInsertion(std::span<const double> values, size_t lo, size_t 
 // a[0..n) in place: each lands at its own index, with no greater value before it and no smaller one
 // after it. The middle wanted rank first, then those left of it in the part before and those right
 // of it in the part after, so each later selection works on a shorter range.
+// An end of the range (the wanted rank just below or above one selected before it, as for the
+// median of an even count) is found by one scan for the least or greatest value.
 void SelectInPlace(double* a, size_t n, std::span<const size_t> ranks, size_t offset) {
   if (ranks.empty()) return;
   const size_t mid = ranks.size() / 2, k = ranks[mid] - offset;
-  SelectNth(a, n, k);
+  if (k == 0) {
+    std::iter_swap(a, std::min_element(a, a + n));
+  } else if (k + 1 == n) {
+    std::iter_swap(a + k, std::max_element(a, a + n));
+  } else {
+    SelectNth(a, n, k);
+  }
   size_t left_end = mid;
   while (left_end > 0 && ranks[left_end - 1] == ranks[mid]) --left_end;
   SelectInPlace(a, k, ranks.first(left_end), offset);

@@ -132,7 +132,7 @@ void SelectRanks(std::span<double> values, std::span<const size_t> ranks, std::s
   if (ranks.empty()) return;
   constexpr size_t kSample = 256;
   if (n >= 4 * kSample) {
-    // Bounds from a strided sample, sorted: each wanted rank r sits near sample position r·m/n, give
+    // Bounds from a strided sample: each wanted rank r sits near sample position r·m/n (in order), give
     // or take about √m/2 (a binomial count); 1.5·√m either side misses rarely. Only the values
     // between the bounds are selected among, once the values below are counted. Exact: when the
     // count below is at most the smallest rank and the values kept reach past the largest, the
@@ -141,11 +141,19 @@ void SelectRanks(std::span<double> values, std::span<const size_t> ranks, std::s
     const size_t stride = n / kSample;
     buf.clear();
     for (size_t i = stride / 2; i < n && buf.size() < kSample; i += stride) buf.push_back(values[i]);
-    std::sort(buf.begin(), buf.end());
     const size_t m = buf.size(), slack = 24;
     const size_t p_lo = ranks.front() * m / n, p_hi = ranks.back() * m / n;
-    const double low = p_lo < slack ? -INFINITY : buf[p_lo - slack];
-    const double high = p_hi + slack >= m ? INFINITY : buf[p_hi + slack];
+    // The two sample values at the bounds' places (as a sort of the sample would give them).
+    double low = -INFINITY, high = INFINITY;
+    if (p_hi + slack < m) {
+      std::nth_element(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(p_hi + slack), buf.end());
+      high = buf[p_hi + slack];
+    }
+    if (p_lo >= slack) {
+      const auto end = buf.begin() + static_cast<std::ptrdiff_t>(p_hi + slack < m ? p_hi + slack : m);
+      std::nth_element(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(p_lo - slack), end);
+      low = buf[p_lo - slack];
+    }
     buf.resize(n);
     size_t kept = 0, below = 0;
     for (const double v : values) {  // branch-free: every value written, those outside overwritten

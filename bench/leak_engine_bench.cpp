@@ -67,7 +67,7 @@ void BM_Assess12h(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(engine.Assess());
   state.SetLabel(kind == 3   ? "steady leak with a spike at the end (held: the tests run twice)"
                  : kind == 2 ? "healthy serving load (cycle removed on every window)"
-                 : kind == 1 ? "leak under an oscillating load (envelope tests run)"
+                 : kind == 1 ? "leak under an oscillating load (envelope tests run, then all again 10 min back)"
                              : "steady leak");
 }
 BENCHMARK(BM_Assess12h)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMicrosecond);

@@ -166,6 +166,11 @@ struct EngineConfig {
   // below it, or, under a load's cycle, from the lowest floor before the cut to the lowest
   // since), the verdict stays a leak, judged on that data (0: never).
   double hold_seconds = 1800;
+  // Under a load whose floor swings (the oscillation test above), a leak verdict must also hold on
+  // the data up to swing_persist_seconds ago: each of the tests on such a load is asked again at
+  // every check, and a healthy load's wander can pass one of them at one moment only. Else the
+  // verdict is the one on that earlier data, with the later finding in its evidence (0: no check).
+  double swing_persist_seconds = 600;
   // Warm-up gate: settled once the floor's rise over settle_window_seconds is under
   // max(settle_min_bytes, settle_fraction × capacity), or no longer falling.
   double settle_window_seconds = 600;
@@ -340,7 +345,11 @@ class LeakEngine {
  private:
   // The verdict, evidence and fits of `a` (its header, peak and floor set by Assess) from the
   // segment's bucket floors `pts` (seconds, bytes), oldest first.
-  void Judge(Assessment& a, const std::vector<FloorPoint>& pts) const;
+  // Returns whether the floor swings with a load (the oscillation test).
+  bool Judge(Assessment& a, const std::vector<FloorPoint>& pts) const;
+  // Judge(), and for a leak on a swinging floor the swing_persist_seconds check: `base` is the
+  // assessment with its header set; `pts` as for Judge().
+  Assessment JudgePersistent(const Assessment& base, const std::vector<FloorPoint>& pts) const;
   void AddSlow(double t, double used_bytes);
   // The sample joins the open bucket (its cell is the sample's; the bucket is started).
   void AppendToOpen(double t, double used_bytes) {

@@ -508,8 +508,7 @@ Assessment LeakEngine::Assess() const {
     for (size_t i = pts.size() - std::min<size_t>(pts.size(), 3); i < pts.size(); ++i) recent.push_back(pts[i].floor);
     a.floor_bytes = *std::min_element(recent.begin(), recent.end());
   }
-  Assessment now = a;
-  Judge(now, pts);
+  Assessment now = JudgePersistent(a, pts);
   if (now.verdict != Verdict::kSettling || !(c.hold_seconds > 0)) return now;
   // Held: the data up to hold_seconds ago said leak, and what came since neither fell back nor
   // stopped: no floor since is below the level at the cut by more than three noise deviations, and
@@ -541,8 +540,7 @@ Assessment LeakEngine::Assess() const {
   auto rose = [&](double bps) { return low_since >= level - tol && last_median >= level + 0.5 * bps * since_s - tol; };
   auto lows_rose = [&](double bps) { return low_since >= low_before + 0.5 * bps * c.hold_seconds - tol; };
   if (!rose(c.min_rate_bps) && !lows_rose(c.min_rate_bps)) return now;
-  Assessment then = a;
-  Judge(then, std::vector<FloorPoint>(pts.begin(), after));
+  Assessment then = JudgePersistent(a, std::vector<FloorPoint>(pts.begin(), after));
   if (then.verdict != Verdict::kLeak || !then.rate_bps) return now;
   const double bps = std::max(c.min_rate_bps, *then.rate_bps);
   const std::string since =
@@ -559,7 +557,31 @@ Assessment LeakEngine::Assess() const {
   return then;
 }
 
-void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const {
+Assessment LeakEngine::JudgePersistent(const Assessment& base, const std::vector<FloorPoint>& pts) const {
+  Assessment now = base;
+  const bool swinging = Judge(now, pts);
+  const double persist = config_.swing_persist_seconds;
+  if (now.verdict != Verdict::kLeak || !swinging || !(persist > 0) || pts.empty()) return now;
+  // The data up to persist seconds before the last point: the buckets whose middle is no later.
+  const double cut = pts.back().t - persist;
+  const auto after = std::find_if(pts.begin(), pts.end(), [cut](const FloorPoint& p) { return p.t > cut; });
+  Assessment then = base;
+  Judge(then, std::vector<FloorPoint>(pts.begin(), after));
+  if (then.verdict == Verdict::kLeak) return now;
+  // The summary is "Leak: <trend> Growing since ...": said again without its "Leak: ".
+  constexpr std::string_view kLeakPrefix = "Leak: ";
+  const std::string found =
+      now.summary.rfind(kLeakPrefix, 0) == 0 ? now.summary.substr(kLeakPrefix.size()) : now.summary;
+  then.evidence.push_back(fmt::format(
+      "On all the data the tests find a leak: {} On the data up to {} they do not, and under a load that swings a "
+      "leak is called only when the data up to {} earlier shows it too: each test is asked again at every check, "
+      "and a healthy load's wander can pass one of them for a moment.",
+      found, At(after == pts.begin() ? cut : (after - 1)->t, first_t_, config_.evidence_times),
+      FormatDuration(persist)));
+  return then;
+}
+
+bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const {
   const EngineConfig& c = config_;
   if (last_drop_ && last_drop_->t == segment_start_t_) {
     a.evidence.push_back(fmt::format(
@@ -570,7 +592,7 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   if (departures_explained_ > 0 && last_departed_) a.evidence.push_back(DepartureSentence(a, config_.evidence_times));
   if (pts.size() < 3) {
     a.evidence.push_back("Too little data since the segment began for a trend test.");
-    return;
+    return false;
   }
 
   // Settling gate: the floor's rise over the last settle window must be small, or no longer
@@ -605,7 +627,7 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
         "Still warming up: the floor rose by {} in the last {}; the leak tests start once it rises by less than {} "
         "per {}.",
         Signed(last_rise), FormatDuration(ws), FormatBytes(fast), FormatDuration(ws)));
-    return;
+    return false;
   }
   a.settled_at = pts[*settled].t;
   const std::span<const FloorPoint> analysed(pts.begin() + static_cast<std::ptrdiff_t>(*settled), pts.end());
@@ -633,7 +655,7 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
         a.verdict == Verdict::kWarmup ? fmt::format(", and it has risen by {} since, more than {}: still warming up",
                                                     Signed(since), FormatBytes(c.min_growth_bytes))
                                       : ""));
-    return;
+    return false;
   }
   const GrowthOptions go{.alpha = c.alpha,
                          .ci_level = c.ci_level,
@@ -725,7 +747,7 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   if (windows.empty()) {
     a.verdict = Verdict::kPlateau;
     a.evidence.push_back("Too few buckets in the settled data for a trend test.");
-    return;
+    return oscillating;
   }
   std::optional<size_t> leak_at = floor_v.leak_at, vetoed_by = floor_v.vetoed_by;
   // Under an oscillating load the floor swings with it: test the lower envelope as well, over
@@ -894,7 +916,7 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
                                        100 * c.ci_level, Rate(rate->sen.low_slope), Rate(rate->sen.high_slope)));
       a.summary = a.evidence[trend_sentence] + " " + a.evidence.back();
       AddRunway(a);
-      return;
+      return oscillating;
     }
   }
   const std::span<const FloorPoint> leak_series = env_v ? std::span<const FloorPoint>(envelope) : analysed;
@@ -927,7 +949,7 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
           Rate(rate->sen.slope), 100 * c.ci_level, Rate(rate->sen.low_slope), Rate(rate->sen.high_slope),
           Rate(floor_bps),
           slow_rule ? fmt::format(" before {} of settled data", FormatDuration(c.slow_history_seconds)) : ""));
-      return;
+      return oscillating;
     }
   }
   if (leak_at) {
@@ -1009,7 +1031,7 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       a.evidence.push_back(fmt::format("It did not slow down: {} in the first half, {} in the second.",
                                        Rate(g.first_half->slope), Rate(g.second_half->slope)));
     AddRunway(a);
-    return;
+    return oscillating;
   }
 
   // Not a leak: settling when some window shows real growth, plateau otherwise.
@@ -1080,7 +1102,7 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       a.evidence.push_back(fmt::format("The floor last stepped up at {} and has not risen since ({} ago).",
                                        At(last_high_t, first_t_, config_.evidence_times),
                                        FormatDuration(last_t_ - last_high_t)));
-    return;
+    return oscillating;
   }
   // A significant upward trend whose rise did not last (the floor went up and fell back, or ended
   // near where it began) is not a plateau: say what the test found and why it is no leak.
@@ -1129,7 +1151,7 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       ending = NotALeak(w.test);
     }
     a.evidence.push_back(fmt::format("{}, but {}: {}.", lead, why, ending));
-    return;
+    return oscillating;
   }
   a.verdict = Verdict::kPlateau;
   const auto [lo, hi] = range_of(longest_w.seconds);
@@ -1148,7 +1170,7 @@ void LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
         fmt::format("Memory sits at {:.0f}% of the usable capacity but does not grow: a "
                     "pre-allocated pool looks like this.",
                     100 * *a.peak_bytes / *a.capacity_bytes));
-  return;
+  return oscillating;
 }
 
 }  // namespace vw::detection

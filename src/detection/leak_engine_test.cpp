@@ -316,7 +316,8 @@ TEST(LeakEngine, LeakThatJustBeganUnderServingSwingsIsANewLevel) {
   for (uint64_t seed : {1, 2}) {
     const Shape shape = ServingLoad(6000, 2700, 1500, 5000, seed, duration, start);
     LeakEngine with = CardEngine();
-    const Trace found = Feed(with, shape, start + 3000, 1.0, 5, 1, 300);
+    // 50 minutes in, and the 10 minutes a leak on a swinging floor must hold (swing_persist_seconds).
+    const Trace found = Feed(with, shape, start + 3600, 1.0, 5, 1, 300);
     ASSERT_EQ(found.last.verdict, Verdict::kLeak) << seed << ": " << AllEvidence(found.last);
     const std::string ev = AllEvidence(found.last);
     EXPECT_NE(ev.find("a level it never reached before"), std::string::npos) << ev;
@@ -336,13 +337,47 @@ TEST(LeakEngine, LeakThatJustBeganUnderServingSwingsIsANewLevel) {
     off.ramp_max_blocks = 0;
     LeakEngine without(off);
     without.SetCapacity(kCard);
-    const Trace missed = Feed(without, shape, start + 3000, 1.0, 5, 1, 300);
+    const Trace missed = Feed(without, shape, start + 3600, 1.0, 5, 1, 300);
     EXPECT_EQ(LeakChecks(missed), 0) << AllEvidence(missed.last);
   }
 }
 
+// Under a load that swings, a leak found on all the data must also be found on the data up to
+// swing_persist_seconds ago; a floor that does not swing is called at once.
+TEST(LeakEngine, ALeakOnASwingingFloorMustHoldForTenMinutes) {
+  const double start = 6 * kHour;
+  const Shape swinging = ServingLoad(6000, 2700, 1500, 5000, 1, 7 * kHour, start);
+  EngineConfig at_once;
+  at_once.swing_persist_seconds = 0;
+  // 50 minutes in the new level is found on all the data, not yet on the data up to 10 minutes ago.
+  LeakEngine held_back = CardEngine();
+  const Assessment early = Feed(held_back, swinging, start + 3000, 1.0, 5, 1, 300).last;
+  const std::string ev = AllEvidence(early);
+  EXPECT_NE(early.verdict, Verdict::kLeak) << ev;
+  EXPECT_FALSE(early.rate_bps) << ev;
+  EXPECT_TRUE(early.summary.empty()) << ev;
+  EXPECT_NE(ev.find("On all the data the tests find a leak: the load moved to a level"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("called only when the data up to 10m 0s earlier shows it too"), std::string::npos) << ev;
+  LeakEngine immediate = CardEngine(at_once);
+  EXPECT_EQ(Feed(immediate, swinging, start + 3000, 1.0, 5, 1, 300).last.verdict, Verdict::kLeak);
+  // Ten minutes later both say leak.
+  LeakEngine later = CardEngine();
+  EXPECT_EQ(Feed(later, swinging, start + 3600, 1.0, 5, 1, 300).last.verdict, Verdict::kLeak);
+  // A steady floor: the first leak check is the same with and without the rule.
+  auto first_leak = [](const Trace& run) {
+    for (const Assessment& a : run.checks)
+      if (a.verdict == Verdict::kLeak) return a.end_t;
+    return -1.0;
+  };
+  const Shape steady = LeakAfterPlateau(20000, 400, 2 * kHour);
+  LeakEngine steady_default = CardEngine(), steady_at_once = CardEngine(at_once);
+  const double found = first_leak(Feed(steady_default, steady, 5 * kHour, 1.0, 3, 1, 300));
+  EXPECT_GT(found, 2 * kHour);
+  EXPECT_EQ(found, first_leak(Feed(steady_at_once, steady, 5 * kHour, 1.0, 3, 1, 300)));
+}
+
 TEST(LeakEngine, LeakThatRampedForAnHourUnderServingSwingsIsFound) {
-  // 2500 MiB/h under a 6 GiB cycle every 25 minutes with swings up to 1.5 GiB, 1h 20m after it
+  // 2500 MiB/h under a 6 GiB cycle every 25 minutes with swings up to 1.5 GiB, 1h 25m after it
   // began 3 or 4 hours into the job: the windows straddle its start, and each recent low is only a
   // block's growth above the one before (no new level), but the last two stand far above every low
   // before the rise.
@@ -350,7 +385,8 @@ TEST(LeakEngine, LeakThatRampedForAnHourUnderServingSwingsIsFound) {
     for (uint64_t seed : {1, 2}) {
       const Shape shape = ServingLoad(6000, 1500, 1500, 2500, seed, start + 2 * kHour, start);
       LeakEngine with = CardEngine();
-      const Trace found = Feed(with, shape, start + 4800, 1.0, 5, 1, 300);
+      // 75 minutes in, and the 10 minutes a leak on a swinging floor must hold.
+      const Trace found = Feed(with, shape, start + 5100, 1.0, 5, 1, 300);
       const std::string ev = AllEvidence(found.last);
       ASSERT_EQ(found.last.verdict, Verdict::kLeak) << start << " " << seed << ": " << ev;
       EXPECT_NE(ev.find("has been rising to a level it never reached before"), std::string::npos) << ev;
@@ -367,7 +403,7 @@ TEST(LeakEngine, LeakThatRampedForAnHourUnderServingSwingsIsFound) {
       off.ramp_max_blocks = 0;
       LeakEngine without(off);
       without.SetCapacity(kCard);
-      const Trace missed = Feed(without, shape, start + 4800, 1.0, 5, 1, 300);
+      const Trace missed = Feed(without, shape, start + 5100, 1.0, 5, 1, 300);
       EXPECT_NE(missed.last.verdict, Verdict::kLeak) << start << " " << seed << ": " << AllEvidence(missed.last);
     }
   }
@@ -588,7 +624,7 @@ TEST(LeakEngine, LeakSummaryIsTheTrendThenTheGrowth) {
     const char* trend;  // how the trend sentence begins
   };
   for (const Case& c : {Case{"floor after a restart", leak_after_restart, 9 * kHour, "Leak: the floor rose by "},
-                        Case{"new level under a serving load", new_level, start + 3000,
+                        Case{"new level under a serving load", new_level, start + 3600,
                              "Leak: the load moved to a level it never reached before."}}) {
     LeakEngine e = CardEngine();
     const Trace run = Feed(e, c.shape, c.duration, 1.0, 5, 1, 300);

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "detection/lagged_product.h"
 #include "detection/normal.h"
 #include "detection/pairwise_slopes.h"
 #include "detection/quantile.h"
@@ -50,17 +51,7 @@ double HamedRaoFactor(std::span<const double> y, double acf_alpha) {
   const double bound = NormalQuantile(1 - acf_alpha / 2) / std::sqrt(dn);
   double sum = 0;
   for (size_t k = 1; k < n; ++k) {
-    // Four running sums, added at the end: the products do not wait on one another's additions.
-    double part[4] = {0, 0, 0, 0};
-    size_t t = 0;
-    for (; t + 3 + k < n; t += 4) {
-      part[0] += ranks[t] * ranks[t + k];
-      part[1] += ranks[t + 1] * ranks[t + 1 + k];
-      part[2] += ranks[t + 2] * ranks[t + 2 + k];
-      part[3] += ranks[t + 3] * ranks[t + 3 + k];
-    }
-    for (; t + k < n; ++t) part[0] += ranks[t] * ranks[t + k];
-    const double acov = (part[0] + part[1]) + (part[2] + part[3]);
+    const double acov = LaggedProduct(ranks, k);
     const double rho = acov / acov0;
     if (rho <= bound && rho >= -bound) continue;
     const double m = static_cast<double>(n - k);

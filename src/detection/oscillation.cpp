@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "detection/lagged_product.h"
 #include "detection/quantile.h"
 
 namespace vw::detection {
@@ -20,20 +21,7 @@ class Autocorrelation {
   }
   size_t size() const { return r_.size(); }
   double operator[](size_t k) {
-    if (std::isnan(r_[k])) {
-      // Four running sums, added at the end: the products do not wait on one another's additions.
-      double part[4] = {0, 0, 0, 0};
-      const size_t n = x_.size();
-      size_t i = 0;
-      for (; i + 3 + k < n; i += 4) {
-        part[0] += x_[i] * x_[i + k];
-        part[1] += x_[i + 1] * x_[i + 1 + k];
-        part[2] += x_[i + 2] * x_[i + 2 + k];
-        part[3] += x_[i + 3] * x_[i + 3 + k];
-      }
-      for (; i + k < n; ++i) part[0] += x_[i] * x_[i + k];
-      r_[k] = c0_ > 0 ? ((part[0] + part[1]) + (part[2] + part[3])) / c0_ : 0.0;
-    }
+    if (std::isnan(r_[k])) r_[k] = c0_ > 0 ? LaggedProduct(x_, k) / c0_ : 0.0;
     return r_[k];
   }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "detection/lagged_product.h"
 #include "detection/mann_kendall.h"
 #include "detection/normal.h"
 #include "detection/quantile.h"
@@ -46,6 +47,25 @@ TEST(Quantile, InterpolatesBetweenOrderStatistics) {
   std::vector<double> empty;
   EXPECT_FALSE(Quantile(empty, 0.5).has_value());
   EXPECT_FALSE(Quantile(v, 1.5).has_value());
+}
+
+TEST(LaggedProduct, SumsEachValueTimesTheOneLagAfterIt) {
+  const std::vector<double> x = {1, 2, 3, 4, 5, 6, 7};
+  EXPECT_EQ(LaggedProduct(x, 0), 140);                   // 1 + 4 + ... + 49
+  EXPECT_EQ(LaggedProduct(x, 2), 3 + 8 + 15 + 24 + 35);  // the tail past the groups of four too
+  EXPECT_EQ(LaggedProduct(x, 6), 7);                     // one pair
+  EXPECT_EQ(LaggedProduct(x, 7), 0);                     // none
+  EXPECT_EQ(LaggedProduct(std::vector<double>{}, 0), 0);
+  // Against a plain sum on centred noise, to the rounding of the two orders of addition.
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0, 1);
+  std::vector<double> y(719);
+  for (double& v : y) v = noise(rng);
+  for (size_t lag : {0, 1, 3, 4, 5, 100, 717, 718}) {
+    double plain = 0;
+    for (size_t i = 0; i + lag < y.size(); ++i) plain += y[i] * y[i + lag];
+    EXPECT_NEAR(LaggedProduct(y, lag), plain, 1e-12 * (1 + std::fabs(plain))) << lag;
+  }
 }
 
 TEST(SelectNth, PutsTheSortedValueAtKWithNoGreaterBeforeAndNoSmallerAfter) {

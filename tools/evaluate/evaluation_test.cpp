@@ -239,6 +239,19 @@ EvalOptions EveryFiveMinutes() {
   return o;
 }
 
+// Evaluates `t`, keeping its last assessment and that assessment's evidence, a sentence a line.
+struct LastCheck {
+  TraceResult result;
+  detection::Assessment last;
+  std::string evidence;
+};
+LastCheck EvaluateKeepingTheLast(const Trace& t, const EvalOptions& o) {
+  LastCheck c;
+  c.result = EvaluateTrace(t, o, [&](double, const detection::Assessment& a) { c.last = a; });
+  for (const std::string& e : c.last.evidence) c.evidence += e + "\n";
+  return c;
+}
+
 // A leak under a serving load whose last check fell on a rise the keeps-going tests could not yet
 // tell from a spike (seed 22, trace 443 of the corpus): held by its lows, which rose since the data
 // that found it; without the hold the last check is not a leak. Its verdicts alternate between leak
@@ -250,12 +263,9 @@ TEST(Evaluation, ALeakUnderAServingLoadIsHeldAtTheEndByItsLows) {
   ASSERT_EQ(t.label.shape, Shape::kLeakUnderServing);
   EvalOptions at_once;
   at_once.engine.swing_persist_seconds = 0;
-  detection::Assessment last;
-  EvaluateTrace(t, at_once, [&](double, const detection::Assessment& a) { last = a; });
-  ASSERT_EQ(last.verdict, detection::Verdict::kLeak);
-  std::string ev;
-  for (const std::string& e : last.evidence) ev += e + "\n";
-  EXPECT_NE(ev.find("but since then its lowest floor ("), std::string::npos) << ev;
+  const LastCheck held = EvaluateKeepingTheLast(t, at_once);
+  ASSERT_EQ(held.last.verdict, detection::Verdict::kLeak);
+  EXPECT_NE(held.evidence.find("but since then its lowest floor ("), std::string::npos) << held.evidence;
   EvalOptions no_hold = at_once;
   no_hold.engine.hold_seconds = 0;
   EXPECT_FALSE(EvaluateTrace(t, no_hold).outcome[0].alarm_at_end);
@@ -342,13 +352,10 @@ TEST(Evaluation, ASwingingLoadsLeakMustHoldOnTheDataBeforeTheLastCheck) {
 TEST(Evaluation, ALeakThatRampedUnderAServingLoadIsFound) {
   const Trace t = TraceGenerator({.seed = 11}).Generate(839);
   ASSERT_EQ(t.label.shape, Shape::kLeakUnderServing);
-  std::string ev;
-  const TraceResult r = EvaluateTrace(t, EvalOptions{}, [&](double, const detection::Assessment& a) {
-    ev.clear();
-    for (const std::string& e : a.evidence) ev += e + "\n";
-  });
-  EXPECT_TRUE(r.outcome[0].alarm_at_end) << ev;
-  EXPECT_NE(ev.find("has been rising to a level it never reached before"), std::string::npos) << ev;
+  const LastCheck found = EvaluateKeepingTheLast(t, EvalOptions{});
+  EXPECT_TRUE(found.result.outcome[0].alarm_at_end) << found.evidence;
+  EXPECT_NE(found.evidence.find("has been rising to a level it never reached before"), std::string::npos)
+      << found.evidence;
   EvalOptions no_ramp;
   no_ramp.engine.ramp_max_blocks = 0;
   EXPECT_FALSE(EvaluateTrace(t, no_ramp).outcome[0].alarmed_any);
@@ -373,13 +380,9 @@ TEST(Evaluation, AYoungSettlingCurveWhoseLastThirdSlowsIsNotALeak) {
 TEST(Evaluation, ALeakAfterAFlatHourInAShortJobIsFound) {
   const Trace t = TraceGenerator({.seed = 11}).Generate(763);
   ASSERT_EQ(t.label.shape, Shape::kLeakLinear);
-  std::string ev;
-  const TraceResult r = EvaluateTrace(t, EvalOptions{}, [&](double, const detection::Assessment& a) {
-    ev.clear();
-    for (const std::string& e : a.evidence) ev += e + "\n";
-  });
-  EXPECT_TRUE(r.outcome[0].alarm_at_end) << ev;
-  EXPECT_NE(ev.find("the floor held flat for "), std::string::npos) << ev;
+  const LastCheck found = EvaluateKeepingTheLast(t, EvalOptions{});
+  EXPECT_TRUE(found.result.outcome[0].alarm_at_end) << found.evidence;
+  EXPECT_NE(found.evidence.find("the floor held flat for "), std::string::npos) << found.evidence;
   EvalOptions no_rule;
   no_rule.engine.late_onset_flat_seconds = 0;
   EXPECT_FALSE(EvaluateTrace(t, no_rule).outcome[0].alarm_at_end);

@@ -195,6 +195,7 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
   // a big share of the rise unless it is lost in the noise (a heavy-noise leak has "jumps" too).
   constexpr size_t k = 3;
   w.noise_bytes = FloorNoise(pts);
+  std::vector<double> jumps(pts.size(), -INFINITY);  // at index i: the k points from i on less the k before
   for (size_t i = k; i + k <= pts.size(); ++i) {
     std::array<double, k> before{}, after{};
     for (size_t m = 0; m < k; ++m) {
@@ -203,10 +204,24 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
     }
     double jump = *Median(after) - *Median(before);
     if (o.jump_net_of_slope) jump -= w.sen->slope * (pts[i + 1].t - pts[i - 2].t);  // middle to middle
+    jumps[i] = jump;
     w.largest_jump_bytes = std::max(w.largest_jump_bytes, jump);
   }
   const double jump_noise = 5 * 1.25 * std::sqrt(2.0 / k) * w.noise_bytes;
   w.no_big_jump = !(w.largest_jump_bytes > o.max_jump_share * w.rise_bytes && w.largest_jump_bytes > jump_noise);
+  // The largest few steps, each counted once: one step between two points shows at the k indices
+  // around it, so after each pick its neighbours within k are dropped. Only steps above the noise
+  // count.
+  if (o.top_jumps > 0) {
+    for (size_t pick = 0; pick < o.top_jumps; ++pick) {
+      const auto it = std::max_element(jumps.begin(), jumps.end());
+      if (it == jumps.end() || !(*it > jump_noise)) break;
+      w.top_jumps_bytes += *it;
+      const size_t at = static_cast<size_t>(it - jumps.begin());
+      for (size_t j = at >= k ? at - k : 0; j <= std::min(jumps.size() - 1, at + k); ++j) jumps[j] = -INFINITY;
+    }
+    w.few_steps = w.top_jumps_bytes > o.max_top_jumps_share * w.rise_bytes;
+  }
   w.not_slowing = true;
   if (w.first_half && w.second_half && w.first_half->slope > 0) {
     const bool slower = w.second_half->slope < o.slowdown_ratio * w.first_half->slope;
@@ -229,6 +244,8 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
     w.failed = "the rise came in jumps that a steady slope does not explain";
   } else if (!w.no_big_jump) {
     w.failed = "one jump carries a large share of the rise";
+  } else if (w.few_steps) {
+    w.failed = "a few steps carry most of the rise";
   } else if (!w.not_slowing) {
     w.failed = "the second half grew clearly slower than the first";
   } else {

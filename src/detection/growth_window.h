@@ -13,7 +13,8 @@
 //      the first third's (a staircase that stops or thins out fails here);
 //      No third's rise may be under third_balance of the largest (one big step among small ones);
 //      the measured rise per time must agree with Sen's slope within rise_consistency; no single
-//      jump may carry more than max_jump_share of the rise (unless it is within the noise);
+//      jump may carry more than max_jump_share of the rise (unless it is within the noise), nor
+//      the top_jumps largest steps together more than max_top_jumps_share of it;
 //   5. not slowing down: the second half's Sen slope is not clearly below the first half's (under
 //      strong_slowdown_ratio of it, or under slowdown_ratio with disjoint intervals: a settling curve).
 // Long windows are thinned to at most max_points points first (consecutive points grouped, the
@@ -52,6 +53,11 @@ struct GrowthOptions {
   double rise_consistency = 2.0;  // measured rise rate within this factor of Sen's slope
   double max_jump_share = 0.3;    // largest jump (3-point medians) at most this share of the rise,
                                   // unless within 5 noise deviations
+  // The top_jumps largest steps (jumps as above, each step counted once, only those above the
+  // noise) together at most this share of the rise: growth made of a few steps is an allocator's
+  // staircase (its large blocks), a leak's comes in many. 0 steps: no such test.
+  size_t top_jumps = 0;
+  double max_top_jumps_share = 0.6;
   // When true a jump is measured net of what Sen's slope predicts between the two medians: for
   // short series of block means, where three points span a large share of the window.
   bool jump_net_of_slope = false;
@@ -87,6 +93,8 @@ struct GrowthWindow {
   bool significant = false, fast_enough = false, large_enough = false, every_third = false, keeps_pace = false,
        consistent = false, no_big_jump = false, not_slowing = false;
   double largest_jump_bytes = 0;  // largest rise between the medians of 3 points and the 3 before
+  double top_jumps_bytes = 0;     // the options' top_jumps largest steps above the noise, summed
+  bool few_steps = false;         // ... and they carry more than max_top_jumps_share of the rise
   double noise_bytes = 0;         // point-to-point noise of the floor (robust standard deviation)
   bool leak = false;              // every test passed
   // The first test that failed, in words ("no significant trend", "growth only in the first third",

@@ -52,6 +52,42 @@ TEST(GrowthWindow, JumpNetOfTheSlopeIgnoresSteadyGrowthAndKeepsSteps) {
   EXPECT_FALSE(stepped->leak);
 }
 
+TEST(GrowthWindow, AFewLargeStepsAreNoLeakWhereManySmallOnesAre) {
+  // Three hours a minute apart. Four steps of 100 MiB (an allocator's large blocks) 40 minutes
+  // apart: each under the single-jump share (a quarter of the rise) but the three largest carry
+  // three quarters of it. The same rise in twelve 33 MiB steps, 15 minutes apart, is a leak.
+  GrowthOptions o = Options();
+  o.max_jump_share = 0.3;
+  o.top_jumps = 3;
+  o.max_top_jumps_share = 0.6;
+  auto steps = [](int every, double mib) {
+    return Points(180, [=](int i) { return 5000 + mib * ((i + every / 2) / every) + (i % 2 ? 0.5 : -0.5); });
+  };
+  auto few = TestGrowthWindow(steps(40, 100), o);
+  ASSERT_TRUE(few);
+  EXPECT_TRUE(few->no_big_jump);
+  EXPECT_TRUE(few->few_steps);
+  EXPECT_NEAR(few->top_jumps_bytes / kMiB, 300, 1);  // each step counted once
+  EXPECT_FALSE(few->leak);
+  EXPECT_EQ(few->failed, "a few steps carry most of the rise");
+  auto many = TestGrowthWindow(steps(15, 33), o);
+  ASSERT_TRUE(many);
+  EXPECT_FALSE(many->few_steps);
+  EXPECT_NEAR(many->top_jumps_bytes / kMiB, 99, 1);
+  EXPECT_TRUE(many->leak) << many->failed;
+  // Without the test the few large steps pass.
+  o.top_jumps = 0;
+  auto unchecked = TestGrowthWindow(steps(40, 100), o);
+  ASSERT_TRUE(unchecked);
+  EXPECT_TRUE(unchecked->leak) << unchecked->failed;
+  // A straight line has no step above its noise at all.
+  o.top_jumps = 3;
+  auto line = TestGrowthWindow(Points(180, [](int i) { return 1000 + 2.0 * i + (i % 2 ? 1 : -1); }), o);
+  ASSERT_TRUE(line);
+  EXPECT_FALSE(line->few_steps);
+  EXPECT_TRUE(line->leak) << line->failed;
+}
+
 TEST(GrowthWindow, SteadyLineIsALeak) {
   // 2 MiB a minute (120 MiB/h) with a small alternating wobble.
   auto p = Points(180, [](int i) { return 1000 + 2.0 * i + (i % 2 ? 1 : -1); });

@@ -56,9 +56,14 @@ struct EngineConfig {
   double third_balance = 0.25;                  // smallest third's rise >= this share of the largest's
   double rise_consistency = 2.0;                // measured rise per time within this factor of Sen's slope
   double max_jump_share = 0.25;                 // largest jump at most this share of the rise (unless in noise)
-  double slowdown_ratio = 0.8;                  // 2nd-half slope < this × 1st with disjoint intervals: slowing
-  double strong_slowdown_ratio = 0.6;           // ... or < this × 1st whatever the intervals
-  size_t max_trend_points = 120;                // longer windows are thinned to this many points
+  // On a floor that does not swing, the top_jumps largest steps above the noise together at most
+  // this share of the rise: an allocator's large blocks lift the floor in a few steps, a leak in
+  // many (0 steps: no such test).
+  size_t top_jumps = 3;
+  double max_top_jumps_share = 0.6;
+  double slowdown_ratio = 0.8;         // 2nd-half slope < this × 1st with disjoint intervals: slowing
+  double strong_slowdown_ratio = 0.6;  // ... or < this × 1st whatever the intervals
+  size_t max_trend_points = 120;       // longer windows are thinned to this many points
   // Lower envelopes (lowest floor over the preceding span) are also tested, for oscillating
   // loads; each on windows at least three spans long.
   std::vector<double> envelope_seconds = {900, 3600};

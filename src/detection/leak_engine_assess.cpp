@@ -174,6 +174,11 @@ std::string WhyNot(const GrowthWindow& w, double seconds, const EngineConfig& c)
   if (!w.not_slowing && w.first_half && w.second_half)
     return fmt::format("the growth slowed down: {} in the first half, {} in the second", Rate(w.first_half->slope),
                        Rate(w.second_half->slope));
+  if (w.few_steps && w.no_big_jump && w.rise_bytes > 0)
+    return fmt::format(
+        "its {} largest steps ({} together) carry {:.0f}% of its rise of {}: an allocator's large blocks lift a floor "
+        "in a few steps, a leak in many",
+        c.top_jumps, FormatBytes(w.top_jumps_bytes), 100 * w.top_jumps_bytes / w.rise_bytes, Signed(w.rise_bytes));
   return w.failed;
 }
 
@@ -685,7 +690,12 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
     oscillating = MaxDrawdown(longest_span) > std::max(c.oscillation_min_bytes, 8 * FloorNoise(longest_span));
   }
   GrowthOptions floor_go = go;
-  if (oscillating) floor_go.alpha = std::min(go.alpha, c.oscillating_floor_alpha);
+  if (oscillating) {
+    floor_go.alpha = std::min(go.alpha, c.oscillating_floor_alpha);
+  } else {  // a steady floor's growth must come in more than a few steps (a swinging one's always does)
+    floor_go.top_jumps = c.top_jumps;
+    floor_go.max_top_jumps_share = c.max_top_jumps_share;
+  }
   SeriesVerdict floor_v = TestSeries(opened, sizes, floor_go, c, floor_age);
   // Growth that began after the settled floor held flat is no settling curve (asked only when a
   // window grew: the history rules hold back nothing else).
@@ -699,7 +709,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   }
   // A window from where the growth began, unless the floor swings (a load's rising half-cycle would
   // pass from its trough).
-  if (!oscillating) AddOnsetWindow(floor_v, opened, go, c, floor_age);
+  if (!oscillating) AddOnsetWindow(floor_v, opened, floor_go, c, floor_age);
   // The regular cycle of the floor over the longest window, estimated once when first needed: the
   // cycle, the floor with it removed, and the blocks that floor is averaged over.
   struct LongestCycle {

@@ -54,8 +54,8 @@ TEST(GrowthWindow, JumpNetOfTheSlopeIgnoresSteadyGrowthAndKeepsSteps) {
 
 TEST(GrowthWindow, AFewLargeStepsAreNoLeakWhereManySmallOnesAre) {
   // Three hours a minute apart. Four steps of 100 MiB (an allocator's large blocks) 40 minutes
-  // apart: each under the single-jump share (a quarter of the rise) but the three largest carry
-  // three quarters of it. The same rise in twelve 33 MiB steps, 15 minutes apart, is a leak.
+  // apart: each a quarter of the rise, under the single-jump share of 30 %, but the three largest
+  // carry three quarters of it. The same rise in twelve 33 MiB steps, 15 minutes apart, is a leak.
   GrowthOptions o = Options();
   o.max_jump_share = 0.3;
   o.top_jumps = 3;

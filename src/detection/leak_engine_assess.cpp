@@ -174,7 +174,7 @@ std::string WhyNot(const GrowthWindow& w, double seconds, const EngineConfig& c)
   if (!w.not_slowing && w.first_half && w.second_half)
     return fmt::format("the growth slowed down: {} in the first half, {} in the second", Rate(w.first_half->slope),
                        Rate(w.second_half->slope));
-  if (w.few_steps && w.no_big_jump && w.rise_bytes > 0)
+  if (w.few_steps && w.consistent && w.no_big_jump && w.rise_bytes > 0)  // the test that failed first
     return fmt::format(
         "its {} largest steps ({} together) carry {:.0f}% of its rise of {}: an allocator's large blocks lift a floor "
         "in a few steps, a leak in many",

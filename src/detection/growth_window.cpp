@@ -221,6 +221,7 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
       for (size_t j = at >= k ? at - k : 0; j <= std::min(jumps.size() - 1, at + k); ++j) jumps[j] = -INFINITY;
     }
     w.few_steps = w.top_jumps_bytes > o.max_top_jumps_share * w.rise_bytes;
+    w.steps_counted = true;
   }
   w.not_slowing = true;
   if (w.first_half && w.second_half && w.first_half->slope > 0) {

@@ -95,6 +95,7 @@ struct GrowthWindow {
   double largest_jump_bytes = 0;  // largest rise between the medians of 3 points and the 3 before
   double top_jumps_bytes = 0;     // the options' top_jumps largest steps above the noise, summed
   bool few_steps = false;         // ... and they carry more than max_top_jumps_share of the rise
+  bool steps_counted = false;     // whether the steps were counted (options.top_jumps > 0)
   double noise_bytes = 0;         // point-to-point noise of the floor (robust standard deviation)
   bool leak = false;              // every test passed
   // The first test that failed, in words ("no significant trend", "growth only in the first third",

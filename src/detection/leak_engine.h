@@ -61,6 +61,10 @@ struct EngineConfig {
   // many (0 steps: no such test).
   size_t top_jumps = 3;
   double max_top_jumps_share = 0.6;
+  // ... and when those steps carry at most this share of it, the growth is continuous: no
+  // allocator staircase, so the slow-growth rule (slow_history_seconds) does not hold it back
+  // (0: always held).
+  double continuous_share = 0.3;
   double slowdown_ratio = 0.8;         // 2nd-half slope < this × 1st with disjoint intervals: slowing
   double strong_slowdown_ratio = 0.6;  // ... or < this × 1st whatever the intervals
   size_t max_trend_points = 120;       // longer windows are thinned to this many points

@@ -262,12 +262,20 @@ bool RoseThroughout(const Window& w, const EngineConfig& c, const SettledAge& ag
   return RisesThroughout(span, c.smooth_parts, c.ci_level, c.smooth_agree_level, c.smooth_max_points);
 }
 
+// Whether a window's growth came in no steps: its largest steps above the noise carry at most
+// continuous_share of the rise (counted only on a floor that does not swing). An allocator's
+// staircase is all steps.
+bool Continuous(const GrowthWindow& g, const EngineConfig& c) {
+  return c.continuous_share > 0 && g.steps_counted && g.rise_bytes > 0 &&
+         g.top_jumps_bytes <= c.continuous_share * g.rise_bytes;
+}
+
 // Whether a passing window is held back by the history rules. *smooth is set when the window is
-// slow and young but rose all through it.
+// slow and young but grew continuously or rose all through it.
 bool TooYoung(const Window& w, const EngineConfig& c, const SettledAge& age, bool* smooth) {
   const GrowthWindow& g = w.test;
   if (age.slow_young && g.sen->slope < c.slow_rate_bps) {
-    if (age.smooth_young || !RoseThroughout(w, c, age)) return true;
+    if (!Continuous(g, c) && (age.smooth_young || !RoseThroughout(w, c, age))) return true;
     *smooth = true;
   }
   if (!age.young) return false;
@@ -1031,7 +1039,17 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
             "began, which a job's settling curve does not (it rises from the start, fastest first).",
             FormatDuration(span_a), FormatDuration(*a.leak_start_t - analysed.front().t)));
     }
-    if (floor_v.smooth && !env_v)
+    if (floor_v.smooth && !env_v && Continuous(g, c))
+      a.evidence.push_back(fmt::format(
+          "Called before {} of settled data although it grows at under {}: it grew continuously ({}), where an "
+          "allocator's staircase is all steps.",
+          FormatDuration(c.slow_history_seconds), Rate(c.slow_rate_bps),
+          g.top_jumps_bytes > 0
+              ? fmt::format("its {} largest steps above the noise carry {} of its rise of {}, {:.0f}%", c.top_jumps,
+                            FormatBytes(g.top_jumps_bytes), Signed(g.rise_bytes),
+                            100 * g.top_jumps_bytes / g.rise_bytes)
+              : std::string("no step rose above the noise")));
+    else if (floor_v.smooth && !env_v)
       a.evidence.push_back(fmt::format(
           "Called before {} of settled data although it grows at under {}: since the growth began the floor rose in "
           "each {} of the window at one pace, which an allocator's staircase does not (its late steps leave a "

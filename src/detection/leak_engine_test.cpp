@@ -830,6 +830,32 @@ TEST(LeakEngine, SlowSteadyLeakIsFoundBeforeFiveSettledHours) {
       << AllEvidence(waited.last);
 }
 
+TEST(LeakEngine, SlowContinuousGrowthIsALeakAfterThreeSettledHours) {
+  // 70 MiB/h from 40 minutes on under 2 MiB of noise, at 3h 20m: slower than 100 MiB/h, and three
+  // and a half settled hours have not passed, but no step above the noise carries much of its rise
+  // (an allocator's staircase is all steps), so the slow-growth rule does not hold it back.
+  const auto leak = LeakAfterPlateau(20000, 70, 40 * 60);
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, leak, 3 * kHour + 20 * 60, 5.0, 2);
+  ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
+  EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 70, 5);
+  EXPECT_NE(AllEvidence(run.last).find("Called before 5h 0m of settled data although it grows at under 100 MiB/h: it "
+                                       "grew continuously ("),
+            std::string::npos)
+      << AllEvidence(run.last);
+  // Without the exemption it waits.
+  EngineConfig held;
+  held.continuous_share = 0;
+  LeakEngine waiting = CardEngine(held);
+  EXPECT_EQ(LeakChecks(Feed(waiting, leak, 3 * kHour + 20 * 60, 5.0, 2)), 0);
+  // The same rise in 20 MiB steps is not continuous, and waits too.
+  auto stepped = [](double t) {
+    return Ramp(t, 20000) + (t > 40 * 60 ? 20 * std::floor(70 * (t - 40 * 60) / kHour / 20) : 0);
+  };
+  LeakEngine steps = CardEngine();
+  EXPECT_EQ(LeakChecks(Feed(steps, stepped, 3 * kHour + 20 * 60, 5.0, 2)), 0);
+}
+
 TEST(LeakEngine, LeakThatBeganInsideEveryWindowIsTestedFromItsStart) {
   // A settled job, then 150 MiB/h from 6 h on. At 7h 40m the 1-hour window is too noisy to pass
   // and the 3-hour and whole windows start on the plateau, so their first third is flat; the

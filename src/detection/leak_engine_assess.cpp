@@ -1039,22 +1039,25 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
             "began, which a job's settling curve does not (it rises from the start, fastest first).",
             FormatDuration(span_a), FormatDuration(*a.leak_start_t - analysed.front().t)));
     }
-    if (floor_v.smooth && !env_v && Continuous(g, c))
-      a.evidence.push_back(fmt::format(
-          "Called before {} of settled data although it grows at under {}: it grew continuously ({}), where an "
-          "allocator's staircase is all steps.",
-          FormatDuration(c.slow_history_seconds), Rate(c.slow_rate_bps),
-          g.top_jumps_bytes > 0
-              ? fmt::format("its {} largest steps above the noise carry {} of its rise of {}, {:.0f}%", c.top_jumps,
-                            FormatBytes(g.top_jumps_bytes), Signed(g.rise_bytes),
-                            100 * g.top_jumps_bytes / g.rise_bytes)
-              : std::string("no step rose above the noise")));
-    else if (floor_v.smooth && !env_v)
-      a.evidence.push_back(fmt::format(
-          "Called before {} of settled data although it grows at under {}: since the growth began the floor rose in "
-          "each {} of the window at one pace, which an allocator's staircase does not (its late steps leave a "
-          "stretch flat).",
-          FormatDuration(c.slow_history_seconds), Rate(c.slow_rate_bps), PartName(c.smooth_parts)));
+    if (floor_v.smooth && !env_v) {
+      // Why the slow-growth rule let it through: it grew continuously, or at one pace.
+      const std::string why =
+          !Continuous(g, c) ? fmt::format(
+                                  "since the growth began the floor rose in each {} of the window at one pace, "
+                                  "which an allocator's staircase does not (its late steps leave a stretch flat)",
+                                  PartName(c.smooth_parts))
+          : g.top_jumps_bytes > 0
+              ? fmt::format(
+                    "it grew continuously (its {} largest steps above the noise carry {} of its rise of {}, "
+                    "{:.0f}%), where an allocator's staircase is all steps",
+                    c.top_jumps, FormatBytes(g.top_jumps_bytes), Signed(g.rise_bytes),
+                    100 * g.top_jumps_bytes / g.rise_bytes)
+              : std::string(
+                    "it grew continuously (no step rose above the noise), where an allocator's staircase is "
+                    "all steps");
+      a.evidence.push_back(fmt::format("Called before {} of settled data although it grows at under {}: {}.",
+                                       FormatDuration(c.slow_history_seconds), Rate(c.slow_rate_bps), why));
+    }
     if (g.first_half && g.second_half)
       a.evidence.push_back(fmt::format("It did not slow down: {} in the first half, {} in the second.",
                                        Rate(g.first_half->slope), Rate(g.second_half->slope)));

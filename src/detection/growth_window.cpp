@@ -115,6 +115,50 @@ std::vector<FloorPoint> ThinPoints(std::span<const FloorPoint> points, size_t ma
   return out;
 }
 
+namespace {
+
+struct Step {
+  double t = 0;      // seconds, between the two points the step lies between
+  double bytes = 0;  // its height
+};
+
+// Whether the window's steps above the noise (in any order) are one buffer leaked per period, by
+// GrowthOptions' regular_* tests. `spacing_s`: seconds between the window's points; `jump_sd`:
+// the deviation of a jump measured on the noise alone (bytes).
+std::optional<RegularStepping> RegularSteps(std::span<const Step> all, double t0, double t1, double spacing_s,
+                                            double slope_bps, double jump_sd, const GrowthOptions& o) {
+  std::vector<Step> steps;
+  for (const Step& s : all)
+    if (s.bytes > o.regular_min_step_bytes) steps.push_back(s);
+  if (steps.size() < std::max<size_t>(o.regular_min_steps, 2) || !(slope_bps > 0)) return std::nullopt;
+  std::vector<double> heights;
+  double sum = 0;
+  for (const Step& s : steps) {
+    heights.push_back(s.bytes);
+    sum += s.bytes;
+  }
+  const double height = *Median(heights);
+  const double tolerance = o.regular_size_tolerance * height + 3 * jump_sd;
+  for (double h : heights)
+    if (std::abs(h - height) > tolerance) return std::nullopt;
+  const double rise = slope_bps * (t1 - t0);
+  if (sum < o.regular_carry * rise || sum * o.regular_carry > rise) return std::nullopt;
+  std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.t < b.t; });
+  double shortest = INFINITY, longest = 0;
+  for (size_t i = 1; i < steps.size(); ++i) {
+    const double gap = steps[i].t - steps[i - 1].t;
+    shortest = std::min(shortest, gap);
+    longest = std::max(longest, gap);
+  }
+  if (!(shortest > 0) || longest - shortest > (o.regular_gap_ratio - 1) * shortest + 2 * spacing_s) return std::nullopt;
+  if (steps.front().t - t0 > longest || t1 - steps.back().t > longest) return std::nullopt;
+  return RegularStepping{.steps = steps.size(),
+                         .step_bytes = height,
+                         .period_seconds = (steps.back().t - steps.front().t) / static_cast<double>(steps.size() - 1)};
+}
+
+}  // namespace
+
 std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_points, const GrowthOptions& o) {
   if (all_points.size() < std::max<size_t>(o.min_points, 6)) return std::nullopt;
   const std::vector<FloorPoint> pts = ThinPoints(all_points, o.max_points);
@@ -207,21 +251,26 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
     jumps[i] = jump;
     w.largest_jump_bytes = std::max(w.largest_jump_bytes, jump);
   }
-  const double jump_noise = 5 * 1.25 * std::sqrt(2.0 / k) * w.noise_bytes;
+  const double jump_sd = 1.25 * std::sqrt(2.0 / k) * w.noise_bytes;  // of a jump measured on noise alone
+  const double jump_noise = 5 * jump_sd;
   w.no_big_jump = !(w.largest_jump_bytes > o.max_jump_share * w.rise_bytes && w.largest_jump_bytes > jump_noise);
   // The largest few steps, each counted once: one step between two points shows at the k indices
   // around it, so after each pick its neighbours within k are dropped. Only steps above the noise
   // count.
   if (o.top_jumps > 0) {
-    for (size_t pick = 0; pick < o.top_jumps; ++pick) {
+    std::vector<Step> steps;  // every step above the noise, largest first
+    for (;;) {
       const auto it = std::max_element(jumps.begin(), jumps.end());
       if (it == jumps.end() || !(*it > jump_noise)) break;
-      w.top_jumps_bytes += *it;
       const size_t at = static_cast<size_t>(it - jumps.begin());
+      steps.push_back({(pts[at - 1].t + pts[at].t) / 2, *it});
+      if (steps.size() <= o.top_jumps) w.top_jumps_bytes += *it;
       for (size_t j = at >= k ? at - k : 0; j <= std::min(jumps.size() - 1, at + k); ++j) jumps[j] = -INFINITY;
     }
     w.few_steps = w.top_jumps_bytes > o.max_top_jumps_share * w.rise_bytes;
     w.steps_counted = true;
+    if (o.regular_min_step_bytes > 0)
+      w.regular = RegularSteps(steps, w.t0, w.t1, span / static_cast<double>(pts.size() - 1), slope, jump_sd, o);
   }
   w.not_slowing = true;
   if (w.first_half && w.second_half && w.first_half->slope > 0) {
@@ -230,6 +279,11 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
     const bool much_slower = w.second_half->slope < o.strong_slowdown_ratio * w.first_half->slope;
     w.not_slowing = !(slower && disjoint) && !much_slower;
   }
+
+  // Equal steps at a regular pace carry the growth: a leak of one buffer per period. The tests of
+  // how the rise spreads over the window (thirds, consistency, jumps) are for growth that is not
+  // one, and are not asked.
+  if (w.regular) w.every_third = w.keeps_pace = w.consistent = w.no_big_jump = true, w.few_steps = false;
 
   if (!w.significant) {
     w.failed = "no significant upward trend";

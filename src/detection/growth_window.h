@@ -58,6 +58,21 @@ struct GrowthOptions {
   // staircase (its large blocks), a leak's comes in many. 0 steps: no such test.
   size_t top_jumps = 0;
   double max_top_jumps_share = 0.6;
+  // Counted steps (top_jumps > 0) higher than regular_min_step_bytes (a caching allocator's own
+  // block sizes, up to 20 MiB, step a healthy staircase in equal steps; smaller steps are left
+  // out) that are equal and evenly spaced are one buffer leaked per period
+  // (GrowthWindow::regular): at least regular_min_steps of them; each within
+  // regular_size_tolerance of their median height, plus three deviations of a jump measured on
+  // the floor's noise (a leaked buffer's steps are equal, but measured through the noise); the
+  // longest gap between them at most regular_gap_ratio times the shortest, give or take a point
+  // at either end, and no shorter than the stretches before the first step and after the last;
+  // together carrying regular_carry to 1/regular_carry of the rise at Sen's slope. 0 bytes: never
+  // asked.
+  double regular_min_step_bytes = 0;
+  size_t regular_min_steps = 3;
+  double regular_size_tolerance = 0.05;
+  double regular_gap_ratio = 1.25;
+  double regular_carry = 0.8;
   // When true a jump is measured net of what Sen's slope predicts between the two medians: for
   // short series of block means, where three points span a large share of the window.
   bool jump_net_of_slope = false;
@@ -67,6 +82,13 @@ struct GrowthOptions {
   bool stop_when_not_significant = false;
   size_t max_points = 120;
   size_t min_points = 12;
+};
+
+// Growth in equal steps at a regular pace (GrowthOptions' regular_*).
+struct RegularStepping {
+  size_t steps = 0;
+  double step_bytes = 0;      // their median height
+  double period_seconds = 0;  // mean time from one to the next
 };
 
 struct GrowthWindow {
@@ -96,8 +118,11 @@ struct GrowthWindow {
   double top_jumps_bytes = 0;     // the options' top_jumps largest steps above the noise, summed
   bool few_steps = false;         // ... and they carry more than max_top_jumps_share of the rise
   bool steps_counted = false;     // whether the steps were counted (options.top_jumps > 0)
-  double noise_bytes = 0;         // point-to-point noise of the floor (robust standard deviation)
-  bool leak = false;              // every test passed
+  // Set when the steps are equal and evenly spaced; the tests of how the rise spreads over the
+  // window (every third, keeps pace, consistency, single jump, few steps) then pass.
+  std::optional<RegularStepping> regular;
+  double noise_bytes = 0;  // point-to-point noise of the floor (robust standard deviation)
+  bool leak = false;       // every test passed
   // The first test that failed, in words ("no significant trend", "growth only in the first third",
   // ...); empty for a leak.
   std::string failed;

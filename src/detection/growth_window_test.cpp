@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -86,6 +87,61 @@ TEST(GrowthWindow, AFewLargeStepsAreNoLeakWhereManySmallOnesAre) {
   ASSERT_TRUE(line);
   EXPECT_FALSE(line->few_steps);
   EXPECT_TRUE(line->leak) << line->failed;
+}
+
+TEST(GrowthWindow, EqualStepsAtARegularPaceAreOneBufferPerPeriod) {
+  // Three hours a minute apart. Four 64 MiB steps 42 minutes apart: the few-steps test alone fails
+  // them (three carry three quarters of the rise); equal and evenly spaced, they are one buffer
+  // leaked per period and pass.
+  GrowthOptions o = Options();
+  o.top_jumps = 3;
+  o.regular_min_step_bytes = 20 * kMiB;
+  auto stairs = [](int every, int first, auto mib) {
+    return Points(180, [=](int i) {
+      double v = 5000 + (i % 2 ? 0.5 : -0.5);
+      for (int k = 0, at = first; at < 180; at += every, ++k)
+        if (i >= at) v += mib(k);
+      return v;
+    });
+  };
+  auto even = TestGrowthWindow(stairs(42, 21, [](int) { return 64.0; }), o);
+  ASSERT_TRUE(even);
+  ASSERT_TRUE(even->regular);
+  EXPECT_EQ(even->regular->steps, 4U);
+  EXPECT_NEAR(even->regular->step_bytes / kMiB, 64, 1);
+  EXPECT_NEAR(even->regular->period_seconds, 42 * 60, 1);
+  EXPECT_FALSE(even->few_steps);
+  EXPECT_TRUE(even->leak) << even->failed;
+  // Not asked: the same steps fail on how few they are.
+  GrowthOptions off = o;
+  off.regular_min_step_bytes = 0;
+  auto unasked = TestGrowthWindow(stairs(42, 21, [](int) { return 64.0; }), off);
+  ASSERT_TRUE(unasked);
+  EXPECT_FALSE(unasked->regular);
+  EXPECT_FALSE(unasked->leak);
+  // The allocator's own 20 MiB blocks, evenly spaced: equal by construction, never regular.
+  auto blocks = TestGrowthWindow(stairs(20, 10, [](int) { return 20.0; }), o);
+  ASSERT_TRUE(blocks);
+  EXPECT_FALSE(blocks->regular);
+  // Steps of random sizes (an allocator's large blocks), or equal ones at uneven gaps, or equal
+  // ones that stopped an hour and a half ago: not regular.
+  auto sizes = TestGrowthWindow(stairs(42, 21, [](int k) { return std::array{64.0, 150.0, 90.0, 300.0}[k]; }), o);
+  ASSERT_TRUE(sizes);
+  EXPECT_FALSE(sizes->regular);
+  auto uneven = TestGrowthWindow(
+      Points(
+          180,
+          [](int i) { return 5000 + 64.0 * ((i >= 10) + (i >= 30) + (i >= 100) + (i >= 170)) + (i % 2 ? 0.5 : -0.5); }),
+      o);
+  ASSERT_TRUE(uneven);
+  EXPECT_FALSE(uneven->regular);
+  auto stopped = TestGrowthWindow(stairs(25, 10, [](int k) { return k < 3 ? 64.0 : 0.0; }), o);
+  ASSERT_TRUE(stopped);
+  EXPECT_FALSE(stopped->regular);
+  // A straight line has no steps to be regular.
+  auto line = TestGrowthWindow(Points(180, [](int i) { return 1000 + 2.0 * i + (i % 2 ? 1 : -1); }), o);
+  ASSERT_TRUE(line);
+  EXPECT_FALSE(line->regular);
 }
 
 TEST(GrowthWindow, SteadyLineIsALeak) {

@@ -65,9 +65,19 @@ struct EngineConfig {
   // allocator staircase, so the slow-growth rule (slow_history_seconds) does not hold it back
   // (0: always held).
   double continuous_share = 0.3;
-  double slowdown_ratio = 0.8;         // 2nd-half slope < this × 1st with disjoint intervals: slowing
-  double strong_slowdown_ratio = 0.6;  // ... or < this × 1st whatever the intervals
-  size_t max_trend_points = 120;       // longer windows are thinned to this many points
+  // ... and when they are equal steps at a regular pace above this height (GrowthOptions'
+  // regular_*), they are one buffer leaked per period: the tests of how the rise spreads over the
+  // window are not asked, nor does the slow-growth rule hold it back. A caching allocator's own
+  // blocks (2 and 20 MiB) step a healthy staircase in equal steps, so steps up to this height are
+  // never called regular (0: never asked).
+  double regular_min_step_bytes = 20 * 1048576.0;
+  size_t regular_min_steps = 3;
+  double regular_size_tolerance = 0.05;  // each step's height within this share of their median (+ noise)
+  double regular_gap_ratio = 1.25;       // longest gap at most this times the shortest (± a point)
+  double regular_carry = 0.8;            // the steps carry this to 1/this of the rise at Sen's slope
+  double slowdown_ratio = 0.8;           // 2nd-half slope < this × 1st with disjoint intervals: slowing
+  double strong_slowdown_ratio = 0.6;    // ... or < this × 1st whatever the intervals
+  size_t max_trend_points = 120;         // longer windows are thinned to this many points
   // Lower envelopes (lowest floor over the preceding span) are also tested, for oscillating
   // loads; each on windows at least three spans long.
   std::vector<double> envelope_seconds = {900, 3600};

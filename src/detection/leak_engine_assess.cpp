@@ -271,11 +271,11 @@ bool Continuous(const GrowthWindow& g, const EngineConfig& c) {
 }
 
 // Whether a passing window is held back by the history rules. *smooth is set when the window is
-// slow and young but grew continuously or rose all through it.
+// slow and young but grew continuously, in regular steps, or rose all through it.
 bool TooYoung(const Window& w, const EngineConfig& c, const SettledAge& age, bool* smooth) {
   const GrowthWindow& g = w.test;
   if (age.slow_young && g.sen->slope < c.slow_rate_bps) {
-    if (!Continuous(g, c) && (age.smooth_young || !RoseThroughout(w, c, age))) return true;
+    if (!Continuous(g, c) && !g.regular && (age.smooth_young || !RoseThroughout(w, c, age))) return true;
     *smooth = true;
   }
   if (!age.young) return false;
@@ -703,6 +703,11 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   } else {  // a steady floor's growth must come in more than a few steps (a swinging one's always does)
     floor_go.top_jumps = c.top_jumps;
     floor_go.max_top_jumps_share = c.max_top_jumps_share;
+    floor_go.regular_min_step_bytes = c.regular_min_step_bytes;
+    floor_go.regular_min_steps = c.regular_min_steps;
+    floor_go.regular_size_tolerance = c.regular_size_tolerance;
+    floor_go.regular_gap_ratio = c.regular_gap_ratio;
+    floor_go.regular_carry = c.regular_carry;
   }
   SeriesVerdict floor_v = TestSeries(opened, sizes, floor_go, c, floor_age);
   // Growth that began after the settled floor held flat is no settling curve (asked only when a
@@ -1023,8 +1028,14 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
                                      At(*a.leak_start_t, first_t_, config_.evidence_times), Rate(*a.rate_bps),
                                      100 * c.ci_level, Rate(*a.rate_lo_bps), Rate(*a.rate_hi_bps)));
     a.summary = a.evidence[trend_sentence] + " " + a.evidence.back();
-    a.evidence.push_back(
-        fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g, w.seconds)));
+    if (g.regular)
+      a.evidence.push_back(fmt::format(
+          "It rose in {} equal steps of about {}, one every {}: one buffer leaked per period, where an allocator's "
+          "staircase steps in blocks of random size ever more rarely.",
+          g.regular->steps, FormatBytes(g.regular->step_bytes), FormatDuration(g.regular->period_seconds)));
+    else
+      a.evidence.push_back(
+          fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g, w.seconds)));
     if (!env_v && floor_v.onset && floor_v.leak_at == floor_v.onset)
       a.evidence.push_back(
           "That window starts where the growth began: the longer windows start on the level before it, so their "
@@ -1040,21 +1051,22 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
             FormatDuration(span_a), FormatDuration(*a.leak_start_t - analysed.front().t)));
     }
     if (floor_v.smooth && !env_v) {
-      // Why the slow-growth rule let it through: it grew continuously, or at one pace.
-      const std::string why =
-          !Continuous(g, c) ? fmt::format(
-                                  "since the growth began the floor rose in each {} of the window at one pace, "
-                                  "which an allocator's staircase does not (its late steps leave a stretch flat)",
-                                  PartName(c.smooth_parts))
-          : g.top_jumps_bytes > 0
-              ? fmt::format(
-                    "it grew continuously (its {} largest steps above the noise carry {} of its rise of {}, "
-                    "{:.0f}%), where an allocator's staircase is all steps",
-                    c.top_jumps, FormatBytes(g.top_jumps_bytes), Signed(g.rise_bytes),
-                    100 * g.top_jumps_bytes / g.rise_bytes)
-              : std::string(
-                    "it grew continuously (no step rose above the noise), where an allocator's staircase is "
-                    "all steps");
+      // Why the slow-growth rule let it through: it grew continuously, in regular steps, or at one pace.
+      std::string why;
+      if (Continuous(g, c) && g.top_jumps_bytes > 0)
+        why = fmt::format(
+            "it grew continuously (its {} largest steps above the noise carry {} of its rise of {}, {:.0f}%), where "
+            "an allocator's staircase is all steps",
+            c.top_jumps, FormatBytes(g.top_jumps_bytes), Signed(g.rise_bytes), 100 * g.top_jumps_bytes / g.rise_bytes);
+      else if (Continuous(g, c))
+        why = "it grew continuously (no step rose above the noise), where an allocator's staircase is all steps";
+      else if (g.regular)
+        why = "it grew in equal steps at a regular pace (above)";
+      else
+        why = fmt::format(
+            "since the growth began the floor rose in each {} of the window at one pace, which an allocator's "
+            "staircase does not (its late steps leave a stretch flat)",
+            PartName(c.smooth_parts));
       a.evidence.push_back(fmt::format("Called before {} of settled data although it grows at under {}: {}.",
                                        FormatDuration(c.slow_history_seconds), Rate(c.slow_rate_bps), why));
     }

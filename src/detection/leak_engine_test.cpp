@@ -856,6 +856,35 @@ TEST(LeakEngine, SlowContinuousGrowthIsALeakAfterThreeSettledHours) {
   EXPECT_EQ(LeakChecks(Feed(steps, stepped, 3 * kHour + 20 * 60, 5.0, 2)), 0);
 }
 
+TEST(LeakEngine, ASlowLeakOfOneBufferPerPeriodIsALeakBeforeFiveHours) {
+  // One 64 MiB buffer every 48 minutes (80 MiB/h) from 30 minutes on, under 2 MiB of noise, at
+  // 3h 50m: four equal steps in the 3-hour window, which the few-steps test alone would call an
+  // allocator's large blocks and the slow-growth rule would hold back until 5 hours.
+  auto buffers = [](double mib) {
+    return [=](double t) { return Ramp(t, 20000) + (t > 1800 ? mib * std::floor((t - 1800) / (48 * 60)) : 0); };
+  };
+  const double at = 3 * kHour + 50 * 60;
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, buffers(64), at, 5.0, 2);
+  ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
+  EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 80, 15);
+  EXPECT_NE(AllEvidence(run.last).find("It rose in 4 equal steps of about 64 MiB, one every 48m"), std::string::npos)
+      << AllEvidence(run.last);
+  EXPECT_NE(AllEvidence(run.last).find("although it grows at under 100 MiB/h: it grew in equal steps at a regular "
+                                       "pace (above)."),
+            std::string::npos)
+      << AllEvidence(run.last);
+  // Not asked, the same steps are no leak yet.
+  EngineConfig unasked;
+  unasked.regular_min_step_bytes = 0;
+  LeakEngine plain = CardEngine(unasked);
+  EXPECT_EQ(LeakChecks(Feed(plain, buffers(64), at, 5.0, 2)), 0);
+  // Steps of the allocator's own 20 MiB blocks at the same pace are never regular.
+  LeakEngine blocks = CardEngine();
+  const Trace small = Feed(blocks, buffers(20), at, 5.0, 2);
+  EXPECT_EQ(LeakChecks(small), 0) << AllEvidence(small.last);
+}
+
 TEST(LeakEngine, LeakThatBeganInsideEveryWindowIsTestedFromItsStart) {
   // A settled job, then 150 MiB/h from 6 h on. At 7h 40m the 1-hour window is too noisy to pass
   // and the 3-hour and whole windows start on the plateau, so their first third is flat; the

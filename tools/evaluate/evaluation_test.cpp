@@ -373,6 +373,34 @@ TEST(Evaluation, AStaircaseOfAFewLargeStepsIsNotALeak) {
   }
 }
 
+// A 91 MiB/h leak in 64 MiB chunks (seed 101, trace 800: one chunk every 42 minutes from 33
+// minutes in, 3h 26m long) was missed: four steps in three hours, three of them three quarters of
+// the rise, and slower than 100 MiB/h before five settled hours. Equal and evenly spaced, they are
+// one buffer per period, and it is a leak at the end. Two allocator staircases (seed 61 trace 1107,
+// seed 82 trace 183) lifted their floors in three large blocks that were within 15 % of each other
+// and 1.5 times of each other's gaps by chance: at 5 % (plus the noise) and 1.25 neither is regular.
+TEST(Evaluation, EqualStepsAtARegularPaceAreALeakAndChanceLikenessIsNot) {
+  const Trace leak = TraceGenerator({.seed = 101}).Generate(800);
+  ASSERT_EQ(leak.label.shape, Shape::kLeakStaircase);
+  const LastCheck found = EvaluateKeepingTheLast(leak, EvalOptions{});
+  EXPECT_TRUE(found.result.outcome[0].alarm_at_end) << found.evidence;
+  EXPECT_NE(found.evidence.find("equal steps of about 64 MiB, one every 42m"), std::string::npos) << found.evidence;
+  EvalOptions unasked;
+  unasked.engine.regular_min_step_bytes = 0;
+  EXPECT_FALSE(EvaluateTrace(leak, unasked).outcome[0].alarmed_any);
+
+  const EvalOptions every5 = EveryFiveMinutes();
+  EvalOptions loose = every5;
+  loose.engine.regular_size_tolerance = 0.15;
+  loose.engine.regular_gap_ratio = 1.5;
+  for (const auto& [seed, id] : {std::pair<uint64_t, size_t>{61, 1107}, {82, 183}}) {
+    const Trace t = TraceGenerator({.seed = seed}).Generate(id);
+    ASSERT_EQ(t.label.shape, Shape::kWarmupStaircase) << seed << "/" << id;
+    EXPECT_FALSE(EvaluateTrace(t, every5).outcome[0].alarmed_any) << seed << "/" << id;
+    EXPECT_TRUE(EvaluateTrace(t, loose).outcome[0].alarmed_any) << seed << "/" << id;
+  }
+}
+
 // A 2.6 GiB/h leak that began 3h 24m into a serving job on a 32 GiB card (seed 11, trace 839), a
 // 5 GiB cycle every 50 minutes: after two hours no window passed (the 3-hour one starts on the flat
 // stretch, the cycle-free block means are too few for 10⁻⁵), and no recent low stood clear of the

@@ -151,7 +151,7 @@ std::optional<RegularStepping> RegularSteps(std::span<const Step> all, double t0
     longest = std::max(longest, gap);
   }
   if (!(shortest > 0) || longest - shortest > (o.regular_gap_ratio - 1) * shortest + 2 * spacing_s) return std::nullopt;
-  if (steps.front().t - t0 > longest || t1 - steps.back().t > longest) return std::nullopt;
+  if (t1 - steps.back().t > longest) return std::nullopt;  // a flat stretch before the first: it began inside
   return RegularStepping{.steps = steps.size(),
                          .step_bytes = height,
                          .period_seconds = (steps.back().t - steps.front().t) / static_cast<double>(steps.size() - 1)};

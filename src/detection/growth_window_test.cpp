@@ -138,6 +138,12 @@ TEST(GrowthWindow, EqualStepsAtARegularPaceAreOneBufferPerPeriod) {
   auto stopped = TestGrowthWindow(stairs(25, 10, [](int k) { return k < 3 ? 64.0 : 0.0; }), o);
   ASSERT_TRUE(stopped);
   EXPECT_FALSE(stopped->regular);
+  // Equal steps that began after a flat stretch and go on to the end: a leak that began inside the
+  // window.
+  auto late = TestGrowthWindow(stairs(25, 80, [](int) { return 64.0; }), o);
+  ASSERT_TRUE(late);
+  ASSERT_TRUE(late->regular);
+  EXPECT_EQ(late->regular->steps, 4U);
   // A straight line has no steps to be regular.
   auto line = TestGrowthWindow(Points(180, [](int i) { return 1000 + 2.0 * i + (i % 2 ? 1 : -1); }), o);
   ASSERT_TRUE(line);

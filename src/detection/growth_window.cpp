@@ -151,7 +151,9 @@ std::optional<RegularStepping> RegularSteps(std::span<const Step> all, double t0
     longest = std::max(longest, gap);
   }
   if (!(shortest > 0) || longest - shortest > (o.regular_gap_ratio - 1) * shortest + 2 * spacing_s) return std::nullopt;
-  if (t1 - steps.back().t > longest) return std::nullopt;  // a flat stretch before the first: it began inside
+  // Still stepping at the window's end (before the first step the floor may have held flat: a leak
+  // that began inside the window).
+  if (t1 - steps.back().t > longest) return std::nullopt;
   return RegularStepping{.steps = steps.size(),
                          .step_bytes = height,
                          .period_seconds = (steps.back().t - steps.front().t) / static_cast<double>(steps.size() - 1)};
@@ -283,7 +285,10 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
   // Equal steps at a regular pace carry the growth: a leak of one buffer per period. The tests of
   // how the rise spreads over the window (thirds, consistency, jumps) are for growth that is not
   // one, and are not asked.
-  if (w.regular) w.every_third = w.keeps_pace = w.consistent = w.no_big_jump = true, w.few_steps = false;
+  if (w.regular) {
+    w.every_third = w.keeps_pace = w.consistent = w.no_big_jump = true;
+    w.few_steps = false;
+  }
 
   if (!w.significant) {
     w.failed = "no significant upward trend";

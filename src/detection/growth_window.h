@@ -66,9 +66,8 @@ struct GrowthOptions {
   // the floor's noise (a leaked buffer's steps are equal, but measured through the noise); the
   // longest gap between them at most regular_gap_ratio times the shortest, give or take a point
   // at either end, and no shorter than the stretch after the last step (the stretch before the
-  // first may be longer: a leak that began inside the window);
-  // together carrying regular_carry to 1/regular_carry of the rise at Sen's slope. 0 bytes: never
-  // asked.
+  // first may be longer: a leak that began inside the window); together carrying regular_carry
+  // to 1/regular_carry of the rise at Sen's slope. 0 bytes: never asked.
   double regular_min_step_bytes = 0;
   size_t regular_min_steps = 3;
   double regular_size_tolerance = 0.05;

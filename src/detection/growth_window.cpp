@@ -40,6 +40,48 @@ std::optional<TheilSenResult> SenOn(std::span<const FloorPoint> p, double ci_lev
   return SenOfFloor(p, p.front().t, ci_level);
 }
 
+struct Step {
+  double t = 0;      // seconds, between the two points the step lies between
+  double bytes = 0;  // its height
+};
+
+// Whether the window's steps above the noise (in any order) are one buffer leaked per period, by
+// GrowthOptions' regular_* tests. `spacing_s`: seconds between the window's points; `jump_sd`:
+// the deviation of a jump measured on the noise alone (bytes).
+std::optional<RegularStepping> RegularSteps(std::span<const Step> all, double t0, double t1, double spacing_s,
+                                            double slope_bps, double jump_sd, const GrowthOptions& o) {
+  std::vector<Step> steps;
+  for (const Step& s : all)
+    if (s.bytes > o.regular_min_step_bytes) steps.push_back(s);
+  if (steps.size() < std::max<size_t>(o.regular_min_steps, 2) || !(slope_bps > 0)) return std::nullopt;
+  std::vector<double> heights;
+  double sum = 0;
+  for (const Step& s : steps) {
+    heights.push_back(s.bytes);
+    sum += s.bytes;
+  }
+  const double height = *Median(heights);
+  const double tolerance = o.regular_size_tolerance * height + 3 * jump_sd;
+  for (double h : heights)
+    if (std::abs(h - height) > tolerance) return std::nullopt;
+  const double rise = slope_bps * (t1 - t0);
+  if (sum < o.regular_carry * rise || sum * o.regular_carry > rise) return std::nullopt;
+  std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.t < b.t; });
+  double shortest = INFINITY, longest = 0;
+  for (size_t i = 1; i < steps.size(); ++i) {
+    const double gap = steps[i].t - steps[i - 1].t;
+    shortest = std::min(shortest, gap);
+    longest = std::max(longest, gap);
+  }
+  if (!(shortest > 0) || longest - shortest > (o.regular_gap_ratio - 1) * shortest + 2 * spacing_s) return std::nullopt;
+  // Still stepping at the window's end (before the first step the floor may have held flat: a leak
+  // that began inside the window).
+  if (t1 - steps.back().t > longest) return std::nullopt;
+  return RegularStepping{.steps = steps.size(),
+                         .step_bytes = height,
+                         .period_seconds = (steps.back().t - steps.front().t) / static_cast<double>(steps.size() - 1)};
+}
+
 }  // namespace
 
 std::optional<TheilSenResult> SenOfFloor(std::span<const FloorPoint> points, double origin, double ci_level,
@@ -114,52 +156,6 @@ std::vector<FloorPoint> ThinPoints(std::span<const FloorPoint> points, size_t ma
   }
   return out;
 }
-
-namespace {
-
-struct Step {
-  double t = 0;      // seconds, between the two points the step lies between
-  double bytes = 0;  // its height
-};
-
-// Whether the window's steps above the noise (in any order) are one buffer leaked per period, by
-// GrowthOptions' regular_* tests. `spacing_s`: seconds between the window's points; `jump_sd`:
-// the deviation of a jump measured on the noise alone (bytes).
-std::optional<RegularStepping> RegularSteps(std::span<const Step> all, double t0, double t1, double spacing_s,
-                                            double slope_bps, double jump_sd, const GrowthOptions& o) {
-  std::vector<Step> steps;
-  for (const Step& s : all)
-    if (s.bytes > o.regular_min_step_bytes) steps.push_back(s);
-  if (steps.size() < std::max<size_t>(o.regular_min_steps, 2) || !(slope_bps > 0)) return std::nullopt;
-  std::vector<double> heights;
-  double sum = 0;
-  for (const Step& s : steps) {
-    heights.push_back(s.bytes);
-    sum += s.bytes;
-  }
-  const double height = *Median(heights);
-  const double tolerance = o.regular_size_tolerance * height + 3 * jump_sd;
-  for (double h : heights)
-    if (std::abs(h - height) > tolerance) return std::nullopt;
-  const double rise = slope_bps * (t1 - t0);
-  if (sum < o.regular_carry * rise || sum * o.regular_carry > rise) return std::nullopt;
-  std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.t < b.t; });
-  double shortest = INFINITY, longest = 0;
-  for (size_t i = 1; i < steps.size(); ++i) {
-    const double gap = steps[i].t - steps[i - 1].t;
-    shortest = std::min(shortest, gap);
-    longest = std::max(longest, gap);
-  }
-  if (!(shortest > 0) || longest - shortest > (o.regular_gap_ratio - 1) * shortest + 2 * spacing_s) return std::nullopt;
-  // Still stepping at the window's end (before the first step the floor may have held flat: a leak
-  // that began inside the window).
-  if (t1 - steps.back().t > longest) return std::nullopt;
-  return RegularStepping{.steps = steps.size(),
-                         .step_bytes = height,
-                         .period_seconds = (steps.back().t - steps.front().t) / static_cast<double>(steps.size() - 1)};
-}
-
-}  // namespace
 
 std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_points, const GrowthOptions& o) {
   if (all_points.size() < std::max<size_t>(o.min_points, 6)) return std::nullopt;
@@ -260,8 +256,11 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
   // around it, so after each pick its neighbours within k are dropped. Only steps above the noise
   // count.
   if (o.top_jumps > 0) {
-    std::vector<Step> steps;  // every step above the noise, largest first
-    for (;;) {
+    // Every step above the noise, largest first; only the top_jumps largest unless the
+    // regular-steps test is asked.
+    const size_t picks = o.regular_min_step_bytes > 0 ? jumps.size() : o.top_jumps;
+    std::vector<Step> steps;
+    while (steps.size() < picks) {
       const auto it = std::max_element(jumps.begin(), jumps.end());
       if (it == jumps.end() || !(*it > jump_noise)) break;
       const size_t at = static_cast<size_t>(it - jumps.begin());

@@ -377,7 +377,10 @@ void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, Growth
   // Growth that stopped or slowed since: a shorter window whose slope is clearly under half of
   // this one's (its interval's upper end below late_fraction of it) says the growth did not keep
   // going, as a longer window that slows down does (a staircase's last step, a settling curve).
+  // Regular steps were already found still stepping at the window's end (no longer since the last
+  // one than the longest gap); a shorter window that fell between two of them says nothing more.
   for (const Window& w : v.windows) {
+    if (test->regular) break;
     if (w.seconds >= onset_s || !w.test.sen) continue;
     if (w.test.sen->high_slope < c.late_fraction * test->sen->slope) return;
   }

@@ -918,6 +918,30 @@ TEST(LeakEngine, LeakThatBeganInsideEveryWindowIsTestedFromItsStart) {
   }
 }
 
+TEST(LeakEngine, ALeakOfOneBufferPerPeriodStaysALeakBetweenItsSteps) {
+  // A settled job, then one 64 MiB buffer every 72 minutes from 6 h on (53 MiB/h; steps at 7h 12m
+  // to 10h 48m), checked every 5 minutes. At 11h 45m the last step is 57 minutes old: the 1-hour
+  // window is flat, as it is between any two steps, and the 3-hour window starts on the level
+  // before the growth. The window from where the growth began holds four equal steps, still
+  // stepping at its end, and stays a leak.
+  auto buffers = [](double t) {
+    return Ramp(t, 20000) + (t > 6 * kHour ? 64 * std::min(4.0, std::floor((t - 6 * kHour) / 4320)) : 0);
+  };
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, buffers, 11.75 * kHour, 5.0, 2, 1, 300);
+  ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
+  EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 53, 8);
+  const std::string ev = AllEvidence(run.last);
+  EXPECT_NE(ev.find("That window starts where the growth began"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("equal steps of about 64 MiB, one every 1h 12m"), std::string::npos) << ev;
+  // When the buffers stop, once more than a period has passed since the last step (at 12h 5m,
+  // 77 minutes), the steps are no longer regular at the window's end and the flat hour says the
+  // growth stopped.
+  LeakEngine stopped = CardEngine();
+  const Trace after = Feed(stopped, buffers, 12 * kHour + 5 * 60, 5.0, 2, 1, 300);
+  EXPECT_NE(after.last.verdict, Verdict::kLeak) << AllEvidence(after.last);
+}
+
 // An eval or checkpoint spike at the very end of a leak: the keeps-going tests on all the data see
 // one jump at the end, but the leak found on the data before it stands while the floor goes on
 // rising. (A fall since then ends the hold: DepartedHolder.ASignificantTrendIsNeverCalledAPlateau;

@@ -43,16 +43,43 @@ std::optional<TheilSenResult> SenOn(std::span<const FloorPoint> p, double ci_lev
 struct Step {
   double t = 0;      // seconds, between the two points the step lies between
   double bytes = 0;  // its height
+  size_t at = 0;     // index of the first point after it
 };
 
+// The floor's deviation about its own level between the steps (bytes, root mean square): each
+// stretch between two steps, less the `k` points on either side of a step, against its median.
+// Where the spike-removed floor holds flat for minutes, the point-to-point noise reads zero while
+// the levels it steps between still wander by this much.
+double LevelNoise(std::span<const FloorPoint> pts, std::vector<Step> steps, size_t k) {
+  std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.at < b.at; });
+  double sum = 0;
+  size_t n = 0;
+  size_t from = 0;
+  for (size_t i = 0; i <= steps.size(); ++i) {
+    const size_t to = i < steps.size() ? (steps[i].at >= k ? steps[i].at - k : 0) : pts.size();
+    if (to > from + 2) {
+      std::vector<double> level;
+      for (size_t j = from; j < to; ++j) level.push_back(pts[j].floor);
+      const double m = *Median(level);
+      for (double v : level) sum += (v - m) * (v - m);
+      n += level.size();
+    }
+    if (i < steps.size()) from = std::max(from, steps[i].at + k);
+  }
+  return n > 0 ? std::sqrt(sum / static_cast<double>(n)) : 0;
+}
+
 // Whether the window's steps above the noise (in any order) are one buffer leaked per period, by
-// GrowthOptions' regular_* tests. `spacing_s`: seconds between the window's points; `jump_sd`:
-// the deviation of a jump measured on the noise alone (bytes).
+// GrowthOptions' regular_* tests. `spacing_s`: seconds between the window's points; `height_sd`:
+// the deviation of a step's measured height (bytes).
 std::optional<RegularStepping> RegularSteps(std::span<const Step> all, double t0, double t1, double spacing_s,
-                                            double slope_bps, double jump_sd, const GrowthOptions& o) {
+                                            double slope_bps, double height_sd, const GrowthOptions& o) {
+  // Only steps above five deviations of their own measurement count, as only jumps above five
+  // deviations of the noise are steps at all: under heavy noise the spike-removed floor of a
+  // steady rise climbs in steps of its own, about as far apart as the spikes it removes.
   std::vector<Step> steps;
   for (const Step& s : all)
-    if (s.bytes > o.regular_min_step_bytes) steps.push_back(s);
+    if (s.bytes > o.regular_min_step_bytes && s.bytes > 5 * height_sd) steps.push_back(s);
   if (steps.size() < std::max<size_t>(o.regular_min_steps, 2) || !(slope_bps > 0)) return std::nullopt;
   std::vector<double> heights;
   double sum = 0;
@@ -61,9 +88,15 @@ std::optional<RegularStepping> RegularSteps(std::span<const Step> all, double t0
     sum += s.bytes;
   }
   const double height = *Median(heights);
-  const double tolerance = o.regular_size_tolerance * height + 3 * jump_sd;
-  for (double h : heights)
-    if (std::abs(h - height) > tolerance) return std::nullopt;
+  const double tolerance = o.regular_size_tolerance * height + 3 * height_sd;
+  double spread = 0;  // the largest distance of a height from the median
+  for (double h : heights) spread = std::max(spread, std::abs(h - height));
+  if (spread > tolerance) return std::nullopt;
+  if (o.regular_chance > 0 && spread > 0) {
+    if (spread >= height) return std::nullopt;
+    const double needed = 1 + std::ceil(std::log(o.regular_chance) / std::log(spread / height) - 1e-9);
+    if (static_cast<double>(steps.size()) < needed) return std::nullopt;
+  }
   const double rise = slope_bps * (t1 - t0);
   if (sum < o.regular_carry * rise || sum * o.regular_carry > rise) return std::nullopt;
   std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.t < b.t; });
@@ -264,14 +297,17 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
       const auto it = std::max_element(jumps.begin(), jumps.end());
       if (it == jumps.end() || !(*it > jump_noise)) break;
       const size_t at = static_cast<size_t>(it - jumps.begin());
-      steps.push_back({(pts[at - 1].t + pts[at].t) / 2, *it});
+      steps.push_back({(pts[at - 1].t + pts[at].t) / 2, *it, at});
       if (steps.size() <= o.top_jumps) w.top_jumps_bytes += *it;
       for (size_t j = at >= k ? at - k : 0; j <= std::min(jumps.size() - 1, at + k); ++j) jumps[j] = -INFINITY;
     }
     w.few_steps = w.top_jumps_bytes > o.max_top_jumps_share * w.rise_bytes;
     w.steps_counted = true;
-    if (o.regular_min_step_bytes > 0)
-      w.regular = RegularSteps(steps, w.t0, w.t1, span / static_cast<double>(pts.size() - 1), slope, jump_sd, o);
+    if (o.regular_min_step_bytes > 0) {
+      // A step's height is the difference of two levels, each off by up to the level noise.
+      const double height_sd = std::max(jump_sd, std::sqrt(2.0) * LevelNoise(pts, steps, k));
+      w.regular = RegularSteps(steps, w.t0, w.t1, span / static_cast<double>(pts.size() - 1), slope, height_sd, o);
+    }
   }
   w.not_slowing = true;
   if (w.first_half && w.second_half && w.first_half->slope > 0) {

@@ -62,8 +62,8 @@ struct GrowthOptions {
   // block sizes, up to 20 MiB, step a healthy staircase in equal steps; smaller steps are left
   // out) that are equal and evenly spaced are one buffer leaked per period
   // (GrowthWindow::regular): at least regular_min_steps of them; each within
-  // regular_size_tolerance of their median height, plus three deviations of a jump measured on
-  // the floor's noise (a leaked buffer's steps are equal, but measured through the noise); the
+  // regular_size_tolerance of their median height, plus three deviations of a step's measured
+  // height (below; a leaked buffer's steps are equal, but measured through the noise); the
   // longest gap between them at most regular_gap_ratio times the shortest, give or take a point
   // at either end, and no shorter than the stretch after the last step (the stretch before the
   // first may be longer: a leak that began inside the window); together carrying regular_carry
@@ -71,6 +71,13 @@ struct GrowthOptions {
   double regular_min_step_bytes = 0;
   size_t regular_min_steps = 3;
   double regular_size_tolerance = 0.05;
+  // A step's height is measured to within the deviation of a jump on the floor's noise, or of the
+  // difference of two levels where the floor holds flat for minutes between them (its deviation
+  // about its own level between the steps, times √2). The more the heights spread, the more steps
+  // are needed: with d the largest distance of a height from their median h, n steps with
+  // (d / h)^(n − 1) at most regular_chance, so that blocks of random sizes come that close no
+  // more easily than three within 10 % do (0: regular_min_steps however far they spread).
+  double regular_chance = 0;
   double regular_gap_ratio = 1.25;
   double regular_carry = 0.8;
   // When true a jump is measured net of what Sen's slope predicts between the two medians: for

@@ -150,6 +150,59 @@ TEST(GrowthWindow, EqualStepsAtARegularPaceAreOneBufferPerPeriod) {
   EXPECT_FALSE(line->regular);
 }
 
+TEST(GrowthWindow, EqualStepsAreMeasuredAgainstHowMuchTheLevelsWander) {
+  // A spike-removed floor holds each value for minutes (here three), so the point-to-point noise
+  // reads zero, while the level it holds wanders by up to 3 MiB: over two hours, four 64 MiB steps
+  // 27 minutes apart measure 58 to 70 MiB. They are equal within that wander, and regular.
+  GrowthOptions o = Options();
+  o.top_jumps = 3;
+  o.regular_min_step_bytes = 20 * kMiB;
+  o.regular_chance = 0.01;
+  constexpr std::array<double, 7> kWander = {0, 3, -2, 2, -3, 1, -1};
+  auto stairs = [&](int every, auto mib) {
+    return Points(120, [=](int i) {
+      double v = 5000 + kWander[static_cast<size_t>(i / 3) % kWander.size()];
+      for (int k = 0, at = every - 12; at < 120; at += every, ++k)
+        if (i >= at) v += mib(k);
+      return v;
+    });
+  };
+  auto wandering = TestGrowthWindow(stairs(27, [](int) { return 64.0; }), o);
+  ASSERT_TRUE(wandering);
+  EXPECT_EQ(wandering->noise_bytes, 0);
+  ASSERT_TRUE(wandering->regular);
+  EXPECT_EQ(wandering->regular->steps, 4U);
+  EXPECT_TRUE(wandering->leak) << wandering->failed;
+  // Blocks of 64 and 128 MiB differ by more than any wander explains: not regular.
+  auto mixed = TestGrowthWindow(stairs(27, [](int k) { return k % 2 ? 128.0 : 64.0; }), o);
+  ASSERT_TRUE(mixed);
+  EXPECT_FALSE(mixed->regular);
+  // Three blocks of 70, 64 and 58 MiB, 40 minutes apart, are equal within what the wander explains,
+  // but they spread by a tenth of their height, as random blocks do by chance: three are not
+  // enough for that spread, unless the chance is not asked.
+  auto spread = [](int k) { return std::array{70.0, 64.0, 58.0}[static_cast<size_t>(k)]; };
+  auto three = TestGrowthWindow(stairs(40, spread), o);
+  ASSERT_TRUE(three);
+  EXPECT_FALSE(three->regular);
+  GrowthOptions any = o;
+  any.regular_chance = 0;
+  auto three_any = TestGrowthWindow(stairs(40, spread), any);
+  ASSERT_TRUE(three_any);
+  ASSERT_TRUE(three_any->regular);
+  EXPECT_EQ(three_any->regular->steps, 3U);
+  // A steady rise whose spike-removed floor climbs 25 MiB every 10 minutes, as it does under heavy
+  // noise, with a bump of 8 MiB on each level: steps within five deviations of their own
+  // measurement are not buffers.
+  auto climb = TestGrowthWindow(Points(120,
+                                       [](int i) {
+                                         const int j = (i + 5) % 10;
+                                         return 5000 + 25.0 * ((i + 5) / 10) + (j >= 3 && j < 6 ? 8 : 0);
+                                       }),
+                                any);
+  ASSERT_TRUE(climb);
+  EXPECT_FALSE(climb->regular);
+}
+
 TEST(GrowthWindow, SteadyLineIsALeak) {
   // 2 MiB a minute (120 MiB/h) with a small alternating wobble.
   auto p = Points(180, [](int i) { return 1000 + 2.0 * i + (i % 2 ? 1 : -1); });

@@ -73,6 +73,7 @@ struct EngineConfig {
   double regular_min_step_bytes = 20 * 1048576.0;
   size_t regular_min_steps = 3;
   double regular_size_tolerance = 0.05;  // each step's height within this share of their median (+ noise)
+  double regular_chance = 0.01;          // heights spread by d need n steps: (d / height)^(n−1) ≤ this
   double regular_gap_ratio = 1.25;       // longest gap at most this times the shortest (± a point)
   double regular_carry = 0.8;            // the steps carry this to 1/this of the rise at Sen's slope
   double slowdown_ratio = 0.8;           // 2nd-half slope < this × 1st with disjoint intervals: slowing

@@ -709,6 +709,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
     floor_go.regular_min_step_bytes = c.regular_min_step_bytes;
     floor_go.regular_min_steps = c.regular_min_steps;
     floor_go.regular_size_tolerance = c.regular_size_tolerance;
+    floor_go.regular_chance = c.regular_chance;
     floor_go.regular_gap_ratio = c.regular_gap_ratio;
     floor_go.regular_carry = c.regular_carry;
   }

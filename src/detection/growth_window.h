@@ -73,10 +73,11 @@ struct GrowthOptions {
   double regular_size_tolerance = 0.05;
   // A step's height is measured to within the deviation of a jump on the floor's noise, or of the
   // difference of two levels where the floor holds flat for minutes between them (its deviation
-  // about its own level between the steps, times √2). The more the heights spread, the more steps
-  // are needed: with d the largest distance of a height from their median h, n steps with
-  // (d / h)^(n − 1) at most regular_chance, so that blocks of random sizes come that close no
-  // more easily than three within 10 % do (0: regular_min_steps however far they spread).
+  // about its own level between the steps, times √2); only steps above five such deviations
+  // count. The more the heights spread, the more steps are needed: with d the largest distance
+  // of a height from their median h, n steps with (d / h)^(n − 1) at most regular_chance, so
+  // that blocks of random sizes come that close no more easily than three within 10 % do
+  // (0: regular_min_steps however far they spread).
   double regular_chance = 0;
   double regular_gap_ratio = 1.25;
   double regular_carry = 0.8;

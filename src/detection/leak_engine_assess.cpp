@@ -379,10 +379,11 @@ void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, Growth
   // going, as a longer window that slows down does (a staircase's last step, a settling curve).
   // Regular steps were already found still stepping at the window's end (no longer since the last
   // one than the longest gap); a shorter window that fell between two of them says nothing more.
-  for (const Window& w : v.windows) {
-    if (test->regular) break;
-    if (w.seconds >= onset_s || !w.test.sen) continue;
-    if (w.test.sen->high_slope < c.late_fraction * test->sen->slope) return;
+  if (!test->regular) {
+    for (const Window& w : v.windows) {
+      if (w.seconds >= onset_s || !w.test.sen) continue;
+      if (w.test.sen->high_slope < c.late_fraction * test->sen->slope) return;
+    }
   }
   auto at = std::find_if(v.windows.begin(), v.windows.end(), [&](const Window& w) { return w.seconds > onset_s; });
   v.onset = static_cast<size_t>(at - v.windows.begin());

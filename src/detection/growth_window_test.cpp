@@ -153,7 +153,7 @@ TEST(GrowthWindow, EqualStepsAtARegularPaceAreOneBufferPerPeriod) {
 TEST(GrowthWindow, EqualStepsAreMeasuredAgainstHowMuchTheLevelsWander) {
   // A spike-removed floor holds each value for minutes (here three), so the point-to-point noise
   // reads zero, while the level it holds wanders by up to 3 MiB: over two hours, four 64 MiB steps
-  // 27 minutes apart measure 58 to 70 MiB. They are equal within that wander, and regular.
+  // 27 minutes apart measure 59 to 68 MiB. They are equal within that wander, and regular.
   GrowthOptions o = Options();
   o.top_jumps = 3;
   o.regular_min_step_bytes = 20 * kMiB;

@@ -70,17 +70,25 @@ double LevelNoise(std::span<const FloorPoint> pts, std::vector<Step> steps, size
 }
 
 // Whether the window's steps above the noise (in any order) are one buffer leaked per period, by
-// GrowthOptions' regular_* tests. `spacing_s`: seconds between the window's points; `height_sd`:
-// the deviation of a step's measured height (bytes).
-std::optional<RegularStepping> RegularSteps(std::span<const Step> all, double t0, double t1, double spacing_s,
-                                            double slope_bps, double height_sd, const GrowthOptions& o) {
-  // Only steps above five deviations of their own measurement count, as only jumps above five
-  // deviations of the noise are steps at all: under heavy noise the spike-removed floor of a
-  // steady rise climbs in steps of its own, about as far apart as the spikes it removes.
+// GrowthOptions' regular_* tests. `pts`: the window's points, measured with jumps over `k` points
+// on each side; `jump_sd`: the deviation of a jump measured on the noise alone (bytes).
+std::optional<RegularStepping> RegularSteps(std::span<const Step> all, std::span<const FloorPoint> pts, size_t k,
+                                            double slope_bps, double jump_sd, const GrowthOptions& o) {
+  const size_t min_steps = std::max<size_t>(o.regular_min_steps, 2);
+  const auto high = [&](const Step& s) { return s.bytes > o.regular_min_step_bytes; };
+  if (static_cast<size_t>(std::count_if(all.begin(), all.end(), high)) < min_steps || !(slope_bps > 0))
+    return std::nullopt;
+  // A step's height is the difference of two levels, each off by up to the level noise. Only steps
+  // above five deviations of that measurement count, as only jumps above five deviations of the
+  // noise are steps at all: under heavy noise the spike-removed floor of a steady rise climbs in
+  // steps of its own, about as far apart as the spikes it removes.
+  const double height_sd = std::max(jump_sd, std::sqrt(2.0) * LevelNoise(pts, {all.begin(), all.end()}, k));
   std::vector<Step> steps;
   for (const Step& s : all)
-    if (s.bytes > o.regular_min_step_bytes && s.bytes > 5 * height_sd) steps.push_back(s);
-  if (steps.size() < std::max<size_t>(o.regular_min_steps, 2) || !(slope_bps > 0)) return std::nullopt;
+    if (high(s) && s.bytes > 5 * height_sd) steps.push_back(s);
+  if (steps.size() < min_steps) return std::nullopt;
+  const double t0 = pts.front().t, t1 = pts.back().t;
+  const double spacing_s = (t1 - t0) / static_cast<double>(pts.size() - 1);
   std::vector<double> heights;
   double sum = 0;
   for (const Step& s : steps) {
@@ -303,11 +311,7 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
     }
     w.few_steps = w.top_jumps_bytes > o.max_top_jumps_share * w.rise_bytes;
     w.steps_counted = true;
-    if (o.regular_min_step_bytes > 0) {
-      // A step's height is the difference of two levels, each off by up to the level noise.
-      const double height_sd = std::max(jump_sd, std::sqrt(2.0) * LevelNoise(pts, steps, k));
-      w.regular = RegularSteps(steps, w.t0, w.t1, span / static_cast<double>(pts.size() - 1), slope, height_sd, o);
-    }
+    if (o.regular_min_step_bytes > 0) w.regular = RegularSteps(steps, pts, k, slope, jump_sd, o);
   }
   w.not_slowing = true;
   if (w.first_half && w.second_half && w.first_half->slope > 0) {

@@ -48,32 +48,11 @@ size_t PhaseBin(double t, const Oscillation& o) {
   return std::min(bin, o.profile.size() - 1);
 }
 
-}  // namespace
-
-std::optional<Oscillation> EstimateOscillation(std::span<const FloorPoint> pts, const OscillationOptions& o) {
+// The cycle of pts from x, pts' floors detrended (centred), as EstimateOscillation describes.
+std::optional<Oscillation> CycleOf(std::span<const FloorPoint> pts, std::span<const double> x, double span,
+                                   const OscillationOptions& o) {
   const size_t n = pts.size();
-  if (n < 16) return std::nullopt;
-  const double span = pts.back().t - pts.front().t;
-  if (span <= 0) return std::nullopt;
   const double dt = span / static_cast<double>(n - 1);
-
-  // Least-squares detrend.
-  double mt = 0, my = 0;
-  for (const FloorPoint& p : pts) {
-    mt += p.t;
-    my += p.floor;
-  }
-  mt /= static_cast<double>(n);
-  my /= static_cast<double>(n);
-  double sxy = 0, sxx = 0;
-  for (const FloorPoint& p : pts) {
-    sxy += (p.t - mt) * (p.floor - my);
-    sxx += (p.t - mt) * (p.t - mt);
-  }
-  const double slope = sxx > 0 ? sxy / sxx : 0;
-  std::vector<double> x(n);
-  for (size_t i = 0; i < n; ++i) x[i] = pts[i].floor - my - slope * (pts[i].t - mt);
-
   const double max_period_pts = std::min(o.max_period_seconds, span / o.min_periods) / dt;
   const size_t max_lag = std::min<size_t>({o.max_lag_points, n / 2, static_cast<size_t>(3 * max_period_pts) + 2});
   if (max_lag < 4) return std::nullopt;
@@ -122,6 +101,49 @@ std::optional<Oscillation> EstimateOscillation(std::span<const FloorPoint> pts, 
   const auto [lo, hi] = std::minmax_element(osc.profile.begin(), osc.profile.end());
   osc.amplitude_bytes = *hi - *lo;
   return osc;
+}
+
+}  // namespace
+
+std::optional<Oscillation> EstimateOscillation(std::span<const FloorPoint> pts, const OscillationOptions& o) {
+  const size_t n = pts.size();
+  if (n < 16) return std::nullopt;
+  const double span = pts.back().t - pts.front().t;
+  if (span <= 0) return std::nullopt;
+  const double dt = span / static_cast<double>(n - 1);
+
+  // Least-squares detrend.
+  double mt = 0, my = 0;
+  for (const FloorPoint& p : pts) {
+    mt += p.t;
+    my += p.floor;
+  }
+  mt /= static_cast<double>(n);
+  my /= static_cast<double>(n);
+  double sxy = 0, sxx = 0;
+  for (const FloorPoint& p : pts) {
+    sxy += (p.t - mt) * (p.floor - my);
+    sxx += (p.t - mt) * (p.t - mt);
+  }
+  const double slope = sxx > 0 ? sxy / sxx : 0;
+  std::vector<double> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = pts[i].floor - my - slope * (pts[i].t - mt);
+
+  if (std::optional<Oscillation> found = CycleOf(pts, x, span, o)) return found;
+
+  // A leak that began inside the series bends its trend, and a straight line leaves that bend in
+  // as one slow swing that can hide the cycle's autocorrelation. Again, detrended by a centred
+  // moving mean over the longest period looked for (shorter at the ends): a cycle of a shorter
+  // period keeps most of its swing (the moving mean holds at most a fifth of it).
+  const double window_s = std::min(o.max_period_seconds, span / o.min_periods);
+  const auto half = static_cast<size_t>(std::max(1.0, std::round(window_s / dt / 2)));
+  std::vector<double> prefix(n + 1, 0.0);
+  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + pts[i].floor;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t lo = i >= half ? i - half : 0, hi = std::min(n - 1, i + half);
+    x[i] = pts[i].floor - (prefix[hi + 1] - prefix[lo]) / static_cast<double>(hi - lo + 1);
+  }
+  return CycleOf(pts, x, span, o);
 }
 
 std::vector<FloorPoint> RemoveOscillation(std::span<const FloorPoint> pts, const Oscillation& osc) {

@@ -42,6 +42,24 @@ TEST(Oscillation, NoCycleInNoiseOrATrend) {
   EXPECT_FALSE(EstimateOscillation(Cycle(1.5, 2700, 4 * kGiB, 0, 50 * kMiB), {}));
 }
 
+// A leak that began halfway: flat, then rising at `slope_bps` from `bend` seconds on.
+std::vector<FloorPoint> Bent(std::vector<FloorPoint> pts, double bend, double slope_bps) {
+  for (FloorPoint& p : pts) p.floor += p.t > bend ? slope_bps * (p.t - bend) : 0.0;
+  return pts;
+}
+
+TEST(Oscillation, FindsTheCycleUnderALeakThatBeganInsideTheSeries) {
+  // 10 h of a 65-minute cycle of 2.2 GiB; from 4h 40m on a leak of 1.4 GiB/h adds 8 GiB. A
+  // straight line through that bend leaves a swing of gigabytes over hours in the residual.
+  const auto pts = Bent(Cycle(10, 3900, 2.2 * kGiB, 0, 100 * kMiB), 4.67 * 3600, 1.4 * kGiB / 3600);
+  const auto osc = EstimateOscillation(pts, {});
+  ASSERT_TRUE(osc);
+  EXPECT_NEAR(osc->period_seconds, 3900, 0.02 * 3600);
+  EXPECT_NEAR(osc->amplitude_bytes, 2.2 * kGiB, 0.5 * kGiB);
+  // The same bend with no cycle is no cycle.
+  EXPECT_FALSE(EstimateOscillation(Bent(Cycle(10, 3900, 0, 0, 100 * kMiB), 4.67 * 3600, 1.4 * kGiB / 3600), {}));
+}
+
 TEST(Oscillation, RemovingTheCycleKeepsTheTrendAndFlattensTheRest) {
   const double slope = 400 * kMiB / 3600;
   const auto pts = Cycle(6, 1800, 6 * kGiB, slope, 0);

@@ -357,6 +357,15 @@ SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const d
   ChooseWindow(v, c, age);
   return v;
 }
+
+// Whether a window shorter than onset_s says growth at slope_bps (bytes/second) since then did not
+// keep going: its slope's interval ends under late_fraction of it.
+bool SlowedSince(const SeriesVerdict& v, double onset_s, double slope_bps, const EngineConfig& c) {
+  return std::any_of(v.windows.begin(), v.windows.end(), [&](const Window& w) {
+    return w.seconds < onset_s && w.test.sen && w.test.sen->high_slope < c.late_fraction * slope_bps;
+  });
+}
+
 // When no window passed but some window shows significant growth: one more window, from where the
 // growth began (FitLeakRate's start over the longest window) to now, tested at onset_alpha. A leak
 // that began inside every configured window leaves their first third flat and fails the
@@ -379,15 +388,40 @@ void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, Growth
   // going, as a longer window that slows down does (a staircase's last step, a settling curve).
   // Regular steps were already found still stepping at the window's end (no longer since the last
   // one than the longest gap); a shorter window that fell between two of them says nothing more.
-  if (!test->regular) {
-    for (const Window& w : v.windows) {
-      if (w.seconds >= onset_s || !w.test.sen) continue;
-      if (w.test.sen->high_slope < c.late_fraction * test->sen->slope) return;
-    }
-  }
+  if (!test->regular && SlowedSince(v, onset_s, test->sen->slope, c)) return;
   auto at = std::find_if(v.windows.begin(), v.windows.end(), [&](const Window& w) { return w.seconds > onset_s; });
   v.onset = static_cast<size_t>(at - v.windows.begin());
   v.windows.insert(at, Window{onset_s, *test});
+  v.vetoed_by.reset();
+  ChooseWindow(v, c, age);
+}
+
+// AddOnsetWindow on the cycle-free floor: when none of its windows passed but one of them or the
+// floor itself (`floor_grew`) grew significantly, one more window from where the cycle-free
+// floor's growth began, at least oscillation_min_periods periods of `period_s` long, its block
+// means (over block_s) tested as the other windows' are (`go`) at no looser than onset_alpha.
+// `flats` holds each window's block means, in step with v.windows.
+void AddCycleOnsetWindow(SeriesVerdict& v, std::vector<std::vector<FloorPoint>>& flats,
+                         std::span<const FloorPoint> cycle_free, double period_s, double block_s, GrowthOptions go,
+                         bool floor_grew, const EngineConfig& c, const SettledAge& age) {
+  if (v.leak_at || v.windows.empty() || cycle_free.empty() || c.onset_alpha <= 0 || !(floor_grew || AnyWindowGrew(v)))
+    return;
+  const double longest = v.windows.back().seconds;
+  const auto fit = FitLeakRate(Tail(cycle_free, longest), c.onset_min_seconds, c.ci_level, c.max_trend_points);
+  if (!fit) return;
+  const double onset_s = cycle_free.back().t - fit->start_t;
+  if (onset_s < std::max(c.onset_min_seconds, c.oscillation_min_periods * period_s) ||
+      onset_s > c.onset_max_share * longest)
+    return;
+  std::vector<FloorPoint> flat = BlockMeans(Tail(cycle_free, onset_s), block_s);
+  go.alpha = std::min(go.alpha, c.onset_alpha);
+  auto test = TestGrowthWindow(flat, go);
+  if (!test || !test->leak || SlowedSince(v, onset_s, test->sen->slope, c)) return;
+  auto at = std::find_if(v.windows.begin(), v.windows.end(), [&](const Window& w) { return w.seconds > onset_s; });
+  const auto index = at - v.windows.begin();
+  v.onset = static_cast<size_t>(index);
+  v.windows.insert(at, Window{onset_s, *test});
+  flats.insert(flats.begin() + index, std::move(flat));
   v.vetoed_by.reset();
   ChooseWindow(v, c, age);
 }
@@ -817,6 +851,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
         flats.push_back(std::move(flat));
       }
       ChooseWindow(v, c, age);
+      AddCycleOnsetWindow(v, flats, removed, osc->period_seconds, block_s, cycle_go, AnyWindowGrew(floor_v), c, age);
       if (v.leak_at) {
         // The start and rate are fitted on the passing window's block means.
         envelope = std::move(flats[*v.leak_at]);
@@ -1041,7 +1076,8 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
     else
       a.evidence.push_back(
           fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g, w.seconds)));
-    if (!env_v && floor_v.onset && floor_v.leak_at == floor_v.onset)
+    const SeriesVerdict& chosen = env_v ? *env_v : floor_v;  // only the floor and the cycle-free floor add one
+    if (chosen.onset && chosen.leak_at == chosen.onset)
       a.evidence.push_back(
           "That window starts where the growth began: the longer windows start on the level before it, so their "
           "first third stayed flat.");

@@ -289,10 +289,19 @@ TEST(LeakEngine, LateLeakUnderServingSwingsIsFoundOnAnIntermediateWindow) {
   EXPECT_NE(AllEvidence(found.last).find("cycle removed"), std::string::npos) << AllEvidence(found.last);
   EXPECT_NEAR(*found.last.rate_bps * kHour / kMiB, 500, 250);
   EXPECT_GE(*found.last.leak_start_t, 4 * kHour);
-  // The same samples with the intermediate windows turned off: found only on the rising lows of the
-  // cycle-free floor (new_level.h), and with those off as well, not found.
+  // The same samples with the intermediate windows turned off: found on the window from where the
+  // growth began; with that off too, only on the rising lows of the cycle-free floor
+  // (new_level.h); and with those off as well, not found.
   EngineConfig no_intermediate;
   no_intermediate.oscillation_window_ratio = 0;
+  LeakEngine from_onset(no_intermediate);
+  from_onset.SetCapacity(kCard);
+  const Trace on_onset = Feed(from_onset, shape, duration, 1.0, 5);
+  ASSERT_EQ(on_onset.last.verdict, Verdict::kLeak) << AllEvidence(on_onset.last);
+  EXPECT_NE(AllEvidence(on_onset.last).find("That window starts where the growth began"), std::string::npos)
+      << AllEvidence(on_onset.last);
+  EXPECT_NEAR(*on_onset.last.rate_bps * kHour / kMiB, 500, 250);
+  no_intermediate.onset_alpha = 0;
   LeakEngine lows_only(no_intermediate);
   lows_only.SetCapacity(kCard);
   const Trace on_lows = Feed(lows_only, shape, duration, 1.0, 5);
@@ -1015,6 +1024,37 @@ TEST(LeakEngine, GrowthThatBeganMidJobAndStoppedIsNotALeak) {
       EXPECT_NE(c.verdict, Verdict::kLeak) << "at " << c.end_t << ": " << AllEvidence(c);
     }
   }
+}
+
+// A leak that began two hours ago under a serving load: every window of the cycle-free floor
+// starts on the level before it (the 3 h one by an hour) and fails the keeps-going tests; from
+// where the growth began its block means rise in every third. The tests on the cycle-free lows
+// (new level, ramp, rising lows) are off, so the window from the growth's start is what finds it.
+TEST(LeakEngine, ALeakThatBeganInsideEveryCycleFreeWindowIsTestedFromItsStart) {
+  const double start = 4 * kHour, end = 6 * kHour;
+  const Shape shape = ServingLoad(6000, 1500, 1500, 1500, 2, end, start);
+  EngineConfig lows_off;
+  lows_off.new_level_max_recent_blocks = 0;
+  lows_off.ramp_max_blocks = 0;
+  lows_off.rising_lows_alpha = 0;
+  LeakEngine with = CardEngine(lows_off);
+  const Trace found = Feed(with, shape, end, 1.0, 5, 1, 300);
+  const std::string ev = AllEvidence(found.last);
+  ASSERT_EQ(found.last.verdict, Verdict::kLeak) << ev;
+  EXPECT_NE(ev.find("means of the cycle-free floor"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("That window starts where the growth began"), std::string::npos) << ev;
+  EXPECT_NEAR(*found.last.rate_bps * kHour / kMiB, 1500, 600) << ev;
+  EXPECT_NEAR(*found.last.leak_start_t, start, 1800) << ev;
+  for (const Assessment& c : found.checks) {
+    if (c.end_t < start) {
+      EXPECT_NE(c.verdict, Verdict::kLeak) << "at " << c.end_t;  // nothing before the leak
+    }
+  }
+  // Without that window the same samples are not a leak yet.
+  EngineConfig off = lows_off;
+  off.onset_alpha = 0;
+  LeakEngine without = CardEngine(off);
+  EXPECT_NE(Feed(without, shape, end, 1.0, 5, 1, 300).last.verdict, Verdict::kLeak);
 }
 
 }  // namespace

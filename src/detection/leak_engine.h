@@ -164,8 +164,9 @@ struct EngineConfig {
   // When no window passes but one shows significant growth, one more window from where the growth
   // began (at least onset_min_seconds, at most onset_max_share of the longest window) is tested at
   // onset_alpha (0: never): a leak that began inside every configured window leaves their first
-  // third flat. Not on a floor that swings with a load (its cycle-free floor gets one at
-  // oscillation_intermediate_alpha, at least oscillation_min_periods periods long).
+  // third flat. Not on a floor that swings with a load: its cycle-free floor gets one instead,
+  // from where that floor's growth began, at least oscillation_min_periods periods long, its block
+  // means at oscillation_alpha (or onset_alpha if stricter).
   double onset_alpha = 0.001;
   double onset_min_seconds = 3600;
   double onset_max_share = 0.8;

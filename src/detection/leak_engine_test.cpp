@@ -292,23 +292,19 @@ TEST(LeakEngine, LateLeakUnderServingSwingsIsFoundOnAnIntermediateWindow) {
   // The same samples with the intermediate windows turned off: found on the window from where the
   // growth began; with that off too, only on the rising lows of the cycle-free floor
   // (new_level.h); and with those off as well, not found.
+  auto found_by = [&](const EngineConfig& config, const std::string& sentence) {
+    LeakEngine e = CardEngine(config);
+    const Trace run = Feed(e, shape, duration, 1.0, 5);
+    const std::string ev = AllEvidence(run.last);
+    ASSERT_EQ(run.last.verdict, Verdict::kLeak) << ev;
+    EXPECT_NE(ev.find(sentence), std::string::npos) << ev;
+    EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 500, 250) << ev;
+  };
   EngineConfig no_intermediate;
   no_intermediate.oscillation_window_ratio = 0;
-  LeakEngine from_onset(no_intermediate);
-  from_onset.SetCapacity(kCard);
-  const Trace on_onset = Feed(from_onset, shape, duration, 1.0, 5);
-  ASSERT_EQ(on_onset.last.verdict, Verdict::kLeak) << AllEvidence(on_onset.last);
-  EXPECT_NE(AllEvidence(on_onset.last).find("That window starts where the growth began"), std::string::npos)
-      << AllEvidence(on_onset.last);
-  EXPECT_NEAR(*on_onset.last.rate_bps * kHour / kMiB, 500, 250);
+  found_by(no_intermediate, "That window starts where the growth began");
   no_intermediate.onset_alpha = 0;
-  LeakEngine lows_only(no_intermediate);
-  lows_only.SetCapacity(kCard);
-  const Trace on_lows = Feed(lows_only, shape, duration, 1.0, 5);
-  ASSERT_EQ(on_lows.last.verdict, Verdict::kLeak) << AllEvidence(on_lows.last);
-  EXPECT_NE(AllEvidence(on_lows.last).find("lowest floor of each 15m 0s block rose"), std::string::npos)
-      << AllEvidence(on_lows.last);
-  EXPECT_NEAR(*on_lows.last.rate_bps * kHour / kMiB, 500, 250);
+  found_by(no_intermediate, "lowest floor of each 15m 0s block rose");
   no_intermediate.new_level_max_recent_blocks = 0;
   no_intermediate.rising_lows_alpha = 0;
   LeakEngine without(no_intermediate);

@@ -366,6 +366,19 @@ bool SlowedSince(const SeriesVerdict& v, double onset_s, double slope_bps, const
   });
 }
 
+// Puts the window from where the growth began among v's windows by size, marks it as the onset one
+// and chooses again. Returns its index.
+size_t InsertOnsetWindow(SeriesVerdict& v, Window onset, const EngineConfig& c, const SettledAge& age) {
+  auto at =
+      std::find_if(v.windows.begin(), v.windows.end(), [&](const Window& w) { return w.seconds > onset.seconds; });
+  const auto index = static_cast<size_t>(at - v.windows.begin());
+  v.windows.insert(at, std::move(onset));
+  v.onset = index;
+  v.vetoed_by.reset();
+  ChooseWindow(v, c, age);
+  return index;
+}
+
 // When no window passed but some window shows significant growth: one more window, from where the
 // growth began (FitLeakRate's start over the longest window) to now, tested at onset_alpha. A leak
 // that began inside every configured window leaves their first third flat and fails the
@@ -389,11 +402,7 @@ void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, Growth
   // Regular steps were already found still stepping at the window's end (no longer since the last
   // one than the longest gap); a shorter window that fell between two of them says nothing more.
   if (!test->regular && SlowedSince(v, onset_s, test->sen->slope, c)) return;
-  auto at = std::find_if(v.windows.begin(), v.windows.end(), [&](const Window& w) { return w.seconds > onset_s; });
-  v.onset = static_cast<size_t>(at - v.windows.begin());
-  v.windows.insert(at, Window{onset_s, *test});
-  v.vetoed_by.reset();
-  ChooseWindow(v, c, age);
+  InsertOnsetWindow(v, Window{onset_s, *test}, c, age);
 }
 
 // AddOnsetWindow on the cycle-free floor: when none of its windows passed but one of them or the
@@ -417,13 +426,8 @@ void AddCycleOnsetWindow(SeriesVerdict& v, std::vector<std::vector<FloorPoint>>&
   go.alpha = std::min(go.alpha, c.onset_alpha);
   auto test = TestGrowthWindow(flat, go);
   if (!test || !test->leak || SlowedSince(v, onset_s, test->sen->slope, c)) return;
-  auto at = std::find_if(v.windows.begin(), v.windows.end(), [&](const Window& w) { return w.seconds > onset_s; });
-  const auto index = at - v.windows.begin();
-  v.onset = static_cast<size_t>(index);
-  v.windows.insert(at, Window{onset_s, *test});
-  flats.insert(flats.begin() + index, std::move(flat));
-  v.vetoed_by.reset();
-  ChooseWindow(v, c, age);
+  const size_t at = InsertOnsetWindow(v, Window{onset_s, *test}, c, age);
+  flats.insert(flats.begin() + static_cast<std::ptrdiff_t>(at), std::move(flat));
 }
 
 // Whether the growth of the settled floor began only after it held flat (EngineConfig's

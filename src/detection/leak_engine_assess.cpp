@@ -359,11 +359,19 @@ SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const d
 }
 
 // Whether a window shorter than onset_s says growth at slope_bps (bytes/second) since then did not
-// keep going: its slope's interval ends under late_fraction of it.
-bool SlowedSince(const SeriesVerdict& v, double onset_s, double slope_bps, const EngineConfig& c) {
-  return std::any_of(v.windows.begin(), v.windows.end(), [&](const Window& w) {
-    return w.seconds < onset_s && w.test.sen && w.test.sen->high_slope < c.late_fraction * slope_bps;
-  });
+// keep going: its slope's interval ends under late_fraction of it. `tested`, when given, holds each
+// window's points: a window whose test stopped before Sen's slope (stop_when_not_significant) gets
+// it from them, as its test would have.
+bool SlowedSince(const SeriesVerdict& v, double onset_s, double slope_bps, const EngineConfig& c,
+                 std::span<const std::vector<FloorPoint>> tested = {}) {
+  for (size_t i = 0; i < v.windows.size(); ++i) {
+    const Window& w = v.windows[i];
+    if (w.seconds >= onset_s) continue;
+    std::optional<TheilSenResult> sen = w.test.sen;
+    if (!sen && i < tested.size() && !tested[i].empty()) sen = SenOfFloor(tested[i], tested[i].front().t, c.ci_level);
+    if (sen && sen->high_slope < c.late_fraction * slope_bps) return true;
+  }
+  return false;
 }
 
 // Puts the window from where the growth began among v's windows by size, marks it as the onset one
@@ -425,7 +433,7 @@ void AddCycleOnsetWindow(SeriesVerdict& v, std::vector<std::vector<FloorPoint>>&
   std::vector<FloorPoint> flat = BlockMeans(Tail(cycle_free, onset_s), block_s);
   go.alpha = std::min(go.alpha, c.onset_alpha);
   auto test = TestGrowthWindow(flat, go);
-  if (!test || !test->leak || SlowedSince(v, onset_s, test->sen->slope, c)) return;
+  if (!test || !test->leak || SlowedSince(v, onset_s, test->sen->slope, c, flats)) return;
   const size_t at = InsertOnsetWindow(v, Window{onset_s, *test}, c, age);
   flats.insert(flats.begin() + static_cast<std::ptrdiff_t>(at), std::move(flat));
 }

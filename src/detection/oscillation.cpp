@@ -48,7 +48,23 @@ size_t PhaseBin(double t, const Oscillation& o) {
   return std::min(bin, o.profile.size() - 1);
 }
 
-// The cycle of pts from x, pts' floors detrended (centred), as EstimateOscillation describes.
+// The profile of osc (its period, bin width, t_ref and number of bins set): the median of x at
+// each phase bin, and the amplitude; false when a bin holds no point.
+bool FillProfile(std::span<const FloorPoint> pts, std::span<const double> x, Oscillation& osc) {
+  const size_t bins = osc.profile.size();
+  std::vector<std::vector<double>> per_bin(bins);
+  for (size_t i = 0; i < pts.size(); ++i) per_bin[PhaseBin(pts[i].t, osc)].push_back(x[i]);
+  for (size_t b = 0; b < bins; ++b) {
+    const auto med = Median(per_bin[b]);
+    if (!med) return false;  // a phase never sampled: too irregular to remove
+    osc.profile[b] = *med;
+  }
+  const auto [lo, hi] = std::minmax_element(osc.profile.begin(), osc.profile.end());
+  osc.amplitude_bytes = *hi - *lo;
+  return true;
+}
+
+// The cycle of pts from x, pts' floors less their trend, as EstimateOscillation describes.
 std::optional<Oscillation> CycleOf(std::span<const FloorPoint> pts, std::span<const double> x, double span,
                                    const OscillationOptions& o) {
   const size_t n = pts.size();
@@ -91,16 +107,21 @@ std::optional<Oscillation> CycleOf(std::span<const FloorPoint> pts, std::span<co
   osc.bin_seconds = osc.period_seconds / static_cast<double>(bins);
   osc.t_ref = pts.front().t - 0.5 * osc.bin_seconds;  // points near the bins' centres, not edges
   osc.profile.assign(bins, 0.0);
-  std::vector<std::vector<double>> per_bin(bins);
-  for (size_t i = 0; i < n; ++i) per_bin[PhaseBin(pts[i].t, osc)].push_back(x[i]);
-  for (size_t b = 0; b < bins; ++b) {
-    const auto med = Median(per_bin[b]);
-    if (!med) return std::nullopt;  // a phase never sampled: too irregular to remove
-    osc.profile[b] = *med;
-  }
-  const auto [lo, hi] = std::minmax_element(osc.profile.begin(), osc.profile.end());
-  osc.amplitude_bytes = *hi - *lo;
+  if (!FillProfile(pts, x, osc)) return std::nullopt;
   return osc;
+}
+
+// Each floor less the mean of the floors within `half` points either side (fewer at the ends).
+std::vector<double> LessMovingMean(std::span<const FloorPoint> pts, size_t half) {
+  const size_t n = pts.size();
+  std::vector<double> prefix(n + 1, 0.0);
+  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + pts[i].floor;
+  std::vector<double> x(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t lo = i >= half ? i - half : 0, hi = std::min(n - 1, i + half);
+    x[i] = pts[i].floor - (prefix[hi + 1] - prefix[lo]) / static_cast<double>(hi - lo + 1);
+  }
+  return x;
 }
 
 }  // namespace
@@ -136,14 +157,15 @@ std::optional<Oscillation> EstimateOscillation(std::span<const FloorPoint> pts, 
   // moving mean over the longest period looked for (shorter at the ends): a cycle of a shorter
   // period keeps most of its swing (the moving mean holds at most a fifth of it).
   const double window_s = std::min(o.max_period_seconds, span / o.min_periods);
-  const auto half = static_cast<size_t>(std::max(1.0, std::round(window_s / dt / 2)));
-  std::vector<double> prefix(n + 1, 0.0);
-  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + pts[i].floor;
-  for (size_t i = 0; i < n; ++i) {
-    const size_t lo = i >= half ? i - half : 0, hi = std::min(n - 1, i + half);
-    x[i] = pts[i].floor - (prefix[hi + 1] - prefix[lo]) / static_cast<double>(hi - lo + 1);
-  }
-  return CycleOf(pts, x, span, o);
+  std::optional<Oscillation> found =
+      CycleOf(pts, LessMovingMean(pts, static_cast<size_t>(std::max(1.0, std::round(window_s / dt / 2)))), span, o);
+  if (!found) return std::nullopt;
+  // That moving mean holds part of the cycle, so the profile read on its residual is off by as
+  // much; a moving mean over one period holds none of it.
+  const auto one_period =
+      LessMovingMean(pts, static_cast<size_t>(std::max(1.0, std::round(found->period_seconds / dt / 2))));
+  if (!FillProfile(pts, one_period, *found)) return std::nullopt;
+  return found;
 }
 
 std::vector<FloorPoint> RemoveOscillation(std::span<const FloorPoint> pts, const Oscillation& osc) {

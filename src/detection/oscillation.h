@@ -4,12 +4,13 @@
 // EstimateOscillation: the series is detrended by least squares and its autocorrelation computed
 // over lags of up to a few periods (index lags; the engine's buckets are on a regular grid). The
 // period is the first autocorrelation peak after the first negative value, when that peak is at
-// least min_autocorrelation. When there is none, the same is asked of the series detrended by a
-// centred moving mean over max_period_seconds (at most a min_periods-th of the series): a trend
-// that bends (a leak that began inside the series) leaves no slow swing there. The period is then
-// refined on the peak near the largest multiple of it that the lags cover (parabolic
-// interpolation), which makes it precise to about a bucket divided by that multiple. The profile
-// is the median detrended floor at each phase of the cycle (one bin per bucket of the period).
+// least min_autocorrelation, refined on the peak near the largest multiple of it that the lags
+// cover (parabolic interpolation), which makes it precise to about a bucket divided by that
+// multiple. The profile is the median detrended floor at each phase of the cycle (one bin per
+// bucket of the period). When the line finds no period, the search runs again on the series less
+// a centred moving mean over max_period_seconds (at most a min_periods-th of the series): a trend
+// that bends (a leak that began inside the series) leaves no slow swing there. That mean holds
+// part of the cycle, so the profile is then read against a moving mean one period long instead.
 // RemoveOscillation: each floor minus the profile at its phase (interpolated linearly between the
 // bins' centres). A healthy oscillating load becomes
 // flat (plus its short swings), a leak underneath it stays a slope.

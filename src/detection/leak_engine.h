@@ -185,7 +185,7 @@ struct EngineConfig {
   // hold_seconds ago found a leak, and the floor went on rising since (by half of what that
   // leak's rate adds, less three noise deviations: from the level at the cut without falling
   // below it, or, under a load's cycle, from the lowest floor before the cut to the lowest
-  // since), the verdict stays a leak, judged on that data (0: never).
+  // since, which must not be lower), the verdict stays a leak, judged on that data (0: never).
   double hold_seconds = 1800;
   // Under a load whose floor swings (the oscillation test above), a leak verdict must also hold on
   // the data up to swing_persist_seconds ago: each of the tests on such a load is asked again at

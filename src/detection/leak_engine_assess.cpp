@@ -598,10 +598,13 @@ Assessment LeakEngine::Assess() const {
   const double since_s = last_t_ - (after - 1)->t;
   // The rise asked for is half of what max(min_rate_bps, the leak's rate) brings: from the level
   // at the cut to the median of the hold's last quarter, or (for a floor that swings with a load)
-  // from the lowest floor of the hold before the cut to the lowest since. Checked at min_rate_bps
+  // from the lowest floor of the hold before the cut to the lowest since, which must not fall: on a
+  // swinging floor three noise deviations are the load's own swings. Checked at min_rate_bps
   // before the second judgement, which costs as much as the first.
   auto rose = [&](double bps) { return low_since >= level - tol && last_median >= level + 0.5 * bps * since_s - tol; };
-  auto lows_rose = [&](double bps) { return low_since >= low_before + 0.5 * bps * c.hold_seconds - tol; };
+  auto lows_rose = [&](double bps) {
+    return low_since >= low_before + std::max(0.0, 0.5 * bps * c.hold_seconds - tol);
+  };
   if (!rose(c.min_rate_bps) && !lows_rose(c.min_rate_bps)) return now;
   Assessment then = JudgePersistent(a, std::vector<FloorPoint>(pts.begin(), after));
   if (then.verdict != Verdict::kLeak || !then.rate_bps) return now;

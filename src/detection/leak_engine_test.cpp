@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <regex>
 #include <string>
 
 #include "core/time.h"
@@ -974,6 +975,45 @@ TEST(LeakEngine, ALeakIsHeldThroughASpikeAtTheEnd) {
   // The runway is counted from the end, above the spike's peak.
   ASSERT_TRUE(held.last.peak_bytes && held.last.tto_s);
   EXPECT_GT(*held.last.peak_bytes, (20000 + 400 * 6 + 2900) * kMiB);
+}
+
+// The byte figure FormatBytes wrote ("33.8 GiB", "512 MiB").
+double BytesOf(const std::string& number, const std::string& unit) {
+  const double scale = unit == "GiB" ? kGiB : unit == "MiB" ? kMiB : unit == "KiB" ? 1024.0 : 1.0;
+  return std::stod(number) * scale;
+}
+
+// Under a serving load the hold also reads the load's lows: the lowest floor since the cut against
+// the lowest of the same span before it. Growth of 2 GiB/h that stops after two hours is found
+// only as it stops, and the lows since a cut then wander by hundreds of MiB. They must not hold the
+// leak when they fell: the sentence that holds it says they stayed above.
+TEST(LeakEngine, GrowthThatStoppedUnderServingSwingsIsNotHeldByLowsThatFell) {
+  const double start = kHour, stop = 3 * kHour, duration = 6 * kHour, rate = 2000;
+  const std::regex held(
+      R"(its lowest floor \(([0-9.]+) (B|KiB|MiB|GiB)\) stayed above the lowest of the [^(]* \(([0-9.]+) (B|KiB|MiB|GiB)\))");
+  int holds = 0;
+  for (double period : {900.0, 1500.0, 2700.0}) {
+    for (uint64_t seed : {1, 2, 3}) {
+      const Shape grow = ServingLoad(6000, period, 3000, rate, seed, duration, start);
+      const Shape stopped = [=](double t) { return grow(t) - (t > stop ? rate * (t - stop) / kHour : 0); };
+      LeakEngine e = CardEngine();
+      const Trace run = Feed(e, stopped, duration, 1.0, 5, seed, 600);
+      for (const Assessment& c : run.checks) {
+        const std::string ev = AllEvidence(c);
+        std::smatch m;
+        if (!std::regex_search(ev, m, held)) continue;
+        ++holds;
+        EXPECT_GE(BytesOf(m[1], m[2]), BytesOf(m[3], m[4])) << period << " " << seed << " at " << c.end_t << ": " << ev;
+      }
+      if (period == 1500 && seed == 1) {
+        // 90 minutes after the stop the lows since the cut fell by about 500 MiB: no longer held.
+        const Assessment& at = run.checks[26];
+        ASSERT_NEAR(at.end_t, stop + 90 * 60, 60);
+        EXPECT_NE(at.verdict, Verdict::kLeak) << AllEvidence(at);
+      }
+    }
+  }
+  EXPECT_GT(holds, 0);  // the lows did hold a leak where they rose
 }
 
 // Growth from the job's first minutes: the warm-up gate lets the trend tests start only after a

@@ -170,6 +170,11 @@ struct EngineConfig {
   double onset_alpha = 0.001;
   double onset_min_seconds = 3600;
   double onset_max_share = 0.8;
+  // ... and when that window finds nothing, one from where growth began at least
+  // fast_onset_min_seconds ago, on a floor that does not swing, whose rate's interval must also
+  // stay above fast_rate_bps: a fast leak that began 30 minutes ago fills only the last half of
+  // the shortest configured window (0: never).
+  double fast_onset_min_seconds = 1800;
   // The history rules above hold back a young job's own growth, which begins with the job and is
   // steepest first (a settling curve, an allocator's staircase). Growth that began only after the
   // settled floor held flat for late_onset_flat_seconds (where the level-then-line fit puts its

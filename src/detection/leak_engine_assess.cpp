@@ -387,30 +387,67 @@ size_t InsertOnsetWindow(SeriesVerdict& v, Window onset, const EngineConfig& c, 
   return index;
 }
 
+// How much the floor rose over the last `seconds`: the median of its last three points less the
+// median of the three up to `seconds` before the last (bytes; 0 when the series is shorter).
+double RecentRise(std::span<const FloorPoint> series, double seconds) {
+  if (series.size() < 6 || series.back().t - series.front().t < seconds) return 0;
+  auto median3 = [](std::span<const FloorPoint> three) {
+    double a = three[0].floor, b = three[1].floor, c = three[2].floor;
+    return std::max(std::min(a, b), std::min(std::max(a, b), c));
+  };
+  const auto at = std::upper_bound(series.begin(), series.end(), series.back().t - seconds,
+                                   [](double t, const FloorPoint& p) { return t < p.t; });
+  const auto from = std::max(series.begin(), at - 3);
+  return median3(series.last(3)) - median3({from, from + 3});
+}
+
 // When no window passed but some window shows significant growth: one more window, from where the
 // growth began (FitLeakRate's start over the longest window) to now, tested at onset_alpha. A leak
 // that began inside every configured window leaves their first third flat and fails the
 // keeps-going tests there; from its own start it rises in every third. The window is at least
 // onset_min_seconds and at most onset_max_share of the longest one, and the history rules apply to
-// it as to any window.
+// it as to any window. Failing that, in a segment past the young-job rule, a fast leak's window from
+// where it began at least fast_onset_min_seconds ago, its rate's interval above fast_rate_bps.
 void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, GrowthOptions go, const EngineConfig& c,
                     const SettledAge& age) {
   if (v.leak_at || v.windows.empty() || series.empty() || c.onset_alpha <= 0 || !AnyWindowGrew(v)) return;
   const double longest = v.windows.back().seconds;
-  const auto fit = FitLeakRate(Tail(series, longest), c.onset_min_seconds, c.ci_level, c.max_trend_points);
-  if (!fit) return;
-  const double onset_s = series.back().t - fit->start_t;
-  if (onset_s < c.onset_min_seconds || onset_s > c.onset_max_share * longest) return;
   go.alpha = c.onset_alpha;
-  auto test = TestGrowthWindow(Tail(series, onset_s), go);
-  if (!test || !test->leak) return;
-  // Growth that stopped or slowed since: a shorter window whose slope is clearly under half of
-  // this one's (its interval's upper end below late_fraction of it) says the growth did not keep
-  // going, as a longer window that slows down does (a staircase's last step, a settling curve).
-  // Regular steps were already found still stepping at the window's end (no longer since the last
-  // one than the longest gap); a shorter window that fell between two of them says nothing more.
-  if (!test->regular && SlowedSince(v, onset_s, test->sen->slope, c)) return;
-  InsertOnsetWindow(v, Window{onset_s, *test}, c, age);
+  // From where growth began at least onset_min_seconds ago; failing that, a fast one that began at
+  // least fast_onset_min_seconds ago.
+  for (const double min_s : {c.onset_min_seconds, c.fast_onset_min_seconds}) {
+    const bool fast_only = min_s < c.onset_min_seconds;
+    // (A young segment's history rules hold back every window shorter than most of the first one.)
+    if (!(min_s > 0) || (fast_only && (!(c.fast_rate_bps > 0) || age.young))) continue;
+    // (Nor a floor that rose less than half of what fast_rate_bps brings over min_s: its window
+    // could not keep its interval above that rate. Saves the fit where the floor settles.)
+    if (fast_only && RecentRise(series, min_s) < 0.5 * c.fast_rate_bps * min_s) continue;
+    const auto fit = FitLeakRate(Tail(series, longest), min_s, c.ci_level, c.max_trend_points);
+    if (!fit) continue;
+    const double onset_s = series.back().t - fit->start_t;
+    if (onset_s < min_s || onset_s > c.onset_max_share * longest) continue;
+    // The opening that removed spikes cannot tell its last spike_seconds / 2 from the start of one,
+    // and holds them at the level before: on a window this short that reads as slowing down, so
+    // the fast window ends there.
+    std::span<const FloorPoint> tested = Tail(series, onset_s);
+    if (fast_only) {
+      const double until = series.back().t - 0.5 * c.spike_seconds;
+      tested = tested.first(static_cast<size_t>(
+          std::partition_point(tested.begin(), tested.end(), [&](const FloorPoint& p) { return p.t <= until; }) -
+          tested.begin()));
+    }
+    auto test = TestGrowthWindow(tested, go);
+    if (!test || !test->leak || (fast_only && test->sen->low_slope < c.fast_rate_bps)) continue;
+    // Growth that stopped or slowed since: a shorter window whose slope is clearly under half of
+    // this one's (its interval's upper end below late_fraction of it) says the growth did not keep
+    // going, as a longer window that slows down does (a staircase's last step, a settling curve).
+    // Regular steps were already found still stepping at the window's end (no longer since the
+    // last one than the longest gap); a shorter window that fell between two of them says nothing
+    // more.
+    if (!test->regular && SlowedSince(v, onset_s, test->sen->slope, c)) continue;
+    InsertOnsetWindow(v, Window{onset_s, *test}, c, age);
+    return;
+  }
 }
 
 // AddOnsetWindow on the cycle-free floor: when none of its windows passed but one of them or the

@@ -924,6 +924,36 @@ TEST(LeakEngine, LeakThatBeganInsideEveryWindowIsTestedFromItsStart) {
   }
 }
 
+// A fast leak in a settled job is found once it has run half an hour: the window from where it
+// began needs only fast_onset_min_seconds when its rate's interval stays above fast_rate_bps. The
+// 1-hour window still starts on the level before it, so its first third is flat.
+TEST(LeakEngine, FastLeakInASettledJobIsFoundAfterHalfAnHour) {
+  const double start = 5 * kHour, at = start + 35 * 60;
+  EngineConfig without;
+  without.fast_onset_min_seconds = 0;
+  for (double rate : {1000.0, 3000.0}) {
+    const Shape shape = LeakAfterPlateau(20000, rate, start);
+    LeakEngine plain(without);
+    plain.SetCapacity(kCard);
+    const Trace late = Feed(plain, shape, at, 5.0, 20, 1, 300);
+    EXPECT_NE(late.last.verdict, Verdict::kLeak) << rate << ": " << AllEvidence(late.last);
+
+    LeakEngine e = CardEngine();
+    const Trace run = Feed(e, shape, at, 5.0, 20, 1, 300);
+    ASSERT_EQ(run.last.verdict, Verdict::kLeak) << rate << ": " << AllEvidence(run.last);
+    EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, rate, 0.1 * rate);
+    EXPECT_NEAR(*run.last.leak_start_t, start, 5 * 60);
+    EXPECT_NE(AllEvidence(run.last).find("That window starts where the growth began"), std::string::npos)
+        << AllEvidence(run.last);
+    for (const Assessment& c : run.checks)  // none before the growth had run half an hour
+      if (c.end_t < start + 30 * 60) EXPECT_NE(c.verdict, Verdict::kLeak) << rate << " at " << c.end_t;
+  }
+  // Slower growth waits for the hour: its interval does not reach fast_rate_bps.
+  LeakEngine slow = CardEngine();
+  const Trace run = Feed(slow, LeakAfterPlateau(20000, 300, start), at, 5.0, 20, 1, 300);
+  EXPECT_NE(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
+}
+
 TEST(LeakEngine, ALeakOfOneBufferPerPeriodStaysALeakBetweenItsSteps) {
   // A settled job, then one 64 MiB buffer every 72 minutes from 6 h on (53 MiB/h; steps at 7h 12m
   // to 10h 48m), checked every 5 minutes. At 11h 45m the last step is 57 minutes old: the 1-hour

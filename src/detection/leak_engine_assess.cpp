@@ -419,8 +419,9 @@ void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, Growth
     const bool fast_only = min_s < c.onset_min_seconds;
     // (A young segment's history rules hold back every window shorter than most of the first one.)
     if (!(min_s > 0) || (fast_only && (!(c.fast_rate_bps > 0) || age.young))) continue;
-    // (Nor a floor that rose less than half of what fast_rate_bps brings over min_s: its window
-    // could not keep its interval above that rate. Saves the fit where the floor settles.)
+    // (Nor a floor that rose less than half of what fast_rate_bps brings over the last min_s, as a
+    // fast leak that began then has. Saves the fit where the floor settles; no verdict on seeds 11
+    // and 41 changed with it.)
     if (fast_only && RecentRise(series, min_s) < 0.5 * c.fast_rate_bps * min_s) continue;
     const auto fit = FitLeakRate(Tail(series, longest), min_s, c.ci_level, c.max_trend_points);
     if (!fit) continue;

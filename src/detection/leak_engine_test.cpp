@@ -1007,12 +1007,6 @@ TEST(LeakEngine, ALeakIsHeldThroughASpikeAtTheEnd) {
   EXPECT_GT(*held.last.peak_bytes, (20000 + 400 * 6 + 2900) * kMiB);
 }
 
-// The byte figure FormatBytes wrote ("33.8 GiB", "512 MiB").
-double BytesOf(const std::string& number, const std::string& unit) {
-  const double scale = unit == "GiB" ? kGiB : unit == "MiB" ? kMiB : unit == "KiB" ? 1024.0 : 1.0;
-  return std::stod(number) * scale;
-}
-
 // Under a serving load the hold also reads the load's lows: the lowest floor since the cut against
 // the lowest of the same span before it. Growth of 2 GiB/h that stops after two hours is found
 // only as it stops, and the lows since a cut then wander by hundreds of MiB. They must not hold the
@@ -1020,7 +1014,7 @@ double BytesOf(const std::string& number, const std::string& unit) {
 TEST(LeakEngine, GrowthThatStoppedUnderServingSwingsIsNotHeldByLowsThatFell) {
   const double start = kHour, stop = 3 * kHour, duration = 6 * kHour, rate = 2000;
   const std::regex held(
-      R"(its lowest floor \(([0-9.]+) (B|KiB|MiB|GiB)\) stayed above the lowest of the [^(]* \(([0-9.]+) (B|KiB|MiB|GiB)\))");
+      R"(its lowest floor \(([0-9.]+ [KMG]?i?B)\) stayed above the lowest of the [^(]* \(([0-9.]+ [KMG]?i?B)\))");
   int holds = 0;
   for (double period : {900.0, 1500.0, 2700.0}) {
     for (uint64_t seed : {1, 2, 3}) {
@@ -1033,7 +1027,9 @@ TEST(LeakEngine, GrowthThatStoppedUnderServingSwingsIsNotHeldByLowsThatFell) {
         std::smatch m;
         if (!std::regex_search(ev, m, held)) continue;
         ++holds;
-        EXPECT_GE(BytesOf(m[1], m[2]), BytesOf(m[3], m[4])) << period << " " << seed << " at " << c.end_t << ": " << ev;
+        const auto since = ParseSize(m[1].str()), before = ParseSize(m[2].str());
+        ASSERT_TRUE(since.ok() && before.ok()) << m[0];
+        EXPECT_GE(*since, *before) << period << " " << seed << " at " << c.end_t << ": " << ev;
       }
       if (period == 1500 && seed == 1) {
         // 90 minutes after the stop the lows since the cut fell by about 500 MiB: no longer held.

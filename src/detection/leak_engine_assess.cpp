@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -323,6 +324,11 @@ std::span<const FloorPoint> Tail(std::span<const FloorPoint> pts, double seconds
   return {first, pts.end()};
 }
 
+// The points of a time-ordered series up to time t (seconds), inclusive.
+std::span<const FloorPoint> Until(std::span<const FloorPoint> pts, double t) {
+  return {pts.begin(), std::partition_point(pts.begin(), pts.end(), [t](const FloorPoint& p) { return p.t <= t; })};
+}
+
 // The windows tested on the cycle-free floor: the configured sizes, plus geometric steps between
 // two consecutive sizes that are more than oscillation_window_ratio apart, once the shorter one is
 // at least min_history_seconds long. Each as (seconds, intermediate), in increasing size.
@@ -391,14 +397,12 @@ size_t InsertOnsetWindow(SeriesVerdict& v, Window onset, const EngineConfig& c, 
 // median of the three up to `seconds` before the last (bytes; 0 when the series is shorter).
 double RecentRise(std::span<const FloorPoint> series, double seconds) {
   if (series.size() < 6 || series.back().t - series.front().t < seconds) return 0;
-  auto median3 = [](std::span<const FloorPoint> three) {
-    double a = three[0].floor, b = three[1].floor, c = three[2].floor;
-    return std::max(std::min(a, b), std::min(std::max(a, b), c));
+  auto median_floor = [](std::span<const FloorPoint> three) {
+    std::array<double, 3> v{three[0].floor, three[1].floor, three[2].floor};
+    return *Median(v);
   };
-  const auto at = std::upper_bound(series.begin(), series.end(), series.back().t - seconds,
-                                   [](double t, const FloorPoint& p) { return t < p.t; });
-  const auto from = std::max(series.begin(), at - 3);
-  return median3(series.last(3)) - median3({from, from + 3});
+  const std::span<const FloorPoint> before = Until(series, series.back().t - seconds);
+  return median_floor(series.last(3)) - median_floor(series.first(std::max<size_t>(before.size(), 3)).last(3));
 }
 
 // When no window passed but some window shows significant growth: one more window, from where the
@@ -431,12 +435,7 @@ void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, Growth
     // and holds them at the level before: on a window this short that reads as slowing down, so
     // the fast window ends there.
     std::span<const FloorPoint> tested = Tail(series, onset_s);
-    if (fast_only) {
-      const double until = series.back().t - 0.5 * c.spike_seconds;
-      tested = tested.first(static_cast<size_t>(
-          std::partition_point(tested.begin(), tested.end(), [&](const FloorPoint& p) { return p.t <= until; }) -
-          tested.begin()));
-    }
+    if (fast_only) tested = Until(tested, series.back().t - 0.5 * c.spike_seconds);
     auto test = TestGrowthWindow(tested, go);
     if (!test || !test->leak || (fast_only && test->sen->low_slope < c.fast_rate_bps)) continue;
     // Growth that stopped or slowed since: a shorter window whose slope is clearly under half of

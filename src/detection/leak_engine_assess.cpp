@@ -647,10 +647,14 @@ Assessment LeakEngine::Assess() const {
   if (then.verdict != Verdict::kLeak || !then.rate_bps) return now;
   const double bps = std::max(c.min_rate_bps, *then.rate_bps);
   const std::string since =
-      rose(bps)        ? fmt::format("the floor has stayed above {} and went on rising (median {} over the last {})",
-                                     FormatBytes(level - tol), FormatBytes(last_median), FormatDuration(c.hold_seconds / 4))
-      : lows_rose(bps) ? fmt::format("its lowest floor ({}) stayed above the lowest of the {} before ({})",
-                                     FormatBytes(low_since), FormatDuration(c.hold_seconds), FormatBytes(low_before))
+      rose(bps) ? fmt::format(
+                      "the floor has stayed above {} and went on rising (median {} over the last {}, {} from the "
+                      "level at the cut)",
+                      FormatBytes(level - tol), FormatBytes(last_median), FormatDuration(c.hold_seconds / 4),
+                      Signed(last_median - level))
+      : lows_rose(bps) ? fmt::format("its lowest floor ({}) stayed above the lowest of the {} before ({}), by {}",
+                                     FormatBytes(low_since), FormatDuration(c.hold_seconds), FormatBytes(low_before),
+                                     Signed(low_since - low_before))
                        : "";
   if (since.empty()) return now;
   then.evidence.push_back(fmt::format(

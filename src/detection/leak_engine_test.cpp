@@ -1002,6 +1002,16 @@ TEST(LeakEngine, ALeakIsHeldThroughASpikeAtTheEnd) {
   EXPECT_NE(ev.find("a rise at the end that cannot yet be told from a spike or a step does not undo the leak"),
             std::string::npos)
       << ev;
+  // The sentence says by how much the floor rose from the level at the cut: the 3000 MiB spike plus
+  // about 25 minutes of the leak at 400 MiB/h (the last quarter's median against the level of the
+  // five buckets before the cut).
+  std::smatch m;
+  const std::regex rise(R"(over the last 7m 30s, \+([0-9.]+ [KMG]?i?B) from the level at the cut\))");
+  ASSERT_TRUE(std::regex_search(ev, m, rise)) << ev;
+  const auto by = ParseSize(m[1].str());
+  ASSERT_TRUE(by.ok()) << m[0];
+  EXPECT_GT(*by / kMiB, 3000 + 100) << m[0];
+  EXPECT_LT(*by / kMiB, 3000 + 300) << m[0];
   // The runway is counted from the end, above the spike's peak.
   ASSERT_TRUE(held.last.peak_bytes && held.last.tto_s);
   EXPECT_GT(*held.last.peak_bytes, (20000 + 400 * 6 + 2900) * kMiB);
@@ -1010,11 +1020,14 @@ TEST(LeakEngine, ALeakIsHeldThroughASpikeAtTheEnd) {
 // Under a serving load the hold also reads the load's lows: the lowest floor since the cut against
 // the lowest of the same span before it. Growth of 2 GiB/h that stops after two hours is found
 // only as it stops, and the lows since a cut then wander by hundreds of MiB. They must not hold the
-// leak when they fell: the sentence that holds it says they stayed above.
+// leak when they fell: the sentence that holds it says they stayed above, and by how much (two
+// sizes rounded to 0.1 GiB can read equal), which must not be less than zero and must agree with
+// the two sizes it compares.
 TEST(LeakEngine, GrowthThatStoppedUnderServingSwingsIsNotHeldByLowsThatFell) {
   const double start = kHour, stop = 3 * kHour, duration = 6 * kHour, rate = 2000;
   const std::regex held(
-      R"(its lowest floor \(([0-9.]+ [KMG]?i?B)\) stayed above the lowest of the [^(]* \(([0-9.]+ [KMG]?i?B)\))");
+      R"(its lowest floor \(([0-9.]+ [KMG]?i?B)\) stayed above the lowest of the [^(]* \(([0-9.]+ [KMG]?i?B)\), )"
+      R"(by ([+-])([0-9.]+ [KMG]?i?B))");
   int holds = 0;
   for (double period : {900.0, 1500.0, 2700.0}) {
     for (uint64_t seed : {1, 2, 3}) {
@@ -1027,9 +1040,12 @@ TEST(LeakEngine, GrowthThatStoppedUnderServingSwingsIsNotHeldByLowsThatFell) {
         std::smatch m;
         if (!std::regex_search(ev, m, held)) continue;
         ++holds;
-        const auto since = ParseSize(m[1].str()), before = ParseSize(m[2].str());
-        ASSERT_TRUE(since.ok() && before.ok()) << m[0];
+        const auto since = ParseSize(m[1].str()), before = ParseSize(m[2].str()), by = ParseSize(m[4].str());
+        ASSERT_TRUE(since.ok() && before.ok() && by.ok()) << m[0];
         EXPECT_GE(*since, *before) << period << " " << seed << " at " << c.end_t << ": " << ev;
+        EXPECT_EQ(m[3].str(), "+") << m[0];
+        // The sizes are rounded (0.1 GiB, or whole MiB): their difference within that of `by`.
+        EXPECT_NEAR(*since - *before, *by, 0.11 * kGiB) << m[0];
       }
       if (period == 1500 && seed == 1) {
         // 90 minutes after the stop the lows since the cut fell by about 500 MiB: no longer held.

@@ -197,6 +197,12 @@ struct EngineConfig {
   // every check, and a healthy load's wander can pass one of them at one moment only. Else the
   // verdict is the one on that earlier data, with the later finding in its evidence (0: no check).
   double swing_persist_seconds = 600;
+  // Under a load with a regular cycle, when no leak is called but the cycle-free floor's block means
+  // rose over one of its windows at Mann–Kendall p ≤ watch_alpha, by at least min_growth_bytes at
+  // min_rate_bps or more, the assessment says so (Assessment::load_rise_bps and a sentence): no
+  // verdict, a reason to look again. A load's swings hide a leak of a few percent of the card for
+  // hours from the tests' levels (0: never).
+  double watch_alpha = 1e-4;
   // Warm-up gate: settled once the floor's rise over settle_window_seconds is under
   // max(settle_min_bytes, settle_fraction × capacity), or no longer falling.
   double settle_window_seconds = 600;
@@ -316,6 +322,11 @@ struct Assessment {
   double departed_bytes = 0;
   std::optional<double> last_departure_t;
   std::optional<Departure> last_departed;
+  // Added: under a load that swings with a regular cycle and without a leak verdict, the rate
+  // (bytes/second, Sen's slope of the cycle-free floor's block means) of a rise that Mann–Kendall
+  // finds at p ≤ EngineConfig::watch_alpha on one of its windows (the evidence names it); unset
+  // otherwise.
+  std::optional<double> load_rise_bps;
 };
 
 class LeakEngine {

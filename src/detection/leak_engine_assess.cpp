@@ -317,6 +317,15 @@ struct Unconfirmed {
   MannKendallResult mk;      // on those block means
 };
 
+// A rise of a swinging load's cycle-free floor that no test called a leak (EngineConfig::watch_alpha).
+struct LoadRise {
+  double window_seconds = 0;
+  double block_seconds = 0;  // the cycle-free floor was averaged over blocks of this
+  Oscillation cycle;         // the cycle removed
+  MannKendallResult mk;      // on those block means
+  double slope_bps = 0;      // Sen's slope of the block means
+};
+
 // The last `seconds` of a time-ordered series.
 std::span<const FloorPoint> Tail(std::span<const FloorPoint> pts, double seconds) {
   const double from = pts.back().t - seconds - 1e-9;
@@ -884,6 +893,22 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   double block_s = 0;
   std::optional<Oscillation> estimated;  // the cycle found, whether or not a window passed on it
   std::vector<FloorPoint> cycle_free;    // the floor over the longest window with that cycle removed
+  std::optional<LoadRise> watch;         // the most significant rise of its block means (watch_alpha)
+  // Every verdict other than a leak after this point returns through here: it says what the
+  // cycle-free floor showed when it rose without a leak verdict.
+  auto not_a_leak = [&]() {
+    if (!watch) return oscillating;
+    std::string cycle_s = CycleSentence(watch->cycle);
+    cycle_s[0] = static_cast<char>(std::tolower(cycle_s[0]));
+    a.load_rise_bps = watch->slope_bps;
+    a.evidence.push_back(fmt::format(
+        "Worth watching: {}, and with it removed the floor averaged over each {} rose over the last {} at {} "
+        "(Sen's slope; Mann–Kendall z={:.1f}, {}). Under a load that swings that is not yet enough for a leak "
+        "verdict; look again in an hour or two.",
+        cycle_s, FormatDuration(watch->block_seconds), FormatDuration(watch->window_seconds), Rate(watch->slope_bps),
+        watch->mk.z, PText(watch->mk.p)));
+    return oscillating;
+  };
   if (!leak_at && oscillating) {
     if (std::optional<Oscillation> osc = cycle_of_longest().cycle) {
       cycle_free = cycle_of_longest().cycle_free;
@@ -903,6 +928,10 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
         std::vector<FloorPoint> flat = BlockMeans(Tail(removed, w), block_s);
         auto test = TestGrowthWindow(flat, intermediate ? intermediate_go : cycle_go);
         if (!test) continue;
+        if (c.watch_alpha > 0 && test->mk && test->mk->p <= c.watch_alpha && (!watch || test->mk->z > watch->mk.z))
+          if (auto sen = SenOfFloor(flat, flat.front().t, c.ci_level);
+              sen && sen->slope >= c.min_rate_bps && sen->slope * w >= c.min_growth_bytes)
+            watch = LoadRise{w, block_s, *osc, *test->mk, sen->slope};
         v.windows.push_back({w, *test});
         flats.push_back(std::move(flat));
       }
@@ -1068,7 +1097,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
           Rate(rate->sen.slope), 100 * c.ci_level, Rate(rate->sen.low_slope), Rate(rate->sen.high_slope),
           Rate(floor_bps),
           slow_rule ? fmt::format(" before {} of settled data", FormatDuration(c.slow_history_seconds)) : ""));
-      return oscillating;
+      return not_a_leak();
     }
   }
   if (leak_at) {
@@ -1242,7 +1271,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       a.evidence.push_back(fmt::format("The floor last stepped up at {} and has not risen since ({} ago).",
                                        At(last_high_t, first_t_, config_.evidence_times),
                                        FormatDuration(last_t_ - last_high_t)));
-    return oscillating;
+    return not_a_leak();
   }
   // A significant upward trend whose rise did not last (the floor went up and fell back, or ended
   // near where it began) is not a plateau: say what the test found and why it is no leak.
@@ -1291,7 +1320,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       ending = NotALeak(w.test);
     }
     a.evidence.push_back(fmt::format("{}, but {}: {}.", lead, why, ending));
-    return oscillating;
+    return not_a_leak();
   }
   a.verdict = Verdict::kPlateau;
   const auto [lo, hi] = range_of(longest_w.seconds);
@@ -1310,7 +1339,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
         fmt::format("Memory sits at {:.0f}% of the usable capacity but does not grow: a "
                     "pre-allocated pool looks like this.",
                     100 * *a.peak_bytes / *a.capacity_bytes));
-  return oscillating;
+  return not_a_leak();
 }
 
 }  // namespace vw::detection

@@ -278,6 +278,55 @@ TEST(LeakEngine, LeakUnderServingSwingsIsFoundWithTheCycleRemoved) {
   EXPECT_GT(*run.last.rate_hi_bps * kHour / kMiB, 400);
 }
 
+// A leak of 1400 MiB/h that begins an hour into a serving job, under a 5 GiB cycle every 17 minutes
+// and swings up to 2.5 GiB: in the job's first three settled hours the young-job rules ask a steady
+// pace that the swings break, so it is no leak yet at 2h 50m; but the cycle-free floor rose clearly
+// (p ≤ watch_alpha) and the assessment says so, with the rate of the window it rose over (which
+// starts before the leak, so under 1400). With watch_alpha 0 the same samples give the same
+// assessment without it. A healthy load under the same cycle and swings never carries it.
+TEST(LeakEngine, RiseUnderServingSwingsTooEarlyForALeakIsWorthWatching) {
+  const double start = kHour, duration = 2 * kHour + 50 * 60;
+  const Shape shape = ServingLoad(5000, 1020, 2500, 1400, 1, duration, start);
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, shape, duration, 1.0, 5, 1, 600);
+  const std::string ev = AllEvidence(run.last);
+  ASSERT_NE(run.last.verdict, Verdict::kLeak) << ev;
+  ASSERT_TRUE(run.last.load_rise_bps) << ev;
+  EXPECT_GT(*run.last.load_rise_bps * kHour / kMiB, 700) << ev;
+  EXPECT_LT(*run.last.load_rise_bps * kHour / kMiB, 1400) << ev;
+  const std::regex note(
+      R"(Worth watching: the load oscillates with a period of about 1[67]m [0-9]+s \([0-9.]+ GiB from trough to peak\), )"
+      R"(and with it removed the floor averaged over each 10m 0s rose over the last 2h [0-9]+m at ([0-9]+) MiB/h )"
+      R"(\(Sen's slope; Mann–Kendall z=[0-9.]+, p<0.001\)\. Under a load that swings that is not yet enough for a )"
+      R"(leak verdict; look again in an hour or two\.)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(ev, m, note)) << ev;
+  EXPECT_NEAR(std::stod(m[1].str()), *run.last.load_rise_bps * kHour / kMiB, 1) << ev;
+  for (const Assessment& c : run.checks) {
+    if (c.end_t <= start) {
+      EXPECT_FALSE(c.load_rise_bps) << "at " << c.end_t << ": " << AllEvidence(c);
+    }
+  }
+
+  EngineConfig quiet;
+  quiet.watch_alpha = 0;
+  LeakEngine without = CardEngine(quiet);
+  const Trace same = Feed(without, shape, duration, 1.0, 5, 1, 600);
+  EXPECT_EQ(same.last.verdict, run.last.verdict);
+  EXPECT_FALSE(same.last.load_rise_bps);
+  ASSERT_EQ(same.last.evidence.size() + 1, run.last.evidence.size()) << AllEvidence(same.last);
+  for (size_t i = 0; i < same.last.evidence.size(); ++i) EXPECT_EQ(same.last.evidence[i], run.last.evidence[i]);
+
+  for (uint64_t seed : {1, 2, 3}) {
+    LeakEngine healthy = CardEngine();
+    const Trace h = Feed(healthy, ServingLoad(5000, 1020, 2500, 0, seed, 6 * kHour), 6 * kHour, 1.0, 5, seed, 300);
+    for (const Assessment& c : h.checks) {
+      EXPECT_FALSE(c.load_rise_bps) << seed << " at " << c.end_t << ": " << AllEvidence(c);
+      EXPECT_NE(c.verdict, Verdict::kLeak) << seed << " at " << c.end_t;
+    }
+  }
+}
+
 TEST(LeakEngine, LateLeakUnderServingSwingsIsFoundOnAnIntermediateWindow) {
   // A leak that begins 5 h into an 11 h serving job: the 11 h window starts on the flat part and
   // fails the keeps-going tests, the 3 h window holds too few block means for the strict level;

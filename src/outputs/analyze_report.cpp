@@ -59,6 +59,16 @@ Severity SeverityOf(const SeriesAnalysis& a, const AnalyzeReportOptions& options
 std::vector<std::string> NextSteps(const SeriesAnalysis& a) {
   const Assessment& as = a.assessment;
   std::vector<std::string> steps;
+  if (as.verdict != Verdict::kLeak && as.load_rise_bps) {
+    // Not a leak, but a swinging load's memory rose with its cycle removed (the evidence says how):
+    // neither "no action" nor "an allocator warming up" is the right advice.
+    steps.push_back(fmt::format(
+        "Watch this GPU: with the load's cycle removed its memory rose at {}, not yet enough under the load's "
+        "swings for a leak verdict. Record another hour or two (`vramwatch record`) and analyse again, or let "
+        "`vramwatch watch` follow it; `vramwatch check` shows which process holds the memory.",
+        FormatRate(*as.load_rise_bps)));
+    return steps;
+  }
   switch (as.verdict) {
     case Verdict::kLeak:
       steps.push_back(
@@ -186,6 +196,7 @@ json RenderAnalyzeJson(const std::vector<AnalyzedSeries>& series, const AnalyzeR
     g["leak_rate_ci_bytes_per_second"] =
         as.rate_lo_bps && as.rate_hi_bps ? json::array({*as.rate_lo_bps, *as.rate_hi_bps}) : json(nullptr);
     g["leak_start"] = as.leak_start_t ? json(TimeIso(a, *as.leak_start_t)) : json(nullptr);
+    g["load_rise_bytes_per_second"] = OptNum(as.load_rise_bps);
     g["time_to_oom_seconds"] = OptNum(as.tto_s);
     g["time_to_oom_ci_seconds"] = as.tto_lo_s ? json::array({*as.tto_lo_s, OptNum(as.tto_hi_s)}) : json(nullptr);
     g["oom_at"] = as.tto_s ? json(TimeIso(a, as.end_t + *as.tto_s)) : json(nullptr);

@@ -59,6 +59,35 @@ TEST(AnalyzeJson, ByteFiguresAreSignedWholeBytes) {
   EXPECT_EQ(doc["gpus"][0]["peak_bytes"].get<int64_t>(), 1610612736);
 }
 
+// A swinging load whose cycle-free floor rose without a leak verdict: the next step says to watch
+// it, not that no action is needed or that an allocator is warming up; the JSON carries the rate,
+// and null without it.
+TEST(AnalyzeReport, ARiseWorthWatchingChangesTheNextStepAndIsInTheJson) {
+  AnalyzedSeries s = Leak(true, false);
+  detection::Assessment& as = s.analysis.assessment;
+  as.rate_bps.reset();
+  as.leak_start_t.reset();
+  as.tto_s.reset();
+  for (detection::Verdict v : {detection::Verdict::kSettling, detection::Verdict::kPlateau}) {
+    as.verdict = v;
+    as.load_rise_bps.reset();
+    EXPECT_TRUE(RenderAnalyzeJson({s}, {})["gpus"][0]["load_rise_bytes_per_second"].is_null());
+    EXPECT_THAT(RenderAnalyzeText({s}, {}), Not(HasSubstr("Watch this GPU")));
+
+    as.load_rise_bps = 300 * 1048576.0 / 3600;
+    const nlohmann::json doc = RenderAnalyzeJson({s}, {});
+    EXPECT_DOUBLE_EQ(doc["gpus"][0]["load_rise_bytes_per_second"].get<double>(), *as.load_rise_bps);
+    ASSERT_EQ(doc["gpus"][0]["next_steps"].size(), 1u);
+    EXPECT_THAT(doc["gpus"][0]["next_steps"][0].get<std::string>(),
+                HasSubstr("Watch this GPU: with the load's cycle removed its memory rose at 300 MiB/h"));
+    const std::string text = RenderAnalyzeText({s}, {});
+    EXPECT_THAT(text, HasSubstr("Watch this GPU"));
+    EXPECT_THAT(text, Not(HasSubstr("No action")));
+    EXPECT_THAT(text, Not(HasSubstr("allocator warming up")));
+    EXPECT_THAT(text, HasSubstr("[ok]"));  // a note, not an alert: the exit code stays 0
+  }
+}
+
 TEST(AnalyzeReport, SamplesOutOfOrderAreCountedInTextAndJson) {
   AnalyzedSeries s = Leak(true, false);
   nlohmann::json none = RenderAnalyzeJson({s}, {});

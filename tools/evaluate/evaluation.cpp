@@ -99,6 +99,7 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const 
     last = engine.Assess();
     result.assess_cpu_seconds += ThreadCpuSeconds() - assess_started;
     ++result.assessments;
+    if (last.load_rise_bps && (!leak_start || t < *leak_start)) ++result.load_rise_checks_before_leak;
     vw_tracker.Check(t, last.verdict == detection::Verdict::kLeak);
     if (on_assessment) on_assessment(t, last);
   };
@@ -115,6 +116,7 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const 
   result.rate_bps = last.rate_bps;
   result.rate_lo_bps = last.rate_lo_bps;
   result.rate_hi_bps = last.rate_hi_bps;
+  result.load_rise_bps = last.load_rise_bps;
 
   // Baselines.
   const std::vector<ScrapedSample> scraped = ScrapeUniform(trace.used_mib, dt, options.prom.scrape_s);
@@ -236,7 +238,9 @@ Status WriteResultsCsv(const std::vector<TraceResult>& results, const std::strin
   }
   header +=
       ",vramwatch_end_verdict,vramwatch_rate_mib_per_hour,vramwatch_rate_lo_mib_per_hour,"
-      "vramwatch_rate_hi_mib_per_hour,vramwatch_assessments,vramwatch_engine_cpu_ms,vramwatch_assess_cpu_ms\n";
+      "vramwatch_rate_hi_mib_per_hour,vramwatch_load_rise_mib_per_hour,vramwatch_load_rise_checks_before_leak,"
+      "vramwatch_assessments,vramwatch_engine_cpu_ms,"
+      "vramwatch_assess_cpu_ms\n";
   std::fputs(header.c_str(), f);
   constexpr double kMiBPerHour = 3600.0 / kMiB;
   for (const TraceResult& r : results) {
@@ -250,9 +254,11 @@ Status WriteResultsCsv(const std::vector<TraceResult>& results, const std::strin
       row += fmt::format(",{},{},{},{},{}", o.alarmed_any ? 1 : 0, o.episodes, o.alarm_at_end ? 1 : 0,
                          o.alarm_before_leak ? 1 : 0, OptionalNumber(o.delay_s, 1, 1));
     }
-    row += fmt::format(",{},{},{},{},{},{:.3f},{:.3f}\n", r.end_verdict, OptionalNumber(r.rate_bps, kMiBPerHour, 3),
-                       OptionalNumber(r.rate_lo_bps, kMiBPerHour, 3), OptionalNumber(r.rate_hi_bps, kMiBPerHour, 3),
-                       r.assessments, r.engine_cpu_seconds * 1000.0, r.assess_cpu_seconds * 1000.0);
+    row +=
+        fmt::format(",{},{},{},{},{},{},{},{:.3f},{:.3f}\n", r.end_verdict, OptionalNumber(r.rate_bps, kMiBPerHour, 3),
+                    OptionalNumber(r.rate_lo_bps, kMiBPerHour, 3), OptionalNumber(r.rate_hi_bps, kMiBPerHour, 3),
+                    OptionalNumber(r.load_rise_bps, kMiBPerHour, 3), r.load_rise_checks_before_leak, r.assessments,
+                    r.engine_cpu_seconds * 1000.0, r.assess_cpu_seconds * 1000.0);
     std::fputs(row.c_str(), f);
   }
   const bool write_failed = std::ferror(f) != 0;

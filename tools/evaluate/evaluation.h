@@ -55,6 +55,8 @@ struct TraceResult {
   // vramwatch's last assessment.
   std::string end_verdict;
   std::optional<double> rate_bps, rate_lo_bps, rate_hi_bps;
+  std::optional<double> load_rise_bps;      // Assessment::load_rise_bps (a swinging load's rise worth watching)
+  size_t load_rise_checks_before_leak = 0;  // assessments that carried one, before the leak (all, if healthy)
   size_t assessments = 0;
   double engine_cpu_seconds = 0;  // CPU time of the worker thread in Add + Assess for this trace
   double assess_cpu_seconds = 0;  // the part of it spent in Assess

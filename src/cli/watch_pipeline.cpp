@@ -17,23 +17,6 @@ namespace vw::cli {
 
 namespace {
 
-outputs::SeriesVerdict VerdictOf(const detection::Assessment& a) {
-  outputs::SeriesVerdict v;
-  v.verdict = std::string(detection::VerdictName(a.verdict));
-  v.leak_rate_bps = a.rate_bps;
-  v.leak_rate_lo_bps = a.rate_lo_bps;
-  v.leak_rate_hi_bps = a.rate_hi_bps;
-  v.time_to_oom_s = a.tto_s;
-  v.time_to_oom_lo_s = a.tto_lo_s;
-  v.time_to_oom_hi_s = a.tto_hi_s;
-  v.leak_start_t = a.leak_start_t;
-  v.floor_bytes = a.floor_bytes;
-  v.peak_bytes = a.peak_bytes;
-  v.evidence = a.evidence;
-  v.summary = a.summary;
-  return v;
-}
-
 // A leak alert's `description`: the leak's own sentences (Assessment::summary), not the first of
 // the evidence, which may say where the analysis starts (a restart) and nothing about the leak;
 // that first sentence only when there is no summary.
@@ -74,6 +57,24 @@ std::string AlertNameOf(const Finding& f) {
 }
 
 }  // namespace
+
+outputs::SeriesVerdict SeriesVerdictOf(const detection::Assessment& a) {
+  outputs::SeriesVerdict v;
+  v.verdict = std::string(detection::VerdictName(a.verdict));
+  v.leak_rate_bps = a.rate_bps;
+  v.leak_rate_lo_bps = a.rate_lo_bps;
+  v.leak_rate_hi_bps = a.rate_hi_bps;
+  v.time_to_oom_s = a.tto_s;
+  v.time_to_oom_lo_s = a.tto_lo_s;
+  v.time_to_oom_hi_s = a.tto_hi_s;
+  v.leak_start_t = a.leak_start_t;
+  v.floor_bytes = a.floor_bytes;
+  v.peak_bytes = a.peak_bytes;
+  v.load_rise_bps = a.load_rise_bps;
+  v.evidence = a.evidence;
+  v.summary = a.summary;
+  return v;
+}
 
 WatchPipeline::WatchPipeline(WatchConfig config, storage::HistoryStore* history, std::vector<outputs::AlertSink*> sinks)
     : config_(std::move(config)), history_(history), sinks_(std::move(sinks)), tracker_(config_.alerts) {}
@@ -227,7 +228,7 @@ std::string WatchPipeline::WorkloadKey(const GpuSnapshot& g) const {
 
 void WatchPipeline::AssessGpu(const std::string& key, GpuTrack& t, double now) {
   t.last_assess_t = now;
-  t.verdict = VerdictOf(t.engine.Assess());
+  t.verdict = SeriesVerdictOf(t.engine.Assess());
   const std::string wk = WorkloadKey(t.last);
   if (wk.empty()) return;
   auto b = baselines_.find(wk);
@@ -385,7 +386,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
   ReviseEnded(t, g, now);
   if (now - t.last_proc_assess_t >= config_.process_assess_interval_s) {
     t.last_proc_assess_t = now;
-    for (auto& [pid, pt] : t.procs) pt->verdict = VerdictOf(pt->engine.Assess());
+    for (auto& [pid, pt] : t.procs) pt->verdict = SeriesVerdictOf(pt->engine.Assess());
   }
 }
 

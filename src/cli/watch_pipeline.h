@@ -52,6 +52,9 @@ struct WatchConfig {
   std::string boot_id;
 };
 
+// What the daemon publishes of one engine assessment (every field the renderers read).
+outputs::SeriesVerdict SeriesVerdictOf(const detection::Assessment& a);
+
 class WatchPipeline {
  public:
   WatchPipeline(WatchConfig config, storage::HistoryStore* history, std::vector<outputs::AlertSink*> sinks);

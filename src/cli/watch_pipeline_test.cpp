@@ -63,6 +63,46 @@ std::string VerdictOf(const outputs::DaemonState& s, unsigned index) {
   return "absent";
 }
 
+// Every figure of an assessment that /metrics, /api/v1/status, the page and the alerts read is
+// carried into the published state; a missing one stays missing.
+TEST(WatchPipelineState, AnAssessmentIsPublishedWithEveryFigure) {
+  detection::Assessment a;
+  a.verdict = detection::Verdict::kSettling;
+  a.floor_bytes = 1.0e9;
+  a.peak_bytes = 2.0e9;
+  a.load_rise_bps = 349525.0;
+  a.evidence = {"one", "two"};
+  outputs::SeriesVerdict v = SeriesVerdictOf(a);
+  EXPECT_EQ(v.verdict, "settling");
+  EXPECT_EQ(v.floor_bytes, 1.0e9);
+  EXPECT_EQ(v.peak_bytes, 2.0e9);
+  EXPECT_EQ(v.load_rise_bps, 349525.0);
+  EXPECT_EQ(v.evidence, a.evidence);
+  EXPECT_FALSE(v.leak_rate_bps || v.leak_rate_lo_bps || v.leak_rate_hi_bps || v.time_to_oom_s || v.leak_start_t);
+
+  a = detection::Assessment{};
+  a.verdict = detection::Verdict::kLeak;
+  a.rate_bps = 300.0;
+  a.rate_lo_bps = 200.0;
+  a.rate_hi_bps = 400.0;
+  a.tto_s = 10.0;
+  a.tto_lo_s = 5.0;
+  a.tto_hi_s = 20.0;
+  a.leak_start_t = 7.0;
+  a.summary = "Leak: ...";
+  v = SeriesVerdictOf(a);
+  EXPECT_EQ(v.verdict, "leak");
+  EXPECT_EQ(v.leak_rate_bps, 300.0);
+  EXPECT_EQ(v.leak_rate_lo_bps, 200.0);
+  EXPECT_EQ(v.leak_rate_hi_bps, 400.0);
+  EXPECT_EQ(v.time_to_oom_s, 10.0);
+  EXPECT_EQ(v.time_to_oom_lo_s, 5.0);
+  EXPECT_EQ(v.time_to_oom_hi_s, 20.0);
+  EXPECT_EQ(v.leak_start_t, 7.0);
+  EXPECT_EQ(v.summary, "Leak: ...");
+  EXPECT_FALSE(v.load_rise_bps);
+}
+
 TEST(WatchPipelineResume, EnginesResumedFromHistoryJudgeTheFirstLiveSample) {
   TempDb db;
   const double now = 1'790'000'000;

@@ -30,6 +30,8 @@ struct SeriesVerdict {
   std::optional<double> leak_start_t;  // where the sustained growth began (seconds), set for a leak
   std::optional<double> floor_bytes, peak_bytes;
   std::optional<double> baseline_bytes;  // learned plateau of this workload, when known
+  // Without a leak verdict: a swinging load's rise worth watching (detection::Assessment::load_rise_bps).
+  std::optional<double> load_rise_bps;
   std::vector<std::string> evidence;
   std::string summary;  // a leak's own sentences (detection::Assessment::summary); empty otherwise
 };

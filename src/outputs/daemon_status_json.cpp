@@ -33,6 +33,7 @@ nlohmann::ordered_json AnalysisJson(const SeriesVerdict& a) {
   j["floor_bytes"] = Opt(a.floor_bytes);
   j["peak_bytes"] = Opt(a.peak_bytes);
   j["baseline_bytes"] = Opt(a.baseline_bytes);
+  j["load_rise_bytes_per_second"] = Opt(a.load_rise_bps);
   j["evidence"] = a.evidence;
   return j;
 }

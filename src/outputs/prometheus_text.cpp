@@ -223,6 +223,10 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
             [](const GpuState& g) { return g.analysis.baseline_bytes; });
   gpu_gauge("vramwatch_gpu_leak_rate_bytes_per_second", "Measured leak rate in bytes per second (leak verdict only).",
             [](const GpuState& g) { return g.analysis.leak_rate_bps; });
+  gpu_gauge("vramwatch_gpu_load_rise_bytes_per_second",
+            "Without a leak verdict: rate in bytes per second at which a swinging load's memory, its cycle removed, "
+            "rose clearly enough to be worth watching (absent otherwise).",
+            [](const GpuState& g) { return g.analysis.load_rise_bps; });
   gpu_gauge("vramwatch_gpu_time_to_oom_seconds", "Estimated seconds until the GPU runs out of memory.",
             [](const GpuState& g) { return g.analysis.time_to_oom_s; });
   gpu_gauge("vramwatch_gpu_time_to_oom_lower_seconds",

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "outputs/daemon_state_testing.h"
+#include "outputs/daemon_status_json.h"
 
 namespace vw::outputs {
 namespace {
@@ -74,6 +75,7 @@ TEST(PrometheusText, MissingValuesProduceNoSampleRatherThanZero) {
   s.gpus[0].snapshot.memory_reserved_bytes.reset();
   std::string text = RenderPrometheus(s, s.t);
   EXPECT_THAT(text, Not(HasSubstr("vramwatch_gpu_memory_reserved_bytes")));
+  EXPECT_THAT(text, Not(HasSubstr("vramwatch_gpu_load_rise_bytes_per_second")));
   // Only GPU 0 has a leak rate.
   size_t count = 0;
   for (const auto& l : Lines(text)) {
@@ -120,6 +122,28 @@ TEST(PrometheusText, LeakingProcessServesItsRateAndRunwayWithItsLabels) {
     if (l.rfind("vramwatch_process_time_to_oom_seconds{", 0) == 0) ++runways;
   }
   EXPECT_EQ(runways, 1u);
+}
+
+// A swinging load's rise worth watching (no leak verdict) is served per GPU while the engine
+// reports it, and absent on a GPU without one; the status JSON carries the same value, null there.
+TEST(PrometheusText, ARiseWorthWatchingIsServedOnlyWhereTheEngineReportsIt) {
+  DaemonState s = testing::MakeDaemonState(2, 0);
+  s.gpus[1].analysis = SeriesVerdict{};
+  s.gpus[1].analysis.verdict = "settling";
+  s.gpus[1].analysis.load_rise_bps = 349525.0;
+  const std::string text = RenderPrometheus(s, s.t);
+  EXPECT_THAT(text, HasSubstr("# TYPE vramwatch_gpu_load_rise_bytes_per_second gauge\n"));
+  size_t count = 0;
+  for (const auto& l : Lines(text)) {
+    if (l.rfind("vramwatch_gpu_load_rise_bytes_per_second{", 0) != 0) continue;
+    ++count;
+    EXPECT_THAT(l, HasSubstr("gpu=\"1\""));
+    EXPECT_THAT(l, ::testing::EndsWith("} 349525"));
+  }
+  EXPECT_EQ(count, 1u);
+  const nlohmann::ordered_json j = StatusJson(s);
+  EXPECT_TRUE(j["gpus"][0]["analysis"]["load_rise_bytes_per_second"].is_null());
+  EXPECT_DOUBLE_EQ(j["gpus"][1]["analysis"]["load_rise_bytes_per_second"].get<double>(), 349525.0);
 }
 
 TEST(PrometheusText, EveryFamilyHasHelpTypeAndContiguousSamples) {
@@ -265,6 +289,7 @@ TEST(PrometheusText, PassesPromtoolCheckMetrics) {
                                    "(scripts/bootstrap does) to run this test";
   DaemonState s = testing::MakeDaemonState(8, 12);
   s.gpus[3].stale = true;
+  s.gpus[4].analysis.load_rise_bps = 349525.0;
   s.gpus[5].snapshot.processes[2].info.state = ProcState::kZombie;
   s.gpus[5].snapshot.processes[3].info.command = "weird \"name\" with \\ and \n newline \xff";
   std::string text = RenderPrometheus(s, s.t);

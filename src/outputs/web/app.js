@@ -186,6 +186,8 @@
     var pct = num(total) && num(used) && total > 0 ? Math.min(100, used / total * 100) : 0;
     var floorPct = num(total) && num(a.floor_bytes) && total > 0 ? Math.min(100, a.floor_bytes / total * 100) : null;
     var runway = a.verdict === 'leak' && num(a.time_to_oom_seconds) ? duration(a.time_to_oom_seconds) : (a.verdict === 'leak' ? '?' : '—');
+    // No leak verdict, but a swinging load's memory rose with its cycle removed: worth watching.
+    var watch = a.verdict !== 'leak' && num(a.load_rise_bytes_per_second);
     return '<article class="vw-card" data-gpu="' + esc(g.index) + '" data-verdict="' + esc(verdict) + '"><header>' +
         '<h2 title="' + esc(g.uuid) + '">GPU ' + esc(g.index) + ' · ' + esc(g.name || '') + '</h2>' +
         '<span class="vw-badge vw-badge-' + esc(verdict) + '" data-role="verdict">' + esc(verdict.replace('_', ' ')) + '</span></header>' +
@@ -193,8 +195,9 @@
         '<span class="vw-bar-used" style="width:' + pct.toFixed(1) + '%"></span>' +
         (floorPct != null ? '<span class="vw-bar-floor" title="floor" style="left:' + floorPct.toFixed(1) + '%"></span>' : '') + '</div>' +
         '<div class="vw-usage-text" data-role="usage">' + bytes(used) + ' of ' + bytes(total) + ' used (' + pct.toFixed(0) + ' %)</div>' +
-        '<dl class="vw-stats"><div><dt>Leak rate</dt><dd data-role="rate"' + (a.verdict === 'leak' ? ' class="vw-alarm"' : '') + '>' +
-        (a.verdict === 'leak' ? rate(a.leak_rate_bytes_per_second) : '—') + '</dd></div>' +
+        '<dl class="vw-stats"><div><dt>Leak rate</dt><dd data-role="rate"' + (a.verdict === 'leak' ? ' class="vw-alarm"' :
+            watch ? ' class="vw-watch" title="Worth watching: with the load&#39;s cycle removed its memory rose at this rate; not yet a leak verdict"' : '') + '>' +
+        (a.verdict === 'leak' ? rate(a.leak_rate_bytes_per_second) : watch ? 'watch ' + rate(a.load_rise_bytes_per_second) : '—') + '</dd></div>' +
         '<div><dt>Runway</dt><dd data-role="runway"' + (a.verdict === 'leak' ? ' class="vw-alarm"' : '') + '>' + runway + '</dd></div>' +
         '<div><dt>Floor</dt><dd>' + bytes(a.floor_bytes) + '</dd></div><div><dt>Peak</dt><dd>' + bytes(a.peak_bytes) + '</dd></div></dl>' +
         '<div class="vw-chart-box" data-role="chart">' + chart(g, hist) + '</div>' + processRows(g) + '</article>';

@@ -327,6 +327,10 @@ struct Assessment {
   // finds at p ≤ EngineConfig::watch_alpha on one of its windows (the evidence names it); unset
   // otherwise.
   std::optional<double> load_rise_bps;
+  // Added: for a settling verdict whose growth passed the tests but was held back by the history
+  // rules (a young job, or slow growth before slow_history_seconds), the time (seconds) from which
+  // they let it be called a leak if it goes on; unset otherwise.
+  std::optional<double> held_until_t;
 };
 
 class LeakEngine {

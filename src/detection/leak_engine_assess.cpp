@@ -1240,6 +1240,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
           "far){}; a caching allocator's staircase keeps stepping this slowly for hours",
           Rate(w.test.sen->slope), Rate(c.slow_rate_bps), FormatDuration(c.slow_history_seconds),
           FormatDuration(span_a), steady);
+      a.held_until_t = analysed.front().t + c.slow_history_seconds;
     } else if (floor_age.young && w.test.leak && !vetoed_by) {
       why = fmt::format(
           "only {} have passed since the floor settled, and a young job's growth is usually its allocator "
@@ -1247,6 +1248,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
           FormatDuration(span_a), FormatDuration(c.min_history_seconds), Rate(c.fast_rate_bps),
           FormatDuration(age.first_window), Rate(YoungRate(c, age.first_window, 2 * age.first_window)),
           FormatDuration(2 * age.first_window));
+      a.held_until_t = analysed.front().t + c.min_history_seconds;
     } else if (vetoed_by) {
       why = fmt::format("the {} window shows it slowing down (rises per third {})",
                         FormatDuration(windows[*vetoed_by].seconds),

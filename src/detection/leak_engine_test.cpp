@@ -526,10 +526,15 @@ TEST(LeakEngine, SteadyRiseInAYoungJobNeedsLessRateOverLongerWindows) {
   EXPECT_NE(AllEvidence(run.last).find("young job"), std::string::npos) << AllEvidence(run.last);
   EXPECT_NE(AllEvidence(run.last).find("above 500 MiB/h over 1h 0m, 125 MiB/h over 2h 0m"), std::string::npos)
       << AllEvidence(run.last);
+  // Held back by the young-job rule: whatever its pace, a leak verdict may come three settled hours
+  // after the floor settled. The leak verdict carries no such time.
+  ASSERT_TRUE(run.last.held_until_t && run.last.settled_at) << AllEvidence(run.last);
+  EXPECT_NEAR(*run.last.held_until_t - *run.last.settled_at, 3 * kHour, 60);
   LeakEngine later = CardEngine();
   const Trace longer = Feed(later, shape, 2.5 * kHour, 1.0, 2);
   ASSERT_EQ(longer.last.verdict, Verdict::kLeak) << AllEvidence(longer.last);
   EXPECT_NEAR(*longer.last.rate_bps * kHour / kMiB, 150, 10);
+  EXPECT_FALSE(longer.last.held_until_t);
 }
 
 TEST(LeakEngine, ASettlingCurveThatSlowsByThirdsIsNotALeakInAYoungJob) {
@@ -861,6 +866,9 @@ TEST(LeakEngine, SettlingEvidenceExplainsTheWindowThatPassedAndWasHeldBack) {
   EXPECT_NE(AllEvidence(run.last).find("growth slower than 100 MiB/h is called a leak only after 5h 0m"),
             std::string::npos)
       << AllEvidence(run.last);
+  // ... and says from when the rule lets it be called a leak: five hours after the floor settled.
+  ASSERT_TRUE(run.last.held_until_t && run.last.settled_at) << AllEvidence(run.last);
+  EXPECT_NEAR(*run.last.held_until_t - *run.last.settled_at, 5 * kHour, 60);
 }
 
 TEST(LeakEngine, SlowSteadyLeakIsFoundBeforeFiveSettledHours) {

@@ -93,6 +93,15 @@ std::vector<std::string> NextSteps(const SeriesAnalysis& a) {
           "allocators and pre-allocating servers; do not alert on percentage used.");
       break;
     case Verdict::kSettling:
+      if (as.held_until_t) {
+        // The growth passed the tests but the job is young (or the growth slow) for a leak verdict.
+        steps.push_back(fmt::format(
+            "Look again after {}: the floor grows steadily, but growth this early in a job (or this slow) is "
+            "called a leak only with more settled data, since an allocator warming up looks the same until then. "
+            "Keep recording (`vramwatch record`) or let `vramwatch watch` follow it.",
+            ReportTime(a, *as.held_until_t)));
+        break;
+      }
       steps.push_back(
           "Wait and look again: growth is slowing down like an allocator warming up. Re-run "
           "`vramwatch analyze` on a longer recording (an hour or more after the slowdown).");
@@ -197,6 +206,7 @@ json RenderAnalyzeJson(const std::vector<AnalyzedSeries>& series, const AnalyzeR
         as.rate_lo_bps && as.rate_hi_bps ? json::array({*as.rate_lo_bps, *as.rate_hi_bps}) : json(nullptr);
     g["leak_start"] = as.leak_start_t ? json(TimeIso(a, *as.leak_start_t)) : json(nullptr);
     g["load_rise_bytes_per_second"] = OptNum(as.load_rise_bps);
+    g["held_until"] = as.held_until_t ? json(TimeIso(a, *as.held_until_t)) : json(nullptr);
     g["time_to_oom_seconds"] = OptNum(as.tto_s);
     g["time_to_oom_ci_seconds"] = as.tto_lo_s ? json::array({*as.tto_lo_s, OptNum(as.tto_hi_s)}) : json(nullptr);
     g["oom_at"] = as.tto_s ? json(TimeIso(a, as.end_t + *as.tto_s)) : json(nullptr);

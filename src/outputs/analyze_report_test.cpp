@@ -88,6 +88,26 @@ TEST(AnalyzeReport, ARiseWorthWatchingChangesTheNextStepAndIsInTheJson) {
   }
 }
 
+// Growth held back by the history rules: the next step says when to look again (on the series'
+// clock), the JSON carries that time; a settling verdict without it keeps the general advice.
+TEST(AnalyzeReport, GrowthHeldBackByTheHistoryRulesSaysWhenToLookAgain) {
+  AnalyzedSeries s = Leak(true, false);
+  detection::Assessment& as = s.analysis.assessment;
+  as.verdict = detection::Verdict::kSettling;
+  as.rate_bps.reset();
+  as.leak_start_t.reset();
+  as.tto_s.reset();
+  EXPECT_TRUE(RenderAnalyzeJson({s}, {})["gpus"][0]["held_until"].is_null());
+  EXPECT_THAT(RenderAnalyzeText({s}, {}), HasSubstr("growth is slowing down like an allocator warming up"));
+
+  as.held_until_t = as.start_t + 5 * 3600;  // 2025-11-26 20:30 UTC + 5 h
+  const nlohmann::json doc = RenderAnalyzeJson({s}, {});
+  EXPECT_EQ(doc["gpus"][0]["held_until"], "2025-11-27T01:30:00Z");
+  const std::string text = RenderAnalyzeText({s}, {});
+  EXPECT_THAT(text, HasSubstr("Look again after 2025-11-27 01:30 UTC: the floor grows steadily"));
+  EXPECT_THAT(text, Not(HasSubstr("slowing down")));
+}
+
 TEST(AnalyzeReport, SamplesOutOfOrderAreCountedInTextAndJson) {
   AnalyzedSeries s = Leak(true, false);
   nlohmann::json none = RenderAnalyzeJson({s}, {});

@@ -102,9 +102,12 @@ std::vector<std::string> NextSteps(const SeriesAnalysis& a) {
             ReportTime(a, *as.held_until_t)));
         break;
       }
+      // Settling covers growth that slowed or stopped (an allocator warming up), and a rise too
+      // slow, too short or too uncertain to call: the evidence says which.
       steps.push_back(
-          "Wait and look again: growth is slowing down like an allocator warming up. Re-run "
-          "`vramwatch analyze` on a longer recording (an hour or more after the slowdown).");
+          "Wait and look again: the floor rose, but not the way a leak does (the evidence says why: the "
+          "growth slowed down or stopped, as an allocator warming up does, or it is too slow or too short to "
+          "call). Re-run `vramwatch analyze` on a longer recording (an hour or more).");
       break;
     case Verdict::kWarmup:
       steps.push_back(

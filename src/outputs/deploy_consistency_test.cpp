@@ -39,6 +39,7 @@ std::set<std::string> Matches(const std::string& text, const std::regex& re) {
 std::set<std::string> ServedFamilies() {
   DaemonState s = testing::MakeDaemonState(2, 2);
   s.gpus[0].analysis.baseline_bytes = 1e9;
+  s.gpus[1].analysis.load_rise_bps = 349525.0;      // a swinging load's rise worth watching
   SeriesVerdict process_leak = s.gpus[0].analysis;  // a leaking process: its own rate and runway
   s.gpus[0].process_analysis[std::to_string(s.gpus[0].snapshot.processes[0].pid)] = process_leak;
   std::string text = RenderPrometheus(s, s.t);
@@ -140,6 +141,7 @@ std::map<std::string, std::vector<std::set<std::string>>> ServedLabelSets(const 
 TEST(DeployConsistency, DashboardLabelMatchersExistOnEveryServedSeries) {
   DaemonState s = testing::MakeDaemonState(2, 2);
   s.gpus[0].analysis.baseline_bytes = 1e9;
+  s.gpus[1].analysis.load_rise_bps = 349525.0;  // served only while a load's rise is worth watching
   const auto served = ServedLabelSets(RenderPrometheus(s, s.t));
   const std::regex selector("(vramwatch_[a-z0-9_]+)\\{([^}]*)\\}");
   const std::regex matcher("([a-zA-Z_][a-zA-Z0-9_]*)\\s*(=~|!~|!=|=)");

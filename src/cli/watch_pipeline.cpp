@@ -71,6 +71,7 @@ outputs::SeriesVerdict SeriesVerdictOf(const detection::Assessment& a) {
   v.floor_bytes = a.floor_bytes;
   v.peak_bytes = a.peak_bytes;
   v.load_rise_bps = a.load_rise_bps;
+  v.held_until_t = a.held_until_t;
   v.evidence = a.evidence;
   v.summary = a.summary;
   return v;

@@ -71,12 +71,14 @@ TEST(WatchPipelineState, AnAssessmentIsPublishedWithEveryFigure) {
   a.floor_bytes = 1.0e9;
   a.peak_bytes = 2.0e9;
   a.load_rise_bps = 349525.0;
+  a.held_until_t = 1790000000.0;
   a.evidence = {"one", "two"};
   outputs::SeriesVerdict v = SeriesVerdictOf(a);
   EXPECT_EQ(v.verdict, "settling");
   EXPECT_EQ(v.floor_bytes, 1.0e9);
   EXPECT_EQ(v.peak_bytes, 2.0e9);
   EXPECT_EQ(v.load_rise_bps, 349525.0);
+  EXPECT_EQ(v.held_until_t, 1790000000.0);
   EXPECT_EQ(v.evidence, a.evidence);
   EXPECT_FALSE(v.leak_rate_bps || v.leak_rate_lo_bps || v.leak_rate_hi_bps || v.time_to_oom_s || v.leak_start_t);
 
@@ -100,7 +102,7 @@ TEST(WatchPipelineState, AnAssessmentIsPublishedWithEveryFigure) {
   EXPECT_EQ(v.time_to_oom_hi_s, 20.0);
   EXPECT_EQ(v.leak_start_t, 7.0);
   EXPECT_EQ(v.summary, "Leak: ...");
-  EXPECT_FALSE(v.load_rise_bps);
+  EXPECT_FALSE(v.load_rise_bps || v.held_until_t);
 }
 
 TEST(WatchPipelineResume, EnginesResumedFromHistoryJudgeTheFirstLiveSample) {

@@ -32,6 +32,9 @@ struct SeriesVerdict {
   std::optional<double> baseline_bytes;  // learned plateau of this workload, when known
   // Without a leak verdict: a swinging load's rise worth watching (detection::Assessment::load_rise_bps).
   std::optional<double> load_rise_bps;
+  // Settling growth held back by the history rules: when they let it be called a leak
+  // (detection::Assessment::held_until_t, seconds).
+  std::optional<double> held_until_t;
   std::vector<std::string> evidence;
   std::string summary;  // a leak's own sentences (detection::Assessment::summary); empty otherwise
 };

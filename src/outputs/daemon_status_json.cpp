@@ -34,6 +34,8 @@ nlohmann::ordered_json AnalysisJson(const SeriesVerdict& a) {
   j["peak_bytes"] = Opt(a.peak_bytes);
   j["baseline_bytes"] = Opt(a.baseline_bytes);
   j["load_rise_bytes_per_second"] = Opt(a.load_rise_bps);
+  j["held_until"] =
+      a.held_until_t ? nlohmann::ordered_json(FormatIso8601(*a.held_until_t, true)) : nlohmann::ordered_json();
   j["evidence"] = a.evidence;
   return j;
 }

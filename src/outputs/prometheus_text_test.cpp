@@ -146,6 +146,18 @@ TEST(PrometheusText, ARiseWorthWatchingIsServedOnlyWhereTheEngineReportsIt) {
   EXPECT_DOUBLE_EQ(j["gpus"][1]["analysis"]["load_rise_bytes_per_second"].get<double>(), 349525.0);
 }
 
+// Settling growth held back by the history rules: the status says from when a leak verdict is
+// possible, in UTC as leak_start; null on a GPU without it.
+TEST(PrometheusText, StatusSaysWhenHeldGrowthCanBeCalledALeak) {
+  DaemonState s = testing::MakeDaemonState(2, 0);
+  s.gpus[1].analysis = SeriesVerdict{};
+  s.gpus[1].analysis.verdict = "settling";
+  s.gpus[1].analysis.held_until_t = 1764189000 + 5 * 3600;  // 2025-11-26 20:30 UTC + 5 h
+  const nlohmann::ordered_json j = StatusJson(s);
+  EXPECT_TRUE(j["gpus"][0]["analysis"]["held_until"].is_null());
+  EXPECT_EQ(j["gpus"][1]["analysis"]["held_until"], "2025-11-27T01:30:00Z");
+}
+
 TEST(PrometheusText, EveryFamilyHasHelpTypeAndContiguousSamples) {
   DaemonState s = testing::MakeDaemonState(3, 4);
   std::string text = RenderPrometheus(s, s.t);

@@ -317,13 +317,12 @@ struct Unconfirmed {
   MannKendallResult mk;      // on those block means
 };
 
-// A rise of a swinging load's cycle-free floor that no test called a leak (EngineConfig::watch_alpha).
+// A rise of a swinging load's cycle-free floor that no test called a leak (EngineConfig::watch_alpha),
+// on the block means of one of its windows (the cycle and block width are the floor's own).
 struct LoadRise {
   double window_seconds = 0;
-  double block_seconds = 0;  // the cycle-free floor was averaged over blocks of this
-  Oscillation cycle;         // the cycle removed
-  MannKendallResult mk;      // on those block means
-  double slope_bps = 0;      // Sen's slope of the block means
+  MannKendallResult mk;
+  double slope_bps = 0;  // Sen's slope of the block means
 };
 
 // The last `seconds` of a time-ordered series.
@@ -898,15 +897,15 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   // cycle-free floor showed when it rose without a leak verdict.
   auto not_a_leak = [&]() {
     if (!watch) return oscillating;
-    std::string cycle_s = CycleSentence(watch->cycle);
+    std::string cycle_s = CycleSentence(*estimated);  // set with `watch`
     cycle_s[0] = static_cast<char>(std::tolower(cycle_s[0]));
     a.load_rise_bps = watch->slope_bps;
     a.evidence.push_back(fmt::format(
         "Worth watching: {}, and with it removed the floor averaged over each {} rose over the last {} at {} "
         "(Sen's slope; Mann–Kendall z={:.1f}, {}). Under a load that swings that is not yet enough for a leak "
         "verdict; look again in an hour or two.",
-        cycle_s, FormatDuration(watch->block_seconds), FormatDuration(watch->window_seconds), Rate(watch->slope_bps),
-        watch->mk.z, PText(watch->mk.p)));
+        cycle_s, FormatDuration(block_s), FormatDuration(watch->window_seconds), Rate(watch->slope_bps), watch->mk.z,
+        PText(watch->mk.p)));
     return oscillating;
   };
   if (!leak_at && oscillating) {
@@ -931,7 +930,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
         if (c.watch_alpha > 0 && test->mk && test->mk->p <= c.watch_alpha && (!watch || test->mk->z > watch->mk.z))
           if (auto sen = SenOfFloor(flat, flat.front().t, c.ci_level);
               sen && sen->slope >= c.min_rate_bps && sen->slope * w >= c.min_growth_bytes)
-            watch = LoadRise{w, block_s, *osc, *test->mk, sen->slope};
+            watch = LoadRise{w, *test->mk, sen->slope};
         v.windows.push_back({w, *test});
         flats.push_back(std::move(flat));
       }

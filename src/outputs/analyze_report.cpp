@@ -63,10 +63,11 @@ std::vector<std::string> NextSteps(const SeriesAnalysis& a) {
     // Not a leak, but a swinging load's memory rose with its cycle removed (the evidence says how):
     // neither "no action" nor "an allocator warming up" is the right advice.
     steps.push_back(fmt::format(
-        "Watch this GPU: with the load's cycle removed its memory rose at {}, not yet enough under the load's "
+        "Watch this {}: with the load's cycle removed its memory rose at {}, not yet enough under the load's "
         "swings for a leak verdict. Record another hour or two (`vramwatch record`) and analyse again, or let "
-        "`vramwatch watch` follow it; `vramwatch check` shows which process holds the memory.",
-        FormatRate(*as.load_rise_bps)));
+        "`vramwatch watch` follow it{}.",
+        a.pid ? "process" : "GPU", FormatRate(*as.load_rise_bps),
+        a.pid ? "" : "; `vramwatch check` shows which process holds the memory"));
     return steps;
   }
   switch (as.verdict) {

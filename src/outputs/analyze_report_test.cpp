@@ -86,6 +86,11 @@ TEST(AnalyzeReport, ARiseWorthWatchingChangesTheNextStepAndIsInTheJson) {
     EXPECT_THAT(text, Not(HasSubstr("allocator warming up")));
     EXPECT_THAT(text, HasSubstr("[ok]"));  // a note, not an alert: the exit code stays 0
   }
+  // A per-process series is watched as a process.
+  s.analysis.pid = 4242;
+  const std::string step = RenderAnalyzeJson({s}, {})["gpus"][0]["next_steps"][0].get<std::string>();
+  EXPECT_THAT(step, HasSubstr("Watch this process: with the load's cycle removed its memory rose at 300 MiB/h"));
+  EXPECT_THAT(step, Not(HasSubstr("which process holds")));
 }
 
 // Growth held back by the history rules: the next step says when to look again (on the series'

@@ -15,15 +15,15 @@ namespace {
 // include the `need` smallest. Returns false (nothing computed) when the bound was too low.
 bool LowQuantileByBound(std::span<const double> values, size_t lo, size_t need, double frac, double* out) {
   constexpr size_t kStride = 8;
-  thread_local std::vector<double> buf;
-  buf.clear();
-  for (size_t i = 0; i < values.size(); i += kStride) buf.push_back(values[i]);
+  thread_local std::vector<double> sample, buf;  // buf only grows: resizing it again would clear it
+  sample.clear();
+  for (size_t i = 0; i < values.size(); i += kStride) sample.push_back(values[i]);
   // The sample's order statistic at twice the wanted rank: usually a bound with about twice
   // `need` values below it.
-  const size_t rank = std::min(buf.size() - 1, 2 * need / kStride + 1);
-  SelectNth(buf.data(), buf.size(), rank);
-  const double bound = buf[rank];
-  buf.resize(values.size());
+  const size_t rank = std::min(sample.size() - 1, 2 * need / kStride + 1);
+  SelectNth(sample.data(), sample.size(), rank);
+  const double bound = sample[rank];
+  if (buf.size() < values.size()) buf.resize(values.size());
   size_t m = 0;
   for (const double v : values) {  // branch-free: every value is written, those above the bound overwritten
     buf[m] = v;
@@ -137,24 +137,24 @@ void SelectRanks(std::span<double> values, std::span<const size_t> ranks, std::s
     // between the bounds are selected among, once the values below are counted. Exact: when the
     // count below is at most the smallest rank and the values kept reach past the largest, the
     // ranks' values are among those kept, shifted by the count below.
-    thread_local std::vector<double> buf;
+    thread_local std::vector<double> sample, buf;  // buf only grows: resizing it again would clear it
     const size_t stride = n / kSample;
-    buf.clear();
-    for (size_t i = stride / 2; i < n && buf.size() < kSample; i += stride) buf.push_back(values[i]);
-    const size_t m = buf.size(), slack = 24;
+    sample.clear();
+    for (size_t i = stride / 2; i < n && sample.size() < kSample; i += stride) sample.push_back(values[i]);
+    const size_t m = sample.size(), slack = 24;
     const size_t p_lo = ranks.front() * m / n, p_hi = ranks.back() * m / n;
     // The two sample values at the bounds' places (as a sort of the sample would give them).
     double low = -INFINITY, high = INFINITY;
     if (p_hi + slack < m) {
-      std::nth_element(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(p_hi + slack), buf.end());
-      high = buf[p_hi + slack];
+      std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(p_hi + slack), sample.end());
+      high = sample[p_hi + slack];
     }
     if (p_lo >= slack) {
-      const auto end = buf.begin() + static_cast<std::ptrdiff_t>(p_hi + slack < m ? p_hi + slack : m);
-      std::nth_element(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(p_lo - slack), end);
-      low = buf[p_lo - slack];
+      const auto end = sample.begin() + static_cast<std::ptrdiff_t>(p_hi + slack < m ? p_hi + slack : m);
+      std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(p_lo - slack), end);
+      low = sample[p_lo - slack];
     }
-    buf.resize(n);
+    if (buf.size() < n) buf.resize(n);
     size_t kept = 0, below = 0;
     for (const double v : values) {  // branch-free: every value written, those outside overwritten
       buf[kept] = v;

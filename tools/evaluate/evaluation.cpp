@@ -147,8 +147,17 @@ std::string ExplainTrace(const Trace& trace, const EvalOptions& options) {
   detection::Assessment final;
   const TraceResult r = EvaluateTrace(trace, options, [&](double t, const detection::Assessment& a) {
     auto rate = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v * kMiBPerHour) : "-"; };
-    out += fmt::format("  {:>9}  {:<17} rate {} [{} .. {}] MiB/h\n", FormatDuration(t),
-                       detection::VerdictName(a.verdict), rate(a.rate_bps), rate(a.rate_lo_bps), rate(a.rate_hi_bps));
+    out += fmt::format("  {:>9}  {:<17} rate {} [{} .. {}] MiB/h", FormatDuration(t), detection::VerdictName(a.verdict),
+                       rate(a.rate_bps), rate(a.rate_lo_bps), rate(a.rate_hi_bps));
+    // A swinging load's rise worth watching, and the headroom left above the recent peak.
+    if (a.load_rise_bps) {
+      out += fmt::format(" (watch {} MiB/h", rate(a.load_rise_bps));
+      if (a.capacity_bytes && a.peak_bytes) {
+        out += fmt::format(", headroom {:.0f} MiB", (*a.capacity_bytes - *a.peak_bytes) / kMiB);
+      }
+      out += ")";
+    }
+    out += "\n";
     // Why: printed at the first assessment, whenever the verdict changes, and for a leak whenever its
     // reason changes.
     if (final.evidence.empty() || final.verdict != a.verdict ||

@@ -536,6 +536,51 @@ TEST(Report, LeaksThatFillTheCardReportHowLongBeforeTheyWereWarned) {
   EXPECT_NE(lead.find(" - "), std::string::npos) << lead;
 }
 
+// Leaks under a serving load, placed by what they add in an hour against the range of the load's
+// batch swings: only the serving shape, each goal's own leaks, each in its one band.
+TEST(Report, ServingLeaksAreSplitByTheirHourlyRiseAgainstTheBatchSwings) {
+  auto leak = [](Shape shape, double rate_mib_h, double swing_mib, double ran_s, std::optional<double> vw_delay_s) {
+    TraceResult r;
+    r.label.leak = true;
+    r.label.shape = shape;
+    r.label.leak_rate_bps = rate_mib_h * kMiB / 3600;
+    r.label.leak_start_s = 0;
+    r.label.duration_s = ran_s;
+    r.label.load_swing_mib = shape == Shape::kLeakUnderServing ? swing_mib : 0;
+    r.outcome[0].delay_s = vw_delay_s;
+    r.outcome[0].alarmed_any = vw_delay_s.has_value();
+    r.outcome[0].alarm_at_end = vw_delay_s.has_value();
+    return r;
+  };
+  const std::vector<TraceResult> results = {
+      leak(Shape::kLeakUnderServing, 100, 1000, 3 * 3600, std::nullopt),  // 0.1 of the swings: missed
+      leak(Shape::kLeakUnderServing, 60, 1000, 3 * 3600, 7000),           // 0.06: found late
+      leak(Shape::kLeakUnderServing, 2000, 1000, 3 * 3600, 1800),         // 2: found within the hour
+      leak(Shape::kLeakUnderServing, 800, 1000, 3 * 3600, 5400),          // 0.8: at the end, not in 1h
+      leak(Shape::kLeakUnderServing, 30, 100, 3 * 3600, 600),             // under the goal's 40 MiB/h
+      leak(Shape::kLeakLinear, 100, 0, 3 * 3600, 600)};                   // not under a serving load
+  const std::string report = FormatReport(results, EvalOptions{}, {.seed = 1, .threads = 1, .wall_seconds = 1});
+  const size_t section = report.find("Leaks under a serving load against its batch swings' range");
+  ASSERT_NE(section, std::string::npos) << report;
+  const size_t within = report.find("... and within 1h", section);
+  ASSERT_NE(within, std::string::npos) << report;
+  const auto row = [&](size_t from, const std::string& label) {
+    const size_t at = report.find("  " + label + " ", from);
+    EXPECT_NE(at, std::string::npos) << label << "\n" << report;
+    return at == std::string::npos ? std::string() : report.substr(at, report.find('\n', at) - at);
+  };
+  // At the end: the 0.06 and 0.1 leaks in the lowest band (one found), 0.8 and 2 in theirs.
+  EXPECT_NE(row(section, "rise/h < 0.125 x swings").find("n=2 "), std::string::npos);
+  EXPECT_NE(row(section, "rise/h < 0.125 x swings").find(" 50.0% "), std::string::npos);
+  EXPECT_NE(row(section, "rise/h 0.5-1 x swings").find(" 100.0% "), std::string::npos);
+  EXPECT_NE(row(section, "rise/h >= 1 x swings").find("n=1 "), std::string::npos);
+  EXPECT_NE(row(section, "rise/h 0.125-0.25 x swings").find("n=0 "), std::string::npos);
+  // Within the hour (>= 500 MiB/h only): the 2000 MiB/h leak found in 30 minutes, the 800 not.
+  EXPECT_NE(row(within, "rise/h >= 1 x swings").find(" 100.0% "), std::string::npos);
+  EXPECT_NE(row(within, "rise/h 0.5-1 x swings").find(" 0.0% "), std::string::npos);
+  EXPECT_NE(row(within, "rise/h < 0.125 x swings").find("n=0 "), std::string::npos);
+}
+
 TEST(Report, QuantileInterpolatesBetweenRanks) {
   EXPECT_EQ(Quantile({}, 0.5), std::nullopt);
   EXPECT_DOUBLE_EQ(*Quantile({4, 1, 3, 2}, 0.5), 2.5);

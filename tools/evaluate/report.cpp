@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -288,6 +289,39 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
     RecallRow(
         t, results, std::string(ShapeName(s)), [s](const TraceResult& r) { return r.label.shape == s; },
         [](const TraceResult&, const DetectorOutcome& o) { return o.alarm_at_end; });
+  }
+
+  // A leak under a serving load is hidden by the batch level the load swings over (its cycle can be
+  // subtracted, the batches cannot): what the leak adds in an hour against the range of those
+  // swings (the generator's label).
+  {
+    constexpr std::array<double, 4> kEdges = {0.125, 0.25, 0.5, 1};
+    const auto ratio_band = [&](const TraceResult& r) {
+      const double ratio = RateMiBPerHour(r) / r.label.load_swing_mib;
+      size_t b = 0;
+      while (b < kEdges.size() && ratio >= kEdges[b]) ++b;
+      return b;
+    };
+    const auto band_label = [&](size_t b) {
+      if (b == 0) return fmt::format("rise/h < {:g} x swings", kEdges[0]);
+      if (b == kEdges.size()) return fmt::format("rise/h >= {:g} x swings", kEdges[b - 1]);
+      return fmt::format("rise/h {:g}-{:g} x swings", kEdges[b - 1], kEdges[b]);
+    };
+    const auto serving = [](const TraceResult& r) {
+      return r.label.shape == Shape::kLeakUnderServing && r.label.load_swing_mib > 0;
+    };
+    t.Section("Leaks under a serving load against its batch swings' range: at the end (>=40 MiB/h, ran >=2h)");
+    for (size_t b = 0; b <= kEdges.size(); ++b) {
+      RecallRow(
+          t, results, band_label(b),
+          [&](const TraceResult& r) { return serving(r) && goal_a(r) && ratio_band(r) == b; }, at_end);
+    }
+    t.Section("... and within 1h (>=500 MiB/h, ran >=1h)");
+    for (size_t b = 0; b <= kEdges.size(); ++b) {
+      RecallRow(
+          t, results, band_label(b),
+          [&](const TraceResult& r) { return serving(r) && goal_b(r) && ratio_band(r) == b; }, within_1h);
+    }
   }
 
   t.Section("Leak rate (vramwatch only: leak traces whose last assessment is a leak with a rate)");

@@ -77,7 +77,8 @@ Status WriteLabelsCsv(std::span<const TraceLabel> labels, std::span<const std::s
   fmt::print(f,
              "file,id,kind,shape,memory_total_mib,interval_s,duration_s,noise_mib,warmup_end_offset_s,"
              "leak_rate_bytes_per_second,"
-             "leak_rate_mib_per_hour,leak_start,leak_start_offset_s,leak_chunk_mib,capped\n");
+             "leak_rate_mib_per_hour,leak_start,leak_start_offset_s,leak_chunk_mib,capped,load_cycle_mib,"
+             "load_cycle_period_s,load_swing_mib\n");
   for (size_t i = 0; i < labels.size(); ++i) {
     const TraceLabel& l = labels[i];
     std::string start, offset;
@@ -85,11 +86,15 @@ Status WriteLabelsCsv(std::span<const TraceLabel> labels, std::span<const std::s
       start = FormatNvidiaSmiTimestamp(l.start_epoch_s + *l.leak_start_s);
       offset = fmt::format("{:.3f}", *l.leak_start_s);
     }
-    fmt::print(f, "{},{},{},{},{},{:.3f},{:.3f},{:.2f},{:.3f},{},{},{},{},{},{}\n", files[i], l.id,
+    const bool serving = l.load_cycle_mib > 0 || l.load_swing_mib > 0;
+    fmt::print(f, "{},{},{},{},{},{:.3f},{:.3f},{:.2f},{:.3f},{},{},{},{},{},{},{},{},{}\n", files[i], l.id,
                l.leak ? "leak" : "healthy", ShapeName(l.shape), std::llround(l.total_bytes / kMiB), l.interval_s,
                l.duration_s, l.noise_mib, l.warmup_end_s, l.leak ? fmt::format("{:.3f}", l.leak_rate_bps) : "",
                l.leak ? fmt::format("{:.3f}", l.leak_rate_bps * 3600.0 / kMiB) : "", start, offset,
-               l.leak_chunk_mib > 0 ? fmt::format("{:g}", l.leak_chunk_mib) : "", l.capped);
+               l.leak_chunk_mib > 0 ? fmt::format("{:g}", l.leak_chunk_mib) : "", l.capped,
+               serving ? fmt::format("{:.0f}", l.load_cycle_mib) : "",
+               serving ? fmt::format("{:.1f}", l.load_cycle_period_s) : "",
+               serving ? fmt::format("{:.0f}", l.load_swing_mib) : "");
   }
   return Flush(std::move(*file), path);
 }

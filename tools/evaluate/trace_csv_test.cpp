@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -93,11 +94,41 @@ TEST(TraceCsv, LabelsFileHasOneRowPerTrace) {
   EXPECT_EQ(lines[0],
             "file,id,kind,shape,memory_total_mib,interval_s,duration_s,noise_mib,warmup_end_offset_s,"
             "leak_rate_bytes_per_second,"
-            "leak_rate_mib_per_hour,leak_start,leak_start_offset_s,leak_chunk_mib,capped");
+            "leak_rate_mib_per_hour,leak_start,leak_start_offset_s,leak_chunk_mib,capped,load_cycle_mib,"
+            "load_cycle_period_s,load_swing_mib");
   EXPECT_EQ(lines[1].rfind("trace_00000.csv,0,healthy,plateau,", 0), 0u) << lines[1];
   EXPECT_EQ(lines[2].rfind("trace_00007.csv,7,leak,leak_linear,", 0), 0u) << lines[2];
-  // A healthy trace leaves the leak columns empty (missing, not zero).
+  // A healthy trace leaves the leak columns empty (missing, not zero), and a plateau the load's.
   EXPECT_NE(lines[1].find(",,,,,"), std::string::npos) << lines[1];
+  EXPECT_TRUE(lines[1].ends_with(",,,")) << lines[1];
+}
+
+TEST(TraceCsv, ServingLabelsGiveTheLoadsCycleAndSwings) {
+  // Trace 6 of every corpus is the serving shape (shape number i mod 12), 11 leak_under_serving.
+  const TraceGenerator gen({.seed = 4, .max_hours = 1.2, .min_interval_s = 5});
+  const std::vector<TraceLabel> labels = {gen.Generate(6).label, gen.Generate(11).label};
+  ASSERT_EQ(labels[0].shape, Shape::kServing);
+  ASSERT_EQ(labels[1].shape, Shape::kLeakUnderServing);
+  const ScopedTempDir tmp;
+  const std::string path = tmp.Path("labels.csv");
+  const std::vector<std::string> files = {"trace_00006.csv", "trace_00011.csv"};
+  ASSERT_TRUE(WriteLabelsCsv(labels, files, path).ok());
+  const auto lines = ReadLines(path);
+  ASSERT_EQ(lines.size(), 3u);
+  for (size_t i = 0; i < 2; ++i) {
+    const TraceLabel& l = labels[i];
+    // The generator's ranges: a cycle of 4-20 % of the card every 5-60 minutes, swings up to 1-8 %.
+    const double card_mib = l.total_bytes / (1024.0 * 1024.0);
+    EXPECT_GE(l.load_cycle_mib, 0.04 * card_mib - 1);
+    EXPECT_LE(l.load_cycle_mib, 0.2 * card_mib + 1);
+    EXPECT_GE(l.load_cycle_period_s, 300);
+    EXPECT_LE(l.load_cycle_period_s, 3600);
+    EXPECT_GE(l.load_swing_mib, 0.01 * card_mib);
+    EXPECT_LE(l.load_swing_mib, 0.08 * card_mib);
+    EXPECT_TRUE(lines[i + 1].ends_with(
+        fmt::format(",{:.0f},{:.1f},{:.0f}", l.load_cycle_mib, l.load_cycle_period_s, l.load_swing_mib)))
+        << lines[i + 1];
+  }
 }
 
 TEST(TraceCsv, UnwritablePathIsAnErrorNamingThePath) {

@@ -95,6 +95,7 @@ struct Model {
   double settle_amp_mib = 0, settle_tau_s = 1, settle_start_s = 0;
   double osc_amp_mib = 0, osc_period_s = 600, osc_phase = 0;
   std::vector<Step> swings;  // serving batch level: value from t on (absolute MiB), sorted
+  double swing_max_mib = 0;  // ... each drawn uniform in [0, this]
   double noise_sigma = 0;
   double leak_mib_s = 0, leak_start_s = 0, leak_chunk_mib = 0, leak_phase = 0;
 
@@ -199,6 +200,7 @@ void AddServing(Rng& rng, Model& m, double total_mib, double duration_s) {
   m.osc_phase = rng.Uniform(0, 2 * std::numbers::pi);
   const double mean_hold = rng.Uniform(30, 300);
   const double swing_max = rng.Uniform(0.01, 0.08) * total_mib;
+  m.swing_max_mib = swing_max;
   for (double t = m.job_start_s; t < duration_s; t += rng.Exponential(mean_hold)) {
     m.swings.push_back({t, std::round(rng.Uniform(0, swing_max))});
   }
@@ -357,6 +359,9 @@ Trace TraceGenerator::Generate(int index, Shape shape) const {
   label.duration_s = static_cast<double>(n - 1) * label.interval_s;
   label.noise_mib = m.noise_sigma;
   label.warmup_end_s = warm_end;
+  label.load_cycle_mib = m.osc_amp_mib;
+  label.load_cycle_period_s = m.osc_amp_mib > 0 ? m.osc_period_s : 0;
+  label.load_swing_mib = m.swing_max_mib;
   trace.used_mib.resize(n);
   for (size_t i = 0; i < n; ++i) {
     trace.used_mib[i] = static_cast<int32_t>(m.Value(static_cast<double>(i) * label.interval_s, rng));

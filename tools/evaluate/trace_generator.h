@@ -64,7 +64,12 @@ struct TraceLabel {
   std::optional<double> leak_start_s;  // when the leak begins (seconds from the first sample)
   double leak_chunk_mib = 0;           // staircase leaks: size of one leaked chunk; 0 = continuous
   std::string capped;                  // "", "trace" (cut before the card fills) or "rate" (lowered)
-  double start_epoch_s = 0;            // wall-clock time of the first sample (Unix seconds, UTC)
+  // Serving shapes (0 otherwise): the load's cycle, trough to peak (MiB), and its period (seconds);
+  // the batch level on top of it, drawn uniform in [0, load_swing_mib] and held for a random time.
+  double load_cycle_mib = 0;
+  double load_cycle_period_s = 0;
+  double load_swing_mib = 0;
+  double start_epoch_s = 0;  // wall-clock time of the first sample (Unix seconds, UTC)
 };
 
 struct Trace {

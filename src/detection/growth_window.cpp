@@ -34,6 +34,11 @@ std::optional<double> LevelAt(std::span<const FloorPoint> p, double a, double b,
   return Median(y);
 }
 
+// The middle one of three values (as Median() gives it, without the general selection).
+double MedianOf3(const std::array<double, 3>& v) {
+  return std::max(std::min(v[0], v[1]), std::min(std::max(v[0], v[1]), v[2]));
+}
+
 // Times relative to the first point: the intercept is then the fitted floor at that point.
 std::optional<TheilSenResult> SenOn(std::span<const FloorPoint> p, double ci_level) {
   if (p.empty()) return std::nullopt;
@@ -285,7 +290,7 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
       before[m] = pts[i - k + m].floor;
       after[m] = pts[i + m].floor;
     }
-    double jump = *Median(after) - *Median(before);
+    double jump = MedianOf3(after) - MedianOf3(before);
     if (o.jump_net_of_slope) jump -= w.sen->slope * (pts[i + 1].t - pts[i - 2].t);  // middle to middle
     jumps[i] = jump;
     w.largest_jump_bytes = std::max(w.largest_jump_bytes, jump);

@@ -83,6 +83,10 @@ long long KendallS(std::span<const double> y) {
 }  // namespace
 
 double KendallTieTerm(std::span<const double> values) {
+  // Strictly increasing (the times of a series): no two equal, nothing to sort.
+  if (std::adjacent_find(values.begin(), values.end(), [](double a, double b) { return !(a < b); }) == values.end()) {
+    return 0;
+  }
   std::vector<double> sorted(values.begin(), values.end());
   std::sort(sorted.begin(), sorted.end());
   double term = 0;

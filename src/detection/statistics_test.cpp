@@ -181,6 +181,19 @@ TEST(Quantile, LowQuantilesEqualTheSortedOrderStatisticsExactly) {
   }
 }
 
+TEST(KendallTieTerm, SumsEachGroupOfEqualValuesInAnyOrder) {
+  // Σ t(t−1)(2t+5): a group of 3 gives 3·2·11 = 66, a group of 2 gives 2·1·9 = 18.
+  const std::vector<double> increasing = {1, 2, 3, 5, 8};
+  EXPECT_EQ(KendallTieTerm(increasing), 0);
+  const std::vector<double> decreasing = {8, 5, 3, 2, 1};
+  EXPECT_EQ(KendallTieTerm(decreasing), 0);
+  const std::vector<double> ties = {4, 1, 4, 2, 4, 1};  // three 4s, two 1s
+  EXPECT_EQ(KendallTieTerm(ties), 66 + 18);
+  const std::vector<double> rising_with_a_tie = {1, 2, 2, 3};  // in order, but not strictly
+  EXPECT_EQ(KendallTieTerm(rising_with_a_tie), 18);
+  EXPECT_EQ(KendallTieTerm(std::vector<double>{}), 0);
+}
+
 TEST(MannKendall, HandComputedWithoutAndWithTies) {
   MannKendallOptions plain{.correction = AutocorrelationCorrection::kNone};
   std::vector<double> up = {1, 2, 3};

@@ -534,6 +534,8 @@ TEST(Report, LeaksThatFillTheCardReportHowLongBeforeTheyWereWarned) {
   const std::string lead = line("lead time p50 (those warned)");
   EXPECT_NE(lead.find(FormatDuration((3 * 3600 + 900) / 2.0)), std::string::npos) << lead;
   EXPECT_NE(lead.find(" - "), std::string::npos) << lead;
+  // No leak under a serving load: no rows split by its swings.
+  EXPECT_EQ(report.find("batch swings"), std::string::npos) << report;
 }
 
 // Leaks under a serving load, placed by what they add in an hour against the range of the load's

@@ -293,8 +293,10 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
 
   // A leak under a serving load is hidden by the batch level the load swings over (its cycle can be
   // subtracted, the batches cannot): what the leak adds in an hour against the range of those
-  // swings (the generator's label).
-  {
+  // swings (the generator's label). Only when the results hold such leaks.
+  if (std::any_of(results.begin(), results.end(), [](const TraceResult& r) {
+        return r.label.shape == Shape::kLeakUnderServing && r.label.load_swing_mib > 0;
+      })) {
     constexpr std::array<double, 4> kEdges = {0.125, 0.25, 0.5, 1};
     const auto ratio_band = [&](const TraceResult& r) {
       const double ratio = RateMiBPerHour(r) / r.label.load_swing_mib;

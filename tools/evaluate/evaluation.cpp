@@ -72,13 +72,6 @@ std::string OptionalNumber(const std::optional<double>& v, double scale, int dec
   return v ? fmt::format("{:.{}f}", *v * scale, decimals) : "";
 }
 
-// The serving load's columns (load_cycle_mib, load_cycle_period_s, load_swing_mib); empty for
-// the other shapes.
-std::string LoadColumns(const TraceLabel& l) {
-  if (l.load_cycle_mib <= 0 && l.load_swing_mib <= 0) return ",,";
-  return fmt::format("{:.0f},{:.1f},{:.0f}", l.load_cycle_mib, l.load_cycle_period_s, l.load_swing_mib);
-}
-
 }  // namespace
 
 std::string_view DetectorName(size_t detector) {
@@ -265,7 +258,7 @@ Status WriteResultsCsv(const std::vector<TraceResult>& results, const std::strin
         "{},{},{},{},{:.3f},{:.3f},{},{:.2f},{},{},{},{},{}", l.id, l.leak ? "leak" : "healthy", ShapeName(l.shape),
         std::llround(l.total_bytes / kMiB), l.interval_s, l.duration_s, r.samples, l.noise_mib,
         l.leak ? fmt::format("{:.3f}", l.leak_rate_bps * kMiBPerHour) : "", OptionalNumber(l.leak_start_s, 1, 3),
-        l.leak_chunk_mib > 0 ? fmt::format("{:g}", l.leak_chunk_mib) : "", l.capped, LoadColumns(l));
+        l.leak_chunk_mib > 0 ? fmt::format("{:g}", l.leak_chunk_mib) : "", l.capped, LoadCsvFields(l));
     for (const DetectorOutcome& o : r.outcome) {
       row += fmt::format(",{},{},{},{},{}", o.alarmed_any ? 1 : 0, o.episodes, o.alarm_at_end ? 1 : 0,
                          o.alarm_before_leak ? 1 : 0, OptionalNumber(o.delay_s, 1, 1));

@@ -294,9 +294,10 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
   // A leak under a serving load is hidden by the batch level the load swings over (its cycle can be
   // subtracted, the batches cannot): what the leak adds in an hour against the range of those
   // swings (the generator's label). Only when the results hold such leaks.
-  if (std::any_of(results.begin(), results.end(), [](const TraceResult& r) {
-        return r.label.shape == Shape::kLeakUnderServing && r.label.load_swing_mib > 0;
-      })) {
+  const auto serving = [](const TraceResult& r) {
+    return r.label.shape == Shape::kLeakUnderServing && r.label.load_swing_mib > 0;  // the ratio divides by it
+  };
+  if (std::any_of(results.begin(), results.end(), serving)) {
     constexpr std::array<double, 4> kEdges = {0.125, 0.25, 0.5, 1};
     const auto ratio_band = [&](const TraceResult& r) {
       const double ratio = RateMiBPerHour(r) / r.label.load_swing_mib;
@@ -308,9 +309,6 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
       if (b == 0) return fmt::format("rise/h < {:g} x swings", kEdges[0]);
       if (b == kEdges.size()) return fmt::format("rise/h >= {:g} x swings", kEdges[b - 1]);
       return fmt::format("rise/h {:g}-{:g} x swings", kEdges[b - 1], kEdges[b]);
-    };
-    const auto serving = [](const TraceResult& r) {
-      return r.label.shape == Shape::kLeakUnderServing && r.label.load_swing_mib > 0;
     };
     t.Section("Leaks under a serving load against its batch swings' range: at the end (>=40 MiB/h, ran >=2h)");
     for (size_t b = 0; b <= kEdges.size(); ++b) {

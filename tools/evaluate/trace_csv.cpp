@@ -69,6 +69,11 @@ Status WriteNvidiaSmiCsv(const Trace& trace, const std::string& path) {
   return Flush(std::move(*file), path);
 }
 
+std::string LoadCsvFields(const TraceLabel& l) {
+  if (!l.HasServingLoad()) return ",,";
+  return fmt::format("{:.0f},{:.1f},{:.0f}", l.load_cycle_mib, l.load_cycle_period_s, l.load_swing_mib);
+}
+
 Status WriteLabelsCsv(std::span<const TraceLabel> labels, std::span<const std::string> files, const std::string& path) {
   if (labels.size() != files.size()) return Status::Internal("labels and file names differ in count");
   auto file = OpenForWrite(path);
@@ -86,15 +91,11 @@ Status WriteLabelsCsv(std::span<const TraceLabel> labels, std::span<const std::s
       start = FormatNvidiaSmiTimestamp(l.start_epoch_s + *l.leak_start_s);
       offset = fmt::format("{:.3f}", *l.leak_start_s);
     }
-    const bool serving = l.load_cycle_mib > 0 || l.load_swing_mib > 0;
-    fmt::print(f, "{},{},{},{},{},{:.3f},{:.3f},{:.2f},{:.3f},{},{},{},{},{},{},{},{},{}\n", files[i], l.id,
+    fmt::print(f, "{},{},{},{},{},{:.3f},{:.3f},{:.2f},{:.3f},{},{},{},{},{},{},{}\n", files[i], l.id,
                l.leak ? "leak" : "healthy", ShapeName(l.shape), std::llround(l.total_bytes / kMiB), l.interval_s,
                l.duration_s, l.noise_mib, l.warmup_end_s, l.leak ? fmt::format("{:.3f}", l.leak_rate_bps) : "",
                l.leak ? fmt::format("{:.3f}", l.leak_rate_bps * 3600.0 / kMiB) : "", start, offset,
-               l.leak_chunk_mib > 0 ? fmt::format("{:g}", l.leak_chunk_mib) : "", l.capped,
-               serving ? fmt::format("{:.0f}", l.load_cycle_mib) : "",
-               serving ? fmt::format("{:.1f}", l.load_cycle_period_s) : "",
-               serving ? fmt::format("{:.0f}", l.load_swing_mib) : "");
+               l.leak_chunk_mib > 0 ? fmt::format("{:g}", l.leak_chunk_mib) : "", l.capped, LoadCsvFields(l));
   }
   return Flush(std::move(*file), path);
 }

@@ -70,6 +70,8 @@ struct TraceLabel {
   double load_cycle_period_s = 0;
   double load_swing_mib = 0;
   double start_epoch_s = 0;  // wall-clock time of the first sample (Unix seconds, UTC)
+
+  bool HasServingLoad() const { return load_cycle_mib > 0 || load_swing_mib > 0; }
 };
 
 struct Trace {
@@ -110,6 +112,10 @@ Status WriteNvidiaSmiCsv(const Trace& trace, const std::string& path);
 
 // labels.csv: one row per trace (file name, shape, card, interval, leak rate and start, ...).
 // `files[i]` is the CSV file name of labels[i] (relative to the labels file).
+// The label's load_cycle_mib, load_cycle_period_s and load_swing_mib as three CSV fields joined
+// by commas (labels.csv and vw-evaluate's --csv-out); empty without a serving load.
+std::string LoadCsvFields(const TraceLabel& label);
+
 Status WriteLabelsCsv(std::span<const TraceLabel> labels, std::span<const std::string> files, const std::string& path);
 
 // "2026/01/05 09:00:00.100": the nvidia-smi spelling of a Unix time (UTC), milliseconds rounded.

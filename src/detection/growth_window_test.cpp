@@ -282,6 +282,34 @@ TEST(LeakRate, GrowthFromTheStartStartsAtTheFirstPoint) {
   EXPECT_NEAR(fit->sen.slope * 3600 / kMiB, 120, 0.5);
 }
 
+TEST(LeakRate, GrowthStartAloneIsTheFitsStart) {
+  // FindGrowthStart is FitLeakRate's candidate search without the rate fit: the same start on a
+  // plateau then growth, on growth from the first point, on noise, under thinning, and with a
+  // longer minimum span; nullopt where the fit is.
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0, 20);
+  const std::vector<std::vector<FloorPoint>> series = {
+      Points(240, [](int i) { return 2000.0 + (i > 100 ? 3.0 * (i - 100) : 0) + (i % 3) - 1; }),
+      Points(180, [](int i) { return 500.0 + 2.0 * i; }),
+      Points(400, [&](int i) { return 8000.0 + noise(rng) + (i > 250 ? 1.5 * (i - 250) : 0); }),
+      Points(90, [&](int) { return 3000.0 + noise(rng); }),
+  };
+  for (const auto& p : series) {
+    for (double min_span_s : {1800.0, 3600.0}) {
+      for (size_t max_points : {size_t{120}, size_t{240}}) {
+        const auto fit = FitLeakRate(p, min_span_s, 0.9, max_points);
+        const auto start = FindGrowthStart(p, min_span_s, max_points);
+        ASSERT_TRUE(fit);
+        ASSERT_TRUE(start);
+        EXPECT_EQ(*start, fit->start_t) << p.size() << " points, span " << min_span_s << ", " << max_points;
+      }
+    }
+  }
+  const auto five = Points(5, [](int i) { return 100.0 + i; });
+  EXPECT_FALSE(FitLeakRate(five, 60, 0.9, 120));
+  EXPECT_FALSE(FindGrowthStart(five, 60, 120));
+}
+
 TEST(GrowthWindow, RisesThroughoutTellsSteadyGrowthFromSparseSteps) {
   // Four hours of 1-minute floors. 50 MiB/h under ±8 MiB of noise rises in every sixth at one pace:
   // each sixth passes its two tests unless its 99 % interval misses (about 6 % of runs); the same

@@ -255,8 +255,8 @@ bool RoseThroughout(const Window& w, const EngineConfig& c, const SettledAge& ag
       std::lower_bound(age.floor.begin(), age.floor.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
   std::span<const FloorPoint> span(first, age.floor.end());
   // From where the growth began: a leak that started inside the window leaves its first stretch flat.
-  if (auto fit = FitLeakRate(span, std::min(c.min_window_seconds, w.seconds), c.ci_level, c.max_trend_points)) {
-    auto from_fit = std::lower_bound(span.begin(), span.end(), fit->start_t - 1e-9,
+  if (auto start = FindGrowthStart(span, std::min(c.min_window_seconds, w.seconds), c.max_trend_points)) {
+    auto from_fit = std::lower_bound(span.begin(), span.end(), *start - 1e-9,
                                      [](const FloorPoint& p, double t) { return p.t < t; });
     span = std::span<const FloorPoint>(from_fit, span.end());
   }
@@ -414,7 +414,7 @@ double RecentRise(std::span<const FloorPoint> series, double seconds) {
 }
 
 // When no window passed but some window shows significant growth: one more window, from where the
-// growth began (FitLeakRate's start over the longest window) to now, tested at onset_alpha. A leak
+// growth began (FindGrowthStart over the longest window) to now, tested at onset_alpha. A leak
 // that began inside every configured window leaves their first third flat and fails the
 // keeps-going tests there; from its own start it rises in every third. The window is at least
 // onset_min_seconds and at most onset_max_share of the longest one, and the history rules apply to
@@ -435,9 +435,9 @@ void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, Growth
     // fast leak that began then has. Saves the fit where the floor settles; no verdict on seeds 11
     // and 41 changed with it.)
     if (fast_only && RecentRise(series, min_s) < 0.5 * c.fast_rate_bps * min_s) continue;
-    const auto fit = FitLeakRate(Tail(series, longest), min_s, c.ci_level, c.max_trend_points);
-    if (!fit) continue;
-    const double onset_s = series.back().t - fit->start_t;
+    const auto start = FindGrowthStart(Tail(series, longest), min_s, c.max_trend_points);
+    if (!start) continue;
+    const double onset_s = series.back().t - *start;
     if (onset_s < min_s || onset_s > c.onset_max_share * longest) continue;
     // The opening that removed spikes cannot tell its last spike_seconds / 2 from the start of one,
     // and holds them at the level before: on a window this short that reads as slowing down, so
@@ -469,9 +469,9 @@ void AddCycleOnsetWindow(SeriesVerdict& v, std::vector<std::vector<FloorPoint>>&
   if (v.leak_at || v.windows.empty() || cycle_free.empty() || c.onset_alpha <= 0 || !(floor_grew || AnyWindowGrew(v)))
     return;
   const double longest = v.windows.back().seconds;
-  const auto fit = FitLeakRate(Tail(cycle_free, longest), c.onset_min_seconds, c.ci_level, c.max_trend_points);
-  if (!fit) return;
-  const double onset_s = cycle_free.back().t - fit->start_t;
+  const auto start = FindGrowthStart(Tail(cycle_free, longest), c.onset_min_seconds, c.max_trend_points);
+  if (!start) return;
+  const double onset_s = cycle_free.back().t - *start;
   if (onset_s < std::max(c.onset_min_seconds, c.oscillation_min_periods * period_s) ||
       onset_s > c.onset_max_share * longest)
     return;

@@ -25,12 +25,15 @@ double QuickSlope(std::span<const FloorPoint> p) {
   return PairwiseSlopes(x, y).Median();
 }
 
-}  // namespace
+// The thinned points and the index among them where the best "level, then line" fit starts.
+struct StartFit {
+  std::vector<FloorPoint> pts;
+  size_t best = 0;
+};
 
-std::optional<LeakRateFit> FitLeakRate(std::span<const FloorPoint> all, double min_span_s, double ci_level,
-                                       size_t max_points) {
+std::optional<StartFit> FitStart(std::span<const FloorPoint> all, double min_span_s, size_t max_points) {
   if (all.size() < 6) return std::nullopt;
-  const std::vector<FloorPoint> pts = ThinPoints(all, max_points);
+  std::vector<FloorPoint> pts = ThinPoints(all, max_points);
   const size_t n = pts.size();
   const double t_end = pts.back().t;
   size_t last_start = 0;
@@ -75,6 +78,30 @@ std::optional<LeakRateFit> FitLeakRate(std::span<const FloorPoint> all, double m
       best = s;
     }
   }
+  return StartFit{std::move(pts), best};
+}
+
+}  // namespace
+
+std::optional<double> FindGrowthStart(std::span<const FloorPoint> all, double min_span_s, size_t max_points) {
+  const auto fit = FitStart(all, min_span_s, max_points);
+  if (!fit) return std::nullopt;
+  // Defined exactly where FitLeakRate's Sen fit is: two or more finite points after the start, at
+  // different times.
+  const std::span<const FloorPoint> after(fit->pts.begin() + static_cast<std::ptrdiff_t>(fit->best), fit->pts.end());
+  if (after.size() < 2 || !(after.back().t > after.front().t)) return std::nullopt;
+  for (const FloorPoint& q : after)
+    if (!std::isfinite(q.t) || !std::isfinite(q.floor)) return std::nullopt;
+  return after.front().t;
+}
+
+std::optional<LeakRateFit> FitLeakRate(std::span<const FloorPoint> all, double min_span_s, double ci_level,
+                                       size_t max_points) {
+  const auto start = FitStart(all, min_span_s, max_points);
+  if (!start) return std::nullopt;
+  const std::vector<FloorPoint>& pts = start->pts;
+  const size_t best = start->best;
+  const double t_end = pts.back().t;
   const std::span<const FloorPoint> after(pts.begin() + static_cast<std::ptrdiff_t>(best), pts.end());
   std::vector<double> y;
   for (const FloorPoint& q : after) y.push_back(q.floor);

@@ -9,7 +9,7 @@
 // otherwise give an interval that is too narrow).
 //
 // Units: seconds, bytes, bytes/second. Cost: O(candidates × n) plus one O(n²) Sen fit; n is capped
-// by thinning. Pure function, thread-safe.
+// by thinning (FindGrowthStart: the candidates only). Pure function, thread-safe.
 #pragma once
 
 #include <optional>
@@ -33,5 +33,10 @@ struct LeakRateFit {
 // 6 points.
 std::optional<LeakRateFit> FitLeakRate(std::span<const FloorPoint> points, double min_span_s, double ci_level,
                                        size_t max_points);
+
+// FitLeakRate's start_t alone (seconds), for callers that only ask where the growth began: the same
+// candidate search without the rate fit after it (one Mann–Kendall and one Sen's slope on up to
+// max_points points). nullopt exactly where FitLeakRate gives nullopt.
+std::optional<double> FindGrowthStart(std::span<const FloorPoint> points, double min_span_s, size_t max_points);
 
 }  // namespace vw::detection

@@ -203,6 +203,20 @@ struct EngineConfig {
   // verdict, a reason to look again. A load's swings hide a leak of a few percent of the card for
   // hours from the tests' levels (0: never).
   double watch_alpha = 1e-4;
+  // Under a load with a regular cycle, when no test calls a leak: growth of the cycle-free floor
+  // that runs into the card within fill_runway_seconds (the room above the recent peak at the lower
+  // end of the rate's interval) is a leak whatever the history rules say, when it has run
+  // fill_min_growth_seconds after at least fill_min_before_seconds of floor before it, is
+  // significant at fill_alpha (Mann–Kendall, Hamed–Rao-corrected), rises at one pace (each half's
+  // slope above zero and at least fill_pace_ratio of the other's), and rose by fill_range_multiple times
+  // the range the floor covered before it (imminent_fill.h). A fast leak under a serving load can
+  // fill the card before a young job's rules let it through (0: never).
+  double fill_runway_seconds = 7200;
+  double fill_min_growth_seconds = 1800;
+  double fill_min_before_seconds = 1800;
+  double fill_alpha = 1e-5;
+  double fill_pace_ratio = 0.6;
+  double fill_range_multiple = 2;
   // Warm-up gate: settled once the floor's rise over settle_window_seconds is under
   // max(settle_min_bytes, settle_fraction × capacity), or no longer falling.
   double settle_window_seconds = 600;

@@ -10,6 +10,7 @@
 #include "core/time.h"
 #include "core/units.h"
 #include "detection/growth_window.h"
+#include "detection/imminent_fill.h"
 #include "detection/leak_engine.h"
 #include "detection/leak_rate.h"
 #include "detection/mann_kendall.h"
@@ -524,6 +525,33 @@ void AddRunway(Assessment& a) {
   a.evidence.push_back(fmt::format(
       "At this rate the {} left above the recent peak of {} (usable capacity {}) is gone in {} (between {} and {}).",
       FormatBytes(room), FormatBytes(*a.peak_bytes), capacity, FormatDuration(*a.tto_s), lo, hi));
+}
+
+// A leak verdict from a rate fit of the cycle-free floor (the tests on its lows, the imminent fill):
+// the trend, start, rate and interval, the "Growing since" sentence, the summary (the sentence at
+// `trend_sentence`, then that one) and the runway. `rise_bytes`: the rise the test measured, if any.
+void SetLeakFromFit(Assessment& a, const LeakRateFit& r, std::optional<double> rise_bytes, size_t trend_sentence,
+                    double first_t, EngineConfig::EvidenceTimes times, double ci_level) {
+  a.verdict = Verdict::kLeak;
+  TrendFit f;
+  f.window_seconds = r.t_end - r.start_t;
+  f.t0 = r.start_t;
+  f.y0_bytes = r.sen.intercept;
+  f.slope_bps = r.sen.slope;
+  f.slope_lo_bps = r.sen.low_slope;
+  f.slope_hi_bps = r.sen.high_slope;
+  if (rise_bytes) f.rise_bytes = *rise_bytes;
+  f.passed = true;
+  a.trend = f;
+  a.leak_start_t = r.start_t;
+  a.rate_bps = r.sen.slope;
+  a.rate_lo_bps = r.sen.low_slope;
+  a.rate_hi_bps = r.sen.high_slope;
+  a.evidence.push_back(fmt::format("Growing since {} at {} (Sen's slope; {:.0f}% interval {} to {}).",
+                                   At(r.start_t, first_t, times), Rate(r.sen.slope), 100 * ci_level,
+                                   Rate(r.sen.low_slope), Rate(r.sen.high_slope)));
+  a.summary = a.evidence[trend_sentence] + " " + a.evidence.back();
+  AddRunway(a);
 }
 
 // Why a settling verdict is no leak, from its sentence of the form "<trend>, but <why>: <ending>."
@@ -1043,26 +1071,40 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
           "serving load's batches only add memory on top of its floor, and a healthy load's lows keep coming back "
           "to it.",
           CycleSentence(*estimated)));
-      TrendFit f;
-      f.window_seconds = rate->t_end - rate->start_t;
-      f.t0 = rate->start_t;
-      f.y0_bytes = rate->sen.intercept;
-      f.slope_bps = rate->sen.slope;
-      f.slope_lo_bps = rate->sen.low_slope;
-      f.slope_hi_bps = rate->sen.high_slope;
-      if (moved) f.rise_bytes = moved->gap_bytes;
-      if (ramp) f.rise_bytes = ramp->level.gap_bytes;
-      f.passed = true;
-      a.trend = f;
-      a.leak_start_t = rate->start_t;
-      a.rate_bps = rate->sen.slope;
-      a.rate_lo_bps = rate->sen.low_slope;
-      a.rate_hi_bps = rate->sen.high_slope;
-      a.evidence.push_back(fmt::format("Growing since {} at {} (Sen's slope; {:.0f}% interval {} to {}).",
-                                       At(rate->start_t, first_t_, config_.evidence_times), Rate(rate->sen.slope),
-                                       100 * c.ci_level, Rate(rate->sen.low_slope), Rate(rate->sen.high_slope)));
-      a.summary = a.evidence[trend_sentence] + " " + a.evidence.back();
-      AddRunway(a);
+      const std::optional<double> rise = moved  ? std::optional<double>(moved->gap_bytes)
+                                         : ramp ? std::optional<double>(ramp->level.gap_bytes)
+                                                : std::nullopt;
+      SetLeakFromFit(a, *rate, rise, trend_sentence, first_t_, config_.evidence_times, c.ci_level);
+      return oscillating;
+    }
+  }
+  // Growth under the cycle that no test called, running into the card soon.
+  if (!leak_at && !env_v && estimated && c.fill_runway_seconds > 0 && a.capacity_bytes && a.peak_bytes) {
+    const double room = *a.capacity_bytes - *a.peak_bytes;
+    if (auto fill = FindImminentFill(cycle_free, room,
+                                     {.min_growth_seconds = c.fill_min_growth_seconds,
+                                      .min_before_seconds = c.fill_min_before_seconds,
+                                      .alpha = c.fill_alpha,
+                                      .pace_ratio = c.fill_pace_ratio,
+                                      .range_multiple = c.fill_range_multiple,
+                                      .max_runway_seconds = c.fill_runway_seconds,
+                                      .ci_level = c.ci_level,
+                                      .max_points = c.max_trend_points})) {
+      const LeakRateFit& r = fill->rate;
+      a.evidence.push_back(fmt::format(
+          "Leak: memory runs out soon. With its cycle removed, the floor has risen since {} by {} (Mann–Kendall "
+          "z={:.1f}, {} on its {} points), {:.1f} times the range the load's swings covered in the {} before it "
+          "({}), at one pace in both halves.",
+          At(r.start_t, first_t_, config_.evidence_times), Signed(fill->rise_bytes), fill->mk.z, PText(fill->mk.p),
+          BucketWords(width_), fill->before_range_bytes > 0 ? fill->rise_bytes / fill->before_range_bytes : 0.0,
+          FormatDuration(fill->before_seconds), FormatBytes(fill->before_range_bytes)));
+      const size_t trend_sentence = a.evidence.size() - 1;
+      a.evidence.push_back(fmt::format(
+          "{}, so the test ran on the floor with that cycle removed. Under a swinging load growth is called a leak "
+          "only after hours of history (a young job's warm-up can look like this), but at this rate the card is "
+          "full in under {} either way.",
+          CycleSentence(*estimated), FormatDuration(c.fill_runway_seconds)));
+      SetLeakFromFit(a, r, fill->rise_bytes, trend_sentence, first_t_, config_.evidence_times, c.ci_level);
       return oscillating;
     }
   }

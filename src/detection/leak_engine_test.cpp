@@ -464,6 +464,46 @@ TEST(LeakEngine, LeakThatRampedForAnHourUnderServingSwingsIsFound) {
   }
 }
 
+// 3000 MiB/h from 1h 20m under a 3 GiB cycle every 20 minutes with swings up to 500 MiB, on a
+// 40 GiB card, seen at 2h 20m: 5 GiB are left, under two hours at this rate, and the job is in its
+// first three settled hours, where the young-job rules and the three periods the cycle-free
+// windows need hold back every other test. The growth leaves the swings far behind and runs into
+// the card within two hours, so it is a leak an hour after it began, with the room and time left. Without that rule
+// (fill_runway_seconds 0) the same samples are no leak then; a healthy load on the same card,
+// and the same leak on a card with room for hours, never get it.
+TEST(LeakEngine, FastGrowthUnderServingSwingsThatFillsTheCardSoonIsALeakInAYoungJob) {
+  const double start = 80 * 60, seen = start + kHour;
+  const Shape leak = ServingLoad(3072, 1200, 500, 3000, 1, seen, start);
+  auto run_on = [&](const Shape& shape, double card, const EngineConfig& config) {
+    LeakEngine e(config);
+    e.SetCapacity(card);
+    return Feed(e, shape, seen, 1.0, 5, 1, 300);
+  };
+  const Trace found = run_on(leak, 40 * kGiB, {});
+  ASSERT_EQ(found.last.verdict, Verdict::kLeak) << AllEvidence(found.last);
+  const std::string ev = AllEvidence(found.last);
+  EXPECT_NE(ev.find("Leak: memory runs out soon"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("times the range the load's swings covered"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("period of about 20m"), std::string::npos) << ev;
+  EXPECT_NEAR(*found.last.rate_bps * kHour / kMiB, 3000, 600) << ev;
+  EXPECT_NEAR(*found.last.leak_start_t / 60, start / 60, 15) << ev;
+  ASSERT_TRUE(found.last.tto_s) << ev;
+  EXPECT_LT(*found.last.tto_s, 2 * kHour) << ev;
+  EXPECT_GT(*found.last.tto_s, 30 * 60) << ev;
+  EXPECT_EQ(found.last.summary.rfind("Leak: memory runs out soon", 0), 0u) << found.last.summary;
+  for (const Assessment& c : found.checks) {
+    if (c.end_t < start) EXPECT_NE(c.verdict, Verdict::kLeak) << "at " << c.end_t;
+  }
+  EngineConfig off;
+  off.fill_runway_seconds = 0;
+  EXPECT_EQ(LeakChecks(run_on(leak, 40 * kGiB, off)), 0);
+  EXPECT_EQ(LeakChecks(run_on(leak, 80 * kGiB, {})), 0);  // 43 GiB of room: hours at this rate
+  for (uint64_t seed : {1, 2, 3}) {
+    const Trace healthy = run_on(ServingLoad(3072, 1200, 500, 0, seed, 3 * kHour), 35 * kGiB, {});
+    EXPECT_EQ(LeakChecks(healthy), 0) << "seed " << seed << ": " << AllEvidence(healthy.last);
+  }
+}
+
 TEST(LeakEngine, HealthyServingSwingsAreNeverALeak) {
   for (uint64_t seed : {1, 2, 3, 4}) {
     LeakEngine e = CardEngine();

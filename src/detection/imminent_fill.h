@@ -1,0 +1,60 @@
+// ImminentFill: whether a swinging load's cycle-free floor is rising fast enough, and far enough
+// past the swings, that memory runs out soon, whether or not the history rules would call it a leak.
+//
+// The rules that keep a young job's warm-up from being called a leak (three settled hours, the
+// pace tests, windows of three periods or more under a cycle) cost a fast leak under a serving
+// load its warning: it can fill the card an hour or two after it began, before any of them lets
+// it through. But growth that leaves the load's swings far behind and runs into the card within
+// the hour is worth an alarm whatever it is: it ends in an out-of-memory error all the same.
+//
+// The test, on the cycle-free floor (one point per bucket, the cycle removed):
+// - where the growth began: FitLeakRate's "level, then line" start over the points, at least
+//   min_growth_seconds before the last point and at least min_before_seconds after the first;
+// - since then: Mann–Kendall (tie- and Hamed–Rao-corrected, never shrinking the variance) at
+//   level alpha with z > 0, the lower end of Sen's interval above zero, and growth at one pace:
+//   each half's Sen interval above zero and neither half's slope under pace_ratio of the other's
+//   (a warm-up curve slows down, a step leaves both halves flat);
+// - the rise since then (Sen's slope times the stretch) at least range_multiple times the range
+//   (highest less lowest) the floor covered before it: the swings the load makes on its own;
+// - and the room left above the recent peak gone within max_runway_seconds at the lower end of
+//   the rate's interval (or no room left).
+//
+// Units: seconds, bytes, bytes/second. Pure function, thread-safe. Cost: one FitLeakRate and one
+// Mann–Kendall on at most max_points points, two more Sen's slopes on the halves.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+
+#include "detection/growth_window.h"
+#include "detection/leak_rate.h"
+#include "detection/mann_kendall.h"
+
+namespace vw::detection {
+
+struct ImminentFillOptions {
+  double min_growth_seconds = 1800;  // the growth ran at least this long
+  double min_before_seconds = 1800;  // ... after at least this much floor before it
+  double alpha = 1e-5;               // two-sided Mann–Kendall level on the growth
+  double pace_ratio = 0.6;           // each half's slope over the other's, at least
+  double range_multiple = 2;         // the rise, in ranges of the floor before the growth
+  double max_runway_seconds = 7200;  // room / rate_lo under this
+  double ci_level = 0.90;
+  size_t max_points = 120;
+};
+
+struct ImminentFill {
+  LeakRateFit rate;               // start, Sen's slope and interval since the growth began
+  MannKendallResult mk;           // on the points since then
+  double rise_bytes = 0;          // Sen's slope × the stretch since the start
+  double before_range_bytes = 0;  // highest less lowest floor before the start
+  double before_seconds = 0;      // how long that stretch is
+};
+
+// `room_bytes`: usable capacity less the recent peak (may be ≤ 0: no room left). nullopt unless
+// every condition above holds.
+std::optional<ImminentFill> FindImminentFill(std::span<const FloorPoint> cycle_free, double room_bytes,
+                                             const ImminentFillOptions& options);
+
+}  // namespace vw::detection

@@ -10,6 +10,17 @@ namespace vw::detection {
 std::optional<ImminentFill> FindImminentFill(std::span<const FloorPoint> cycle_free, double room_bytes,
                                              const ImminentFillOptions& o) {
   if (cycle_free.size() < 6) return std::nullopt;
+  // First what it costs nothing to rule out: growth at the lower end of its interval that fills
+  // `room_bytes` within max_runway_seconds and has run min_growth_seconds has lifted the floor by
+  // room × min_growth / max_runway, so the floor's whole range is at least that (half of it here,
+  // for the points' scatter about the line). A healthy load with room to spare ends here, before
+  // the fit.
+  if (room_bytes > 0 && o.max_runway_seconds > 0) {
+    const auto [lo, hi] =
+        std::minmax_element(cycle_free.begin(), cycle_free.end(),
+                            [](const FloorPoint& a, const FloorPoint& b) { return a.floor < b.floor; });
+    if (hi->floor - lo->floor < 0.5 * room_bytes * o.min_growth_seconds / o.max_runway_seconds) return std::nullopt;
+  }
   auto rate = FitLeakRate(cycle_free, o.min_growth_seconds, o.ci_level, o.max_points);
   if (!rate || !(rate->sen.low_slope > 0)) return std::nullopt;
   const double grew_s = rate->t_end - rate->start_t;

@@ -19,8 +19,10 @@
 // - and the room left above the recent peak gone within max_runway_seconds at the lower end of
 //   the rate's interval (or no room left).
 //
-// Units: seconds, bytes, bytes/second. Pure function, thread-safe. Cost: one FitLeakRate and one
-// Mann–Kendall on at most max_points points, two more Sen's slopes on the halves.
+// Units: seconds, bytes, bytes/second. Pure function, thread-safe. Cost: O(n) when the floor's
+// range is under half of what such growth would have added (room × min_growth / max_runway), as
+// on a healthy load with room to spare; else one FitLeakRate and one Mann–Kendall on at most
+// max_points points, two more Sen's slopes on the halves.
 #pragma once
 
 #include <cstddef>

@@ -6,6 +6,13 @@
 #include "detection/theil_sen.h"
 
 namespace vw::detection {
+namespace {
+
+bool LowerFloor(const FloorPoint& a, const FloorPoint& b) {
+  return a.floor < b.floor;
+}
+
+}  // namespace
 
 std::optional<ImminentFill> FindImminentFill(std::span<const FloorPoint> cycle_free, double room_bytes,
                                              const ImminentFillOptions& o) {
@@ -16,9 +23,7 @@ std::optional<ImminentFill> FindImminentFill(std::span<const FloorPoint> cycle_f
   // for the points' scatter about the line). A healthy load with room to spare ends here, before
   // the fit.
   if (room_bytes > 0 && o.max_runway_seconds > 0) {
-    const auto [lo, hi] =
-        std::minmax_element(cycle_free.begin(), cycle_free.end(),
-                            [](const FloorPoint& a, const FloorPoint& b) { return a.floor < b.floor; });
+    const auto [lo, hi] = std::minmax_element(cycle_free.begin(), cycle_free.end(), LowerFloor);
     if (hi->floor - lo->floor < 0.5 * room_bytes * o.min_growth_seconds / o.max_runway_seconds) return std::nullopt;
   }
   auto rate = FitLeakRate(cycle_free, o.min_growth_seconds, o.ci_level, o.max_points);
@@ -30,10 +35,9 @@ std::optional<ImminentFill> FindImminentFill(std::span<const FloorPoint> cycle_f
   const double before_s = before.empty() ? 0 : rate->start_t - before.front().t;
   if (grew_s < o.min_growth_seconds || before.size() < 2 || before_s < o.min_before_seconds) return std::nullopt;
 
-  // The room goes first: it is the cheapest test, and the one a healthy load fails most often.
+  // The room at the fitted rate, before the tests that cost more.
   if (room_bytes > 0 && room_bytes / rate->sen.low_slope >= o.max_runway_seconds) return std::nullopt;
-  const auto [lo, hi] = std::minmax_element(before.begin(), before.end(),
-                                            [](const FloorPoint& a, const FloorPoint& b) { return a.floor < b.floor; });
+  const auto [lo, hi] = std::minmax_element(before.begin(), before.end(), LowerFloor);
   ImminentFill f;
   f.before_range_bytes = hi->floor - lo->floor;
   f.before_seconds = before_s;

@@ -90,9 +90,10 @@ struct EngineConfig {
   double oscillating_floor_alpha = 0.001;
   // ... and when a regular cycle is found there (see below), a window that passes on the floor or on
   // its lower envelope must also show the cycle-free floor, averaged over the same blocks as below,
-  // rising over that window (Mann–Kendall z at least this; 2.326 is one-sided 1 %): the floor of a
-  // load that swings can wander for hours while the cycle as a whole stays put. 0: no such check.
-  double oscillating_confirm_z = 2.326;
+  // rising over that window (Mann–Kendall z at least this; 3.090 is one-sided 0.1 %, the floor's own
+  // level above): the floor of a load that swings can wander for hours while the cycle as a whole
+  // stays put. 0: no such check.
+  double oscillating_confirm_z = 3.090;
   // Before the envelopes, a periodic oscillation (autocorrelation peak of at least
   // oscillation_min_autocorrelation at a period of 4–90 min) is removed: the median floor at each
   // phase of the cycle is subtracted, and the result tested on windows of at least

@@ -131,6 +131,15 @@ std::string TestedThirdsText(const GrowthWindow& w, double seconds) {
                      Signed(w.third_rate_bps[2] * third));
 }
 
+// The rises per third of a window that passed the keeps-going tests: the reading figures
+// (ThirdsText) when each is a rise; else, under a load's swings, where a level at a third's end
+// fell while the medians the test read around it rose, the tested figures, saying so.
+std::string KeptRisingText(const GrowthWindow& w, double seconds) {
+  const RiseFigures r = RisesOf(w, seconds);
+  if (r.thirds[0] > 0 && r.thirds[1] > 0 && r.thirds[2] > 0) return ThirdsText(w, seconds);
+  return TestedThirdsText(w, seconds) + ", between its medians around the thirds' ends";
+}
+
 // `block_s` > 0: the test ran on block means of the cycle-free floor.
 // `tested`: the rise is the sum of the thirds the keeps-going test read (TestedThirdsText), for a
 // sentence that goes on to name them; else the reading figure (RisesOf).
@@ -1199,13 +1208,9 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
           "It rose in {} equal steps of about {}, one every {}: one buffer leaked per period, where an allocator's "
           "staircase steps in blocks of random size ever more rarely.",
           g.regular->steps, FormatBytes(g.regular->step_bytes), FormatDuration(g.regular->period_seconds)));
-    else if (const RiseFigures r = RisesOf(g, w.seconds); r.thirds[0] > 0 && r.thirds[1] > 0 && r.thirds[2] > 0)
+    else
       a.evidence.push_back(
-          fmt::format("The floor kept rising in every third of the window: {}.", ThirdsText(g, w.seconds)));
-    else  // under a load's swings the levels at the boundaries can fall where the medians the test read rose
-      a.evidence.push_back(fmt::format(
-          "The floor kept rising in every third of the window: {}, between its medians around the thirds' ends.",
-          TestedThirdsText(g, w.seconds)));
+          fmt::format("The floor kept rising in every third of the window: {}.", KeptRisingText(g, w.seconds)));
     const SeriesVerdict& chosen = env_v ? *env_v : floor_v;  // only the floor and the cycle-free floor add one
     if (chosen.onset && chosen.leak_at == chosen.onset)
       a.evidence.push_back(

@@ -1,7 +1,10 @@
 #include "detection/quantile.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <iterator>
 #include <vector>
 
 namespace vw::detection {
@@ -95,7 +98,79 @@ void SelectInPlace(double* a, size_t n, std::span<const size_t> ranks, size_t of
   SelectInPlace(a + k + 1, n - k - 1, ranks.subspan(right_begin), offset + k + 1);
 }
 
+// Selects the order statistics at `ranks` − `offset` (ascending, each in [offset, offset + n)) of
+// a[0..n) into out, every value at or above `low` and no further above it than `width` (as v − low
+// computes it): the values are counted into kBuckets buckets of equal width, and only the buckets
+// that hold a wanted rank are gathered and selected among. Exact: a value's bucket is a
+// non-decreasing function of the value, so every value of a lower bucket is at most every value of
+// a higher one, and a rank's value is the one at its place within its bucket. Branch-free but for
+// the selections within the buckets. Returns false (nothing written to out) when the width gives no
+// usable bucket size or the ranks fall in more than kMaxWanted buckets.
+bool SelectByBuckets(const double* a, size_t n, double low, double width, std::span<const size_t> ranks, size_t offset,
+                     std::span<double> out) {
+  constexpr size_t kBuckets = 256, kMaxWanted = 8, kSpare = kMaxWanted;  // kSpare: the slot of no wanted bucket
+  const double scale = static_cast<double>(kBuckets) / width;
+  if (!std::isfinite(low) || !(scale > 0) || !std::isfinite(scale)) return false;
+  thread_local std::vector<unsigned char> bucket;  // both only grow
+  thread_local std::vector<double> gathered;
+  if (bucket.size() < n) bucket.resize(n);
+  size_t count[kBuckets] = {};
+  for (size_t i = 0; i < n; ++i) {
+    const size_t b = std::min(static_cast<size_t>((a[i] - low) * scale), kBuckets - 1);
+    bucket[i] = static_cast<unsigned char>(b);
+    ++count[b];
+  }
+  size_t first[kBuckets + 1];  // first[b]: the rank (less `offset`) of bucket b's least value
+  first[0] = 0;
+  for (size_t b = 0; b < kBuckets; ++b) first[b + 1] = first[b] + count[b];
+  // The wanted buckets in ascending order, each given a part of `gathered`, and after the parts one
+  // spare place where every other value is written (and overwritten).
+  unsigned char slot[kBuckets];
+  std::fill(std::begin(slot), std::end(slot), static_cast<unsigned char>(kSpare));
+  size_t wanted[kMaxWanted], pos[kMaxWanted + 1], step[kMaxWanted + 1];
+  size_t nw = 0, total = 0;
+  for (size_t b = 0; const size_t r : ranks) {
+    while (first[b + 1] <= r - offset) ++b;
+    if (slot[b] != kSpare) continue;
+    if (nw == kMaxWanted) return false;
+    slot[b] = static_cast<unsigned char>(nw);
+    wanted[nw] = b;
+    pos[nw] = total;
+    step[nw] = 1;
+    total += count[b];
+    ++nw;
+  }
+  pos[kSpare] = total;
+  step[kSpare] = 0;
+  if (gathered.size() < total + 1) gathered.resize(total + 1);
+  double* const g = gathered.data();
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char s = slot[bucket[i]];
+    g[pos[s]] = a[i];
+    pos[s] += step[s];
+  }
+  for (size_t w = 0, i = 0, part = 0; w < nw; ++w) {
+    const size_t b = wanted[w];
+    size_t j = i;
+    while (j < ranks.size() && ranks[j] - offset < first[b + 1]) ++j;
+    SelectInPlace(g + part, count[b], ranks.subspan(i, j - i), offset + first[b]);
+    for (size_t k = i; k < j; ++k) out[k] = g[part + ranks[k] - offset - first[b]];
+    part += count[b];
+    i = j;
+  }
+  return true;
+}
+
 }  // namespace
+
+size_t SampleOffset(size_t k, size_t stride) {
+  // splitmix64's finaliser of k: the same offsets on every call and every platform.
+  uint64_t z = static_cast<uint64_t>(k) + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return static_cast<size_t>(z % stride);
+}
 
 void SelectNth(double* a, size_t n, size_t k) {
   size_t lo = 0, hi = n;  // the k-th smallest lies in a[lo, hi); all before lo <= all in it <= all after hi
@@ -132,38 +207,50 @@ void SelectRanks(std::span<double> values, std::span<const size_t> ranks, std::s
   if (ranks.empty()) return;
   constexpr size_t kSample = 256;
   if (n >= 4 * kSample) {
-    // Bounds from a strided sample: each wanted rank r sits near sample position r·m/n (in order), give
-    // or take about √m/2 (a binomial count); 1.5·√m either side misses rarely. Only the values
-    // between the bounds are selected among, once the values below are counted. Exact: when the
-    // count below is at most the smallest rank and the values kept reach past the largest, the
-    // ranks' values are among those kept, shifted by the count below.
+    // Bounds from a sample, one value from each of kSample equal strata at an offset that varies
+    // from stratum to stratum (a fixed stride can fall in step with a pattern of the input, such as
+    // the pairwise slopes of a cycle, row by row, and see only part of it). Each wanted rank r sits
+    // near sample position r·m/n (in order), give or take about √m/2 (a binomial count); 1.5·√m
+    // either side misses rarely. Only the values between the bounds are selected among, once the
+    // values below are counted. Exact: when the count below is at most the smallest rank and the
+    // values kept reach past the largest, the ranks' values are among those kept, shifted by the
+    // count below.
     thread_local std::vector<double> sample, buf;  // buf only grows: resizing it again would clear it
     const size_t stride = n / kSample;
     sample.clear();
-    for (size_t i = stride / 2; i < n && sample.size() < kSample; i += stride) sample.push_back(values[i]);
+    for (size_t k = 0; k < kSample; ++k) sample.push_back(values[k * stride + SampleOffset(k, stride)]);
     const size_t m = sample.size(), slack = 24;
     const size_t p_lo = ranks.front() * m / n, p_hi = ranks.back() * m / n;
     // The two sample values at the bounds' places (as a sort of the sample would give them).
     double low = -INFINITY, high = INFINITY;
     if (p_hi + slack < m) {
-      std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(p_hi + slack), sample.end());
+      SelectNth(sample.data(), m, p_hi + slack);
       high = sample[p_hi + slack];
     }
     if (p_lo >= slack) {
-      const auto end = sample.begin() + static_cast<std::ptrdiff_t>(p_hi + slack < m ? p_hi + slack : m);
-      std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(p_lo - slack), end);
+      SelectNth(sample.data(), p_hi + slack < m ? p_hi + slack : m, p_lo - slack);
       low = sample[p_lo - slack];
     }
     if (buf.size() < n) buf.resize(n);
+    // Kept: 0 <= v − low <= high − low (the differences as computed, +0.0 turning −0 into +0).
+    // v − low never decreases as v grows, so every value below, kept or above stands at or below
+    // every one of the next group, which is all the selection needs. As bit patterns, the
+    // non-negative differences order as their values and the negative ones lie above them all:
+    // one integer comparison keeps a value, and the sign bit counts it below.
+    const double width = high - low;
+    const uint64_t width_bits = std::bit_cast<uint64_t>(width);
+    double* const kept_values = buf.data();
     size_t kept = 0, below = 0;
     for (const double v : values) {  // branch-free: every value written, those outside overwritten
-      buf[kept] = v;
-      kept += (v >= low) & (v <= high) ? 1 : 0;
-      below += v < low ? 1 : 0;
+      const uint64_t d = std::bit_cast<uint64_t>((v - low) + 0.0);
+      kept_values[kept] = v;
+      kept += d <= width_bits ? 1 : 0;
+      below += d >> 63;
     }
     if (below <= ranks.front() && below + kept > ranks.back()) {
-      SelectInPlace(buf.data(), kept, ranks, below);
-      for (size_t i = 0; i < ranks.size(); ++i) out[i] = buf[ranks[i] - below];
+      if (SelectByBuckets(kept_values, kept, low, width, ranks, below, out)) return;
+      SelectInPlace(kept_values, kept, ranks, below);
+      for (size_t i = 0; i < ranks.size(); ++i) out[i] = kept_values[ranks[i] - below];
       return;
     }
   }

@@ -28,9 +28,15 @@ void SelectNth(double* a, size_t n, size_t k);
 // Writes the order statistics at `ranks` (from 0, ascending, repeats allowed, each < values.size())
 // to out[0 .. ranks.size()), as sorting `values` and reading them would, exactly. May reorder
 // `values`. Expected O(n): 1024 or more values are first narrowed to those between two bounds taken
-// from a sorted sample of 256 (a per-thread scratch buffer), which for ranks close together (a
-// median, a Theil–Sen interval) is about a fifth of them; a sample that misleads costs one more pass.
+// from a sample of 256 (one value of each of 256 equal strata, at SampleOffset() within it; per-thread
+// scratch buffers), which for ranks close together (a median, a Theil–Sen interval) is about a fifth
+// of them; those are counted into 256 buckets of equal width between the bounds, and only the
+// buckets holding a wanted rank are selected among. A sample that misleads costs one more pass.
 void SelectRanks(std::span<double> values, std::span<const size_t> ranks, std::span<double> out);
+
+// Which value of the k-th stratum (from 0) of `stride` values SelectRanks()'s sample reads: a fixed
+// pseudo-random offset in [0, stride), the same on every call (exposed for tests). stride > 0.
+size_t SampleOffset(size_t k, size_t stride);
 
 // q in [0, 1]; nullopt for an empty input or q outside [0, 1].
 std::optional<double> Quantile(std::span<double> values, double q);

@@ -103,30 +103,41 @@ TEST(SelectNth, PutsTheSortedValueAtKWithNoGreaterBeforeAndNoSmallerAfter) {
 }
 
 TEST(SelectRanks, EqualsTheSortedOrderStatisticsExactly) {
-  // Inputs of 1024 or more values are narrowed between bounds from a strided sample first; the
-  // answer must still be the sorted one when the sample misleads (the small or large values only at
-  // the stride the sample reads, a sorted input, ties, all equal), for ranks together (a median, a
-  // Theil–Sen interval), apart (quartiles), repeated, and at the ends.
+  // Inputs of 1024 or more values are narrowed between bounds from a sample first, and the values
+  // kept are counted into buckets; the answer must still be the sorted one when the sample misleads
+  // (the small or large values only where the sample reads), for a sorted input, ties, all equal,
+  // heavy tails (pairwise slopes), values piled into one bucket, and for ranks together (a median,
+  // a Theil–Sen interval), apart (quartiles), repeated, at the ends, and more than there are buckets
+  // to gather (nine ranks a few apart).
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> noise(0, 1000);
+  std::cauchy_distribution<double> tails(0, 1);
   for (size_t n : {1, 2, 17, 1023, 1024, 1025, 4096, 6903}) {
-    for (int shape = 0; shape < 7; ++shape) {
+    // Where SelectRanks reads its sample (one value of each of 256 strata).
+    std::vector<bool> sampled(n, false);
+    if (n >= 1024) {
+      const size_t stride = n / 256;
+      for (size_t k = 0; k < 256; ++k) sampled[k * stride + SampleOffset(k, stride)] = true;
+    }
+    for (int shape = 0; shape < 9; ++shape) {
       std::vector<double> v(n);
-      const size_t stride = std::max<size_t>(1, n / 256);
       for (size_t i = 0; i < n; ++i) {
         const double x = static_cast<double>(i);
-        const bool sampled = i % stride == stride / 2;
         v[i] = shape == 0   ? noise(rng)
                : shape == 1 ? x
-               : shape == 2 ? (sampled ? 0.0 : 1e9) + noise(rng)  // the sample sees only the small values
-               : shape == 3 ? (sampled ? 1e9 : 0.0) + noise(rng)  // ... only the large ones
+               : shape == 2 ? (sampled[i] ? 0.0 : 1e9) + noise(rng)  // the sample sees only the small values
+               : shape == 3 ? (sampled[i] ? 1e9 : 0.0) + noise(rng)  // ... only the large ones
                : shape == 4 ? std::floor(noise(rng) / 250)
                : shape == 5 ? 3.0
-                            : (noise(rng) < 30 ? 1.0 : 2.0);
+               : shape == 6 ? (noise(rng) < 30 ? 1.0 : 2.0)
+               : shape == 7 ? tails(rng)
+                            : (noise(rng) < 900 ? 500.0 : noise(rng));  // nine in ten equal: one bucket holds them
       }
       std::vector<double> sorted = v;
       std::sort(sorted.begin(), sorted.end());
       const size_t mid = (n - 1) / 2;
+      std::vector<size_t> nine;
+      for (size_t k = 0; k < 9; ++k) nine.push_back(std::min(n - 1, mid + k * (n / 200 + 1)));
       const std::vector<std::vector<size_t>> rank_sets = {
           {mid},
           {mid, n / 2},
@@ -134,6 +145,7 @@ TEST(SelectRanks, EqualsTheSortedOrderStatisticsExactly) {
           {n / 4, 3 * n / 4},
           {0, n - 1},
           {0, 0, mid, mid, n - 1},
+          nine,
       };
       for (const std::vector<size_t>& ranks : rank_sets) {
         std::vector<double> work = v, out(ranks.size());
@@ -144,6 +156,22 @@ TEST(SelectRanks, EqualsTheSortedOrderStatisticsExactly) {
         ASSERT_EQ(work, sorted);  // the same values, only moved
       }
     }
+  }
+}
+
+TEST(SelectRanks, SamplesEveryStratumOnceAtOffsetsThatVary) {
+  // The sample's offsets stay within their strata and do not repeat one pattern: a fixed stride
+  // read the pairwise slopes of a cycle at one lag per row and misled the bounds.
+  for (size_t stride : {4, 25, 97}) {
+    std::vector<size_t> seen(stride, 0);
+    for (size_t k = 0; k < 256; ++k) {
+      const size_t o = SampleOffset(k, stride);
+      ASSERT_LT(o, stride);
+      EXPECT_EQ(o, SampleOffset(k, stride));  // the same on every call
+      ++seen[o];
+    }
+    EXPECT_GT(std::count_if(seen.begin(), seen.end(), [](size_t c) { return c > 0; }), static_cast<long>(stride / 2))
+        << stride;
   }
 }
 

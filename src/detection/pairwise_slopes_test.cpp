@@ -37,11 +37,13 @@ TEST(PairwiseSlopes, CountsPairsWithDistinctX) {
 
 TEST(PairwiseSlopes, EveryPathGivesTheSortedSlopesExactly) {
   // Noise, a ramp with whole-MiB ties, y all equal (every slope 0), x with ties and out of order,
-  // and a few outliers; ranks at the ends, the middle and an interval around it, repeated.
+  // a few outliers, and a slow rise under a cycle of 30 points (a swinging floor: its slopes, row
+  // after row, repeat with the cycle, which a sample read at a fixed stride fell in step with);
+  // ranks at the ends, the middle and an interval around it, repeated.
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> u(0, 1);
   for (size_t n : {2, 3, 10, 57, 120, 300}) {
-    for (int shape = 0; shape < 5; ++shape) {
+    for (int shape = 0; shape < 6; ++shape) {
       std::vector<double> x(n), y(n);
       for (size_t i = 0; i < n; ++i) {
         x[i] = shape == 3 ? std::floor(u(rng) * static_cast<double>(n) / 3) : static_cast<double>(i) * 60;
@@ -49,7 +51,9 @@ TEST(PairwiseSlopes, EveryPathGivesTheSortedSlopesExactly) {
                : shape == 1 ? std::round(static_cast<double>(i) * 0.7 + u(rng) * 3)
                : shape == 2 ? 7.0
                : shape == 3 ? u(rng) * 50
-                            : (u(rng) < 0.05 ? 1e6 : 0.0) + static_cast<double>(i);
+               : shape == 4 ? (u(rng) < 0.05 ? 1e6 : 0.0) + static_cast<double>(i)
+                            : std::round(3000 * std::sin(2 * M_PI * static_cast<double>(i) / 30) +
+                                         0.4 * static_cast<double>(i) + 8 * u(rng));
       }
       const std::vector<double> sorted = AllSlopes(x, y);
       const PairwiseSlopes slopes(x, y);

@@ -108,6 +108,13 @@ struct EngineConfig {
   // the cycle-free floor is also tested on intermediate windows at geometric steps ...
   double oscillation_window_ratio = 1.5;
   double oscillation_intermediate_alpha = 0.00001;  // ... at this level (more tests of one series)
+  // A window that passes on those block means must show in the cycle-free floor's lows as well: the
+  // lowest value of each oscillating_lows_block_seconds over the same window rising at Mann–Kendall
+  // z at least oscillating_lows_z (Hamed–Rao-corrected; 1.645 is one-sided 5 %). A leak lifts every
+  // level a serving load's batches swing between, the lowest too; batch levels that happen to lift
+  // the means for hours leave the low ones where they were (0: no such check).
+  double oscillating_lows_z = 1.645;
+  double oscillating_lows_block_seconds = 1800;
   // When no window passes, the cycle-free floor (once min_history_seconds are settled) is also
   // asked whether it just moved to a level it never reached before (new_level.h): the lowest value
   // in each of the last 2–4 blocks of new_level_block_seconds, never falling, above the highest low

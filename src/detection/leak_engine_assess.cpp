@@ -327,6 +327,15 @@ struct Unconfirmed {
   MannKendallResult mk;      // on those block means
 };
 
+// A window that passed on a swinging load's cycle-free block means but whose lows did not rise.
+struct LowsUnconfirmed {
+  double window_seconds = 0;
+  double block_seconds = 0;       // the block means'
+  double lows_block_seconds = 0;  // the lows'
+  MannKendallResult means_mk;     // on the block means
+  MannKendallResult lows_mk;      // on the lows
+};
+
 // A rise of a swinging load's cycle-free floor that no test called a leak (EngineConfig::watch_alpha),
 // on the block means of one of its windows (the cycle and block width are the floor's own).
 struct LoadRise {
@@ -930,9 +939,20 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   std::optional<Oscillation> estimated;  // the cycle found, whether or not a window passed on it
   std::vector<FloorPoint> cycle_free;    // the floor over the longest window with that cycle removed
   std::optional<LoadRise> watch;         // the most significant rise of its block means (watch_alpha)
+  std::optional<LowsUnconfirmed> lows_unconfirmed;
   // Every verdict other than a leak after this point returns through here: it says what the
   // cycle-free floor showed when it rose without a leak verdict.
   auto not_a_leak = [&]() {
+    if (lows_unconfirmed) {
+      const LowsUnconfirmed& u = *lows_unconfirmed;
+      a.evidence.push_back(fmt::format(
+          "With the load's cycle removed the floor averaged over each {} rose over the last {} (Mann–Kendall "
+          "z={:.1f}), but its lowest over each {} did not (z={:.1f}; a leak needs {:.3f}): a leak lifts every level "
+          "the load swings between, the lowest too, while batch levels that happen to run high for a while lift "
+          "only the means.",
+          FormatDuration(u.block_seconds), FormatDuration(u.window_seconds), u.means_mk.z,
+          FormatDuration(u.lows_block_seconds), u.lows_mk.z, c.oscillating_lows_z));
+    }
     if (!watch) return oscillating;
     std::string cycle_s = CycleSentence(*estimated);  // set with `watch`
     cycle_s[0] = static_cast<char>(std::tolower(cycle_s[0]));
@@ -973,6 +993,18 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       }
       ChooseWindow(v, c, age);
       AddCycleOnsetWindow(v, flats, removed, osc->period_seconds, block_s, cycle_go, AnyWindowGrew(floor_v), c, age);
+      if (v.leak_at && c.oscillating_lows_z > 0) {
+        const Window& w = v.windows[*v.leak_at];
+        const double lows_block_s = std::max(c.oscillating_lows_block_seconds, block_s);
+        std::vector<double> lows;
+        for (const FloorPoint& p : BlockLows(Tail(removed, w.seconds), lows_block_s, 3)) lows.push_back(p.floor);
+        const auto mk =
+            MannKendall(lows, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
+        if (!mk || mk->z < c.oscillating_lows_z) {
+          if (mk && w.test.mk) lows_unconfirmed = LowsUnconfirmed{w.seconds, block_s, lows_block_s, *w.test.mk, *mk};
+          v.leak_at.reset();
+        }
+      }
       if (v.leak_at) {
         // The start and rate are fitted on the passing window's block means.
         envelope = std::move(flats[*v.leak_at]);

@@ -377,6 +377,29 @@ TEST(Evaluation, ASwingingLoadsFloorLeakIsConfirmedAtItsOwnLevel) {
   }
 }
 
+// Three healthy serving loads of fresh seeds whose cycle-free block means rose for hours at about the
+// test's level (seed 526 trace 222 and seed 556 trace 774 over about ten hours at z 4.4–4.7, seed
+// 592 trace 1110 by 5 GiB over three hours at z 4.5): batch levels that ran high for a while. Their
+// cycle-free lows (the lowest of each 30 minutes) did not rise with the means, and a leak's do: with
+// the lows asked to rise too none is flagged, and each says why; without it each is.
+TEST(Evaluation, ASwingingLoadsCycleFreeRiseMustLiftItsLowsToo) {
+  const EvalOptions every5 = EveryFiveMinutes();
+  EvalOptions means_only = every5;
+  means_only.engine.oscillating_lows_z = 0;
+  for (const auto& [seed, id] : {std::pair{526, 222}, {556, 774}, {592, 1110}}) {
+    const Trace t = TraceGenerator({.seed = static_cast<uint64_t>(seed)}).Generate(id);
+    ASSERT_EQ(t.label.shape, Shape::kServing) << seed << "/" << id;
+    bool said = false;
+    const TraceResult r = EvaluateTrace(t, every5, [&](double, const detection::Assessment& a) {
+      for (const std::string& e : a.evidence)
+        if (e.find("but its lowest over each 30m 0s did not") != std::string::npos) said = true;
+    });
+    EXPECT_FALSE(r.outcome[0].alarmed_any) << seed << "/" << id;
+    EXPECT_TRUE(said) << seed << "/" << id;
+    EXPECT_TRUE(EvaluateTrace(t, means_only).outcome[0].alarmed_any) << seed << "/" << id;
+  }
+}
+
 // Two healthy serving loads of fresh seeds whose swings lifted the floor for hours: seed 151's trace
 // 630 (a 12-minute cycle of 17 GiB on a 94 GiB card) passed on its 1-minute floor over 7h 37m and
 // its cycle-free floor rose at z = 2.1; seed 154's trace 30 passed on its 15-minute lower envelope

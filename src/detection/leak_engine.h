@@ -115,6 +115,15 @@ struct EngineConfig {
   // the means for hours leave the low ones where they were (0: no such check).
   double oscillating_lows_z = 1.645;
   double oscillating_lows_block_seconds = 1800;
+  // ... and its end (the median of the last sixth of those block means) must stand above the level
+  // before the window (their median over the window's length before it, at least
+  // oscillating_pre_min_seconds of it) by at least this share of the window's rise (from the median
+  // of its first sixth). A leak only adds, so all of its rise stands above what came before; a
+  // load's batch levels that wandered down for hours and came back rise as much, and end where they
+  // had been. 0.6 is the least that ends the one healthy load on record this catches (684/114 of the
+  // evaluation reads 0.46–0.57). 0: no such check.
+  double oscillating_pre_rise_share = 0.6;
+  double oscillating_pre_min_seconds = 3600;
   // When no window passes, the cycle-free floor (once min_history_seconds are settled) is also
   // asked whether it just moved to a level it never reached before (new_level.h): the lowest value
   // in each of the last 2–4 blocks of new_level_block_seconds, never falling, above the highest low

@@ -330,11 +330,45 @@ struct Unconfirmed {
 // A window that passed on a swinging load's cycle-free block means but whose lows did not rise.
 struct LowsUnconfirmed {
   double window_seconds = 0;
-  double block_seconds = 0;       // the block means'
-  double lows_block_seconds = 0;  // the lows'
-  MannKendallResult means_mk;     // on the block means
-  MannKendallResult lows_mk;      // on the lows
+  double lows_block_seconds = 0;
+  double means_z = 0;  // Mann–Kendall on the block means
+  double lows_z = 0;   // ... and on the lows
 };
+
+// Where a window of a swinging load's cycle-free block means ends, set against where the same floor
+// stood before the window (bytes; EngineConfig::oscillating_pre_rise_share).
+struct PreRise {
+  double window_seconds = 0;
+  double before_seconds = 0;  // the span of floor before the window that was looked at
+  double before = 0;          // the median of that span's block means
+  double low = 0;             // the median of the first sixth of the window's block means (3 at least)
+  double high = 0;            // ... and of its last sixth
+  // How much of the window's rise stands above the level before it: 1 for a leak started at the
+  // window's start, about 0 for a floor that came back up from a dip.
+  double Share() const { return high > low ? (high - before) / (high - low) : 1; }
+};
+
+// `means`: the window's block means (block_s wide) of `cycle_free`, which ends where the window
+// ends. nullopt when `cycle_free` holds less than min_before_s of floor in the window's length
+// before it, or the window fewer than 12 block means.
+std::optional<PreRise> PreRiseOf(std::span<const FloorPoint> cycle_free, std::span<const FloorPoint> means,
+                                 double window_s, double block_s, double min_before_s) {
+  if (cycle_free.empty() || means.size() < 12) return std::nullopt;
+  const double start = cycle_free.back().t - window_s;
+  std::vector<FloorPoint> before;
+  for (const FloorPoint& p : cycle_free)
+    if (p.t < start && p.t >= start - window_s) before.push_back(p);
+  if (before.empty() || before.back().t - before.front().t < min_before_s) return std::nullopt;
+  std::vector<double> before_means;
+  for (const FloorPoint& p : BlockMeans(before, block_s)) before_means.push_back(p.floor);
+  const size_t k = std::max<size_t>(3, means.size() / 6);
+  std::vector<double> first, last;
+  for (size_t i = 0; i < k; ++i) first.push_back(means[i].floor);
+  for (size_t i = means.size() - k; i < means.size(); ++i) last.push_back(means[i].floor);
+  const std::optional<double> level = Median(before_means);
+  if (!level) return std::nullopt;
+  return PreRise{window_s, before.back().t - before.front().t, *level, *Median(first), *Median(last)};
+}
 
 // A rise of a swinging load's cycle-free floor that no test called a leak (EngineConfig::watch_alpha),
 // on the block means of one of its windows (the cycle and block width are the floor's own).
@@ -940,6 +974,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   std::vector<FloorPoint> cycle_free;    // the floor over the longest window with that cycle removed
   std::optional<LoadRise> watch;         // the most significant rise of its block means (watch_alpha)
   std::optional<LowsUnconfirmed> lows_unconfirmed;
+  std::optional<PreRise> pre_rise;
   // Every verdict other than a leak after this point returns through here: it says what the
   // cycle-free floor showed when it rose without a leak verdict.
   auto not_a_leak = [&]() {
@@ -950,8 +985,18 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
           "z={:.1f}), but its lowest over each {} did not (z={:.1f}; a leak needs {:.3f}): a leak lifts every level "
           "the load swings between, the lowest too, while batch levels that happen to run high for a while lift "
           "only the means.",
-          FormatDuration(u.block_seconds), FormatDuration(u.window_seconds), u.means_mk.z,
-          FormatDuration(u.lows_block_seconds), u.lows_mk.z, c.oscillating_lows_z));
+          FormatDuration(block_s), FormatDuration(u.window_seconds), u.means_z, FormatDuration(u.lows_block_seconds),
+          u.lows_z, c.oscillating_lows_z));
+    }
+    if (pre_rise) {
+      const PreRise& r = *pre_rise;
+      a.evidence.push_back(fmt::format(
+          "With the load's cycle removed the floor averaged over each {} rose {} over the last {}, but its end is only "
+          "{} against its level over the {} before (a leak needs {:.0f} % of the rise above that level): a load's "
+          "level "
+          "coming back from a dip, where a leak's rise stands above what came before it.",
+          FormatDuration(block_s), FormatBytes(r.high - r.low), FormatDuration(r.window_seconds),
+          Signed(r.high - r.before), FormatDuration(r.before_seconds), 100 * c.oscillating_pre_rise_share));
     }
     if (!watch) return oscillating;
     std::string cycle_s = CycleSentence(*estimated);  // set with `watch`
@@ -1001,7 +1046,15 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
         const auto mk =
             MannKendall(lows, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
         if (!mk || mk->z < c.oscillating_lows_z) {
-          if (mk && w.test.mk) lows_unconfirmed = LowsUnconfirmed{w.seconds, block_s, lows_block_s, *w.test.mk, *mk};
+          if (mk && w.test.mk) lows_unconfirmed = LowsUnconfirmed{w.seconds, lows_block_s, w.test.mk->z, mk->z};
+          v.leak_at.reset();
+        }
+      }
+      if (v.leak_at && c.oscillating_pre_rise_share > 0) {
+        const double w_s = v.windows[*v.leak_at].seconds;
+        if (auto r = PreRiseOf(removed, flats[*v.leak_at], w_s, block_s, c.oscillating_pre_min_seconds);
+            r && r->Share() < c.oscillating_pre_rise_share) {
+          pre_rise = r;
           v.leak_at.reset();
         }
       }

@@ -120,8 +120,8 @@ struct EngineConfig {
   // oscillating_pre_min_seconds of it) by at least this share of the window's rise (from the median
   // of its first sixth). A leak only adds, so all of its rise stands above what came before; a
   // load's batch levels that wandered down for hours and came back rise as much, and end where they
-  // had been. 0.6 is the least that ends the one healthy load on record this catches (684/114 of the
-  // evaluation reads 0.46–0.57). 0: no such check.
+  // had been. 0.6 is just above the 0.46–0.57 that the one healthy load on record it catches reads
+  // (seed 684's trace 114 of the evaluation). 0: no such check.
   double oscillating_pre_rise_share = 0.6;
   double oscillating_pre_min_seconds = 3600;
   // When no window passes, the cycle-free floor (once min_history_seconds are settled) is also

@@ -993,8 +993,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       a.evidence.push_back(fmt::format(
           "With the load's cycle removed the floor averaged over each {} rose {} over the last {}, but its end is only "
           "{} against its level over the {} before (a leak needs {:.0f} % of the rise above that level): a load's "
-          "level "
-          "coming back from a dip, where a leak's rise stands above what came before it.",
+          "level coming back from a dip, where a leak's rise stands above what came before it.",
           FormatDuration(block_s), FormatBytes(r.high - r.low), FormatDuration(r.window_seconds),
           Signed(r.high - r.before), FormatDuration(r.before_seconds), 100 * c.oscillating_pre_rise_share));
     }

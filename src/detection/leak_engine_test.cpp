@@ -817,13 +817,13 @@ TEST(LeakEngine, VerdictNamesAreStable) {
 }
 
 TEST(LeakEngine, SlowLeakAfterAFlatHourIsALeakInAYoungJob) {
-  // 75 MiB/h from 1h 20m into a job that settled within minutes. 3h 20m in (three settled hours)
-  // the history rules would hold it back as a young job's own growth (slow growth waits for five
-  // settled hours, three and a half when it rises at one pace); but the floor held flat for an hour
-  // first, which a settling curve does not, and it rose at one pace since (which an allocator's
-  // staircase, pausing and stepping again, does not).
+  // 75 MiB/h from 1h 30m into a job that settled within minutes. 3h 36m in (under three and a half
+  // settled hours) the history rules would hold it back as a young job's own growth (slow growth
+  // waits for five settled hours, three and a half when it rises at one pace); but the floor held
+  // flat for over an hour first, which a settling curve does not, and it rose at one pace since
+  // (which an allocator's staircase, pausing and stepping again, does not).
   LeakEngine e = CardEngine();
-  const Trace run = Feed(e, LeakAfterPlateau(20000, 75, 80 * 60), 3.33 * kHour, 5.0, 20);
+  const Trace run = Feed(e, LeakAfterPlateau(20000, 75, 90 * 60), 3.6 * kHour, 5.0, 20);
   ASSERT_EQ(run.last.verdict, Verdict::kLeak) << AllEvidence(run.last);
   EXPECT_NE(AllEvidence(run.last).find("held flat for 1h"), std::string::npos) << AllEvidence(run.last);
   EXPECT_NEAR(*run.last.rate_bps * kHour / kMiB, 75, 10);
@@ -836,7 +836,7 @@ TEST(LeakEngine, SlowLeakAfterAFlatHourIsALeakInAYoungJob) {
   EngineConfig off;
   off.late_onset_flat_seconds = 0;
   LeakEngine held = CardEngine(off);
-  EXPECT_EQ(Feed(held, LeakAfterPlateau(20000, 75, 80 * 60), 3.33 * kHour, 5.0, 20).last.verdict, Verdict::kSettling);
+  EXPECT_EQ(Feed(held, LeakAfterPlateau(20000, 75, 90 * 60), 3.6 * kHour, 5.0, 20).last.verdict, Verdict::kSettling);
 }
 
 TEST(LeakEngine, AFewLargeAllocatorStepsAreNotALeak) {

@@ -80,8 +80,13 @@ BENCHMARK(BM_Assess12h)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMicros
 // it. Two checks of the evaluation corpus (seed 11) that take this path: trace 23 (11.9 h) at
 // 8h 30m and trace 947 (9.8 h) at 6h 45m; the benchmark stops with an error if one does not.
 void BM_AssessHeldOnASwingingFloor(benchmark::State& state) {
-  const int id = state.range(0) == 0 ? 23 : 947;
-  const double at = state.range(0) == 0 ? 30600 : 24303;  // s; the samples before it
+  struct Check {
+    int id;
+    double at;  // s; the engine holds the samples before it
+    const char* label;
+  };
+  constexpr Check kChecks[] = {{23, 30600, "seed 11 trace 23 at 8h 30m"}, {947, 24303, "seed 11 trace 947 at 6h 45m"}};
+  const auto [id, at, label] = kChecks[state.range(0)];
   const vw::evaluate::Trace trace = vw::evaluate::TraceGenerator({.seed = 11}).Generate(id);
   vw::detection::LeakEngine engine;
   engine.SetCapacity(trace.label.total_bytes, 0);
@@ -95,7 +100,7 @@ void BM_AssessHeldOnASwingingFloor(benchmark::State& state) {
   }
   if (!held || !swinging) state.SkipWithError("this check does not take the hold path on a swinging floor");
   for (auto _ : state) benchmark::DoNotOptimize(engine.Assess());
-  state.SetLabel(state.range(0) == 0 ? "seed 11 trace 23 at 8h 30m" : "seed 11 trace 947 at 6h 45m");
+  state.SetLabel(label);
 }
 BENCHMARK(BM_AssessHeldOnASwingingFloor)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 

@@ -200,12 +200,12 @@ struct EngineConfig {
   // young-job rule, and growth slower than slow_rate_bps needs only to rise at one pace (the
   // smooth_* test) instead of also smooth_history_seconds. A staircase can pause for an hour and
   // step again, so slow growth still needs that test (0: never). Not on a floor that swings.
+  double late_onset_flat_seconds = 3600;
+  double late_onset_flat_share = 0.2;
   // Growth whose Sen slope (bytes/s) is at least late_onset_fast_bps needs only
   // late_onset_fast_flat_seconds of flat floor: the allocator staircases seen to pause under an
   // hour stepped on at 100–130 MiB/h, and a fast leak would otherwise wait for the young-job
   // rule's hour-long window.
-  double late_onset_flat_seconds = 3600;
-  double late_onset_flat_share = 0.2;
   double late_onset_fast_bps = 250 * 1048576.0 / 3600;
   double late_onset_fast_flat_seconds = 2700;
   // A leak is held through a rise at the end that the keeps-going tests cannot yet tell from a

@@ -543,8 +543,7 @@ bool BeganAfterFlat(std::span<const FloorPoint> settled, const EngineConfig& c) 
   const auto fit = FitLeakRate(settled, c.onset_min_seconds, c.ci_level, c.max_trend_points);
   if (!fit || fit->sen.slope <= 0) return false;
   const double flat_s = fit->start_t - settled.front().t;
-  const bool fast = fit->sen.slope >= c.late_onset_fast_bps;
-  if (flat_s < (fast ? std::min(c.late_onset_fast_flat_seconds, c.late_onset_flat_seconds) : c.late_onset_flat_seconds))
+  if (flat_s < (fit->sen.slope >= c.late_onset_fast_bps ? c.late_onset_fast_flat_seconds : c.late_onset_flat_seconds))
     return false;
   auto end = std::lower_bound(settled.begin(), settled.end(), fit->start_t,
                               [](const FloorPoint& p, double t) { return p.t < t; });

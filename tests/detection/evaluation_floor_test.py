@@ -38,9 +38,11 @@ def main():
     out = r.stdout
     checks = []
     flagged = re.findall(r"(\d+)/700", row(out, "healthy traces flagged"))
-    ours, baselines = int(flagged[0]), [int(x) for x in flagged[1:]]
+    # Columns: vramwatch's verdicts, its leak alert (the same verdicts after `for:`), the baselines.
+    ours, alert, baselines = int(flagged[0]), int(flagged[1]), [int(x) for x in flagged[2:]]
     checks.append((f"healthy traces flagged {ours} <= {FLOORS['healthy_flagged_max']}",
                    ours <= FLOORS["healthy_flagged_max"]))
+    checks.append((f"the leak alert flags no more than the verdicts ({alert} <= {ours})", alert <= ours))
     checks.append((f"fewer false alarms than every baseline ({ours} vs {baselines})", all(ours < b for b in baselines)))
     r40 = percents(row(out, ">=40 MiB/h, ran >=2h: at end"))[0]
     checks.append((f"recall >=40 MiB/h after 2h {r40}% >= {FLOORS['recall_40_2h_min']}%", r40 >= FLOORS["recall_40_2h_min"]))

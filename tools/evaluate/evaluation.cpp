@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/units.h"
+#include "detection/alerts.h"
 
 namespace vw::evaluate {
 namespace {
@@ -76,7 +77,8 @@ std::string OptionalNumber(const std::optional<double>& v, double scale, int dec
 
 std::string_view DetectorName(size_t detector) {
   if (detector == 0) return "vramwatch";
-  if (detector <= kBaselineCount) return BaselineName(kAllBaselines[detector - 1]);
+  if (detector == kAlertDetector) return "vramwatch_alert";
+  if (detector < kDetectorCount) return BaselineName(kAllBaselines[detector - kFirstBaseline]);
   return "unknown";
 }
 
@@ -92,6 +94,10 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const 
   engine.SetCapacity(trace.label.total_bytes, 0);
   const std::vector<double> cps = Checkpoints(trace.label, options);
   OutcomeTracker vw_tracker(leak_start);
+  // The leak alert as the daemon raises it: pending at the first leak verdict, firing once the
+  // verdict has held at every check for alert_for_s, dropped at the first check without it.
+  detection::AlertTracker alerts({.default_for_s = options.alert_for_s, .resend_interval_s = 0});
+  OutcomeTracker alert_tracker(leak_start);
   size_t next_cp = 0;
   detection::Assessment last;
   auto assess = [&](double t) {
@@ -100,7 +106,12 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const 
     result.assess_cpu_seconds += ThreadCpuSeconds() - assess_started;
     ++result.assessments;
     if (last.load_rise_bps && (!leak_start || t < *leak_start)) ++result.load_rise_checks_before_leak;
-    vw_tracker.Check(t, last.verdict == detection::Verdict::kLeak);
+    const bool leak = last.verdict == detection::Verdict::kLeak;
+    vw_tracker.Check(t, leak);
+    std::vector<detection::AlertCondition> holding;
+    if (leak) holding.push_back({.name = "GpuMemoryLeak"});
+    alerts.Evaluate(t, holding);
+    alert_tracker.Check(t, alerts.firing_count() > 0);
     if (on_assessment) on_assessment(t, last);
   };
   const double dt = trace.label.interval_s;
@@ -112,6 +123,7 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const 
   while (next_cp < cps.size()) assess(cps[next_cp++]);
   result.engine_cpu_seconds = ThreadCpuSeconds() - started;
   result.outcome[0] = vw_tracker.Finish();
+  result.outcome[kAlertDetector] = alert_tracker.Finish();
   result.end_verdict = std::string(detection::VerdictName(last.verdict));
   result.rate_bps = last.rate_bps;
   result.rate_lo_bps = last.rate_lo_bps;
@@ -126,7 +138,7 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const 
   for (size_t r = 0; r < kBaselineCount; ++r) {
     OutcomeTracker tracker(leak_start);
     for (size_t k = 0; k < timeline.eval_t.size(); ++k) tracker.Check(timeline.eval_t[k], timeline.firing[r][k]);
-    result.outcome[r + 1] = tracker.Finish();
+    result.outcome[kFirstBaseline + r] = tracker.Finish();
   }
   return result;
 }

@@ -4,7 +4,9 @@
 // vramwatch: every sample is fed to a LeakEngine (capacity = memory.total, nothing reserved);
 // the engine is assessed at checkpoints of trace time: every healthy_step_s on healthy traces,
 // every leak_step_s on leak traces plus exactly leak start + each horizon, and at the last sample.
-// An assessment whose verdict is `leak` is an alarm. Baselines: see baselines.h (alarm = firing).
+// An assessment whose verdict is `leak` is an alarm. vramwatch_alert: the same verdicts through the
+// daemon's alert tracker (detection::AlertTracker), an alarm once the leak verdict has held at every
+// check for alert_for_s, as `watch` raises GpuMemoryLeak. Baselines: see baselines.h (alarm = firing).
 //
 // Per detector and trace: alarmed at all, number of alarm episodes (onsets), alarm at the end,
 // alarm before the leak began, and the delay from the leak start to the first alarm at or after
@@ -32,6 +34,7 @@ struct EvalOptions {
   double healthy_step_s = 600;                          // assessment step on healthy traces
   double leak_step_s = 300;                             // assessment step on leak traces
   std::vector<double> horizons_s = {1800, 3600, 7200};  // recall "within H of the leak start"
+  double alert_for_s = 600;                             // for: of vramwatch's leak alert (watch --for's default)
   PromConfig prom;
   detection::EngineConfig engine;
 };
@@ -44,9 +47,11 @@ struct DetectorOutcome {
   std::optional<double> delay_s;   // leak traces: first alarm at or after the start, minus the start
 };
 
-// Index 0 is vramwatch, 1..4 the baselines in kAllBaselines order.
-inline constexpr size_t kDetectorCount = 1 + kBaselineCount;
-std::string_view DetectorName(size_t detector);  // "vramwatch", "static_90pct", ...
+// Index 0 is vramwatch, 1 its leak alert, 2..5 the baselines in kAllBaselines order.
+inline constexpr size_t kAlertDetector = 1;
+inline constexpr size_t kFirstBaseline = 2;
+inline constexpr size_t kDetectorCount = kFirstBaseline + kBaselineCount;
+std::string_view DetectorName(size_t detector);  // "vramwatch", "vramwatch_alert", "static_90pct", ...
 
 struct TraceResult {
   TraceLabel label;

@@ -95,9 +95,59 @@ TEST(Evaluation, StaticRuleFlagsEveryPreallocatedPool) {
   for (const TraceResult& r : *results) {
     if (r.label.shape != Shape::kPreallocated) continue;
     ++pools;
-    EXPECT_TRUE(r.outcome[1].alarmed_any) << "trace " << r.label.id;
+    EXPECT_TRUE(r.outcome[kFirstBaseline].alarmed_any) << "trace " << r.label.id;
   }
   EXPECT_EQ(pools, 2);
+}
+
+// vramwatch_alert is vramwatch's verdicts through the daemon's alert tracker: it fires only where
+// the leak verdict held at every check for alert_for_s, so never before vramwatch, never more
+// often, and at least alert_for_s after a first leak verdict that came after the leak began. With
+// a for: of zero it is vramwatch itself.
+TEST(Evaluation, TheLeakAlertFiresOnceTheVerdictHeldForItsFor) {
+  RunOptions run = SmallRun(48);
+  auto results = RunEvaluation(run);
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  int delayed = 0;
+  for (const TraceResult& r : *results) {
+    const DetectorOutcome& vw = r.outcome[0];
+    const DetectorOutcome& alert = r.outcome[kAlertDetector];
+    EXPECT_LE(alert.episodes, vw.episodes) << r.label.id;
+    EXPECT_TRUE(!alert.alarmed_any || vw.alarmed_any) << r.label.id;
+    EXPECT_TRUE(!alert.alarm_at_end || vw.alarm_at_end) << r.label.id;
+    if (alert.delay_s && !vw.alarm_before_leak) {
+      ASSERT_TRUE(vw.delay_s) << r.label.id;
+      EXPECT_GE(*alert.delay_s, *vw.delay_s + run.eval.alert_for_s) << r.label.id;
+      ++delayed;
+    }
+  }
+  EXPECT_GT(delayed, 3);
+  run.eval.alert_for_s = 0;
+  auto at_once = RunEvaluation(run);
+  ASSERT_TRUE(at_once.ok());
+  for (const TraceResult& r : *at_once) {
+    const DetectorOutcome& vw = r.outcome[0];
+    const DetectorOutcome& alert = r.outcome[kAlertDetector];
+    EXPECT_EQ(alert.alarmed_any, vw.alarmed_any) << r.label.id;
+    EXPECT_EQ(alert.episodes, vw.episodes) << r.label.id;
+    EXPECT_EQ(alert.alarm_at_end, vw.alarm_at_end) << r.label.id;
+    EXPECT_EQ(alert.delay_s, vw.delay_s) << r.label.id;
+  }
+}
+
+// Seed 872's trace 786 (docs/detection.md, Known limits): a healthy serving load whose cycle-free
+// floor rose 527 MiB over four hours and came back, a leak at one 5-minute check (5h 55m) and, at
+// 1-minute checks, at two. Its leak alert, which needs ten minutes of leak verdicts, never fires.
+TEST(Evaluation, AServingLoadsLeakVerdictAtOneCheckRaisesNoAlert) {
+  const Trace t = TraceGenerator({.seed = 872}).Generate(786);
+  ASSERT_EQ(t.label.shape, Shape::kServing);
+  for (double step : {300.0, 60.0}) {
+    EvalOptions o;
+    o.healthy_step_s = step;
+    const TraceResult r = EvaluateTrace(t, o);
+    EXPECT_TRUE(r.outcome[0].alarmed_any) << step;
+    EXPECT_FALSE(r.outcome[kAlertDetector].alarmed_any) << step;
+  }
 }
 
 TEST(Evaluation, ShapesPickTheirTracesAndKeepTheirIds) {

@@ -95,6 +95,7 @@ void RecallRow(Table& t, const std::vector<TraceResult>& results, const std::str
 // A setting's duration as people write it: "10m", "2h", "15s", "1h30m".
 std::string Knob(double seconds) {
   const auto s = static_cast<long long>(std::llround(seconds));
+  if (s == 0) return "0s";
   if (s % 3600 == 0) return fmt::format("{}h", s / 3600);
   if (s >= 3600 && s % 60 == 0) return fmt::format("{}h{}m", s / 3600, s % 3600 / 60);
   if (s % 60 == 0) return fmt::format("{}m", s / 60);
@@ -167,10 +168,10 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
       results.size(), healthy, leaks, info.seed, static_cast<double>(samples) / 1e6, healthy_hours, leak_hours));
   if (!info.shapes.empty()) t.Text(fmt::format("only the traces of these shapes: {}", fmt::join(info.shapes, ", ")));
   t.Text(
-      fmt::format("vramwatch assessed every {} (healthy) / {} (leak traces) and at the end; baselines: scrape "
-                  "{}, rules every {}, for: {}",
-                  Knob(eval.healthy_step_s), Knob(eval.leak_step_s), Knob(eval.prom.scrape_s), Knob(eval.prom.eval_s),
-                  Knob(eval.prom.for_s)));
+      fmt::format("vramwatch assessed every {} (healthy) / {} (leak traces) and at the end, vramwatch_alert its "
+                  "leak alert at those checks after for: {}; baselines: scrape {}, rules every {}, for: {}",
+                  Knob(eval.healthy_step_s), Knob(eval.leak_step_s), Knob(eval.alert_for_s), Knob(eval.prom.scrape_s),
+                  Knob(eval.prom.eval_s), Knob(eval.prom.for_s)));
   t.Text(
       fmt::format("wall time {:.1f} s on {} threads, {:.1f} s CPU; vramwatch engine {:.1f} s CPU: Add {:.0f} ns per "
                   "sample, Assess {:.0f} us per call ({} calls)",

@@ -28,6 +28,13 @@ std::string CheckDuration(const std::string& text) {
   return *d > 0 ? std::string() : "the step must be longer than zero";
 }
 
+// The same for a `for:` duration, which may be zero (an alarm at the first leak verdict).
+std::string CheckForDuration(const std::string& text) {
+  auto d = vw::ParseDuration(text);
+  if (!d.ok()) return d.status().message();
+  return *d >= 0 ? std::string() : "the duration must not be negative";
+}
+
 // Every shape's name, in the order trace ids cycle through them.
 std::string ShapeList() {
   std::string known;
@@ -53,7 +60,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   run.threads = static_cast<int>(cores);
-  std::string csv_out, healthy_step = "10m", leak_step = "5m";
+  std::string csv_out, healthy_step = "10m", leak_step = "5m", alert_for = "10m";
   bool quiet = false;
   std::optional<int> explain;
   std::vector<std::string> shapes;
@@ -65,6 +72,11 @@ int main(int argc, char** argv) {
                  "Write every trace as an nvidia-smi CSV file, plus labels.csv, into this folder");
   app.add_option("--healthy-step", healthy_step, "Assess vramwatch this often on healthy traces")->check(CheckDuration);
   app.add_option("--leak-step", leak_step, "Assess vramwatch this often on leak traces")->check(CheckDuration);
+  app.add_option("--alert-for", alert_for,
+                 "How long vramwatch's leak verdict must hold at the checks before the vramwatch_alert column "
+                 "fires, as `vramwatch watch --for` (0: at the first leak verdict)")
+      ->capture_default_str()
+      ->check(CheckForDuration);
   app.add_option("--shapes", shapes,
                  "Evaluate only the traces of these shapes, comma-separated (e.g. serving,leak_under_serving); "
                  "each keeps its id in the full corpus, where trace i has shape number i mod 12 of: " +
@@ -86,6 +98,7 @@ int main(int argc, char** argv) {
   for (const std::string& name : shapes) run.shapes.push_back(*vw::evaluate::ShapeFromName(name));
   run.eval.healthy_step_s = vw::ParseDuration(healthy_step).value();
   run.eval.leak_step_s = vw::ParseDuration(leak_step).value();
+  run.eval.alert_for_s = vw::ParseDuration(alert_for).value();
   if (!run.write_csv_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(run.write_csv_dir, ec);

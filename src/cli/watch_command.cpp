@@ -41,6 +41,7 @@
 #include "core/file_io.h"
 #include "core/time.h"
 #include "core/units.h"
+#include "detection/alerts.h"
 #include "detection/leak_engine.h"
 #include "outputs/alert_sinks.h"
 #include "outputs/http_server.h"
@@ -82,7 +83,8 @@ struct WatchFlags {
   std::string interval = "1s", process_interval = "5s", timeout = "1s", grace = "10s";
   std::string orphan_threshold = "256MiB";
   std::string raw_retention = "24h", aggregate_retention = "30d", process_retention = "30d";
-  std::string leak_for = "10m", finding_for = "1m", critical_runway = "24h", duration;
+  std::string leak_for = FormatDurationFlag(detection::kLeakAlertForSeconds), finding_for = "1m",
+              critical_runway = "24h", duration;
   std::string db, listen = "127.0.0.1:9490", alert_log, webhook, label, nvml_lib, proc_root = "/proc", passwd;
   std::string replay, speed = "max", db_max_size, kernel_log;
   std::string format = "auto", columns, total;  // how --replay reads its file (as analyze does)

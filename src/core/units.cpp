@@ -122,6 +122,19 @@ std::string FormatDuration(double seconds) {
   return fmt::format("{}{}s", sign, sec);
 }
 
+std::string FormatDurationFlag(double seconds) {
+  if (!std::isfinite(seconds)) return FormatDuration(seconds);
+  std::string out = seconds < 0 ? "-" : "";
+  auto s = static_cast<long long>(std::llround(std::fabs(seconds)));
+  if (s == 0) return "0s";
+  const std::pair<long long, char> units[] = {{86400, 'd'}, {3600, 'h'}, {60, 'm'}, {1, 's'}};
+  for (const auto& [size, unit] : units) {
+    if (s >= size) out += fmt::format("{}{}", s / size, unit);
+    s %= size;
+  }
+  return out;
+}
+
 namespace {
 
 // FormatDuration one unit finer: "4d 20h 16m", "20h 19m 30s"; under an hour as FormatDuration.

@@ -32,6 +32,10 @@ Result<uint64_t> ParseSize(std::string_view text);
 // 33120 -> "9h 12m"; 59 -> "59s"; 90000 -> "1d 1h". Negative -> "-" prefix.
 std::string FormatDuration(double seconds);
 
+// A duration as a flag is written, in whole seconds: 600 -> "10m", 5400 -> "1h30m", 90 -> "1m30s",
+// 0 -> "0s"; ParseDuration reads it back. For a default shown in --help.
+std::string FormatDurationFlag(double seconds);
+
 // The two ends of a range of durations, each as FormatDuration writes it, or, when those read the
 // same (a tight range of days: "4d 20h" and "4d 20h"), both one unit finer ("4d 20h 16m" and
 // "4d 20h 49m"; "20h 19m 30s"), the last unit cut as FormatDuration cuts it: a range must not

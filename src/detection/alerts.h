@@ -51,6 +51,11 @@ struct AlertEvent {
   Alert alert;   // the alert after the change
 };
 
+// The default `for:` of the leak alerts (GpuMemoryLeak, GpuProcessMemoryLeak), in seconds: how
+// long a leak verdict must hold before its alert fires. `watch --for` and the evaluation's
+// vramwatch_alert column (`vw-evaluate --alert-for`) both start from it.
+inline constexpr double kLeakAlertForSeconds = 600;
+
 struct AlertConfig {
   double default_for_s = 300;                 // persistence before firing
   std::map<std::string, double> for_by_name;  // per-rule `for:` durations

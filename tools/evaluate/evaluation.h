@@ -25,16 +25,17 @@
 
 #include "baselines.h"
 #include "core/status.h"
+#include "detection/alerts.h"
 #include "detection/leak_engine.h"
 #include "trace_generator.h"
 
 namespace vw::evaluate {
 
 struct EvalOptions {
-  double healthy_step_s = 600;                          // assessment step on healthy traces
-  double leak_step_s = 300;                             // assessment step on leak traces
-  std::vector<double> horizons_s = {1800, 3600, 7200};  // recall "within H of the leak start"
-  double alert_for_s = 600;                             // for: of vramwatch's leak alert (watch --for's default)
+  double healthy_step_s = 600;                           // assessment step on healthy traces
+  double leak_step_s = 300;                              // assessment step on leak traces
+  std::vector<double> horizons_s = {1800, 3600, 7200};   // recall "within H of the leak start"
+  double alert_for_s = detection::kLeakAlertForSeconds;  // for: of vramwatch's leak alert
   PromConfig prom;
   detection::EngineConfig engine;
 };

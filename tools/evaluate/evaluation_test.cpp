@@ -325,6 +325,26 @@ EvalOptions EveryFiveMinutes() {
   return o;
 }
 
+// A trace of the corpus, by seed and id.
+struct CorpusCase {
+  uint64_t seed;
+  int id;
+};
+
+// The shape of a healthy trace that a knob now keeps from being flagged: for each case, the trace
+// has `shape`, raises no alarm under `kept` and raises one under `moved` (the same options with
+// that knob moved back, or off).
+void ExpectFlaggedOnlyWithTheKnobMoved(std::initializer_list<CorpusCase> cases, Shape shape, const EvalOptions& kept,
+                                       const EvalOptions& moved) {
+  for (const CorpusCase& c : cases) {
+    SCOPED_TRACE(fmt::format("seed {} trace {}", c.seed, c.id));
+    const Trace t = TraceGenerator({.seed = c.seed}).Generate(c.id);
+    ASSERT_EQ(t.label.shape, shape);
+    EXPECT_FALSE(EvaluateTrace(t, kept).outcome[0].alarmed_any);
+    EXPECT_TRUE(EvaluateTrace(t, moved).outcome[0].alarmed_any);
+  }
+}
+
 // Evaluates `t`, keeping its last assessment and that assessment's evidence, a sentence a line.
 struct LastCheck {
   TraceResult result;
@@ -483,14 +503,7 @@ TEST(Evaluation, ASwingingLoadsGrowthIsConfirmedOnItsFloorAndItsEnvelope) {
   EvalOptions five_percent = every5;
   five_percent.engine.oscillating_confirm_z = 1.645;
   five_percent.engine.swing_persist_seconds = 0;  // which ends both as well
-  const Trace floor_wander = TraceGenerator({.seed = 151}).Generate(630);
-  ASSERT_EQ(floor_wander.label.shape, Shape::kServing);
-  EXPECT_FALSE(EvaluateTrace(floor_wander, every5).outcome[0].alarmed_any);
-  EXPECT_TRUE(EvaluateTrace(floor_wander, five_percent).outcome[0].alarmed_any);
-  const Trace envelope_wander = TraceGenerator({.seed = 154}).Generate(30);
-  ASSERT_EQ(envelope_wander.label.shape, Shape::kServing);
-  EXPECT_FALSE(EvaluateTrace(envelope_wander, every5).outcome[0].alarmed_any);
-  EXPECT_TRUE(EvaluateTrace(envelope_wander, five_percent).outcome[0].alarmed_any);
+  ExpectFlaggedOnlyWithTheKnobMoved({{151, 630}, {154, 30}}, Shape::kServing, every5, five_percent);
 }
 
 // Healthy serving loads from seeds never used to set a level (163/954, 168/66, 176/222): each
@@ -504,12 +517,7 @@ TEST(Evaluation, ASwingingLoadsLeakMustHoldOnTheDataBeforeTheLastCheck) {
   every5.engine.oscillating_confirm_z = 2.326;
   EvalOptions at_once = every5;
   at_once.engine.swing_persist_seconds = 0;
-  for (const auto& [seed, id] : {std::pair<uint64_t, size_t>{163, 954}, {168, 66}, {176, 222}}) {
-    const Trace t = TraceGenerator({.seed = seed}).Generate(id);
-    ASSERT_EQ(t.label.shape, Shape::kServing) << seed << "/" << id;
-    EXPECT_FALSE(EvaluateTrace(t, every5).outcome[0].alarmed_any) << seed << "/" << id;
-    EXPECT_TRUE(EvaluateTrace(t, at_once).outcome[0].alarmed_any) << seed << "/" << id;
-  }
+  ExpectFlaggedOnlyWithTheKnobMoved({{163, 954}, {168, 66}, {176, 222}}, Shape::kServing, every5, at_once);
 }
 
 // Four allocator staircases from seeds first run after the levels were set, each called a leak
@@ -568,12 +576,7 @@ TEST(Evaluation, EqualStepsAtARegularPaceAreALeakAndChanceLikenessIsNot) {
   loose.engine.regular_size_tolerance = 0.15;
   loose.engine.regular_gap_ratio = 1.5;
   loose.engine.regular_chance = 0;
-  for (const auto& [seed, id] : {std::pair<uint64_t, size_t>{61, 1107}, {82, 183}}) {
-    const Trace t = TraceGenerator({.seed = seed}).Generate(id);
-    ASSERT_EQ(t.label.shape, Shape::kWarmupStaircase) << seed << "/" << id;
-    EXPECT_FALSE(EvaluateTrace(t, every5).outcome[0].alarmed_any) << seed << "/" << id;
-    EXPECT_TRUE(EvaluateTrace(t, loose).outcome[0].alarmed_any) << seed << "/" << id;
-  }
+  ExpectFlaggedOnlyWithTheKnobMoved({{61, 1107}, {82, 183}}, Shape::kWarmupStaircase, every5, loose);
   EvalOptions any_spread = every5;
   any_spread.engine.regular_chance = 0;
   EXPECT_TRUE(EvaluateTrace(TraceGenerator({.seed = 82}).Generate(183), any_spread).outcome[0].alarmed_any);
@@ -599,13 +602,10 @@ TEST(Evaluation, ALeakThatRampedUnderAServingLoadIsFound) {
 // of the first) but whose last third slowed: assessed every 5 minutes it was called a leak at
 // 1h 25m; the young-job rule on the thirds ends it.
 TEST(Evaluation, AYoungSettlingCurveWhoseLastThirdSlowsIsNotALeak) {
-  const Trace t = TraceGenerator({.seed = 41}).Generate(305);
-  ASSERT_EQ(t.label.shape, Shape::kSettling);
   const EvalOptions every5 = EveryFiveMinutes();
-  EXPECT_FALSE(EvaluateTrace(t, every5).outcome[0].alarmed_any);
   EvalOptions halves_only = every5;
   halves_only.engine.young_third_ratio = 0;
-  EXPECT_TRUE(EvaluateTrace(t, halves_only).outcome[0].alarmed_any);
+  ExpectFlaggedOnlyWithTheKnobMoved({{41, 305}}, Shape::kSettling, every5, halves_only);
 }
 
 // A 193 MiB/h leak that began after the floor held flat for an hour, in a job 2h 30m long (seed
@@ -630,12 +630,8 @@ TEST(Evaluation, AYoungStaircaseThatHeldFlatUnderAnHourIsHeldBack) {
   const EvalOptions every5 = EveryFiveMinutes();
   EvalOptions three_quarters = every5;
   three_quarters.engine.late_onset_flat_seconds = 2700;
-  for (const auto& [seed, id] : {std::pair<uint64_t, size_t>{814, 51}, {826, 159}, {868, 423}}) {
-    const Trace t = TraceGenerator({.seed = seed}).Generate(id);
-    ASSERT_EQ(t.label.shape, Shape::kWarmupStaircase) << seed << "/" << id;
-    EXPECT_FALSE(EvaluateTrace(t, every5).outcome[0].alarmed_any) << seed << "/" << id;
-    EXPECT_TRUE(EvaluateTrace(t, three_quarters).outcome[0].alarmed_any) << seed << "/" << id;
-  }
+  ExpectFlaggedOnlyWithTheKnobMoved({{814, 51}, {826, 159}, {868, 423}}, Shape::kWarmupStaircase, every5,
+                                    three_quarters);
 }
 
 // Fast leaks that began 45–60 minutes after the floor settled (seed 811 trace 547, 763 MiB/h;

@@ -92,14 +92,9 @@ void RecallRow(Table& t, const std::vector<TraceResult>& results, const std::str
   t.Row("  95% interval (Wilson)", cells);
 }
 
-// A setting's duration as people write it: "10m", "2h", "15s", "1h30m".
+// A setting's duration as its flag takes it: "10m", "2h", "15s", "1h30m".
 std::string Knob(double seconds) {
-  const auto s = static_cast<long long>(std::llround(seconds));
-  if (s == 0) return "0s";
-  if (s % 3600 == 0) return fmt::format("{}h", s / 3600);
-  if (s >= 3600 && s % 60 == 0) return fmt::format("{}h{}m", s / 3600, s % 3600 / 60);
-  if (s % 60 == 0) return fmt::format("{}m", s / 60);
-  return FormatDuration(seconds);
+  return FormatDurationFlag(seconds);
 }
 
 std::string DurationOrDash(const std::optional<double>& s) {

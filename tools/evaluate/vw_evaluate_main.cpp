@@ -16,6 +16,7 @@
 
 #include "core/exit_codes.h"
 #include "core/units.h"
+#include "detection/alerts.h"
 #include "evaluation.h"
 #include "report.h"
 
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   run.threads = static_cast<int>(cores);
-  std::string csv_out, healthy_step = "10m", leak_step = "5m", alert_for = "10m";
+  std::string csv_out, healthy_step = "10m", leak_step = "5m",
+                       alert_for = vw::FormatDurationFlag(vw::detection::kLeakAlertForSeconds);
   bool quiet = false;
   std::optional<int> explain;
   std::vector<std::string> shapes;

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "core/units.h"
+#include "detection/leak_engine.h"
+
 namespace vw::cli {
 
 struct AnalyzeFlags {
@@ -16,7 +19,7 @@ struct AnalyzeFlags {
   std::string total;
   std::vector<std::string> gpus;
   std::string since, until;
-  std::string critical_runway = "24h";
+  std::string critical_runway = FormatDurationFlag(detection::kCriticalRunwaySeconds);
   std::string plot_path, html_path, theme = "auto";
   // --prometheus URL: analyse series pulled from a Prometheus server instead of files.
   std::string prometheus_url;

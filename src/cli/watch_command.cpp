@@ -84,7 +84,7 @@ struct WatchFlags {
   std::string orphan_threshold = "256MiB";
   std::string raw_retention = "24h", aggregate_retention = "30d", process_retention = "30d";
   std::string leak_for = FormatDurationFlag(detection::kLeakAlertForSeconds), finding_for = "1m",
-              critical_runway = "24h", duration;
+              critical_runway = FormatDurationFlag(detection::kCriticalRunwaySeconds), duration;
   std::string db, listen = "127.0.0.1:9490", alert_log, webhook, label, nvml_lib, proc_root = "/proc", passwd;
   std::string replay, speed = "max", db_max_size, kernel_log;
   std::string format = "auto", columns, total;  // how --replay reads its file (as analyze does)

@@ -32,11 +32,11 @@ struct WatchConfig {
   detection::EngineConfig engine;
   detection::CheckConfig check;  // findings thresholds; window_s is set from the sample window
   detection::AlertConfig alerts;
-  double assess_interval_s = 10;          // GPU series
-  double process_assess_interval_s = 60;  // process series
-  double stale_alert_s = 60;              // sample age that raises GpuStale
-  double critical_runway_s = 24 * 3600;   // leak alert is critical below this pessimistic runway
-  double flush_interval_s = 5;            // history batch period
+  double assess_interval_s = 10;                                 // GPU series
+  double process_assess_interval_s = 60;                         // process series
+  double stale_alert_s = 60;                                     // sample age that raises GpuStale
+  double critical_runway_s = detection::kCriticalRunwaySeconds;  // leak alert is critical below this pessimistic runway
+  double flush_interval_s = 5;                                   // history batch period
   double retention_interval_s = 600;
   double resume_s = 12 * 3600;       // history re-fed to the engines after a restart
   double baseline_interval_s = 600;  // at most one baseline update per workload per this

@@ -127,7 +127,7 @@ std::string FormatDurationFlag(double seconds) {
   std::string out = seconds < 0 ? "-" : "";
   auto s = static_cast<long long>(std::llround(std::fabs(seconds)));
   if (s == 0) return "0s";
-  const std::pair<long long, char> units[] = {{86400, 'd'}, {3600, 'h'}, {60, 'm'}, {1, 's'}};
+  const std::pair<long long, char> units[] = {{3600, 'h'}, {60, 'm'}, {1, 's'}};
   for (const auto& [size, unit] : units) {
     if (s >= size) out += fmt::format("{}{}", s / size, unit);
     s %= size;

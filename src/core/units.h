@@ -32,8 +32,9 @@ Result<uint64_t> ParseSize(std::string_view text);
 // 33120 -> "9h 12m"; 59 -> "59s"; 90000 -> "1d 1h". Negative -> "-" prefix.
 std::string FormatDuration(double seconds);
 
-// A duration as a flag is written, in whole seconds: 600 -> "10m", 5400 -> "1h30m", 90 -> "1m30s",
-// 0 -> "0s"; ParseDuration reads it back. For a default shown in --help.
+// A duration as a flag is written, in whole seconds and in hours at most: 600 -> "10m", 5400 ->
+// "1h30m", 90 -> "1m30s", 86400 -> "24h", 0 -> "0s"; ParseDuration reads it back. For a default
+// shown in --help.
 std::string FormatDurationFlag(double seconds);
 
 // The two ends of a range of durations, each as FormatDuration writes it, or, when those read the

@@ -56,7 +56,8 @@ TEST(FormatDurationFlag, WritesWhatParseDurationReadsBack) {
   EXPECT_EQ(FormatDurationFlag(600), "10m");
   EXPECT_EQ(FormatDurationFlag(5400), "1h30m");
   EXPECT_EQ(FormatDurationFlag(90), "1m30s");
-  EXPECT_EQ(FormatDurationFlag(86400 + 5), "1d5s");
+  EXPECT_EQ(FormatDurationFlag(86400), "24h");
+  EXPECT_EQ(FormatDurationFlag(86400 + 5), "24h5s");
   EXPECT_EQ(FormatDurationFlag(0), "0s");
   EXPECT_EQ(FormatDurationFlag(59.6), "1m");
   for (double s : {1.0, 59.0, 600.0, 3599.0, 3600.0, 5400.0, 86399.0, 90061.0, 36525.0 * 86400}) {

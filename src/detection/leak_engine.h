@@ -322,6 +322,11 @@ struct Departure {
   std::optional<double> first_seen_t;  // first listed (seconds), when the caller knows it
 };
 
+// A leak is critical when its pessimistic time to OOM (Assessment::tto_lo_s) is under this, in
+// seconds: the default of `analyze --critical-runway` and `watch --critical-runway`, and of the
+// evaluation's vramwatch_critical column.
+inline constexpr double kCriticalRunwaySeconds = 24 * 3600.0;
+
 struct Assessment {
   Verdict verdict = Verdict::kInsufficientData;
   size_t samples = 0;

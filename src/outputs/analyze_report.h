@@ -21,7 +21,8 @@ struct AnalyzedSeries {
 };
 
 struct AnalyzeReportOptions {
-  double critical_runway_s = 24 * 3600.0;     // a leak whose pessimistic runway is shorter is CRITICAL
+  double critical_runway_s =
+      detection::kCriticalRunwaySeconds;      // a leak whose pessimistic runway is shorter is CRITICAL
   size_t skipped_lines = 0;                   // lenient mode: lines skipped in all files
   std::vector<std::string> skipped_examples;  // "run.csv:12: expected ..."
 };

@@ -38,11 +38,14 @@ def main():
     out = r.stdout
     checks = []
     flagged = re.findall(r"(\d+)/700", row(out, "healthy traces flagged"))
-    # Columns: vramwatch's verdicts, its leak alert (the same verdicts after `for:`), the baselines.
-    ours, alert, baselines = int(flagged[0]), int(flagged[1]), [int(x) for x in flagged[2:]]
+    # Columns: vramwatch's verdicts, its leak alert (the same verdicts after `for:`), that alert while
+    # critical (under a day of runway), the baselines.
+    ours, alert, critical = int(flagged[0]), int(flagged[1]), int(flagged[2])
+    baselines = [int(x) for x in flagged[3:]]
     checks.append((f"healthy traces flagged {ours} <= {FLOORS['healthy_flagged_max']}",
                    ours <= FLOORS["healthy_flagged_max"]))
     checks.append((f"the leak alert flags no more than the verdicts ({alert} <= {ours})", alert <= ours))
+    checks.append((f"the critical alert flags no more than the leak alert ({critical} <= {alert})", critical <= alert))
     checks.append((f"fewer false alarms than every baseline ({ours} vs {baselines})", all(ours < b for b in baselines)))
     r40 = percents(row(out, ">=40 MiB/h, ran >=2h: at end"))[0]
     checks.append((f"recall >=40 MiB/h after 2h {r40}% >= {FLOORS['recall_40_2h_min']}%", r40 >= FLOORS["recall_40_2h_min"]))

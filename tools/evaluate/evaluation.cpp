@@ -78,6 +78,7 @@ std::string OptionalNumber(const std::optional<double>& v, double scale, int dec
 std::string_view DetectorName(size_t detector) {
   if (detector == 0) return "vramwatch";
   if (detector == kAlertDetector) return "vramwatch_alert";
+  if (detector == kCriticalDetector) return "vramwatch_critical";
   if (detector < kDetectorCount) return BaselineName(kAllBaselines[detector - kFirstBaseline]);
   return "unknown";
 }
@@ -97,7 +98,7 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const 
   // The leak alert as the daemon raises it: pending at the first leak verdict, firing once the
   // verdict has held at every check for alert_for_s, dropped at the first check without it.
   detection::AlertTracker alerts({.default_for_s = options.alert_for_s, .resend_interval_s = 0});
-  OutcomeTracker alert_tracker(leak_start);
+  OutcomeTracker alert_tracker(leak_start), critical_tracker(leak_start);
   size_t next_cp = 0;
   detection::Assessment last;
   auto assess = [&](double t) {
@@ -111,7 +112,11 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const 
     std::vector<detection::AlertCondition> holding;
     if (leak) holding.push_back({.name = "GpuMemoryLeak"});
     alerts.Evaluate(t, holding);
-    alert_tracker.Check(t, alerts.firing_count() > 0);
+    const bool firing = alerts.firing_count() > 0;
+    alert_tracker.Check(t, firing);
+    // As watch grades it: the pessimistic runway, else the runway, else none (never critical).
+    const std::optional<double> runway = last.tto_lo_s ? last.tto_lo_s : last.tto_s;
+    critical_tracker.Check(t, firing && runway && *runway < options.critical_runway_s);
     if (on_assessment) on_assessment(t, last);
   };
   const double dt = trace.label.interval_s;
@@ -124,6 +129,7 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const 
   result.engine_cpu_seconds = ThreadCpuSeconds() - started;
   result.outcome[0] = vw_tracker.Finish();
   result.outcome[kAlertDetector] = alert_tracker.Finish();
+  result.outcome[kCriticalDetector] = critical_tracker.Finish();
   result.end_verdict = std::string(detection::VerdictName(last.verdict));
   result.rate_bps = last.rate_bps;
   result.rate_lo_bps = last.rate_lo_bps;

@@ -6,7 +6,10 @@
 // every leak_step_s on leak traces plus exactly leak start + each horizon, and at the last sample.
 // An assessment whose verdict is `leak` is an alarm. vramwatch_alert: the same verdicts through the
 // daemon's alert tracker (detection::AlertTracker), an alarm once the leak verdict has held at every
-// check for alert_for_s, as `watch` raises GpuMemoryLeak. Baselines: see baselines.h (alarm = firing).
+// check for alert_for_s, as `watch` raises GpuMemoryLeak. vramwatch_critical: that alert while it is
+// critical, as `watch` sends it (the check's pessimistic time to OOM, Assessment::tto_lo_s, under
+// critical_runway_s): the page of a leak that ends in an out-of-memory error within the day.
+// Baselines: see baselines.h (alarm = firing).
 //
 // Per detector and trace: alarmed at all, number of alarm episodes (onsets), alarm at the end,
 // alarm before the leak began, and the delay from the leak start to the first alarm at or after
@@ -32,10 +35,11 @@
 namespace vw::evaluate {
 
 struct EvalOptions {
-  double healthy_step_s = 600;                           // assessment step on healthy traces
-  double leak_step_s = 300;                              // assessment step on leak traces
-  std::vector<double> horizons_s = {1800, 3600, 7200};   // recall "within H of the leak start"
-  double alert_for_s = detection::kLeakAlertForSeconds;  // for: of vramwatch's leak alert
+  double healthy_step_s = 600;                                   // assessment step on healthy traces
+  double leak_step_s = 300;                                      // assessment step on leak traces
+  std::vector<double> horizons_s = {1800, 3600, 7200};           // recall "within H of the leak start"
+  double alert_for_s = detection::kLeakAlertForSeconds;          // for: of vramwatch's leak alert
+  double critical_runway_s = detection::kCriticalRunwaySeconds;  // ... critical below this runway
   PromConfig prom;
   detection::EngineConfig engine;
 };
@@ -48,11 +52,14 @@ struct DetectorOutcome {
   std::optional<double> delay_s;   // leak traces: first alarm at or after the start, minus the start
 };
 
-// Index 0 is vramwatch, 1 its leak alert, 2..5 the baselines in kAllBaselines order.
+// Index 0 is vramwatch, 1 its leak alert, 2 that alert while critical, 3..6 the baselines in
+// kAllBaselines order.
 inline constexpr size_t kAlertDetector = 1;
-inline constexpr size_t kFirstBaseline = 2;
+inline constexpr size_t kCriticalDetector = 2;
+inline constexpr size_t kFirstBaseline = 3;
 inline constexpr size_t kDetectorCount = kFirstBaseline + kBaselineCount;
-std::string_view DetectorName(size_t detector);  // "vramwatch", "vramwatch_alert", "static_90pct", ...
+// "vramwatch", "vramwatch_alert", "vramwatch_critical", "static_90pct", ...
+std::string_view DetectorName(size_t detector);
 
 struct TraceResult {
   TraceLabel label;

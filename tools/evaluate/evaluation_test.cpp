@@ -135,6 +135,55 @@ TEST(Evaluation, TheLeakAlertFiresOnceTheVerdictHeldForItsFor) {
   }
 }
 
+// vramwatch_critical is the leak alert while its check's pessimistic runway is under
+// critical_runway_s, as watch grades it: never where the alert is silent, and with a runway limit
+// beyond every runway it is the alert itself; with none (0) it never fires.
+TEST(Evaluation, TheCriticalAlertIsTheLeakAlertWhileTheRunwayIsShort) {
+  RunOptions run = SmallRun(48);
+  auto results = RunEvaluation(run);
+  ASSERT_TRUE(results.ok()) << results.status().ToString();
+  int quieter = 0;
+  for (const TraceResult& r : *results) {
+    const DetectorOutcome& alert = r.outcome[kAlertDetector];
+    const DetectorOutcome& critical = r.outcome[kCriticalDetector];
+    EXPECT_TRUE(!critical.alarmed_any || alert.alarmed_any) << r.label.id;
+    EXPECT_TRUE(!critical.alarm_at_end || alert.alarm_at_end) << r.label.id;
+    if (critical.delay_s) {
+      ASSERT_TRUE(alert.delay_s) << r.label.id;
+      EXPECT_GE(*critical.delay_s, *alert.delay_s) << r.label.id;
+    }
+    if (alert.alarm_at_end && !critical.alarm_at_end) ++quieter;
+  }
+  EXPECT_GT(quieter, 0);  // some leaks of this corpus have a day or more left at their end
+  run.eval.critical_runway_s = 1e12;
+  auto always = RunEvaluation(run);
+  ASSERT_TRUE(always.ok());
+  for (const TraceResult& r : *always) {
+    const DetectorOutcome& alert = r.outcome[kAlertDetector];
+    const DetectorOutcome& critical = r.outcome[kCriticalDetector];
+    EXPECT_EQ(critical.alarmed_any, alert.alarmed_any) << r.label.id;
+    EXPECT_EQ(critical.episodes, alert.episodes) << r.label.id;
+    EXPECT_EQ(critical.delay_s, alert.delay_s) << r.label.id;
+  }
+  run.eval.critical_runway_s = 0;
+  auto never = RunEvaluation(run);
+  ASSERT_TRUE(never.ok());
+  for (const TraceResult& r : *never) EXPECT_FALSE(r.outcome[kCriticalDetector].alarmed_any) << r.label.id;
+}
+
+// Seed 25's trace 363 (docs/detection.md, Known limits): a healthy allocator staircase that rose
+// at about 40 MiB/h for five hours on a 94 GiB card, called a leak for long enough that its leak
+// alert fires, with 38 days or more left: a warning, never the critical alert.
+TEST(Evaluation, AStaircaseCalledASlowLeakRaisesAWarningNotACriticalAlert) {
+  const Trace t = TraceGenerator({.seed = 25}).Generate(363);
+  ASSERT_EQ(t.label.shape, Shape::kWarmupStaircase);
+  EvalOptions every5;
+  every5.healthy_step_s = 300;
+  const TraceResult r = EvaluateTrace(t, every5);
+  EXPECT_TRUE(r.outcome[kAlertDetector].alarmed_any);
+  EXPECT_FALSE(r.outcome[kCriticalDetector].alarmed_any);
+}
+
 // Seed 872's trace 786 (docs/detection.md, Known limits): a healthy serving load whose cycle-free
 // floor rose 527 MiB over four hours and came back, a leak at one 5-minute check (5h 55m) and, at
 // 1-minute checks, at two. Its leak alert, which needs ten minutes of leak verdicts, never fires.

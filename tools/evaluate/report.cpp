@@ -162,11 +162,12 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
       "GPU-hours, {:.1f} leak GPU-hours",
       results.size(), healthy, leaks, info.seed, static_cast<double>(samples) / 1e6, healthy_hours, leak_hours));
   if (!info.shapes.empty()) t.Text(fmt::format("only the traces of these shapes: {}", fmt::join(info.shapes, ", ")));
-  t.Text(
-      fmt::format("vramwatch assessed every {} (healthy) / {} (leak traces) and at the end, vramwatch_alert its "
-                  "leak alert at those checks after for: {}; baselines: scrape {}, rules every {}, for: {}",
-                  Knob(eval.healthy_step_s), Knob(eval.leak_step_s), Knob(eval.alert_for_s), Knob(eval.prom.scrape_s),
-                  Knob(eval.prom.eval_s), Knob(eval.prom.for_s)));
+  t.Text(fmt::format(
+      "vramwatch assessed every {} (healthy) / {} (leak traces) and at the end, vramwatch_alert its "
+      "leak alert at those checks after for: {}, vramwatch_critical that alert while the runway is under "
+      "{}; baselines: scrape {}, rules every {}, for: {}",
+      Knob(eval.healthy_step_s), Knob(eval.leak_step_s), Knob(eval.alert_for_s), Knob(eval.critical_runway_s),
+      Knob(eval.prom.scrape_s), Knob(eval.prom.eval_s), Knob(eval.prom.for_s)));
   t.Text(
       fmt::format("wall time {:.1f} s on {} threads, {:.1f} s CPU; vramwatch engine {:.1f} s CPU: Add {:.0f} ns per "
                   "sample, Assess {:.0f} us per call ({} calls)",

@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   run.threads = static_cast<int>(cores);
   std::string csv_out, healthy_step = "10m", leak_step = "5m",
-                       alert_for = vw::FormatDurationFlag(vw::detection::kLeakAlertForSeconds);
+                       alert_for = vw::FormatDurationFlag(vw::detection::kLeakAlertForSeconds),
+                       critical_runway = vw::FormatDurationFlag(vw::detection::kCriticalRunwaySeconds);
   bool quiet = false;
   std::optional<int> explain;
   std::vector<std::string> shapes;
@@ -77,6 +78,11 @@ int main(int argc, char** argv) {
   app.add_option("--alert-for", alert_for,
                  "How long vramwatch's leak verdict must hold at the checks before the vramwatch_alert column "
                  "fires, as `vramwatch watch --for` (0: at the first leak verdict)")
+      ->capture_default_str()
+      ->check(CheckForDuration);
+  app.add_option("--critical-runway", critical_runway,
+                 "The vramwatch_critical column is the leak alert while the pessimistic time to OOM is under this, "
+                 "as `vramwatch watch --critical-runway` grades it")
       ->capture_default_str()
       ->check(CheckForDuration);
   app.add_option("--shapes", shapes,
@@ -101,6 +107,7 @@ int main(int argc, char** argv) {
   run.eval.healthy_step_s = vw::ParseDuration(healthy_step).value();
   run.eval.leak_step_s = vw::ParseDuration(leak_step).value();
   run.eval.alert_for_s = vw::ParseDuration(alert_for).value();
+  run.eval.critical_runway_s = vw::ParseDuration(critical_runway).value();
   if (!run.write_csv_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(run.write_csv_dir, ec);

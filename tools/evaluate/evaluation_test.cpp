@@ -100,6 +100,15 @@ TEST(Evaluation, StaticRuleFlagsEveryPreallocatedPool) {
   EXPECT_EQ(pools, 2);
 }
 
+// Two detectors' outcomes on one trace are the same in every respect the report reads.
+void ExpectSameOutcome(const DetectorOutcome& a, const DetectorOutcome& b, int id) {
+  EXPECT_EQ(a.alarmed_any, b.alarmed_any) << id;
+  EXPECT_EQ(a.episodes, b.episodes) << id;
+  EXPECT_EQ(a.alarm_at_end, b.alarm_at_end) << id;
+  EXPECT_EQ(a.alarm_before_leak, b.alarm_before_leak) << id;
+  EXPECT_EQ(a.delay_s, b.delay_s) << id;
+}
+
 // vramwatch_alert is vramwatch's verdicts through the daemon's alert tracker: it fires only where
 // the leak verdict held at every check for alert_for_s, so never before vramwatch, never more
 // often, and at least alert_for_s after a first leak verdict that came after the leak began. With
@@ -125,14 +134,7 @@ TEST(Evaluation, TheLeakAlertFiresOnceTheVerdictHeldForItsFor) {
   run.eval.alert_for_s = 0;
   auto at_once = RunEvaluation(run);
   ASSERT_TRUE(at_once.ok());
-  for (const TraceResult& r : *at_once) {
-    const DetectorOutcome& vw = r.outcome[0];
-    const DetectorOutcome& alert = r.outcome[kAlertDetector];
-    EXPECT_EQ(alert.alarmed_any, vw.alarmed_any) << r.label.id;
-    EXPECT_EQ(alert.episodes, vw.episodes) << r.label.id;
-    EXPECT_EQ(alert.alarm_at_end, vw.alarm_at_end) << r.label.id;
-    EXPECT_EQ(alert.delay_s, vw.delay_s) << r.label.id;
-  }
+  for (const TraceResult& r : *at_once) ExpectSameOutcome(r.outcome[kAlertDetector], r.outcome[0], r.label.id);
 }
 
 // vramwatch_critical is the leak alert while its check's pessimistic runway is under
@@ -158,13 +160,8 @@ TEST(Evaluation, TheCriticalAlertIsTheLeakAlertWhileTheRunwayIsShort) {
   run.eval.critical_runway_s = 1e12;
   auto always = RunEvaluation(run);
   ASSERT_TRUE(always.ok());
-  for (const TraceResult& r : *always) {
-    const DetectorOutcome& alert = r.outcome[kAlertDetector];
-    const DetectorOutcome& critical = r.outcome[kCriticalDetector];
-    EXPECT_EQ(critical.alarmed_any, alert.alarmed_any) << r.label.id;
-    EXPECT_EQ(critical.episodes, alert.episodes) << r.label.id;
-    EXPECT_EQ(critical.delay_s, alert.delay_s) << r.label.id;
-  }
+  for (const TraceResult& r : *always)
+    ExpectSameOutcome(r.outcome[kCriticalDetector], r.outcome[kAlertDetector], r.label.id);
   run.eval.critical_runway_s = 0;
   auto never = RunEvaluation(run);
   ASSERT_TRUE(never.ok());

@@ -21,8 +21,8 @@ struct AnalyzedSeries {
 };
 
 struct AnalyzeReportOptions {
-  double critical_runway_s =
-      detection::kCriticalRunwaySeconds;      // a leak whose pessimistic runway is shorter is CRITICAL
+  // A leak whose pessimistic runway is shorter is CRITICAL.
+  double critical_runway_s = detection::kCriticalRunwaySeconds;
   size_t skipped_lines = 0;                   // lenient mode: lines skipped in all files
   std::vector<std::string> skipped_examples;  // "run.csv:12: expected ..."
 };

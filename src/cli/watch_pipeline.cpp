@@ -586,8 +586,9 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
       detection::AlertCondition c;
       c.name = "GpuMemoryLeak";
       c.labels = labels;
-      const double pessimistic = v.time_to_oom_lo_s.value_or(v.time_to_oom_s.value_or(1e300));
-      c.severity = pessimistic < config_.critical_runway_s ? Severity::kCritical : Severity::kWarning;
+      c.severity = detection::RunwayIsCritical(v.time_to_oom_lo_s, v.time_to_oom_s, config_.critical_runway_s)
+                       ? Severity::kCritical
+                       : Severity::kWarning;
       std::string summary = fmt::format("GPU {} leaks {}", key, FormatRate(*v.leak_rate_bps));
       if (v.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*v.time_to_oom_s);
       if (v.baseline_bytes && t.last.memory_used_bytes && *v.baseline_bytes > 0) {
@@ -607,8 +608,9 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
       c.name = "GpuProcessMemoryLeak";
       c.labels = labels;
       c.labels["pid"] = std::to_string(pid);
-      const double pessimistic = pv.time_to_oom_lo_s.value_or(pv.time_to_oom_s.value_or(1e300));
-      c.severity = pessimistic < config_.critical_runway_s ? Severity::kCritical : Severity::kWarning;
+      c.severity = detection::RunwayIsCritical(pv.time_to_oom_lo_s, pv.time_to_oom_s, config_.critical_runway_s)
+                       ? Severity::kCritical
+                       : Severity::kWarning;
       std::string summary = fmt::format("PID {} on GPU {} leaks {}", pid, key, FormatRate(*pv.leak_rate_bps));
       if (pv.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*pv.time_to_oom_s);
       if (!CommandOf(pt->last_snapshot).empty()) summary += " (" + CommandOf(pt->last_snapshot) + ")";

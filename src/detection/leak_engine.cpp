@@ -9,6 +9,12 @@
 
 namespace vw::detection {
 
+bool RunwayIsCritical(const std::optional<double>& tto_lo_s, const std::optional<double>& tto_s,
+                      double critical_runway_s) {
+  const std::optional<double>& runway = tto_lo_s ? tto_lo_s : tto_s;
+  return runway && *runway < critical_runway_s;
+}
+
 std::string_view VerdictName(Verdict v) {
   switch (v) {
     case Verdict::kInsufficientData: return "insufficient_data";

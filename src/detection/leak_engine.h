@@ -327,6 +327,11 @@ struct Departure {
 // evaluation's vramwatch_critical column.
 inline constexpr double kCriticalRunwaySeconds = 24 * 3600.0;
 
+// Whether a leak's runway (seconds) makes it critical: its pessimistic time to OOM, or the time to
+// OOM where no range is known, under critical_runway_s. No runway (capacity unknown): never.
+bool RunwayIsCritical(const std::optional<double>& tto_lo_s, const std::optional<double>& tto_s,
+                      double critical_runway_s);
+
 struct Assessment {
   Verdict verdict = Verdict::kInsufficientData;
   size_t samples = 0;

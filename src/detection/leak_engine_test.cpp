@@ -808,6 +808,17 @@ TEST(LeakEngine, BucketFloorIsALowQuantileAndPeakTheMaximum) {
   EXPECT_DOUBLE_EQ(b.last_bytes, 1009 * kMiB);
 }
 
+TEST(LeakEngine, ARunwayIsCriticalUnderTheLimitAtItsPessimisticEnd) {
+  const double day = kCriticalRunwaySeconds;
+  EXPECT_TRUE(RunwayIsCritical(day - 1, 3 * day, day));  // the lower end decides
+  EXPECT_FALSE(RunwayIsCritical(day, day - 1, day));     // at the limit is not under it
+  EXPECT_TRUE(RunwayIsCritical(std::nullopt, day / 2, day));
+  EXPECT_FALSE(RunwayIsCritical(std::nullopt, 2 * day, day));
+  EXPECT_FALSE(RunwayIsCritical(std::nullopt, std::nullopt, day));  // capacity unknown
+  EXPECT_TRUE(RunwayIsCritical(0.0, 0.0, day));                     // no room left
+  EXPECT_FALSE(RunwayIsCritical(0.0, 0.0, 0));                      // a limit of 0: never
+}
+
 TEST(LeakEngine, VerdictNamesAreStable) {
   EXPECT_EQ(VerdictName(Verdict::kInsufficientData), "insufficient_data");
   EXPECT_EQ(VerdictName(Verdict::kWarmup), "warmup");

@@ -52,7 +52,7 @@ std::string SeriesName(const AnalyzedSeries& s) {
 Severity SeverityOf(const SeriesAnalysis& a, const AnalyzeReportOptions& options) {
   const Assessment& as = a.assessment;
   if (as.verdict != Verdict::kLeak) return Severity::kOk;
-  if (as.tto_lo_s && *as.tto_lo_s < options.critical_runway_s) return Severity::kCritical;
+  if (detection::RunwayIsCritical(as.tto_lo_s, as.tto_s, options.critical_runway_s)) return Severity::kCritical;
   return Severity::kWarning;
 }
 

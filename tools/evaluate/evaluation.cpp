@@ -114,9 +114,9 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const 
     alerts.Evaluate(t, holding);
     const bool firing = alerts.firing_count() > 0;
     alert_tracker.Check(t, firing);
-    // As watch grades it: the pessimistic runway, else the runway, else none (never critical).
-    const std::optional<double> runway = last.tto_lo_s ? last.tto_lo_s : last.tto_s;
-    critical_tracker.Check(t, firing && runway && *runway < options.critical_runway_s);
+    // Graded as watch grades the alert it sends.
+    critical_tracker.Check(t,
+                           firing && detection::RunwayIsCritical(last.tto_lo_s, last.tto_s, options.critical_runway_s));
     if (on_assessment) on_assessment(t, last);
   };
   const double dt = trace.label.interval_s;

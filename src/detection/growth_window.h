@@ -88,6 +88,11 @@ struct GrowthOptions {
   // false, `failed` says so, and `sen` and every later number are left unset. For series whose
   // windows are only looked at when one passes (the cycle-free floor, the lower envelopes).
   bool stop_when_not_significant = false;
+  // With stop_when_not_significant: a stopped window's Mann–Kendall result is still read where it
+  // finds an upward trend at p ≤ read_alpha (a rise worth watching, at a looser level than alpha).
+  // The autocorrelation correction is computed only where the test without it finds an upward trend
+  // at max(alpha, read_alpha), as it may only lower z: a window that fails there fails both with it.
+  double read_alpha = 0;
   size_t max_points = 120;
   size_t min_points = 12;
 };

@@ -240,6 +240,38 @@ TEST(GrowthWindow, FlatSeriesHasNoTrend) {
   EXPECT_FALSE(w->leak);
 }
 
+TEST(GrowthWindow, AStoppedWindowReadsTheSameTrendWhereItIsRead) {
+  // A window that stops after a failing trend test skips the autocorrelation correction where no
+  // correction could make it pass at alpha or read_alpha: where the full window is significant, or
+  // rises at p ≤ read_alpha, the stopped one gives the same Mann–Kendall numbers.
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0, 6);
+  GrowthOptions full = Options();
+  full.alpha = 1e-5;
+  GrowthOptions stopped = full;
+  stopped.stop_when_not_significant = true;
+  stopped.read_alpha = 1e-4;
+  size_t read = 0, skipped = 0;
+  for (int k = 0; k < 300; ++k) {
+    const double per_minute = 0.04 * (k % 15) - 0.1;  // MiB a minute: falling to rising
+    const auto p = Points(90, [&](int i) { return std::round(4000 + per_minute * i + 30 * ((i / 11) % 2) + noise(rng)); });
+    const auto a = TestGrowthWindow(p, full), b = TestGrowthWindow(p, stopped);
+    ASSERT_TRUE(a && b && a->mk && b->mk);
+    EXPECT_EQ(a->significant, b->significant);
+    EXPECT_EQ(a->mk->s, b->mk->s);
+    if (a->mk->z > 0 && a->mk->p <= stopped.read_alpha) {
+      ++read;
+      EXPECT_EQ(a->mk->z, b->mk->z);
+      EXPECT_EQ(a->mk->p, b->mk->p);
+    } else {
+      EXPECT_FALSE(b->mk->z > 0 && b->mk->p <= stopped.read_alpha) << k;
+    }
+    if (!b->mk->corrected) ++skipped;
+  }
+  EXPECT_GT(read, 20u);
+  EXPECT_GT(skipped, 20u);
+}
+
 TEST(GrowthWindow, TooFewPointsGiveNothing) {
   auto p = Points(5, [](int i) { return 1000.0 + i; });
   EXPECT_FALSE(TestGrowthWindow(p, Options()));

@@ -1019,7 +1019,8 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       GrowthOptions cycle_go = go;
       cycle_go.alpha = c.oscillation_alpha;
       cycle_go.jump_net_of_slope = true;
-      cycle_go.stop_when_not_significant = true;  // only a passing window is looked at
+      cycle_go.stop_when_not_significant = true;  // only a passing window is looked at ...
+      cycle_go.read_alpha = c.watch_alpha;         // ... and a rise worth watching
       GrowthOptions intermediate_go = cycle_go;
       intermediate_go.alpha = c.oscillation_intermediate_alpha;
       SeriesVerdict v;
@@ -1029,7 +1030,8 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
         std::vector<FloorPoint> flat = BlockMeans(Tail(removed, w), block_s);
         auto test = TestGrowthWindow(flat, intermediate ? intermediate_go : cycle_go);
         if (!test) continue;
-        if (c.watch_alpha > 0 && test->mk && test->mk->p <= c.watch_alpha && (!watch || test->mk->z > watch->mk.z))
+        if (c.watch_alpha > 0 && test->mk && test->mk->z > 0 && test->mk->p <= c.watch_alpha &&
+            (!watch || test->mk->z > watch->mk.z))
           if (auto sen = SenOfFloor(flat, flat.front().t, c.ci_level);
               sen && sen->slope >= c.min_rate_bps && sen->slope * w >= c.min_growth_bytes)
             watch = LoadRise{w, *test->mk, sen->slope};

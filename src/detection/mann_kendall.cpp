@@ -112,18 +112,28 @@ std::optional<MannKendallResult> MannKendall(std::span<const double> y, const Ma
   const double dn = static_cast<double>(n);
   r.var_s = (dn * (dn - 1) * (2 * dn + 5) - KendallTieTerm(y)) / 18;
   r.tau = r.s / (0.5 * dn * (dn - 1));
-  if (options.correction == AutocorrelationCorrection::kHamedRao) {
-    r.variance_factor = HamedRaoFactor(y, options.acf_alpha);
-    if (options.never_shrink_variance) r.variance_factor = std::max(1.0, r.variance_factor);
-    r.var_s *= r.variance_factor;
-  }
-  if (r.var_s <= 0 || s == 0) {
-    r.z = 0;
-    r.p = 1;
+  const auto finish = [&r, s] {
+    if (r.var_s <= 0 || s == 0) {
+      r.z = 0;
+      r.p = 1;
+      return;
+    }
+    r.z = (s > 0 ? r.s - 1 : r.s + 1) / std::sqrt(r.var_s);
+    r.p = TwoSidedP(r.z);
+  };
+  if (options.correction != AutocorrelationCorrection::kHamedRao) {
+    finish();
     return r;
   }
-  r.z = (s > 0 ? r.s - 1 : r.s + 1) / std::sqrt(r.var_s);
-  r.p = TwoSidedP(r.z);
+  if (options.never_shrink_variance && options.upward_alpha > 0) {
+    finish();
+    if (!(r.z > 0 && r.p <= options.upward_alpha)) return r;  // fails with any factor >= 1
+  }
+  r.variance_factor = HamedRaoFactor(y, options.acf_alpha);
+  if (options.never_shrink_variance) r.variance_factor = std::max(1.0, r.variance_factor);
+  r.var_s *= r.variance_factor;
+  r.corrected = true;
+  finish();
   return r;
 }
 

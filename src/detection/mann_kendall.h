@@ -26,6 +26,13 @@ struct MannKendallOptions {
   // When true the correction may only inflate Var(S) (factor clamped to >= 1): the engine's choice,
   // so that negative autocorrelation never makes a trend look more significant.
   bool never_shrink_variance = false;
+  // When in (0, 1) (with never_shrink_variance), the correction is computed only when the test
+  // without it finds an upward trend at this level (z > 0, p ≤ upward_alpha). A correction that
+  // may only inflate Var(S) only lowers z and raises p, so a result that fails there fails every
+  // test of z > 0 and p at or below upward_alpha with the correction too; a caller that reads
+  // nothing else of a failing result skips the detrending's O(n²) pairwise slopes. Such a result
+  // has `corrected` false and holds the numbers without the correction.
+  double upward_alpha = 0;
 };
 
 struct MannKendallResult {
@@ -33,6 +40,7 @@ struct MannKendallResult {
   double s = 0;                // Mann–Kendall S
   double var_s = 0;            // Var(S), tie-corrected and (if chosen) autocorrelation-corrected
   double variance_factor = 1;  // n/n* applied to Var(S) (1 without a correction)
+  bool corrected = false;      // whether the autocorrelation correction was applied
   double tau = 0;              // Kendall's tau-a: S / (n(n−1)/2)
   double z = 0;                // standardised statistic
   double p = 1;                // two-sided p-value

@@ -269,6 +269,49 @@ TEST(MannKendall, HamedRaoInflatesVarianceOfAStaircase) {
   EXPECT_LT(corrected->z, plain->z);
 }
 
+TEST(MannKendall, UpwardAlphaSkipsTheCorrectionOnlyWhereNoCorrectionCouldPass) {
+  // With upward_alpha the correction is computed only where the test without it finds an upward
+  // trend at that level; everywhere else the corrected test would fail at that level as well.
+  std::mt19937_64 rng(20261204);
+  std::normal_distribution<double> noise(0, 4);
+  const MannKendallOptions full{.never_shrink_variance = true};
+  size_t skipped = 0, kept = 0;
+  for (int k = 0; k < 400; ++k) {
+    const double slope = 0.02 * (k % 20) - 0.1;  // falling, flat and rising series
+    std::vector<double> y;
+    for (int i = 0; i < 60; ++i) y.push_back(std::round(500 + slope * i + 20 * ((i / 7) % 2) + noise(rng)));
+    for (double alpha : {1e-5, 0.01, 0.2}) {
+      MannKendallOptions quick = full;
+      quick.upward_alpha = alpha;
+      const auto a = MannKendall(y, full), b = MannKendall(y, quick);
+      ASSERT_TRUE(a && b);
+      EXPECT_TRUE(a->corrected);
+      EXPECT_EQ(a->s, b->s);
+      if (b->corrected) {
+        ++kept;
+        EXPECT_EQ(a->z, b->z);
+        EXPECT_EQ(a->p, b->p);
+        EXPECT_EQ(a->variance_factor, b->variance_factor);
+      } else {
+        ++skipped;
+        EXPECT_EQ(b->variance_factor, 1);
+        EXPECT_FALSE(b->z > 0 && b->p <= alpha);
+        EXPECT_FALSE(a->z > 0 && a->p <= alpha) << "k=" << k << " alpha=" << alpha;
+        const auto plain = MannKendall(y, {.correction = AutocorrelationCorrection::kNone});
+        EXPECT_EQ(plain->z, b->z);
+      }
+    }
+  }
+  EXPECT_GT(skipped, 100u);
+  EXPECT_GT(kept, 100u);
+  // Without never_shrink_variance a correction may shrink Var(S): nothing is skipped.
+  std::vector<double> flat(30, 7.0);
+  for (size_t i = 0; i < flat.size(); i += 2) flat[i] = 8;
+  const auto r = MannKendall(flat, {.upward_alpha = 0.01});
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->corrected);
+}
+
 TEST(TheilSen, HandComputedSlopeInterceptAndInterval) {
   // Pairwise slopes: 1, 1, 10/3, 1, 4.5, 8 → median (1 + 10/3)/2; σ² = 4·3·13/18, N = 6, z = −1.96:
   // ranks round((6 ± 5.77)/2) → indices 0 and 5.

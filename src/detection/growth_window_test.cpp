@@ -254,7 +254,8 @@ TEST(GrowthWindow, AStoppedWindowReadsTheSameTrendWhereItIsRead) {
   size_t read = 0, skipped = 0;
   for (int k = 0; k < 300; ++k) {
     const double per_minute = 0.04 * (k % 15) - 0.1;  // MiB a minute: falling to rising
-    const auto p = Points(90, [&](int i) { return std::round(4000 + per_minute * i + 30 * ((i / 11) % 2) + noise(rng)); });
+    const auto p =
+        Points(90, [&](int i) { return std::round(4000 + per_minute * i + 30 * ((i / 11) % 2) + noise(rng)); });
     const auto a = TestGrowthWindow(p, full), b = TestGrowthWindow(p, stopped);
     ASSERT_TRUE(a && b && a->mk && b->mk);
     EXPECT_EQ(a->significant, b->significant);

@@ -1020,7 +1020,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       cycle_go.alpha = c.oscillation_alpha;
       cycle_go.jump_net_of_slope = true;
       cycle_go.stop_when_not_significant = true;  // only a passing window is looked at ...
-      cycle_go.read_alpha = c.watch_alpha;         // ... and a rise worth watching
+      cycle_go.read_alpha = c.watch_alpha;        // ... and a rise worth watching
       GrowthOptions intermediate_go = cycle_go;
       intermediate_go.alpha = c.oscillation_intermediate_alpha;
       SeriesVerdict v;

@@ -136,7 +136,8 @@ std::optional<RisingLows> FindRisingLows(std::span<const FloorPoint> points, con
       y.push_back(p.floor);
     }
     const auto mk = MannKendall(
-        y, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true, .upward_alpha = o.alpha});
+        y,
+        {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true, .upward_alpha = o.alpha});
     if (!mk || mk->z <= 0 || mk->p >= o.alpha) continue;
     const auto sen = TheilSen(x, y, o.ci_level, mk->variance_factor);
     if (!sen || sen->slope < o.min_rate_bps || sen->low_slope <= 0) continue;

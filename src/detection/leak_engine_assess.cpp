@@ -1167,9 +1167,12 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
           "serving load's batches only add memory on top of its floor, and a healthy load's lows keep coming back "
           "to it.",
           CycleSentence(*estimated)));
-      const std::optional<double> rise = moved  ? std::optional<double>(moved->gap_bytes)
-                                         : ramp ? std::optional<double>(ramp->level.gap_bytes)
-                                                : std::nullopt;
+      std::optional<double> rise;
+      if (moved) {
+        rise = moved->gap_bytes;
+      } else if (ramp) {
+        rise = ramp->level.gap_bytes;
+      }
       SetLeakFromFit(a, *rate, rise, trend_sentence, first_t_, config_.evidence_times, c.ci_level);
       return oscillating;
     }

@@ -47,7 +47,7 @@ SH
 
 run() {
   VRAMWATCH_EMULATOR_SCENARIO="$work/scenario.yaml" VRAMWATCH_NVML_LIB="$lib" NVIDIA_SMI="$work/nvidia-smi" \
-    NVCC=/nonexistent/nvcc "$src/scripts/gpu-smoke" --bin "$bin"
+    NVCC=/nonexistent/nvcc TORCH_PYTHON=/nonexistent/python3 "$src/scripts/gpu-smoke" --bin "$bin"
 }
 
 fake 10260
@@ -60,6 +60,7 @@ for row in "GPU 0 memory.total" "GPU 1 memory.free" "GPU 0 name" "GPU 1 pci.bus_
   grep -q "^$row" <<<"$out" || { echo "missing row: $row"; exit 1; }
 done
 grep -q "^CUDA holder *SKIP" <<<"$out" || { echo "CUDA holder should be skipped without nvcc"; exit 1; }
+grep -q "^PyTorch holder *SKIP" <<<"$out" || { echo "PyTorch holder should be skipped without torch"; exit 1; }
 
 fake 11284
 if out="$(run)"; then

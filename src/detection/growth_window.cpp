@@ -216,9 +216,7 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
   std::vector<double> y;
   y.reserve(pts.size());
   for (const FloorPoint& p : pts) y.push_back(p.floor);
-  w.mk = MannKendall(y, {.correction = AutocorrelationCorrection::kHamedRao,
-                         .never_shrink_variance = true,
-                         .upward_alpha = o.stop_when_not_significant ? std::max(o.alpha, o.read_alpha) : 0});
+  w.mk = EngineMannKendall(y, o.stop_when_not_significant ? std::max(o.alpha, o.read_alpha) : 0);
   if (o.stop_when_not_significant && w.mk && !(w.mk->z > 0 && w.mk->p < o.alpha)) {
     w.failed = "no significant upward trend";
     return w;

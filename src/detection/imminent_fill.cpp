@@ -49,8 +49,7 @@ std::optional<ImminentFill> FindImminentFill(std::span<const FloorPoint> cycle_f
   std::vector<double> y;
   y.reserve(after.size());
   for (const FloorPoint& p : after) y.push_back(p.floor);
-  const auto mk = MannKendall(
-      y, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true, .upward_alpha = o.alpha});
+  const auto mk = EngineMannKendall(y, o.alpha);
   if (!mk || !(mk->z > 0) || !(mk->p < o.alpha)) return std::nullopt;
   // At one pace: each half of the growth rose (its interval above zero), and neither half is
   // slower than pace_ratio of the other. A warm-up curve slows down; a step (a model loaded under

@@ -938,7 +938,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
     if (!lc.cycle || w_s < c.oscillation_min_periods * lc.cycle->period_seconds) return std::nullopt;
     std::vector<double> means;
     for (const FloorPoint& p : BlockMeans(Tail(lc.cycle_free, w_s), lc.block_s)) means.push_back(p.floor);
-    return MannKendall(means, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
+    return EngineMannKendall(means);
   };
   std::optional<Unconfirmed> unconfirmed;
   if (floor_v.leak_at && oscillating && c.oscillating_confirm_z > 0) {
@@ -1045,8 +1045,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
         const double lows_block_s = std::max(c.oscillating_lows_block_seconds, block_s);
         std::vector<double> lows;
         for (const FloorPoint& p : BlockLows(Tail(removed, w.seconds), lows_block_s, 3)) lows.push_back(p.floor);
-        const auto mk =
-            MannKendall(lows, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
+        const auto mk = EngineMannKendall(lows);
         if (!mk || mk->z < c.oscillating_lows_z) {
           if (mk && w.test.mk) lows_unconfirmed = LowsUnconfirmed{w.seconds, lows_block_s, w.test.mk->z, mk->z};
           v.leak_at.reset();

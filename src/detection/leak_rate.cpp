@@ -105,7 +105,7 @@ std::optional<LeakRateFit> FitLeakRate(std::span<const FloorPoint> all, double m
   const std::span<const FloorPoint> after(pts.begin() + static_cast<std::ptrdiff_t>(best), pts.end());
   std::vector<double> y;
   for (const FloorPoint& q : after) y.push_back(q.floor);
-  const auto mk = MannKendall(y, {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true});
+  const auto mk = EngineMannKendall(y);
   const double factor = mk ? mk->variance_factor : 1;
   auto sen = SenOfFloor(after, pts[best].t, ci_level, factor);
   if (!sen) return std::nullopt;

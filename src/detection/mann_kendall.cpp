@@ -82,6 +82,12 @@ long long KendallS(std::span<const double> y) {
 
 }  // namespace
 
+std::optional<MannKendallResult> EngineMannKendall(std::span<const double> y, double upward_alpha) {
+  return MannKendall(y, {.correction = AutocorrelationCorrection::kHamedRao,
+                         .never_shrink_variance = true,
+                         .upward_alpha = upward_alpha});
+}
+
 double KendallTieTerm(std::span<const double> values) {
   // Strictly increasing (the times of a series): no two equal, nothing to sort.
   if (std::adjacent_find(values.begin(), values.end(), [](double a, double b) { return !(a < b); }) == values.end()) {

@@ -49,6 +49,11 @@ struct MannKendallResult {
 // nullopt for fewer than 3 points or any non-finite value.
 std::optional<MannKendallResult> MannKendall(std::span<const double> y, const MannKendallOptions& options = {});
 
+// The engine's trend test: MannKendall with the Hamed–Rao correction that may only inflate Var(S)
+// (never_shrink_variance), and that correction skipped where the test without it finds no upward
+// trend at upward_alpha (0: always computed; see MannKendallOptions::upward_alpha).
+std::optional<MannKendallResult> EngineMannKendall(std::span<const double> y, double upward_alpha = 0);
+
 // The tie correction of Kendall's S variance: Σ t(t−1)(2t+5) over groups of t equal values.
 // Shared with Sen's slope interval (theil_sen.cpp).
 double KendallTieTerm(std::span<const double> values);

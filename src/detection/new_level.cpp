@@ -135,9 +135,7 @@ std::optional<RisingLows> FindRisingLows(std::span<const FloorPoint> points, con
       x.push_back(p.t - win.front().t);
       y.push_back(p.floor);
     }
-    const auto mk = MannKendall(
-        y,
-        {.correction = AutocorrelationCorrection::kHamedRao, .never_shrink_variance = true, .upward_alpha = o.alpha});
+    const auto mk = EngineMannKendall(y, o.alpha);
     if (!mk || mk->z <= 0 || mk->p >= o.alpha) continue;
     const auto sen = TheilSen(x, y, o.ci_level, mk->variance_factor);
     if (!sen || sen->slope < o.min_rate_bps || sen->low_slope <= 0) continue;

@@ -14,17 +14,20 @@ bool LowerFloor(const FloorPoint& a, const FloorPoint& b) {
 
 }  // namespace
 
-std::optional<ImminentFill> FindImminentFill(std::span<const FloorPoint> cycle_free, double room_bytes,
+std::optional<ImminentFill> FindImminentFill(std::span<const FloorPoint> cycle_free, std::optional<double> room_bytes,
                                              const ImminentFillOptions& o) {
   if (cycle_free.size() < 6) return std::nullopt;
-  // First what it costs nothing to rule out: growth at the lower end of its interval that fills
-  // `room_bytes` within max_runway_seconds and has run min_growth_seconds has lifted the floor by
-  // room × min_growth / max_runway, so the floor's whole range is at least that (half of it here,
-  // for the points' scatter about the line). A healthy load with room to spare ends here, before
-  // the fit.
-  if (room_bytes > 0 && o.max_runway_seconds > 0) {
+  const bool soon_asked = o.max_runway_seconds > 0 && room_bytes.has_value();
+  const bool swings_asked = o.swings_range_multiple > 0;
+  if (!soon_asked && !swings_asked) return std::nullopt;
+  // First what it costs nothing to rule out, when only the runway form is asked: growth at the
+  // lower end of its interval that fills the room within max_runway_seconds and has run
+  // min_growth_seconds has lifted the floor by room × min_growth / max_runway, so the floor's whole
+  // range is at least that (half of it here, for the points' scatter about the line). A healthy
+  // load with room to spare ends here, before the fit.
+  if (soon_asked && !swings_asked && *room_bytes > 0) {
     const auto [lo, hi] = std::minmax_element(cycle_free.begin(), cycle_free.end(), LowerFloor);
-    if (hi->floor - lo->floor < 0.5 * room_bytes * o.min_growth_seconds / o.max_runway_seconds) return std::nullopt;
+    if (hi->floor - lo->floor < 0.5 * *room_bytes * o.min_growth_seconds / o.max_runway_seconds) return std::nullopt;
   }
   auto rate = FitLeakRate(cycle_free, o.min_growth_seconds, o.ci_level, o.max_points);
   if (!rate || !(rate->sen.low_slope > 0)) return std::nullopt;
@@ -35,14 +38,19 @@ std::optional<ImminentFill> FindImminentFill(std::span<const FloorPoint> cycle_f
   const double before_s = before.empty() ? 0 : rate->start_t - before.front().t;
   if (grew_s < o.min_growth_seconds || before.size() < 2 || before_s < o.min_before_seconds) return std::nullopt;
 
-  // The room at the fitted rate, before the tests that cost more.
-  if (room_bytes > 0 && room_bytes / rate->sen.low_slope >= o.max_runway_seconds) return std::nullopt;
   const auto [lo, hi] = std::minmax_element(before.begin(), before.end(), LowerFloor);
   ImminentFill f;
   f.before_range_bytes = hi->floor - lo->floor;
   f.before_seconds = before_s;
   f.rise_bytes = rate->sen.slope * grew_s;
-  if (f.rise_bytes < o.range_multiple * f.before_range_bytes) return std::nullopt;
+  f.runs_out_soon = soon_asked && f.rise_bytes >= o.range_multiple * f.before_range_bytes &&
+                    (*room_bytes <= 0 || *room_bytes / rate->sen.low_slope < o.max_runway_seconds);
+  // The swings' range is a yardstick only over a longer stretch than the growth: a load's slow
+  // swings (a batch level that drifts over an hour or two) cover little of their range in a short
+  // stretch, and the growth since would be measured against too small a one.
+  const bool past_swings = swings_asked && before_s >= o.min_before_per_growth * grew_s &&
+                           f.rise_bytes >= o.swings_range_multiple * f.before_range_bytes;
+  if (!f.runs_out_soon && !past_swings) return std::nullopt;
 
   const std::vector<FloorPoint> after =
       ThinPoints(std::span<const FloorPoint>(first_after, cycle_free.end()), o.max_points);

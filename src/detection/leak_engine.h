@@ -227,19 +227,26 @@ struct EngineConfig {
   // hours from the tests' levels (0: never).
   double watch_alpha = 1e-4;
   // Under a load with a regular cycle, when no test calls a leak: growth of the cycle-free floor
-  // that runs into the card within fill_runway_seconds (the room above the recent peak at the lower
-  // end of the rate's interval) is a leak whatever the history rules say, when it has run
-  // fill_min_growth_seconds after at least fill_min_before_seconds of floor before it, is
-  // significant at fill_alpha (Mann–Kendall, Hamed–Rao-corrected), rises at one pace (each half's
-  // slope above zero and at least fill_pace_ratio of the other's), and rose by fill_range_multiple times
-  // the range the floor covered before it (imminent_fill.h). A fast leak under a serving load can
-  // fill the card before a young job's rules let it through (0: never).
+  // is a leak whatever the history rules say when it has run fill_min_growth_seconds after at least
+  // fill_min_before_seconds of floor before it, is significant at fill_alpha (Mann–Kendall,
+  // Hamed–Rao-corrected), rises at one pace (each half's slope above zero and at least
+  // fill_pace_ratio of the other's), and is far enough past the range the floor covered before it
+  // by either of two forms (imminent_fill.h):
+  // - runs out soon: a rise of fill_range_multiple times that range, and the room above the recent
+  //   peak gone within fill_runway_seconds at the lower end of the rate's interval (0: not asked);
+  // - past the swings: a rise of fill_swings_multiple times that range, with no runway asked, where
+  //   the floor before the growth covers at least fill_min_before_per_growth times the growth's own
+  //   stretch, so that the swings' range is measured over as long a time (0: not asked).
+  // A fast leak under a serving load otherwise waits hours for a young job's rules or for enough
+  // cycles to test, and can fill the card first.
   double fill_runway_seconds = 7200;
+  double fill_range_multiple = 2;
+  double fill_swings_multiple = 1.5;
+  double fill_min_before_per_growth = 1.5;
   double fill_min_growth_seconds = 1800;
   double fill_min_before_seconds = 1800;
   double fill_alpha = 1e-5;
   double fill_pace_ratio = 0.6;
-  double fill_range_multiple = 2;
   // Warm-up gate: settled once the floor's rise over settle_window_seconds is under
   // max(settle_min_bytes, settle_fraction × capacity), or no longer falling.
   double settle_window_seconds = 600;

@@ -1176,32 +1176,40 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
       return oscillating;
     }
   }
-  // Growth under the cycle that no test called, running into the card soon.
-  if (!leak_at && !env_v && estimated && c.fill_runway_seconds > 0 && a.capacity_bytes && a.peak_bytes) {
-    const double room = *a.capacity_bytes - *a.peak_bytes;
+  // Growth under the cycle that no test called, steady and running into the card soon or past the
+  // load's swings.
+  if (!leak_at && !env_v && estimated && (c.fill_runway_seconds > 0 || c.fill_swings_multiple > 0)) {
+    std::optional<double> room;
+    if (a.capacity_bytes && a.peak_bytes) room = *a.capacity_bytes - *a.peak_bytes;
     if (auto fill = FindImminentFill(cycle_free, room,
                                      {.min_growth_seconds = c.fill_min_growth_seconds,
                                       .min_before_seconds = c.fill_min_before_seconds,
                                       .alpha = c.fill_alpha,
                                       .pace_ratio = c.fill_pace_ratio,
-                                      .range_multiple = c.fill_range_multiple,
                                       .max_runway_seconds = c.fill_runway_seconds,
+                                      .range_multiple = c.fill_range_multiple,
+                                      .swings_range_multiple = c.fill_swings_multiple,
+                                      .min_before_per_growth = c.fill_min_before_per_growth,
                                       .ci_level = c.ci_level,
                                       .max_points = c.max_trend_points})) {
       const LeakRateFit& r = fill->rate;
       a.evidence.push_back(fmt::format(
-          "Leak: memory runs out soon. With its cycle removed, the floor has risen since {} by {} (Mann–Kendall "
-          "z={:.1f}, {} on its {} points), {:.1f} times the range the load's swings covered in the {} before it "
-          "({}), at one pace in both halves.",
+          "Leak: {}. With its cycle removed, the floor has risen since {} by {} (Mann–Kendall z={:.1f}, {} on its {} "
+          "points), {:.1f} times the range the load's swings covered in the {} before it ({}), at one pace in both "
+          "halves.",
+          fill->runs_out_soon ? "memory runs out soon" : "the floor has risen past the load's swings",
           At(r.start_t, first_t_, config_.evidence_times), Signed(fill->rise_bytes), fill->mk.z, PText(fill->mk.p),
           BucketWords(width_), fill->before_range_bytes > 0 ? fill->rise_bytes / fill->before_range_bytes : 0.0,
           FormatDuration(fill->before_seconds), FormatBytes(fill->before_range_bytes)));
       const size_t trend_sentence = a.evidence.size() - 1;
       a.evidence.push_back(fmt::format(
-          "{}, so the test ran on the floor with that cycle removed. Under a swinging load growth is called a leak "
-          "only after hours of history (a young job's warm-up can look like this), but at this rate the card is "
-          "full in under {} either way.",
-          CycleSentence(*estimated), FormatDuration(c.fill_runway_seconds)));
+          "{}, so the test ran on the floor with that cycle removed. Under a swinging load growth is otherwise called "
+          "a leak only after hours of history (a young job's warm-up can look like this), but {}.",
+          CycleSentence(*estimated),
+          fill->runs_out_soon ? fmt::format("at this rate the card is full in under {} either way",
+                                            FormatDuration(c.fill_runway_seconds))
+                              : std::string("growth that keeps one pace and leaves the load's own swings behind is "
+                                            "not how a load settles")));
       SetLeakFromFit(a, r, fill->rise_bytes, trend_sentence, first_t_, config_.evidence_times, c.ci_level);
       return oscillating;
     }

@@ -1178,7 +1178,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   }
   // Growth under the cycle that no test called, steady and running into the card soon or past the
   // load's swings.
-  if (!leak_at && !env_v && estimated && (c.fill_runway_seconds > 0 || c.fill_swings_multiple > 0)) {
+  if (!leak_at && !env_v && estimated) {  // FindImminentFill returns at once when neither form is asked
     std::optional<double> room;
     if (a.capacity_bytes && a.peak_bytes) room = *a.capacity_bytes - *a.peak_bytes;
     if (auto fill = FindImminentFill(cycle_free, room,

@@ -65,6 +65,12 @@ LeakEngine CardEngine(const EngineConfig& config) {
   return e;
 }
 
+// The test of steady growth under a swinging load (imminent_fill.h) off, both its forms.
+void TurnOffFillTest(EngineConfig& config) {
+  config.fill_runway_seconds = 0;
+  config.fill_swings_multiple = 0;
+}
+
 // Warm-up ramp from 300 MiB to `base` with a 2-minute time constant.
 double Ramp(double t, double base) {
   return 300 + (base - 300) * (1 - std::exp(-t / 120));
@@ -390,8 +396,7 @@ TEST(LeakEngine, LeakThatJustBeganUnderServingSwingsIsANewLevel) {
     EngineConfig off;
     off.new_level_max_recent_blocks = 0;
     off.ramp_max_blocks = 0;
-    off.fill_runway_seconds = 0;
-    off.fill_swings_multiple = 0;
+    TurnOffFillTest(off);
     LeakEngine without(off);
     without.SetCapacity(kCard);
     const Trace missed = Feed(without, shape, start + 3600, 1.0, 5, 1, 300);
@@ -407,8 +412,7 @@ TEST(LeakEngine, ALeakOnASwingingFloorMustHoldForTenMinutes) {
   const double start = 6 * kHour;
   const Shape swinging = ServingLoad(6000, 2700, 1500, 5000, 1, 7 * kHour, start);
   EngineConfig no_fill;
-  no_fill.fill_runway_seconds = 0;
-  no_fill.fill_swings_multiple = 0;
+  TurnOffFillTest(no_fill);
   EngineConfig at_once = no_fill;
   at_once.swing_persist_seconds = 0;
   // 50 minutes in the new level is found on all the data, not yet on the data up to 10 minutes ago.
@@ -464,8 +468,7 @@ TEST(LeakEngine, LeakThatRampedForAnHourUnderServingSwingsIsFound) {
       // one too) the same samples are not a leak yet.
       EngineConfig off;
       off.ramp_max_blocks = 0;
-      off.fill_runway_seconds = 0;
-      off.fill_swings_multiple = 0;
+      TurnOffFillTest(off);
       LeakEngine without(off);
       without.SetCapacity(kCard);
       const Trace missed = Feed(without, shape, start + 5100, 1.0, 5, 1, 300);
@@ -510,8 +513,7 @@ TEST(LeakEngine, FastSteadyGrowthPastServingSwingsIsALeakInAYoungJob) {
     }
   }
   EngineConfig off;
-  off.fill_runway_seconds = 0;
-  off.fill_swings_multiple = 0;
+  TurnOffFillTest(off);
   EXPECT_EQ(LeakChecks(run_on(leak, 40 * kGiB, off)), 0);
   // 43 GiB of room: hours at this rate. A leak all the same 40 minutes in, past the swings; the
   // runway form alone does not call it.
@@ -1257,8 +1259,7 @@ TEST(LeakEngine, ALeakThatBeganInsideEveryCycleFreeWindowIsTestedFromItsStart) {
   lows_off.new_level_max_recent_blocks = 0;
   lows_off.ramp_max_blocks = 0;
   lows_off.rising_lows_alpha = 0;
-  lows_off.fill_runway_seconds = 0;
-  lows_off.fill_swings_multiple = 0;
+  TurnOffFillTest(lows_off);
   LeakEngine with = CardEngine(lows_off);
   const Trace found = Feed(with, shape, end, 1.0, 5, 1, 300);
   const std::string ev = AllEvidence(found.last);

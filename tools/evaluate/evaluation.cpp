@@ -104,7 +104,10 @@ TraceResult EvaluateTrace(const Trace& trace, const EvalOptions& options, const 
   auto assess = [&](double t) {
     const double assess_started = ThreadCpuSeconds();
     last = engine.Assess();
-    result.assess_cpu_seconds += ThreadCpuSeconds() - assess_started;
+    const double took = ThreadCpuSeconds() - assess_started;
+    result.assess_cpu_seconds += took;
+    result.assess_max_cpu_seconds = std::max(result.assess_max_cpu_seconds, took);
+    result.assessments_over_goal += took > kAssessGoalSeconds ? 1 : 0;
     ++result.assessments;
     if (last.load_rise_bps && (!leak_start || t < *leak_start)) ++result.load_rise_checks_before_leak;
     const bool leak = last.verdict == detection::Verdict::kLeak;
@@ -267,7 +270,7 @@ Status WriteResultsCsv(const std::vector<TraceResult>& results, const std::strin
       ",vramwatch_end_verdict,vramwatch_rate_mib_per_hour,vramwatch_rate_lo_mib_per_hour,"
       "vramwatch_rate_hi_mib_per_hour,vramwatch_load_rise_mib_per_hour,vramwatch_load_rise_checks_before_leak,"
       "vramwatch_assessments,vramwatch_engine_cpu_ms,"
-      "vramwatch_assess_cpu_ms\n";
+      "vramwatch_assess_cpu_ms,vramwatch_assess_max_cpu_ms,vramwatch_assessments_over_1ms\n";
   std::fputs(header.c_str(), f);
   constexpr double kMiBPerHour = 3600.0 / kMiB;
   for (const TraceResult& r : results) {
@@ -282,10 +285,11 @@ Status WriteResultsCsv(const std::vector<TraceResult>& results, const std::strin
                          o.alarm_before_leak ? 1 : 0, OptionalNumber(o.delay_s, 1, 1));
     }
     row +=
-        fmt::format(",{},{},{},{},{},{},{},{:.3f},{:.3f}\n", r.end_verdict, OptionalNumber(r.rate_bps, kMiBPerHour, 3),
-                    OptionalNumber(r.rate_lo_bps, kMiBPerHour, 3), OptionalNumber(r.rate_hi_bps, kMiBPerHour, 3),
-                    OptionalNumber(r.load_rise_bps, kMiBPerHour, 3), r.load_rise_checks_before_leak, r.assessments,
-                    r.engine_cpu_seconds * 1000.0, r.assess_cpu_seconds * 1000.0);
+        fmt::format(",{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{}\n", r.end_verdict,
+                    OptionalNumber(r.rate_bps, kMiBPerHour, 3), OptionalNumber(r.rate_lo_bps, kMiBPerHour, 3),
+                    OptionalNumber(r.rate_hi_bps, kMiBPerHour, 3), OptionalNumber(r.load_rise_bps, kMiBPerHour, 3),
+                    r.load_rise_checks_before_leak, r.assessments, r.engine_cpu_seconds * 1000.0,
+                    r.assess_cpu_seconds * 1000.0, r.assess_max_cpu_seconds * 1000.0, r.assessments_over_goal);
     std::fputs(row.c_str(), f);
   }
   const bool write_failed = std::ferror(f) != 0;

@@ -61,6 +61,9 @@ inline constexpr size_t kDetectorCount = kFirstBaseline + kBaselineCount;
 // "vramwatch", "vramwatch_alert", "vramwatch_critical", "static_90pct", ...
 std::string_view DetectorName(size_t detector);
 
+// The goal for one assessment (docs/detection.md, Cost): CPU seconds.
+inline constexpr double kAssessGoalSeconds = 1e-3;
+
 struct TraceResult {
   TraceLabel label;
   size_t samples = 0;
@@ -71,8 +74,10 @@ struct TraceResult {
   std::optional<double> load_rise_bps;      // Assessment::load_rise_bps (a swinging load's rise worth watching)
   size_t load_rise_checks_before_leak = 0;  // assessments that carried one, before the leak (all, if healthy)
   size_t assessments = 0;
-  double engine_cpu_seconds = 0;  // CPU time of the worker thread in Add + Assess for this trace
-  double assess_cpu_seconds = 0;  // the part of it spent in Assess
+  double engine_cpu_seconds = 0;      // CPU time of the worker thread in Add + Assess for this trace
+  double assess_cpu_seconds = 0;      // the part of it spent in Assess
+  double assess_max_cpu_seconds = 0;  // the slowest single Assess
+  size_t assessments_over_goal = 0;   // Assess calls that took more than kAssessGoalSeconds
 };
 
 // `on_assessment`, when given, sees every vramwatch assessment with its trace time (seconds).

@@ -270,9 +270,17 @@ TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
       }
       EXPECT_EQ(o.alarmed_any, o.episodes > 0);
     }
+    // The slowest assessment is one of them: no more than their sum, no less than their mean.
+    ASSERT_GT(r.assessments, 0u);
+    EXPECT_LE(r.assess_max_cpu_seconds, r.assess_cpu_seconds);
+    EXPECT_GE(r.assess_max_cpu_seconds * static_cast<double>(r.assessments), r.assess_cpu_seconds * (1 - 1e-12));
+    EXPECT_LE(r.assessments_over_goal, r.assessments);
+    EXPECT_EQ(r.assessments_over_goal > 0, r.assess_max_cpu_seconds > kAssessGoalSeconds);
   }
 
   const std::string report = FormatReport(*results, run.eval, {.seed = 7, .threads = 2, .wall_seconds = 1});
+  EXPECT_TRUE(std::regex_search(report, std::regex(R"(Assess \d+ us per call \(\d+ calls; the slowest \d+ us, \d+ over 1 ms\))")))
+      << report;
   for (size_t d = 0; d < kDetectorCount; ++d) EXPECT_NE(report.find(DetectorName(d)), std::string::npos);
   for (const char* row : {"Recall at the end of the trace",
                           "Recall within 30m of the leak start",
@@ -322,6 +330,12 @@ TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
   for (size_t d = 0; d < kDetectorCount; ++d) {
     EXPECT_NE(rows[0].find(std::string(DetectorName(d)) + "_delay_s"), std::string::npos);
   }
+  EXPECT_TRUE(rows[0].ends_with(",vramwatch_assess_cpu_ms,vramwatch_assess_max_cpu_ms,vramwatch_assessments_over_1ms"))
+      << rows[0];
+  const auto trailing = [](const std::string& row) {  // the last comma-separated field
+    return row.substr(row.rfind(',') + 1);
+  };
+  EXPECT_EQ(trailing(rows[1]), std::to_string((*results)[0].assessments_over_goal));
   std::filesystem::remove_all(tmp);
 }
 

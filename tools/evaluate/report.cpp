@@ -141,12 +141,15 @@ std::optional<double> Quantile(std::vector<double> values, double q) {
 std::string FormatReport(const std::vector<TraceResult>& results, const EvalOptions& eval, const ReportInfo& info) {
   size_t healthy = 0, leaks = 0, samples = 0;
   double healthy_hours = 0, leak_hours = 0, engine_s = 0, assess_s = 0;
-  size_t assessments = 0;
+  size_t assessments = 0, over_goal = 0;
+  double assess_max_s = 0;
   for (const TraceResult& r : results) {
     samples += r.samples;
     engine_s += r.engine_cpu_seconds;
     assess_s += r.assess_cpu_seconds;
     assessments += r.assessments;
+    assess_max_s = std::max(assess_max_s, r.assess_max_cpu_seconds);
+    over_goal += r.assessments_over_goal;
     if (r.label.leak) {
       ++leaks;
       leak_hours += r.label.duration_s / 3600.0;
@@ -170,10 +173,11 @@ std::string FormatReport(const std::vector<TraceResult>& results, const EvalOpti
       Knob(eval.prom.scrape_s), Knob(eval.prom.eval_s), Knob(eval.prom.for_s)));
   t.Text(
       fmt::format("wall time {:.1f} s on {} threads, {:.1f} s CPU; vramwatch engine {:.1f} s CPU: Add {:.0f} ns per "
-                  "sample, Assess {:.0f} us per call ({} calls)",
+                  "sample, Assess {:.0f} us per call ({} calls; the slowest {:.0f} us, {} over {:.0f} ms)",
                   info.wall_seconds, info.threads, info.cpu_seconds, engine_s,
                   samples > 0 ? (engine_s - assess_s) * 1e9 / static_cast<double>(samples) : 0.0,
-                  assessments > 0 ? assess_s * 1e6 / static_cast<double>(assessments) : 0.0, assessments));
+                  assessments > 0 ? assess_s * 1e6 / static_cast<double>(assessments) : 0.0, assessments,
+                  assess_max_s * 1e6, over_goal, kAssessGoalSeconds * 1e3));
   if (results.size() < 1000 || healthy_hours < 2000) {
     t.Text("note: smaller than the reference corpus (>= 1000 traces and >= 2000 healthy GPU-hours)");
   }

@@ -284,12 +284,11 @@ Status WriteResultsCsv(const std::vector<TraceResult>& results, const std::strin
       row += fmt::format(",{},{},{},{},{}", o.alarmed_any ? 1 : 0, o.episodes, o.alarm_at_end ? 1 : 0,
                          o.alarm_before_leak ? 1 : 0, OptionalNumber(o.delay_s, 1, 1));
     }
-    row +=
-        fmt::format(",{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{}\n", r.end_verdict,
-                    OptionalNumber(r.rate_bps, kMiBPerHour, 3), OptionalNumber(r.rate_lo_bps, kMiBPerHour, 3),
-                    OptionalNumber(r.rate_hi_bps, kMiBPerHour, 3), OptionalNumber(r.load_rise_bps, kMiBPerHour, 3),
-                    r.load_rise_checks_before_leak, r.assessments, r.engine_cpu_seconds * 1000.0,
-                    r.assess_cpu_seconds * 1000.0, r.assess_max_cpu_seconds * 1000.0, r.assessments_over_goal);
+    row += fmt::format(",{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{}\n", r.end_verdict,
+                       OptionalNumber(r.rate_bps, kMiBPerHour, 3), OptionalNumber(r.rate_lo_bps, kMiBPerHour, 3),
+                       OptionalNumber(r.rate_hi_bps, kMiBPerHour, 3), OptionalNumber(r.load_rise_bps, kMiBPerHour, 3),
+                       r.load_rise_checks_before_leak, r.assessments, r.engine_cpu_seconds * 1000.0,
+                       r.assess_cpu_seconds * 1000.0, r.assess_max_cpu_seconds * 1000.0, r.assessments_over_goal);
     std::fputs(row.c_str(), f);
   }
   const bool write_failed = std::ferror(f) != 0;

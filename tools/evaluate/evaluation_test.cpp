@@ -279,7 +279,8 @@ TEST(Evaluation, SmallEndToEndRunReportsEveryColumnAndRow) {
   }
 
   const std::string report = FormatReport(*results, run.eval, {.seed = 7, .threads = 2, .wall_seconds = 1});
-  EXPECT_TRUE(std::regex_search(report, std::regex(R"(Assess \d+ us per call \(\d+ calls; the slowest \d+ us, \d+ over 1 ms\))")))
+  EXPECT_TRUE(std::regex_search(
+      report, std::regex(R"(Assess \d+ us per call \(\d+ calls; the slowest \d+ us, \d+ over 1 ms\))")))
       << report;
   for (size_t d = 0; d < kDetectorCount; ++d) EXPECT_NE(report.find(DetectorName(d)), std::string::npos);
   for (const char* row : {"Recall at the end of the trace",

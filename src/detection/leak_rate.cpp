@@ -13,11 +13,11 @@ namespace {
 constexpr size_t kCoarse = 16;           // candidate starts in the first pass
 constexpr size_t kCandidatePoints = 30;  // points per candidate's quick slope
 
-// Median pairwise slope only (no interval): the quick fit for each candidate start.
-double QuickSlope(std::span<const FloorPoint> p) {
-  std::vector<double> x, y;
-  x.reserve(p.size());
-  y.reserve(p.size());
+// Median pairwise slope only (no interval): the quick fit for each candidate start. x and y are
+// scratch buffers, reused from candidate to candidate.
+double QuickSlope(std::span<const FloorPoint> p, std::vector<double>& x, std::vector<double>& y) {
+  x.clear();
+  y.clear();
   for (const FloorPoint& q : p) {
     x.push_back(q.t);
     y.push_back(q.floor);
@@ -38,23 +38,23 @@ std::optional<StartFit> FitStart(std::span<const FloorPoint> all, double min_spa
   const double t_end = pts.back().t;
   size_t last_start = 0;
   while (last_start + 1 < n && t_end - pts[last_start + 1].t >= min_span_s) ++last_start;
-  // Total absolute deviation of "level before s, line after s".
+  // Total absolute deviation of "level before s, line after s". The buffers are reused from
+  // candidate to candidate (the numbers are those of fresh ones).
+  std::vector<double> x, y, resid, scratch;
   auto cost_of = [&](size_t s) {
     const std::span<const FloorPoint> after(pts.begin() + static_cast<std::ptrdiff_t>(s), pts.end());
-    const double slope = QuickSlope(ThinPoints(after, kCandidatePoints));
-    std::vector<double> resid;
-    resid.reserve(after.size());
+    const double slope = QuickSlope(ThinPoints(after, kCandidatePoints), x, y);
+    resid.clear();
     for (const FloorPoint& q : after) resid.push_back(q.floor - slope * (q.t - pts[s].t));
-    std::vector<double> centred = resid;
-    const double a = *Median(centred);
+    scratch.assign(resid.begin(), resid.end());
+    const double a = *Median(scratch);
     double cost = 0;
     for (double r : resid) cost += std::fabs(r - a);
     if (s > 0) {
-      std::vector<double> before;
-      for (size_t i = 0; i < s; ++i) before.push_back(pts[i].floor);
-      std::vector<double> copy = before;
-      const double level = *Median(copy);
-      for (double v : before) cost += std::fabs(v - level);
+      scratch.clear();
+      for (size_t i = 0; i < s; ++i) scratch.push_back(pts[i].floor);
+      const double level = *Median(scratch);
+      for (size_t i = 0; i < s; ++i) cost += std::fabs(pts[i].floor - level);
     }
     return cost;
   };

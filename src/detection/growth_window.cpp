@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "detection/mann_kendall.h"
 #include "detection/pairwise_slopes.h"
 #include "detection/quantile.h"
 
@@ -216,12 +217,32 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
   std::vector<double> y;
   y.reserve(pts.size());
   for (const FloorPoint& p : pts) y.push_back(p.floor);
-  w.mk = EngineMannKendall(y, o.stop_when_not_significant ? std::max(o.alpha, o.read_alpha) : 0);
-  if (o.stop_when_not_significant && w.mk && !(w.mk->z > 0 && w.mk->p < o.alpha)) {
-    w.failed = "no significant upward trend";
-    return w;
+  // The trend test. Its autocorrelation correction detrends the floors by the window's Sen's slope
+  // over time, which the window fits anyway (for evenly spaced floors that gives the ranks the
+  // index's slope gives). Where the test without the correction finds no upward trend at `upward`,
+  // the correction, which may only lower z, cannot find one either: neither is computed then.
+  const double upward = o.stop_when_not_significant ? std::max(o.alpha, o.read_alpha) : 0;
+  if (upward > 0) {
+    w.mk = MannKendall(y, {.correction = AutocorrelationCorrection::kNone});
+    if (w.mk && !(w.mk->z > 0 && w.mk->p <= upward)) {
+      w.failed = "no significant upward trend";
+      return w;
+    }
   }
   w.sen = SenOn(pts, o.ci_level);
+  if (w.sen) {
+    std::vector<double> x;
+    x.reserve(pts.size());
+    for (const FloorPoint& p : pts) x.push_back(p.t - pts.front().t);  // as SenOn fits
+    w.mk = EngineMannKendall(y, 0, x, w.sen->slope);
+  } else {
+    w.mk = EngineMannKendall(y);
+  }
+  if (o.stop_when_not_significant && w.mk && !(w.mk->z > 0 && w.mk->p < o.alpha)) {
+    w.failed = "no significant upward trend";
+    w.sen.reset();  // a failed window carries no fit (what reads one fits its own points)
+    return w;
+  }
   if (!w.mk || !w.sen) return std::nullopt;
 
   const double sixth = span / 6;

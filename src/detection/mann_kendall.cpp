@@ -36,11 +36,16 @@ double IndexSenSlope(std::span<const double> y) {
   return PairwiseSlopes(x, y).Median();
 }
 
-double HamedRaoFactor(std::span<const double> y, double acf_alpha) {
+double HamedRaoFactor(std::span<const double> y, const MannKendallOptions& o) {
+  const double acf_alpha = o.acf_alpha;
   const size_t n = y.size();
-  const double slope = IndexSenSlope(y);
   std::vector<double> detrended(n);
-  for (size_t i = 0; i < n; ++i) detrended[i] = y[i] - static_cast<double>(i + 1) * slope;
+  if (o.detrend_x.size() == n && std::isfinite(o.detrend_slope)) {
+    for (size_t i = 0; i < n; ++i) detrended[i] = y[i] - o.detrend_slope * o.detrend_x[i];
+  } else {
+    const double slope = IndexSenSlope(y);
+    for (size_t i = 0; i < n; ++i) detrended[i] = y[i] - static_cast<double>(i + 1) * slope;
+  }
   std::vector<double> ranks = AverageRanks(detrended);
   const double mean = std::accumulate(ranks.begin(), ranks.end(), 0.0) / static_cast<double>(n);
   for (double& r : ranks) r -= mean;
@@ -83,9 +88,16 @@ long long KendallS(std::span<const double> y) {
 }  // namespace
 
 std::optional<MannKendallResult> EngineMannKendall(std::span<const double> y, double upward_alpha) {
+  return EngineMannKendall(y, upward_alpha, {}, 0);
+}
+
+std::optional<MannKendallResult> EngineMannKendall(std::span<const double> y, double upward_alpha,
+                                                   std::span<const double> detrend_x, double detrend_slope) {
   return MannKendall(y, {.correction = AutocorrelationCorrection::kHamedRao,
                          .never_shrink_variance = true,
-                         .upward_alpha = upward_alpha});
+                         .upward_alpha = upward_alpha,
+                         .detrend_x = detrend_x,
+                         .detrend_slope = detrend_slope});
 }
 
 double KendallTieTerm(std::span<const double> values) {
@@ -135,7 +147,7 @@ std::optional<MannKendallResult> MannKendall(std::span<const double> y, const Ma
     finish();
     if (!(r.z > 0 && r.p <= options.upward_alpha)) return r;  // fails with any factor >= 1
   }
-  r.variance_factor = HamedRaoFactor(y, options.acf_alpha);
+  r.variance_factor = HamedRaoFactor(y, options);
   if (options.never_shrink_variance) r.variance_factor = std::max(1.0, r.variance_factor);
   r.var_s *= r.variance_factor;
   r.corrected = true;

@@ -33,6 +33,14 @@ struct MannKendallOptions {
   // nothing else of a failing result skips the detrending's O(n²) pairwise slopes. Such a result
   // has `corrected` false and holds the numbers without the correction.
   double upward_alpha = 0;
+  // When detrend_x holds one value per y, the Hamed–Rao correction ranks y_i − detrend_slope·x_i
+  // instead of the series detrended by Sen's slope over the index (what pymannkendall does). The
+  // engine's windows pass their times and the Sen's slope over them that they fit anyway: for
+  // evenly spaced times that is the index's slope over the spacing, and the ranks are the same;
+  // across a gap in the times it is the right line. Any other length, or a slope that is not
+  // finite: the index's slope.
+  std::span<const double> detrend_x;
+  double detrend_slope = 0;
 };
 
 struct MannKendallResult {
@@ -53,6 +61,9 @@ std::optional<MannKendallResult> MannKendall(std::span<const double> y, const Ma
 // (never_shrink_variance), and that correction skipped where the test without it finds no upward
 // trend at upward_alpha (0: always computed; see MannKendallOptions::upward_alpha).
 std::optional<MannKendallResult> EngineMannKendall(std::span<const double> y, double upward_alpha = 0);
+// The same with the correction's detrending given (MannKendallOptions::detrend_x, detrend_slope).
+std::optional<MannKendallResult> EngineMannKendall(std::span<const double> y, double upward_alpha,
+                                                   std::span<const double> detrend_x, double detrend_slope);
 
 // The tie correction of Kendall's S variance: Σ t(t−1)(2t+5) over groups of t equal values.
 // Shared with Sen's slope interval (theil_sen.cpp).

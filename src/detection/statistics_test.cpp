@@ -411,6 +411,7 @@ TEST(MannKendall, MatchesPymannkendallOriginalAndHamedRao) {
   auto run = testing::RunReferenceScript("mann_kendall_reference.py", in.str());
   ASSERT_TRUE(run.ok) << run.error;
   std::istringstream out(run.output);
+  size_t same_over_time = 0;  // series whose numbers detrended over time equal pymannkendall's
   for (const auto& y : series) {
     for (auto correction : {AutocorrelationCorrection::kNone, AutocorrelationCorrection::kHamedRao}) {
       std::string name;
@@ -423,8 +424,46 @@ TEST(MannKendall, MatchesPymannkendallOriginalAndHamedRao) {
       EXPECT_NEAR(r->z, z, 1e-9 * std::max(1.0, std::fabs(z))) << name << " n=" << y.size();
       EXPECT_NEAR(r->p, p, 1e-9 + 1e-6 * p) << name << " n=" << y.size();
       EXPECT_NEAR(r->tau, tau, 1e-12) << name << " n=" << y.size();
+      if (correction != AutocorrelationCorrection::kHamedRao) continue;
+      // Detrended over times a minute apart by Sen's slope over those times (as the engine's
+      // windows do): the same line, so pymannkendall's numbers again, but where rounding breaks a
+      // tie among the detrended values of these whole-MiB series the other way.
+      std::vector<double> x;
+      for (size_t i = 0; i < y.size(); ++i) x.push_back(60.0 * static_cast<double>(i));
+      const auto sen = TheilSen(x, y, 0.9);
+      ASSERT_TRUE(sen);
+      auto timed = MannKendall(y, {.detrend_x = x, .detrend_slope = sen->slope});
+      ASSERT_TRUE(timed);
+      EXPECT_NEAR(timed->var_s, var_s, 1e-3 * std::fabs(var_s)) << name << " over time, n=" << y.size();
+      EXPECT_NEAR(timed->z, z, 1e-3 * std::max(1.0, std::fabs(z))) << name << " over time, n=" << y.size();
+      same_over_time += std::fabs(timed->var_s - var_s) <= 1e-9 * std::fabs(var_s);
     }
   }
+  EXPECT_GE(same_over_time, series.size() - 2);
+}
+
+TEST(MannKendall, HamedRaoDetrendsAcrossAGapInTheTimes) {
+  // A steady rise of 1 per second, sampled every 60 s with an hour missing in the middle, and an
+  // alternating ±3 on top. Over time the line is exact: the residual alternates, its lag-1
+  // autocorrelation is negative and the engine's factor stays 1. Over the index the gap leaves a
+  // 3540 step in the residual, which is strongly autocorrelated.
+  std::vector<double> x, y;
+  for (int i = 0; i < 80; ++i) {
+    const double t = 60.0 * i + (i >= 40 ? 3600 : 0);
+    x.push_back(t);
+    y.push_back(t + (i % 2 == 0 ? 3 : -3));
+  }
+  const auto sen = TheilSen(x, y, 0.9);
+  ASSERT_TRUE(sen);
+  EXPECT_DOUBLE_EQ(sen->slope, 1);
+  const auto over_time = EngineMannKendall(y, 0, x, sen->slope);
+  const auto over_index = EngineMannKendall(y);
+  ASSERT_TRUE(over_time && over_index);
+  EXPECT_TRUE(over_time->corrected);
+  EXPECT_EQ(over_time->variance_factor, 1);
+  EXPECT_GT(over_index->variance_factor, 2);
+  EXPECT_EQ(over_time->s, over_index->s);  // S itself does not depend on the detrending
+  EXPECT_GT(over_time->z, over_index->z);
 }
 
 TEST(ReferenceScripts, ReportFailureOfTheScript) {

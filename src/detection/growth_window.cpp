@@ -218,25 +218,22 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
   y.reserve(pts.size());
   for (const FloorPoint& p : pts) y.push_back(p.floor);
   // The trend test. Its autocorrelation correction detrends the floors by the window's Sen's slope
-  // over time, which the window fits anyway (for evenly spaced floors that gives the ranks the
-  // index's slope gives). Where the test without the correction finds no upward trend at `upward`,
-  // the correction, which may only lower z, cannot find one either: neither is computed then.
+  // over time, which the window fits anyway (for evenly spaced floors the same line as the
+  // index's slope). Where the test without the correction finds no upward trend at `upward`, the
+  // correction, which may only lower z, cannot find one either: neither is computed then;
+  // elsewhere the correction is applied to that test's result.
   const double upward = o.stop_when_not_significant ? std::max(o.alpha, o.read_alpha) : 0;
-  if (upward > 0) {
-    w.mk = MannKendall(y, {.correction = AutocorrelationCorrection::kNone});
-    if (w.mk && !(w.mk->z > 0 && w.mk->p <= upward)) {
-      w.failed = "no significant upward trend";
-      return w;
-    }
+  w.mk = MannKendall(y, {.correction = AutocorrelationCorrection::kNone});
+  if (upward > 0 && w.mk && !(w.mk->z > 0 && w.mk->p <= upward)) {
+    w.failed = "no significant upward trend";
+    return w;
   }
   w.sen = SenOn(pts, o.ci_level);
-  if (w.sen) {
+  if (w.mk && w.sen) {
     std::vector<double> x;
     x.reserve(pts.size());
     for (const FloorPoint& p : pts) x.push_back(p.t - pts.front().t);  // as SenOn fits
-    w.mk = EngineMannKendall(y, 0, x, w.sen->slope);
-  } else {
-    w.mk = EngineMannKendall(y);
+    w.mk = WithEngineCorrection(*w.mk, y, x, w.sen->slope);
   }
   if (o.stop_when_not_significant && w.mk && !(w.mk->z > 0 && w.mk->p < o.alpha)) {
     w.failed = "no significant upward trend";

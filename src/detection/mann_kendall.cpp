@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "detection/lagged_product.h"
@@ -13,17 +14,19 @@
 namespace vw::detection {
 namespace {
 
-// Ranks 1..n with ties given their average rank (scipy.stats.rankdata's default).
+// Ranks 1..n with ties given their average rank (scipy.stats.rankdata's default). The values are
+// sorted with their indices beside them (a rank depends only on the value, so the order among
+// equal values does not matter).
 std::vector<double> AverageRanks(std::span<const double> y) {
-  std::vector<size_t> order(y.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return y[a] < y[b]; });
+  std::vector<std::pair<double, size_t>> order(y.size());
+  for (size_t i = 0; i < y.size(); ++i) order[i] = {y[i], i};
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<double> ranks(y.size());
   for (size_t i = 0; i < order.size();) {
     size_t j = i + 1;
-    while (j < order.size() && y[order[j]] == y[order[i]]) ++j;
+    while (j < order.size() && order[j].first == order[i].first) ++j;
     const double rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;
-    for (size_t k = i; k < j; ++k) ranks[order[k]] = rank;
+    for (size_t k = i; k < j; ++k) ranks[order[k].second] = rank;
     i = j;
   }
   return ranks;
@@ -118,6 +121,21 @@ double KendallTieTerm(std::span<const double> values) {
   return term;
 }
 
+namespace {
+
+// z with the continuity correction, and its two-sided p, from S and Var(S).
+void SetZ(MannKendallResult& r) {
+  if (r.var_s <= 0 || r.s == 0) {
+    r.z = 0;
+    r.p = 1;
+    return;
+  }
+  r.z = (r.s > 0 ? r.s - 1 : r.s + 1) / std::sqrt(r.var_s);
+  r.p = TwoSidedP(r.z);
+}
+
+}  // namespace
+
 std::optional<MannKendallResult> MannKendall(std::span<const double> y, const MannKendallOptions& options) {
   const size_t n = y.size();
   if (n < 3) return std::nullopt;
@@ -125,33 +143,36 @@ std::optional<MannKendallResult> MannKendall(std::span<const double> y, const Ma
     if (!std::isfinite(v)) return std::nullopt;
   MannKendallResult r;
   r.n = n;
-  const long long s = KendallS(y);
-  r.s = static_cast<double>(s);
+  r.s = static_cast<double>(KendallS(y));
   const double dn = static_cast<double>(n);
   r.var_s = (dn * (dn - 1) * (2 * dn + 5) - KendallTieTerm(y)) / 18;
   r.tau = r.s / (0.5 * dn * (dn - 1));
-  const auto finish = [&r, s] {
-    if (r.var_s <= 0 || s == 0) {
-      r.z = 0;
-      r.p = 1;
-      return;
-    }
-    r.z = (s > 0 ? r.s - 1 : r.s + 1) / std::sqrt(r.var_s);
-    r.p = TwoSidedP(r.z);
-  };
   if (options.correction != AutocorrelationCorrection::kHamedRao) {
-    finish();
+    SetZ(r);
     return r;
   }
   if (options.never_shrink_variance && options.upward_alpha > 0) {
-    finish();
+    SetZ(r);
     if (!(r.z > 0 && r.p <= options.upward_alpha)) return r;  // fails with any factor >= 1
   }
   r.variance_factor = HamedRaoFactor(y, options);
   if (options.never_shrink_variance) r.variance_factor = std::max(1.0, r.variance_factor);
   r.var_s *= r.variance_factor;
   r.corrected = true;
-  finish();
+  SetZ(r);
+  return r;
+}
+
+MannKendallResult WithEngineCorrection(const MannKendallResult& plain, std::span<const double> y,
+                                       std::span<const double> detrend_x, double detrend_slope) {
+  MannKendallResult r = plain;
+  r.variance_factor = std::max(1.0, HamedRaoFactor(y, {.correction = AutocorrelationCorrection::kHamedRao,
+                                                       .never_shrink_variance = true,
+                                                       .detrend_x = detrend_x,
+                                                       .detrend_slope = detrend_slope}));
+  r.var_s *= r.variance_factor;
+  r.corrected = true;
+  SetZ(r);
   return r;
 }
 

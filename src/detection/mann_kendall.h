@@ -65,6 +65,13 @@ std::optional<MannKendallResult> EngineMannKendall(std::span<const double> y, do
 std::optional<MannKendallResult> EngineMannKendall(std::span<const double> y, double upward_alpha,
                                                    std::span<const double> detrend_x, double detrend_slope);
 
+// The engine's correction applied to `plain`, a result of MannKendall(y, {.correction = kNone}) on
+// the same y: the Hamed–Rao factor, never below 1, with the detrending given. The numbers are
+// those of EngineMannKendall(y, 0, detrend_x, detrend_slope), without computing S and its tie
+// term again.
+MannKendallResult WithEngineCorrection(const MannKendallResult& plain, std::span<const double> y,
+                                       std::span<const double> detrend_x, double detrend_slope);
+
 // The tie correction of Kendall's S variance: Σ t(t−1)(2t+5) over groups of t equal values.
 // Shared with Sen's slope interval (theil_sen.cpp).
 double KendallTieTerm(std::span<const double> values);

@@ -284,4 +284,13 @@ std::optional<double> Median(std::span<double> values) {
   return Quantile(values, 0.5);
 }
 
+double MedianOfSorted(std::span<const double> sorted) {
+  // As Quantile() at 0.5: h = (n − 1) / 2, and the value at floor(h), or between it and the next.
+  const double h = 0.5 * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(h));
+  const double frac = h - static_cast<double>(lo);
+  if (frac == 0 || lo + 1 >= sorted.size()) return sorted[lo];
+  return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+}
+
 }  // namespace vw::detection

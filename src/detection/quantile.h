@@ -44,4 +44,8 @@ std::optional<double> Quantile(std::span<double> values, double q);
 // nullopt for an empty input.
 std::optional<double> Median(std::span<double> values);
 
+// Median() of values already in ascending order (non-empty), read without a selection: the same
+// number to the last bit.
+double MedianOfSorted(std::span<const double> sorted);
+
 }  // namespace vw::detection

@@ -49,6 +49,20 @@ TEST(Quantile, InterpolatesBetweenOrderStatistics) {
   EXPECT_FALSE(Quantile(v, 1.5).has_value());
 }
 
+TEST(Quantile, MedianOfSortedValuesIsMediansNumberToTheBit) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1e9, 1e9);
+  for (size_t n = 1; n <= 300; ++n) {
+    std::vector<double> v(n);
+    for (double& x : v) x = u(rng) / 7;  // values whose halves and sums round
+    std::sort(v.begin(), v.end());
+    std::vector<double> copy = v;
+    EXPECT_EQ(MedianOfSorted(v), *Median(copy)) << "n=" << n;
+  }
+  const std::vector<double> ties = {1, 2, 2, 2, 5, 9};
+  EXPECT_EQ(MedianOfSorted(ties), 2);
+}
+
 TEST(LaggedProduct, SumsEachValueTimesTheOneLagAfterIt) {
   const std::vector<double> x = {1, 2, 3, 4, 5, 6, 7};
   EXPECT_EQ(LaggedProduct(x, 0), 140);                   // 1 + 4 + ... + 49
@@ -440,6 +454,36 @@ TEST(MannKendall, MatchesPymannkendallOriginalAndHamedRao) {
     }
   }
   EXPECT_GE(same_over_time, series.size() - 2);
+}
+
+TEST(MannKendall, EngineCorrectionOfAPlainResultEqualsTheWholeTest) {
+  // What a window computes in two steps (the test without the correction, then the correction
+  // once Sen's slope is fitted) gives the numbers of the whole test, to the bit.
+  std::mt19937_64 rng(20261205);
+  std::normal_distribution<double> noise(0, 4);
+  size_t inflated = 0;
+  for (int k = 0; k < 60; ++k) {
+    std::vector<double> x, y;
+    double a = 0;  // AR(1) noise: positively autocorrelated around the line
+    for (int i = 0; i < 90; ++i) {
+      x.push_back(60.0 * i + (i > 50 ? 1800 : 0));
+      a = 0.85 * a + noise(rng);
+      y.push_back(std::round(800 + 0.0005 * k * x.back() + 3 * a));
+    }
+    const auto sen = TheilSen(x, y, 0.9);
+    const auto plain = MannKendall(y, {.correction = AutocorrelationCorrection::kNone});
+    const auto whole = EngineMannKendall(y, 0, x, sen->slope);
+    ASSERT_TRUE(sen && plain && whole);
+    const MannKendallResult two_steps = WithEngineCorrection(*plain, y, x, sen->slope);
+    EXPECT_EQ(two_steps.s, whole->s);
+    EXPECT_EQ(two_steps.var_s, whole->var_s);
+    EXPECT_EQ(two_steps.variance_factor, whole->variance_factor);
+    EXPECT_EQ(two_steps.z, whole->z);
+    EXPECT_EQ(two_steps.p, whole->p);
+    EXPECT_TRUE(two_steps.corrected);
+    inflated += two_steps.variance_factor > 1;
+  }
+  EXPECT_GT(inflated, 10u);  // the correction did something on many of them
 }
 
 TEST(MannKendall, HamedRaoDetrendsAcrossAGapInTheTimes) {

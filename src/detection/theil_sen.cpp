@@ -21,13 +21,23 @@ std::optional<TheilSenResult> TheilSen(std::span<const double> x, std::span<cons
   if (nt == 0) return std::nullopt;
   TheilSenResult r;
   r.pairs = nt;
-  std::vector<double> xs(x.begin(), x.end()), ys(y.begin(), y.end());
-  const double median_x = *Median(xs), median_y = *Median(ys);
+  // Times in order (the engine's always are): their median is read, not selected.
+  const bool x_increasing =
+      std::adjacent_find(x.begin(), x.end(), [](double a, double b) { return !(a < b); }) == x.end();
+  std::vector<double> ys(y.begin(), y.end());
+  double median_x;
+  if (x_increasing) {
+    median_x = MedianOfSorted(x);
+  } else {
+    std::vector<double> xs(x.begin(), x.end());
+    median_x = *Median(xs);
+  }
+  const double median_y = *Median(ys);
 
   const double z = NormalQuantile((1 - confidence) / 2);  // negative
   const double dn = static_cast<double>(n);
-  const double sigsq =
-      std::max(1.0, variance_factor) * (dn * (dn - 1) * (2 * dn + 5) - KendallTieTerm(x) - KendallTieTerm(y)) / 18;
+  const double sigsq = std::max(1.0, variance_factor) *
+                       (dn * (dn - 1) * (2 * dn + 5) - (x_increasing ? 0 : KendallTieTerm(x)) - KendallTieTerm(y)) / 18;
   const auto ntd = static_cast<double>(nt);
   const size_t mid_lo = (nt - 1) / 2, mid_hi = nt / 2;
   if (!(sigsq >= 0)) {

@@ -214,9 +214,13 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
   const double span = w.t1 - w.t0;
   if (span <= 0) return std::nullopt;
 
-  std::vector<double> y;
+  std::vector<double> x, y;  // x: seconds from the window's first point, as SenOn fits
+  x.reserve(pts.size());
   y.reserve(pts.size());
-  for (const FloorPoint& p : pts) y.push_back(p.floor);
+  for (const FloorPoint& p : pts) {
+    x.push_back(p.t - w.t0);
+    y.push_back(p.floor);
+  }
   // The trend test. Its autocorrelation correction detrends the floors by the window's Sen's slope
   // over time, which the window fits anyway (for evenly spaced floors the same line as the
   // index's slope). Where the test without the correction finds no upward trend at `upward`, the
@@ -228,13 +232,8 @@ std::optional<GrowthWindow> TestGrowthWindow(std::span<const FloorPoint> all_poi
     w.failed = "no significant upward trend";
     return w;
   }
-  w.sen = SenOn(pts, o.ci_level);
-  if (w.mk && w.sen) {
-    std::vector<double> x;
-    x.reserve(pts.size());
-    for (const FloorPoint& p : pts) x.push_back(p.t - pts.front().t);  // as SenOn fits
-    w.mk = WithEngineCorrection(*w.mk, y, x, w.sen->slope);
-  }
+  w.sen = TheilSen(x, y, o.ci_level);
+  if (w.mk && w.sen) w.mk = WithEngineCorrection(*w.mk, y, x, w.sen->slope);
   if (o.stop_when_not_significant && w.mk && !(w.mk->z > 0 && w.mk->p < o.alpha)) {
     w.failed = "no significant upward trend";
     w.sen.reset();  // a failed window carries no fit (what reads one fits its own points)

@@ -91,16 +91,9 @@ long long KendallS(std::span<const double> y) {
 }  // namespace
 
 std::optional<MannKendallResult> EngineMannKendall(std::span<const double> y, double upward_alpha) {
-  return EngineMannKendall(y, upward_alpha, {}, 0);
-}
-
-std::optional<MannKendallResult> EngineMannKendall(std::span<const double> y, double upward_alpha,
-                                                   std::span<const double> detrend_x, double detrend_slope) {
   return MannKendall(y, {.correction = AutocorrelationCorrection::kHamedRao,
                          .never_shrink_variance = true,
-                         .upward_alpha = upward_alpha,
-                         .detrend_x = detrend_x,
-                         .detrend_slope = detrend_slope});
+                         .upward_alpha = upward_alpha});
 }
 
 double KendallTieTerm(std::span<const double> values) {
@@ -134,6 +127,15 @@ void SetZ(MannKendallResult& r) {
   r.p = TwoSidedP(r.z);
 }
 
+// The Hamed–Rao correction of r (S and Var(S) without it, of y): Var(S) times the factor, then z.
+void Correct(MannKendallResult& r, std::span<const double> y, const MannKendallOptions& options) {
+  r.variance_factor = HamedRaoFactor(y, options);
+  if (options.never_shrink_variance) r.variance_factor = std::max(1.0, r.variance_factor);
+  r.var_s *= r.variance_factor;
+  r.corrected = true;
+  SetZ(r);
+}
+
 }  // namespace
 
 std::optional<MannKendallResult> MannKendall(std::span<const double> y, const MannKendallOptions& options) {
@@ -155,24 +157,18 @@ std::optional<MannKendallResult> MannKendall(std::span<const double> y, const Ma
     SetZ(r);
     if (!(r.z > 0 && r.p <= options.upward_alpha)) return r;  // fails with any factor >= 1
   }
-  r.variance_factor = HamedRaoFactor(y, options);
-  if (options.never_shrink_variance) r.variance_factor = std::max(1.0, r.variance_factor);
-  r.var_s *= r.variance_factor;
-  r.corrected = true;
-  SetZ(r);
+  Correct(r, y, options);
   return r;
 }
 
 MannKendallResult WithEngineCorrection(const MannKendallResult& plain, std::span<const double> y,
                                        std::span<const double> detrend_x, double detrend_slope) {
   MannKendallResult r = plain;
-  r.variance_factor = std::max(1.0, HamedRaoFactor(y, {.correction = AutocorrelationCorrection::kHamedRao,
-                                                       .never_shrink_variance = true,
-                                                       .detrend_x = detrend_x,
-                                                       .detrend_slope = detrend_slope}));
-  r.var_s *= r.variance_factor;
-  r.corrected = true;
-  SetZ(r);
+  Correct(r, y,
+          {.correction = AutocorrelationCorrection::kHamedRao,
+           .never_shrink_variance = true,
+           .detrend_x = detrend_x,
+           .detrend_slope = detrend_slope});
   return r;
 }
 

@@ -61,14 +61,11 @@ std::optional<MannKendallResult> MannKendall(std::span<const double> y, const Ma
 // (never_shrink_variance), and that correction skipped where the test without it finds no upward
 // trend at upward_alpha (0: always computed; see MannKendallOptions::upward_alpha).
 std::optional<MannKendallResult> EngineMannKendall(std::span<const double> y, double upward_alpha = 0);
-// The same with the correction's detrending given (MannKendallOptions::detrend_x, detrend_slope).
-std::optional<MannKendallResult> EngineMannKendall(std::span<const double> y, double upward_alpha,
-                                                   std::span<const double> detrend_x, double detrend_slope);
 
 // The engine's correction applied to `plain`, a result of MannKendall(y, {.correction = kNone}) on
 // the same y: the Hamed–Rao factor, never below 1, with the detrending given. The numbers are
-// those of EngineMannKendall(y, 0, detrend_x, detrend_slope), without computing S and its tie
-// term again.
+// those of MannKendall(y, {kHamedRao, never_shrink_variance, detrend_x, detrend_slope}), without
+// computing S and its tie term again.
 MannKendallResult WithEngineCorrection(const MannKendallResult& plain, std::span<const double> y,
                                        std::span<const double> detrend_x, double detrend_slope);
 

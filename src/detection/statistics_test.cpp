@@ -472,7 +472,7 @@ TEST(MannKendall, EngineCorrectionOfAPlainResultEqualsTheWholeTest) {
     }
     const auto sen = TheilSen(x, y, 0.9);
     const auto plain = MannKendall(y, {.correction = AutocorrelationCorrection::kNone});
-    const auto whole = EngineMannKendall(y, 0, x, sen->slope);
+    const auto whole = MannKendall(y, {.never_shrink_variance = true, .detrend_x = x, .detrend_slope = sen->slope});
     ASSERT_TRUE(sen && plain && whole);
     const MannKendallResult two_steps = WithEngineCorrection(*plain, y, x, sen->slope);
     EXPECT_EQ(two_steps.s, whole->s);
@@ -500,7 +500,7 @@ TEST(MannKendall, HamedRaoDetrendsAcrossAGapInTheTimes) {
   const auto sen = TheilSen(x, y, 0.9);
   ASSERT_TRUE(sen);
   EXPECT_DOUBLE_EQ(sen->slope, 1);
-  const auto over_time = EngineMannKendall(y, 0, x, sen->slope);
+  const auto over_time = MannKendall(y, {.never_shrink_variance = true, .detrend_x = x, .detrend_slope = sen->slope});
   const auto over_index = EngineMannKendall(y);
   ASSERT_TRUE(over_time && over_index);
   EXPECT_TRUE(over_time->corrected);

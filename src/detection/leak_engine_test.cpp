@@ -333,6 +333,33 @@ TEST(LeakEngine, RiseUnderServingSwingsTooEarlyForALeakIsWorthWatching) {
   }
 }
 
+TEST(LeakEngine, ATrendShortOfTheSwingingFloorsLevelSaysWhichLevelItMissed) {
+  // A fast leak from 24 minutes on under a 26-minute cycle and batch swings: for a while the floor's
+  // Mann–Kendall p lies between the swinging floor's level (0.001) and the usual one (0.01). The
+  // evidence must then name the level it missed, never call p=0.003 "no significant trend".
+  const double duration = 1.6 * kHour;
+  const Shape shape = ServingLoad(1400, 1560, 1100, 3800, 2, duration, 0.4 * kHour);
+  LeakEngine e = CardEngine();
+  const Trace run = Feed(e, shape, duration, 1.0, 7, 2, 60);
+  const std::regex plain(R"(Mann–Kendall finds no significant trend \(z=-?[0-9.]+, p=([0-9.]+)\))");
+  const std::regex stricter(
+      R"(Mann–Kendall's trend \(z=[0-9.]+, p=([0-9.]+)\) is not significant at p<0.001, the level a floor that swings )"
+      R"(with a load is held to: settling, not a leak\.)");
+  int named = 0;
+  for (const Assessment& c : run.checks) {
+    for (const std::string& ev : c.evidence) {
+      std::smatch m;
+      if (std::regex_search(ev, m, plain)) EXPECT_GE(std::stod(m[1].str()), 0.01) << ev;
+      if (std::regex_search(ev, m, stricter)) {
+        ++named;
+        EXPECT_GE(std::stod(m[1].str()), 0.001) << ev;
+        EXPECT_LT(std::stod(m[1].str()), 0.01) << ev;
+      }
+    }
+  }
+  EXPECT_GT(named, 0);
+}
+
 TEST(LeakEngine, LateLeakUnderServingSwingsIsFoundOnAnIntermediateWindow) {
   // A leak that begins 5 h into an 11 h serving job: the 11 h window starts on the flat part and
   // fails the keeps-going tests, the 3 h window holds too few block means for the strict level;

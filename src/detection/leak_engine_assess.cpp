@@ -1462,8 +1462,8 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
                                                   Signed(w.test.rise_bytes), FormatBytes(c.min_growth_bytes));
       why = fmt::format("the floor ended {}, having moved between {} and {}: the growth did not last", ended,
                         FormatBytes(lo), FormatBytes(hi));
-    } else if (!w.test.significant && oscillating && w.test.mk->z > 0 && w.test.mk->p < c.alpha) {
-      // Significant at the usual level, not at the swinging floor's stricter one: say which.
+    } else if (!w.test.significant && oscillating && w.test.mk->z > 0 && w.test.mk->p < go.alpha) {
+      // Significant at the usual level (go), not at the swinging floor's stricter one (floor_go): say which.
       why = fmt::format(
           "Mann–Kendall's trend (z={:.1f}, {}) is not significant at p<{:g}, the level a floor that swings with a "
           "load is held to",

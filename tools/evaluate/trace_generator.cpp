@@ -285,9 +285,14 @@ Trace TraceGenerator::Generate(int index, Shape shape) const {
       break;
     case Shape::kSpikes:
     case Shape::kLeakUnderSpikes: AddSpikes(rng, m, total_mib, warm_end); break;
-    case Shape::kWarmupStaircase:
-      m.steps = AllocatorSteps(rng, m.job_start_s, duration_s, rng.Uniform(2, 6), rng.Uniform(30, 300));
+    case Shape::kWarmupStaircase: {
+      // One draw per statement: a call's arguments are evaluated in an order the compiler picks, and
+      // the same seed must give the same traces whatever built it (τ0 first, as they were first drawn).
+      const double tau0_s = rng.Uniform(30, 300);
+      const double steps_c = rng.Uniform(2, 6);
+      m.steps = AllocatorSteps(rng, m.job_start_s, duration_s, steps_c, tau0_s);
       break;
+    }
     case Shape::kReloadStep:
       m.reload_s = rng.Uniform(0.2, 0.8) * duration_s;
       if (rng.Chance(0.5)) {  // one-off permanent step, no restart

@@ -100,6 +100,10 @@ long long DaysFromCivil(int year, unsigned month, unsigned day) {
   return era * 146097 + static_cast<long long>(doe) - 719468;
 }
 
+bool PlausibleTime(double seconds) {
+  return std::isfinite(seconds) && std::fabs(seconds) < kTimestampLimitSeconds;
+}
+
 Result<Timestamp> ParseTimestamp(std::string_view text) {
   std::string_view s = Trim(text);
   const std::string shown(s);
@@ -116,6 +120,11 @@ Result<Timestamp> ParseTimestamp(std::string_view text) {
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) {
       return Status::ParseError("bad timestamp '" + shown + "': expected epoch seconds");
+    }
+    if (!PlausibleTime(v)) {
+      const bool millis = v < 1000 * kTimestampLimitSeconds;  // 1764189075000: a time in milliseconds
+      return Status::ParseError("bad timestamp '" + shown + "': epoch seconds after the year 9999" +
+                                (millis ? " (milliseconds? seconds are expected)" : ""));
     }
     return Timestamp{v, true};
   }

@@ -13,6 +13,13 @@
 
 namespace vw {
 
+// The first instant no trace can hold: 10000-01-01T00:00:00 (seconds since the epoch). Dates are
+// written with four-digit years, and epoch seconds beyond it are milliseconds or garbage.
+inline constexpr double kTimestampLimitSeconds = 253402300800.0;
+
+// Whether `seconds` is a time a trace can hold: finite and within ±kTimestampLimitSeconds.
+bool PlausibleTime(double seconds);
+
 struct Timestamp {
   double seconds = 0;     // since 1970-01-01T00:00:00 (UTC, or wall clock when !has_zone)
   bool has_zone = false;  // the text carried Z, +hh:mm, or was epoch seconds
@@ -21,7 +28,8 @@ struct Timestamp {
 // Accepts: "2026/07/14 08:12:38.696" (nvidia-smi), "2026-07-14T08:12:38Z", "2026-07-14 08:12:38",
 // "2026-07-14T08:12:38.5+02:00", epoch seconds "1764189075" or "1764189075.25", dmon/pmon's
 // "20261129 19:11:56", and ctime "Tue Oct 29 19:00:23 2024". Leading/trailing spaces are ignored.
-// Dates that do not exist ("2026-02-30") are rejected.
+// Dates that do not exist ("2026-02-30") are rejected, and so are epoch seconds from the year
+// 10000 on (kTimestampLimitSeconds; epoch milliseconds are named as the likely mistake).
 Result<Timestamp> ParseTimestamp(std::string_view text);
 
 // Whether the proleptic Gregorian date exists: month 1..12, day 1..28/29/30/31 (leap years

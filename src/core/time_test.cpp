@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace vw {
 namespace {
 
@@ -42,6 +44,33 @@ TEST(ParseTimestamp, RejectsBadInputWithReason) {
     auto r = ParseTimestamp(bad);
     EXPECT_FALSE(r.ok()) << bad;
   }
+}
+
+// Epoch seconds stop where four-digit years do: a time in milliseconds (or a number run together
+// with the next field) is no time, and is named as the likely mistake.
+TEST(ParseTimestamp, EpochSecondsFromTheYear10000AreRejected) {
+  auto last = ParseTimestamp("253402300799.5");
+  ASSERT_TRUE(last.ok()) << last.status().ToString();
+  EXPECT_EQ(FormatIso8601(last->seconds, true), "9999-12-31T23:59:59.500Z");
+  auto millis = ParseTimestamp("1764189075000");
+  ASSERT_FALSE(millis.ok());
+  EXPECT_NE(millis.status().message().find("after the year 9999 (milliseconds?"), std::string::npos)
+      << millis.status().message();
+  auto huge = ParseTimestamp("176418961518991664194121");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("after the year 9999"), std::string::npos);
+  EXPECT_EQ(huge.status().message().find("milliseconds"), std::string::npos) << huge.status().message();
+  EXPECT_FALSE(ParseTimestamp("253402300800").ok());
+}
+
+TEST(PlausibleTime, FiniteAndWithinTheFourDigitYears) {
+  EXPECT_TRUE(PlausibleTime(0));
+  EXPECT_TRUE(PlausibleTime(1764189075.25));
+  EXPECT_TRUE(PlausibleTime(-86400));
+  EXPECT_FALSE(PlausibleTime(kTimestampLimitSeconds));
+  EXPECT_FALSE(PlausibleTime(-kTimestampLimitSeconds));
+  EXPECT_FALSE(PlausibleTime(std::numeric_limits<double>::quiet_NaN()));
+  EXPECT_FALSE(PlausibleTime(std::numeric_limits<double>::infinity()));
 }
 
 TEST(ParseTimestamp, DmonDateAndTimeIsWallClock) {

@@ -29,7 +29,11 @@ void MinMaxDecimator::AddSlow(double t, double value) {
 }
 
 long long MinMaxDecimator::BinSlow(double t) {
-  const auto n = static_cast<long long>(std::floor((t - origin_) / width_));
+  // Held within ±2⁶² so that any time converts (sources pass only times before the year 10000; a
+  // time beyond the range shares the outermost bin, NaN bin 0).
+  constexpr double kMaxBin = 4611686018427387904.0;
+  const double q = std::floor((t - origin_) / width_);
+  const auto n = std::isnan(q) ? 0LL : static_cast<long long>(std::clamp(q, -kMaxBin, kMaxBin));
   if (bin_range_failed_ || !std::isfinite(t)) return n;
   double lo = 0, hi = 0;
   if (Boundary(n, &lo) && Boundary(n + 1, &hi) && lo <= t && t < hi) {

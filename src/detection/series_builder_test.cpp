@@ -48,6 +48,22 @@ TEST(MinMaxDecimator, ShortCurveIsKeptExactly) {
   EXPECT_EQ(pts[3].used_bytes, 9);
 }
 
+// Times no source passes (sources stop at the year 10000) still fall in a bin: far beyond the range
+// of bin numbers, the outermost one; the curve's points stay in order.
+TEST(MinMaxDecimator, TimesBeyondTheBinRangeShareTheOutermostBin) {
+  MinMaxDecimator d(100);
+  d.Add(0, 5);
+  d.Add(1, 7);
+  d.Add(1.7e23, 9);
+  d.Add(1.8e23, 11);
+  const auto pts = d.Points();
+  ASSERT_FALSE(pts.empty());
+  EXPECT_EQ(pts.front().used_bytes, 5);
+  EXPECT_EQ(pts.back().used_bytes, 11);
+  EXPECT_EQ(pts.back().t, 1.8e23);
+  for (size_t i = 1; i < pts.size(); ++i) EXPECT_LE(pts[i - 1].t, pts[i].t) << i;
+}
+
 // The decimator as it was before it cached the range of times of the current bin: a division and
 // a floor per sample. The cached one must keep exactly the same points.
 class ReferenceDecimator {

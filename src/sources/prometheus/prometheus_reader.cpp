@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "core/time.h"
+
 namespace vw::prometheus {
 
 namespace {
@@ -267,6 +269,10 @@ Result<std::vector<PrometheusSeries>> ParseQueryResponseOrThrow(std::string_view
       TraceRecord rec;
       rec.gpu = s.gpu;
       rec.sample.t = p[0].get<double>();
+      if (!PlausibleTime(rec.sample.t)) {
+        return Status::ParseError("Prometheus response for '" + query + "', series " + SeriesText(s.labels) +
+                                  ": time " + p[0].dump() + " is not epoch seconds before the year 10000");
+      }
       const std::string v = p[1].get<std::string>();
       char* end = nullptr;
       double x = std::strtod(v.c_str(), &end);

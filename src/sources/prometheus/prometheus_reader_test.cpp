@@ -98,6 +98,8 @@ TEST(PrometheusReader, MalformedResponsesNameWhatWasExpected) {
        "expected [time, \"value\"]"},
       {R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"x1"]]}]}})",
        "is not a number"},
+      {R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1.7e20,"1"]]}]}})",
+       "time 1.7e+20 is not epoch seconds before the year 10000"},
       // The right outline with values of other types inside.
       {R"({"status":5})", "unexpected JSON"},
       {R"({"status":"success","data":{"resultType":7,"result":[]}})", "unexpected JSON"},

@@ -349,7 +349,10 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
           Timestamp ts;
           if (!ParseTraceTimestamp(v, &ts, &date_cache_)) {
             err = ValueError::kNotNumber;
-            expected = "a timestamp (YYYY/MM/DD HH:MM:SS.mmm, ISO 8601 or epoch seconds) in timestamp";
+            expected = EpochBeyondRange(v)
+                           ? "epoch seconds before the year 10000 in timestamp (a time in milliseconds is no "
+                             "time in seconds)"
+                           : "a timestamp (YYYY/MM/DD HH:MM:SS.mmm, ISO 8601 or epoch seconds) in timestamp";
             break;
           }
           NoteTime(ts);

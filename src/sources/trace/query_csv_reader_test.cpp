@@ -234,6 +234,10 @@ const CsvErrorCase kCsvErrors[] = {
      "e.csv:2:26: expected a number of MiB in memory.used (unknown unit), got '12 parsecs'"},
     {"bad_timestamp", "timestamp, memory.used [MiB]\nyesterday, 12 MiB\n", "", std::nullopt,
      "e.csv:2:1: expected a timestamp"},
+    {"epoch_milliseconds", "timestamp, memory.used [MiB]\n1764189075, 12 MiB\n1764189076000, 12 MiB\n", "",
+     std::nullopt,
+     "e.csv:3:1: expected epoch seconds before the year 10000 in timestamp (a time in milliseconds is no time in "
+     "seconds), got '1764189076000'"},
     {"util_over_100", "timestamp, utilization.gpu [%]\n2026/07/14 08:12:38.696, 140 %\n", "", std::nullopt,
      "e.csv:2:26: expected a percentage 0..100 in utilization.gpu (out of range), got '140 %'"},
     {"too_many_fields", "timestamp, memory.used [MiB]\n2026/07/14 08:12:38.696, 1 MiB, 7\n", "", std::nullopt,

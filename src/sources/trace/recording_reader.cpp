@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/time.h"
 #include "sources/trace/line_trace_reader.h"
 #include "sources/trace/recording_writer.h"
 #include "sources/trace/trace_formats.h"
@@ -92,6 +93,7 @@ class RecordingReader : public LineTraceReader {
     if (t->is_number()) {
       ts.seconds = t->get<double>();
       ts.has_zone = true;
+      if (!PlausibleTime(ts.seconds)) return fail("t", "\"t\" as epoch seconds before the year 10000");
     } else if (!t->is_string() || !ParseTraceTimestamp(t->get_ref<const std::string&>(), &ts)) {
       return fail("t", "\"t\" as an ISO 8601 time");
     }

@@ -129,6 +129,8 @@ const RecErrorCase kRecordingErrors[] = {
     {"negative_bytes", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"used_bytes\":-5}\n",
      "r.jsonl:2:39: expected \"used_bytes\" as a number of bytes or null, got '-5'"},
     {"bad_time", kHeader + "{\"t\":\"soon\",\"gpu\":\"0\"}\n", "r.jsonl:2:2: expected \"t\" as an ISO 8601 time"},
+    {"time_past_9999", kHeader + "{\"t\":1.7e20,\"gpu\":\"0\"}\n",
+     "r.jsonl:2:2: expected \"t\" as epoch seconds before the year 10000, got '1.7e+20'"},
     {"no_gpu", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\"}\n", "r.jsonl:2:1: expected \"gpu\" as a string key"},
     {"util_over_one", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"util\":93}\n",
      "expected \"util\" as a ratio 0..1 or null"},

@@ -8,6 +8,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <optional>
 
 namespace vw {
 namespace {
@@ -104,6 +106,32 @@ bool PlausibleTime(double seconds) {
   return std::isfinite(seconds) && std::fabs(seconds) < kTimestampLimitSeconds;
 }
 
+namespace {
+
+// Written as epoch seconds: only digits and dots (so not shaped like a date).
+bool EpochShaped(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+}
+
+// The value of text shaped as epoch seconds: +inf when it has too many digits for a double,
+// nullopt when it is no number ("1.2.3", ".").
+std::optional<double> EpochValue(std::string_view s) {
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range) return std::numeric_limits<double>::infinity();
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+bool EpochBeyondRange(std::string_view text) {
+  const std::string_view s = Trim(text);
+  if (!EpochShaped(s)) return false;
+  const std::optional<double> v = EpochValue(s);
+  return v && !PlausibleTime(*v);
+}
+
 Result<Timestamp> ParseTimestamp(std::string_view text) {
   std::string_view s = Trim(text);
   const std::string shown(s);
@@ -111,22 +139,15 @@ Result<Timestamp> ParseTimestamp(std::string_view text) {
   if (std::isalpha(static_cast<unsigned char>(s.front()))) return ParseCtime(s, shown);
 
   // Epoch seconds: only digits and at most one dot, and not shaped like a date.
-  bool epoch = true;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') epoch = false;
-  }
-  if (epoch) {
-    double v = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) {
-      return Status::ParseError("bad timestamp '" + shown + "': expected epoch seconds");
-    }
-    if (!PlausibleTime(v)) {
-      const bool millis = v < 1000 * kTimestampLimitSeconds;  // 1764189075000: a time in milliseconds
+  if (EpochShaped(s)) {
+    const std::optional<double> v = EpochValue(s);
+    if (!v) return Status::ParseError("bad timestamp '" + shown + "': expected epoch seconds");
+    if (!PlausibleTime(*v)) {
+      const bool millis = *v < 1000 * kTimestampLimitSeconds;  // 1764189075000: a time in milliseconds
       return Status::ParseError("bad timestamp '" + shown + "': epoch seconds after the year 9999" +
                                 (millis ? " (milliseconds? seconds are expected)" : ""));
     }
-    return Timestamp{v, true};
+    return Timestamp{*v, true};
   }
 
   int y, mo, d, h = 0, mi = 0, se = 0;

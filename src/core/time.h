@@ -20,6 +20,10 @@ inline constexpr double kTimestampLimitSeconds = 253402300800.0;
 // Whether `seconds` is a time a trace can hold: finite and within ±kTimestampLimitSeconds.
 bool PlausibleTime(double seconds);
 
+// Whether `text` is written as epoch seconds (digits, at most one dot) that ParseTimestamp rejects
+// for falling in the year 10000 or later: most often a time in milliseconds.
+bool EpochBeyondRange(std::string_view text);
+
 struct Timestamp {
   double seconds = 0;     // since 1970-01-01T00:00:00 (UTC, or wall clock when !has_zone)
   bool has_zone = false;  // the text carried Z, +hh:mm, or was epoch seconds

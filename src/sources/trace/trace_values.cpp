@@ -1,6 +1,5 @@
 #include "sources/trace/trace_values.h"
 
-#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -209,19 +208,6 @@ bool ParseUint(std::string_view s, uint64_t* out) {
   }
   *out = v;
   return true;
-}
-
-bool EpochBeyondRange(std::string_view s) {
-  s = Trim(s);
-  if (s.empty() || std::count(s.begin(), s.end(), '.') > 1 ||
-      !std::all_of(s.begin(), s.end(), [](char c) { return IsDigit(c) || c == '.'; })) {
-    return false;
-  }
-  double v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  // Too many digits for a double is beyond the range too.
-  return (ec == std::errc::result_out_of_range || (ec == std::errc() && ptr == s.data() + s.size())) &&
-         !(v < kTimestampLimitSeconds);
 }
 
 namespace {

@@ -99,10 +99,6 @@ extern const std::array<double, 1000> kMilliFractions;
 
 bool ParseTraceTimestamp(std::string_view s, Timestamp* out, DateCache* cache = nullptr);
 
-// Whether `s` is written as epoch seconds (digits, at most one dot) but falls in the year 10000 or
-// later (kTimestampLimitSeconds), which ParseTimestamp rejects: most often a time in milliseconds.
-bool EpochBeyondRange(std::string_view s);
-
 // A line that only carries a clock reading, as `date` or a loop prints it between samples:
 // "2025-09-21 16:12:24", "Sun May  4 04:27:32 AM EDT 2025", "Tue Oct 29 19:00:23 2024",
 // "==== Sun May  4 04:27:32 AM EDT 2025 ====", "2026-07-14T08:12:38Z". Zone names (EDT, UTC+2)

@@ -7,12 +7,14 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <thread>
 
 #include "cli/commands.h"
 #include "cli/host_name.h"
 #include "core/exit_codes.h"
 #include "core/units.h"
+#include "detection/findings.h"
 #include "sources/nvml/nvml_source.h"
 #include "sources/trace/recording_writer.h"
 
@@ -41,7 +43,8 @@ TraceRecord RecordOf(const GpuSnapshot& g, double t, bool with_processes) {
   r.sample.free_bytes = g.memory_free_bytes;
   r.sample.reserved_bytes = g.memory_reserved_bytes;
   r.sample.gpu_util_ratio = g.gpu_util_ratio;
-  if (with_processes && g.responsive) {
+  // A list that could not be read completely is left out (missing), never written as empty.
+  if (with_processes && detection::ProcessListComplete(g)) {
     std::vector<ProcessMemory> ps;
     for (const ProcessSnapshot& p : g.processes) {
       ProcessMemory m;
@@ -126,6 +129,10 @@ CommandRunner AddRecordCommand(CLI::App& app) {
       std::fprintf(stderr, "vramwatch record: cannot use NVML: %s\n", src.status().message().c_str());
       return kExitUnknown;
     }
+    if ((*src)->gpu_count() == 0) {
+      std::fprintf(stderr, "vramwatch record: NVML sees no GPU (library %s)\n", (*src)->library_path().c_str());
+      return kExitUnknown;
+    }
     trace::RecordingHeader header;
     header.started = WallNow();
     header.host = *host;
@@ -138,6 +145,7 @@ CommandRunner AddRecordCommand(CLI::App& app) {
     }
     const double start = WallNow();
     double last_proc = -1e300;
+    std::map<unsigned, bool> answered;  // GPU index -> answering at its last sample
     auto tick = std::chrono::steady_clock::now();
     while (!g_record_stop) {
       const double now = WallNow();
@@ -146,7 +154,19 @@ CommandRunner AddRecordCommand(CLI::App& app) {
       const bool with_processes = now - last_proc >= process_interval;
       if (with_processes) last_proc = now;
       for (const GpuSnapshot& g : snap.gpus) {
-        if (!g.responsive && !g.memory_used_bytes) continue;  // a stale GPU writes nothing
+        // A GPU that stops answering is said once on stderr; its lines carry what was read (the
+        // rest null, missing), so the file shows the gap.
+        const bool answering = g.responsive && !g.lost;
+        auto was = answered.emplace(g.index, true).first;
+        if (answering != was->second) {
+          if (answering) {
+            std::fprintf(stderr, "vramwatch record: GPU %u answers again\n", g.index);
+          } else {
+            std::fprintf(stderr, "vramwatch record: GPU %u %s (%s); its values are written as missing\n", g.index,
+                         g.lost ? "is lost" : "does not answer", g.errors.empty() ? "" : g.errors.front().c_str());
+          }
+          was->second = answering;
+        }
         Status s = (*writer)->Write(RecordOf(g, now, with_processes));
         if (!s.ok()) {
           std::fprintf(stderr, "vramwatch record: %s\n", s.message().c_str());

@@ -1390,6 +1390,64 @@ gpus:
   EXPECT_GT(with_processes, 0) << ReadAll(rec);
 }
 
+// A process list that could not be read is left out of the line (missing), never written as an
+// empty list (that would say every process ended); a GPU that stops answering is said on stderr
+// and keeps its lines, with the values it could not give as null.
+TEST(WatchE2E, RecordLeavesOutAListItCouldNotReadAndSaysWhenAGpuStopsAnswering) {
+  Scratch s;
+  const std::string scenario = s.Write("scenario.yaml", R"(driver_version: "550.54.15"
+gpus:
+  - name: "list fails"
+    uuid: "GPU-00000000-0000-0000-0000-000000000000"
+    pci_bus_id: "00000000:3B:00.0"
+    memory_total_mib: 24576
+    processes:
+      - {pid: 5100, type: compute, name: "trainer", used_mib: 1000}
+    errors:
+      - {function: nvmlDeviceGetComputeRunningProcesses, code: 999, from_s: 0, to_s: 1000}
+  - name: "hangs"
+    uuid: "GPU-00000000-0000-0000-0000-000000000001"
+    pci_bus_id: "00000000:3C:00.0"
+    memory_total_mib: 24576
+    processes:
+      - {pid: 5200, type: compute, name: "server", used_mib: 1000}
+    hangs:
+      - {function: nvmlDeviceGetMemoryInfo, at_s: 0, seconds: 30}
+)");
+  const std::string rec = s.dir() + "/rec.jsonl";
+  RunResult r = RunVramwatch({"record", "--nvml-lib", EmulatorLib(), "--interval", "200ms", "--process-interval",
+                              "200ms", "--timeout", "200ms", "--duration", "1s", "--output", rec},
+                             {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}}, 30);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("GPU 1 does not answer"), std::string::npos) << r.err;
+  std::istringstream lines(ReadAll(rec));
+  std::string line;
+  std::map<std::string, int> lines_of;
+  std::getline(lines, line);  // header
+  while (std::getline(lines, line)) {
+    json j = json::parse(line);
+    const std::string gpu = j["gpu"];
+    ++lines_of[gpu];
+    EXPECT_FALSE(j.contains("processes")) << line;
+    if (gpu == "1") EXPECT_TRUE(j["used_bytes"].is_null()) << line;
+    if (gpu == "0") EXPECT_EQ(j["used_bytes"], 1000ll << 20) << line;
+  }
+  EXPECT_GT(lines_of["0"], 0) << ReadAll(rec);
+  EXPECT_GT(lines_of["1"], 0) << ReadAll(rec);
+}
+
+// No GPU is an UNKNOWN (exit 3) with the reason, as in `check`, not an empty recording.
+TEST(WatchE2E, RecordWithNoGpuIsUnknown) {
+  Scratch s;
+  const std::string scenario = s.Write("scenario.yaml", "driver_version: \"550.54.15\"\ngpus: []\n");
+  const std::string rec = s.dir() + "/rec.jsonl";
+  RunResult r = RunVramwatch({"record", "--nvml-lib", EmulatorLib(), "--duration", "1s", "--output", rec},
+                             {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}}, 30);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("NVML sees no GPU"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(rec));
+}
+
 // A bad --hostname is refused before NVML is opened: the error names the flag, not the library.
 TEST(WatchE2E, RecordRejectsABadHostnameBeforeOpeningNvml) {
   Scratch s;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "core/units.h"
 
@@ -28,6 +29,23 @@ std::string Who(const ProcessSnapshot& p) {
   std::string cmd = CommandOf(p);
   if (!cmd.empty()) s += " `" + (cmd.size() > 80 ? cmd.substr(0, 77) + "..." : cmd) + "`";
   return s;
+}
+
+// Xid 154 names the recovery action the GPU now needs ("GPU recovery action changed from 0x0 (None)
+// to 0x2 (Node Reboot Required)"): a reset or reboot is critical, a drain is a warning, none is ok.
+// The action is the text in parentheses after "to"; a message without one is a warning.
+Severity RecoveryActionSeverity(std::string_view message) {
+  const size_t to = message.rfind(" to ");
+  const size_t open = to == std::string_view::npos ? to : message.find('(', to);
+  const size_t close = open == std::string_view::npos ? open : message.find(')', open);
+  if (close == std::string_view::npos) return Severity::kWarning;
+  const std::string_view action = message.substr(open + 1, close - open - 1);
+  if (action.find("Reset") != std::string_view::npos || action.find("Reboot") != std::string_view::npos) {
+    return Severity::kCritical;
+  }
+  if (action.find("Drain") != std::string_view::npos) return Severity::kWarning;
+  if (action == "None") return Severity::kOk;
+  return Severity::kWarning;
 }
 
 // "41877 `python3 train.py`" (the command cut at 40 characters), or the PID alone when no command
@@ -183,7 +201,8 @@ class Rules {
 
   void Gpu(const GpuSnapshot& g) {
     const std::string key = GpuKey(g);
-    const std::string name = fmt::format("GPU {} ({})", key, g.uuid.empty() ? g.pci_bus_id : g.uuid);
+    const std::string& id = g.uuid.empty() ? g.pci_bus_id : g.uuid;
+    const std::string name = id.empty() ? "GPU " + key : fmt::format("GPU {} ({})", key, id);
     if (g.lost) {
       Add("gpu_lost", Severity::kCritical, key, std::nullopt, std::nullopt,
           name + " is lost: NVML answers GPU_IS_LOST; its memory and processes cannot be inspected.",
@@ -214,6 +233,7 @@ class Rules {
       }
     }
     auto history = History(in_, g);
+    if (g.responsive && !g.lost) EarlierTrouble(g, key, name, history);
     Unattributed un = ComputeUnattributed(g, c_);
     bool has_unattributed = un.bytes && *un.bytes >= un.threshold;
     if (!g.memory_reserved_bytes && g.memory_used_bytes) {
@@ -226,16 +246,80 @@ class Rules {
     Orphaned(g, key, name, un, history);
   }
 
+  // A window's earlier samples of a GPU that answers now: a call that hung or failed there is
+  // reported too (the last sample alone would say all is well). Capability codes stay notes.
+  void EarlierTrouble(const GpuSnapshot& g, const std::string& key, const std::string& name,
+                      const std::vector<const GpuSnapshot*>& history) {
+    if (!windowed_ || history.size() < 2) return;
+    const bool failing_now = std::any_of(g.nvml_errors.begin(), g.nvml_errors.end(),
+                                         [](const NvmlCallError& e) { return !IsCapabilityCode(e.code); }) ||
+                             (g.nvml_errors.empty() && !g.errors.empty());
+    size_t hung = 0, failing = 0;
+    std::vector<std::string> calls;
+    auto remember = [&](const std::string& text) {
+      if (std::find(calls.begin(), calls.end(), text) == calls.end()) calls.push_back(text);
+    };
+    for (size_t i = 0; i + 1 < history.size(); ++i) {
+      const GpuSnapshot& h = *history[i];
+      bool failed = false;
+      for (const auto& e : h.nvml_errors) {
+        if (IsCapabilityCode(e.code)) continue;
+        failed = true;
+        remember(e.function.empty() ? e.message : e.function);
+      }
+      if (h.nvml_errors.empty()) {
+        for (const auto& e : h.errors) {
+          failed = true;
+          remember(e.substr(0, e.find(':')));
+        }
+      }
+      if (!h.responsive || h.lost) {
+        ++hung;
+      } else if (failed) {
+        ++failing;
+      }
+    }
+    if (hung == 0 && (failing == 0 || failing_now)) return;  // failing now: reported by Gpu()
+    const std::string over = fmt::format("{} samples over {}", history.size(), FormatDuration(span_s_));
+    if (hung > 0) {
+      Add("nvml_error", Severity::kWarning, key, std::nullopt, std::nullopt,
+          fmt::format("{} did not answer in {} of {} ({}); it answers again in the last sample.", name, hung, over,
+                      Join(calls)),
+          "A hung NVML call often means a stuck driver or GPU: check the kernel log for Xid and hung-task "
+          "messages. If it recurs, a person may need to reset the GPU.");
+    } else {
+      Add("nvml_error", Severity::kWarning, key, std::nullopt, std::nullopt,
+          fmt::format("{}: NVML calls failed in {} of {} ({}); they succeed in the last sample.", name, failing, over,
+                      Join(calls)),
+          "If it recurs, check the driver (nvidia-smi -q) and the kernel log.");
+    }
+  }
+
   void Process(const GpuSnapshot& g, const std::string& key, const ProcessSnapshot& p,
                const std::vector<const GpuSnapshot*>& history, bool has_unattributed) {
     std::string dev = g.minor ? fmt::format("/dev/nvidia{}", *g.minor) : std::string("the GPU's device file");
     if (!p.listed_by_nvml) {
+      if (!last_.host_pids_visible) {
+        Add("unlisted_holder", Severity::kOk, key, p.pid, std::nullopt,
+            Who(p) + " has " + dev +
+                " open; NVML lists host PIDs, which this PID namespace cannot see, so whether it is one of the "
+                "processes NVML lists cannot be told here.",
+            "Run vramwatch on the host (or with --pid=host) to match the holders of " + dev + " with NVML's list.");
+        return;
+      }
       if (auto other = ListedOn(p.pid)) {
         Add("unlisted_holder", Severity::kOk, key, p.pid, std::nullopt,
             Who(p) + " has " + dev + " open without a context on GPU " + key + "; it computes on GPU " + *other +
                 " (CUDA opens every visible GPU's device file).",
             "Nothing to do; to keep it off this GPU, start it with CUDA_VISIBLE_DEVICES. A GPU reset of GPU " + key +
                 " would need it stopped.");
+        return;
+      }
+      if (!ProcessListComplete(g)) {
+        Add("unlisted_holder", Severity::kOk, key, p.pid, std::nullopt,
+            Who(p) + " has " + dev + " open; NVML's process list of GPU " + key +
+                " could not be read, so whether it holds a context there is unknown.",
+            "Check again once NVML answers for GPU " + key + ".");
         return;
       }
       Add("unlisted_holder", has_unattributed ? Severity::kWarning : Severity::kOk, key, p.pid, std::nullopt,
@@ -291,6 +375,18 @@ class Rules {
         return;
       }
     }
+    if (windowed_ && p.info.state != ProcState::kDiskSleep) {  // D only before the last sample
+      size_t in_d = 0, seen = 0;
+      for (const auto* h : history) {
+        if (const auto* q = SamePid(*h, p.pid)) {
+          ++seen;
+          if (q->info.state == ProcState::kDiskSleep) ++in_d;
+        }
+      }
+      if (in_d > 0) {
+        result_.notes.push_back(fmt::format("PID {} was in D state in {} of {} samples: not stuck", p.pid, in_d, seen));
+      }
+    }
     Idle(key, p, history);
   }
 
@@ -312,7 +408,16 @@ class Rules {
         cpu_last = q->info.cpu_seconds;
       }
     }
-    if (listed < history.size()) return;  // not held for the whole window
+    if (listed < history.size()) {  // not held for the whole window, or not known to be
+      size_t unreadable = 0;
+      for (const auto* h : history) unreadable += ProcessListComplete(*h) ? 0 : 1;
+      if (unreadable > 0) {
+        result_.notes.push_back(fmt::format(
+            "idle_holder not judged for PID {} on GPU {}: the process list could not be read in {} of {} samples",
+            p.pid, key, unreadable, history.size()));
+      }
+      return;
+    }
     if (with_sample < listed) {
       result_.notes.push_back(
           fmt::format("idle_holder not judged for PID {} on GPU {}: no SM sample in {} of {} samples", p.pid, key,
@@ -342,38 +447,63 @@ class Rules {
     // Suspects: fd holders NVML lists nowhere (e.g. a forked worker that inherited the device file).
     // Holders listed on another GPU only have this GPU's file open because CUDA opens them all.
     // The message names each PID with its command (CommandOf: one name per PID on every GPU).
-    std::vector<std::string> holders, elsewhere, holder_names, elsewhere_names;
-    bool live_listed = false;
+    std::vector<std::string> holders, elsewhere, holder_names, elsewhere_names, listed, listed_names;
     for (const auto& p : g.processes) {
       if (!p.listed_by_nvml) {
-        const bool other = ListedOn(p.pid).has_value();
+        const bool other = last_.host_pids_visible && ListedOn(p.pid).has_value();
         (other ? elsewhere : holders).push_back(std::to_string(p.pid));
         (other ? elsewhere_names : holder_names).push_back(PidAndCommand(p));
+      } else if (p.info.alive) {
+        listed.push_back(std::to_string(p.pid));
+        listed_names.push_back(PidAndCommand(p));
       }
-      if (p.listed_by_nvml && p.info.alive) live_listed = true;
     }
+    const bool live_listed = !listed.empty();
     std::string dev = g.minor ? fmt::format("/dev/nvidia{}", *g.minor) : std::string("/dev/nvidia*");
     std::string unreadable_hint = in_.fd_dirs_unreadable ? " (as far as vramwatch may look)" : "";
     std::string holder_text;
-    if (holders.empty() && elsewhere.empty()) {
-      holder_text = "No process has " + dev + " open" + unreadable_hint;
-    } else if (holders.empty()) {
-      holder_text = "Only processes computing on other GPUs have " + dev + " open (" + Join(elsewhere_names) +
-                    "), and none of them owns this memory" + unreadable_hint;
+    std::string action;
+    if (!last_.host_pids_visible) {
+      // NVML's PIDs are the host's and the fd scan's are this namespace's: they cannot be matched,
+      // and the host's other processes cannot be seen at all.
+      holder_text = holders.empty()
+                        ? "No process in this PID namespace has " + dev + " open; the host's processes cannot be seen"
+                        : "Processes in this PID namespace with " + dev + " open (their PIDs cannot be matched with " +
+                              "NVML's host PIDs): " + Join(holder_names);
+      action = "Run vramwatch on the host (or with --pid=host) to see which process holds it.";
     } else {
-      holder_text = "PIDs with " + dev + " open that NVML does not list: " + Join(holder_names);
-      if (!elsewhere.empty())
-        holder_text += "; processes computing on other GPUs have it open too (" + Join(elsewhere_names) + ")";
+      // Processes a GPU reset would need stopped: those computing here and those computing elsewhere.
+      std::vector<std::string> users = listed;
+      users.insert(users.end(), elsewhere.begin(), elsewhere.end());
+      std::vector<std::string> others;
+      if (!listed.empty()) {
+        others.push_back("the processes NVML lists on this GPU, whose memory is counted (" + Join(listed_names) + ")");
+      }
+      if (!elsewhere.empty()) others.push_back("processes computing on other GPUs (" + Join(elsewhere_names) + ")");
+      if (!holders.empty()) {
+        holder_text = "PIDs with " + dev + " open that NVML does not list: " + Join(holder_names);
+        if (!elsewhere.empty())
+          holder_text += "; processes computing on other GPUs have it open too (" + Join(elsewhere_names) + ")";
+      } else if (others.empty()) {
+        holder_text = "No process has " + dev + " open" + unreadable_hint;
+      } else if (listed.empty()) {
+        holder_text = "Only processes computing on other GPUs have " + dev + " open (" + Join(elsewhere_names) +
+                      "), and none of them owns this memory" + unreadable_hint;
+      } else {
+        holder_text = "Apart from " + fmt::format("{}", fmt::join(others, " and ")) + ", no process has " + dev +
+                      " open" + unreadable_hint;
+      }
+      action =
+          holders.empty()
+              ? std::string(others.empty() ? "Nothing holds it any more, so no kill can free it"
+                                           : "No process NVML does not list holds it, so ending one cannot free it") +
+                    ": only a GPU reset (`nvidia-smi --gpu-reset -i " + key + "`, with no process using the GPU" +
+                    (users.empty() ? std::string()
+                                   : (users.size() == 1 ? ": stop PID " : ": stop PIDs ") + Join(users) + " first") +
+                    ") or a reboot will, to be done by a person."
+              : "End those PIDs with SIGTERM (then SIGKILL if they do not exit), then check that the memory comes "
+                "back.";
     }
-    std::string action =
-        holders.empty()
-            ? "Nothing holds it any more, so no kill can free it: only a GPU reset (`nvidia-smi --gpu-reset -i " + key +
-                  "`, with no process using the GPU" +
-                  (elsewhere.empty()
-                       ? std::string()
-                       : (elsewhere.size() == 1 ? ": stop PID " : ": stop PIDs ") + Join(elsewhere) + " first") +
-                  ") or a reboot will, to be done by a person."
-            : "End those PIDs with SIGTERM (then SIGKILL if they do not exit), then check that the memory comes back.";
     std::string amount = fmt::format("{} of used memory on {} belongs to no process NVML lists", MiB(*un.bytes), name);
     if (windowed_ && span_s_ >= c_.grace_s) {
       size_t above = 0;
@@ -394,7 +524,8 @@ class Rules {
           action);
       return;
     }
-    bool large_and_unheld = *un.bytes >= c_.orphan_large_bytes && holders.empty() && !live_listed;
+    bool large_and_unheld =
+        *un.bytes >= c_.orphan_large_bytes && holders.empty() && !live_listed && last_.host_pids_visible;
     Add("orphaned_memory", large_and_unheld ? Severity::kCritical : Severity::kWarning, key, std::nullopt, un.bytes,
         amount + ". " + holder_text + "." +
             (large_and_unheld
@@ -410,6 +541,7 @@ class Rules {
     using C = XidSummary::Class;
     if (x.klass == C::kHardware) sev = Severity::kCritical;
     if (x.klass == C::kInformational) sev = Severity::kOk;
+    if (x.xid == 154) sev = RecoveryActionSeverity(x.last_message);
     std::string what = x.meaning.empty() ? "unknown Xid" : x.meaning;
     std::string msg = fmt::format("Xid {} ({}{}) on GPU {}: {} time{}", x.xid, what,
                                   x.mnemonic.empty() ? "" : ", " + x.mnemonic, x.gpu, x.count, x.count == 1 ? "" : "s");

@@ -8,7 +8,8 @@
 // Rules and thresholds (sizes in bytes, times in seconds; see docs/check.md):
 //   gpu_lost           critical  GPU reported lost (NVML_ERROR_GPU_IS_LOST)
 //   nvml_error         critical when the GPU stopped answering (call past its deadline);
-//                      warning for failed calls (NOT_SUPPORTED / NOT_FOUND / FUNCTION_NOT_FOUND
+//                      warning for failed calls, and for hangs or failures in earlier samples of
+//                      a window when the last sample answers (NOT_SUPPORTED / NOT_FOUND / FUNCTION_NOT_FOUND
 //                      are capabilities, reported in notes only)
 //   pid_namespace_blind warning  NVML's host PIDs cannot be seen here; dead_holder is suppressed
 //   dead_holder        critical  NVML lists a PID that does not exist (or was reused)
@@ -16,14 +17,16 @@
 //   stuck_holder       critical  holder in state D (with a window: D in every sample)
 //   idle_holder        warning   memory held with SM 0 in every sample of the window (window only)
 //   unlisted_holder    warning when the GPU has unattributed memory, else ok: a PID with
-//                      /dev/nvidia<minor> open that NVML does not list
+//                      /dev/nvidia<minor> open that NVML does not list (always ok when the list
+//                      could not be read or host PIDs are invisible: then nothing is claimed)
 //   orphaned_memory    used - sum(listed process memory) >= orphan_threshold:
 //                      window >= grace and above threshold in every sample -> critical;
 //                      one-shot -> warning ("may be lazy reclaim"), critical when >= orphan_large
 //                      and no holder exists; without `reserved` (v1 driver) the threshold is raised
 //                      by reserved_allowance since `used` then includes driver-reserved memory
 //   xid                critical for the hardware set, warning for application/stuck codes, ok for
-//                      informational ones (45 cleanup, unknown codes are warning)
+//                      informational ones (45 cleanup, unknown codes are warning); 154 takes the
+//                      recovery action its message names (reset/reboot critical, drain warning)
 #pragma once
 
 #include <cstdint>

@@ -359,3 +359,178 @@ TEST(Findings, CudaProcessOfAnotherGpuIsNotASuspectForOrphanedMemory) {
 
 }  // namespace
 }  // namespace vw::detection
+
+namespace vw::detection {
+namespace {
+
+bool HasNote(const CheckResult& r, const std::string& text) {
+  return std::any_of(r.notes.begin(), r.notes.end(),
+                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+// A live process NVML lists has the device file open too: the orphan's message must not say that
+// nobody does, and a GPU reset needs it stopped first.
+TEST(Findings, OrphanBesideALiveListedProcessNamesItAndTheResetStopsIt) {
+  const CheckResult r = OneShot(Gpu(15000, {Proc(2101, 10000)}));
+  const Finding* orphan = Find(r, "orphaned_memory");
+  ASSERT_NE(orphan, nullptr);
+  EXPECT_EQ(orphan->severity, Severity::kWarning);  // a live listed process: may be lazy reclaim
+  EXPECT_EQ(orphan->message.find("No process has"), std::string::npos) << orphan->message;
+  EXPECT_NE(orphan->message.find("Apart from the processes NVML lists on this GPU, whose memory is counted (2101 "
+                                 "`python3 train.py`), no process has /dev/nvidia0 open"),
+            std::string::npos)
+      << orphan->message;
+  EXPECT_NE(orphan->action.find("stop PID 2101 first"), std::string::npos) << orphan->action;
+  EXPECT_EQ(orphan->action.find("Nothing holds it"), std::string::npos) << orphan->action;
+
+  const CheckResult alone = OneShot(Gpu(5000, {}));  // nobody at all: the old words stay
+  ASSERT_NE(Find(alone, "orphaned_memory"), nullptr);
+  EXPECT_NE(Find(alone, "orphaned_memory")->message.find("No process has /dev/nvidia0 open"), std::string::npos);
+  EXPECT_NE(Find(alone, "orphaned_memory")->action.find("Nothing holds it any more"), std::string::npos);
+}
+
+// Without the host's PID namespace the fd scan's PIDs are this namespace's and NVML's are the
+// host's: an fd holder is not "unlisted", nobody is told to kill it "on the host", and an orphan
+// with no holder in sight is not called unheld.
+TEST(Findings, NamespaceBlindnessMakesNoClaimAboutFdHolders) {
+  ProcessSnapshot listed = Proc(41877, 4096);
+  listed.info.alive = false;
+  listed.info.state = ProcState::kUnknown;
+  ProcessSnapshot local = Proc(7, 0);
+  local.listed_by_nvml = false;
+  local.used_bytes.reset();
+  CheckInput in;
+  in.samples.push_back(Host(0, {Gpu(4096 + 2048, {listed, local})}));
+  in.samples[0].host_pids_visible = false;
+  const CheckResult r = EvaluateCheck(in, {});
+  const Finding* unlisted = Find(r, "unlisted_holder");
+  ASSERT_NE(unlisted, nullptr);
+  EXPECT_EQ(unlisted->severity, Severity::kOk);
+  EXPECT_NE(unlisted->message.find("cannot be told here"), std::string::npos) << unlisted->message;
+  EXPECT_EQ(unlisted->action.find("kill"), std::string::npos) << unlisted->action;
+  const Finding* orphan = Find(r, "orphaned_memory");
+  ASSERT_NE(orphan, nullptr);
+  EXPECT_NE(orphan->message.find("cannot be matched with NVML's host PIDs): 7 `python3 train.py`"), std::string::npos)
+      << orphan->message;
+  EXPECT_NE(orphan->action.find("--pid=host"), std::string::npos) << orphan->action;
+
+  in.samples[0].gpus[0].processes = {listed};
+  in.samples[0].gpus[0].memory_used_bytes = (4096ull + 2048) * kMiB;
+  const CheckResult unseen = EvaluateCheck(in, {});
+  const Finding* o2 = Find(unseen, "orphaned_memory");
+  ASSERT_NE(o2, nullptr);
+  EXPECT_EQ(o2->severity, Severity::kWarning);  // 2 GiB, no holder seen: but the host cannot be seen
+  EXPECT_NE(o2->message.find("the host's processes cannot be seen"), std::string::npos) << o2->message;
+}
+
+TEST(Findings, AnFdHolderOfAGpuWhoseListFailedIsNotCalledUnlisted) {
+  ProcessSnapshot opened = Proc(2301, 0);
+  opened.listed_by_nvml = false;
+  opened.used_bytes.reset();
+  GpuSnapshot g = Gpu(4096, {opened});
+  g.nvml_errors = {{"nvmlDeviceGetComputeRunningProcesses_v3", 999, "x: Unknown Error"}};
+  const CheckResult r = OneShot(g);
+  const Finding* f = Find(r, "unlisted_holder");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kOk);
+  EXPECT_EQ(f->message.find("NVML lists no context"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("could not be read"), std::string::npos) << f->message;
+}
+
+TEST(Findings, DStateBeforeTheLastSampleOnlyIsANote) {
+  CheckConfig c;
+  c.window_s = 20;
+  CheckInput in;
+  in.samples.push_back(Host(0, {Gpu(4096, {Proc(5, 4096, ProcState::kDiskSleep)})}));
+  in.samples.push_back(Host(10, {Gpu(4096, {Proc(5, 4096, ProcState::kDiskSleep)})}));
+  in.samples.push_back(Host(20, {Gpu(4096, {Proc(5, 4096, ProcState::kSleeping)})}));
+  const CheckResult r = EvaluateCheck(in, c);
+  EXPECT_EQ(Find(r, "stuck_holder"), nullptr);
+  EXPECT_TRUE(HasNote(r, "PID 5 was in D state in 2 of 3 samples: not stuck"));
+  // D at the end too: one note, not two.
+  in.samples.back() = Host(20, {Gpu(4096, {Proc(5, 4096, ProcState::kDiskSleep)})});
+  in.samples.front() = Host(0, {Gpu(4096, {Proc(5, 4096, ProcState::kSleeping)})});
+  const CheckResult end = EvaluateCheck(in, c);
+  EXPECT_EQ(std::count_if(end.notes.begin(), end.notes.end(),
+                          [](const std::string& n) { return n.find("D state") != std::string::npos; }),
+            1);
+}
+
+// A GPU that hung inside the window and answers at its end: the check is not a clean OK, and the
+// idle rule says why it could not judge the holder.
+TEST(Findings, AHangInsideTheWindowIsReportedAfterTheGpuRecovers) {
+  CheckConfig c;
+  c.window_s = 30;
+  CheckInput in;
+  for (int t = 0; t <= 30; t += 10)
+    in.samples.push_back(Host(t, {Gpu(1000, {Proc(9, 1000, ProcState::kSleeping, 0)})}));
+  GpuSnapshot& hung = in.samples[1].gpus[0];
+  hung.responsive = false;
+  hung.processes.clear();
+  hung.memory_used_bytes.reset();
+  hung.errors = {"nvmlDeviceGetMemoryInfo_v2: no answer within the 500 ms deadline"};
+  const CheckResult r = EvaluateCheck(in, c);
+  const Finding* f = Find(r, "nvml_error");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("did not answer in 1 of 4 samples over 30s (nvmlDeviceGetMemoryInfo_v2)"),
+            std::string::npos)
+      << f->message;
+  EXPECT_EQ(Find(r, "idle_holder"), nullptr);
+  EXPECT_TRUE(HasNote(r, "idle_holder not judged for PID 9 on GPU 0: the process list could not be read in 1 of 4"));
+
+  // A failure that has passed is a warning too; one still failing is reported once, by the last sample.
+  hung.responsive = true;
+  hung.processes = in.samples[0].gpus[0].processes;
+  hung.memory_used_bytes = 1000 * kMiB;
+  hung.errors = {"nvmlDeviceGetUtilizationRates: Unknown Error"};
+  hung.nvml_errors = {{"nvmlDeviceGetUtilizationRates", 999, "nvmlDeviceGetUtilizationRates: Unknown Error"}};
+  const CheckResult failed = EvaluateCheck(in, c);
+  ASSERT_NE(Find(failed, "nvml_error"), nullptr);
+  EXPECT_NE(Find(failed, "nvml_error")->message.find("failed in 1 of 4 samples"), std::string::npos);
+  in.samples.back().gpus[0].errors = hung.errors;
+  in.samples.back().gpus[0].nvml_errors = hung.nvml_errors;
+  const CheckResult still = EvaluateCheck(in, c);
+  EXPECT_EQ(std::count_if(still.findings.begin(), still.findings.end(),
+                          [](const Finding& x) { return x.kind == "nvml_error"; }),
+            1);
+}
+
+TEST(Findings, Xid154TakesTheSeverityOfTheRecoveryActionItNames) {
+  struct Case {
+    std::string message;
+    Severity expected;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)", Severity::kCritical},
+           {"GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)", Severity::kCritical},
+           {"GPU recovery action changed from 0x0 (None) to 0x4 (Drain and Reset)", Severity::kCritical},
+           {"GPU recovery action changed from 0x0 (None) to 0x3 (Drain P2P)", Severity::kWarning},
+           {"GPU recovery action changed from 0x2 (Node Reboot Required) to 0x0 (None)", Severity::kOk},
+           {"something the catalog does not describe", Severity::kWarning}}) {
+    CheckInput in;
+    in.samples.push_back(Host(0, {Gpu(0, {})}));
+    XidSummary x;
+    x.gpu = "0";
+    x.xid = 154;
+    x.count = 1;
+    x.klass = XidSummary::Class::kInformational;
+    x.last_message = c.message;
+    in.xids = {x};
+    const CheckResult r = EvaluateCheck(in, {});
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].severity, c.expected) << c.message;
+  }
+}
+
+TEST(Findings, AGpuWithNoIdentifierIsNamedWithoutEmptyParentheses) {
+  GpuSnapshot lost = Gpu(0, {});
+  lost.uuid.clear();
+  lost.lost = true;
+  const CheckResult r = OneShot(lost);
+  ASSERT_NE(Find(r, "gpu_lost"), nullptr);
+  EXPECT_EQ(Find(r, "gpu_lost")->message.rfind("GPU 0 is lost", 0), 0u) << Find(r, "gpu_lost")->message;
+}
+
+}  // namespace
+}  // namespace vw::detection

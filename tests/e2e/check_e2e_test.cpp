@@ -332,6 +332,7 @@ TEST(CheckE2E, ContainerWithoutHostPidNamespaceSaysItIsBlindInsteadOfCallingPids
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NE(f[0]["message"].get<std::string>().find("812345"), std::string::npos);
   EXPECT_EQ(r.json["host"]["host_pids_visible"], false);
+  EXPECT_EQ(r.json["gpus"][0]["processes"][0]["state"], "unknown") << r.out;  // invisible, not gone
 }
 
 TEST(CheckE2E, XidLinesAreMatchedToTheGpuAndHardwareOnesAreCritical) {

@@ -74,6 +74,16 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
 
   out.hints = reader.PidNamespaceHints();
   host.host_pids_visible = HostPidsVisible(nvml_pids, nvml_infos, out.hints);
+  if (!host.host_pids_visible) {
+    // NVML's host PIDs are not in this namespace: not finding one says nothing about its state.
+    for (auto& gpu : host.gpus) {
+      for (auto& p : gpu.processes) {
+        if (!p.listed_by_nvml || p.info.state != ProcState::kGone) continue;
+        p.info.state = ProcState::kUnknown;
+        p.info.unreadable.push_back("state: host PID not visible in this PID namespace");
+      }
+    }
+  }
   return out;
 }
 

@@ -121,6 +121,14 @@ TEST(JoinHolders, MissingPidsInsideAContainerNamespaceMakeHostPidsInvisible) {
   JoinResult r = JoinHolders(h, reader, starts);
   EXPECT_FALSE(h.host_pids_visible);
   EXPECT_TRUE(r.hints.in_pid_namespace);
+  // Not found here is not gone: the listed PIDs' state is unknown, and says why.
+  for (const auto& p : h.gpus[0].processes) {
+    EXPECT_EQ(p.info.state, ProcState::kUnknown) << p.pid;
+    EXPECT_NE(std::find(p.info.unreadable.begin(), p.info.unreadable.end(),
+                        "state: host PID not visible in this PID namespace"),
+              p.info.unreadable.end())
+        << p.pid;
+  }
 }
 
 // Serves /proc/PID/stat from a script: the Nth read of a PID's stat returns the Nth state.

@@ -622,7 +622,8 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
   cmd->add_option("--range", flags->range, "How far back to read with --prometheus")->capture_default_str();
   cmd->add_option("--end", flags->end, "End of the --range (ISO 8601 or epoch seconds; default now)");
   cmd->add_option("--unit", flags->unit,
-                  "Unit of the --query values: auto (MiB for DCGM_FI_DEV_FB_*, bytes otherwise), bytes, KiB, MiB, GiB")
+                  "Unit of the --query values: bytes, KiB, MiB, GiB, or auto (MiB for DCGM_FI_DEV_FB_*, bytes for "
+                  "names ending in _bytes; any other name stops and asks for --unit)")
       ->capture_default_str();
   cmd->add_option("--format", flags->format, "Input format: auto, query-csv, values, dmon, pmon, smi-table, recording")
       ->capture_default_str();

@@ -249,6 +249,16 @@ def _(ctx):
     assert text.returncode == 3 and "PID 1073" in text.stdout and "insufficient_data" in text.stdout, text.stdout
 
 
+@check("--help describes --unit auto as it behaves: _bytes names are bytes, other names ask for --unit")
+def _(ctx):
+    r = subprocess.run([ctx.vramwatch, "analyze", "--help"], capture_output=True, text=True, timeout=60)
+    text = " ".join(r.stdout.split())
+    start = text.index("--unit")
+    unit_help = text[start:text.index("--format", start)]
+    assert "_bytes" in unit_help and "asks for --unit" in unit_help, unit_help
+    assert "bytes otherwise" not in unit_help, unit_help
+
+
 @check("dmon log without processes and no fb values: still the clear 'no memory values' error")
 def _(ctx):
     with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:

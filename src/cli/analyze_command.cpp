@@ -73,9 +73,9 @@ Result<AnalyzeSettings> Resolve(const AnalyzeFlags& f) {
   s.trace.lenient = f.lenient;
   for (auto [text, out] : {std::pair{&f.since, &s.since_s}, std::pair{&f.until, &s.until_s}}) {
     if (text->empty()) continue;
-    auto ts = ParseTimestamp(*text);
-    if (!ts.ok()) return ts.status().WithContext(out == &s.since_s ? "--since" : "--until");
-    *out = ts->seconds;
+    auto t = ParseTimeFlag(out == &s.since_s ? "--since" : "--until", *text);
+    if (!t.ok()) return t.status();
+    *out = *t;
   }
   if (s.since_s && s.until_s && *s.since_s > *s.until_s) {
     return Status::InvalidArgument(
@@ -492,9 +492,9 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
   if (!unit.ok()) return unit.status().WithContext("--unit");
   std::optional<double> end;
   if (!flags.end.empty()) {
-    auto ts = ParseTimestamp(flags.end);
-    if (!ts.ok()) return ts.status().WithContext("--end");
-    end = ts->seconds;
+    auto t = ParseTimeFlag("--end", flags.end);
+    if (!t.ok()) return t.status();
+    end = *t;
   }
   auto fetched = prometheus::FetchPrometheusSeries(flags.prometheus_url, flags.query, *range, end, *unit);
   if (!fetched.ok()) return fetched.status();

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/time.h"
+
 namespace vw::cli {
 
 Result<std::vector<std::string>> SplitColumnsFlag(const std::string& text) {
@@ -21,6 +23,14 @@ Result<std::vector<std::string>> SplitColumnsFlag(const std::string& text) {
     start = comma + 1;
   }
   return out;
+}
+
+Result<double> ParseTimeFlag(std::string_view flag, const std::string& text) {
+  auto ts = ParseTimestamp(text);
+  if (ts.ok()) return ts->seconds;
+  std::string message = ts.status().message();
+  if (message.find(kTimestampForms) == std::string::npos) message += fmt::format("; expected {}", kTimestampForms);
+  return Status(ts.status().code(), message).WithContext(flag);
 }
 
 }  // namespace vw::cli

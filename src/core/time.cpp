@@ -169,8 +169,7 @@ Result<Timestamp> ParseTimestamp(std::string_view text) {
     return Timestamp{Compose(y, mo, d, h, mi, se, 0), false};
   }
   if (!TakeInt(s, 4, 4, y) || s.empty() || (s.front() != '/' && s.front() != '-')) {
-    return Status::ParseError("bad timestamp '" + shown +
-                              "': expected YYYY/MM/DD HH:MM:SS.mmm, YYYYMMDD HH:MM:SS, ISO 8601 or epoch seconds");
+    return Status::ParseError("bad timestamp '" + shown + "': expected " + std::string(kTimestampForms));
   }
   char sep = s.front();
   s.remove_prefix(1);

@@ -36,6 +36,10 @@ struct Timestamp {
 // 10000 on (kTimestampLimitSeconds; epoch milliseconds are named as the likely mistake).
 Result<Timestamp> ParseTimestamp(std::string_view text);
 
+// The spellings ParseTimestamp accepts, as error messages list them.
+inline constexpr std::string_view kTimestampForms =
+    "YYYY/MM/DD HH:MM:SS.mmm, YYYYMMDD HH:MM:SS, ISO 8601 or epoch seconds";
+
 // Whether the proleptic Gregorian date exists: month 1..12, day 1..28/29/30/31 (leap years
 // included). 2026-02-30 and 2025-02-29 do not.
 bool ValidCivilDate(int year, int month, int day);

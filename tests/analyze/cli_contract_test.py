@@ -249,6 +249,16 @@ def _(ctx):
     assert text.returncode == 3 and "PID 1073" in text.stdout and "insufficient_data" in text.stdout, text.stdout
 
 
+@check("every bad --since/--until value is exit 3 and lists the accepted time forms")
+def _(ctx):
+    forms = "YYYY/MM/DD HH:MM:SS.mmm, YYYYMMDD HH:MM:SS, ISO 8601 or epoch seconds"
+    for flag in ("--since", "--until"):
+        for value in ("garbage", "10:00", "2026/02/30", "99999999999999", "2026-03-14T10:00:00+25:00"):
+            r = vw(ctx, flag, value, os.path.join(ctx.examples, "training-leak.csv"))
+            assert r.returncode == 3, (flag, value, r.returncode)
+            assert flag in r.stderr and forms in r.stderr, (flag, value, r.stderr)
+
+
 @check("--help describes --unit auto as it behaves: _bytes names are bytes, other names ask for --unit")
 def _(ctx):
     r = subprocess.run([ctx.vramwatch, "analyze", "--help"], capture_output=True, text=True, timeout=60)

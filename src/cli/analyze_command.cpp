@@ -268,6 +268,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     auto it = builders.find(key);
     if (it == builders.end()) {
       it = builders.emplace(key, std::make_unique<detection::SeriesBuilder>(gpu)).first;
+      it->second->HoldBackOneSample();  // a lone sample ahead of both neighbours is left out
       order.push_back(key);
     }
     return *it->second;
@@ -397,6 +398,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   std::vector<detection::SeriesBuilder*> ordered;
   for (const std::string& key : order) {
     detection::SeriesBuilder* b = builders[key].get();
+    b->Finish();
     b->SetTimeFlags(reader.has_zone(), reader.synthetic_time());
     ordered.push_back(b);
   }

@@ -38,17 +38,21 @@ void LeakEngine::SetCapacity(double total_bytes, double reserved_bytes) {
   reserved_bytes_ = std::max(0.0, reserved_bytes);
 }
 
+void LeakEngine::CountOutOfOrder(double t, double after_t) {
+  if (!first_out_of_order_t_) {
+    first_out_of_order_t_ = t;
+    first_out_of_order_after_t_ = after_t;
+  }
+  ++out_of_order_;
+}
+
 void LeakEngine::AddSlow(double t, double used_bytes) {
   if (!std::isfinite(t) || !std::isfinite(used_bytes)) {
     ++out_of_order_;
     return;
   }
   if (samples_ > 0 && t < last_t_) {
-    if (!first_out_of_order_t_) {
-      first_out_of_order_t_ = t;
-      first_out_of_order_after_t_ = last_t_;
-    }
-    ++out_of_order_;
+    CountOutOfOrder(t, last_t_);
     return;
   }
   // A fall from the previous sample: explained now by a pending departure (everything so far is

@@ -403,6 +403,11 @@ class LeakEngine {
     AddSlow(t, used_bytes);
   }
 
+  // A sample the caller left out for being out of time order: at `t` (seconds), in the input after
+  // the sample at `after_t`. Counted as Add() counts one older than the last (out_of_order(), and
+  // the first one's times); the engine's samples are unchanged.
+  void CountOutOfOrder(double t, double after_t);
+
   // Card capacity: total and the driver-reserved part (bytes). May be called again when it changes.
   void SetCapacity(double total_bytes, double reserved_bytes = 0);
   // For a process series: the memory the GPU's other holders use now (bytes; unset: unknown). It

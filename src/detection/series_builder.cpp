@@ -126,6 +126,37 @@ void SeriesBuilder::Add(const MemorySample& sample) {
   AddMemory(sample.t, sample.used_bytes, sample.total_bytes, sample.reserved_bytes);
 }
 
+void SeriesBuilder::HoldBackSlow(double t, double used_bytes) {
+  if (!std::isfinite(t) || !std::isfinite(used_bytes)) {
+    Feed(t, used_bytes);  // the engine counts it; nothing to hold
+    return;
+  }
+  if (!held_) {
+    held_ = true;
+    held_t_ = t;
+    held_bytes_ = used_bytes;
+    return;
+  }
+  if (t >= held_t_) {
+    Feed(held_t_, held_bytes_);
+  } else if (fed_ && t >= fed_t_) {
+    // The sample held is ahead of both its neighbours: it is the one out of order.
+    engine_.CountOutOfOrder(held_t_, fed_t_);
+  } else {
+    // Older than the sample held and than the one before it (or the first of the series).
+    engine_.CountOutOfOrder(t, held_t_);
+    return;
+  }
+  held_t_ = t;
+  held_bytes_ = used_bytes;
+}
+
+void SeriesBuilder::Finish() {
+  if (!held_) return;
+  held_ = false;
+  Feed(held_t_, held_bytes_);
+}
+
 void SeriesBuilder::ChangeCapacity(uint64_t total_bytes, std::optional<uint64_t> reserved_bytes) {
   meta_.total_bytes = total_bytes;
   if (reserved_bytes) meta_.reserved_bytes = reserved_bytes;

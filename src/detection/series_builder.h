@@ -1,12 +1,14 @@
 // SeriesBuilder: turns a stream of samples of one series (one GPU's used memory, or one process's)
 // into a SeriesAnalysis: feeds the LeakEngine, tracks capacity, and keeps a bounded min/max sketch
 // of the raw curve for plots. `analyze` uses one per GPU (and per GPU+PID where the trace lists
-// processes); the live daemon uses the same class, so batch and live cannot disagree.
+// processes); the live daemon uses the same class, so batch and live cannot disagree (analyze
+// alone holds one sample back, HoldBackOneSample(), to leave out a lone sample with a wrong date).
 //
 // Cost: O(1) amortised per sample; memory bounded by `max_points` and the engine's bucket cap.
 // Units: seconds, bytes. Threading: one thread at a time.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -91,9 +93,28 @@ class SeriesBuilder {
   }
   // A bare value (per-process series).
   void Add(double t, double used_bytes) {
-    engine_.Add(t, used_bytes);
-    raw_.Add(t, used_bytes);
+    if (!hold_back_) {
+      Feed(t, used_bytes);
+    } else if (held_ && t >= held_t_ && std::isfinite(t) && std::isfinite(used_bytes)) {
+      // Inline for the common case: the sample held is not ahead of this one, so it goes in.
+      Feed(held_t_, held_bytes_);
+      held_t_ = t;
+      held_bytes_ = used_bytes;
+    } else {
+      HoldBackSlow(t, used_bytes);
+    }
   }
+
+  // For a whole recorded stream (analyze): each sample is held until the next one of the series
+  // shows whether it is a lone sample ahead of both its neighbours (one line with a wrong date):
+  // such a sample is left out and counted as out of time order (LeakEngine::CountOutOfOrder), and
+  // the samples after it go in. A sample older than both the one held and the one before it is
+  // the one left out, as before. The first sample is never left out this way, so a file written
+  // newest first still has every sample after its first counted. Call Finish() after the last
+  // sample: Snapshot() does not see the sample held. Off by default (the live daemon).
+  void HoldBackOneSample() { hold_back_ = true; }
+  // Puts the sample held (if any) in; the stream has ended.
+  void Finish();
   void SetCapacity(std::optional<uint64_t> total_bytes, std::optional<uint64_t> reserved_bytes) {
     // Inline for the common case: the capacity the series already has.
     if (!total_bytes) return;
@@ -125,11 +146,27 @@ class SeriesBuilder {
 
  private:
   void ChangeCapacity(uint64_t total_bytes, std::optional<uint64_t> reserved_bytes);
+  void Feed(double t, double used_bytes) {
+    engine_.Add(t, used_bytes);
+    raw_.Add(t, used_bytes);
+    if (std::isfinite(t) && std::isfinite(used_bytes) && (!fed_ || t >= fed_t_)) {
+      fed_ = true;
+      fed_t_ = t;
+    }
+  }
+  void HoldBackSlow(double t, double used_bytes);
 
   SeriesAnalysis meta_;  // identity, flags, events; raw/buckets/assessment filled in Snapshot()
   LeakEngine engine_;
   MinMaxDecimator raw_;
   size_t missing_ = 0;
+  // HoldBackOneSample(): the sample held back (seconds, bytes), and the time of the newest sample
+  // put in (seconds).
+  bool hold_back_ = false;
+  bool held_ = false;
+  double held_t_ = 0, held_bytes_ = 0;
+  bool fed_ = false;
+  double fed_t_ = 0;
 };
 
 }  // namespace vw::detection

@@ -257,6 +257,56 @@ TEST(SeriesBuilder, MissingValuesAreCountedNotFedAsZero) {
   for (const SeriesPoint& p : a.raw) EXPECT_EQ(p.used_bytes, static_cast<double>(1000ull << 20));
 }
 
+// With HoldBackOneSample() a lone sample ahead of both its neighbours (one line with a date a year
+// on) is the one left out and counted, wherever it is; samples older than the one before them are
+// left out as without it, so a file written newest first keeps only its first sample.
+TEST(SeriesBuilder, HeldBackSampleAheadOfBothNeighboursIsTheOneLeftOut) {
+  constexpr double kYear = 365 * 86400.0;
+  struct Case {
+    const char* name;
+    std::vector<double> times;
+    size_t samples, out_of_order;
+    double first_t, first_after_t;  // the first sample left out, and the one it came after
+    double last_t;                  // the newest sample taken
+  };
+  std::vector<double> ahead_mid, ahead_end, ahead_first, reversed, two_ahead;
+  for (int i = 0; i < 100; ++i) {
+    ahead_mid.push_back(i == 40 ? 40 + kYear : i);
+    ahead_end.push_back(i == 98 ? 98 + kYear : i);
+    ahead_first.push_back(i == 1 ? 1 + kYear : i);
+    reversed.push_back(99 - i);
+    two_ahead.push_back(i == 40 || i == 41 ? i + kYear : i);
+  }
+  const std::vector<Case> cases = {
+      {"ahead in the middle", ahead_mid, 99, 1, 40 + kYear, 39, 99},
+      {"ahead near the end", ahead_end, 99, 1, 98 + kYear, 97, 99},
+      {"ahead, second sample", ahead_first, 99, 1, 1 + kYear, 0, 99},
+      {"written newest first", reversed, 1, 99, 98, 99, 99},
+      {"a swapped pair", {0, 1, 3, 2, 4, 5}, 5, 1, 3, 1, 5},
+      // Not a lone sample: the two ahead are taken and every later one is older than them.
+      {"two ahead", two_ahead, 42, 58, 42, 41 + kYear, 41 + kYear},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    SeriesBuilder b(GpuIdentity{"0"});
+    b.HoldBackOneSample();
+    for (double t : c.times) b.AddMemory(t, 1000ull << 20, 80ull << 30, std::nullopt);
+    b.Finish();
+    const SeriesAnalysis a = b.Snapshot();
+    EXPECT_EQ(a.assessment.samples, c.samples);
+    EXPECT_EQ(a.out_of_order, c.out_of_order);
+    ASSERT_TRUE(a.first_out_of_order_t && a.first_out_of_order_after_t);
+    EXPECT_EQ(*a.first_out_of_order_t, c.first_t);
+    EXPECT_EQ(*a.first_out_of_order_after_t, c.first_after_t);
+    ASSERT_FALSE(a.raw.empty());
+    EXPECT_EQ(a.raw.back().t, c.last_t);
+  }
+  // Without the hold-back the sample ahead is taken and the rest counted (the live daemon's way).
+  SeriesBuilder live(GpuIdentity{"0"});
+  for (double t : ahead_mid) live.AddMemory(t, 1000ull << 20, 80ull << 30, std::nullopt);
+  EXPECT_EQ(live.Snapshot().out_of_order, 59u);
+}
+
 // The series' clock (SetTimeFlags) decides how its evidence names moments: UTC clock times for a
 // trace that named its zone, the wall clock as written for one that did not, and for one without
 // a clock its own times (seconds from the trace's first sample, "t+1h 5m" as analyze's report

@@ -111,6 +111,37 @@ def _(ctx):
         assert json.loads(ordered.stdout)["gpus"][0]["samples_out_of_order"] == 0
 
 
+@check("one sample dated a year ahead is the one ignored, wherever it is, with one thread and in blocks")
+def _(ctx):
+    n = 4320
+    start = 1_773_478_800  # 2026-03-14T09:00:00Z
+    for line in (1001, 4001):  # 1-based file lines, after the header
+        rows = ["timestamp, index, memory.used [MiB], memory.total [MiB]"]
+        for i in range(n):
+            t = start + 5 * i + (365 * 86400 if i + 2 == line else 0)
+            rows.append(f"{t}, 0, {int(20000 + 200 * i * 5 / 3600)} MiB, 81559 MiB")
+        with tempfile.TemporaryDirectory() as d:
+            path = write(d, "ahead.csv", "\n".join(rows) + "\n")
+            docs = []
+            for env in ({"VRAMWATCH_ANALYZE_THREADS": "1"}, {"VRAMWATCH_ANALYZE_THREADS": "4"},
+                        {"VRAMWATCH_ANALYZE_THREADS": "4", "VRAMWATCH_ANALYZE_BLOCK_BYTES": "65536"}):
+                for lenient in ([], ["--lenient"]):
+                    r = subprocess.run([ctx.vramwatch, "analyze", "--json", *lenient, path], capture_output=True,
+                                       text=True, timeout=120, env={**os.environ, **env})
+                    assert r.returncode == 1, (line, env, r.returncode, r.stderr)
+                    docs.append(r.stdout)
+            assert all(doc == docs[0] for doc in docs), "one thread and blocks must agree"
+            g = json.loads(docs[0])["gpus"][0]
+            assert g["samples"] == n - 1 and g["samples_out_of_order"] == 1, (line, g["samples"], g)
+            assert g["first_out_of_order"].startswith("2027-03-14"), g["first_out_of_order"]
+            assert g["end"].startswith("2026-03-14T14:59:55"), g["end"]
+            rate = g["leak_rate_bytes_per_second"] * 3600 / 2 ** 20
+            assert 180 < rate < 220, rate
+            assert g["time_to_oom_seconds"] < 30 * 86400, g["time_to_oom_seconds"]
+            text = vw(ctx, path).stdout
+            assert "1 sample(s) out of time order were ignored (the first, at 2027-03-14" in text, text
+
+
 @check("unknown commands get a suggestion; --version works like version")
 def _(ctx):
     r = run(ctx, "analyse", "x.csv")

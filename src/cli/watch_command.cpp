@@ -241,7 +241,14 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
   auto ingest = [&] {
     if (!have) return;
     if (speed > 0 && prev_t > 0 && pending.t > prev_t) {
-      std::this_thread::sleep_for(std::chrono::duration<double>((pending.t - prev_t) / speed));
+      // In short slices, so that SIGINT/SIGTERM end a replay at once, not after a long gap.
+      const auto until =
+          std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                 std::chrono::duration<double>((pending.t - prev_t) / speed));
+      while (!g_stop && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+            until - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
+      }
     }
     if (first) {
       first = false;
@@ -577,8 +584,8 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       duration = *v;
     }
     if (f->replay.empty() && interval < 0.1) return Fail("--interval must be at least 100ms");
-    if (f->replay.empty() && (f->format != "auto" || !f->columns.empty() || !f->total.empty())) {
-      return Fail("--format, --columns and --total say how to read a --replay file; they need --replay");
+    if (f->replay.empty() && (f->format != "auto" || !f->columns.empty() || !f->total.empty() || f->speed != "max")) {
+      return Fail("--format, --columns, --total and --speed say how to read a --replay file; they need --replay");
     }
     if (process_interval < interval) process_interval = interval;
     if (timeout <= 0) return Fail("--timeout must be greater than 0");

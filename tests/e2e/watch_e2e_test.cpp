@@ -1294,10 +1294,30 @@ TEST(WatchE2E, ReplayTakesTheTraceFlagsThatFilesWithoutClockOrHeaderNeed) {
   EXPECT_EQ(cols.exit_code, 0) << cols.out << cols.err;
   EXPECT_NE(cols.out.find("GPU 0: "), std::string::npos) << cols.out;
 
-  // The trace flags need --replay.
-  RunResult live = RunVramwatch({"watch", "--total", "80GiB", "--duration", "1s"}, {}, 30);
-  EXPECT_EQ(live.exit_code, 3) << live.out << live.err;
-  EXPECT_NE(live.err.find("--replay"), std::string::npos) << live.err;
+  // The trace flags need --replay, --speed too (it was accepted and ignored, even '0').
+  for (const auto& flags : {std::vector<std::string>{"--total", "80GiB"}, std::vector<std::string>{"--speed", "0"},
+                            std::vector<std::string>{"--speed", "60"}}) {
+    std::vector<std::string> args{"watch", "--duration", "1s"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    RunResult live = RunVramwatch(args, {}, 30);
+    EXPECT_EQ(live.exit_code, 3) << flags[0] << live.out << live.err;
+    EXPECT_NE(live.err.find("--replay"), std::string::npos) << live.err;
+  }
+}
+
+// A replay at a real-time --speed waits out the gaps between samples; SIGINT ends it at once
+// (within a second, not after the gap), with the verdicts of what was read so far.
+TEST(WatchE2E, AReplayWaitingOutAGapStopsAtOnceOnSigint) {
+  Scratch s;
+  const std::string csv = s.Write("gap.csv",
+                                  "timestamp, index, memory.used [MiB], memory.total [MiB]\n"
+                                  "2026/03/14 10:00:00.000, 0, 1000 MiB, 81559 MiB\n"
+                                  "2026/03/14 10:10:00.000, 0, 1000 MiB, 81559 MiB\n");
+  Daemon d({"watch", "--replay", csv, "--speed", "1"}, {}, s.dir() + "/replay.log");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  kill(d.pid(), SIGINT);
+  EXPECT_NE(d.Wait(3), -1000) << "still waiting out the 10-minute gap: " << d.Log();
+  EXPECT_NE(d.Log().find("GPU 0: "), std::string::npos) << d.Log();
 }
 
 // A pmon log has no clock and no GPU totals, only the processes: its replay is never stale for

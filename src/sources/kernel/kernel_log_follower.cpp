@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -16,6 +17,24 @@ KernelLogFollower::KernelLogFollower(std::string path) : path_(std::move(path)) 
 KernelLogFollower::~KernelLogFollower() {
   if (fd_ >= 0) ::close(fd_);
 }
+
+namespace {
+
+constexpr size_t kTailBytes = 64;  // bytes before the read offset kept to recognise the file
+
+// The last kTailBytes bytes of `path` before `offset` (fewer at the start of the file; empty when
+// they cannot be read).
+std::string ReadTail(const std::string& path, uint64_t offset) {
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(offset, kTailBytes));
+  std::string tail(n, '\0');
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  ssize_t got = ::pread(fd, tail.data(), n, static_cast<off_t>(offset - n));
+  ::close(fd);
+  return got == static_cast<ssize_t>(n) ? tail : std::string();
+}
+
+}  // namespace
 
 Status KernelLogFollower::Start() {
   if (path_ == "none") {
@@ -41,6 +60,8 @@ Status KernelLogFollower::Start() {
     ::close(fd);
     if (rc != 0) return FromErrno(err, "read kernel log " + path_);
     offset_ = static_cast<uint64_t>(st.st_size);
+    file_id_ = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+    tail_ = ReadTail(path_, offset_);
     mode_ = Mode::kFile;
     source_ = path_;
     return Status::Ok();
@@ -110,8 +131,24 @@ Result<KernelLogScan> KernelLogFollower::ReadNew() {
   }
   int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return FromErrno(errno, "open kernel log " + path_);
+  // Read again from the start a file that is not the one read before: another file at the path
+  // (rotated, recreated), one that shrank (truncated), or one whose bytes before the offset
+  // changed (truncated, then written past the old offset between two looks).
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) < offset_) offset_ = 0;  // truncated or rotated
+  if (::fstat(fd, &st) == 0) {
+    const std::pair<uint64_t, uint64_t> id{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+    bool replaced = id != file_id_ || static_cast<uint64_t>(st.st_size) < offset_;
+    if (!replaced && !tail_.empty()) {
+      std::string now(tail_.size(), '\0');
+      ssize_t n = ::pread(fd, now.data(), now.size(), static_cast<off_t>(offset_ - tail_.size()));
+      replaced = n != static_cast<ssize_t>(now.size()) || now != tail_;
+    }
+    if (replaced) {
+      offset_ = 0;
+      tail_.clear();
+    }
+    file_id_ = id;
+  }
   std::string text;
   char buf[65536];
   for (;;) {
@@ -130,6 +167,8 @@ Result<KernelLogScan> KernelLogFollower::ReadNew() {
   if (complete == std::string::npos) return KernelLogScan{};  // a line still being written
   text.resize(complete + 1);
   offset_ += text.size();
+  tail_ = (tail_ + text.substr(text.size() - std::min(text.size(), kTailBytes)));
+  if (tail_.size() > kTailBytes) tail_.erase(0, tail_.size() - kTailBytes);
   return ScanKernelLog(text);
 }
 

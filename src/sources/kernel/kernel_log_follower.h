@@ -1,6 +1,8 @@
 // KernelLogFollower: the Xid lines the kernel log gained since the last look, for the daemon.
 //   - a file (--kernel-log FILE): reads from the byte offset where the last read stopped, complete
-//     lines only; a file that shrank (truncated or rotated) is read again from its start;
+//     lines only; a file that is not the one read before (another file at the path: rotated or
+//     recreated; one that shrank; one whose last bytes before the offset changed: truncated and
+//     written again) is read again from its start;
 //   - the system log: /dev/kmsg kept open (its reader position moves past each record read), else
 //     `dmesg`, where the new events are those after the last event line seen in the previous run;
 //   - "none": nothing.
@@ -11,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -50,9 +53,11 @@ class KernelLogFollower {
   Mode mode_ = Mode::kNone;
   std::string source_;
   std::vector<std::string> notes_;
-  uint64_t offset_ = 0;          // file mode: bytes consumed
-  int fd_ = -1;                  // kmsg mode
-  std::string last_dmesg_line_;  // dmesg mode: the last event line seen
+  uint64_t offset_ = 0;                    // file mode: bytes consumed
+  std::pair<uint64_t, uint64_t> file_id_;  // file mode: device and inode of the file read
+  std::string tail_;                       // file mode: the last bytes before offset_ (at most 64)
+  int fd_ = -1;                            // kmsg mode
+  std::string last_dmesg_line_;            // dmesg mode: the last event line seen
 };
 
 }  // namespace vw::kernel

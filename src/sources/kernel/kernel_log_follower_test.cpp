@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -75,6 +76,33 @@ TEST_F(FollowerFile, ReadsATruncatedFileAgainFromItsStart) {
   ASSERT_TRUE(scan.ok());
   ASSERT_EQ(scan->events.size(), 1u);
   EXPECT_EQ(scan->events[0].xid, 79);
+}
+
+// Rotation (the file moved away and a new one written at the path) and a file truncated, then
+// written past the old offset between two looks: the first line of the new text is not skipped.
+TEST_F(FollowerFile, ReadsAReplacedOrRewrittenFileAgainFromItsStart) {
+  Append(kXid13);
+  KernelLogFollower f(path_);
+  ASSERT_TRUE(f.Start().ok());
+  const std::string rotated = path_ + ".1";
+  ASSERT_EQ(std::rename(path_.c_str(), rotated.c_str()), 0);
+  Append(kXid79);  // same length as before: only the inode tells
+  Append(kXid79);
+  auto after_rotation = f.ReadNew();
+  std::filesystem::remove(rotated);
+  ASSERT_TRUE(after_rotation.ok());
+  EXPECT_EQ(after_rotation->events.size(), 2u);
+
+  { std::ofstream truncate(path_, std::ios::trunc); }
+  Append(kXid13);
+  Append(kXid13);
+  Append(kXid79);  // longer than what was read: the size alone does not tell
+  auto after_rewrite = f.ReadNew();
+  ASSERT_TRUE(after_rewrite.ok());
+  EXPECT_EQ(after_rewrite->events.size(), 3u);
+  auto again = f.ReadNew();
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->events.empty()) << "each line is read once";
 }
 
 TEST(KernelLogFollower, MissingFileFailsAtStartWithItsPath) {

@@ -192,7 +192,7 @@ Status HttpServer::Start() {
   server_->set_read_timeout(secs(options_.read_timeout_s), usecs(options_.read_timeout_s));
   server_->set_write_timeout(secs(options_.write_timeout_s), usecs(options_.write_timeout_s));
   server_->set_keep_alive_max_count(20);
-  server_->set_keep_alive_timeout(5);
+  server_->set_keep_alive_timeout(2);  // seconds an idle keep-alive connection holds a worker
   server_->set_payload_max_length(64 * 1024);
   // SO_REUSEADDR only: cpp-httplib's default SO_REUSEPORT would let a second daemon share the port.
   server_->set_socket_options([](socket_t sock) {

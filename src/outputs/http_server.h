@@ -9,7 +9,9 @@
 //
 // Handlers only copy the shared_ptr the sampler last published (StatePublisher) and render it: no
 // handler calls NVML or waits on the sampler, and the sampler never waits on a client. Read and
-// write timeouts bound how long a slow client can hold one of the few worker threads.
+// write timeouts bound how long a slow client can hold one of the worker threads, and an idle
+// keep-alive connection is closed after 2 s, so a browser's open connections do not pin them;
+// a client that trickles its request a byte at a time still holds one (restrict the port).
 // Errors: an address in use or not local gives a Status naming the address and the OS reason.
 // Threading: Start()/Stop() from one thread; handlers run on the server's worker threads.
 #pragma once
@@ -60,7 +62,7 @@ struct HttpOptions {
   ListenAddress listen;
   double read_timeout_s = 5;
   double write_timeout_s = 5;
-  int worker_threads = 4;
+  int worker_threads = 16;    // connections served at once; a browser opens up to six
   double stale_after_s = 30;  // /healthz fails when the published state is older than this
 };
 

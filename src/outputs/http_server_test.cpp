@@ -265,6 +265,35 @@ TEST(HttpServer, SlowClientsNeitherBlockPublishingNorTheServerForLong) {
   for (int fd : socks) close(fd);
 }
 
+// Browsers keep their connections open after a request (up to six per host, per tab): eight such
+// idle connections must not keep another client waiting for their keep-alive to run out.
+TEST(HttpServer, IdleKeepAliveConnectionsDoNotKeepOtherClientsWaiting) {
+  Fixture f;
+  ASSERT_TRUE(f.server->Start().ok());
+  f.Publish();
+  std::vector<int> socks;
+  for (int i = 0; i < 8; ++i) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(static_cast<uint16_t>(f.server->port()));
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+    const std::string req = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    ASSERT_EQ(write(fd, req.data(), req.size()), static_cast<ssize_t>(req.size()));
+    char buf[512];
+    ASSERT_GT(read(fd, buf, sizeof buf), 0);  // served; the connection stays open, idle
+    socks.push_back(fd);
+  }
+  auto a = std::chrono::steady_clock::now();
+  auto res = f.Client().Get("/healthz");
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_LT(took, 1.0) << "waited for idle keep-alive connections to close";
+  for (int fd : socks) close(fd);
+}
+
 TEST(HttpServer, MalformedRequestGets400AndServingGoesOn) {
   Fixture f;
   ASSERT_TRUE(f.server->Start().ok());

@@ -51,18 +51,29 @@ bool IsBareValue(std::string_view t) {
 }  // namespace
 
 Result<TraceFormat> DetectTraceFormat(std::string_view head, bool complete, const std::string& display) {
+  const size_t head_bytes = head.size();
   size_t looked = 0;
   bool any_text = false;
+  bool cut = false;  // the line judged last goes on past the head: it is judged by its start
   std::vector<std::string_view> fields;
   while (!head.empty() && looked < kMaxLinesLooked) {
     size_t nl = head.find('\n');
-    if (nl == std::string_view::npos && !complete) break;  // a cut line: not enough to judge
+    if (nl == std::string_view::npos && !complete) {
+      if (any_text) break;  // a later line cut: the lines before it were not enough
+      cut = true;           // a first line longer than the head (a padded header, no line ends)
+    }
     std::string_view line = head.substr(0, nl);
     head = nl == std::string_view::npos ? std::string_view() : head.substr(nl + 1);
     ++looked;
     std::string_view t = Trim(line);
     if (t.empty()) continue;
     any_text = true;
+    if (t.find('\r') != std::string_view::npos) {
+      return Status::ParseError(fmt::format(
+          "{}:{}: expected lines ending in LF or CRLF, got lines ending in a bare CR (convert the file with "
+          "`tr '\\r' '\\n'`)",
+          display, looked));
+    }
     bool pmon = false;
     if (t.front() == '{') return TraceFormat::kRecording;
     if (IsMonitorHeader(t, &pmon)) return pmon ? TraceFormat::kPmon : TraceFormat::kDmon;
@@ -79,9 +90,15 @@ Result<TraceFormat> DetectTraceFormat(std::string_view head, bool complete, cons
     if (fields.size() >= 2) return TraceFormat::kQueryCsv;  // noheader: needs --columns
     if (IsBareValue(t)) return TraceFormat::kValues;
     return Status::ParseError(fmt::format(
-        "{}:{}: cannot tell the trace format from '{}'; expected an nvidia-smi --query-gpu CSV, one value per "
+        "{}:{}: cannot tell the trace format from '{}'{}; expected an nvidia-smi --query-gpu CSV, one value per "
         "line, dmon/pmon output, nvidia-smi tables or a vramwatch recording (or pass --format)",
-        display, looked, Shown(t)));
+        display, looked, Shown(t),
+        cut ? fmt::format(" (the start of a line longer than the {} bytes looked at)", head_bytes) : ""));
+  }
+  if (cut && !any_text) {
+    return Status::ParseError(
+        fmt::format("{}:1: the first line is blank for the {} bytes looked at, and goes on past them; pass --format",
+                    display, head_bytes));
   }
   if (!any_text) return Status::ParseError(fmt::format("{}: the trace is empty (no samples)", display));
   return Status::ParseError(fmt::format(

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -58,6 +59,43 @@ TEST(DetectTraceFormat, UnknownTextNamesTheLineAndTheChoices) {
   ASSERT_FALSE(f.ok());
   EXPECT_THAT(f.status().message(), HasSubstr("odd.txt:2: cannot tell the trace format from 'hello world'"));
   EXPECT_THAT(f.status().message(), HasSubstr("--format"));
+}
+
+// A first line longer than the bytes looked at (a header padded with spaces, a file without line
+// ends) is judged by its start, not called empty.
+TEST(DetectTraceFormat, AFirstLineLongerThanTheHeadIsJudgedByItsStart) {
+  const std::string header = "timestamp, memory.used [MiB], memory.total [MiB]" + std::string(70000, ' ');
+  auto f = DetectTraceFormat(std::string_view(header).substr(0, 65536), false, "padded.csv");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(*f, TraceFormat::kQueryCsv);
+
+  auto blank = DetectTraceFormat(std::string(65536, ' '), false, "blank.csv");
+  ASSERT_FALSE(blank.ok());
+  EXPECT_THAT(blank.status().message(), HasSubstr("blank.csv:1: the first line is blank for the 65536 bytes"));
+
+  auto odd = DetectTraceFormat(std::string(65536, 'x'), false, "odd.txt");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_THAT(odd.status().message(), HasSubstr("odd.txt:1: cannot tell the trace format"));
+  EXPECT_THAT(odd.status().message(), HasSubstr("longer than the 65536 bytes looked at"));
+}
+
+TEST(DetectTraceFormat, LinesEndingInABareCrAreNamed) {
+  auto f = DetectTraceFormat("timestamp, memory.used [MiB]\r2026/03/14 10:00:00, 1000 MiB\r", true, "mac.csv");
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.status().message(), HasSubstr("mac.csv:1: expected lines ending in LF or CRLF"));
+  EXPECT_THAT(f.status().message(), HasSubstr("tr '\\r' '\\n'"));
+  auto crlf = DetectTraceFormat("timestamp, memory.used [MiB]\r\n2026/03/14 10:00:00, 1000 MiB\r\n", true, "win.csv");
+  ASSERT_TRUE(crlf.ok()) << crlf.status().message();
+}
+
+TEST(OpenTrace, AHeaderLongerThanTheDetectionWindowIsRead) {
+  std::string text = "timestamp, memory.used [MiB], memory.total [MiB]" + std::string(70000, ' ') + "\n";
+  for (int i = 0; i < 3; ++i) text += fmt::format("2026/03/14 10:00:0{}.000, {} MiB, 81559 MiB\n", i, 1000 + i);
+  auto path = testing_util::WriteTemp("padded-header.csv", text);
+  auto read = testing_util::ReadTrace(path, {});
+  ASSERT_TRUE(read.status.ok()) << read.status.message();
+  ASSERT_EQ(read.records.size(), 3u);
+  EXPECT_EQ(read.records[2].sample.used_bytes, 1002.0 * (1 << 20));
 }
 
 TEST(OpenTrace, EmptyFileAndMissingFile) {

@@ -433,7 +433,9 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     return Status::ParseError(fmt::format("{}: no samples in the selected range", path));
   }
   bool any_memory = false;
-  for (const auto& s : out) any_memory = any_memory || s.analysis.assessment.samples > 0;
+  for (const auto& s : out) {
+    any_memory = any_memory || s.analysis.assessment.samples > 0 || s.analysis.above_total > 0;  // CheckSeries
+  }
   if (!any_memory) {
     return Status::ParseError(fmt::format(
         "{}: no memory values: the trace has no memory.used (or fb) column, or every value is missing", path));
@@ -447,6 +449,28 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
 Status CheckSeries(const outputs::AnalyzedSeries& s, const AnalyzeFlags& flags) {
   const detection::SeriesAnalysis& a = s.analysis;
   const std::string name = a.pid ? fmt::format("GPU {} PID {}", a.gpu.key, *a.pid) : fmt::format("GPU {}", a.gpu.key);
+  // Samples above the total they came with are left out by the builder (SeriesAnalysis::above_total):
+  // a few are a garbled line, reported; more of them than samples kept is a wrong reading of the file.
+  if (a.above_total > 0 && a.above_total > a.assessment.samples && a.first_above_total) {
+    const auto total = static_cast<double>(a.first_above_total->total_bytes);
+    const auto least = static_cast<double>(a.least_above_total_bytes);
+    const std::string how_many = a.assessment.samples == 0 ? std::string("every sample")
+                                                           : fmt::format("{} of {} samples", a.above_total,
+                                                                         a.above_total + a.assessment.samples);
+    std::string hint;
+    if (!flags.columns.empty()) {
+      hint = fmt::format(
+          "are the --columns in the file's order? --columns {} reads memory.used and memory.total from those places",
+          flags.columns);
+    } else if (!flags.total.empty()) {
+      hint = fmt::format("is --total {} the card's size?", flags.total);
+    } else {
+      hint = "are the memory.used and memory.total columns swapped?";
+    }
+    return Status::InvalidArgument(
+        fmt::format("{}: {}: memory used is above the card's total ({}) on {} (the least is {}): {}", s.source, name,
+                    FormatBytes(total), how_many, FormatBytes(least), hint));
+  }
   if (a.total_bytes && !a.raw.empty()) {
     double least = a.raw.front().used_bytes;
     for (const detection::SeriesPoint& p : a.raw) least = std::min(least, p.used_bytes);

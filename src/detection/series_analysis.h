@@ -28,6 +28,12 @@ struct SeriesEvent {
   std::string label;  // "Xid 79", "pid 4242 exited"
 };
 
+// A sample whose used memory was above the card's total it came with (seconds, bytes).
+struct AboveTotalSample {
+  double t = 0;
+  uint64_t used_bytes = 0, total_bytes = 0;
+};
+
 struct SeriesAnalysis {
   GpuIdentity gpu;                      // for a process series: the GPU it runs on
   std::optional<int64_t> pid;           // set for a per-process series
@@ -46,6 +52,12 @@ struct SeriesAnalysis {
   // its time and the time of the sample it followed.
   size_t out_of_order = 0;
   std::optional<double> first_out_of_order_t, first_out_of_order_after_t;
+  // Samples ignored because their used memory was above the total they came with (no card holds
+  // more than its size: a wrong column, a wrong --total, a garbled line), the first of them, and
+  // the least used memory among them (bytes).
+  size_t above_total = 0;
+  std::optional<AboveTotalSample> first_above_total;
+  uint64_t least_above_total_bytes = 0;
 };
 
 }  // namespace vw::detection

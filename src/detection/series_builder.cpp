@@ -126,6 +126,12 @@ void SeriesBuilder::Add(const MemorySample& sample) {
   AddMemory(sample.t, sample.used_bytes, sample.total_bytes, sample.reserved_bytes);
 }
 
+void SeriesBuilder::CountAboveTotal(double t, uint64_t used_bytes, uint64_t total_bytes) {
+  if (!first_above_total_) first_above_total_ = AboveTotalSample{t, used_bytes, total_bytes};
+  least_above_total_bytes_ = above_total_ == 0 ? used_bytes : std::min(least_above_total_bytes_, used_bytes);
+  ++above_total_;
+}
+
 void SeriesBuilder::HoldBackSlow(double t, double used_bytes) {
   if (!std::isfinite(t) || !std::isfinite(used_bytes)) {
     Feed(t, used_bytes);  // the engine counts it; nothing to hold
@@ -186,6 +192,9 @@ SeriesAnalysis SeriesBuilder::Snapshot() const {
   out.out_of_order = engine_.out_of_order();
   out.first_out_of_order_t = engine_.first_out_of_order_t();
   out.first_out_of_order_after_t = engine_.first_out_of_order_after_t();
+  out.above_total = above_total_;
+  out.first_above_total = first_above_total_;
+  out.least_above_total_bytes = least_above_total_bytes_;
   return out;
 }
 

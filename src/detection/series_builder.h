@@ -77,7 +77,8 @@ class SeriesBuilder {
  public:
   SeriesBuilder(GpuIdentity gpu, EngineConfig config = {}, size_t max_points = 2000);
 
-  // One sample; `used` missing samples are counted but not fed to the engine.
+  // One sample; `used` missing samples are counted but not fed to the engine, and so are samples
+  // whose `used` is above the `total` they came with (impossible data: SeriesAnalysis::above_total).
   void Add(const MemorySample& sample);
   // The same from the values alone: `total`/`reserved` update the capacity as in Add(sample).
   // Inline: optionals passed by value to a call are written to the stack in pieces and read back
@@ -87,6 +88,10 @@ class SeriesBuilder {
     if (total_bytes) SetCapacity(*total_bytes, reserved_bytes);
     if (!used_bytes) {
       ++missing_;
+      return;
+    }
+    if (total_bytes && *used_bytes > *total_bytes) {  // no card holds more than its size
+      CountAboveTotal(t, *used_bytes, *total_bytes);
       return;
     }
     Add(t, static_cast<double>(*used_bytes));
@@ -155,11 +160,15 @@ class SeriesBuilder {
     }
   }
   void HoldBackSlow(double t, double used_bytes);
+  void CountAboveTotal(double t, uint64_t used_bytes, uint64_t total_bytes);
 
   SeriesAnalysis meta_;  // identity, flags, events; raw/buckets/assessment filled in Snapshot()
   LeakEngine engine_;
   MinMaxDecimator raw_;
   size_t missing_ = 0;
+  size_t above_total_ = 0;
+  std::optional<AboveTotalSample> first_above_total_;
+  uint64_t least_above_total_bytes_ = 0;
   // HoldBackOneSample(): the sample held back (seconds, bytes), and the time of the newest sample
   // put in (seconds).
   bool hold_back_ = false;

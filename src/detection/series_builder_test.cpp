@@ -257,6 +257,26 @@ TEST(SeriesBuilder, MissingValuesAreCountedNotFedAsZero) {
   for (const SeriesPoint& p : a.raw) EXPECT_EQ(p.used_bytes, static_cast<double>(1000ull << 20));
 }
 
+// No card holds more than its size: a sample above the total it came with is counted and left
+// out, never fed (it made the peak, and so the runway, "OOM in 0s").
+TEST(SeriesBuilder, ASampleAboveItsTotalIsCountedNotFed) {
+  SeriesBuilder b(GpuIdentity{"0"});
+  constexpr uint64_t kTotal = 80ull << 30;
+  for (int i = 0; i < 100; ++i) {
+    const uint64_t used = i == 50 ? 90ull << 30 : i == 70 ? 85ull << 30 : 1000ull << 20;
+    b.AddMemory(i, used, kTotal, std::nullopt);
+  }
+  const SeriesAnalysis a = b.Snapshot();
+  EXPECT_EQ(a.assessment.samples, 98u);
+  EXPECT_EQ(a.above_total, 2u);
+  ASSERT_TRUE(a.first_above_total);
+  EXPECT_EQ(a.first_above_total->t, 50);
+  EXPECT_EQ(a.first_above_total->used_bytes, 90ull << 30);
+  EXPECT_EQ(a.first_above_total->total_bytes, kTotal);
+  EXPECT_EQ(a.least_above_total_bytes, 85ull << 30);
+  for (const SeriesPoint& p : a.raw) EXPECT_LE(p.used_bytes, static_cast<double>(kTotal));
+}
+
 // With HoldBackOneSample() a lone sample ahead of both its neighbours (one line with a date a year
 // on) is the one left out and counted, wherever it is; samples older than the one before them are
 // left out as without it, so a file written newest first keeps only its first sample.

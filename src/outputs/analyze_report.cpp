@@ -151,6 +151,13 @@ std::string RenderAnalyzeText(const std::vector<AnalyzedSeries>& series, const A
       out += fmt::format("  missing    {} samples had no memory value ([N/A]); they were skipped\n",
                          s.samples_without_memory);
     }
+    if (a.above_total > 0 && a.first_above_total) {
+      const detection::AboveTotalSample& f = *a.first_above_total;
+      out += fmt::format(
+          "  impossible {} sample(s) used more than the card's total and were ignored (the first, at {}: {} of {})\n",
+          a.above_total, SecondText(a, f.t), FormatBytes(static_cast<double>(f.used_bytes)),
+          FormatBytes(static_cast<double>(f.total_bytes)));
+    }
     if (as.last_used_bytes) {
       out += fmt::format("  used       {}", FormatBytes(*as.last_used_bytes));
       if (a.total_bytes) {
@@ -218,6 +225,8 @@ json RenderAnalyzeJson(const std::vector<AnalyzedSeries>& series, const AnalyzeR
     g["samples_without_memory"] = s.samples_without_memory;
     g["samples_out_of_order"] = a.out_of_order;
     g["first_out_of_order"] = a.first_out_of_order_t ? json(TimeIso(a, *a.first_out_of_order_t)) : json(nullptr);
+    g["samples_above_total"] = a.above_total;
+    g["first_above_total"] = a.first_above_total ? json(TimeIso(a, a.first_above_total->t)) : json(nullptr);
     g["start"] = as.samples ? json(TimeIso(a, as.start_t)) : json(nullptr);
     g["end"] = as.samples ? json(TimeIso(a, as.end_t)) : json(nullptr);
     g["clock"] = a.synthetic_time ? "synthetic" : (a.has_zone ? "utc" : "wall");

@@ -70,6 +70,25 @@ def _(ctx):
                  "greater than 0")
 
 
+@check("a few samples above the card's total are ignored and counted; more of them than not is an error")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        # 6 h of a 200 MiB/h leak every 10 s; one garbled row says 90000 MiB of an 81559 MiB card.
+        def used(i):
+            return 90000 if i == 2000 else 20000 + i * 10 * 200 // 3600
+        one = write(d, "one.csv", query_csv([(0, i) for i in range(2160)], used=used))
+        r = vw(ctx, one)
+        assert r.returncode in (0, 1), (r.returncode, r.stdout, r.stderr)  # not CRITICAL "OOM in 0s"
+        assert "1 sample(s) used more than the card's total and were ignored" in r.stdout, r.stdout
+        assert "87.9 GiB of 79.6 GiB" in r.stdout, r.stdout
+        g = json.loads(vw(ctx, "--json", one).stdout)["gpus"][0]
+        assert g["samples_above_total"] == 1 and g["first_above_total"], g
+        assert g["samples"] == 2159 and g["verdict"] == "leak" and g["time_to_oom_seconds"] > 86400, g
+        many = write(d, "many.csv", query_csv([(0, i) for i in range(300)],
+                                              used=lambda i: 90000 if i % 3 else 20000))
+        expect_error(vw(ctx, many), "above the card's total", "on 200 of 300 samples")
+
+
 @check("--total 0 is a bad size; used above the total on every sample is an error naming the columns")
 def _(ctx):
     with tempfile.TemporaryDirectory() as d:

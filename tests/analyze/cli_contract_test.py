@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 import jsonschema
 
@@ -247,6 +248,32 @@ def _(ctx):
     assert g["memory_used_bytes"] == 2566 * 1024 * 1024, g["memory_used_bytes"]
     text = vw(ctx, pmon)
     assert text.returncode == 3 and "PID 1073" in text.stdout and "insufficient_data" in text.stdout, text.stdout
+
+
+@check("pmon: a process's runway counts the memory of the processes listed beside it")
+def _(ctx):
+    # 6 h every 5 s: PID 4242 leaks 200 MiB/h from 10000 MiB, PID 5151 holds 5000 MiB, on an 80 GiB card.
+    lines = ["#Date       Time        gpu         pid   type     fb   ccpm    command",
+             "#YYYYMMDD   HH:MM:SS    Idx           #    C/G     MB     MB    name"]
+    start = 1_773_478_800  # 2026-03-14 09:00:00 UTC
+    for i in range(4320):
+        t = time.gmtime(start + 5 * i)
+        day, clock = time.strftime("%Y%m%d", t), time.strftime("%H:%M:%S", t)
+        lines.append(f" {day}   {clock}      0       4242     C  {10000 + 200 * i * 5 // 3600:>5}      0    python train.py")
+        lines.append(f" {day}   {clock}      0       5151     C   5000      0    python serve")
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "pmon.log")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        r = vw(ctx, "--json", "--total", "80GiB", path)
+        assert r.returncode in (0, 1), (r.returncode, r.stderr)
+        leak = [g for g in json.loads(r.stdout)["gpus"] if g.get("pid") == 4242][0]
+        assert leak["verdict"] == "leak", leak
+        # (80 GiB - 11.2 GiB peak - 4.9 GiB of PID 5151) / 200 MiB/h: about 13.6 days, not 14.6.
+        room = 80 * 1024 - (10000 + 1200) - 5000
+        expected_s = room / 200 * 3600
+        assert abs(leak["time_to_oom_seconds"] - expected_s) < 0.03 * expected_s, (leak["time_to_oom_seconds"], expected_s)
+        assert any("other holders of this GPU use" in e for e in leak["evidence"]), leak["evidence"]
 
 
 @check("every bad --since/--until value is exit 3 and lists the accepted time forms")

@@ -460,7 +460,11 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
   }
   if (run_findings && processes_fresh) {
     window_.push_back(snap);
-    while (window_.size() > 2 && window_.front().t < now - config_.check.grace_s - 1) window_.pop_front();
+    // The findings judge the newest sample at least grace_s old and every one after it: once the
+    // daemon has seen grace_s, the window spans at least grace_s whatever the jitter of the sample
+    // times (orphaned_memory is critical only over a window that long, so a window that spanned
+    // grace_s give or take a millisecond flipped it between critical and warning every tick).
+    while (window_.size() > 2 && window_[1].t <= now - config_.check.grace_s) window_.pop_front();
     detection::CheckInput in;
     in.samples.assign(window_.begin(), window_.end());
     if (!xids_seen_.empty()) {

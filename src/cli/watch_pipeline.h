@@ -197,7 +197,9 @@ class WatchPipeline {
   // first process refresh.
   std::map<std::pair<std::string, int64_t>, storage::ProcessRecord> resumed_procs_;
   std::map<std::string, storage::Baseline> baselines_;
-  std::deque<HostSnapshot> window_;  // recent samples with fresh process facts, for findings
+  // Samples with fresh process facts, for findings: the newest one at least check.grace_s old
+  // and all after it (at least two), so the window spans at least the grace once it can.
+  std::deque<HostSnapshot> window_;
   detection::CheckResult findings_;
   std::map<std::pair<std::string, std::string>, uint64_t> nvml_errors_;
   struct SeenXid {

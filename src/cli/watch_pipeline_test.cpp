@@ -910,6 +910,40 @@ TEST(WatchPipelineMetrics, NvmlErrorsAreCountedByFunctionAndFixedCodeAndAStaleGp
   EXPECT_EQ(state->gpus[0].snapshot.nvml_errors[0].function, "nvmlDeviceGetMemoryInfo_v2");
 }
 
+// Orphaned memory beside a live holder, with the daemon's defaults (--grace 10s, process facts
+// every 5 s, --finding-for 1m) and sample times a few milliseconds off the 5 s grid, as a live
+// clock gives them: the findings' window spans at least the grace on every tick once it can, so
+// the finding stays critical and GpuOrphanedMemory fires (a window of the last grace + 1 s spanned
+// 10 s give or take the jitter, and the finding flipped to a warning whenever it fell short).
+TEST(WatchPipelineAlerts, OrphanedMemoryBesideALiveHolderFiresWhenSampleTimesJitterAroundTheGrace) {
+  RecordingSink sink;
+  WatchConfig config;
+  config.alerts.default_for_s = 60;  // --finding-for's default
+  ASSERT_EQ(config.check.grace_s, 10);
+  WatchPipeline p(config, nullptr, {&sink});
+  const double t0 = 1'790'000'000;
+  const double jitter_s[] = {0.004, 0.001, -0.003, 0.002, -0.004, 0.003};
+  size_t critical_ticks = 0, judged_ticks = 0;
+  for (int k = 0; k <= 30; ++k) {
+    const double t = t0 + 5 * k + jitter_s[k % 6];
+    const double orphaned_mib = k >= 5 ? 5000 : 0;  // from t0 + 25 s
+    HostSnapshot snap;
+    snap.t = t;
+    snap.gpus = {Gpu(0, t, 20000 + orphaned_mib)};
+    snap.gpus[0].processes = {Proc(100, 20000, "python train.py")};
+    p.Ingest(snap, true, true);
+    if (k < 5 + 3) continue;  // the orphan has been seen for longer than the grace
+    ++judged_ticks;
+    auto state = p.BuildState(t);
+    for (const Finding& f : state->findings) {
+      if (f.kind == "orphaned_memory" && f.severity == Severity::kCritical) ++critical_ticks;
+    }
+  }
+  EXPECT_EQ(critical_ticks, judged_ticks);
+  EXPECT_TRUE(sink.Fired("GpuOrphanedMemory", "0"));
+  EXPECT_FALSE(Resolved(sink, "GpuOrphanedMemory"));
+}
+
 TEST(WatchPipelineAlerts, AProcessLeakHiddenInTheGpuTotalRaisesItsOwnAlert) {
   // PID 100 leaks 1.5 GiB/h while PID 200 gives back as much: the GPU's total stays flat (no
   // GpuMemoryLeak), but PID 100's own series says leak, and that alerts too.

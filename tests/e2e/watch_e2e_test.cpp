@@ -364,6 +364,35 @@ TEST(WatchE2E, RaisesExactlyTheOrphanAlertServesConsistentMetricsAndSurvivesKill
 // The trainer computing on GPU 0 also holds /dev/nvidia1: GPU 1's findings name it
 // (unlisted_holder), but GPU 1's history has no lifecycle record for a process that never had a
 // context or memory there.
+// Orphaned memory beside a live holder, at the daemon's default --grace (10s) and
+// --process-interval (5s): the findings' window spans at least the grace on every tick once the
+// daemon has run that long, so the finding stays critical and its alert fires after --finding-for
+// (shortened here to 15s: three process ticks in a row). A window that spanned the grace give or
+// take the clock's jitter flipped the finding to a warning, restarting the alert's pending time.
+TEST(WatchE2E, OrphanedMemoryBesideALiveHolderFiresAtTheDefaultGraceAndProcessInterval) {
+  Host h(R"(driver_version: "550.54.15"
+gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-77777777-0000-0000-0000-000000000000"
+    pci_bus_id: "00000000:3B:00.0"
+    minor: 0
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    unattributed_mib: 5000
+    processes:
+      - {pid: "${PID_HEALTHY}", type: compute, used_mib: 20000, sm_util: 50}
+)");
+  int port = FreePort();
+  Daemon d({"watch", "--nvml-lib", EmulatorLib(), "--proc-root", h.proc, "--listen",
+            "127.0.0.1:" + std::to_string(port), "--kernel-log", "none", "--finding-for", "15s"},
+           h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 60, [](const json& j) { return HasAlert(j, "GpuOrphanedMemory", "0"); });
+  ASSERT_TRUE(HasAlert(st, "GpuOrphanedMemory", "0")) << st.dump(2) << d.Log();
+  auto f = FindingsOf(st, "orphaned_memory");
+  ASSERT_EQ(f.size(), 1u) << st.dump(2);
+  EXPECT_EQ(f[0]["severity"], "critical") << f[0].dump(2);
+}
+
 TEST(WatchE2E, AProcessWithOnlyTheDeviceFileOfAGpuOpenHasNoLifecycleRecordOnIt) {
   Host h(Scenario(), true);
   const std::string db = h.s.dir() + "/history.db";

@@ -438,6 +438,7 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
       t.last = g;
       if (!processes_fresh) t.last.processes = std::move(keep_procs);
       t.last_ok_t = now;
+      t.answered = true;
       if (g.memory_total_bytes) {
         t.engine.SetCapacity(static_cast<double>(*g.memory_total_bytes),
                              static_cast<double>(g.memory_reserved_bytes.value_or(0)));
@@ -449,6 +450,7 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
       if (processes_fresh) RefreshProcesses(key, t, g, now);
     } else {
       // Stale or lost: keep the last good values for display, mark the state.
+      t.answered = false;
       GpuSnapshot kept = t.last.uuid.empty() ? g : t.last;
       kept.responsive = g.responsive;
       kept.lost = g.lost;
@@ -725,7 +727,7 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
     g.last_sample_t = t->last_ok_t;
     g.unattributed_bytes = outputs::UnattributedBytes(t->last);
     g.analysis = t->verdict;
-    g.stale = !t->last.responsive;
+    g.stale = !t->answered;
     g.xid_events = t->xids;
     for (const auto& [pid, p] : t->procs) g.process_analysis[std::to_string(pid)] = p->verdict;
     s->gpus.push_back(std::move(g));

@@ -143,6 +143,9 @@ class WatchPipeline {
     detection::LeakEngine engine;
     GpuSnapshot last;  // latest snapshot (processes from the latest refresh)
     std::optional<double> last_ok_t;
+    // The latest live sample that listed this GPU read its memory (a good sample, as last_ok_t):
+    // false while its calls hang or fail, it is lost, or it has not answered yet.
+    bool answered = false;
     std::optional<double> first_seen_t;  // first live sample that listed this GPU (answered or not)
     double last_assess_t = -1e300;
     double last_proc_assess_t = -1e300;

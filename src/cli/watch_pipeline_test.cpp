@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/time.h"
+#include "outputs/prometheus_text.h"
 #include "sources/kernel/xid_parser.h"
 
 namespace vw::cli {
@@ -942,6 +943,47 @@ TEST(WatchPipelineAlerts, OrphanedMemoryBesideALiveHolderFiresWhenSampleTimesJit
   EXPECT_EQ(critical_ticks, judged_ticks);
   EXPECT_TRUE(sink.Fired("GpuOrphanedMemory", "0"));
   EXPECT_FALSE(Resolved(sink, "GpuOrphanedMemory"));
+}
+
+// A GPU whose memory has never been read (its call fails from the start, or it is lost) is down in
+// /metrics and stale in the status, as its GpuStale alert says; one that answered and then failed
+// is too, with its sample age; the GPU that answers is up.
+TEST(WatchPipelineState, AGpuWhoseMemoryWasNotReadInTheLatestSampleIsStaleAndDown) {
+  WatchPipeline p(FastAlerts(), nullptr, {});
+  const double t0 = 1'790'000'000;
+  auto failing = [](unsigned index, double t) {
+    GpuSnapshot g = Gpu(index, t, 0);
+    g.memory_used_bytes.reset();
+    g.memory_total_bytes.reset();
+    g.nvml_errors = {
+        {"nvmlDeviceGetMemoryInfo_v2", 999, "nvmlDeviceGetMemoryInfo_v2: Unknown Error", "NVML_ERROR_UNKNOWN"}};
+    g.errors = {"nvmlDeviceGetMemoryInfo_v2: Unknown Error"};
+    return g;
+  };
+  for (double t = t0; t <= t0 + 8; t += 1) {
+    GpuSnapshot lost = Gpu(2, t, 0);
+    lost.memory_used_bytes.reset();
+    lost.lost = true;
+    // GPU 3 answered once, then its memory call fails.
+    p.Ingest(Host(t, {Gpu(0, t, 1000), failing(1, t), lost, t == t0 ? Gpu(3, t, 1000) : failing(3, t)}), true, true);
+  }
+  auto state = p.BuildState(t0 + 8);
+  ASSERT_EQ(state->gpus.size(), 4u);
+  EXPECT_FALSE(state->gpus[0].stale);
+  EXPECT_TRUE(state->gpus[1].stale);
+  EXPECT_TRUE(state->gpus[2].stale);
+  EXPECT_TRUE(state->gpus[3].stale);
+  const std::string metrics = outputs::RenderPrometheus(*state, t0 + 8);
+  for (const char* gpu : {"0", "1", "2", "3"}) {
+    const std::string key = std::string("vramwatch_gpu_up{gpu=\"") + gpu + "\"";
+    const size_t at = metrics.find(key);
+    ASSERT_NE(at, std::string::npos) << metrics;
+    const std::string line = metrics.substr(at, metrics.find('\n', at) - at);
+    EXPECT_EQ(line.back(), gpu == std::string("0") ? '1' : '0') << line;
+  }
+  EXPECT_EQ(metrics.find("vramwatch_gpu_sample_age_seconds{gpu=\"1\""), std::string::npos) << metrics;
+  EXPECT_EQ(metrics.find("vramwatch_gpu_sample_age_seconds{gpu=\"2\""), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("vramwatch_gpu_sample_age_seconds{gpu=\"3\""), std::string::npos) << metrics;
 }
 
 TEST(WatchPipelineAlerts, AProcessLeakHiddenInTheGpuTotalRaisesItsOwnAlert) {

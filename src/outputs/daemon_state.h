@@ -45,8 +45,10 @@ struct GpuState {
   std::optional<uint64_t> unattributed_bytes;  // used − Σ listed processes (driver view), when known
   SeriesVerdict analysis;
   std::map<std::string, SeriesVerdict> process_analysis;  // key: PID as text
-  bool stale = false;                                     // an NVML call for this GPU hung past its deadline
-  std::map<unsigned, uint64_t> xid_events;                // Xid code -> count since the daemon started
+  // The latest sample could not read this GPU's memory (a call hung past its deadline or failed,
+  // the GPU is lost, or it has not answered since the daemon started): vramwatch_gpu_up is 0.
+  bool stale = false;
+  std::map<unsigned, uint64_t> xid_events;  // Xid code -> count since the daemon started
 };
 
 // Latency of one NVML entry point, as a Prometheus histogram.

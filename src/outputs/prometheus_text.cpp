@@ -243,7 +243,9 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
                  static_cast<uint64_t>(state.gpus[i].analysis.verdict == v ? 1 : 0));
       }
     }
-    w.Family("vramwatch_gpu_up", "gauge", "1 when the GPU answers NVML in time, 0 when stale or lost.");
+    w.Family("vramwatch_gpu_up", "gauge",
+             "1 when the latest sample read the GPU's memory, 0 when its NVML calls hang or fail, it is lost, or it "
+             "has not answered yet.");
     for (size_t i = 0; i < state.gpus.size(); ++i) {
       const GpuState& g = state.gpus[i];
       const bool up = !g.stale && !g.snapshot.lost && g.snapshot.responsive;

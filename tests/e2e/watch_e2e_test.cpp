@@ -892,6 +892,29 @@ TEST(WatchE2E, LostGpuRaisesItsAlertAndTheOtherGpuGoesOn) {
   EXPECT_EQ(st["gpus"][1]["memory_used_bytes"], 12288 * kMiB);
 }
 
+// A GPU whose memory has never been read, because the call fails from the start (NVML error 999)
+// or the GPU is lost, is down in /metrics with no sample age (what VramwatchGpuDown looks for) and
+// stale in the status, as its GpuStale alert counts it; the GPU that answers is up.
+TEST(WatchE2E, AGpuWhoseMemoryWasNeverReadIsDownAndStale) {
+  for (int code : {999, 15}) {
+    Host h(Scenario("", fmt::format("    errors: [{{function: nvmlDeviceGetMemoryInfo, code: {}, from_s: 0, to_s: "
+                                    "10000}}]\n",
+                                    code)));
+    int port = FreePort();
+    Daemon d(h.Args(port, {"--kernel-log", "none"}), h.env, h.s.dir() + "/d.log");
+    json st = WaitStatus(port, 30, [](const json& j) { return j.value("samples", 0) >= 3; });
+    ASSERT_EQ(st.value("gpus", json::array()).size(), 2u) << code << st.dump(2) << d.Log();
+    EXPECT_FALSE(st["gpus"][0]["stale"].get<bool>()) << code;
+    EXPECT_TRUE(st["gpus"][1]["stale"].get<bool>()) << code << st["gpus"][1].dump(2);
+    auto m = Get(port, "/metrics");
+    ASSERT_TRUE(m);
+    EXPECT_NE(MetricLine(m->body, "vramwatch_gpu_up{gpu=\"0\"").find("} 1"), std::string::npos) << m->body;
+    EXPECT_NE(MetricLine(m->body, "vramwatch_gpu_up{gpu=\"1\"").find("} 0"), std::string::npos) << code << m->body;
+    EXPECT_NE(MetricLine(m->body, "vramwatch_gpu_sample_age_seconds{gpu=\"0\""), "") << m->body;
+    EXPECT_EQ(MetricLine(m->body, "vramwatch_gpu_sample_age_seconds{gpu=\"1\""), "") << m->body;
+  }
+}
+
 TEST(WatchE2E, FullDatabasePausesHistoryButNotMonitoring) {
   Host h;
   int port = FreePort();

@@ -230,6 +230,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
   config.alerts.resend_interval_s = 0;  // a replay prints each change once
   config.replay = true;
   WatchPipeline pipeline(config, history.get(), sinks);
+  if (klog) pipeline.SetKernelLogSource(f.kernel_log);
   std::map<std::string, unsigned> index_of;
   HostSnapshot pending;
   bool have = false, first = true;
@@ -372,6 +373,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   // not how long after the daemon started (or the history it resumed from) the growth began.
   pipeline.SetEvidenceTimes(detection::EngineConfig::EvidenceTimes::kUtcClock);
   pipeline.SetKernelLogStatus(klog_up, klog_note);
+  pipeline.SetKernelLogSource(klog.source());
   const double start = Now();
   size_t resumed = pipeline.Resume(start, f.host);
   if (resumed > 0 && !f.quiet) {
@@ -422,6 +424,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
       auto src = nvml::NvmlSource::Open(so);
       if (src.ok()) {
         nvml = std::move(*src);
+        pipeline.SetNvmlLibrary(nvml->library_path(), nvml->BoundFunctions());
         if (!nvml_error.empty()) std::fprintf(stderr, "vramwatch watch: NVML available again\n");
         nvml_error.clear();
       } else {

@@ -413,6 +413,8 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
   ++samples_;
   if (!snap.hostname.empty()) hostname_ = snap.hostname;
   if (!snap.driver_version.empty()) driver_version_ = snap.driver_version;
+  if (!snap.nvml_version.empty()) nvml_version_ = snap.nvml_version;
+  if (snap.cuda_driver_version) cuda_driver_version_ = snap.cuda_driver_version;
   host_pids_visible_ = snap.host_pids_visible;
   for (const GpuSnapshot& g : snap.gpus) {
     const std::string key = detection::GpuKey(g);
@@ -539,6 +541,7 @@ void WatchPipeline::EvaluateAlerts(double now) {
 
 void WatchPipeline::IngestXids(const kernel::KernelLogScan& scan, double now) {
   for (const auto& [pci, uuid] : scan.uuid_by_pci) xid_uuid_by_pci_[pci] = uuid;
+  xid_events_read_ += scan.events.size();
   HostSnapshot known;
   for (const auto& [key, t] : gpus_) known.gpus.push_back(t.last);
   kernel::KernelLogScan lookup;
@@ -706,6 +709,12 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
   s->t = now;
   s->hostname = hostname_;
   s->driver_version = driver_version_;
+  s->cuda_driver_version = cuda_driver_version_;
+  s->nvml_version = nvml_version_;
+  s->nvml_library = nvml_library_;
+  s->nvml_functions = nvml_functions_;
+  s->kernel_log_source = kernel_log_source_;
+  s->xid_events = xid_events_read_;
   s->version = config_.version;
   s->host_pids_visible = host_pids_visible_;
   s->kernel_log_up = kernel_log_up_;

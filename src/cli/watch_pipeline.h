@@ -84,7 +84,8 @@ class WatchPipeline {
   void Ingest(const HostSnapshot& snap, bool processes_fresh, bool run_findings);
 
   // Xid events the kernel log gained since the previous call: counted per GPU and code
-  // (vramwatch_xid_events_total; events naming no known GPU are not counted) and kept for check's
+  // (vramwatch_xid_events_total; events naming no known GPU are not counted), all of them in the
+  // status document's host.xid_events, and kept for check's
   // xid finding, hardware codes until the daemon stops, the others for xid_max_age_s after they
   // were seen (`now`, seconds).
   void IngestXids(const kernel::KernelLogScan& scan, double now);
@@ -104,6 +105,14 @@ class WatchPipeline {
   // times for samples on an epoch clock, offsets from the series' start for a trace without one.
   // Engines take it when they are made: call it before the first Ingest or Resume.
   void SetEvidenceTimes(detection::EngineConfig::EvidenceTimes style) { config_.engine.evidence_times = style; }
+  // The NVML library in use (its path and the versioned calls bound in it), for the status
+  // document's host block, as `check` reports them.
+  void SetNvmlLibrary(std::string path, std::vector<std::string> functions) {
+    nvml_library_ = std::move(path);
+    nvml_functions_ = std::move(functions);
+  }
+  // What the Xid events are read from ("/dev/kmsg", "dmesg", a file; empty when nothing is).
+  void SetKernelLogSource(std::string source) { kernel_log_source_ = std::move(source); }
   // Whether Xid events can be read (outputs::DaemonState::kernel_log_up) and, when not, why.
   void SetKernelLogStatus(std::optional<bool> up, std::string note) {
     kernel_log_up_ = up;
@@ -214,7 +223,12 @@ class WatchPipeline {
   std::map<std::string, outputs::NvmlCallStats> nvml_calls_;
   std::map<std::string, std::map<unsigned, uint64_t>> resumed_xid_counts_;  // by GPU key, until it is seen
   uint64_t notifications_failed_ = 0, notifications_dropped_ = 0;
-  std::string hostname_, driver_version_;
+  std::string hostname_, driver_version_, nvml_version_;
+  std::optional<int> cuda_driver_version_;
+  std::string nvml_library_;
+  std::vector<std::string> nvml_functions_;
+  std::string kernel_log_source_;
+  uint64_t xid_events_read_ = 0;  // Xid events IngestXids was given
   bool host_pids_visible_ = true;
   std::optional<bool> kernel_log_up_;
   std::string kernel_log_note_;

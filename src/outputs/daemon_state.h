@@ -76,12 +76,20 @@ struct DaemonState {
   double t = 0;  // when this state was published
   std::string hostname;
   std::string driver_version;
-  std::string version;  // vramwatch's own
+  std::optional<int> cuda_driver_version;   // e.g. 12040; missing until NVML gave it
+  std::string nvml_version;                 // nvmlSystemGetNVMLVersion, e.g. "12.550.54.15"; empty until known
+  std::string nvml_library;                 // the library NVML was loaded from; empty until it was
+  std::vector<std::string> nvml_functions;  // the versioned NVML calls bound in it
+  std::string version;                      // vramwatch's own
   bool host_pids_visible = true;
   // Whether Xid events can be read: true while the kernel log is followed, false when it cannot be
   // read (the daemon is blind to Xids), missing under --kernel-log none (skipped on purpose).
   std::optional<bool> kernel_log_up;
   std::string kernel_log_note;  // why the kernel log is not read; empty while it is
+  // What the Xid events are read from: "/dev/kmsg", "dmesg", the --kernel-log file, or empty
+  // when nothing is read.
+  std::string kernel_log_source;
+  uint64_t xid_events = 0;  // Xid events read from the kernel log since the daemon started
   std::vector<GpuState> gpus;
   std::vector<Finding> findings;
   std::vector<AlertView> alerts;

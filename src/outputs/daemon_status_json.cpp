@@ -55,6 +55,12 @@ nlohmann::ordered_json StatusJson(const DaemonState& state) {
   report.snapshot.t = state.t;
   report.snapshot.hostname = state.hostname;
   report.snapshot.driver_version = state.driver_version;
+  report.snapshot.cuda_driver_version = state.cuda_driver_version;
+  report.snapshot.nvml_version = state.nvml_version;
+  report.nvml_library = state.nvml_library;
+  report.nvml_functions = state.nvml_functions;
+  report.kernel_log_source = state.kernel_log_source;
+  report.xid_events = state.xid_events;
   report.snapshot.host_pids_visible = state.host_pids_visible;
   for (const GpuState& g : state.gpus) report.snapshot.gpus.push_back(g.snapshot);
   report.result.findings = state.findings;

@@ -122,6 +122,29 @@ TEST(DaemonStatus, KernelLogStateAndItsNoteAreInTheStatus) {
   EXPECT_TRUE(StatusJson(s)["host"]["kernel_log_up"].is_null());
 }
 
+// The status document's host block says what the daemon read, as check's does: NVML's library,
+// calls and versions, the kernel log and the Xid events read from it; null only when unknown.
+TEST(DaemonStatus, HostBlockNamesTheNvmlLibraryVersionsAndKernelLog) {
+  DaemonState s = testing::MakeDaemonState(1, 0);
+  auto unknown = StatusJson(s)["host"];
+  EXPECT_TRUE(unknown["nvml_library"].is_null()) << unknown.dump(2);
+  EXPECT_TRUE(unknown["cuda_driver_version"].is_null()) << unknown.dump(2);
+  EXPECT_EQ(unknown["xid_events"], 0);
+  s.nvml_library = "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1";
+  s.nvml_functions = {"nvmlInit_v2", "nvmlDeviceGetMemoryInfo_v2"};
+  s.nvml_version = "12.550.54.15";
+  s.cuda_driver_version = 12040;
+  s.kernel_log_source = "/dev/kmsg";
+  s.xid_events = 3;
+  auto host = StatusJson(s)["host"];
+  EXPECT_EQ(host["nvml_library"], "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1");
+  EXPECT_EQ(host["nvml_functions"], nlohmann::json::array({"nvmlInit_v2", "nvmlDeviceGetMemoryInfo_v2"}));
+  EXPECT_EQ(host["nvml_version"], "12.550.54.15");
+  EXPECT_EQ(host["cuda_driver_version"], 12040);
+  EXPECT_EQ(host["kernel_log"], "/dev/kmsg");
+  EXPECT_EQ(host["xid_events"], 3);
+}
+
 TEST(HttpServer, HistoryReturnsRawPointsAndMinuteFloorsInTheAgreedShape) {
   char tmpl[] = "/tmp/vw_http_XXXXXX";
   std::string dir = mkdtemp(tmpl);

@@ -463,6 +463,16 @@ TEST(WatchE2E, XidAppendedToTheKernelLogIsCountedForItsGpuAndRaisesTheFinding) {
   EXPECT_EQ(xid_count("0", "48"), "0") << m->body;
   std::string mf = h.s.Write("metrics.txt", m->body);
   EXPECT_EQ(std::system(("promtool check metrics < " + mf + " > /dev/null 2>&1").c_str()), 0);
+  // The host block is check's: the kernel log read and the Xid events read from it since the start,
+  // the NVML library, its bound calls and the versions it gave.
+  const json& host = st["host"];
+  EXPECT_EQ(host["kernel_log"], klog) << host.dump(2);
+  EXPECT_EQ(host["xid_events"], 1) << host.dump(2);
+  EXPECT_EQ(host["nvml_library"], EmulatorLib()) << host.dump(2);
+  ASSERT_TRUE(host["nvml_functions"].is_array()) << host.dump(2);
+  EXPECT_FALSE(host["nvml_functions"].empty()) << host.dump(2);
+  EXPECT_EQ(host["nvml_version"], "12.550.54.15") << host.dump(2);
+  EXPECT_EQ(host["cuda_driver_version"], 12040) << host.dump(2);
 }
 
 // A hardware Xid's alert and count survive a restart on the same --db: the kernel log's old lines

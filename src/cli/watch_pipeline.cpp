@@ -484,7 +484,9 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
     // Under --replay there is no live /proc: only the xid rule runs, over every GPU seen so far.
     HostSnapshot known = snap;
     known.gpus.clear();
-    for (const auto& [key, t] : gpus_) known.gpus.push_back(t.last);
+    for (const auto& [key, t] : gpus_) {
+      if (t.first_seen_t) known.gpus.push_back(t.last);
+    }
     kernel::KernelLogScan kept;
     kept.uuid_by_pci = xid_uuid_by_pci_;
     for (const SeenXid& x : xids_seen_) kept.events.push_back(x.event);
@@ -543,7 +545,9 @@ void WatchPipeline::IngestXids(const kernel::KernelLogScan& scan, double now) {
   for (const auto& [pci, uuid] : scan.uuid_by_pci) xid_uuid_by_pci_[pci] = uuid;
   xid_events_read_ += scan.events.size();
   HostSnapshot known;
-  for (const auto& [key, t] : gpus_) known.gpus.push_back(t.last);
+  for (const auto& [key, t] : gpus_) {
+    if (t.first_seen_t) known.gpus.push_back(t.last);  // not a GPU known only from history
+  }
   kernel::KernelLogScan lookup;
   lookup.uuid_by_pci = xid_uuid_by_pci_;
   for (const kernel::XidEvent& e : scan.events) {
@@ -602,6 +606,7 @@ void WatchPipeline::SetNvmlCallStats(std::vector<outputs::NvmlCallStats> calls) 
 std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) const {
   std::vector<detection::AlertCondition> out;
   for (const auto& [key, t] : gpus_) {
+    if (!t.first_seen_t) continue;  // known only from history: NVML does not list it (now)
     std::map<std::string, std::string> labels{{"gpu", key}, {"uuid", t.last.uuid}, {"hostname", hostname_}};
     const auto& v = t.verdict;
     if (v.verdict == "leak" && v.leak_rate_bps) {
@@ -727,7 +732,11 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
   s->notifications_failed = notifications_failed_;
   s->notifications_dropped = notifications_dropped_;
   std::vector<const GpuTrack*> order;
-  for (const auto& [key, t] : gpus_) order.push_back(&t);
+  // A GPU known only from history (Resume) is not shown until NVML lists it: one that is gone
+  // since the restart (fallen off the bus, removed) is not a GPU of this host any more.
+  for (const auto& [key, t] : gpus_) {
+    if (t.first_seen_t) order.push_back(&t);
+  }
   std::sort(order.begin(), order.end(),
             [](const GpuTrack* a, const GpuTrack* b) { return a->last.index < b->last.index; });
   for (const GpuTrack* t : order) {
@@ -770,6 +779,7 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
 std::vector<std::string> WatchPipeline::GpuVerdictLines() const {
   std::vector<std::string> out;
   for (const auto& [key, t] : gpus_) {
+    if (!t.first_seen_t) continue;
     std::string line = "GPU " + key + ": " + t.verdict.verdict;
     if (t.verdict.leak_rate_bps) line += ", " + FormatRate(*t.verdict.leak_rate_bps);
     if (t.verdict.time_to_oom_s) line += ", out of memory in " + FormatDuration(*t.verdict.time_to_oom_s);

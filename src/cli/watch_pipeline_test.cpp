@@ -127,6 +127,29 @@ TEST(WatchPipelineResume, EnginesResumedFromHistoryJudgeTheFirstLiveSample) {
   EXPECT_EQ(state->alerts[0].state, "pending");  // --for starts now, not in the stored past
 }
 
+// History of a GPU that NVML no longer lists (fallen off the bus before a reboot, removed): it is
+// not shown, measured or alerted on as a GPU of this host; the GPU that is listed goes on.
+TEST(WatchPipelineResume, AStoredGpuThatNvmlNoLongerListsIsNotShown) {
+  TempDb db;
+  const double now = 1'790'000'000;
+  FillHistory(db.path(), now - 1);
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchPipeline p(WatchConfig{}, store->get(), {});
+  EXPECT_EQ(p.Resume(now), 2u * 721u);
+  EXPECT_TRUE(p.BuildState(now)->gpus.empty()) << "nothing listed yet";
+  HostSnapshot snap;
+  snap.t = now;
+  snap.gpus = {Gpu(1, now, 30000)};  // GPU 0 (the leaking one in the history) is gone
+  p.Ingest(snap, true, false);
+  auto state = p.BuildState(now);
+  ASSERT_EQ(state->gpus.size(), 1u);
+  EXPECT_EQ(state->gpus[0].snapshot.index, 1u);
+  EXPECT_TRUE(state->alerts.empty()) << state->alerts[0].name;
+  EXPECT_EQ(outputs::RenderPrometheus(*state, now).find("gpu=\"0\""), std::string::npos);
+  EXPECT_EQ(p.GpuVerdictLines().size(), 1u);
+}
+
 TEST(WatchPipelineResume, OnlyTheResumeWindowIsRefed) {
   TempDb db;
   const double now = 1'790'000'000;

@@ -449,7 +449,10 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
         t.engine.Add(now, static_cast<double>(*g.memory_used_bytes));
         if (history_) history_->Append(outputs::GpuSeriesName(key), now, *g.memory_used_bytes);
       }
-      if (processes_fresh) RefreshProcesses(key, t, g, now);
+      if (processes_fresh) {
+        t.unattributed = outputs::UnattributedBytes(g);
+        RefreshProcesses(key, t, g, now);
+      }
     } else {
       // Stale or lost: keep the last good values for display, mark the state.
       t.answered = false;
@@ -743,7 +746,7 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
     outputs::GpuState g;
     g.snapshot = t->last;
     g.last_sample_t = t->last_ok_t;
-    g.unattributed_bytes = outputs::UnattributedBytes(t->last);
+    g.unattributed_bytes = t->unattributed;
     g.analysis = t->verdict;
     g.stale = !t->answered;
     g.xid_events = t->xids;

@@ -156,6 +156,10 @@ class WatchPipeline {
     // false while its calls hang or fail, it is lost, or it has not answered yet.
     bool answered = false;
     std::optional<double> first_seen_t;  // first live sample that listed this GPU (answered or not)
+    // Used memory less the listed processes' at the latest process refresh (bytes; unset when it
+    // could not be computed): both read together, never the used memory of a later sample less
+    // a list seconds old (a growing process would show memory nobody owns).
+    std::optional<uint64_t> unattributed;
     double last_assess_t = -1e300;
     double last_proc_assess_t = -1e300;
     double last_baseline_t = -1e300;

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/time.h"
+#include "outputs/daemon_status_json.h"
 #include "outputs/prometheus_text.h"
 #include "sources/kernel/xid_parser.h"
 
@@ -420,6 +421,27 @@ struct RecordingSink : outputs::AlertSink {
     return false;
   }
 };
+
+// Unattributed memory is the used memory less the listed processes' of one process refresh: a
+// process growing between refreshes is not memory nobody owns.
+TEST(WatchPipelineState, UnattributedMemoryIsReadWithItsProcessList) {
+  WatchPipeline p(WatchConfig{}, nullptr, {});
+  const double t0 = 1'790'000'000;
+  GpuSnapshot fresh = Gpu(0, t0, 1100);
+  fresh.processes = {Proc(4242, 1000, "python train.py")};
+  HostSnapshot first;
+  first.t = t0;
+  first.gpus = {fresh};
+  p.Ingest(first, true, false);
+  EXPECT_EQ(p.BuildState(t0)->gpus[0].unattributed_bytes, static_cast<uint64_t>(100 * kMiB));
+  HostSnapshot later;
+  later.t = t0 + 1;
+  later.gpus = {Gpu(0, t0 + 1, 1600)};  // grew 500 MiB; no new list
+  p.Ingest(later, false, false);
+  auto state = p.BuildState(t0 + 1);
+  EXPECT_EQ(state->gpus[0].unattributed_bytes, static_cast<uint64_t>(100 * kMiB));
+  EXPECT_EQ(outputs::StatusJson(*state)["gpus"][0]["memory_unattributed_bytes"], 100 * kMiB);
+}
 
 WatchConfig FastAlerts() {
   WatchConfig c;

@@ -75,6 +75,7 @@ nlohmann::ordered_json StatusJson(const DaemonState& state) {
   for (size_t i = 0; i < state.gpus.size() && i < gpus.size(); ++i) {
     const GpuState& g = state.gpus[i];
     auto& j = gpus[i];
+    j["memory_unattributed_bytes"] = Opt(g.unattributed_bytes);  // as /metrics: read with its process list
     j["analysis"] = AnalysisJson(g.analysis);
     j["stale"] = g.stale;
     j["sampled_at"] =

@@ -453,14 +453,9 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
 Status CheckSeries(const outputs::AnalyzedSeries& s, const AnalyzeFlags& flags) {
   const detection::SeriesAnalysis& a = s.analysis;
   const std::string name = a.pid ? fmt::format("GPU {} PID {}", a.gpu.key, *a.pid) : fmt::format("GPU {}", a.gpu.key);
-  // Samples above the total they came with are left out by the builder (SeriesAnalysis::above_total):
-  // a few are a garbled line, reported; more of them than samples kept is a wrong reading of the file.
-  if (a.above_total > 0 && a.above_total > a.assessment.samples && a.first_above_total) {
-    const auto total = static_cast<double>(a.first_above_total->total_bytes);
-    const auto least = static_cast<double>(a.least_above_total_bytes);
-    const std::string how_many = a.assessment.samples == 0 ? std::string("every sample")
-                                                           : fmt::format("{} of {} samples", a.above_total,
-                                                                         a.above_total + a.assessment.samples);
+  // Used memory above the card's total, on `how_many` samples: a wrong reading of the file, named
+  // with the flag to check.
+  auto above_total = [&](double total, double least, const std::string& how_many) {
     std::string hint;
     if (!flags.columns.empty()) {
       hint = fmt::format(
@@ -474,26 +469,22 @@ Status CheckSeries(const outputs::AnalyzedSeries& s, const AnalyzeFlags& flags) 
     return Status::InvalidArgument(
         fmt::format("{}: {}: memory used is above the card's total ({}) on {} (the least is {}): {}", s.source, name,
                     FormatBytes(total), how_many, FormatBytes(least), hint));
+  };
+  // Samples above the total they came with are left out by the builder (SeriesAnalysis::above_total):
+  // a few are a garbled line, reported; more of them than samples kept is a wrong reading of the file.
+  if (a.above_total > 0 && a.above_total > a.assessment.samples && a.first_above_total) {
+    return above_total(static_cast<double>(a.first_above_total->total_bytes),
+                       static_cast<double>(a.least_above_total_bytes),
+                       a.assessment.samples == 0
+                           ? std::string("every sample")
+                           : fmt::format("{} of {} samples", a.above_total, a.above_total + a.assessment.samples));
   }
+  // The samples kept, against the card's latest total (a total that changed within the file).
   if (a.total_bytes && !a.raw.empty()) {
     double least = a.raw.front().used_bytes;
     for (const detection::SeriesPoint& p : a.raw) least = std::min(least, p.used_bytes);
-    const auto total = static_cast<double>(*a.total_bytes);
-    if (least > total) {
-      std::string hint;
-      if (!flags.columns.empty()) {
-        hint = fmt::format(
-            "are the --columns in the file's order? --columns {} reads memory.used and memory.total "
-            "from those places",
-            flags.columns);
-      } else if (!flags.total.empty()) {
-        hint = fmt::format("is --total {} the card's size?", flags.total);
-      } else {
-        hint = "are the memory.used and memory.total columns swapped?";
-      }
-      return Status::InvalidArgument(
-          fmt::format("{}: {}: memory used is above the card's total ({}) on every sample (the least is {}): {}",
-                      s.source, name, FormatBytes(total), FormatBytes(least), hint));
+    if (least > static_cast<double>(*a.total_bytes)) {
+      return above_total(static_cast<double>(*a.total_bytes), least, "every sample");
     }
   }
   if (a.out_of_order > a.assessment.samples) {

@@ -38,6 +38,19 @@ struct Fixture {
   void Publish(int gpus = 2, int procs = 2) {
     publisher.Publish(std::make_shared<const DaemonState>(testing::MakeDaemonState(gpus, procs, Now())));
   }
+  // A raw TCP connection to the server (-1 when it fails), for clients that misbehave.
+  int Connect() const {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(static_cast<uint16_t>(server->port()));
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+      close(fd);
+      return -1;
+    }
+    return fd;
+  }
   httplib::Client Client() {
     httplib::Client c("127.0.0.1", server->port());
     c.set_connection_timeout(5);
@@ -261,12 +274,8 @@ TEST(HttpServer, SlowClientsNeitherBlockPublishingNorTheServerForLong) {
   // Four clients that send half a request line and then nothing.
   std::vector<int> socks;
   for (int i = 0; i < 4; ++i) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(static_cast<uint16_t>(f.server->port()));
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+    int fd = f.Connect();
+    ASSERT_GE(fd, 0);
     ASSERT_EQ(write(fd, "GET /metr", 9), 9);
     socks.push_back(fd);
   }
@@ -296,12 +305,8 @@ TEST(HttpServer, IdleKeepAliveConnectionsDoNotKeepOtherClientsWaiting) {
   f.Publish();
   std::vector<int> socks;
   for (int i = 0; i < 8; ++i) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(static_cast<uint16_t>(f.server->port()));
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+    int fd = f.Connect();
+    ASSERT_GE(fd, 0);
     const std::string req = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
     ASSERT_EQ(write(fd, req.data(), req.size()), static_cast<ssize_t>(req.size()));
     char buf[512];
@@ -321,12 +326,8 @@ TEST(HttpServer, MalformedRequestGets400AndServingGoesOn) {
   Fixture f;
   ASSERT_TRUE(f.server->Start().ok());
   f.Publish();
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<uint16_t>(f.server->port()));
-  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+  int fd = f.Connect();
+  ASSERT_GE(fd, 0);
   const char junk[] = "\x01\x02 garbage\r\n\r\n";
   ASSERT_GT(write(fd, junk, sizeof junk - 1), 0);
   char buf[256] = {};

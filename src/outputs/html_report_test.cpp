@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <sstream>
 
 #include "outputs/analyze_report.h"
 #include "outputs/plot_geometry.h"
@@ -221,6 +222,40 @@ TEST(WebPage, IsOneSelfContainedDocument) {
   EXPECT_NE(page.find("'/api/v1/history?series=gpu:'"), std::string::npos);
   EXPECT_NE(page.find("daemon unreachable"), std::string::npos);
   EXPECT_EQ(&page, &WebPageHtml()) << "built once";
+}
+
+}  // namespace
+}  // namespace vw::outputs
+
+namespace vw::outputs {
+namespace {
+
+// Every selector of the chart stylesheet is scoped: an unscoped one (".vw-projection" after a
+// comma in the dark theme's rule) painted the light theme's forecast with the dark palette.
+TEST(HtmlReport, EveryChartStyleSelectorIsScopedToItsTheme) {
+  const std::string css = ChartCss();
+  size_t rules = 0;
+  for (size_t at = 0; at < css.size();) {
+    const size_t open = css.find('{', at);
+    if (open == std::string::npos) break;
+    const size_t close = css.find('}', open);
+    std::string selectors = css.substr(at, open - at);
+    at = close == std::string::npos ? css.size() : close + 1;
+    selectors.erase(0, selectors.find_first_not_of(" \n}"));
+    if (selectors.rfind("@media", 0) == 0) {
+      at = open + 1;  // the rules inside the block follow
+      continue;
+    }
+    std::stringstream list(selectors);
+    for (std::string one; std::getline(list, one, ',');) {
+      one.erase(0, one.find_first_not_of(" \n"));
+      ++rules;
+      EXPECT_TRUE(one.rfind(".vw-chart", 0) == 0 || one.rfind(".vw-theme-dark", 0) == 0 ||
+                  one.rfind(".vw-theme-auto", 0) == 0)
+          << "unscoped selector '" << one << "'";
+    }
+  }
+  EXPECT_GT(rules, 40u);
 }
 
 }  // namespace

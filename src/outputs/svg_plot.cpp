@@ -22,7 +22,19 @@ constexpr Palette kDark = {"#0d1117", "#e6edf3", "#9da7b3", "#262c36", "#6e7681"
 
 std::string ColourRules(const Palette& p, std::string_view scope) {
   std::string s;
-  auto rule = [&](std::string_view cls, std::string_view decl) { s += fmt::format("{} {}{{{}}}\n", scope, cls, decl); };
+  // Every selector of a comma list gets the scope: ".vw-a,.vw-b" in the dark scope is
+  // ".vw-theme-dark .vw-a,.vw-theme-dark .vw-b", not a rule for .vw-b in every theme.
+  auto rule = [&](std::string_view classes, std::string_view decl) {
+    std::string selectors;
+    for (size_t at = 0; at <= classes.size();) {
+      size_t comma = classes.find(',', at);
+      if (comma == std::string_view::npos) comma = classes.size();
+      if (!selectors.empty()) selectors += ',';
+      selectors += fmt::format("{} {}", scope, classes.substr(at, comma - at));
+      at = comma + 1;
+    }
+    s += fmt::format("{}{{{}}}\n", selectors, decl);
+  };
   rule(".vw-bg", fmt::format("fill:{}", p.bg));
   rule("text", fmt::format("fill:{}", p.fg));
   rule(".vw-sub", fmt::format("fill:{}", p.muted));

@@ -622,8 +622,10 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
       std::string summary = fmt::format("GPU {} leaks {}", key, FormatRate(*v.leak_rate_bps));
       if (v.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*v.time_to_oom_s);
       if (v.baseline_bytes && t.last.memory_used_bytes && *v.baseline_bytes > 0) {
+        // Only above: a workload keyed by its command line may hold less here than its plateau
+        // elsewhere (the same script on another GPU), and "-46 % above" says nothing.
         const double above = (static_cast<double>(*t.last.memory_used_bytes) - *v.baseline_bytes) / *v.baseline_bytes;
-        summary += fmt::format("; {:.0f} % above this workload's plateau and rising", above * 100);
+        if (above >= 0.005) summary += fmt::format("; {:.0f} % above this workload's plateau and rising", above * 100);
       }
       c.annotations["summary"] = summary;
       if (std::string d = LeakDescription(v); !d.empty()) c.annotations["description"] = std::move(d);

@@ -73,10 +73,16 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
       it = active_.emplace(key, std::move(a)).first;
     }
     Alert& a = it->second;
+    const Severity before = a.condition.severity;
     a.condition = c;  // annotations refresh (current rate, runway)
     if (a.state == AlertState::kPending && now - a.active_since >= ForOf(c.name)) {
       a.state = AlertState::kFiring;
       a.fired_at = now;
+      a.last_notified = now;
+      events.push_back({AlertEventKind::kFiring, now, a});
+    } else if (a.state == AlertState::kFiring && c.severity > before) {
+      // Worse while firing (a leak's runway fell under --critical-runway): it fires again at
+      // once at the new severity, not at the next resend (never, under --replay).
       a.last_notified = now;
       events.push_back({AlertEventKind::kFiring, now, a});
     } else if (a.state == AlertState::kFiring && config_.resend_interval_s > 0 &&

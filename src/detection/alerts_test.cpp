@@ -32,6 +32,27 @@ TEST(AlertTracker, ConditionMustHoldForItsDurationBeforeFiring) {
   EXPECT_TRUE(t.Evaluate(1700, {Leak("0")}).empty());  // no repeat without resend
 }
 
+// A firing leak whose runway falls under --critical-runway pages at once as critical (with no
+// resend, as under --replay, it was never said at all); easing back to a warning waits.
+TEST(AlertTracker, AFiringAlertThatTurnsWorseFiresAgainAtItsNewSeverity) {
+  AlertConfig cfg;
+  cfg.default_for_s = 60;
+  cfg.resend_interval_s = 0;
+  AlertTracker t(cfg);
+  AlertCondition warning = Leak("0");
+  warning.severity = Severity::kWarning;
+  t.Evaluate(0, {warning});
+  ASSERT_EQ(t.Evaluate(60, {warning}).size(), 1u);
+  EXPECT_TRUE(t.Evaluate(120, {warning}).empty());
+  auto ev = t.Evaluate(180, {Leak("0")});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kFiring);
+  EXPECT_EQ(ev[0].alert.condition.severity, Severity::kCritical);
+  EXPECT_DOUBLE_EQ(ev[0].alert.active_since, 0);  // the same alert, not a new one
+  EXPECT_TRUE(t.Evaluate(240, {Leak("0")}).empty());
+  EXPECT_TRUE(t.Evaluate(300, {warning}).empty());
+}
+
 TEST(AlertTracker, PendingThatStopsHoldingIsDroppedWithoutNotice) {
   AlertConfig cfg;
   cfg.default_for_s = 300;

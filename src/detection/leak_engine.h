@@ -1,5 +1,5 @@
 // LeakEngine: the streaming leak detector for one memory series (a GPU's used memory, or one
-// process's). The heart of vramwatch; see DETECTION.md in the design folder and docs/detection.md.
+// process's). The heart of vramwatch; see docs/detection.md.
 //
 // Feed samples in time order with Add(); ask Assess() at any time. Add() is O(1) amortised and the
 // memory held is bounded by the number of time buckets (a few thousand at most), never by the

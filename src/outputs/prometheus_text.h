@@ -1,6 +1,6 @@
 // Prometheus text exposition (format 0.0.4) of a DaemonState: what `/metrics` serves.
 //
-// Names and labels follow PRODUCT.md: prefix `vramwatch_`, base units (bytes, seconds, ratios 0..1),
+// Names and labels (docs/watch.md): prefix `vramwatch_`, base units (bytes, seconds, ratios 0..1),
 // GPU labels gpu, uuid, pci_bus_id, model_name, hostname; process series add pid, command, user,
 // container, pod, namespace, slurm_job. Each family has HELP and TYPE lines and its samples are
 // contiguous. A missing value produces no sample (never a 0). Label values are escaped (\\, \", \n),

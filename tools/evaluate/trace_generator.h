@@ -1,5 +1,5 @@
 // TraceGenerator: a seeded generator of labelled GPU memory traces for evaluating the leak
-// detector against the shapes healthy and leaking jobs really make (see DETECTION.md).
+// detector against the shapes healthy and leaking jobs really make (docs/detection.md, tools/evaluate/README.md).
 //
 // Each trace is one GPU's `memory.used` sampled at a fixed interval, in whole MiB as nvidia-smi
 // reports it, plus its label: healthy or leak, the shape, the true leak rate and start, the card

@@ -19,6 +19,9 @@ int main(int argc, char** argv) {
       "vramwatch"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
+  // Listed for --help; the word is rewritten to the `version` command before parsing (below).
+  bool version_flag = false;
+  app.add_flag("--version", version_flag, "Print the version and exit (as `vramwatch version`)");
 
   std::vector<std::pair<CLI::App*, vw::cli::CommandRunner>> commands;
   auto add = [&](vw::cli::CommandRunner (*adder)(CLI::App&)) {

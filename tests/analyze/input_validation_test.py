@@ -169,6 +169,8 @@ def _(ctx):
     expect_error(run(ctx, "frobnicate"), "unknown command 'frobnicate'", "analyze")
     v, plain = run(ctx, "--version"), run(ctx, "version")
     assert v.returncode == 0 and v.stdout == plain.stdout and v.stdout.startswith("vramwatch "), (v, plain)
+    top = run(ctx, "--help")
+    assert top.returncode == 0 and "--version" in top.stdout, top.stdout  # the README names it
 
 
 @check("error messages name the value: --gpu, --since after --until, empty --columns name, Prometheus")

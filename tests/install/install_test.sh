@@ -17,13 +17,21 @@ for f in bin/vramwatch lib/vramwatch/emulator/libnvidia-ml.so.1 \
   share/vramwatch/examples/training-leak.csv share/vramwatch/examples/training-healthy.csv \
   share/vramwatch/deploy/prometheus/vramwatch-rules.yml share/vramwatch/deploy/systemd/vramwatch.service \
   share/vramwatch/deploy/grafana/vramwatch-dashboard.json share/vramwatch/deploy/kubernetes/daemonset.yaml \
-  share/doc/vramwatch/README.md share/doc/vramwatch/analyze.md share/doc/vramwatch/schema; do
+  share/doc/vramwatch/README.md share/doc/vramwatch/docs/analyze.md share/doc/vramwatch/docs/schema; do
   if [[ ! -e "$PREFIX/$f" ]]; then
     echo "FAIL: not installed: $f"
     fail=1
   fi
 done
 [[ -x "$PREFIX/bin/vramwatch" ]] || { echo "FAIL: bin/vramwatch is not executable"; exit 1; }
+
+# The installed README's links into docs/ (pages and pictures) lead to installed files.
+while read -r link; do
+  if [[ ! -e "$PREFIX/share/doc/vramwatch/$link" ]]; then
+    echo "FAIL: the installed README links to $link, which is not installed"
+    fail=1
+  fi
+done < <(grep -o '](docs/[^)#]*' "$PREFIX/share/doc/vramwatch/README.md" | sed 's/^](//' | sort -u)
 
 # The installed demo, run from an unrelated directory: exit 0, and the analyze steps name the
 # installed example traces.

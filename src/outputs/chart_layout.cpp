@@ -49,6 +49,25 @@ std::vector<Point> DecimateByColumn(const std::vector<Point>& pts) {
   return out;
 }
 
+}  // namespace
+
+std::vector<size_t> GapStarts(const std::vector<double>& times) {
+  std::vector<double> steps;
+  for (size_t i = 1; i < times.size(); ++i) {
+    if (times[i] > times[i - 1]) steps.push_back(times[i] - times[i - 1]);
+  }
+  std::vector<size_t> out;
+  if (steps.empty()) return out;
+  std::nth_element(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2), steps.end());
+  const double gap = std::max(5 * steps[steps.size() / 2], 60.0);
+  for (size_t i = 1; i < times.size(); ++i) {
+    if (times[i] - times[i - 1] > gap) out.push_back(i);
+  }
+  return out;
+}
+
+namespace {
+
 // The verdict with its numbers, as " · "-separated parts.
 std::vector<std::string> SubtitleParts(const SeriesAnalysis& s, const ChartOptions& o) {
   const auto& a = s.assessment;
@@ -264,16 +283,28 @@ ChartLayout LayoutChart(const SeriesAnalysis& s, const ChartOptions& o) {
   Point xt_at{L.plot.x + L.plot.w / 2, o.height - 6};
   L.x_title = {x_title, "xtitle", Anchor::kMiddle, fp, xt_at, LabelBox(x_title, fp, Anchor::kMiddle, xt_at)};
 
-  // Data.
-  std::vector<Point> raw;
-  raw.reserve(s.raw.size());
-  for (const auto& p : s.raw) raw.push_back({L.x(p.t), L.y(p.used_bytes)});
-  L.raw = DecimateByColumn(raw);
+  // Data, each line in stretches between gaps (decimated stretch by stretch, so no point of one
+  // stretch is joined to the next).
+  std::vector<double> times;
+  times.reserve(s.raw.size());
+  for (const auto& p : s.raw) times.push_back(p.t);
+  std::vector<size_t> cuts = GapStarts(times);
+  cuts.push_back(s.raw.size());
+  for (size_t from = 0, c = 0; c < cuts.size(); from = cuts[c++]) {
+    std::vector<Point> stretch;
+    for (size_t i = from; i < cuts[c]; ++i) stretch.push_back({L.x(s.raw[i].t), L.y(s.raw[i].used_bytes)});
+    if (stretch.empty()) continue;
+    if (!L.raw.empty()) L.raw_breaks.push_back(L.raw.size());
+    for (const Point& p : DecimateByColumn(stretch)) L.raw.push_back(p);
+  }
+  times.clear();
   for (const auto& b : s.buckets) {
     double tm = (b.t_start + b.t_end) / 2;
+    times.push_back(tm);
     L.floor.push_back({L.x(tm), L.y(b.floor_bytes)});
     L.peak.push_back({L.x(tm), L.y(b.peak_bytes)});
   }
+  L.envelope_breaks = GapStarts(times);
   if (shade) {
     double t_end = a.settled_at ? *a.settled_at : dom.data_end;
     double x0 = L.x(dom.t_lo), x1 = std::clamp(L.x(t_end), L.plot.x, L.plot.right());

@@ -158,9 +158,13 @@ struct ChartLayout {
   std::vector<PlacedLabel> x_tick_labels, y_tick_labels;
   PlacedLabel x_title;  // "local time (as recorded) · 2026-07-14"; the y unit is in its tick labels
   std::vector<LegendItem> legend;
-  std::vector<Point> raw;      // thin line of the used memory (column-decimated)
-  std::vector<Point> floor;    // floor envelope (bucket low quantile)
-  std::vector<Point> peak;     // peak envelope (bucket max)
+  std::vector<Point> raw;    // thin line of the used memory (column-decimated)
+  std::vector<Point> floor;  // floor envelope (bucket low quantile)
+  std::vector<Point> peak;   // peak envelope (bucket max)
+  // Where each of those lines breaks: indices of the points that start a new stretch after a gap
+  // in the data (no sample for over GapSeconds()): a gap is drawn as a gap, never as a line
+  // joining the samples on either side of it. The floor and peak share theirs.
+  std::vector<size_t> raw_breaks, envelope_breaks;
   std::optional<Rect> warmup;  // shaded warm-up / settling stretch
   std::optional<double> capacity_y;
   std::vector<Point> trend;                              // fitted trend over the fitted stretch
@@ -172,6 +176,10 @@ struct ChartLayout {
   std::vector<EventMark> events;
   std::vector<PlacedLabel> labels;  // in-plot labels, none overlapping
 };
+
+// The indices i of `times` (seconds, ascending) where times[i] - times[i-1] is a gap in the data:
+// over five times the median step, and over a minute.
+std::vector<size_t> GapStarts(const std::vector<double>& times);
 
 // Lays out one chart of a series.
 ChartLayout LayoutChart(const detection::SeriesAnalysis& s, const ChartOptions& options = {});

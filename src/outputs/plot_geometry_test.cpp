@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/units.h"
+#include "outputs/svg_plot.h"
 #include "outputs/testing/series_fixtures.h"
 
 namespace vw::outputs {
@@ -370,6 +372,38 @@ TEST(LayoutChart, SyntheticTimeUsesElapsedLabels) {
   ASSERT_FALSE(L.x_tick_labels.empty());
   EXPECT_EQ(L.x_tick_labels.front().text, "0");
   EXPECT_EQ(L.x_tick_labels.back().text, "4h");
+}
+
+TEST(GapStarts, ABreakWhereTheDataStopsForMuchLongerThanItsStep) {
+  std::vector<double> t;
+  for (int i = 0; i < 100; ++i) t.push_back(i * 10.0);
+  for (int i = 0; i < 100; ++i) t.push_back(5000 + i * 10.0);  // 4000 s without a sample
+  EXPECT_EQ(GapStarts(t), std::vector<size_t>{100});
+  t.resize(100);
+  EXPECT_TRUE(GapStarts(t).empty());
+  EXPECT_TRUE(GapStarts({}).empty());
+  EXPECT_TRUE(GapStarts({5, 5, 5}).empty());
+  // Sparse sampling is no gap: a minute at least, and five times the usual step.
+  EXPECT_TRUE(GapStarts({0, 30, 60, 120, 150}).empty());
+}
+
+// Hours with no sample ([N/A], a stopped recorder) are a gap in the chart, not a line drawn across
+// them that looks like memory held or released slowly.
+TEST(LayoutChart, AnHourWithoutSamplesIsAGapInEveryLine) {
+  auto s = Plateau();
+  const double from = s.assessment.start_t + 3600, to = from + 3600;
+  std::erase_if(s.raw, [&](const detection::SeriesPoint& p) { return p.t > from && p.t < to; });
+  std::erase_if(s.buckets, [&](const detection::Bucket& b) { return b.t_end > from && b.t_start < to; });
+  const ChartLayout L = LayoutChart(s);
+  ASSERT_EQ(L.raw_breaks.size(), 1u);
+  ASSERT_EQ(L.envelope_breaks.size(), 1u);
+  EXPECT_GT(L.raw[L.raw_breaks[0]].x - L.raw[L.raw_breaks[0] - 1].x, L.plot.w / 10);
+  const std::string svg = RenderSvgChart(s);
+  const size_t raw = svg.find("data-role=\"raw\" d=\"");
+  ASSERT_NE(raw, std::string::npos) << svg.substr(0, 400);
+  const std::string d = svg.substr(raw, svg.find('"', raw + 20) - raw);
+  EXPECT_EQ(std::count(d.begin(), d.end(), 'M'), 2) << "one stretch before the gap, one after";
+  EXPECT_TRUE(LayoutChart(Plateau()).raw_breaks.empty()) << "no gap, no break";
 }
 
 }  // namespace

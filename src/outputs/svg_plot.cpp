@@ -62,6 +62,20 @@ std::string Num(double v) {
   return fmt::format("{:.1f}", std::round(v * 10) / 10 + 0.0);
 }
 
+// An SVG path through `pts` that lifts the pen at each index of `breaks` (a gap in the data).
+std::string PathData(const std::vector<Point>& pts, const std::vector<size_t>& breaks) {
+  std::string out;
+  out.reserve(pts.size() * 13);
+  size_t next = 0;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const bool lift = i == 0 || (next < breaks.size() && breaks[next] == i);
+    if (lift && i > 0) ++next;
+    if (!out.empty()) out += ' ';
+    out += (lift ? "M" : "L") + Num(pts[i].x) + "," + Num(pts[i].y);
+  }
+  return out;
+}
+
 std::string PointsAttr(const std::vector<Point>& pts) {
   std::string out;
   out.reserve(pts.size() * 12);
@@ -156,13 +170,14 @@ std::string ChartBody(const SeriesAnalysis& s, const ChartLayout& L) {
     out += fmt::format("<polygon class=\"vw-band\" data-role=\"band\" points=\"{}\"/>\n", PointsAttr(L.band));
   }
   if (!L.raw.empty()) {
-    out += fmt::format("<polyline class=\"vw-raw\" data-role=\"raw\" points=\"{}\"/>\n", PointsAttr(L.raw));
+    out += fmt::format("<path class=\"vw-raw\" data-role=\"raw\" d=\"{}\"/>\n", PathData(L.raw, L.raw_breaks));
   }
   if (!L.peak.empty()) {
-    out += fmt::format("<polyline class=\"vw-peak\" data-role=\"peak\" points=\"{}\"/>\n", PointsAttr(L.peak));
+    out += fmt::format("<path class=\"vw-peak\" data-role=\"peak\" d=\"{}\"/>\n", PathData(L.peak, L.envelope_breaks));
   }
   if (!L.floor.empty()) {
-    out += fmt::format("<polyline class=\"vw-floor\" data-role=\"floor\" points=\"{}\"/>\n", PointsAttr(L.floor));
+    out +=
+        fmt::format("<path class=\"vw-floor\" data-role=\"floor\" d=\"{}\"/>\n", PathData(L.floor, L.envelope_breaks));
   }
   for (const auto& e : L.events) {
     out += fmt::format("<line class=\"vw-event\" data-role=\"event\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
@@ -227,7 +242,8 @@ std::string ChartCss() {
       ".vw-chart .vw-title{font-size:14px;font-weight:600}\n"
       ".vw-chart .vw-sub{font-size:12px}\n"
       ".vw-chart .vw-axis-title{font-size:11px}\n"
-      ".vw-chart line,.vw-chart polyline{fill:none}\n"
+      ".vw-chart line,.vw-chart polyline,.vw-chart path.vw-raw,.vw-chart path.vw-floor,.vw-chart "
+      "path.vw-peak{fill:none}\n"
       ".vw-chart .vw-grid{stroke-width:1}\n"
       ".vw-chart .vw-raw{stroke-width:0.8;stroke-linejoin:round}\n"
       ".vw-chart .vw-floor{stroke-width:2.2;stroke-linejoin:round}\n"

@@ -145,9 +145,17 @@ json HistoryFixture(const detection::SeriesAnalysis& s) {
 // A daemon stand-in on 127.0.0.1:<free port>.
 class FixtureDaemon {
  public:
-  explicit FixtureDaemon(bool status_fails, bool with_notes = true) {
+  explicit FixtureDaemon(bool status_fails, bool with_notes = true, bool gpu1_lost = false) {
     auto gpus = outputs::testing::TwoGpus();
-    status_ = StatusFixture(gpus, with_notes).dump();
+    json status = StatusFixture(gpus, with_notes);
+    if (gpu1_lost) {  // GPU 1 fell off the bus after its last good sample
+      json& g1 = status["gpus"][1];
+      g1["stale"] = true;
+      g1["lost"] = true;
+      g1["processes"] = json::array();
+      g1["sampled_at"] = "2026-07-14T13:40:00Z";
+    }
+    status_ = status.dump();
     for (const auto& g : gpus) history_["gpu:" + g.gpu.key] = HistoryFixture(g).dump();
     server_.Get("/", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(outputs::WebPageHtml(), "text/html; charset=utf-8");
@@ -216,7 +224,7 @@ TEST(LivePageInBrowser, ShowsCardsChartsProcessesFindingsAndAlerts) {
   ASSERT_EQ(charts.size(), 2u) << "one chart per GPU";
   EXPECT_TRUE(charts[0].Has("data-gpu", "0"));
   EXPECT_TRUE(charts[1].Has("data-gpu", "1"));
-  EXPECT_EQ(Select(dom, "polyline", "data-role", "raw").size(), 2u) << "both charts drew their history";
+  EXPECT_EQ(Select(dom, "path", "data-role", "raw").size(), 2u) << "both charts drew their history";
   auto oom = Select(dom, "*", "data-role", "oom");
   ASSERT_EQ(oom.size(), 1u);
   EXPECT_GT(oom[0].offset, charts[0].offset);
@@ -300,6 +308,23 @@ TEST(LivePageInBrowser, StatusWithoutNotesShowsNoNotesBox) {
   ASSERT_EQ(box.size(), 1u);
   EXPECT_EQ(box[0].attrs.count("hidden"), 1u);
   EXPECT_TRUE(Select(r.dom, "li", "data-role", "note").empty());
+}
+
+// A lost GPU's card says so, with when its values were read, instead of a green verdict over
+// frozen numbers; its processes are unknown, not "none".
+TEST(LivePageInBrowser, ALostGpusCardSaysItIsLostAndWhenItWasLastRead) {
+  FixtureDaemon daemon(false, true, /*gpu1_lost=*/true);
+  ASSERT_GT(daemon.port(), 0);
+  DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 3000});
+  ASSERT_EQ(r.error, "");
+  auto cards = Select(r.dom, "article", "data-gpu");
+  ASSERT_EQ(cards.size(), 2u);
+  auto badges = Select(r.dom, "span", "data-role", "stale");
+  ASSERT_EQ(badges.size(), 1u);
+  EXPECT_GT(badges[0].offset, cards[1].offset) << "on GPU 1's card, not GPU 0's";
+  const size_t note = r.dom.find("GPU lost (NVML: GPU_IS_LOST); the values below were read at 2026-07-14 13:40 UTC");
+  EXPECT_NE(note, std::string::npos) << r.dom.substr(cards[1].offset, 1500);
+  EXPECT_NE(r.dom.find("The processes of this GPU cannot be listed now."), std::string::npos);
 }
 
 // Clock times on the page are UTC and say so, whatever the browser's zone: the daemon's evidence

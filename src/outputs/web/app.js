@@ -109,6 +109,19 @@
     function line(list) {
       return list.map(function (p) { return x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1); }).join(' ');
     }
+    // A path through the points that lifts the pen over a gap in the data (no point for over five
+    // times the median step, and over a minute), as the analyze report's charts do: hours without
+    // samples are not drawn as a line across them.
+    function path(list) {
+      var steps = [];
+      for (var k = 1; k < list.length; k++) if (list[k][0] > list[k - 1][0]) steps.push(list[k][0] - list[k - 1][0]);
+      steps.sort(function (u, w) { return u - w; });
+      var gap = steps.length ? Math.max(5 * steps[Math.floor(steps.length / 2)], 60) : Infinity;
+      return list.map(function (p, k) {
+        var lift = k === 0 || p[0] - list[k - 1][0] > gap;
+        return (lift ? 'M' : 'L') + x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1);
+      }).join(' ');
+    }
     var s = head + '<rect class="vw-bg" width="' + W + '" height="' + H + '"/>';
     var unit = yMax >= GiB ? GiB : MiB, uname = unit === GiB ? ' GiB' : ' MiB';
     var ys = niceStep(yMax / unit, 4), dec = ys % 1 === 0 ? 0 : (ys * 10 % 1 === 0 ? 1 : 2);
@@ -130,8 +143,8 @@
     s += '<text class="vw-tick vw-axis-title" data-role="xtitle" x="' + (L + pw / 2).toFixed(1) + '" y="' + (H - 6) +
         '" text-anchor="middle">time (UTC) · ' + utcDate(t1) + '</text>';
     s += '<line class="vw-axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (T + ph) + '" y2="' + (T + ph) + '"/>';
-    s += '<polyline class="vw-raw" data-role="raw" points="' + line(pts) + '"/>';
-    if (hist.floor && hist.floor.length > 1) s += '<polyline class="vw-floor" data-role="floor" points="' + line(hist.floor) + '"/>';
+    s += '<path class="vw-raw" data-role="raw" d="' + path(pts) + '"/>';
+    if (hist.floor && hist.floor.length > 1) s += '<path class="vw-floor" data-role="floor" d="' + path(hist.floor) + '"/>';
     if (cap != null) {
       var cy = y(cap).toFixed(1);
       s += '<line class="vw-capacity" data-role="capacity" x1="' + L + '" x2="' + (W - R) + '" y1="' + cy + '" y2="' + cy + '"/>' +
@@ -161,6 +174,7 @@
   var STATE_NAMES = {R: 'running', S: 'sleeping', D: 'stuck in the driver (D)', Z: 'zombie', T: 'stopped', gone: 'process gone'};
   function processRows(g) {
     var procs = g.processes || [];
+    if (!procs.length && g.stale) return '<p class="vw-note">The processes of this GPU cannot be listed now.</p>';
     if (!procs.length) return '<p class="vw-note">No process holds memory on this GPU.</p>';
     var rows = procs.map(function (p) {
       var where = [p.container ? 'ctr ' + p.container : '', p.pod ? 'pod ' + p.pod : '', p.slurm_job ? 'job ' + p.slurm_job : '']
@@ -182,6 +196,11 @@
   }
   function card(g) {
     var a = g.analysis || {}, verdict = a.verdict || 'unknown', hist = state.history[g.index];
+    // A GPU whose memory the latest sample could not read (lost, its calls hang or fail): its
+    // numbers are the last ones read, and the card says so instead of showing them as current.
+    var stale = !!g.stale, lostGpu = !!g.lost;
+    var staleText = !stale ? '' : (lostGpu ? 'GPU lost (NVML: GPU_IS_LOST)' : 'NVML does not answer for this GPU') +
+        (g.sampled_at ? '; the values below were read at ' + sinceText(g.sampled_at) : '; nothing has been read from it yet');
     var total = g.memory_total_bytes, used = g.memory_used_bytes;
     var pct = num(total) && num(used) && total > 0 ? Math.min(100, used / total * 100) : 0;
     var floorPct = num(total) && num(a.floor_bytes) && total > 0 ? Math.min(100, a.floor_bytes / total * 100) : null;
@@ -190,7 +209,9 @@
     var watch = a.verdict !== 'leak' && num(a.load_rise_bytes_per_second);
     return '<article class="vw-card" data-gpu="' + esc(g.index) + '" data-verdict="' + esc(verdict) + '"><header>' +
         '<h2 title="' + esc(g.uuid) + '">GPU ' + esc(g.index) + ' · ' + esc(g.name || '') + '</h2>' +
+        (stale ? '<span class="vw-badge vw-sev-critical" data-role="stale">' + (lostGpu ? 'lost' : 'stale') + '</span> ' : '') +
         '<span class="vw-badge vw-badge-' + esc(verdict) + '" data-role="verdict">' + esc(verdict.replace('_', ' ')) + '</span></header>' +
+        (stale ? '<p class="vw-note vw-alarm" data-role="stale-note">' + esc(staleText) + '</p>' : '') +
         '<div class="vw-bar" role="meter" aria-valuemin="0" aria-valuemax="100" aria-valuenow="' + pct.toFixed(0) + '">' +
         '<span class="vw-bar-used" style="width:' + pct.toFixed(1) + '%"></span>' +
         (floorPct != null ? '<span class="vw-bar-floor" title="floor" style="left:' + floorPct.toFixed(1) + '%"></span>' : '') + '</div>' +

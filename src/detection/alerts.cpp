@@ -50,6 +50,7 @@ void AlertTracker::RestoreFiring(const AlertCondition& c, double active_since, d
   a.active_since = active_since;
   a.fired_at = fired_at;
   a.last_notified = fired_at;
+  a.fired_severity = c.severity;
   restored_[a.key] = a;
 }
 
@@ -73,17 +74,18 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
       it = active_.emplace(key, std::move(a)).first;
     }
     Alert& a = it->second;
-    const Severity before = a.condition.severity;
     a.condition = c;  // annotations refresh (current rate, runway)
     if (a.state == AlertState::kPending && now - a.active_since >= ForOf(c.name)) {
       a.state = AlertState::kFiring;
       a.fired_at = now;
       a.last_notified = now;
+      a.fired_severity = c.severity;
       events.push_back({AlertEventKind::kFiring, now, a});
-    } else if (a.state == AlertState::kFiring && c.severity > before) {
-      // Worse while firing (a leak's runway fell under --critical-runway): it fires again at
-      // once at the new severity, not at the next resend (never, under --replay).
+    } else if (a.state == AlertState::kFiring && c.severity > a.fired_severity) {
+      // Worse than it ever fired (a leak's runway fell under --critical-runway): it fires again
+      // at once at the new severity, not at the next resend (never, under --replay).
       a.last_notified = now;
+      a.fired_severity = c.severity;
       events.push_back({AlertEventKind::kFiring, now, a});
     } else if (a.state == AlertState::kFiring && config_.resend_interval_s > 0 &&
                now - a.last_notified >= config_.resend_interval_s) {

@@ -39,6 +39,9 @@ struct Alert {
   std::optional<double> fired_at;     // when it went firing
   std::optional<double> resolved_at;  // when it resolved
   double last_notified = 0;
+  // The highest severity it has fired at: a firing alert fires again only when it turns worse
+  // than that, so a runway wobbling around --critical-runway pages once, not at every crossing.
+  Severity fired_severity = Severity::kOk;
 };
 
 // A change worth telling the sinks about.

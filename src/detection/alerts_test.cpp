@@ -51,6 +51,11 @@ TEST(AlertTracker, AFiringAlertThatTurnsWorseFiresAgainAtItsNewSeverity) {
   EXPECT_DOUBLE_EQ(ev[0].alert.active_since, 0);  // the same alert, not a new one
   EXPECT_TRUE(t.Evaluate(240, {Leak("0")}).empty());
   EXPECT_TRUE(t.Evaluate(300, {warning}).empty());
+  EXPECT_TRUE(t.Evaluate(360, {Leak("0")}).empty()) << "a runway wobbling around the level pages once";
+  EXPECT_TRUE(t.Evaluate(420, {}).size() == 1u);  // resolved
+  t.Evaluate(480, {warning});
+  EXPECT_EQ(t.Evaluate(540, {warning}).size(), 1u);  // a new alert fires at its own severity
+  ASSERT_EQ(t.Evaluate(600, {Leak("0")}).size(), 1u) << "and turns critical once again";
 }
 
 TEST(AlertTracker, PendingThatStopsHoldingIsDroppedWithoutNotice) {

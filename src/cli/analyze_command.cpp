@@ -373,19 +373,14 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     if (flags.no_processes) continue;
     const std::optional<uint64_t> total = rec.sample.total_bytes ? rec.sample.total_bytes : settings.trace.total_bytes;
     uint64_t listed_bytes = 0;  // the memory of every process listed with a value
-    size_t listed_with_memory = 0;
-    for (const ProcessMemory& p : *rec.sample.processes) {
-      if (p.used_bytes) listed_bytes += *p.used_bytes, ++listed_with_memory;
-    }
+    for (const ProcessMemory& p : *rec.sample.processes) listed_bytes += p.used_bytes.value_or(0);
     for (const ProcessMemory& p : *rec.sample.processes) {
       if (!p.used_bytes) continue;
       detection::SeriesBuilder& ps = builder_for(fmt::format("gpu:{}/pid:{}", rec.gpu.key, p.pid), rec.gpu);
       ps.SetProcess(p.pid, p.command);
       ps.SetCapacity(total, rec.sample.reserved_bytes);
       // The runway of a process counts what the GPU's other holders use now.
-      ps.SetHeldByOthers(detection::HeldByOthers(
-          rec.sample.used_bytes, *p.used_bytes,
-          listed_with_memory > 1 ? std::optional<uint64_t>(listed_bytes - *p.used_bytes) : std::nullopt));
+      ps.SetHeldByOthers(detection::HeldByOthers(rec.sample.used_bytes, *p.used_bytes, listed_bytes - *p.used_bytes));
       ps.Add(rec.sample.t, static_cast<double>(*p.used_bytes));
     }
   }

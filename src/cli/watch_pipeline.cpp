@@ -329,19 +329,10 @@ void WatchPipeline::ReviseEnded(GpuTrack& t, const GpuSnapshot& g, double now) {
 }
 
 void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const GpuSnapshot& g, double now) {
-  // The memory of the processes listed beside `pid` (unset when none has a value): what the others
-  // hold when the GPU's own used memory is unknown (detection::HeldByOthers).
+  // The memory of the processes listed with a value: less a process's own, what the others hold
+  // when the GPU's own used memory is unknown (detection::HeldByOthers; 0 for the only holder).
   uint64_t listed_bytes = 0;
-  size_t listed_with_memory = 0;
-  for (const ProcessSnapshot& p : g.processes) {
-    if (p.used_bytes) listed_bytes += *p.used_bytes, ++listed_with_memory;
-  }
-  auto listed_others = [&](int64_t pid) -> std::optional<uint64_t> {
-    for (const ProcessSnapshot& p : g.processes) {
-      if (p.pid == pid && p.used_bytes && listed_with_memory > 1) return listed_bytes - *p.used_bytes;
-    }
-    return std::nullopt;
-  };
+  for (const ProcessSnapshot& p : g.processes) listed_bytes += p.used_bytes.value_or(0);
   std::map<int64_t, bool> seen;
   for (const ProcessSnapshot& p : g.processes) {
     seen[p.pid] = true;
@@ -374,9 +365,9 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
         pt.engine.SetCapacity(static_cast<double>(*g.memory_total_bytes),
                               static_cast<double>(g.memory_reserved_bytes.value_or(0)));
       // Its runway counts what the GPU's other holders use now.
-      if (auto others = detection::HeldByOthers(g.memory_used_bytes, *p.used_bytes, listed_others(p.pid))) {
-        pt.engine.SetHeldByOthers(others);
-      }
+      // Set at every refresh, so the memory of holders that have left stops counting.
+      pt.engine.SetHeldByOthers(
+          detection::HeldByOthers(g.memory_used_bytes, *p.used_bytes, listed_bytes - *p.used_bytes));
       if (history_) history_->Append(outputs::ProcessSeriesName(key, p.pid), now, *p.used_bytes);
     }
     if (history_ && pt.on_gpu) {

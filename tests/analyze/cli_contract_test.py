@@ -276,6 +276,33 @@ def _(ctx):
         assert any("other holders of this GPU use" in e for e in leak["evidence"]), leak["evidence"]
 
 
+@check("pmon: a holder that exits stops counting against the runway, in analyze and in watch --replay alike")
+def _(ctx):
+    # 8 h every minute on an 80 GiB card: PID 100 leaks 2 GiB/h from 10000 MB; PID 200 holds 55000 MB
+    # for the first half hour only. At the end PID 100 has over a day of room, not minutes.
+    lines = ["#Date       Time        gpu         pid   type     fb   ccpm    command",
+             "#YYYYMMDD   HH:MM:SS    Idx           #    C/G     MB     MB    name"]
+    start = 1_773_478_800
+    for i in range(480):
+        t = time.gmtime(start + 60 * i)
+        day, clock = time.strftime("%Y%m%d", t), time.strftime("%H:%M:%S", t)
+        lines.append(f" {day}   {clock}      0        100     C  {10000 + 2048 * i // 60:>5}      0    leaker")
+        if i < 30:
+            lines.append(f" {day}   {clock}      0        200     C  55000      0    big")
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "pmon.log")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        r = vw(ctx, "--json", "--total", "80GiB", path)
+        leak = [g for g in json.loads(r.stdout)["gpus"] if g.get("pid") == 100][0]
+        assert leak["verdict"] == "leak" and leak["time_to_oom_seconds"] > 86400, leak
+        w = subprocess.run([ctx.vramwatch, "watch", "--replay", path, "--total", "80GiB"], capture_output=True,
+                           text=True, timeout=120)
+        assert w.returncode == 1, (w.returncode, w.stdout[-600:], w.stderr[-300:])  # a warning, never critical
+        assert "severity=critical" not in w.stdout, w.stdout[-600:]
+        assert "pid=100" in w.stdout, w.stdout[-600:]
+
+
 @check("every bad --since/--until value is exit 3 and lists the accepted time forms")
 def _(ctx):
     forms = "YYYY/MM/DD HH:MM:SS.mmm, YYYYMMDD HH:MM:SS, ISO 8601 or epoch seconds"

@@ -137,9 +137,8 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
     auto uptime_text = fs.ReadFile("uptime");
     std::optional<double> uptime = uptime_text.ok() ? procfs::ParseUptime(*uptime_text) : std::nullopt;
     if (uptime && !klog.source.empty()) {
-      size_t dropped = kernel::DropOlderThan(klog.scan, *uptime, o.xid_max_age_s, [](int xid) {
-        const kernel::XidInfo* info = kernel::LookupXid(xid);
-        return info != nullptr && info->hardware();
+      size_t dropped = kernel::DropOlderThan(klog.scan, *uptime, o.xid_max_age_s, [](const kernel::XidEvent& e) {
+        return kernel::StaysUntilReset(e.xid, e.message);
       });
       if (dropped > 0) {
         klog.notes.push_back(fmt::format("{} Xid line(s) older than {} ignored (--xid-max-age)", dropped,

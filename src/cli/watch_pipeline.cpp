@@ -551,8 +551,7 @@ void WatchPipeline::IngestXids(const kernel::KernelLogScan& scan, double now) {
       ++gpu->second.xids[static_cast<unsigned>(e.xid)];
       if (history_) history_->xids().Count(config_.boot_id, key, e.xid);
     }
-    const kernel::XidInfo* info = kernel::LookupXid(e.xid);
-    if (history_ && info && info->hardware()) {
+    if (history_ && kernel::StaysUntilReset(e.xid, e.message)) {
       storage::StoredXid x;
       x.boot_id = config_.boot_id;
       x.gpu = key;
@@ -569,8 +568,7 @@ void WatchPipeline::IngestXids(const kernel::KernelLogScan& scan, double now) {
     xids_seen_.push_back({e, now});
   }
   auto expired = [&](const SeenXid& x) {
-    const kernel::XidInfo* info = kernel::LookupXid(x.event.xid);
-    return !(info && info->hardware()) && x.seen_t < now - config_.xid_max_age_s;
+    return !kernel::StaysUntilReset(x.event.xid, x.event.message) && x.seen_t < now - config_.xid_max_age_s;
   };
   xids_seen_.erase(std::remove_if(xids_seen_.begin(), xids_seen_.end(), expired), xids_seen_.end());
   while (xids_seen_.size() > config_.max_xid_events) xids_seen_.pop_front();

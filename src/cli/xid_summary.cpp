@@ -10,10 +10,10 @@ namespace vw::cli {
 
 namespace {
 
-detection::XidSummary::Class ClassOf(const kernel::XidInfo* info) {
+detection::XidSummary::Class ClassOf(std::optional<kernel::XidClass> klass) {
   using C = detection::XidSummary::Class;
-  if (info == nullptr) return C::kUnknown;
-  switch (info->klass) {
+  if (!klass) return C::kUnknown;
+  switch (*klass) {
     case kernel::XidClass::kApplication: return C::kApplication;
     case kernel::XidClass::kStuck: return C::kStuck;
     case kernel::XidClass::kHardware: return C::kHardware;
@@ -45,7 +45,6 @@ std::vector<detection::XidSummary> SummarizeXids(const kernel::KernelLogScan& sc
       const kernel::XidInfo* info = kernel::LookupXid(e.xid);
       s.gpu = key;
       s.xid = e.xid;
-      s.klass = ClassOf(info);
       if (info) {
         s.mnemonic = std::string(info->mnemonic);
         s.meaning = std::string(info->meaning);
@@ -57,6 +56,7 @@ std::vector<detection::XidSummary> SummarizeXids(const kernel::KernelLogScan& sc
       s.pids.push_back(*e.pid);
     }
     s.last_message = e.message;
+    s.klass = ClassOf(kernel::ClassOfLine(e.xid, e.message));  // 154: the action of its latest line
     s.last_monotonic_s = e.monotonic_s;
     if (e.caused_by_xid) s.caused_by_xid = e.caused_by_xid;
   }

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <string_view>
 
 #include "core/units.h"
 
@@ -29,23 +28,6 @@ std::string Who(const ProcessSnapshot& p) {
   std::string cmd = CommandOf(p);
   if (!cmd.empty()) s += " `" + (cmd.size() > 80 ? cmd.substr(0, 77) + "..." : cmd) + "`";
   return s;
-}
-
-// Xid 154 names the recovery action the GPU now needs ("GPU recovery action changed from 0x0 (None)
-// to 0x2 (Node Reboot Required)"): a reset or reboot is critical, a drain is a warning, none is ok.
-// The action is the text in parentheses after "to"; a message without one is a warning.
-Severity RecoveryActionSeverity(std::string_view message) {
-  const size_t to = message.rfind(" to ");
-  const size_t open = to == std::string_view::npos ? to : message.find('(', to);
-  const size_t close = open == std::string_view::npos ? open : message.find(')', open);
-  if (close == std::string_view::npos) return Severity::kWarning;
-  const std::string_view action = message.substr(open + 1, close - open - 1);
-  if (action.find("Reset") != std::string_view::npos || action.find("Reboot") != std::string_view::npos) {
-    return Severity::kCritical;
-  }
-  if (action.find("Drain") != std::string_view::npos) return Severity::kWarning;
-  if (action == "None") return Severity::kOk;
-  return Severity::kWarning;
 }
 
 // "41877 `python3 train.py`" (the command cut at 40 characters), or the PID alone when no command
@@ -541,7 +523,6 @@ class Rules {
     using C = XidSummary::Class;
     if (x.klass == C::kHardware) sev = Severity::kCritical;
     if (x.klass == C::kInformational) sev = Severity::kOk;
-    if (x.xid == 154) sev = RecoveryActionSeverity(x.last_message);
     std::string what = x.meaning.empty() ? "unknown Xid" : x.meaning;
     std::string msg = fmt::format("Xid {} ({}{}) on GPU {}: {} time{}", x.xid, what,
                                   x.mnemonic.empty() ? "" : ", " + x.mnemonic, x.gpu, x.count, x.count == 1 ? "" : "s");

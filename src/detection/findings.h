@@ -25,8 +25,8 @@
 //                      and no holder exists; without `reserved` (v1 driver) the threshold is raised
 //                      by reserved_allowance since `used` then includes driver-reserved memory
 //   xid                critical for the hardware set, warning for application/stuck codes, ok for
-//                      informational ones (45 cleanup, unknown codes are warning); 154 takes the
-//                      recovery action its message names (reset/reboot critical, drain warning)
+//                      informational ones (45 cleanup, unknown codes are warning); a 154 line's
+//                      class follows the recovery action it names (kernel::ClassOfLine)
 #pragma once
 
 #include <cstdint>

@@ -496,33 +496,6 @@ TEST(Findings, AHangInsideTheWindowIsReportedAfterTheGpuRecovers) {
             1);
 }
 
-TEST(Findings, Xid154TakesTheSeverityOfTheRecoveryActionItNames) {
-  struct Case {
-    std::string message;
-    Severity expected;
-  };
-  for (const Case& c : std::vector<Case>{
-           {"GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)", Severity::kCritical},
-           {"GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)", Severity::kCritical},
-           {"GPU recovery action changed from 0x0 (None) to 0x4 (Drain and Reset)", Severity::kCritical},
-           {"GPU recovery action changed from 0x0 (None) to 0x3 (Drain P2P)", Severity::kWarning},
-           {"GPU recovery action changed from 0x2 (Node Reboot Required) to 0x0 (None)", Severity::kOk},
-           {"something the catalog does not describe", Severity::kWarning}}) {
-    CheckInput in;
-    in.samples.push_back(Host(0, {Gpu(0, {})}));
-    XidSummary x;
-    x.gpu = "0";
-    x.xid = 154;
-    x.count = 1;
-    x.klass = XidSummary::Class::kInformational;
-    x.last_message = c.message;
-    in.xids = {x};
-    const CheckResult r = EvaluateCheck(in, {});
-    ASSERT_EQ(r.findings.size(), 1u);
-    EXPECT_EQ(r.findings[0].severity, c.expected) << c.message;
-  }
-}
-
 TEST(Findings, AGpuWithNoIdentifierIsNamedWithoutEmptyParentheses) {
   GpuSnapshot lost = Gpu(0, {});
   lost.uuid.clear();

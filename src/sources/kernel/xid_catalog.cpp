@@ -67,4 +67,25 @@ const XidInfo* LookupXid(int code) {
   return nullptr;
 }
 
+std::optional<XidClass> ClassOfLine(int code, std::string_view message) {
+  const XidInfo* info = LookupXid(code);
+  if (info == nullptr) return std::nullopt;
+  if (code != 154) return info->klass;
+  // The action is the text in parentheses after the last " to ".
+  const size_t to = message.rfind(" to ");
+  const size_t open = to == std::string_view::npos ? to : message.find('(', to);
+  const size_t close = open == std::string_view::npos ? open : message.find(')', open);
+  if (close == std::string_view::npos) return XidClass::kApplication;
+  const std::string_view action = message.substr(open + 1, close - open - 1);
+  if (action.find("Reset") != std::string_view::npos || action.find("Reboot") != std::string_view::npos) {
+    return XidClass::kHardware;
+  }
+  if (action == "None") return XidClass::kInformational;
+  return XidClass::kApplication;  // a drain, or an action this build does not know
+}
+
+bool StaysUntilReset(int code, std::string_view message) {
+  return ClassOfLine(code, message) == XidClass::kHardware;
+}
+
 }  // namespace vw::kernel

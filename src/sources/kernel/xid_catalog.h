@@ -6,6 +6,7 @@
 // hardware before anything else.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 namespace vw::kernel {
@@ -28,5 +29,15 @@ struct XidInfo {
 
 // nullptr for codes the table does not know (the finding then says "unknown Xid").
 const XidInfo* LookupXid(int code);
+
+// The class of one Xid line: the catalog's, except for 154, which names the recovery action the
+// GPU needs now ("GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)"):
+// a reset or reboot (also "Drain and Reset") is kHardware, a drain kApplication, "None"
+// kInformational, a message naming no action kApplication. Unknown codes: nullopt.
+std::optional<XidClass> ClassOfLine(int code, std::string_view message);
+
+// True for a line that stays true until the GPU is reset (kHardware by ClassOfLine): kept for the
+// whole boot, not dropped after --xid-max-age.
+bool StaysUntilReset(int code, std::string_view message);
 
 }  // namespace vw::kernel

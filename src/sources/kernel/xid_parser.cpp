@@ -199,10 +199,11 @@ KernelLogScan ScanKernelLog(std::string_view text) {
   return scan;
 }
 
-size_t DropOlderThan(KernelLogScan& scan, double uptime_s, double max_age_s, bool (*keep_always)(int xid)) {
+size_t DropOlderThan(KernelLogScan& scan, double uptime_s, double max_age_s,
+                     bool (*keep_always)(const XidEvent& event)) {
   size_t before = scan.events.size();
   std::erase_if(scan.events, [&](const XidEvent& e) {
-    if (!e.monotonic_s || (keep_always != nullptr && keep_always(e.xid))) return false;
+    if (!e.monotonic_s || (keep_always != nullptr && keep_always(e))) return false;
     return uptime_s - *e.monotonic_s > max_age_s;
   });
   return before - scan.events.size();

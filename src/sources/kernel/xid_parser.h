@@ -55,6 +55,7 @@ KernelLogScan ScanKernelLog(std::string_view text);
 // Removes events whose monotonic time is more than `max_age_s` before `uptime_s` (both seconds
 // since boot), except codes for which `keep_always(xid)` is true. Events without a time stay.
 // Returns how many were removed.
-size_t DropOlderThan(KernelLogScan& scan, double uptime_s, double max_age_s, bool (*keep_always)(int xid));
+size_t DropOlderThan(KernelLogScan& scan, double uptime_s, double max_age_s,
+                     bool (*keep_always)(const XidEvent& event));
 
 }  // namespace vw::kernel

@@ -265,7 +265,7 @@ TEST(DropOlderThan, KeepsRecentUntimedAndAlwaysKeptCodes) {
       "[ 150.0] NVRM: Xid (PCI:0000:01:00): 48, old double-bit error\n"
       "NVRM: Xid (PCI:0000:01:00): 31, no time\n"
       "[ 9000.0] NVRM: Xid (PCI:0000:01:00): 13, recent app fault\n");
-  size_t dropped = DropOlderThan(scan, 10000.0, 3600.0, [](int xid) { return xid == 48; });
+  size_t dropped = DropOlderThan(scan, 10000.0, 3600.0, [](const XidEvent& e) { return e.xid == 48; });
   EXPECT_EQ(dropped, 1u);
   ASSERT_EQ(scan.events.size(), 3u);
   EXPECT_EQ(scan.events[0].xid, 48);
@@ -308,6 +308,38 @@ TEST(ReadKernelLogFile, MissingFileIsANotFoundNamingThePath) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_NE(r.status().message().find("/nonexistent/kern.log"), std::string::npos);
+}
+
+// Xid 154 names the recovery action the GPU needs: a reset or reboot stays true until done (a
+// hardware incident, kept for the whole boot), a drain is a warning, "None" is information.
+TEST(ClassOfLine, Xid154FollowsTheRecoveryActionItNames) {
+  struct Case {
+    const char* message;
+    std::optional<XidClass> expected;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)", XidClass::kHardware},
+           {"GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)", XidClass::kHardware},
+           {"GPU recovery action changed from 0x0 (None) to 0x4 (Drain and Reset)", XidClass::kHardware},
+           {"GPU recovery action changed from 0x0 (None) to 0x3 (Drain P2P)", XidClass::kApplication},
+           {"GPU recovery action changed from 0x2 (Node Reboot Required) to 0x0 (None)", XidClass::kInformational},
+           {"something this build does not know", XidClass::kApplication}}) {
+    EXPECT_EQ(ClassOfLine(154, c.message), c.expected) << c.message;
+  }
+  EXPECT_EQ(ClassOfLine(79, "GPU has fallen off the bus."), XidClass::kHardware);
+  EXPECT_EQ(ClassOfLine(45, "Ch 00000008"), XidClass::kInformational);
+  EXPECT_EQ(ClassOfLine(9999, "x"), std::nullopt);
+
+  // A day-old "reboot required" is kept past --xid-max-age; a day-old drain is not.
+  KernelLogScan scan = ScanKernelLog(
+      "[ 100.0] NVRM: Xid (PCI:0000:3b:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot "
+      "Required)\n"
+      "[ 100.5] NVRM: Xid (PCI:0000:3c:00): 154, GPU recovery action changed from 0x0 (None) to 0x3 (Drain P2P)\n");
+  ASSERT_EQ(scan.events.size(), 2u);
+  EXPECT_EQ(DropOlderThan(scan, 100000.0, 3600.0, [](const XidEvent& e) { return StaysUntilReset(e.xid, e.message); }),
+            1u);
+  ASSERT_EQ(scan.events.size(), 1u);
+  EXPECT_EQ(scan.events[0].pci_bus_id, "00000000:3B:00.0");
 }
 
 }  // namespace

@@ -488,20 +488,36 @@ class Rules {
     }
     std::string amount = fmt::format("{} of used memory on {} belongs to no process NVML lists", MiB(*un.bytes), name);
     if (windowed_ && span_s_ >= c_.grace_s) {
-      size_t above = 0;
+      // Judged on the samples where it could be computed: one whose process list or memory could
+      // not be read says nothing either way (it is not "below").
+      size_t above = 0, readable = 0;
       for (const auto* h : history) {
         Unattributed u = ComputeUnattributed(*h, c_);
-        if (u.bytes && *u.bytes >= u.threshold) ++above;
+        if (!u.bytes) continue;
+        ++readable;
+        if (*u.bytes >= u.threshold) ++above;
       }
-      if (above < history.size()) {
+      if (readable < 2) {
         Add("orphaned_memory", Severity::kWarning, key, std::nullopt, un.bytes,
-            amount + fmt::format(" now, but it was below {} in {} of {} samples over {}: it may still be reclaimed.",
-                                 MiB(un.threshold), history.size() - above, history.size(), FormatDuration(span_s_)),
+            amount + fmt::format(" now; it could be computed in only {} of {} samples over {}, too few to say "
+                                 "whether it persists.",
+                                 readable, history.size(), FormatDuration(span_s_)),
             "Check again in a minute. " + holder_text + ".");
         return;
       }
+      if (above < readable) {
+        Add("orphaned_memory", Severity::kWarning, key, std::nullopt, un.bytes,
+            amount + fmt::format(" now, but it was below {} in {} of {} samples over {}: it may still be reclaimed.",
+                                 MiB(un.threshold), readable - above, readable, FormatDuration(span_s_)),
+            "Check again in a minute. " + holder_text + ".");
+        return;
+      }
+      const std::string unread =
+          readable < history.size()
+              ? fmt::format(" (in every sample that could be read: {} of {})", readable, history.size())
+              : std::string();
       Add("orphaned_memory", Severity::kCritical, key, std::nullopt, un.bytes,
-          amount + fmt::format(", and has for the whole {} (grace {}). {}.", FormatDuration(span_s_),
+          amount + fmt::format(", and has for the whole {}{} (grace {}). {}.", FormatDuration(span_s_), unread,
                                FormatDuration(c_.grace_s), holder_text),
           action);
       return;

@@ -22,8 +22,10 @@
 //   orphaned_memory    used - sum(listed process memory) >= orphan_threshold:
 //                      window >= grace and above threshold in every sample -> critical;
 //                      one-shot -> warning ("may be lazy reclaim"), critical when >= orphan_large
-//                      and no holder exists; without `reserved` (v1 driver) the threshold is raised
-//                      by reserved_allowance since `used` then includes driver-reserved memory
+//                      and no holder exists (no fd holder, no live listed process, host PIDs
+//                      visible); samples of the window that could not be read are not counted; without `reserved` (v1
+//                      driver) the threshold is raised by reserved_allowance since `used` then includes driver-reserved
+//                      memory
 //   xid                critical for the hardware set, warning for application/stuck codes, ok for
 //                      informational ones (45 cleanup, unknown codes are warning); a 154 line's
 //                      class follows the recovery action it names (kernel::ClassOfLine)

@@ -496,6 +496,27 @@ TEST(Findings, AHangInsideTheWindowIsReportedAfterTheGpuRecovers) {
             1);
 }
 
+// A sample whose process list could not be read inside the window says nothing about orphaned
+// memory: it does not turn a persistent orphan into "below in 1 of 3 samples".
+TEST(Findings, AnUnreadableSampleInTheWindowDoesNotCountAsBelow) {
+  CheckConfig c;
+  c.window_s = 20;
+  c.grace_s = 10;
+  CheckInput in;
+  for (int t = 0; t <= 20; t += 10) in.samples.push_back(Host(t, {Gpu(5000, {})}));
+  in.samples[1].gpus[0].nvml_errors = {{"nvmlDeviceGetComputeRunningProcesses_v3", 999, "x: Unknown Error"}};
+  const CheckResult r = EvaluateCheck(in, c);
+  const Finding* orphan = Find(r, "orphaned_memory");
+  ASSERT_NE(orphan, nullptr);
+  EXPECT_EQ(orphan->severity, Severity::kCritical) << orphan->message;
+  EXPECT_NE(orphan->message.find("in every sample that could be read: 2 of 3"), std::string::npos) << orphan->message;
+  in.samples[0].gpus[0].nvml_errors = in.samples[1].gpus[0].nvml_errors;  // only the last is readable
+  const CheckResult few = EvaluateCheck(in, c);
+  ASSERT_NE(Find(few, "orphaned_memory"), nullptr);
+  EXPECT_EQ(Find(few, "orphaned_memory")->severity, Severity::kWarning);
+  EXPECT_NE(Find(few, "orphaned_memory")->message.find("only 1 of 3 samples"), std::string::npos);
+}
+
 TEST(Findings, AGpuWithNoIdentifierIsNamedWithoutEmptyParentheses) {
   GpuSnapshot lost = Gpu(0, {});
   lost.uuid.clear();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -614,7 +615,9 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
         // Only above: a workload keyed by its command line may hold less here than its plateau
         // elsewhere (the same script on another GPU), and "-46 % above" says nothing.
         const double above = (static_cast<double>(*t.last.memory_used_bytes) - *v.baseline_bytes) / *v.baseline_bytes;
-        if (above >= 0.005) summary += fmt::format("; {:.0f} % above this workload's plateau and rising", above * 100);
+        if (std::round(above * 100) >= 1) {
+          summary += fmt::format("; {:.0f} % above this workload's plateau and rising", above * 100);
+        }
       }
       c.annotations["summary"] = summary;
       if (std::string d = LeakDescription(v); !d.empty()) c.annotations["description"] = std::move(d);

@@ -404,6 +404,21 @@ TEST(LayoutChart, AnHourWithoutSamplesIsAGapInEveryLine) {
   const std::string d = svg.substr(raw, svg.find('"', raw + 20) - raw);
   EXPECT_EQ(std::count(d.begin(), d.end(), 'M'), 2) << "one stretch before the gap, one after";
   EXPECT_TRUE(LayoutChart(Plateau()).raw_breaks.empty()) << "no gap, no break";
+
+  // One sample alone in the middle of the hole is drawn (a short dash), not a pen-down that draws
+  // nothing.
+  auto lone = Plateau();
+  const double mid = (from + to) / 2;
+  const auto keep = std::find_if(lone.raw.begin(), lone.raw.end(), [&](const auto& p) { return p.t >= mid; });
+  ASSERT_NE(keep, lone.raw.end());
+  const detection::SeriesPoint kept = *keep;
+  std::erase_if(lone.raw, [&](const detection::SeriesPoint& p) { return p.t > from && p.t < to && p.t != kept.t; });
+  const std::string lone_svg = RenderSvgChart(lone);
+  const size_t at = lone_svg.find("data-role=\"raw\" d=\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string lone_d = lone_svg.substr(at, lone_svg.find('"', at + 20) - at);
+  EXPECT_EQ(std::count(lone_d.begin(), lone_d.end(), 'M'), 3) << "before, the lone sample, after";
+  EXPECT_NE(lone_d.find(" h2"), std::string::npos) << lone_d.substr(0, 200);
 }
 
 }  // namespace

@@ -71,6 +71,11 @@ std::string PathData(const std::vector<Point>& pts, const std::vector<size_t>& b
     const bool lift = i == 0 || (next < breaks.size() && breaks[next] == i);
     if (lift && i > 0) ++next;
     if (!out.empty()) out += ' ';
+    const bool alone = lift && (i + 1 == pts.size() || (next < breaks.size() && breaks[next] == i + 1));
+    if (alone) {  // a stretch of one point between gaps: a 2 px dash, not a pen-down that draws nothing
+      out += "M" + Num(pts[i].x - 1) + "," + Num(pts[i].y) + " h2";
+      continue;
+    }
     out += (lift ? "M" : "L") + Num(pts[i].x) + "," + Num(pts[i].y);
   }
   return out;

@@ -119,6 +119,9 @@
       var gap = steps.length ? Math.max(5 * steps[Math.floor(steps.length / 2)], 60) : Infinity;
       return list.map(function (p, k) {
         var lift = k === 0 || p[0] - list[k - 1][0] > gap;
+        var alone = lift && (k + 1 === list.length || list[k + 1][0] - p[0] > gap);
+        // A point alone between gaps: a 2 px dash, not a pen-down that draws nothing.
+        if (alone) return 'M' + (x(p[0]) - 1).toFixed(1) + ',' + y(p[1]).toFixed(1) + ' h2';
         return (lift ? 'M' : 'L') + x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1);
       }).join(' ');
     }

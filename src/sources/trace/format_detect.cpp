@@ -97,8 +97,9 @@ Result<TraceFormat> DetectTraceFormat(std::string_view head, bool complete, cons
   }
   if (cut && !any_text) {
     return Status::ParseError(
-        fmt::format("{}:1: the first line is blank for the {} bytes looked at, and goes on past them; pass --format",
-                    display, head_bytes));
+        fmt::format("{}:{}: line {} is blank for the bytes looked at ({} from the start of the file), and goes on "
+                    "past them; pass --format",
+                    display, looked, looked, head_bytes));
   }
   if (!any_text) return Status::ParseError(fmt::format("{}: the trace is empty (no samples)", display));
   return Status::ParseError(fmt::format(

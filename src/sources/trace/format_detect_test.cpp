@@ -71,7 +71,10 @@ TEST(DetectTraceFormat, AFirstLineLongerThanTheHeadIsJudgedByItsStart) {
 
   auto blank = DetectTraceFormat(std::string(65536, ' '), false, "blank.csv");
   ASSERT_FALSE(blank.ok());
-  EXPECT_THAT(blank.status().message(), HasSubstr("blank.csv:1: the first line is blank for the 65536 bytes"));
+  EXPECT_THAT(blank.status().message(), HasSubstr("blank.csv:1: line 1 is blank for the bytes looked at (65536"));
+  auto third = DetectTraceFormat("\n\n" + std::string(65534, ' '), false, "blank3.csv");
+  ASSERT_FALSE(third.ok());
+  EXPECT_THAT(third.status().message(), HasSubstr("blank3.csv:3: line 3 is blank"));
 
   auto odd = DetectTraceFormat(std::string(65536, 'x'), false, "odd.txt");
   ASSERT_FALSE(odd.ok());

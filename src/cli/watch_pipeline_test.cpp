@@ -133,16 +133,16 @@ TEST(WatchPipelineResume, EnginesResumedFromHistoryJudgeTheFirstLiveSample) {
 TEST(WatchPipelineResume, AStoredGpuThatNvmlNoLongerListsIsNotShown) {
   TempDb db;
   const double now = 1'790'000'000;
-  FillHistory(db.path(), now - 1);
-  auto store = storage::HistoryStore::Open(db.path());
-  ASSERT_TRUE(store.ok());
-  WatchPipeline p(WatchConfig{}, store->get(), {});
-  EXPECT_EQ(p.Resume(now), 2u * 721u);
+  FillHistory(db.path(), now - 1);  // GPU 0 leaking, GPU 1 flat
+  auto opened = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(opened.ok());
+  WatchPipeline p(WatchConfig{}, opened->get(), {});
+  p.Resume(now);
   EXPECT_TRUE(p.BuildState(now)->gpus.empty()) << "nothing listed yet";
-  HostSnapshot snap;
-  snap.t = now;
-  snap.gpus = {Gpu(1, now, 30000)};  // GPU 0 (the leaking one in the history) is gone
-  p.Ingest(snap, true, false);
+  HostSnapshot only_gpu1;
+  only_gpu1.t = now;
+  only_gpu1.gpus = {Gpu(1, now, 30000)};  // GPU 0 is gone
+  p.Ingest(only_gpu1, true, false);
   auto state = p.BuildState(now);
   ASSERT_EQ(state->gpus.size(), 1u);
   EXPECT_EQ(state->gpus[0].snapshot.index, 1u);

@@ -250,21 +250,28 @@ def _(ctx):
     assert text.returncode == 3 and "PID 1073" in text.stdout and "insufficient_data" in text.stdout, text.stdout
 
 
+def write_pmon(d, samples, step_s, rows):
+    """A pmon log in `d` (dated 2026-03-14 from 09:00 UTC): `samples` instants `step_s` apart, each with
+    the (pid, MB, command) rows that rows(i) gives; returns its path."""
+    lines = ["#Date       Time        gpu         pid   type     fb   ccpm    command",
+             "#YYYYMMDD   HH:MM:SS    Idx           #    C/G     MB     MB    name"]
+    for i in range(samples):
+        t = time.gmtime(1_773_478_800 + step_s * i)
+        day, clock = time.strftime("%Y%m%d", t), time.strftime("%H:%M:%S", t)
+        for pid, mb, command in rows(i):
+            lines.append(f" {day}   {clock}      0  {pid:>9}     C  {mb:>5}      0    {command}")
+    path = os.path.join(d, "pmon.log")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
 @check("pmon: a process's runway counts the memory of the processes listed beside it")
 def _(ctx):
     # 6 h every 5 s: PID 4242 leaks 200 MiB/h from 10000 MiB, PID 5151 holds 5000 MiB, on an 80 GiB card.
-    lines = ["#Date       Time        gpu         pid   type     fb   ccpm    command",
-             "#YYYYMMDD   HH:MM:SS    Idx           #    C/G     MB     MB    name"]
-    start = 1_773_478_800  # 2026-03-14 09:00:00 UTC
-    for i in range(4320):
-        t = time.gmtime(start + 5 * i)
-        day, clock = time.strftime("%Y%m%d", t), time.strftime("%H:%M:%S", t)
-        lines.append(f" {day}   {clock}      0       4242     C  {10000 + 200 * i * 5 // 3600:>5}      0    python train.py")
-        lines.append(f" {day}   {clock}      0       5151     C   5000      0    python serve")
     with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "pmon.log")
-        with open(path, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        path = write_pmon(d, 4320, 5, lambda i: [(4242, 10000 + 200 * i * 5 // 3600, "python train.py"),
+                                                 (5151, 5000, "python serve")])
         r = vw(ctx, "--json", "--total", "80GiB", path)
         assert r.returncode in (0, 1), (r.returncode, r.stderr)
         leak = [g for g in json.loads(r.stdout)["gpus"] if g.get("pid") == 4242][0]
@@ -280,19 +287,9 @@ def _(ctx):
 def _(ctx):
     # 8 h every minute on an 80 GiB card: PID 100 leaks 2 GiB/h from 10000 MB; PID 200 holds 55000 MB
     # for the first half hour only. At the end PID 100 has over a day of room, not minutes.
-    lines = ["#Date       Time        gpu         pid   type     fb   ccpm    command",
-             "#YYYYMMDD   HH:MM:SS    Idx           #    C/G     MB     MB    name"]
-    start = 1_773_478_800
-    for i in range(480):
-        t = time.gmtime(start + 60 * i)
-        day, clock = time.strftime("%Y%m%d", t), time.strftime("%H:%M:%S", t)
-        lines.append(f" {day}   {clock}      0        100     C  {10000 + 2048 * i // 60:>5}      0    leaker")
-        if i < 30:
-            lines.append(f" {day}   {clock}      0        200     C  55000      0    big")
     with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "pmon.log")
-        with open(path, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        path = write_pmon(d, 480, 60, lambda i: [(100, 10000 + 2048 * i // 60, "leaker")] +
+                          ([(200, 55000, "big")] if i < 30 else []))
         r = vw(ctx, "--json", "--total", "80GiB", path)
         leak = [g for g in json.loads(r.stdout)["gpus"] if g.get("pid") == 100][0]
         assert leak["verdict"] == "leak" and leak["time_to_oom_seconds"] > 86400, leak

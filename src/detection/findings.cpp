@@ -7,78 +7,9 @@
 #include <set>
 
 #include "core/units.h"
+#include "detection/check_facts.h"
 
 namespace vw::detection {
-namespace {
-
-// NVML return codes that say "this GPU or driver cannot do that", not "something is wrong".
-bool IsCapabilityCode(int code) {
-  return code == 3 /*NOT_SUPPORTED*/ || code == 6 /*NOT_FOUND*/ || code == 13;
-}
-
-std::string Who(const ProcessSnapshot& p) {
-  std::string s = fmt::format("PID {}", p.pid);
-  std::vector<std::string> where;
-  if (p.info.container_pid) where.push_back(fmt::format("container PID {}", *p.info.container_pid));
-  if (!p.info.container_id.empty()) where.push_back("container " + p.info.container_id.substr(0, 12));
-  if (!p.info.pod_uid.empty()) where.push_back("pod " + p.info.pod_uid);
-  if (!p.info.slurm_job.empty()) where.push_back("Slurm job " + p.info.slurm_job);
-  if (!p.info.user.empty()) where.push_back("user " + p.info.user);
-  if (!where.empty()) s += " (" + fmt::format("{}", fmt::join(where, ", ")) + ")";
-  std::string cmd = CommandOf(p);
-  if (!cmd.empty()) s += " `" + (cmd.size() > 80 ? cmd.substr(0, 77) + "..." : cmd) + "`";
-  return s;
-}
-
-// "41877 `python3 train.py`" (the command cut at 40 characters), or the PID alone when no command
-// is known.
-std::string PidAndCommand(const ProcessSnapshot& p) {
-  const std::string& cmd = CommandOf(p);
-  if (cmd.empty()) return std::to_string(p.pid);
-  return fmt::format("{} `{}`", p.pid, cmd.size() > 40 ? cmd.substr(0, 37) + "..." : cmd);
-}
-
-// "kill -TERM 1234" with the container-side spelling when the PID differs there.
-std::string KillHint(const ProcessSnapshot& p) {
-  std::string s = fmt::format("`kill -TERM {}` on the host", p.pid);
-  if (p.info.container_pid) {
-    s += fmt::format(" (inside its container it is PID {}", *p.info.container_pid);
-    if (!p.info.container_id.empty()) {
-      s += fmt::format(": `docker exec {} kill -TERM {}`", p.info.container_id.substr(0, 12), *p.info.container_pid);
-    }
-    s += ")";
-  }
-  return s;
-}
-
-std::string MiB(uint64_t bytes) {
-  return FormatBytes(static_cast<double>(bytes));
-}
-
-const GpuSnapshot* SameGpu(const HostSnapshot& host, const GpuSnapshot& gpu) {
-  for (const auto& g : host.gpus) {
-    if (!gpu.uuid.empty() ? g.uuid == gpu.uuid : g.index == gpu.index) return &g;
-  }
-  return nullptr;
-}
-
-const ProcessSnapshot* SamePid(const GpuSnapshot& gpu, int64_t pid) {
-  for (const auto& p : gpu.processes) {
-    if (p.pid == pid) return &p;
-  }
-  return nullptr;
-}
-
-// The same GPU in every sample that has it, oldest first (the last one is `gpu` itself).
-std::vector<const GpuSnapshot*> History(const CheckInput& in, const GpuSnapshot& gpu) {
-  std::vector<const GpuSnapshot*> out;
-  for (const auto& host : in.samples) {
-    if (const GpuSnapshot* g = SameGpu(host, gpu)) out.push_back(g);
-  }
-  return out;
-}
-
-}  // namespace
 
 // False when a process-list call failed or hung: then "used minus listed" says nothing.
 bool ProcessListComplete(const GpuSnapshot& g) {
@@ -100,36 +31,15 @@ bool ProcessListComplete(const GpuSnapshot& g) {
 
 namespace {
 
-struct Unattributed {
-  std::optional<uint64_t> bytes;  // used - sum(listed process memory), when computable
-  uint64_t threshold = 0;         // threshold in force for this GPU
-  std::string why_not;            // why it could not be computed
-};
-
-Unattributed ComputeUnattributed(const GpuSnapshot& g, const CheckConfig& c) {
-  Unattributed u;
-  u.threshold = c.orphan_threshold_bytes;
-  if (!g.memory_used_bytes) {
-    u.why_not = "device memory could not be read";
-    return u;
-  }
-  if (!ProcessListComplete(g)) {
-    u.why_not = "the process list could not be read completely";
-    return u;
-  }
-  uint64_t sum = 0;
-  for (const auto& p : g.processes) {
-    if (!p.listed_by_nvml) continue;
-    if (!p.used_bytes) {
-      u.why_not = fmt::format("NVML does not report the memory of PID {} (N/A)", p.pid);
-      return u;
-    }
-    sum += *p.used_bytes;
-  }
-  if (!g.memory_reserved_bytes) u.threshold += c.reserved_allowance_bytes;
-  u.bytes = *g.memory_used_bytes > sum ? *g.memory_used_bytes - sum : 0;
-  return u;
-}
+using check_facts::ComputeUnattributed;
+using check_facts::History;
+using check_facts::IsCapabilityCode;
+using check_facts::KillHint;
+using check_facts::MiB;
+using check_facts::PidAndCommand;
+using check_facts::SamePid;
+using check_facts::Unattributed;
+using check_facts::Who;
 
 class Rules {
  public:

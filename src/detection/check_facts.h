@@ -1,0 +1,44 @@
+// What the check rules (findings.cpp) read from snapshots, and how they name holders: the same
+// GPU and PID across a window's samples, used memory no listed process accounts for, and the
+// words for a holder (PID, container, user, command) and for ending it. Pure functions, no I/O.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/snapshot.h"
+#include "detection/findings.h"
+
+namespace vw::detection::check_facts {
+
+// NVML return codes that say "this GPU or driver cannot do that", not "something is wrong".
+bool IsCapabilityCode(int code);
+
+// "PID 41877 (container PID 7, container 3f2a..., user alice) `python3 train.py`".
+std::string Who(const ProcessSnapshot& p);
+// "41877 `python3 train.py`" (the command cut at 40 characters), or the PID alone when no command
+// is known.
+std::string PidAndCommand(const ProcessSnapshot& p);
+// "`kill -TERM 1234` on the host", with the container-side spelling when the PID differs there.
+std::string KillHint(const ProcessSnapshot& p);
+// A size in bytes as people read it ("4.0 GiB").
+std::string MiB(uint64_t bytes);
+
+// The GPU `gpu` in another sample (matched by UUID, else index), or nullptr.
+const GpuSnapshot* SameGpu(const HostSnapshot& host, const GpuSnapshot& gpu);
+// The holder `pid` of a GPU, or nullptr.
+const ProcessSnapshot* SamePid(const GpuSnapshot& gpu, int64_t pid);
+// The same GPU in every sample that has it, oldest first (the last one is `gpu` itself).
+std::vector<const GpuSnapshot*> History(const CheckInput& in, const GpuSnapshot& gpu);
+
+// Used memory no listed process accounts for (bytes), with the threshold in force for the GPU.
+struct Unattributed {
+  std::optional<uint64_t> bytes;  // used - sum(listed process memory), when computable
+  uint64_t threshold = 0;         // threshold in force for this GPU
+  std::string why_not;            // why it could not be computed
+};
+Unattributed ComputeUnattributed(const GpuSnapshot& g, const CheckConfig& c);
+
+}  // namespace vw::detection::check_facts

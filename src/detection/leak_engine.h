@@ -434,6 +434,8 @@ class LeakEngine {
 
   const std::deque<Bucket>& buckets() const { return buckets_; }
   size_t samples() const { return samples_; }
+  // Time of the newest sample taken (seconds); meaningful when samples() > 0.
+  double last_t() const { return last_t_; }
   size_t out_of_order() const { return out_of_order_; }
   // The first sample ignored for being older than the one before it: its time and the time of the
   // sample it came after (seconds); unset while none was.

@@ -145,9 +145,9 @@ void SeriesBuilder::HoldBackSlow(double t, double used_bytes) {
   }
   if (t >= held_t_) {
     Feed(held_t_, held_bytes_);
-  } else if (fed_ && t >= fed_t_) {
+  } else if (engine_.samples() > 0 && t >= engine_.last_t()) {
     // The sample held is ahead of both its neighbours: it is the one out of order.
-    engine_.CountOutOfOrder(held_t_, fed_t_);
+    engine_.CountOutOfOrder(held_t_, engine_.last_t());
   } else {
     // Older than the sample held and than the one before it (or the first of the series).
     engine_.CountOutOfOrder(t, held_t_);

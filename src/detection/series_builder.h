@@ -154,10 +154,6 @@ class SeriesBuilder {
   void Feed(double t, double used_bytes) {
     engine_.Add(t, used_bytes);
     raw_.Add(t, used_bytes);
-    if (std::isfinite(t) && std::isfinite(used_bytes) && (!fed_ || t >= fed_t_)) {
-      fed_ = true;
-      fed_t_ = t;
-    }
   }
   void HoldBackSlow(double t, double used_bytes);
   void CountAboveTotal(double t, uint64_t used_bytes, uint64_t total_bytes);
@@ -169,13 +165,11 @@ class SeriesBuilder {
   size_t above_total_ = 0;
   std::optional<AboveTotalSample> first_above_total_;
   uint64_t least_above_total_bytes_ = 0;
-  // HoldBackOneSample(): the sample held back (seconds, bytes), and the time of the newest sample
-  // put in (seconds).
+  // HoldBackOneSample(): the sample held back (seconds, bytes); the newest sample put in is the
+  // engine's (LeakEngine::last_t).
   bool hold_back_ = false;
   bool held_ = false;
   double held_t_ = 0, held_bytes_ = 0;
-  bool fed_ = false;
-  double fed_t_ = 0;
 };
 
 }  // namespace vw::detection

@@ -22,15 +22,12 @@ namespace {
 
 constexpr size_t kTailBytes = 64;  // bytes before the read offset kept to recognise the file
 
-// The last kTailBytes bytes of `path` before `offset` (fewer at the start of the file; empty when
-// they cannot be read).
-std::string ReadTail(const std::string& path, uint64_t offset) {
+// The last kTailBytes bytes of the open file `fd` before `offset` (fewer at the start of the file;
+// empty when they cannot be read).
+std::string ReadTail(int fd, uint64_t offset) {
   const size_t n = static_cast<size_t>(std::min<uint64_t>(offset, kTailBytes));
   std::string tail(n, '\0');
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
   ssize_t got = ::pread(fd, tail.data(), n, static_cast<off_t>(offset - n));
-  ::close(fd);
   return got == static_cast<ssize_t>(n) ? tail : std::string();
 }
 
@@ -57,11 +54,11 @@ Status KernelLogFollower::Start() {
       rc = -1;
       err = errno;
     }
+    if (rc == 0) tail_ = ReadTail(fd, static_cast<uint64_t>(st.st_size));
     ::close(fd);
     if (rc != 0) return FromErrno(err, "read kernel log " + path_);
     offset_ = static_cast<uint64_t>(st.st_size);
     file_id_ = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
-    tail_ = ReadTail(path_, offset_);
     mode_ = Mode::kFile;
     source_ = path_;
     return Status::Ok();
@@ -138,11 +135,7 @@ Result<KernelLogScan> KernelLogFollower::ReadNew() {
   if (::fstat(fd, &st) == 0) {
     const std::pair<uint64_t, uint64_t> id{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
     bool replaced = id != file_id_ || static_cast<uint64_t>(st.st_size) < offset_;
-    if (!replaced && !tail_.empty()) {
-      std::string now(tail_.size(), '\0');
-      ssize_t n = ::pread(fd, now.data(), now.size(), static_cast<off_t>(offset_ - tail_.size()));
-      replaced = n != static_cast<ssize_t>(now.size()) || now != tail_;
-    }
+    if (!replaced && !tail_.empty()) replaced = !ReadTail(fd, offset_).ends_with(tail_);
     if (replaced) {
       offset_ = 0;
       tail_.clear();

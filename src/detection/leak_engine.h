@@ -528,13 +528,11 @@ class LeakEngine {
 
 // What the GPU's other holders use, for a process series' runway (LeakEngine::SetHeldByOthers;
 // bytes): the GPU's used memory less the process's own when the GPU's is known; else the memory of
-// the other processes listed with it (`others_listed`, their sum; a pmon log lists processes only),
-// a lower bound; unset when neither is known.
-inline std::optional<double> HeldByOthers(std::optional<uint64_t> gpu_used_bytes, uint64_t own_bytes,
-                                          std::optional<uint64_t> others_listed_bytes) {
+// the other processes listed with it (`others_listed_bytes`, their sum: a pmon log lists
+// processes only), a lower bound.
+inline double HeldByOthers(std::optional<uint64_t> gpu_used_bytes, uint64_t own_bytes, uint64_t others_listed_bytes) {
   if (gpu_used_bytes) return std::max(0.0, static_cast<double>(*gpu_used_bytes) - static_cast<double>(own_bytes));
-  if (others_listed_bytes) return static_cast<double>(*others_listed_bytes);
-  return std::nullopt;
+  return static_cast<double>(others_listed_bytes);
 }
 
 }  // namespace vw::detection

@@ -26,6 +26,7 @@ HistoryStore::HistoryStore(std::unique_ptr<Database> db, HistoryOptions options)
   baselines_ = std::make_unique<BaselineStore>(*db_);
   alerts_ = std::make_unique<AlertStateStore>(*db_);
   xids_ = std::make_unique<XidLog>(*db_);
+  gpu_identities_ = std::make_unique<GpuIdentityStore>(*db_);
 }
 
 HistoryStore::~HistoryStore() = default;
@@ -50,6 +51,7 @@ Status HistoryStore::Init() {
   VW_RETURN_IF_ERROR(baselines_->Init());
   VW_RETURN_IF_ERROR(alerts_->Init());
   VW_RETURN_IF_ERROR(xids_->Init());
+  VW_RETURN_IF_ERROR(gpu_identities_->Init());
   VW_RETURN_IF_ERROR(
       PrepareInto(*db_, insert_sample_, "INSERT OR REPLACE INTO samples (series_id, t, used_bytes) VALUES (?,?,?)"));
   VW_RETURN_IF_ERROR(PrepareInto(*db_, upsert_agg_,
@@ -211,6 +213,7 @@ Status HistoryStore::Flush() {
   if (Status s = baselines_->WritePending(); !s.ok()) return fail(s);
   if (Status s = alerts_->WritePending(); !s.ok()) return fail(s);
   if (Status s = xids_->WritePending(); !s.ok()) return fail(s);
+  if (Status s = gpu_identities_->WritePending(); !s.ok()) return fail(s);
   if (Status s = db_->Commit(); !s.ok()) return fail(s);
   pending_series_.clear();
   pending_.clear();
@@ -219,6 +222,7 @@ Status HistoryStore::Flush() {
   baselines_->Committed();
   alerts_->Committed();
   xids_->Committed();
+  gpu_identities_->Committed();
   ++flushed_batches_;
   EvictIdle();
   return Status::Ok();

@@ -5,7 +5,8 @@
 //   - 1-minute aggregates (min, floor = low quantile, max, last, count), kept for
 //     aggregate_retention_s (default 30 days);
 // plus the process lifecycle log (processes()), per-workload baselines (baselines()) and the
-// alerts firing (alerts()) and the Xid events counted (xids()).
+// alerts firing (alerts()), the Xid events counted (xids()) and the card seen at each GPU key
+// (gpu_identities()).
 //
 // Writes are buffered: Append() is O(1) in memory, Flush() writes everything pending in ONE
 // transaction with prepared statements. A crash loses at most what was not flushed; a committed
@@ -37,6 +38,7 @@
 #include "core/status.h"
 #include "storage/alert_state.h"
 #include "storage/baselines.h"
+#include "storage/gpu_identity.h"
 #include "storage/process_log.h"
 #include "storage/sqlite_db.h"
 #include "storage/xid_log.h"
@@ -93,6 +95,7 @@ class HistoryStore {
   BaselineStore& baselines() { return *baselines_; }
   AlertStateStore& alerts() { return *alerts_; }
   XidLog& xids() { return *xids_; }
+  GpuIdentityStore& gpu_identities() { return *gpu_identities_; }
   Database& db() { return *db_; }
 
   size_t pending_samples() const { return pending_.size(); }
@@ -133,6 +136,7 @@ class HistoryStore {
   std::unique_ptr<BaselineStore> baselines_;
   std::unique_ptr<AlertStateStore> alerts_;
   std::unique_ptr<XidLog> xids_;
+  std::unique_ptr<GpuIdentityStore> gpu_identities_;
   Statement insert_sample_, upsert_agg_, find_series_, insert_series_, raw_range_, agg_range_, list_series_,
       delete_raw_, delete_agg_, minute_seed_, all_ids_, empty_series_, delete_series_;
   std::unordered_map<std::string, SeriesState> series_;

@@ -36,6 +36,7 @@
 #include "cli/proc_flags.h"
 #include "cli/replay_xids.h"
 #include "cli/trace_flags.h"
+#include "cli/watch_flags.h"
 #include "cli/watch_pipeline.h"
 #include "core/exit_codes.h"
 #include "core/file_io.h"
@@ -77,26 +78,6 @@ std::string BootId(const std::string& proc_root) {
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-struct WatchFlags {
-  std::string interval = "1s", process_interval = "5s", timeout = "1s", grace = "10s";
-  std::string orphan_threshold = "256MiB";
-  std::string raw_retention = "24h", aggregate_retention = "30d", process_retention = "30d";
-  std::string leak_for = FormatDurationFlag(detection::kLeakAlertForSeconds), finding_for = "1m",
-              critical_runway = FormatDurationFlag(detection::kCriticalRunwaySeconds), duration;
-  std::string db, listen = "127.0.0.1:9490", alert_log, webhook, label, nvml_lib, proc_root = "/proc", passwd;
-  std::string replay, speed = "max", db_max_size, kernel_log;
-  std::string format = "auto", columns, total;  // how --replay reads its file (as analyze does)
-  std::optional<std::string> hostname;          // --hostname, when given (cli/host_name.h)
-  std::string host;                             // the resolved host name
-  bool interval_given = false;                  // --interval on the command line: also the trace's spacing
-  bool quiet = false;
-};
-
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "vramwatch watch: %s\n", message.c_str());
-  return kExitUnknown;
 }
 
 // TraceRecords of one instant -> a HostSnapshot the pipeline takes.
@@ -177,13 +158,13 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
     char* end = nullptr;
     speed = std::strtod(f.speed.c_str(), &end);
     if (end == f.speed.c_str() || *end != '\0' || !(speed > 0)) {
-      return Fail("--speed '" + f.speed + "': expected a positive factor (e.g. 60) or 'max'");
+      return WatchFail("--speed '" + f.speed + "': expected a positive factor (e.g. 60) or 'max'");
     }
   }
   auto topts = ReplayTraceOptions(f);
-  if (!topts.ok()) return Fail(topts.status().message());
+  if (!topts.ok()) return WatchFail(topts.status().message());
   auto reader = trace::OpenTrace(f.replay, *topts);
-  if (!reader.ok()) return Fail(reader.status().message());
+  if (!reader.ok()) return WatchFail(reader.status().message());
   // A recording names the host it was made on: its alerts carry that hostname, as the live
   // daemon's there would, so a live daemon later started on the same --db continues them.
   std::string replay_host;
@@ -194,7 +175,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
   std::unique_ptr<storage::HistoryStore> history;
   if (!f.db.empty()) {
     auto h = storage::HistoryStore::Open(f.db);
-    if (!h.ok()) return Fail("--db: " + h.status().message());
+    if (!h.ok()) return WatchFail("--db: " + h.status().message());
     history = std::move(*h);
   }
   Severity worst = Severity::kOk;
@@ -212,7 +193,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
   std::vector<outputs::AlertSink*> sinks{&log, &worst_sink};
   if (!f.alert_log.empty()) {
     auto j = outputs::JsonLinesAlertSink::Open(f.alert_log);
-    if (!j.ok()) return Fail(j.status().message());
+    if (!j.ok()) return WatchFail(j.status().message());
     jsonl = std::move(*j);
     sinks.push_back(jsonl.get());
   }
@@ -220,7 +201,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
   std::optional<kernel::KernelLogScan> klog;
   if (!f.kernel_log.empty() && f.kernel_log != "none") {
     auto scan = kernel::ReadKernelLogFile(f.kernel_log);
-    if (!scan.ok()) return Fail("--kernel-log: " + scan.status().message());
+    if (!scan.ok()) return WatchFail("--kernel-log: " + scan.status().message());
     klog = std::move(*scan);
   }
   std::optional<ReplayXids> xids;
@@ -280,7 +261,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
   };
   while (!g_stop) {
     auto next = (*reader)->Next();
-    if (!next.ok()) return Fail(next.status().message());
+    if (!next.ok()) return WatchFail(next.status().message());
     if (!next->has_value()) break;
     const TraceRecord& r = **next;
     if (have && r.sample.t != pending.t) ingest();
@@ -304,15 +285,15 @@ int RunReplay(const WatchFlags& f, WatchConfig config) {
 int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, double process_interval_s,
             double timeout_s, std::optional<double> duration_s, const storage::HistoryOptions& hopts) {
   auto addr = outputs::ParseListenAddress(f.listen);
-  if (!addr.ok()) return Fail(addr.status().message());
+  if (!addr.ok()) return WatchFail(addr.status().message());
   // Kernel log: only lines added after the start count (the counter is "since the daemon started").
   kernel::KernelLogFollower klog(f.kernel_log);
-  if (Status s = klog.Start(); !s.ok()) return Fail("--kernel-log: " + s.message());
+  if (Status s = klog.Start(); !s.ok()) return WatchFail("--kernel-log: " + s.message());
   // The same process-facts flags as check, checked the same way: a missing or empty --proc-root
   // would make every holder look dead, a bad --passwd would name no user.
-  if (Status root = CheckProcRootFlag(f.proc_root); !root.ok()) return Fail(root.message());
+  if (Status root = CheckProcRootFlag(f.proc_root); !root.ok()) return WatchFail(root.message());
   auto passwd = ResolvePasswd(f.proc_root, f.passwd);
-  if (!passwd.ok()) return Fail(passwd.status().message());
+  if (!passwd.ok()) return WatchFail(passwd.status().message());
   if (!f.quiet) {
     for (const std::string& note : klog.notes()) std::fprintf(stderr, "vramwatch watch: %s\n", note.c_str());
   }
@@ -337,10 +318,10 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
     // A --db that cannot be opened at start (mistyped path, not a database) is a usage error, as
     // for --replay; only a database that fails later pauses history while monitoring goes on.
     auto h = storage::HistoryStore::Open(f.db, hopts);
-    if (!h.ok()) return Fail("--db: " + h.status().message());
+    if (!h.ok()) return WatchFail("--db: " + h.status().message());
     history = std::move(*h);
     auto src = outputs::StoreHistorySource::Open(f.db);
-    if (!src.ok()) return Fail("--db: " + src.status().message());
+    if (!src.ok()) return WatchFail("--db: " + src.status().message());
     history_source = std::shared_ptr<outputs::HistorySource>(std::move(*src));
   }
 
@@ -352,7 +333,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   std::unique_ptr<outputs::JsonLinesAlertSink> jsonl;
   if (!f.alert_log.empty()) {
     auto j = outputs::JsonLinesAlertSink::Open(f.alert_log);
-    if (!j.ok()) return Fail(j.status().message());
+    if (!j.ok()) return WatchFail(j.status().message());
     jsonl = std::move(*j);
     sinks.push_back(jsonl.get());
   }
@@ -363,7 +344,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
     wo.generator_url = "http://" + f.host + ":" + std::to_string(addr->port) + "/";
     wo.note = [](const std::string& line) { std::fprintf(stderr, "vramwatch watch: %s\n", line.c_str()); };
     auto w = outputs::WebhookAlertSink::Start(wo);
-    if (!w.ok()) return Fail(w.status().message());
+    if (!w.ok()) return WatchFail(w.status().message());
     webhook = std::move(*w);
     sinks.push_back(webhook.get());
   }
@@ -388,7 +369,7 @@ int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, d
   server.SetPageHandler([] { return outputs::WebPageHtml(); });
   if (history_source) server.SetHistorySource(history_source);
   Status started = server.Start();
-  if (!started.ok()) return Fail(started.message());
+  if (!started.ok()) return WatchFail(started.message());
   if (!f.quiet) {
     std::fprintf(stderr, "vramwatch watch: serving http://%s:%d/ (metrics at /metrics)\n", addr->host.c_str(),
                  server.port());
@@ -555,63 +536,18 @@ CommandRunner AddWatchCommand(CLI::App& app) {
     std::signal(SIGTERM, OnSignal);
     std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGHUP, OnHangup);
-    double interval = 0, process_interval = 0, timeout = 0;
-    WatchConfig config;
+    auto settings = ResolveWatchFlags(*f);
+    if (!settings.ok()) return WatchFail(settings.status().message());
+    WatchConfig& config = settings->config;
     config.version = VRAMWATCH_VERSION;
-    config.label = f->label;
-    storage::HistoryOptions hopts;
-    double leak_for = 0, finding_for = 0;
-    std::optional<double> duration;
-    struct {
-      const char* flag;
-      const std::string& text;
-      double* out;
-    } durations[] = {{"--interval", f->interval, &interval},
-                     {"--process-interval", f->process_interval, &process_interval},
-                     {"--timeout", f->timeout, &timeout},
-                     {"--grace", f->grace, &config.check.grace_s},
-                     {"--raw-retention", f->raw_retention, &hopts.raw_retention_s},
-                     {"--aggregate-retention", f->aggregate_retention, &hopts.aggregate_retention_s},
-                     {"--process-retention", f->process_retention, &hopts.process_retention_s},
-                     {"--for", f->leak_for, &leak_for},
-                     {"--finding-for", f->finding_for, &finding_for},
-                     {"--critical-runway", f->critical_runway, &config.critical_runway_s}};
-    for (auto& d : durations) {
-      auto v = ParseDuration(d.text);
-      if (!v.ok()) return Fail(std::string(d.flag) + ": " + v.status().message());
-      *d.out = *v;
-    }
-    if (!f->duration.empty()) {
-      auto v = ParseDuration(f->duration);
-      if (!v.ok()) return Fail("--duration: " + v.status().message());
-      duration = *v;
-    }
-    if (f->replay.empty() && interval < 0.1) return Fail("--interval must be at least 100ms");
-    if (f->replay.empty() && (f->format != "auto" || !f->columns.empty() || !f->total.empty() || f->speed != "max")) {
-      return Fail("--format, --columns, --total and --speed say how to read a --replay file; they need --replay");
-    }
-    if (process_interval < interval) process_interval = interval;
-    if (timeout <= 0) return Fail("--timeout must be greater than 0");
-    auto size = ParseSize(f->orphan_threshold);
-    if (!size.ok()) return Fail("--orphan-threshold: " + size.status().message());
-    config.check.orphan_threshold_bytes = *size;
-    config.check.orphan_large_bytes = std::max<uint64_t>(config.check.orphan_large_bytes, *size);
-    config.alerts.default_for_s = finding_for;
-    config.alerts.for_by_name["GpuMemoryLeak"] = leak_for;
-    config.alerts.for_by_name["GpuProcessMemoryLeak"] = leak_for;
-    config.alerts.for_by_name["GpuStale"] = 0;
-    if (!f->db_max_size.empty()) {
-      auto cap = ParseSize(f->db_max_size);
-      if (!cap.ok()) return Fail("--db-max-size: " + cap.status().message());
-      hopts.db.max_size_bytes = *cap;
-    }
     f->interval_given = interval_opt->count() > 0;
     auto host = ResolveHostname(f->hostname);
-    if (!host.ok()) return Fail(host.status().message());
+    if (!host.ok()) return WatchFail(host.status().message());
     f->host = *host;
     if (!f->replay.empty()) return RunReplay(*f, config);
     config.boot_id = BootId(f->proc_root);  // live only: a replayed log's Xids belong to no boot of this host
-    return RunLive(*f, config, interval, process_interval, timeout, duration, hopts);
+    return RunLive(*f, config, settings->interval_s, settings->process_interval_s, settings->timeout_s,
+                   settings->duration_s, settings->history);
   };
 }
 

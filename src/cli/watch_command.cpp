@@ -19,7 +19,6 @@
 //   --db cannot be opened at start    -> exit 3 naming the file
 //   disk full / read-only database    -> history paused (vramwatch_history_paused 1), resumes by itself
 //   SIGHUP                            -> the --alert-log file is reopened (logrotate); nothing else
-#include <fmt/format.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -34,10 +33,9 @@
 #include "cli/commands.h"
 #include "cli/host_name.h"
 #include "cli/proc_flags.h"
-#include "cli/replay_xids.h"
-#include "cli/trace_flags.h"
 #include "cli/watch_flags.h"
 #include "cli/watch_pipeline.h"
+#include "cli/watch_replay.h"
 #include "core/exit_codes.h"
 #include "core/file_io.h"
 #include "core/time.h"
@@ -48,11 +46,8 @@
 #include "outputs/http_server.h"
 #include "outputs/web_page.h"
 #include "sources/kernel/kernel_log_follower.h"
-#include "sources/kernel/kernel_log_reader.h"
 #include "sources/nvml/nvml_source.h"
 #include "sources/procfs/holder_join.h"
-#include "sources/trace/recording_header.h"
-#include "sources/trace/trace_reader.h"
 #include "storage/history_store.h"
 
 namespace vw::cli {
@@ -80,36 +75,6 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// TraceRecords of one instant -> a HostSnapshot the pipeline takes.
-// `total`: --total, the card's size for a file that does not record it (as analyze takes it).
-GpuSnapshot GpuFromRecord(const TraceRecord& r, unsigned fallback_index, std::optional<uint64_t> total) {
-  GpuSnapshot g;
-  g.t = r.sample.t;
-  g.index = r.gpu.index ? static_cast<unsigned>(*r.gpu.index) : fallback_index;
-  g.uuid = r.gpu.uuid;
-  g.name = r.gpu.name;
-  g.pci_bus_id = r.gpu.pci_bus_id;
-  g.memory_total_bytes = r.sample.total_bytes ? r.sample.total_bytes : total;
-  g.memory_used_bytes = r.sample.used_bytes;
-  g.memory_free_bytes = r.sample.free_bytes;
-  g.memory_reserved_bytes = r.sample.reserved_bytes;
-  g.gpu_util_ratio = r.sample.gpu_util_ratio;
-  if (r.sample.processes) {
-    for (const ProcessMemory& pm : *r.sample.processes) {
-      ProcessSnapshot p;
-      p.pid = pm.pid;
-      p.used_bytes = pm.used_bytes;
-      p.sm_util_ratio = pm.sm_util_ratio;
-      p.compute = pm.type.find('C') != std::string::npos;
-      p.graphics = pm.type.find('G') != std::string::npos;
-      p.info.alive = true;
-      p.info.command = pm.command;
-      g.processes.push_back(std::move(p));
-    }
-  }
-  return g;
-}
-
 // The binding's per-function histograms (bucketed with outputs::NvmlLatencyBuckets()) for /metrics.
 std::vector<outputs::NvmlCallStats> NvmlCallStatsOf(std::vector<nvml::CallTiming> timings) {
   std::vector<outputs::NvmlCallStats> out;
@@ -123,163 +88,6 @@ std::vector<outputs::NvmlCallStats> NvmlCallStatsOf(std::vector<nvml::CallTiming
     out.push_back(std::move(c));
   }
   return out;
-}
-
-// How --replay reads its file: --format, --columns, --total, and --interval as the spacing of a
-// file without timestamps (only when given: its default is the live sampling interval).
-Result<trace::TraceOptions> ReplayTraceOptions(const WatchFlags& f) {
-  trace::TraceOptions o;
-  auto format = trace::ParseTraceFormat(f.format);
-  if (!format.ok()) return format.status().WithContext("--format");
-  o.format = *format;
-  if (!f.columns.empty()) {
-    auto cols = SplitColumnsFlag(f.columns);
-    if (!cols.ok()) return cols.status();
-    o.columns = std::move(*cols);
-  }
-  if (f.interval_given) {
-    auto d = ParseDuration(f.interval);
-    if (!d.ok()) return d.status().WithContext("--interval");
-    if (!(*d > 0)) return Status::InvalidArgument("--interval: must be greater than zero");
-    o.interval_s = *d;
-  }
-  if (!f.total.empty()) {
-    auto b = ParseSize(f.total);
-    if (!b.ok()) return b.status().WithContext("--total");
-    if (*b == 0) return Status::InvalidArgument("--total: must be greater than zero");
-    o.total_bytes = *b;
-  }
-  return o;
-}
-
-int RunReplay(const WatchFlags& f, WatchConfig config) {
-  double speed = 0;  // 0 = as fast as possible
-  if (f.speed != "max") {
-    char* end = nullptr;
-    speed = std::strtod(f.speed.c_str(), &end);
-    if (end == f.speed.c_str() || *end != '\0' || !(speed > 0)) {
-      return WatchFail("--speed '" + f.speed + "': expected a positive factor (e.g. 60) or 'max'");
-    }
-  }
-  auto topts = ReplayTraceOptions(f);
-  if (!topts.ok()) return WatchFail(topts.status().message());
-  auto reader = trace::OpenTrace(f.replay, *topts);
-  if (!reader.ok()) return WatchFail(reader.status().message());
-  // A recording names the host it was made on: its alerts carry that hostname, as the live
-  // daemon's there would, so a live daemon later started on the same --db continues them.
-  std::string replay_host;
-  if ((*reader)->format() == trace::TraceFormat::kRecording && f.replay != "-") {
-    auto header = trace::ReadRecordingHeader(f.replay);
-    if (header.ok() && header->has_value()) replay_host = (*header)->host;
-  }
-  std::unique_ptr<storage::HistoryStore> history;
-  if (!f.db.empty()) {
-    auto h = storage::HistoryStore::Open(f.db);
-    if (!h.ok()) return WatchFail("--db: " + h.status().message());
-    history = std::move(*h);
-  }
-  Severity worst = Severity::kOk;
-  struct WorstSink : outputs::AlertSink {
-    Severity* worst;
-    void Send(const std::vector<detection::AlertEvent>& events) override {
-      for (const auto& e : events) {
-        if (e.kind == detection::AlertEventKind::kFiring) *worst = std::max(*worst, e.alert.condition.severity);
-      }
-    }
-  } worst_sink;
-  worst_sink.worst = &worst;
-  outputs::LogAlertSink log([](const std::string& line) { std::printf("%s\n", line.c_str()); });
-  std::unique_ptr<outputs::JsonLinesAlertSink> jsonl;
-  std::vector<outputs::AlertSink*> sinks{&log, &worst_sink};
-  if (!f.alert_log.empty()) {
-    auto j = outputs::JsonLinesAlertSink::Open(f.alert_log);
-    if (!j.ok()) return WatchFail(j.status().message());
-    jsonl = std::move(*j);
-    sinks.push_back(jsonl.get());
-  }
-  // Xid lines of --kernel-log FILE, fed when the trace reaches their time (cli/replay_xids.h).
-  std::optional<kernel::KernelLogScan> klog;
-  if (!f.kernel_log.empty() && f.kernel_log != "none") {
-    auto scan = kernel::ReadKernelLogFile(f.kernel_log);
-    if (!scan.ok()) return WatchFail("--kernel-log: " + scan.status().message());
-    klog = std::move(*scan);
-  }
-  std::optional<ReplayXids> xids;
-  auto note = [&](const std::string& text) {
-    if (!f.quiet) std::fprintf(stderr, "vramwatch watch: %s\n", text.c_str());
-  };
-  config.alerts.resend_interval_s = 0;  // a replay prints each change once
-  config.replay = true;
-  WatchPipeline pipeline(config, history.get(), sinks);
-  if (klog) pipeline.SetKernelLogSource(f.kernel_log);
-  std::map<std::string, unsigned> index_of;
-  HostSnapshot pending;
-  bool have = false, first = true;
-  // Whether a record of the pending time carried a process list: a recording writes one every
-  // --process-interval, and a record without one is no news about the processes (as a live
-  // sample between process refreshes), not an empty list.
-  bool listed = false;
-  double prev_t = 0;
-  auto ingest = [&] {
-    if (!have) return;
-    if (speed > 0 && prev_t > 0 && pending.t > prev_t) {
-      // In short slices, so that SIGINT/SIGTERM end a replay at once, not after a long gap.
-      const auto until =
-          std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                 std::chrono::duration<double>((pending.t - prev_t) / speed));
-      while (!g_stop && std::chrono::steady_clock::now() < until) {
-        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-            until - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
-      }
-    }
-    if (first) {
-      first = false;
-      // The trace's clock is known from its first record: a zone-less trace is the local wall
-      // clock of the machine that recorded it, so its alert times are printed without a zone; a
-      // trace without a clock gets offsets ("t+2h 11m 50s"), as its evidence, not 1970 dates.
-      const auto clock = outputs::AlertClockFor((*reader)->has_zone(), (*reader)->synthetic_time());
-      log.set_clock(clock);
-      if (jsonl) jsonl->set_clock(clock);
-      // Evidence names clock times as the alert lines do (UTC, or the trace's wall clock as
-      // written); a trace without a clock keeps offsets from the start of each series.
-      pipeline.SetEvidenceTimes(detection::EvidenceTimesFor((*reader)->has_zone(), (*reader)->synthetic_time()));
-      if (klog) {
-        xids.emplace(*klog, (*reader)->has_zone(), pending.t);
-        for (const std::string& n : xids->notes()) note(n);
-      }
-    }
-    prev_t = pending.t;
-    pending.hostname = f.hostname ? f.host : replay_host;  // a given --hostname wins over the header's
-    pipeline.Ingest(pending, listed, false);
-    if (xids) {
-      kernel::KernelLogScan due = xids->Due(pending.t);
-      if (!due.events.empty()) pipeline.IngestXids(due, pending.t);
-    }
-    pending = HostSnapshot{};
-    have = false;
-    listed = false;
-  };
-  while (!g_stop) {
-    auto next = (*reader)->Next();
-    if (!next.ok()) return WatchFail(next.status().message());
-    if (!next->has_value()) break;
-    const TraceRecord& r = **next;
-    if (have && r.sample.t != pending.t) ingest();
-    auto [it, added] = index_of.emplace(r.gpu.key, static_cast<unsigned>(index_of.size()));
-    pending.t = r.sample.t;
-    pending.gpus.push_back(GpuFromRecord(r, it->second, topts->total_bytes));
-    listed = listed || r.sample.processes.has_value();
-    have = true;
-  }
-  ingest();
-  if (xids && xids->not_yet_due() > 0) {
-    note(fmt::format("{} Xid line(s) of {} are later than the trace's end and were not replayed", xids->not_yet_due(),
-                     f.kernel_log));
-  }
-  pipeline.Flush();
-  for (const std::string& line : pipeline.GpuVerdictLines()) std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
-  return ExitCodeFor(worst);
 }
 
 int RunLive(const WatchFlags& f, const WatchConfig& config, double interval_s, double process_interval_s,
@@ -544,7 +352,7 @@ CommandRunner AddWatchCommand(CLI::App& app) {
     auto host = ResolveHostname(f->hostname);
     if (!host.ok()) return WatchFail(host.status().message());
     f->host = *host;
-    if (!f->replay.empty()) return RunReplay(*f, config);
+    if (!f->replay.empty()) return RunReplay(*f, config, g_stop);
     config.boot_id = BootId(f->proc_root);  // live only: a replayed log's Xids belong to no boot of this host
     return RunLive(*f, config, settings->interval_s, settings->process_interval_s, settings->timeout_s,
                    settings->duration_s, settings->history);

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cli/analyze_settings.h"
 #include "cli/commands.h"
 #include "cli/trace_flags.h"
 #include "core/exit_codes.h"
@@ -38,104 +39,6 @@
 
 namespace vw::cli {
 namespace {
-
-// Everything parsed from the flags, with units applied.
-struct AnalyzeSettings {
-  trace::TraceOptions trace;
-  std::optional<double> since_s, until_s;
-  outputs::AnalyzeReportOptions report;
-};
-
-Result<AnalyzeSettings> Resolve(const AnalyzeFlags& f) {
-  AnalyzeSettings s;
-  auto format = trace::ParseTraceFormat(f.format);
-  if (!format.ok()) return format.status();
-  s.trace.format = *format;
-  if (!f.columns.empty()) {
-    auto columns = SplitColumnsFlag(f.columns);
-    if (!columns.ok()) return columns.status();
-    s.trace.columns = std::move(*columns);
-  }
-  if (!f.interval.empty()) {
-    auto d = ParseDuration(f.interval);
-    if (!d.ok()) return d.status().WithContext("--interval");
-    if (*d <= 0) return Status::InvalidArgument("--interval: must be greater than zero");
-    s.trace.interval_s = *d;
-  }
-  if (!f.total.empty()) {
-    auto b = ParseSize(f.total);
-    if (!b.ok()) return b.status().WithContext("--total");
-    if (*b == 0) {
-      return Status::InvalidArgument(fmt::format("--total: bad size '{}': must be greater than zero", f.total));
-    }
-    s.trace.total_bytes = *b;
-  }
-  s.trace.lenient = f.lenient;
-  for (auto [text, out] : {std::pair{&f.since, &s.since_s}, std::pair{&f.until, &s.until_s}}) {
-    if (text->empty()) continue;
-    auto t = ParseTimeFlag(out == &s.since_s ? "--since" : "--until", *text);
-    if (!t.ok()) return t.status();
-    *out = *t;
-  }
-  if (s.since_s && s.until_s && *s.since_s > *s.until_s) {
-    return Status::InvalidArgument(
-        fmt::format("--since {} is after --until {}: no sample can be in that range", f.since, f.until));
-  }
-  auto runway = ParseDuration(f.critical_runway);
-  if (!runway.ok()) return runway.status().WithContext("--critical-runway");
-  s.report.critical_runway_s = *runway;
-  return s;
-}
-
-bool GpuSelected(const AnalyzeFlags& f, const GpuIdentity& gpu) {
-  if (f.gpus.empty()) return true;
-  for (const std::string& want : f.gpus) {
-    if (want == gpu.key || (!gpu.uuid.empty() && want == gpu.uuid) ||
-        (gpu.index && want == std::to_string(*gpu.index))) {
-      return true;
-    }
-    // PCI bus ids in either spelling: lspci/sysfs "0000:3b:00.0" or NVML's "00000000:3B:00.0".
-    if (!gpu.pci_bus_id.empty() && want.find(':') != std::string::npos &&
-        (want == gpu.pci_bus_id || trace::NormalizePciBusId(want) == trace::NormalizePciBusId(gpu.pci_bus_id))) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// The GPUs a trace holds, for the message when --gpu matches none of them: "0, 1" or
-// "0 (00000000:3B:00.0, GPU-5b8c...)". Keeps the first kMaxListed.
-class SeenGpus {
- public:
-  void Note(const GpuIdentity& gpu) {
-    if (listed_.size() >= kMaxListed) return;
-    for (const std::string& k : keys_) {
-      if (k == gpu.key) return;
-    }
-    keys_.push_back(gpu.key);
-    std::string ids;
-    for (const std::string* id : {&gpu.pci_bus_id, &gpu.uuid}) {
-      if (id->empty() || *id == gpu.key) continue;
-      ids += (ids.empty() ? "" : ", ") + *id;
-    }
-    listed_.push_back(ids.empty() ? gpu.key : fmt::format("{} ({})", gpu.key, ids));
-  }
-  std::string Text() const {
-    std::string out;
-    for (const std::string& g : listed_) out += (out.empty() ? "" : "; ") + g;
-    return out;
-  }
-
- private:
-  static constexpr size_t kMaxListed = 16;
-  std::vector<std::string> keys_, listed_;
-};
-
-std::string GpusWanted(const AnalyzeFlags& f) {
-  std::string out;
-  for (const std::string& g : f.gpus) out += (out.empty() ? "" : ", ") + g;
-  return out;
-}
 
 // Threads `analyze` parses with: the hardware threads (at least 2, at most 8), or
 // VRAMWATCH_ANALYZE_THREADS=N. With N >= 2 a regular --query-gpu CSV file is parsed in blocks on N
@@ -539,7 +442,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
 }  // namespace
 
 int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
-  auto settings = Resolve(flags);
+  auto settings = ResolveAnalyzeFlags(flags);
   if (!settings.ok()) {
     std::fprintf(stderr, "vramwatch analyze: %s\n", settings.status().message().c_str());
     return kExitUnknown;

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cli/analyze_prometheus.h"
 #include "cli/analyze_settings.h"
 #include "cli/commands.h"
 #include "cli/trace_flags.h"
@@ -30,7 +31,6 @@
 #include "outputs/analyze_report.h"
 #include "outputs/json_text.h"
 #include "outputs/report_files.h"
-#include "sources/prometheus/prometheus_reader.h"
 #include "sources/trace/block_parallel_reader.h"
 #include "sources/trace/compact_sample.h"
 #include "sources/trace/pipelined_reader.h"
@@ -400,43 +400,6 @@ Status CheckSeries(const outputs::AnalyzedSeries& s, const AnalyzeFlags& flags) 
         s.source, name, a.out_of_order, a.out_of_order + a.assessment.samples, first));
   }
   return Status::Ok();
-}
-
-// Pulls `flags.query` over `flags.range` from a Prometheus server and analyses each series.
-Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlags& flags,
-                                                               const AnalyzeSettings& settings) {
-  auto range = ParseDuration(flags.range);
-  if (!range.ok()) return range.status().WithContext("--range");
-  auto unit = prometheus::ParseValueUnit(flags.unit);
-  if (!unit.ok()) return unit.status().WithContext("--unit");
-  std::optional<double> end;
-  if (!flags.end.empty()) {
-    auto t = ParseTimeFlag("--end", flags.end);
-    if (!t.ok()) return t.status();
-    end = *t;
-  }
-  auto fetched = prometheus::FetchPrometheusSeries(flags.prometheus_url, flags.query, *range, end, *unit);
-  if (!fetched.ok()) return fetched.status();
-  std::vector<outputs::AnalyzedSeries> out;
-  for (const prometheus::PrometheusSeries& ps : *fetched) {
-    if (!GpuSelected(flags, ps.gpu)) continue;
-    detection::SeriesBuilder b(ps.gpu);
-    if (ps.pid) b.SetProcess(*ps.pid, ps.labels.count("command") ? ps.labels.at("command") : "");
-    b.SetTimeFlags(/*has_zone=*/true, /*synthetic_time=*/false);
-    for (TraceRecord rec : ps.records) {
-      if (settings.since_s && rec.sample.t < *settings.since_s) continue;
-      if (settings.until_s && rec.sample.t > *settings.until_s) continue;
-      if (!rec.sample.total_bytes && settings.trace.total_bytes) rec.sample.total_bytes = settings.trace.total_bytes;
-      b.Add(rec.sample);
-    }
-    out.push_back({fmt::format("{} {}", flags.prometheus_url, flags.query), b.Snapshot(), b.samples_without_memory()});
-  }
-  if (out.empty()) {
-    return Status::NotFound(fmt::format("{}: the query '{}' returned no series{} over the last {}",
-                                        flags.prometheus_url, flags.query, flags.gpus.empty() ? "" : " matching --gpu",
-                                        flags.range));
-  }
-  return out;
 }
 
 }  // namespace

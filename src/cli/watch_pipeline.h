@@ -8,6 +8,12 @@
 // Assessments run every assess_interval_s of that time (GPU series) and every
 // process_assess_interval_s (process series), so the cost per sample stays small.
 // Threading: one thread (the sampler). BuildState() returns an immutable copy for other threads.
+//
+// The class is implemented in one file per concern: watch_pipeline.cpp (samples in, GPU
+// assessments, baselines, history flushes), watch_resume.cpp (Resume), watch_processes.cpp (process
+// series and lifecycle records), watch_findings.cpp (the findings window, Xids, NVML unavailable),
+// watch_alerts.cpp (alert conditions and their changes) and watch_state.cpp (BuildState and the
+// --replay verdict lines).
 #pragma once
 
 #include <deque>
@@ -199,6 +205,10 @@ class WatchPipeline {
   bool KeepVanishedFacts(const HostSnapshot& in, HostSnapshot* out) const;
   // Resume(): the Xid counts and hardware events stored for this boot.
   void ResumeXids();
+  // Ingest()'s findings for the sample `snap` (its time snap.t, seconds): with `run_findings` and
+  // fresh process facts, check's rules over the window of such samples; without `run_findings`
+  // (--replay), once Xid events were seen, the xid rule alone; otherwise they stay as they were.
+  void UpdateFindings(const HostSnapshot& snap, bool processes_fresh, bool run_findings);
   std::vector<detection::AlertCondition> Conditions(double now) const;
   // Alert conditions of `now` into the tracker; changes go to the sinks and the stored alert state.
   void EvaluateAlerts(double now);

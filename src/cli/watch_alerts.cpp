@@ -1,0 +1,146 @@
+// WatchPipeline (cli/watch_pipeline.h): the alert conditions of a moment (a GPU's or a process's
+// leak, a stale GPU, critical findings) into the `for:` tracker, and each change to the sinks and
+// the stored alert state.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "cli/watch_pipeline.h"
+#include "core/units.h"
+
+namespace vw::cli {
+
+namespace {
+
+// A leak alert's `description`: the leak's own sentences (Assessment::summary), not the first of
+// the evidence, which may say where the analysis starts (a restart) and nothing about the leak;
+// that first sentence only when there is no summary.
+std::string LeakDescription(const outputs::SeriesVerdict& v) {
+  if (!v.summary.empty()) return v.summary;
+  return v.evidence.empty() ? std::string() : v.evidence.front();
+}
+
+// Alert name for a finding kind that should page or ticket someone; empty for the rest.
+std::string AlertNameOf(const Finding& f) {
+  if (f.severity != Severity::kCritical) return {};
+  if (f.kind == "orphaned_memory") return "GpuOrphanedMemory";
+  if (f.kind == "zombie_holder") return "GpuZombieHolder";
+  if (f.kind == "stuck_holder") return "GpuStuckHolder";
+  if (f.kind == "dead_holder") return "GpuDeadHolder";
+  if (f.kind == "gpu_lost") return "GpuLost";
+  if (f.kind == "nvml_error") return "GpuNvmlError";
+  if (f.kind == "xid") return "GpuXidError";
+  return {};
+}
+
+}  // namespace
+
+void WatchPipeline::EvaluateAlerts(double now) {
+  auto events = tracker_.Evaluate(now, Conditions(now));
+  for (outputs::AlertSink* s : sinks_) s->Send(events);
+  if (history_) {
+    for (const detection::AlertEvent& e : events) {
+      if (e.kind == detection::AlertEventKind::kResolved) {
+        history_->alerts().Remove(e.alert.key);
+      } else if (e.kind == detection::AlertEventKind::kFiring) {
+        storage::StoredAlert a;
+        a.key = e.alert.key;
+        a.name = e.alert.condition.name;
+        a.labels = e.alert.condition.labels;
+        a.annotations = e.alert.condition.annotations;
+        a.severity = static_cast<int>(e.alert.condition.severity);
+        a.active_since = e.alert.active_since;
+        a.fired_at = e.alert.fired_at.value_or(now);
+        history_->alerts().Put(a);
+      }
+    }
+  }
+}
+
+std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) const {
+  std::vector<detection::AlertCondition> out;
+  for (const auto& [key, t] : gpus_) {
+    if (!t.first_seen_t) continue;  // known only from history: NVML does not list it (now)
+    std::map<std::string, std::string> labels{{"gpu", key}, {"uuid", t.last.uuid}, {"hostname", hostname_}};
+    const auto& v = t.verdict;
+    if (v.verdict == "leak" && v.leak_rate_bps) {
+      detection::AlertCondition c;
+      c.name = "GpuMemoryLeak";
+      c.labels = labels;
+      c.severity = detection::RunwayIsCritical(v.time_to_oom_lo_s, v.time_to_oom_s, config_.critical_runway_s)
+                       ? Severity::kCritical
+                       : Severity::kWarning;
+      std::string summary = fmt::format("GPU {} leaks {}", key, FormatRate(*v.leak_rate_bps));
+      if (v.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*v.time_to_oom_s);
+      if (v.baseline_bytes && t.last.memory_used_bytes && *v.baseline_bytes > 0) {
+        // Only above: a workload keyed by its command line may hold less here than its plateau
+        // elsewhere (the same script on another GPU), and "-46 % above" says nothing.
+        const double above = (static_cast<double>(*t.last.memory_used_bytes) - *v.baseline_bytes) / *v.baseline_bytes;
+        if (std::round(above * 100) >= 1) {
+          summary += fmt::format("; {:.0f} % above this workload's plateau and rising", above * 100);
+        }
+      }
+      c.annotations["summary"] = summary;
+      if (std::string d = LeakDescription(v); !d.empty()) c.annotations["description"] = std::move(d);
+      out.push_back(std::move(c));
+    }
+    // A process series that says leak alerts on its own, whatever the GPU series says (another
+    // holder's exit or load can hide a process's leak in the GPU's total).
+    for (const auto& [pid, pt] : t.procs) {
+      const auto& pv = pt->verdict;
+      if (pv.verdict != "leak" || !pv.leak_rate_bps) continue;
+      detection::AlertCondition c;
+      c.name = "GpuProcessMemoryLeak";
+      c.labels = labels;
+      c.labels["pid"] = std::to_string(pid);
+      c.severity = detection::RunwayIsCritical(pv.time_to_oom_lo_s, pv.time_to_oom_s, config_.critical_runway_s)
+                       ? Severity::kCritical
+                       : Severity::kWarning;
+      std::string summary = fmt::format("PID {} on GPU {} leaks {}", pid, key, FormatRate(*pv.leak_rate_bps));
+      if (pv.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*pv.time_to_oom_s);
+      if (!CommandOf(pt->last_snapshot).empty()) summary += " (" + CommandOf(pt->last_snapshot) + ")";
+      c.annotations["summary"] = summary;
+      if (std::string d = LeakDescription(pv); !d.empty()) c.annotations["description"] = std::move(d);
+      out.push_back(std::move(c));
+    }
+    // Stale: no good sample for stale_alert_s, counted from the last one, or for a GPU that never
+    // answered, from the first sample that listed it.
+    const std::optional<double> since = t.last_ok_t ? t.last_ok_t : t.first_seen_t;
+    if (since && now - *since > config_.stale_alert_s) {
+      detection::AlertCondition c;
+      c.name = "GpuStale";
+      c.labels = labels;
+      c.severity = Severity::kWarning;
+      c.annotations["summary"] =
+          t.last_ok_t ? fmt::format("GPU {} has not answered NVML for {}", key, FormatDuration(now - *since))
+                      : fmt::format("GPU {} has not answered NVML since it was first listed, {} ago", key,
+                                    FormatDuration(now - *since));
+      out.push_back(std::move(c));
+    }
+  }
+  for (const Finding& f : findings_.findings) {
+    std::string name = AlertNameOf(f);
+    if (name.empty()) continue;
+    detection::AlertCondition c;
+    c.name = name;
+    c.labels = {{"gpu", f.gpu}, {"hostname", hostname_}};
+    // uuid whenever the GPU is known, as on the GPU alerts above and on every /metrics series.
+    if (auto g = gpus_.find(f.gpu); g != gpus_.end() && !g->second.last.uuid.empty()) {
+      c.labels["uuid"] = g->second.last.uuid;
+    }
+    if (f.kind == "xid") {
+      // One alert per GPU and Xid code, named like the rules' `xid` label; the PIDs the driver
+      // named are in the summary (a second PID must not open a second alert).
+      if (f.xid) c.labels["xid"] = std::to_string(*f.xid);
+    } else if (f.pid) {
+      c.labels["pid"] = std::to_string(*f.pid);
+    }
+    c.severity = f.severity;
+    c.annotations["summary"] = f.message;
+    if (!f.action.empty()) c.annotations["description"] = f.action;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace vw::cli

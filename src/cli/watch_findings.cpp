@@ -1,0 +1,108 @@
+// WatchPipeline (cli/watch_pipeline.h): check's findings over the sliding window of samples, the
+// Xid events they judge (kept per GPU and code, hardware ones stored for this boot), and the one
+// nvml_error finding of a host where NVML cannot be used.
+#include <algorithm>
+
+#include "cli/watch_pipeline.h"
+#include "cli/xid_summary.h"
+#include "sources/kernel/xid_catalog.h"
+
+namespace vw::cli {
+
+void WatchPipeline::UpdateFindings(const HostSnapshot& snap, bool processes_fresh, bool run_findings) {
+  const double now = snap.t;
+  if (run_findings && processes_fresh) {
+    window_.push_back(snap);
+    // The findings judge the newest sample at least grace_s old and every one after it: once the
+    // daemon has seen grace_s, the window spans at least grace_s whatever the jitter of the sample
+    // times (orphaned_memory is critical only over a window that long, so a window that spanned
+    // grace_s give or take a millisecond flipped it between critical and warning every tick).
+    while (window_.size() > 2 && window_[1].t <= now - config_.check.grace_s) window_.pop_front();
+    detection::CheckInput in;
+    in.samples.assign(window_.begin(), window_.end());
+    if (!xids_seen_.empty()) {
+      kernel::KernelLogScan kept;
+      kept.uuid_by_pci = xid_uuid_by_pci_;
+      for (const SeenXid& x : xids_seen_) kept.events.push_back(x.event);
+      in.xids = SummarizeXids(kept, snap);
+    }
+    detection::CheckConfig cfg = config_.check;
+    cfg.window_s = window_.size() > 1 ? window_.back().t - window_.front().t : 0;
+    findings_ = detection::EvaluateCheck(in, cfg);
+  } else if (!run_findings && !xids_seen_.empty()) {
+    // Under --replay there is no live /proc: only the xid rule runs, over every GPU seen so far.
+    HostSnapshot known = snap;
+    known.gpus.clear();
+    for (const auto& [key, t] : gpus_) {
+      if (t.first_seen_t) known.gpus.push_back(t.last);
+    }
+    kernel::KernelLogScan kept;
+    kept.uuid_by_pci = xid_uuid_by_pci_;
+    for (const SeenXid& x : xids_seen_) kept.events.push_back(x.event);
+    detection::CheckInput in;
+    in.samples = {known};
+    in.xids = SummarizeXids(kept, known);
+    detection::CheckResult all = detection::EvaluateCheck(in, config_.check);
+    findings_ = detection::CheckResult{};
+    for (Finding& f : all.findings) {
+      if (f.kind == "xid") findings_.findings.push_back(std::move(f));
+    }
+  }
+}
+
+void WatchPipeline::IngestNvmlUnavailable(double now, const std::string& hostname, const std::string& error) {
+  if (started_ == 0) started_ = now;
+  last_t_ = std::max(last_t_, now);
+  if (!hostname.empty()) hostname_ = hostname;
+  Finding f;
+  f.kind = "nvml_error";
+  f.severity = Severity::kCritical;
+  f.message = "cannot use NVML: " + error;
+  f.action = "check that the NVIDIA driver is loaded (nvidia-smi); --nvml-lib chooses another library";
+  findings_ = detection::CheckResult{};
+  findings_.findings.push_back(std::move(f));
+  findings_.worst = Severity::kCritical;
+  EvaluateAlerts(now);
+  MaybeFlush(now, false);
+}
+
+void WatchPipeline::IngestXids(const kernel::KernelLogScan& scan, double now) {
+  for (const auto& [pci, uuid] : scan.uuid_by_pci) xid_uuid_by_pci_[pci] = uuid;
+  xid_events_read_ += scan.events.size();
+  HostSnapshot known;
+  for (const auto& [key, t] : gpus_) {
+    if (t.first_seen_t) known.gpus.push_back(t.last);  // not a GPU known only from history
+  }
+  kernel::KernelLogScan lookup;
+  lookup.uuid_by_pci = xid_uuid_by_pci_;
+  for (const kernel::XidEvent& e : scan.events) {
+    const std::string key = XidGpuKey(e, lookup, known);
+    auto gpu = key.empty() ? gpus_.end() : gpus_.find(key);
+    if (gpu != gpus_.end() && e.xid > 0) {
+      ++gpu->second.xids[static_cast<unsigned>(e.xid)];
+      if (history_) history_->xids().Count(config_.boot_id, key, e.xid);
+    }
+    if (history_ && kernel::StaysUntilReset(e.xid, e.message)) {
+      storage::StoredXid x;
+      x.boot_id = config_.boot_id;
+      x.gpu = key;
+      x.xid = e.xid;
+      x.seen_s = now;
+      x.pci_bus_id = e.pci_bus_id;
+      x.pid = e.pid;
+      x.process_name = e.process_name;
+      x.message = e.message;
+      x.caused_by_xid = e.caused_by_xid;
+      x.line = e.line;
+      history_->xids().Keep(x);
+    }
+    xids_seen_.push_back({e, now});
+  }
+  auto expired = [&](const SeenXid& x) {
+    return !kernel::StaysUntilReset(x.event.xid, x.event.message) && x.seen_t < now - config_.xid_max_age_s;
+  };
+  xids_seen_.erase(std::remove_if(xids_seen_.begin(), xids_seen_.end(), expired), xids_seen_.end());
+  while (xids_seen_.size() > config_.max_xid_events) xids_seen_.pop_front();
+}
+
+}  // namespace vw::cli

@@ -1,0 +1,68 @@
+#include "cli/watch_flags.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/exit_codes.h"
+
+namespace vw::cli {
+
+Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
+  WatchSettings s;
+  WatchConfig& config = s.config;
+  storage::HistoryOptions& hopts = s.history;
+  config.label = f.label;
+  double leak_for = 0, finding_for = 0;
+  struct {
+    const char* flag;
+    const std::string& text;
+    double* out;
+  } durations[] = {{"--interval", f.interval, &s.interval_s},
+                   {"--process-interval", f.process_interval, &s.process_interval_s},
+                   {"--timeout", f.timeout, &s.timeout_s},
+                   {"--grace", f.grace, &config.check.grace_s},
+                   {"--raw-retention", f.raw_retention, &hopts.raw_retention_s},
+                   {"--aggregate-retention", f.aggregate_retention, &hopts.aggregate_retention_s},
+                   {"--process-retention", f.process_retention, &hopts.process_retention_s},
+                   {"--for", f.leak_for, &leak_for},
+                   {"--finding-for", f.finding_for, &finding_for},
+                   {"--critical-runway", f.critical_runway, &config.critical_runway_s}};
+  for (auto& d : durations) {
+    auto v = ParseDuration(d.text);
+    if (!v.ok()) return v.status().WithContext(d.flag);
+    *d.out = *v;
+  }
+  if (!f.duration.empty()) {
+    auto v = ParseDuration(f.duration);
+    if (!v.ok()) return v.status().WithContext("--duration");
+    s.duration_s = *v;
+  }
+  if (f.replay.empty() && s.interval_s < 0.1) return Status::InvalidArgument("--interval must be at least 100ms");
+  if (f.replay.empty() && (f.format != "auto" || !f.columns.empty() || !f.total.empty() || f.speed != "max")) {
+    return Status::InvalidArgument(
+        "--format, --columns, --total and --speed say how to read a --replay file; they need --replay");
+  }
+  if (s.process_interval_s < s.interval_s) s.process_interval_s = s.interval_s;
+  if (s.timeout_s <= 0) return Status::InvalidArgument("--timeout must be greater than 0");
+  auto size = ParseSize(f.orphan_threshold);
+  if (!size.ok()) return size.status().WithContext("--orphan-threshold");
+  config.check.orphan_threshold_bytes = *size;
+  config.check.orphan_large_bytes = std::max<uint64_t>(config.check.orphan_large_bytes, *size);
+  config.alerts.default_for_s = finding_for;
+  config.alerts.for_by_name["GpuMemoryLeak"] = leak_for;
+  config.alerts.for_by_name["GpuProcessMemoryLeak"] = leak_for;
+  config.alerts.for_by_name["GpuStale"] = 0;
+  if (!f.db_max_size.empty()) {
+    auto cap = ParseSize(f.db_max_size);
+    if (!cap.ok()) return cap.status().WithContext("--db-max-size");
+    hopts.db.max_size_bytes = *cap;
+  }
+  return s;
+}
+
+int WatchFail(const std::string& message) {
+  std::fprintf(stderr, "vramwatch watch: %s\n", message.c_str());
+  return kExitUnknown;
+}
+
+}  // namespace vw::cli

@@ -1,0 +1,56 @@
+// The flags of `vramwatch watch` as given on the command line (strings, as CLI11 fills them), and
+// what they resolve to: durations in seconds, sizes in bytes, the pipeline's WatchConfig and the
+// history options. ResolveWatchFlags makes every check a flag gets before the daemon or a replay
+// starts, in the order their errors are reported (the first bad flag is the one named).
+// Plain data and functions, no state.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cli/watch_pipeline.h"
+#include "core/status.h"
+#include "core/units.h"
+#include "detection/alerts.h"
+#include "detection/leak_engine.h"
+#include "storage/history_store.h"
+
+namespace vw::cli {
+
+struct WatchFlags {
+  std::string interval = "1s", process_interval = "5s", timeout = "1s", grace = "10s";
+  std::string orphan_threshold = "256MiB";
+  std::string raw_retention = "24h", aggregate_retention = "30d", process_retention = "30d";
+  std::string leak_for = FormatDurationFlag(detection::kLeakAlertForSeconds), finding_for = "1m",
+              critical_runway = FormatDurationFlag(detection::kCriticalRunwaySeconds), duration;
+  std::string db, listen = "127.0.0.1:9490", alert_log, webhook, label, nvml_lib, proc_root = "/proc", passwd;
+  std::string replay, speed = "max", db_max_size, kernel_log;
+  std::string format = "auto", columns, total;  // how --replay reads its file (as analyze does)
+  std::optional<std::string> hostname;          // --hostname, when given (cli/host_name.h)
+  std::string host;                             // the resolved host name
+  bool interval_given = false;                  // --interval on the command line: also the trace's spacing
+  bool quiet = false;
+};
+
+// What the flags say, with units applied.
+struct WatchSettings {
+  // --label, --grace, --orphan-threshold, --critical-runway and the alerts' `for:` durations
+  // (--for, --finding-for); the version and the boot id are the caller's to set.
+  WatchConfig config;
+  storage::HistoryOptions history;   // the --*-retention durations (seconds) and --db-max-size (bytes)
+  double interval_s = 0;             // --interval (at least 0.1 s, live)
+  double process_interval_s = 0;     // --process-interval, never shorter than interval_s
+  double timeout_s = 0;              // --timeout, greater than 0
+  std::optional<double> duration_s;  // --duration, when given
+};
+
+// Resolves and checks `f` (f.host is not read: the host name is resolved by its own rules).
+// Errors name the flag: "--grace: ...", "--interval must be at least 100ms" (live), "--format,
+// --columns, --total and --speed say how to read a --replay file; they need --replay", ...
+Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f);
+
+// The end of a `watch` that cannot go on (a bad flag, a file or port it cannot use): prints
+// "vramwatch watch: MESSAGE" on stderr and returns kExitUnknown (3).
+int WatchFail(const std::string& message);
+
+}  // namespace vw::cli

@@ -1,0 +1,311 @@
+#include "cli/watch_live.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "cli/proc_flags.h"
+#include "cli/watch_pipeline.h"
+#include "core/file_io.h"
+#include "outputs/alert_sinks.h"
+#include "outputs/http_server.h"
+#include "outputs/web_page.h"
+#include "sources/kernel/kernel_log_follower.h"
+#include "sources/nvml/nvml_source.h"
+#include "sources/procfs/holder_join.h"
+#include "storage/history_store.h"
+
+namespace vw::cli {
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The binding's per-function histograms (bucketed with outputs::NvmlLatencyBuckets()) for /metrics.
+std::vector<outputs::NvmlCallStats> NvmlCallStatsOf(std::vector<nvml::CallTiming> timings) {
+  std::vector<outputs::NvmlCallStats> out;
+  out.reserve(timings.size());
+  for (nvml::CallTiming& t : timings) {
+    outputs::NvmlCallStats c;
+    c.call = std::move(t.call);
+    c.bucket_counts = std::move(t.bucket_counts);
+    c.count = t.count;
+    c.sum_seconds = t.sum_seconds;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// vramwatch_kernel_log_up and the status note: a host blind to Xids must show it, not only say
+// so once on stderr.
+struct KernelLogStatus {
+  std::optional<bool> up;  // unset under --kernel-log none
+  std::string note;
+};
+
+KernelLogStatus KernelLogStatusOf(const kernel::KernelLogFollower& klog) {
+  KernelLogStatus s;
+  if (klog.disabled()) {
+    s.note = "kernel log not read (--kernel-log none): no Xid events";
+  } else if (!klog.reading()) {
+    s.up = false;
+    for (const std::string& note : klog.notes()) s.note += (s.note.empty() ? "" : "; ") + note;
+    s.note += ": no Xid events (see the kernel log section of the watch documentation)";
+  } else {
+    s.up = true;
+  }
+  return s;
+}
+
+// --db: the history the pipeline writes, and the reader /api/v1/history serves from.
+struct LiveHistory {
+  std::unique_ptr<storage::HistoryStore> store;
+  std::shared_ptr<outputs::HistorySource> source;
+};
+
+Status OpenLiveHistory(const WatchFlags& f, const storage::HistoryOptions& hopts, LiveHistory* out) {
+  if (f.db.empty()) return Status::Ok();
+  // A --db that cannot be opened at start (mistyped path, not a database) is a usage error, as
+  // for --replay; only a database that fails later pauses history while monitoring goes on.
+  auto h = storage::HistoryStore::Open(f.db, hopts);
+  if (!h.ok()) return h.status().WithContext("--db");
+  out->store = std::move(*h);
+  auto src = outputs::StoreHistorySource::Open(f.db);
+  if (!src.ok()) return src.status().WithContext("--db");
+  out->source = std::shared_ptr<outputs::HistorySource>(std::move(*src));
+  return Status::Ok();
+}
+
+// Where the live daemon's alerts go: log lines on stderr (none under --quiet), the --alert-log
+// file, the --webhook Alertmanager.
+struct LiveSinks {
+  explicit LiveSinks(bool quiet)
+      : log([quiet](const std::string& line) {
+          if (!quiet) std::fprintf(stderr, "%s\n", line.c_str());
+        }) {
+    all.push_back(&log);
+  }
+
+  // Opens --alert-log, then starts --webhook (whose generator URL names this host and `port`).
+  Status Open(const WatchFlags& f, int port) {
+    if (!f.alert_log.empty()) {
+      auto j = outputs::JsonLinesAlertSink::Open(f.alert_log);
+      if (!j.ok()) return j.status();
+      jsonl = std::move(*j);
+      all.push_back(jsonl.get());
+    }
+    if (!f.webhook.empty()) {
+      outputs::WebhookOptions wo;
+      wo.url = f.webhook;
+      wo.generator_url = "http://" + f.host + ":" + std::to_string(port) + "/";
+      wo.note = [](const std::string& line) { std::fprintf(stderr, "vramwatch watch: %s\n", line.c_str()); };
+      auto w = outputs::WebhookAlertSink::Start(wo);
+      if (!w.ok()) return w.status();
+      webhook = std::move(*w);
+      all.push_back(webhook.get());
+    }
+    return Status::Ok();
+  }
+
+  std::vector<outputs::AlertSink*> all;  // in this order: log, jsonl, webhook
+  outputs::LogAlertSink log;
+  std::unique_ptr<outputs::JsonLinesAlertSink> jsonl;
+  std::unique_ptr<outputs::WebhookAlertSink> webhook;
+};
+
+// One turn of the sampling loop at a time: NVML opened when it is not (retried every 10 s while it
+// fails), then one sample, with process facts and the kernel log's new Xid lines every
+// --process-interval, or the nvml_error finding while there is no NVML; either is published.
+class Sampler {
+ public:
+  Sampler(const WatchFlags& f, const WatchSettings& s, WatchPipeline& pipeline, outputs::StatePublisher& publisher,
+          kernel::KernelLogFollower& klog, procfs::ProcessReader& reader)
+      : host_(f.host),
+        process_interval_s_(s.process_interval_s),
+        pipeline_(pipeline),
+        publisher_(publisher),
+        klog_(klog),
+        reader_(reader) {
+    // NVML's name for each PID, as `check` and `record` take it: the command of a holder whose
+    // /proc/PID/cmdline cannot be read (or is empty); a readable one wins.
+    so_.query_process_names = true;
+    so_.library_path = nvml::ResolveLibraryPath(f.nvml_lib);
+    so_.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
+    so_.call_latency_bounds = outputs::NvmlLatencyBuckets();
+  }
+
+  void Tick(double now) {
+    if (!nvml_ && now >= next_open_) OpenNvml(now);
+    if (nvml_) {
+      Sample();
+    } else {
+      // The nvml_error finding goes through the pipeline, so that it raises its alert like any
+      // other critical finding (after --finding-for).
+      pipeline_.IngestNvmlUnavailable(now, host_, nvml_error_);
+      publisher_.Publish(pipeline_.BuildState(now));
+    }
+  }
+
+ private:
+  void OpenNvml(double now) {
+    auto src = nvml::NvmlSource::Open(so_);
+    if (src.ok()) {
+      nvml_ = std::move(*src);
+      pipeline_.SetNvmlLibrary(nvml_->library_path(), nvml_->BoundFunctions());
+      if (!nvml_error_.empty()) std::fprintf(stderr, "vramwatch watch: NVML available again\n");
+      nvml_error_.clear();
+    } else {
+      if (nvml_error_ != src.status().message()) {
+        std::fprintf(stderr, "vramwatch watch: cannot use NVML (retrying every 10 s): %s\n",
+                     src.status().message().c_str());
+      }
+      nvml_error_ = src.status().message();
+      next_open_ = now + 10;
+    }
+  }
+
+  void Sample() {
+    const auto call_start = std::chrono::steady_clock::now();
+    HostSnapshot snap = nvml_->TakeSnapshot();
+    pipeline_.RecordNvmlCall("host_snapshot",
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - call_start).count());
+    pipeline_.SetNvmlCallStats(NvmlCallStatsOf(nvml_->call_timings()));
+    snap.t = Now();
+    snap.hostname = host_;  // --hostname, NODE_NAME or gethostname(): not the pod name in a pod
+    const bool fresh = snap.t - last_proc_ >= process_interval_s_;
+    if (fresh) {
+      procfs::JoinHolders(snap, reader_, start_times_);
+      last_proc_ = snap.t;
+    }
+    pipeline_.Ingest(snap, fresh, true);
+    if (fresh) {
+      // After Ingest, so that GPUs seen for the first time in this sample are known; the finding
+      // follows on the next process-interval tick.
+      auto xids = klog_.ReadNew();
+      if (xids.ok()) {
+        pipeline_.IngestXids(*xids, snap.t);
+        if (!klog_error_.empty()) pipeline_.SetKernelLogStatus(true, "");
+        klog_error_.clear();
+      } else if (klog_error_ != xids.status().message()) {
+        klog_error_ = xids.status().message();
+        std::fprintf(stderr, "vramwatch watch: kernel log: %s\n", klog_error_.c_str());
+        pipeline_.SetKernelLogStatus(false, "kernel log: " + klog_error_ + ": no Xid events until it can be read");
+      }
+    }
+    publisher_.Publish(pipeline_.BuildState(snap.t));
+  }
+
+  const std::string& host_;
+  const double process_interval_s_;
+  WatchPipeline& pipeline_;
+  outputs::StatePublisher& publisher_;
+  kernel::KernelLogFollower& klog_;
+  procfs::ProcessReader& reader_;
+  std::string klog_error_;
+  std::map<int64_t, double> start_times_;
+  nvml::SourceOptions so_;
+  std::unique_ptr<nvml::NvmlSource> nvml_;
+  std::string nvml_error_;
+  double next_open_ = 0;
+  double last_proc_ = -1e300;
+};
+
+}  // namespace
+
+std::string BootId(const std::string& proc_root) {
+  auto text = ReadWholeFile(proc_root + "/sys/kernel/random/boot_id", 128, "boot id ");
+  if (!text.ok()) return {};
+  std::string id = *text;
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return id;
+}
+
+int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>& stop, std::atomic<bool>& reopen) {
+  auto addr = outputs::ParseListenAddress(f.listen);
+  if (!addr.ok()) return WatchFail(addr.status().message());
+  // Kernel log: only lines added after the start count (the counter is "since the daemon started").
+  kernel::KernelLogFollower klog(f.kernel_log);
+  if (Status st = klog.Start(); !st.ok()) return WatchFail("--kernel-log: " + st.message());
+  // The same process-facts flags as check, checked the same way: a missing or empty --proc-root
+  // would make every holder look dead, a bad --passwd would name no user.
+  if (Status root = CheckProcRootFlag(f.proc_root); !root.ok()) return WatchFail(root.message());
+  auto passwd = ResolvePasswd(f.proc_root, f.passwd);
+  if (!passwd.ok()) return WatchFail(passwd.status().message());
+  if (!f.quiet) {
+    for (const std::string& note : klog.notes()) std::fprintf(stderr, "vramwatch watch: %s\n", note.c_str());
+  }
+  const KernelLogStatus klog_status = KernelLogStatusOf(klog);
+  LiveHistory history;
+  if (Status st = OpenLiveHistory(f, s.history, &history); !st.ok()) return WatchFail(st.message());
+  LiveSinks sinks(f.quiet);
+  if (Status st = sinks.Open(f, addr->port); !st.ok()) return WatchFail(st.message());
+
+  WatchPipeline pipeline(s.config, history.store.get(), sinks.all);
+  // Live samples are on the system clock (epoch seconds, UTC): evidence says "since 02:15 UTC",
+  // not how long after the daemon started (or the history it resumed from) the growth began.
+  pipeline.SetEvidenceTimes(detection::EngineConfig::EvidenceTimes::kUtcClock);
+  pipeline.SetKernelLogStatus(klog_status.up, klog_status.note);
+  pipeline.SetKernelLogSource(klog.source());
+  const double start = Now();
+  size_t resumed = pipeline.Resume(start, f.host);
+  if (resumed > 0 && !f.quiet) {
+    std::fprintf(stderr, "vramwatch watch: resumed %zu samples from %s\n", resumed, f.db.c_str());
+  }
+
+  outputs::StatePublisher publisher;
+  outputs::HttpOptions ho;
+  ho.listen = *addr;
+  ho.stale_after_s = std::max(30.0, 10 * s.interval_s);
+  outputs::HttpServer server(publisher, ho);
+  server.SetPageHandler([] { return outputs::WebPageHtml(); });
+  if (history.source) server.SetHistorySource(history.source);
+  Status started = server.Start();
+  if (!started.ok()) return WatchFail(started.message());
+  if (!f.quiet) {
+    std::fprintf(stderr, "vramwatch watch: serving http://%s:%d/ (metrics at /metrics)\n", addr->host.c_str(),
+                 server.port());
+  }
+
+  procfs::DirProcFs fs(f.proc_root);
+  procfs::ReaderOptions ro;
+  ro.passwd_path = *passwd;
+  procfs::ProcessReader reader(fs, ro);
+  Sampler sampler(f, s, pipeline, publisher, klog, reader);
+  auto tick = std::chrono::steady_clock::now();
+  while (!stop) {
+    const double now = Now();
+    if (s.duration_s && now - start >= *s.duration_s) break;
+    if (reopen.exchange(false) && sinks.jsonl) {
+      if (Status st = sinks.jsonl->Reopen(); !st.ok()) {
+        std::fprintf(stderr, "vramwatch watch: %s\n", st.message().c_str());
+      }
+    }
+    if (sinks.webhook) {
+      pipeline.SetNotificationCounters(sinks.webhook->failed_attempts(), sinks.webhook->dropped_batches());
+    }
+    sampler.Tick(now);
+    tick +=
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s.interval_s));
+    const auto now_steady = std::chrono::steady_clock::now();
+    if (tick < now_steady) tick = now_steady;  // behind: do not try to catch up
+    while (!stop && std::chrono::steady_clock::now() < tick) {
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(tick - std::chrono::steady_clock::now(),
+                                                                                std::chrono::milliseconds(100)));
+    }
+  }
+  pipeline.Flush();
+  server.Stop();
+  if (sinks.webhook) sinks.webhook->Drain(5);
+  if (!f.quiet)
+    std::fprintf(stderr, "vramwatch watch: stopped after %llu samples\n",
+                 static_cast<unsigned long long>(pipeline.samples()));
+  return 0;
+}
+
+}  // namespace vw::cli

@@ -1,0 +1,176 @@
+// WatchPipeline per process: lifecycle records and the facts of holders whose /proc entry is gone.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "cli/watch_pipeline.h"
+#include "cli/watch_pipeline_testing.h"
+
+namespace vw::cli {
+namespace {
+
+using namespace vw::cli::testing;
+
+ProcessSnapshot Holder(int64_t pid, double used_mib, bool alive) {
+  ProcessSnapshot p;
+  p.pid = pid;
+  p.used_bytes = static_cast<uint64_t>(used_mib * kMiB);
+  p.compute = true;
+  p.info.alive = alive;
+  p.info.state = alive ? ProcState::kRunning : ProcState::kGone;
+  if (alive) {
+    p.info.uid = 1001;
+    p.info.user = "bob";
+    p.info.command = "python3 eval.py --shard 3";
+    p.info.slurm_job = "5512";
+  }
+  return p;
+}
+
+// A live process that has /dev/nvidiaN open but that NVML does not list there (no memory known).
+ProcessSnapshot DeviceFileOnly(int64_t pid) {
+  ProcessSnapshot p = Holder(pid, 0, true);
+  p.listed_by_nvml = false;
+  p.used_bytes.reset();
+  return p;
+}
+
+// A pipeline writing to a fresh history database.
+struct StoredPipeline {
+  TempDb db;
+  std::unique_ptr<storage::HistoryStore> store;
+  std::unique_ptr<WatchPipeline> p;
+  StoredPipeline() {
+    auto opened = storage::HistoryStore::Open(db.path());
+    EXPECT_TRUE(opened.ok());
+    if (!opened.ok()) return;
+    store = std::move(*opened);
+    p = std::make_unique<WatchPipeline>(FastAlerts(), store.get(), std::vector<outputs::AlertSink*>{});
+  }
+};
+
+TEST(WatchPipelineProcesses, AHolderWhoseProcEntryVanishedKeepsItsLastKnownFactsAndClosesAsVanished) {
+  TempDb db;
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  RecordingSink sink;
+  WatchConfig c = FastAlerts();
+  c.check.grace_s = 2;  // gone for 3 s before NVML lets go: longer than a lazy reclaim
+  WatchPipeline p(c, store->get(), {&sink});
+  const double t0 = 1'790'000'000;
+  auto host = [&](double t, std::vector<ProcessSnapshot> procs) {
+    GpuSnapshot g = Gpu(0, t, 8192);
+    g.processes = std::move(procs);
+    return Host(t, {g});
+  };
+  p.Ingest(host(t0, {Holder(41990, 8192, true)}), true, true);
+  for (double t = t0 + 1; t <= t0 + 4; t += 1) p.Ingest(host(t, {Holder(41990, 8192, false)}), true, true);
+  auto state = p.BuildState(t0 + 4);
+  const ProcessSnapshot& shown = state->gpus[0].snapshot.processes.at(0);
+  EXPECT_EQ(shown.info.user, "bob");
+  EXPECT_EQ(shown.info.command, "python3 eval.py --shard 3");
+  EXPECT_EQ(shown.info.slurm_job, "5512");
+  EXPECT_FALSE(shown.info.alive);
+  EXPECT_EQ(shown.info.state, ProcState::kGone);
+  std::string message;
+  for (const auto& f : state->findings) {
+    if (f.kind == "dead_holder") message = f.message;
+  }
+  EXPECT_NE(message.find("PID 41990 (Slurm job 5512, user bob)"), std::string::npos) << message;
+  EXPECT_TRUE(sink.Fired("GpuDeadHolder", "0"));
+  // NVML stops listing it: the record keeps who it was and says how it ended.
+  p.Ingest(host(t0 + 5, {}), true, true);
+  p.Flush();
+  auto records = AllRecords(**store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].end, storage::ProcessEnd::kVanishedMemoryHeld);
+  EXPECT_EQ(records[0].command, "python3 eval.py --shard 3");
+  EXPECT_EQ(records[0].user, "bob");
+  EXPECT_EQ(records[0].slurm_job, "5512");
+}
+
+TEST(WatchPipelineProcesses, AHolderNvmlDropsWithinTheGraceAfterItsExitIsRecordedAsExited) {
+  TempDb db;
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchConfig c = FastAlerts();
+  c.check.grace_s = 10;
+  WatchPipeline p(c, store->get(), {});
+  const double t0 = 1'790'000'000;
+  GpuSnapshot alive = Gpu(0, t0, 8192), gone = Gpu(0, t0 + 1, 8192), after = Gpu(0, t0 + 2, 0);
+  alive.processes = {Holder(41990, 8192, true)};
+  gone.processes = {Holder(41990, 8192, false)};
+  p.Ingest(Host(t0, {alive}), true, true);
+  p.Ingest(Host(t0 + 1, {gone}), true, true);
+  p.Ingest(Host(t0 + 2, {after}), true, true);
+  p.Flush();
+  auto records = AllRecords(**store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].end, storage::ProcessEnd::kExited);
+  EXPECT_EQ(records[0].user, "bob");
+}
+
+// CUDA opens every visible GPU's device file: a job computing on GPU 0 holds /dev/nvidia1 too.
+// It is a finding on GPU 1 (unlisted_holder) but has no life there: no lifecycle record on GPU 1,
+// while it is there nor after it leaves.
+TEST(WatchPipelineProcesses, AProcessWithOnlyTheDeviceFileOpenGetsNoLifecycleRecordOnThatGpu) {
+  StoredPipeline sp;
+  ASSERT_TRUE(sp.p);
+  WatchPipeline& p = *sp.p;
+  const double t0 = 1'790'000'000;
+  ProcessSnapshot fd_only = DeviceFileOnly(41877);
+  fd_only.compute = false;
+  auto host = [&](double t, bool with_job) {
+    GpuSnapshot g0 = Gpu(0, t, with_job ? 8192 : 0), g1 = Gpu(1, t, 0);
+    g0.minor = 0;
+    g1.minor = 1;
+    if (with_job) {
+      g0.processes = {Holder(41877, 8192, true)};
+      g1.processes = {fd_only};
+    }
+    return Host(t, {g0, g1});
+  };
+  for (double t = t0; t <= t0 + 3; t += 1) p.Ingest(host(t, true), true, true);
+  bool unlisted = false;
+  auto state = p.BuildState(t0 + 3);
+  for (const auto& f : state->findings) {
+    if (f.kind == "unlisted_holder" && f.gpu == "1" && f.pid == 41877) unlisted = true;
+  }
+  EXPECT_TRUE(unlisted) << "the device file holder still reaches the findings";
+  p.Flush();
+  auto records = AllRecords(*sp.store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].gpu, "0");
+  EXPECT_EQ(records[0].pid, 41877);
+  EXPECT_EQ(records[0].end, storage::ProcessEnd::kRunning);
+  // The job ends: its record on GPU 0 closes, and none appears on GPU 1.
+  p.Ingest(host(t0 + 4, false), true, true);
+  p.Flush();
+  records = AllRecords(*sp.store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].gpu, "0");
+  EXPECT_EQ(records[0].end, storage::ProcessEnd::kExited);
+}
+
+// A PID NVML lists on a GPU only after it had the device file open there: its life on that GPU
+// (first seen) starts when NVML lists it.
+TEST(WatchPipelineProcesses, ALifeOnAGpuStartsWhenNvmlFirstListsThePid) {
+  StoredPipeline sp;
+  ASSERT_TRUE(sp.p);
+  WatchPipeline& p = *sp.p;
+  const double t0 = 1'790'000'000;
+  const ProcessSnapshot opened = DeviceFileOnly(41877);
+  GpuSnapshot before = Gpu(0, t0, 0), after = Gpu(0, t0 + 5, 2048);
+  before.processes = {opened};
+  after.processes = {Holder(41877, 2048, true)};
+  p.Ingest(Host(t0, {before}), true, true);
+  p.Ingest(Host(t0 + 5, {after}), true, true);
+  p.Flush();
+  auto records = AllRecords(*sp.store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].first_seen_s, t0 + 5);
+  EXPECT_EQ(records[0].peak_bytes, static_cast<uint64_t>(2048 * kMiB));
+}
+
+}  // namespace
+}  // namespace vw::cli

@@ -1,0 +1,268 @@
+#include "cli/watch_replay.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/replay_xids.h"
+#include "cli/trace_flags.h"
+#include "core/exit_codes.h"
+#include "core/units.h"
+#include "detection/alerts.h"
+#include "outputs/alert_sinks.h"
+#include "sources/kernel/kernel_log_reader.h"
+#include "sources/trace/recording_header.h"
+#include "sources/trace/trace_reader.h"
+#include "storage/history_store.h"
+
+namespace vw::cli {
+namespace {
+
+// TraceRecords of one instant -> a HostSnapshot the pipeline takes.
+// `total`: --total, the card's size for a file that does not record it (as analyze takes it).
+GpuSnapshot GpuFromRecord(const TraceRecord& r, unsigned fallback_index, std::optional<uint64_t> total) {
+  GpuSnapshot g;
+  g.t = r.sample.t;
+  g.index = r.gpu.index ? static_cast<unsigned>(*r.gpu.index) : fallback_index;
+  g.uuid = r.gpu.uuid;
+  g.name = r.gpu.name;
+  g.pci_bus_id = r.gpu.pci_bus_id;
+  g.memory_total_bytes = r.sample.total_bytes ? r.sample.total_bytes : total;
+  g.memory_used_bytes = r.sample.used_bytes;
+  g.memory_free_bytes = r.sample.free_bytes;
+  g.memory_reserved_bytes = r.sample.reserved_bytes;
+  g.gpu_util_ratio = r.sample.gpu_util_ratio;
+  if (r.sample.processes) {
+    for (const ProcessMemory& pm : *r.sample.processes) {
+      ProcessSnapshot p;
+      p.pid = pm.pid;
+      p.used_bytes = pm.used_bytes;
+      p.sm_util_ratio = pm.sm_util_ratio;
+      p.compute = pm.type.find('C') != std::string::npos;
+      p.graphics = pm.type.find('G') != std::string::npos;
+      p.info.alive = true;
+      p.info.command = pm.command;
+      g.processes.push_back(std::move(p));
+    }
+  }
+  return g;
+}
+
+// How --replay reads its file: --format, --columns, --total, and --interval as the spacing of a
+// file without timestamps (only when given: its default is the live sampling interval).
+Result<trace::TraceOptions> ReplayTraceOptions(const WatchFlags& f) {
+  trace::TraceOptions o;
+  auto format = trace::ParseTraceFormat(f.format);
+  if (!format.ok()) return format.status().WithContext("--format");
+  o.format = *format;
+  if (!f.columns.empty()) {
+    auto cols = SplitColumnsFlag(f.columns);
+    if (!cols.ok()) return cols.status();
+    o.columns = std::move(*cols);
+  }
+  if (f.interval_given) {
+    auto d = ParseDuration(f.interval);
+    if (!d.ok()) return d.status().WithContext("--interval");
+    if (!(*d > 0)) return Status::InvalidArgument("--interval: must be greater than zero");
+    o.interval_s = *d;
+  }
+  if (!f.total.empty()) {
+    auto b = ParseSize(f.total);
+    if (!b.ok()) return b.status().WithContext("--total");
+    if (*b == 0) return Status::InvalidArgument("--total: must be greater than zero");
+    o.total_bytes = *b;
+  }
+  return o;
+}
+
+// What a replay reads and writes, opened by OpenReplay.
+struct ReplayIo {
+  double speed = 0;  // --speed: trace seconds per second; 0 = as fast as possible
+  trace::TraceOptions trace;
+  std::unique_ptr<trace::TraceReader> reader;
+  // The host a recording names in its header (empty for other formats): its alerts carry that
+  // hostname, as the live daemon's there would, so a live daemon later started on the same --db
+  // continues them.
+  std::string host;
+  std::unique_ptr<storage::HistoryStore> history;      // --db
+  std::unique_ptr<outputs::JsonLinesAlertSink> jsonl;  // --alert-log
+  std::optional<kernel::KernelLogScan> klog;           // --kernel-log FILE
+};
+
+// Opens what `f` names for a replay, in the order their errors are reported: --speed, the trace
+// flags, the file, --db, --alert-log, --kernel-log.
+Status OpenReplay(const WatchFlags& f, ReplayIo* io) {
+  if (f.speed != "max") {
+    char* end = nullptr;
+    io->speed = std::strtod(f.speed.c_str(), &end);
+    if (end == f.speed.c_str() || *end != '\0' || !(io->speed > 0)) {
+      return Status::InvalidArgument("--speed '" + f.speed + "': expected a positive factor (e.g. 60) or 'max'");
+    }
+  }
+  auto topts = ReplayTraceOptions(f);
+  if (!topts.ok()) return topts.status();
+  io->trace = *topts;
+  auto reader = trace::OpenTrace(f.replay, io->trace);
+  if (!reader.ok()) return reader.status();
+  io->reader = std::move(*reader);
+  if (io->reader->format() == trace::TraceFormat::kRecording && f.replay != "-") {
+    auto header = trace::ReadRecordingHeader(f.replay);
+    if (header.ok() && header->has_value()) io->host = (*header)->host;
+  }
+  if (!f.db.empty()) {
+    auto h = storage::HistoryStore::Open(f.db);
+    if (!h.ok()) return h.status().WithContext("--db");
+    io->history = std::move(*h);
+  }
+  if (!f.alert_log.empty()) {
+    auto j = outputs::JsonLinesAlertSink::Open(f.alert_log);
+    if (!j.ok()) return j.status();
+    io->jsonl = std::move(*j);
+  }
+  // Xid lines of --kernel-log FILE, fed when the trace reaches their time (cli/replay_xids.h).
+  if (!f.kernel_log.empty() && f.kernel_log != "none") {
+    auto scan = kernel::ReadKernelLogFile(f.kernel_log);
+    if (!scan.ok()) return scan.status().WithContext("--kernel-log");
+    io->klog = std::move(*scan);
+  }
+  return Status::Ok();
+}
+
+// The worst severity of the alerts that fired: the replay's exit code.
+struct WorstSink : outputs::AlertSink {
+  Severity worst = Severity::kOk;
+  void Send(const std::vector<detection::AlertEvent>& events) override {
+    for (const auto& e : events) {
+      if (e.kind == detection::AlertEventKind::kFiring) worst = std::max(worst, e.alert.condition.severity);
+    }
+  }
+};
+
+// Reads the trace and hands the pipeline the records of one instant at a time, paced by --speed,
+// with the Xid events that fall due.
+class ReplayFeeder {
+ public:
+  ReplayFeeder(const WatchFlags& f, ReplayIo& io, outputs::LogAlertSink& log, WatchPipeline& pipeline,
+               const std::atomic<bool>& stop)
+      : f_(f), io_(io), log_(log), pipeline_(pipeline), stop_(stop) {}
+
+  // To the end of the trace, or until `stop`; then the note on Xid lines later than its end.
+  // Errors: the reader's (what was read before stays fed).
+  Status Run() {
+    while (!stop_) {
+      auto next = io_.reader->Next();
+      if (!next.ok()) return next.status();
+      if (!next->has_value()) break;
+      const TraceRecord& r = **next;
+      if (have_ && r.sample.t != pending_.t) Ingest();
+      auto [it, added] = index_of_.emplace(r.gpu.key, static_cast<unsigned>(index_of_.size()));
+      pending_.t = r.sample.t;
+      pending_.gpus.push_back(GpuFromRecord(r, it->second, io_.trace.total_bytes));
+      listed_ = listed_ || r.sample.processes.has_value();
+      have_ = true;
+    }
+    Ingest();
+    if (xids_ && xids_->not_yet_due() > 0) {
+      Note(fmt::format("{} Xid line(s) of {} are later than the trace's end and were not replayed",
+                       xids_->not_yet_due(), f_.kernel_log));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  void Note(const std::string& text) const {
+    if (!f_.quiet) std::fprintf(stderr, "vramwatch watch: %s\n", text.c_str());
+  }
+
+  // The first instant: the trace's clock is known from its first record. A zone-less trace is the
+  // local wall clock of the machine that recorded it, so its alert times are printed without a
+  // zone; a trace without a clock gets offsets ("t+2h 11m 50s"), as its evidence, not 1970 dates.
+  void Start() {
+    const auto clock = outputs::AlertClockFor(io_.reader->has_zone(), io_.reader->synthetic_time());
+    log_.set_clock(clock);
+    if (io_.jsonl) io_.jsonl->set_clock(clock);
+    // Evidence names clock times as the alert lines do (UTC, or the trace's wall clock as
+    // written); a trace without a clock keeps offsets from the start of each series.
+    pipeline_.SetEvidenceTimes(detection::EvidenceTimesFor(io_.reader->has_zone(), io_.reader->synthetic_time()));
+    if (io_.klog) {
+      xids_.emplace(*io_.klog, io_.reader->has_zone(), pending_.t);
+      for (const std::string& n : xids_->notes()) Note(n);
+    }
+  }
+
+  // The pending instant into the pipeline, after waiting out its gap at --speed.
+  void Ingest() {
+    if (!have_) return;
+    if (io_.speed > 0 && prev_t_ > 0 && pending_.t > prev_t_) {
+      // In short slices, so that SIGINT/SIGTERM end a replay at once, not after a long gap.
+      const auto until =
+          std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                 std::chrono::duration<double>((pending_.t - prev_t_) / io_.speed));
+      while (!stop_ && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+            until - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
+      }
+    }
+    if (first_) {
+      first_ = false;
+      Start();
+    }
+    prev_t_ = pending_.t;
+    pending_.hostname = f_.hostname ? f_.host : io_.host;  // a given --hostname wins over the header's
+    pipeline_.Ingest(pending_, listed_, false);
+    if (xids_) {
+      kernel::KernelLogScan due = xids_->Due(pending_.t);
+      if (!due.events.empty()) pipeline_.IngestXids(due, pending_.t);
+    }
+    pending_ = HostSnapshot{};
+    have_ = false;
+    listed_ = false;
+  }
+
+  const WatchFlags& f_;
+  ReplayIo& io_;
+  outputs::LogAlertSink& log_;
+  WatchPipeline& pipeline_;
+  const std::atomic<bool>& stop_;
+  std::optional<ReplayXids> xids_;
+  std::map<std::string, unsigned> index_of_;
+  HostSnapshot pending_;
+  bool have_ = false, first_ = true;
+  // Whether a record of the pending time carried a process list: a recording writes one every
+  // --process-interval, and a record without one is no news about the processes (as a live
+  // sample between process refreshes), not an empty list.
+  bool listed_ = false;
+  double prev_t_ = 0;
+};
+
+}  // namespace
+
+int RunReplay(const WatchFlags& f, WatchConfig config, const std::atomic<bool>& stop) {
+  ReplayIo io;
+  if (Status s = OpenReplay(f, &io); !s.ok()) return WatchFail(s.message());
+  WorstSink worst;
+  outputs::LogAlertSink log([](const std::string& line) { std::printf("%s\n", line.c_str()); });
+  std::vector<outputs::AlertSink*> sinks{&log, &worst};
+  if (io.jsonl) sinks.push_back(io.jsonl.get());
+  config.alerts.resend_interval_s = 0;  // a replay prints each change once
+  config.replay = true;
+  WatchPipeline pipeline(config, io.history.get(), sinks);
+  if (io.klog) pipeline.SetKernelLogSource(f.kernel_log);
+  ReplayFeeder feeder(f, io, log, pipeline, stop);
+  if (Status s = feeder.Run(); !s.ok()) return WatchFail(s.message());
+  pipeline.Flush();
+  for (const std::string& line : pipeline.GpuVerdictLines()) std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+  return ExitCodeFor(worst.worst);
+}
+
+}  // namespace vw::cli

@@ -9,6 +9,7 @@
 
 #include "core/time.h"
 #include "core/units.h"
+#include "detection/floor_shape.h"
 #include "detection/growth_window.h"
 #include "detection/imminent_fill.h"
 #include "detection/leak_engine.h"
@@ -193,46 +194,6 @@ std::string WhyNot(const GrowthWindow& w, double seconds, const EngineConfig& c)
   return w.failed;
 }
 
-// Morphological opening over `width_s` (a running minimum over a centred window, then a running
-// maximum over the same): removes upward excursions narrower than width_s (eval and checkpoint
-// spikes) and keeps steps, slopes and wide plateaus. O(n) with monotonic deques.
-std::vector<FloorPoint> Opening(std::span<const FloorPoint> pts, double width_s) {
-  if (width_s <= 0 || pts.size() < 3) return {pts.begin(), pts.end()};
-  const double h = width_s / 2;
-  auto sweep = [&](std::span<const FloorPoint> in, bool take_min) {
-    std::vector<FloorPoint> out(in.size());
-    std::deque<size_t> q;
-    size_t next = 0;
-    auto better = [&](double a, double b) { return take_min ? a <= b : a >= b; };
-    for (size_t i = 0; i < in.size(); ++i) {
-      while (next < in.size() && in[next].t <= in[i].t + h) {
-        while (!q.empty() && better(in[next].floor, in[q.back()].floor)) q.pop_back();
-        q.push_back(next++);
-      }
-      while (in[q.front()].t < in[i].t - h) q.pop_front();
-      out[i] = {in[i].t, in[q.front()].floor};
-    }
-    return out;
-  };
-  const std::vector<FloorPoint> eroded = sweep(pts, true);
-  return sweep(eroded, false);
-}
-
-// Lower envelope: each point's floor replaced by the lowest floor over the preceding `span_s`
-// (monotonic deque, O(n)). Under an oscillating load this follows the troughs.
-std::vector<FloorPoint> LowerEnvelope(std::span<const FloorPoint> pts, double span_s) {
-  std::vector<FloorPoint> out;
-  out.reserve(pts.size());
-  std::deque<size_t> q;  // indices with increasing floors
-  for (size_t i = 0; i < pts.size(); ++i) {
-    while (!q.empty() && pts[q.back()].floor >= pts[i].floor) q.pop_back();
-    q.push_back(i);
-    while (pts[q.front()].t <= pts[i].t - span_s) q.pop_front();
-    out.push_back({pts[i].t, pts[q.front()].floor});
-  }
-  return out;
-}
-
 struct SeriesVerdict {
   std::vector<Window> windows;
   std::optional<size_t> leak_at, vetoed_by;
@@ -335,41 +296,6 @@ struct LowsUnconfirmed {
   double lows_z = 0;   // ... and on the lows
 };
 
-// Where a window of a swinging load's cycle-free block means ends, set against where the same floor
-// stood before the window (bytes; EngineConfig::oscillating_pre_rise_share).
-struct PreRise {
-  double window_seconds = 0;
-  double before_seconds = 0;  // the span of floor before the window that was looked at
-  double before = 0;          // the median of that span's block means
-  double low = 0;             // the median of the first sixth of the window's block means (3 at least)
-  double high = 0;            // ... and of its last sixth
-  // How much of the window's rise stands above the level before it: 1 for a leak started at the
-  // window's start, about 0 for a floor that came back up from a dip.
-  double Share() const { return high > low ? (high - before) / (high - low) : 1; }
-};
-
-// `means`: the window's block means (block_s wide) of `cycle_free`, which ends where the window
-// ends. nullopt when `cycle_free` holds less than min_before_s of floor in the window's length
-// before it, or the window fewer than 12 block means.
-std::optional<PreRise> PreRiseOf(std::span<const FloorPoint> cycle_free, std::span<const FloorPoint> means,
-                                 double window_s, double block_s, double min_before_s) {
-  if (cycle_free.empty() || means.size() < 12) return std::nullopt;
-  const double start = cycle_free.back().t - window_s;
-  std::vector<FloorPoint> before;
-  for (const FloorPoint& p : cycle_free)
-    if (p.t < start && p.t >= start - window_s) before.push_back(p);
-  if (before.empty() || before.back().t - before.front().t < min_before_s) return std::nullopt;
-  std::vector<double> before_means;
-  for (const FloorPoint& p : BlockMeans(before, block_s)) before_means.push_back(p.floor);
-  const size_t k = std::max<size_t>(3, means.size() / 6);
-  std::vector<double> first, last;
-  for (size_t i = 0; i < k; ++i) first.push_back(means[i].floor);
-  for (size_t i = means.size() - k; i < means.size(); ++i) last.push_back(means[i].floor);
-  const std::optional<double> level = Median(before_means);
-  if (!level) return std::nullopt;
-  return PreRise{window_s, before.back().t - before.front().t, *level, *Median(first), *Median(last)};
-}
-
 // A rise of a swinging load's cycle-free floor that no test called a leak (EngineConfig::watch_alpha),
 // on the block means of one of its windows (the cycle and block width are the floor's own).
 struct LoadRise {
@@ -377,18 +303,6 @@ struct LoadRise {
   MannKendallResult mk;
   double slope_bps = 0;  // Sen's slope of the block means
 };
-
-// The last `seconds` of a time-ordered series.
-std::span<const FloorPoint> Tail(std::span<const FloorPoint> pts, double seconds) {
-  const double from = pts.back().t - seconds - 1e-9;
-  auto first = std::lower_bound(pts.begin(), pts.end(), from, [](const FloorPoint& p, double t) { return p.t < t; });
-  return {first, pts.end()};
-}
-
-// The points of a time-ordered series up to time t (seconds), inclusive.
-std::span<const FloorPoint> Until(std::span<const FloorPoint> pts, double t) {
-  return {pts.begin(), std::partition_point(pts.begin(), pts.end(), [t](const FloorPoint& p) { return p.t <= t; })};
-}
 
 // The windows tested on the cycle-free floor: the configured sizes, plus geometric steps between
 // two consecutive sizes that are more than oscillation_window_ratio apart, once the shorter one is
@@ -452,18 +366,6 @@ size_t InsertOnsetWindow(SeriesVerdict& v, Window onset, const EngineConfig& c, 
   v.vetoed_by.reset();
   ChooseWindow(v, c, age);
   return index;
-}
-
-// How much the floor rose over the last `seconds`: the median of its last three points less the
-// median of the three up to `seconds` before the last (bytes; 0 when the series is shorter).
-double RecentRise(std::span<const FloorPoint> series, double seconds) {
-  if (series.size() < 6 || series.back().t - series.front().t < seconds) return 0;
-  auto median_floor = [](std::span<const FloorPoint> three) {
-    std::array<double, 3> v{three[0].floor, three[1].floor, three[2].floor};
-    return *Median(v);
-  };
-  const std::span<const FloorPoint> before = Until(series, series.back().t - seconds);
-  return median_floor(series.last(3)) - median_floor(series.first(std::max<size_t>(before.size(), 3)).last(3));
 }
 
 // When no window passed but some window shows significant growth: one more window, from where the

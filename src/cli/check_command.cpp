@@ -107,6 +107,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
 
   detection::CheckInput input;
   std::map<int64_t, double> start_times;
+  std::map<int64_t, ProcessInfo> known_facts;
   procfs::JoinResult last_join;
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
@@ -117,6 +118,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
       if (::gethostname(host, sizeof host - 1) == 0) snap.hostname = host;
     }
     last_join = procfs::JoinHolders(snap, reader, start_times);
+    procfs::KeepFactsOfVanishedHolders(snap, known_facts);
     if (o.config.window_s <= 0) {
       // One look: confirm D states over half a second, so one unlucky read is not "stuck".
       for (int64_t pid : procfs::RecheckDiskSleep(snap, reader, 5, 0.1)) {

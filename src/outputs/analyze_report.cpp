@@ -78,9 +78,10 @@ std::vector<std::string> NextSteps(const SeriesAnalysis& a) {
       steps.push_back(
           "Split the framework view from the driver view: log torch.cuda.memory_allocated() and "
           "memory_reserved() per step. Allocated rising: the application keeps tensors (lists of losses, "
-          "graphs kept by .backward(retain_graph=True), caches). Allocated flat while driver used climbs: a "
-          "native extension or library below the framework. Reserved − allocated growing: fragmentation "
-          "(try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True).");
+          "graphs kept by .backward(retain_graph=True), caches). Allocated flat while reserved rises "
+          "(reserved − allocated growing): fragmentation of the caching allocator's pool (try "
+          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True). Reserved flat while driver used climbs: memory "
+          "taken outside PyTorch's allocator, by a native extension or a library below the framework.");
       if (as.tto_lo_s) {
         steps.push_back(fmt::format(
             "Plan around the runway: at this rate the job can run out of memory in as little as {}; checkpoint "

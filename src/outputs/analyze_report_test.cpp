@@ -59,6 +59,17 @@ TEST(AnalyzeJson, ByteFiguresAreSignedWholeBytes) {
   EXPECT_EQ(doc["gpus"][0]["peak_bytes"].get<int64_t>(), 1610612736);
 }
 
+// The leak's next step splits PyTorch's view from the driver's: growth below the framework shows as
+// the driver's figure climbing while *reserved* stays flat. Allocated flat alone says nothing about
+// it: with allocated flat, reserved (and so the driver's figure) also climbs when the pool fragments.
+TEST(AnalyzeReport, FrameworkSplitBlamesMemoryBelowTheFrameworkOnlyWhenReservedIsFlat) {
+  const std::string step = RenderAnalyzeJson({Leak(true, false)}, {})["gpus"][0]["next_steps"][1].get<std::string>();
+  EXPECT_THAT(step, HasSubstr("torch.cuda.memory_allocated()"));
+  EXPECT_THAT(step, HasSubstr("Reserved flat while driver used climbs: memory taken outside PyTorch's allocator"));
+  EXPECT_THAT(step, HasSubstr("Allocated flat while reserved rises (reserved − allocated growing): fragmentation"));
+  EXPECT_THAT(step, Not(HasSubstr("Allocated flat while driver used climbs")));
+}
+
 // A swinging load whose cycle-free floor rose without a leak verdict: the next step says to watch
 // it, not that no action is needed or that an allocator is warming up; the JSON carries the rate,
 // and null without it.

@@ -222,5 +222,31 @@ TEST(DeployConsistency, DaemonSetPassesNodeNamePasswdAndKernelLogFromMountedPath
   }
 }
 
+// The Prometheus Operator gives every target of a ServiceMonitor the labels namespace, service,
+// pod, container, endpoint, job and instance: those of the vramwatch pod itself. A served label of
+// the same name (the process series' pod, container and namespace: the GPU holder's) is then
+// renamed exported_<name> and replaced by the daemon's own pod, unless the endpoint honours the
+// served labels; the process leak alert would otherwise name the vramwatch pod as the leaking one.
+TEST(DeployConsistency, ServiceMonitorKeepsTheHoldersPodAndContainerLabels) {
+  DaemonState s = testing::MakeDaemonState(1, 2);
+  const std::string text = RenderPrometheus(s, s.t);
+  std::set<std::string> served;
+  const std::regex label("[{,]([a-zA-Z_][a-zA-Z0-9_]*)=\"");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), label); it != std::sregex_iterator(); ++it) {
+    served.insert((*it)[1].str());
+  }
+  std::vector<std::string> clashing;
+  for (const char* target : {"namespace", "service", "pod", "container", "endpoint", "job", "instance"}) {
+    if (served.count(target)) clashing.push_back(target);
+  }
+  ASSERT_FALSE(clashing.empty()) << "no served label clashes with a target label: this test can go";
+  const std::string ds = ReadFile(std::string(VRAMWATCH_SOURCE_DIR) + "/deploy/kubernetes/daemonset.yaml");
+  const size_t monitor = ds.find("kind: ServiceMonitor");
+  ASSERT_NE(monitor, std::string::npos);
+  EXPECT_TRUE(std::regex_search(ds.substr(monitor), std::regex("\\n\\s+honorLabels: true\\n")))
+      << "the ServiceMonitor endpoint must set honorLabels: true, or the served label(s) "
+      << ::testing::PrintToString(clashing) << " are overwritten with the vramwatch pod's own";
+}
+
 }  // namespace
 }  // namespace vw::outputs

@@ -87,6 +87,29 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
   return out;
 }
 
+void KeepFactsOfVanishedHolders(HostSnapshot& host, std::map<int64_t, ProcessInfo>& known) {
+  for (const auto& gpu : host.gpus) {
+    for (const auto& p : gpu.processes) {
+      if (p.info.alive && p.info.state != ProcState::kGone) known[p.pid] = p.info;
+    }
+  }
+  for (auto& gpu : host.gpus) {
+    for (auto& p : gpu.processes) {
+      if (!p.listed_by_nvml || p.info.alive || p.info.state != ProcState::kGone) continue;
+      auto it = known.find(p.pid);
+      if (it == known.end()) continue;
+      const ProcessInfo& last = it->second;
+      p.info.uid = last.uid;
+      p.info.user = last.user;
+      p.info.command = last.command;
+      p.info.container_pid = last.container_pid;
+      p.info.container_id = last.container_id;
+      p.info.pod_uid = last.pod_uid;
+      p.info.slurm_job = last.slurm_job;
+    }
+  }
+}
+
 std::vector<int64_t> RecheckDiskSleep(HostSnapshot& host, const ProcessReader& reader, int tries, double pause_s) {
   std::set<int64_t> pending;
   for (const auto& gpu : host.gpus) {

@@ -30,6 +30,14 @@ struct JoinResult {
 
 JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map<int64_t, double>& start_times);
 
+// Over the samples of one `check --window`: a holder NVML still lists whose /proc entry went away
+// (or whose PID was reused) during the window keeps the facts read for it while it was alive
+// (uid, user, command, container PID, container, pod, Slurm job), as `watch` keeps them, so the
+// dead_holder finding and the table name whom the memory belonged to. State, alive and unreadable
+// stay as read now (gone). `known`: the facts of each PID's latest live read, carried across the
+// samples and updated here with this sample's live processes.
+void KeepFactsOfVanishedHolders(HostSnapshot& host, std::map<int64_t, ProcessInfo>& known);
+
 // A process is often in D state for a moment (disk or network I/O). For every holder in D, reads
 // its state again up to `tries` times, `pause_s` apart; a holder seen leaving D takes its new
 // state. Returns the PIDs that left D (for a note). One-shot checks use it so a single unlucky

@@ -181,5 +181,70 @@ TEST(RecheckDiskSleep, BriefDStateIsNotKeptButPersistentDStateIs) {
   EXPECT_EQ(h.gpus[0].processes[1].info.state, ProcState::kDiskSleep);
 }
 
+// check --window: a holder that dies (or whose PID is taken by another process) inside the window
+// keeps what was read for it while alive, so its dead_holder finding names whom the memory was for.
+TEST(KeepFactsOfVanishedHolders, AHolderGoneWithinTheWindowKeepsItsLastLiveFacts) {
+  Tree t("vanished");
+  FakeProcess trainer;
+  trainer.pid = 100;
+  trainer.argv = {"python3", "train.py"};
+  trainer.cgroup = "0::/system.slice/slurmstepd.scope/job_5512/step_0/user/task_0\n";
+  FakeProcess server;
+  server.pid = 200;
+  server.argv = {"python3", "serve.py"};
+  server.cgroup =
+      "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0a1b2c3d_0000_1111_2222_"
+      "333344445555.slice/cri-containerd-" +
+      std::string(64, 'e') + ".scope\n";
+  server.nspid = {200, 7};
+  ASSERT_TRUE(WriteProcFixture(t.root.string(), {trainer, server}).ok());
+  DirProcFs pfs(t.root.string());
+  ReaderOptions o;
+  o.self_pid = 1;
+  o.passwd_path = (t.root / "passwd").string();
+  ProcessReader reader(pfs, o);
+  std::map<int64_t, double> starts;
+  std::map<int64_t, ProcessInfo> known;
+
+  HostSnapshot first = TwoGpus({100, 200});
+  JoinHolders(first, reader, starts);
+  KeepFactsOfVanishedHolders(first, known);
+  ASSERT_TRUE(first.gpus[0].processes[0].info.alive);
+
+  // 100 exits and is reaped; 200's PID now belongs to another process (another start time).
+  FakeProcess other;
+  other.pid = 200;
+  other.argv = {"bash"};
+  other.starttime_ticks = 99999;
+  fs::remove_all(t.root);
+  ASSERT_TRUE(WriteProcFixture(t.root.string(), {other}).ok());
+  HostSnapshot second = TwoGpus({100, 200});
+  JoinHolders(second, reader, starts);
+  KeepFactsOfVanishedHolders(second, known);
+
+  const ProcessInfo& gone = second.gpus[0].processes[0].info;
+  EXPECT_FALSE(gone.alive);
+  EXPECT_EQ(gone.state, ProcState::kGone);
+  EXPECT_EQ(gone.command, "python3 train.py");
+  EXPECT_EQ(gone.user, "alice");
+  EXPECT_EQ(gone.slurm_job, "5512");
+  const ProcessInfo& reused = second.gpus[0].processes[1].info;
+  EXPECT_FALSE(reused.alive);
+  EXPECT_EQ(reused.state, ProcState::kGone);
+  EXPECT_EQ(reused.command, "python3 serve.py");  // not the new owner's "bash"
+  EXPECT_EQ(reused.container_id, std::string(64, 'e'));
+  EXPECT_EQ(reused.pod_uid, "0a1b2c3d-0000-1111-2222-333344445555");
+  EXPECT_EQ(reused.container_pid, 7);
+  EXPECT_NE(std::find(reused.unreadable.begin(), reused.unreadable.end(), "pid reused: start time changed"),
+            reused.unreadable.end());
+
+  // A PID never seen alive in the window has nothing to keep.
+  HostSnapshot third = TwoGpus({300});
+  JoinHolders(third, reader, starts);
+  KeepFactsOfVanishedHolders(third, known);
+  EXPECT_EQ(third.gpus[0].processes[0].info.state, ProcState::kGone);
+  EXPECT_TRUE(third.gpus[0].processes[0].info.command.empty());
+}
+
 }  // namespace
 }  // namespace vw::procfs

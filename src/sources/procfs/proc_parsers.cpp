@@ -176,8 +176,11 @@ CgroupRefs ParseCgroup(std::string_view text) {
       std::string_view seg(path.data() + seg_start, seg_end - seg_start);
       std::string runtime;
       if (seg.size() > 6 && seg.substr(seg.size() - 6) == ".scope") seg.remove_suffix(6);
-      static constexpr std::pair<std::string_view, std::string_view> kPrefixes[] = {
-          {"docker-", "docker"}, {"cri-containerd-", "containerd"}, {"crio-", "crio"}, {"containerd-", "containerd"}};
+      static constexpr std::pair<std::string_view, std::string_view> kPrefixes[] = {{"docker-", "docker"},
+                                                                                    {"cri-containerd-", "containerd"},
+                                                                                    {"crio-", "crio"},
+                                                                                    {"containerd-", "containerd"},
+                                                                                    {"libpod-", "podman"}};
       for (auto [prefix, name] : kPrefixes) {
         if (seg.substr(0, prefix.size()) == prefix) {
           seg.remove_prefix(prefix.size());

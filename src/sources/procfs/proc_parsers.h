@@ -48,7 +48,7 @@ std::string ParseCmdline(std::string_view raw);
 // What a process's cgroup path says about where it runs.
 struct CgroupRefs {
   std::string container_id;  // 64 hex digits, or empty
-  std::string runtime;       // "docker", "containerd", "crio", or empty when only an ID was seen
+  std::string runtime;       // "docker", "containerd", "crio", "podman", or empty when only an ID was seen
   std::string pod_uid;       // Kubernetes pod UID with dashes, or empty
   std::string slurm_job;     // Slurm job ID, or empty
 };

@@ -116,6 +116,13 @@ TEST(ParseCgroup, FindsContainerPodAndSlurmInV1AndV2Paths) {
       {"7:memory:/slurm/uid_1000/job_4242/step_0/task_0\n", "", "", "", "4242"},
       {"0::/system.slice/slurmstepd.scope/job_987/step_batch/user/task_0\n", "", "", "", "987"},
       {"0::/user.slice/user-1000.slice/session-3.scope\n", "", "", "", ""},
+      // Podman: rootful and rootless (crun's "container" sub-cgroup below the scope), cgroup v1
+      // with the cgroupfs manager; conmon's own scope is no container.
+      {"0::/machine.slice/libpod-" + id + ".scope/container\n", id, "podman", "", ""},
+      {"0::/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" + id + ".scope/container\n", id, "podman",
+       "", ""},
+      {"9:memory:/libpod_parent/libpod-" + id + "\n", id, "podman", "", ""},
+      {"0::/machine.slice/libpod-conmon-" + id + ".scope\n", "", "", "", ""},
       {"0::/batch/job_5/step\n", "", "", "", ""},
       {"garbage without colons\n", "", "", "", ""},
   };

@@ -121,6 +121,43 @@ ProcessInfo ProcessReader::Read(int64_t pid, std::optional<double> expected_star
     info.pod_uid = refs.pod_uid;
     info.slurm_job = refs.slurm_job;
   }
+
+  // The files above are read one after the other: the process may have exited meanwhile (its files
+  // then read as missing, which would say "alive, files missing"), or its PID may even belong to
+  // another process by now (the files would mix two processes). Its stat, read again, tells.
+  if (info.alive && info.start_time_s) {
+    auto again = fs_.ReadFile(dir + "/stat");
+    std::optional<double> start_again;
+    if (again.ok()) {
+      if (auto stat = ParseStat(*again, fs_.Describe(dir + "/stat")); stat.ok()) {
+        start_again = static_cast<double>(stat->starttime_ticks) / hz;
+      }
+    }
+    const bool vanished = !again.ok() && again.status().code() == StatusCode::kNotFound;
+    const bool reused = start_again && std::fabs(*start_again - *info.start_time_s) > 1.0 / hz;
+    if (vanished || reused) {
+      ProcessInfo gone;
+      gone.alive = false;
+      gone.state = ProcState::kGone;
+      gone.start_time_s = info.start_time_s;
+      if (vanished) {
+        // What was read before it went is its own; the files it no longer has are not "missing".
+        gone.uid = info.uid;
+        gone.user = info.user;
+        gone.command = info.command;
+        gone.container_pid = info.container_pid;
+        gone.container_id = info.container_id;
+        gone.pod_uid = info.pod_uid;
+        gone.slurm_job = info.slurm_job;
+        for (const std::string& u : info.unreadable) {
+          if (u.size() < 9 || u.compare(u.size() - 9, 9, ": missing") != 0) gone.unreadable.push_back(u);
+        }
+      } else {
+        gone.unreadable.push_back("pid reused: start time changed");
+      }
+      return gone;
+    }
+  }
   return info;
 }
 

@@ -4,7 +4,10 @@
 //   container PID, container/pod/Slurm job from the cgroup). A vanished PID gives alive=false and
 //   state kGone; a file that cannot be read (EACCES, parse error, or missing while the PID's stat
 //   was there) is listed in ProcessInfo::unreadable ("cmdline: permission denied", "cmdline:
-//   missing") and its fields stay empty, never guessed.
+//   missing") and its fields stay empty, never guessed. The stat is read again after the other
+//   files: a process that exited meanwhile is gone (keeping what was read before it went, its
+//   files not called missing), one whose PID now has another start time is gone ("pid reused"),
+//   its files mixing two processes.
 // - ScanDeviceFds(): what `fuser -v /dev/nvidia*` does: every PID with an open fd on
 //   /dev/nvidia<minor>; /dev/nvidiactl and /dev/nvidia-uvm are recorded separately (they are not
 //   tied to one GPU). vramwatch's own PID is excluded.

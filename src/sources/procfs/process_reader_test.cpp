@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <utility>
 
 #include "sources/procfs/proc_fixture.h"
 
@@ -121,6 +123,64 @@ TEST_F(ProcessReaderTest, AFileMissingUnderALivePidIsMissingNotVanished) {
   EXPECT_EQ(info.state, ProcState::kRunning);
   EXPECT_EQ(info.command, "");
   EXPECT_EQ(info.unreadable, std::vector<std::string>({"cmdline: missing"}));
+}
+
+// A ProcFs on a fixture that runs `after_first_stat` once, right after the first read of a stat
+// file: the process exits, or its PID is taken, while its other files are being read.
+class ChangesAfterFirstStat : public ProcFs {
+ public:
+  ChangesAfterFirstStat(const ProcFs& inner, std::function<void()> change) : inner_(inner), change_(change) {}
+  Result<std::string> ReadFile(const std::string& rel) const override {
+    auto r = inner_.ReadFile(rel);
+    if (change_ && rel.size() > 5 && rel.compare(rel.size() - 5, 5, "/stat") == 0) std::exchange(change_, nullptr)();
+    return r;
+  }
+  Result<std::vector<std::string>> ListDir(const std::string& rel) const override { return inner_.ListDir(rel); }
+  Result<std::string> ReadLink(const std::string& rel) const override { return inner_.ReadLink(rel); }
+  std::string Describe(const std::string& rel) const override { return inner_.Describe(rel); }
+
+ private:
+  const ProcFs& inner_;
+  mutable std::function<void()> change_;
+};
+
+TEST_F(ProcessReaderTest, AProcessThatExitsWhileItIsReadIsGoneNotAliveWithMissingFiles) {
+  FakeProcess p;
+  p.pid = 81;
+  p.state = 'R';
+  Write({p});
+  DirProcFs real(root_.string());
+  // Reaped between its stat and its status: its other files are gone with it.
+  ChangesAfterFirstStat fs(real, [&] { std::filesystem::remove_all(root_ / "81"); });
+  ProcessReader reader(fs, Options());
+  ProcessInfo info = reader.Read(81);
+  EXPECT_FALSE(info.alive);
+  EXPECT_EQ(info.state, ProcState::kGone);
+  EXPECT_TRUE(info.unreadable.empty()) << ::testing::PrintToString(info.unreadable);
+}
+
+TEST_F(ProcessReaderTest, APidTakenByAnotherProcessWhileItIsReadIsGoneWithoutTheNewOnesFacts) {
+  FakeProcess p;
+  p.pid = 82;
+  p.argv = {"python3", "train.py"};
+  p.starttime_ticks = 1000;
+  Write({p});
+  FakeProcess successor = p;
+  successor.argv = {"bash"};
+  successor.cgroup = "0::/system.slice/docker-" + std::string(64, 'b') + ".scope\n";
+  successor.starttime_ticks = 5000;
+  DirProcFs real(root_.string());
+  ChangesAfterFirstStat fs(real, [&] {
+    std::filesystem::remove_all(root_);
+    Write({successor});
+  });
+  ProcessReader reader(fs, Options());
+  ProcessInfo info = reader.Read(82);
+  EXPECT_FALSE(info.alive);
+  EXPECT_EQ(info.state, ProcState::kGone);
+  EXPECT_EQ(info.command, "");  // not the successor's "bash"
+  EXPECT_EQ(info.container_id, "");
+  EXPECT_EQ(info.unreadable, std::vector<std::string>({"pid reused: start time changed"}));
 }
 
 TEST_F(ProcessReaderTest, UnreadableStatKeepsTheProcessAliveWithUnknownState) {

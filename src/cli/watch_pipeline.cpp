@@ -86,6 +86,7 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
     // A replayed record is an answer even without the GPU's used memory (a pmon file lists only
     // the processes): a file cannot be stale, and its process lists are judged all the same.
     if (g.responsive && !g.lost && (g.memory_used_bytes || config_.replay)) {
+      CheckIdentity(key, t, g, now);
       t.last = g;
       if (!processes_fresh) t.last.processes = std::move(keep_procs);
       t.last_ok_t = now;

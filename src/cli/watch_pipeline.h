@@ -175,6 +175,7 @@ class WatchPipeline {
     // Holders that left the list recently: their record is revised if their memory stays held
     // once the lazy-reclaim grace has passed (value: when it left).
     std::vector<std::pair<storage::ProcessRecord, uint64_t>> recently_ended;  // (record, its last bytes)
+    std::string card;  // UUID of the card the engine's samples are of (CheckIdentity); empty: none yet
     explicit GpuTrack(const detection::EngineConfig& c) : engine(c) {}
   };
 
@@ -205,6 +206,13 @@ class WatchPipeline {
   bool KeepVanishedFacts(const HostSnapshot& in, HostSnapshot* out) const;
   // Resume(): the Xid counts and hardware events stored for this boot.
   void ResumeXids();
+  // Before an answered sample `g` of GPU `key` (at `now`, seconds) is taken: a GPU key is an NVML
+  // index, not a card. When another card (UUID) answers at the key than the one this run saw
+  // there or, at its first answer, than the one history recorded there (a card replaced, or the
+  // cards renumbered after one fell off the bus), the key's engine, verdict and ended holders
+  // start anew and its resumed process records are closed as exited (they ran on the other card,
+  // so their memory is no departure from this one). Records the card seen at the key in history.
+  void CheckIdentity(const std::string& key, GpuTrack& t, const GpuSnapshot& g, double now);
   // Ingest()'s findings for the sample `snap` (its time snap.t, seconds): with `run_findings` and
   // fresh process facts, check's rules over the window of such samples; without `run_findings`
   // (--replay), once Xid events were seen, the xid rule alone; otherwise they stay as they were.
@@ -222,6 +230,8 @@ class WatchPipeline {
   // Stored records of processes running before a restart, by (GPU key, PID), until their GPU's
   // first process refresh.
   std::map<std::pair<std::string, int64_t>, storage::ProcessRecord> resumed_procs_;
+  // The card history recorded at each GPU key (Resume), updated as cards are seen.
+  std::map<std::string, storage::GpuIdentity> gpu_ids_;
   std::map<std::string, storage::Baseline> baselines_;
   // Samples with fresh process facts, for findings: the newest one at least check.grace_s old
   // and all after it (at least two), so the window spans at least the grace once it can.

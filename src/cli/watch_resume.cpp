@@ -1,7 +1,8 @@
 // WatchPipeline (cli/watch_pipeline.h) after a restart: the engines re-fed from the stored
 // samples, the baselines, firing alerts and Xids of this boot restored, and the stored lifecycle
 // records of processes that were running either resumed (same PID, same command) or closed as
-// ended while the daemon was down, with their memory noted as a departure for their GPU's engine.
+// ended while the daemon was down, with their memory noted as a departure for their GPU's engine;
+// and the check that the card answering at a GPU key is the one its history is of.
 #include <algorithm>
 #include <cstdio>
 #include <limits>
@@ -52,19 +53,60 @@ size_t WatchPipeline::Resume(double now, const std::optional<std::string>& hostn
     }
   }
   ResumeXids();
+  if (auto ids = history_->gpu_identities().All(); ids.ok()) {
+    gpu_ids_ = std::move(*ids);
+  } else {
+    std::fprintf(stderr, "vramwatch watch: history: %s\n", ids.status().ToString().c_str());
+  }
   auto names = history_->SeriesNames();
   if (!names.ok()) return 0;
   for (const std::string& name : *names) {
     if (name.rfind("gpu:", 0) != 0 || name.find('/') != std::string::npos) continue;
-    auto pts = history_->Recent(name, now - config_.resume_s);
-    if (!pts.ok() || pts->empty()) continue;
     const std::string key = name.substr(4);
+    // Only the samples of the card last recorded at this key: those before it came there were
+    // another card's.
+    double since = now - config_.resume_s;
+    if (auto id = gpu_ids_.find(key); id != gpu_ids_.end()) since = std::max(since, id->second.since_s);
+    auto pts = history_->Recent(name, since);
+    if (!pts.ok() || pts->empty()) continue;
     auto it = gpus_.find(key);
     if (it == gpus_.end()) it = gpus_.emplace(key, GpuTrack(config_.engine)).first;
     for (const auto& p : *pts) it->second.engine.Add(p.t, static_cast<double>(p.used_bytes));
     fed += pts->size();
   }
   return fed;
+}
+
+void WatchPipeline::CheckIdentity(const std::string& key, GpuTrack& t, const GpuSnapshot& g, double now) {
+  if (g.uuid.empty() || g.uuid == t.card) return;
+  std::string before = t.card;
+  auto stored = gpu_ids_.find(key);
+  if (before.empty() && stored != gpu_ids_.end()) before = stored->second.uuid;
+  t.card = g.uuid;
+  if (before == g.uuid) return;
+  if (before.empty()) {
+    // The first card recorded at this key: whatever history holds there is taken as its own.
+    gpu_ids_[key] = storage::GpuIdentity{g.uuid, 0};
+    if (history_) history_->gpu_identities().Put(key, gpu_ids_[key]);
+    return;
+  }
+  std::fprintf(stderr,
+               "vramwatch watch: GPU %s is now %s (was %s): its leak detector starts anew; the samples kept for "
+               "GPU %s before now are the other card's\n",
+               key.c_str(), g.uuid.c_str(), before.c_str(), key.c_str());
+  t.engine = detection::LeakEngine(config_.engine);
+  t.verdict = outputs::SeriesVerdict{};
+  t.recently_ended.clear();
+  t.last_assess_t = -1e300;
+  t.last_baseline_t = -1e300;
+  for (auto it = resumed_procs_.lower_bound({key, std::numeric_limits<int64_t>::min()});
+       it != resumed_procs_.end() && it->first.first == key;) {
+    it->second.end = storage::ProcessEnd::kExited;
+    if (history_) history_->processes().Upsert(it->second);
+    it = resumed_procs_.erase(it);
+  }
+  gpu_ids_[key] = storage::GpuIdentity{g.uuid, now};
+  if (history_) history_->gpu_identities().Put(key, gpu_ids_[key]);
 }
 
 void WatchPipeline::ResumeXids() {

@@ -238,18 +238,27 @@ std::string CheckReportText(const CheckReport& r, bool color) {
       out += "  no processes\n";
       continue;
     }
-    out += fmt::format("  {:>8} {:>8} {:<10} {:<5} {:>10} {:>5} {:<4} {:<22} {}\n", "PID", "CPID", "USER", "STATE",
-                       "MEMORY", "SM", "TYPE", "CONTAINER/POD/JOB", "COMMAND");
+    // The user and container/pod/job columns are as wide as their widest cell (a container and a
+    // pod together outgrow a fixed width and pushed the command out of line).
+    auto user_of = [](const ProcessSnapshot& p) {
+      return p.info.user.empty() ? (p.info.uid ? std::to_string(*p.info.uid) : "-") : p.info.user;
+    };
+    size_t user_w = 10, where_w = 22;
+    for (const auto& p : g.processes) {
+      user_w = std::max(user_w, user_of(p).size());
+      where_w = std::max(where_w, Where(p.info).size());
+    }
+    out += fmt::format("  {:>8} {:>8} {:<{}} {:<5} {:>10} {:>5} {:<4} {:<{}} {}\n", "PID", "CPID", "USER", user_w,
+                       "STATE", "MEMORY", "SM", "TYPE", "CONTAINER/POD/JOB", where_w, "COMMAND");
     for (const auto& p : g.processes) {
       std::string cmd = CommandOf(p);
       if (cmd.empty() && p.info.state == ProcState::kZombie) cmd = "(zombie: no command line)";
       if (cmd.empty()) cmd = p.info.unreadable.empty() ? "-" : "(" + p.info.unreadable.front() + ")";
       if (cmd.size() > 60) cmd = cmd.substr(0, 57) + "...";
-      out += fmt::format("  {:>8} {:>8} {:<10} {:<5} {:>10} {:>5} {:<4} {:<22} {}\n", p.pid,
-                         p.info.container_pid ? std::to_string(*p.info.container_pid) : "-",
-                         p.info.user.empty() ? (p.info.uid ? std::to_string(*p.info.uid) : "-") : p.info.user,
+      out += fmt::format("  {:>8} {:>8} {:<{}} {:<5} {:>10} {:>5} {:<4} {:<{}} {}\n", p.pid,
+                         p.info.container_pid ? std::to_string(*p.info.container_pid) : "-", user_of(p), user_w,
                          StateName(p.info.state), p.listed_by_nvml ? Bytes(p.used_bytes) : "(fd only)",
-                         Percent(p.sm_util_ratio), ProcessTypes(p), Where(p.info), cmd);
+                         Percent(p.sm_util_ratio), ProcessTypes(p), Where(p.info), where_w, cmd);
     }
   }
   out += "\n";

@@ -94,6 +94,28 @@ TEST(CheckReportText, ShowsEveryHolderFindingsAndStatus) {
   EXPECT_EQ(t.find("\033["), std::string::npos);
 }
 
+// A holder in a container of a pod, with a long user name: the columns widen so that every
+// row's command starts where the header's COMMAND does.
+TEST(CheckReportText, TheCommandColumnStaysInLineWithAContainerAndAPod) {
+  CheckReport r = Sample();
+  ProcessInfo& i = r.snapshot.gpus[0].processes[0].info;
+  i.container_id = std::string(64, 'e');
+  i.pod_uid = "0a1b2c3d-0000-1111-2222-333344445555";
+  i.slurm_job = "5512";
+  i.user = "svc-inference-prod";
+  const std::string t = CheckReportText(r, false);
+  size_t header = t.find("PID");
+  ASSERT_NE(header, std::string::npos) << t;
+  header = t.rfind('\n', header) + 1;
+  const size_t column = t.find("COMMAND", header) - header;
+  for (const std::string cmd : {"python3 x.py", "(cmdline: permission denied)"}) {
+    const size_t at = t.find(cmd);
+    ASSERT_NE(at, std::string::npos) << t;
+    EXPECT_EQ(at - (t.rfind('\n', at) + 1), column) << t;
+  }
+  EXPECT_NE(t.find("ctr eeeeeeeeeeee pod 0a1b2c3d job 5512"), std::string::npos) << t;
+}
+
 TEST(UnattributedBytes, MissingWhenAListedProcessHasNoFigure) {
   GpuSnapshot g;
   g.memory_used_bytes = 100;

@@ -193,7 +193,7 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
     return floor.oscillating;
   // The verdict on the chosen window, or why there is none. Every verdict but a leak then says what
   // the cycle-free floor showed.
-  const SeriesVerdict& chosen = swing.passed ? *swing.passed : floor.v;
+  const TestedWindows& chosen = swing.passed ? *swing.passed : floor.v;
   if (chosen.leak_at) {
     const std::optional<LeakRateFit> rate = GrowthRate(*settled, floor, swing);
     if (!BelowRateFloor(a, *settled, floor, swing, rate)) {

@@ -141,7 +141,7 @@ FloorTests TestFloor(const SettledFloor& settled) {
     floor_go.regular_gap_ratio = c.regular_gap_ratio;
     floor_go.regular_carry = c.regular_carry;
   }
-  SeriesVerdict floor_v = TestSeries(opened, sizes, floor_go, c, floor_age);
+  TestedWindows floor_v = TestSeries(opened, sizes, floor_go, c, floor_age);
   // Growth that began after the settled floor held flat is no settling curve (asked only when a
   // window grew: the history rules hold back nothing else).
   const bool late_onset = age.slow_young && !oscillating && AnyWindowGrew(floor_v) && BeganAfterFlat(opened, c);

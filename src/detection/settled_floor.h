@@ -54,7 +54,7 @@ struct FloorTests {
   bool oscillating = false;  // it swings with a load: fell below an earlier high by far more than its noise
   GrowthOptions go;          // the options its windows were tested with
   SettledAge age;            // its age for the history rules (`floor`: the settled floor, not opened)
-  SeriesVerdict v;           // its windows and the choice among them
+  TestedWindows v;           // its windows and the choice among them
   bool late_onset = false;   // its growth began after it held flat (EngineConfig's late_onset_*)
 };
 

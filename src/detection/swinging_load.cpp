@@ -73,7 +73,7 @@ std::optional<MannKendallResult> CycleOfLongest::CycleFreeTrend(double w_s) {
 }
 
 std::optional<Unconfirmed> ConfirmOnCycleFree(FloorTests& f, CycleOfLongest& cycles, const EngineConfig& c) {
-  SeriesVerdict& floor_v = f.v;
+  TestedWindows& floor_v = f.v;
   const bool oscillating = f.oscillating;
   std::optional<Unconfirmed> unconfirmed;
   if (floor_v.leak_at && oscillating && c.oscillating_confirm_z > 0) {
@@ -92,7 +92,7 @@ void TestCycleFree(const SettledFloor& settled, const FloorTests& f, CycleOfLong
   const std::vector<double>& sizes = settled.sizes;
   const GrowthOptions& go = settled.go;
   const SettledAge& age = settled.age;
-  const SeriesVerdict& floor_v = f.v;
+  const TestedWindows& floor_v = f.v;
   std::optional<LoadRise>& watch = swing.watch;
   std::optional<Oscillation> osc = cycles.Get().cycle;
   if (!osc) return;
@@ -108,7 +108,7 @@ void TestCycleFree(const SettledFloor& settled, const FloorTests& f, CycleOfLong
   cycle_go.read_alpha = c.watch_alpha;        // ... and a rise worth watching
   GrowthOptions intermediate_go = cycle_go;
   intermediate_go.alpha = c.oscillation_intermediate_alpha;
-  SeriesVerdict v;
+  TestedWindows v;
   std::vector<std::vector<FloorPoint>> flats;  // each tested window's block means
   for (const auto& [w, intermediate] : CycleWindows(sizes, c)) {
     if (w < c.oscillation_min_periods * osc->period_seconds) continue;
@@ -167,7 +167,7 @@ void TestEnvelopes(const SettledFloor& settled, CycleOfLongest& cycles, SwingTes
     std::vector<FloorPoint> e = LowerEnvelope(analysed, span_s);
     GrowthOptions env_go = go;
     env_go.stop_when_not_significant = true;  // only a passing window is looked at
-    SeriesVerdict v = TestSeries(e, env_sizes, env_go, c, age);
+    TestedWindows v = TestSeries(e, env_sizes, env_go, c, age);
     if (v.leak_at && c.oscillating_confirm_z > 0) {
       const auto mk = cycles.CycleFreeTrend(v.windows[*v.leak_at].seconds);
       if (mk && mk->z < c.oscillating_confirm_z) continue;

@@ -88,7 +88,7 @@ struct SwingTests {
   std::optional<PreRise> pre_rise;  // a passing window whose end did not stand above the floor before it
   // A series on which a window passed in the floor's stead: the cycle-free floor's block means, or
   // a lower envelope of the settled floor.
-  std::optional<SeriesVerdict> passed;    // its windows and their choice (leak_at set); unset: none passed
+  std::optional<TestedWindows> passed;    // its windows and their choice (leak_at set); unset: none passed
   std::vector<FloorPoint> passed_points;  // its points: the passing window's block means, or the envelope
   double envelope_s = 0;                  // the lower envelope's span (seconds); 0 for the cycle-free floor
   std::optional<Oscillation> cycle;       // the cycle removed, when the cycle-free floor passed

@@ -39,7 +39,7 @@ bool RoseThroughout(const Window& w, const EngineConfig& c, const SettledAge& ag
 // keep going: its slope's interval ends under late_fraction of it. `tested`, when given, holds each
 // window's points: a window whose test stopped before Sen's slope (stop_when_not_significant) gets
 // it from them, as its test would have.
-bool SlowedSince(const SeriesVerdict& v, double onset_s, double slope_bps, const EngineConfig& c,
+bool SlowedSince(const TestedWindows& v, double onset_s, double slope_bps, const EngineConfig& c,
                  std::span<const std::vector<FloorPoint>> tested = {}) {
   for (size_t i = 0; i < v.windows.size(); ++i) {
     const Window& w = v.windows[i];
@@ -53,7 +53,7 @@ bool SlowedSince(const SeriesVerdict& v, double onset_s, double slope_bps, const
 
 // Puts the window from where the growth began among v's windows by size, marks it as the onset one
 // and chooses again. Returns its index.
-size_t InsertOnsetWindow(SeriesVerdict& v, Window onset, const EngineConfig& c, const SettledAge& age) {
+size_t InsertOnsetWindow(TestedWindows& v, Window onset, const EngineConfig& c, const SettledAge& age) {
   auto at =
       std::find_if(v.windows.begin(), v.windows.end(), [&](const Window& w) { return w.seconds > onset.seconds; });
   const auto index = static_cast<size_t>(at - v.windows.begin());
@@ -86,9 +86,9 @@ TrendFit FitOf(const Window& w) {
 }
 
 // Runs the growth tests over each window size on one series and chooses the window.
-SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const double> sizes, const GrowthOptions& go,
+TestedWindows TestSeries(std::span<const FloorPoint> analysed, std::span<const double> sizes, const GrowthOptions& go,
                          const EngineConfig& c, const SettledAge& age) {
-  SeriesVerdict v;
+  TestedWindows v;
   for (double w : sizes) {
     auto test = TestGrowthWindow(Tail(analysed, w), go);
     if (test) v.windows.push_back({w, *test});
@@ -97,7 +97,7 @@ SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const d
   return v;
 }
 
-void ChooseWindow(SeriesVerdict& v, const EngineConfig& c, const SettledAge& age) {
+void ChooseWindow(TestedWindows& v, const EngineConfig& c, const SettledAge& age) {
   for (size_t i = v.windows.size(); i-- > 0;) {
     const GrowthWindow& g = v.windows[i].test;
     if (!g.leak) continue;
@@ -140,12 +140,12 @@ bool Continuous(const GrowthWindow& g, const EngineConfig& c) {
          g.top_jumps_bytes <= c.continuous_share * g.rise_bytes;
 }
 
-bool AnyWindowGrew(const SeriesVerdict& v) {
+bool AnyWindowGrew(const TestedWindows& v) {
   return std::any_of(v.windows.begin(), v.windows.end(),
                      [](const Window& w) { return w.test.significant && w.test.sen && w.test.sen->slope > 0; });
 }
 
-void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, GrowthOptions go, const EngineConfig& c,
+void AddOnsetWindow(TestedWindows& v, std::span<const FloorPoint> series, GrowthOptions go, const EngineConfig& c,
                     const SettledAge& age) {
   if (v.leak_at || v.windows.empty() || series.empty() || c.onset_alpha <= 0 || !AnyWindowGrew(v)) return;
   const double longest = v.windows.back().seconds;
@@ -183,7 +183,7 @@ void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, Growth
   }
 }
 
-void AddCycleOnsetWindow(SeriesVerdict& v, std::vector<std::vector<FloorPoint>>& flats,
+void AddCycleOnsetWindow(TestedWindows& v, std::vector<std::vector<FloorPoint>>& flats,
                          std::span<const FloorPoint> cycle_free, double period_s, double block_s, GrowthOptions go,
                          bool floor_grew, const EngineConfig& c, const SettledAge& age) {
   if (v.leak_at || v.windows.empty() || cycle_free.empty() || c.onset_alpha <= 0 || !(floor_grew || AnyWindowGrew(v)))

@@ -6,7 +6,7 @@
 // Windows" and "6. Verdict over the windows". Internal to the engine's verdict.
 //
 // Input: FloorPoint series in time order. Units: seconds, bytes, bytes/second. Pure functions
-// (those given a SeriesVerdict& update it in place), thread-safe.
+// (those given a TestedWindows& update it in place), thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -27,7 +27,7 @@ struct Window {
 };
 
 // The windows tested on one series, shortest first, and the choice among them (ChooseWindow).
-struct SeriesVerdict {
+struct TestedWindows {
   std::vector<Window> windows;
   std::optional<size_t> leak_at;    // the window a leak verdict rests on, if any
   std::optional<size_t> vetoed_by;  // the longer window that showed a passing one slowing down, if any
@@ -50,12 +50,12 @@ struct SettledAge {
 TrendFit FitOf(const Window& w);
 
 // Runs the growth tests over each window size on one series and chooses the window.
-SeriesVerdict TestSeries(std::span<const FloorPoint> analysed, std::span<const double> sizes, const GrowthOptions& go,
+TestedWindows TestSeries(std::span<const FloorPoint> analysed, std::span<const double> sizes, const GrowthOptions& go,
                          const EngineConfig& c, const SettledAge& age);
 
 // Picks the longest window that passes, is not held back by the history rules, and that no longer
 // window shows slowing down. `v.windows` in increasing size.
-void ChooseWindow(SeriesVerdict& v, const EngineConfig& c, const SettledAge& age);
+void ChooseWindow(TestedWindows& v, const EngineConfig& c, const SettledAge& age);
 
 // Whether a passing window is held back by the history rules. *smooth is set when the window is
 // slow and young but grew continuously, in regular steps, or rose all through it.
@@ -71,7 +71,7 @@ double YoungRate(const EngineConfig& c, double first_window_s, double window_s);
 bool Continuous(const GrowthWindow& g, const EngineConfig& c);
 
 // Whether some window's floor rose significantly.
-bool AnyWindowGrew(const SeriesVerdict& v);
+bool AnyWindowGrew(const TestedWindows& v);
 
 // When no window passed but some window shows significant growth: one more window, from where the
 // growth began (FindGrowthStart over the longest window) to now, tested at onset_alpha. A leak
@@ -80,7 +80,7 @@ bool AnyWindowGrew(const SeriesVerdict& v);
 // onset_min_seconds and at most onset_max_share of the longest one, and the history rules apply to
 // it as to any window. Failing that, in a segment past the young-job rule, a fast leak's window from
 // where it began at least fast_onset_min_seconds ago, its rate's interval above fast_rate_bps.
-void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, GrowthOptions go, const EngineConfig& c,
+void AddOnsetWindow(TestedWindows& v, std::span<const FloorPoint> series, GrowthOptions go, const EngineConfig& c,
                     const SettledAge& age);
 
 // AddOnsetWindow on the cycle-free floor: when none of its windows passed but one of them or the
@@ -88,7 +88,7 @@ void AddOnsetWindow(SeriesVerdict& v, std::span<const FloorPoint> series, Growth
 // floor's growth began, at least oscillation_min_periods periods of `period_s` long, its block
 // means (over block_s) tested as the other windows' are (`go`) at no looser than onset_alpha.
 // `flats` holds each window's block means, in step with v.windows.
-void AddCycleOnsetWindow(SeriesVerdict& v, std::vector<std::vector<FloorPoint>>& flats,
+void AddCycleOnsetWindow(TestedWindows& v, std::vector<std::vector<FloorPoint>>& flats,
                          std::span<const FloorPoint> cycle_free, double period_s, double block_s, GrowthOptions go,
                          bool floor_grew, const EngineConfig& c, const SettledAge& age);
 

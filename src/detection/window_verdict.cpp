@@ -42,9 +42,9 @@ void AddLeakReasons(Assessment& a, const SettledFloor& settled, const FloorTests
   const std::span<const FloorPoint> analysed = settled.analysed;
   const double span_a = settled.span_s;
   const SettledAge& age = settled.age;
-  const SeriesVerdict& floor_v = f.v;
+  const TestedWindows& floor_v = f.v;
   const bool late_onset = f.late_onset;
-  const std::optional<SeriesVerdict>& env_v = swing.passed;
+  const std::optional<TestedWindows>& env_v = swing.passed;
   const GrowthWindow& g = w.test;
   if (g.regular)
     a.evidence.push_back(fmt::format(
@@ -54,7 +54,7 @@ void AddLeakReasons(Assessment& a, const SettledFloor& settled, const FloorTests
   else
     a.evidence.push_back(
         fmt::format("The floor kept rising in every third of the window: {}.", KeptRisingText(g, w.seconds)));
-  const SeriesVerdict& chosen = env_v ? *env_v : floor_v;  // only the floor and the cycle-free floor add one
+  const TestedWindows& chosen = env_v ? *env_v : floor_v;  // only the floor and the cycle-free floor add one
   if (chosen.onset && chosen.leak_at == chosen.onset)
     a.evidence.push_back(
         "That window starts where the growth began: the longer windows start on the level before it, so their "
@@ -292,8 +292,8 @@ bool BelowRateFloor(Assessment& a, const SettledFloor& settled, const FloorTests
   const std::span<const FloorPoint> analysed = settled.analysed;
   const SettledAge& age = settled.age;
   const SettledAge& floor_age = f.age;
-  const SeriesVerdict& floor_v = f.v;
-  const std::optional<SeriesVerdict>& env_v = swing.passed;
+  const TestedWindows& floor_v = f.v;
+  const std::optional<TestedWindows>& env_v = swing.passed;
   const std::optional<Oscillation>& cycle = swing.cycle;
   const double block_s = swing.block_s;
   const double envelope_s = swing.envelope_s;
@@ -322,7 +322,7 @@ void CallLeak(Assessment& a, const SettledFloor& settled, const FloorTests& f, c
   const EngineConfig& c = settled.c;
   const std::span<const FloorPoint> pts = settled.pts;
   const std::span<const FloorPoint> analysed = settled.analysed;
-  const std::optional<SeriesVerdict>& env_v = swing.passed;
+  const std::optional<TestedWindows>& env_v = swing.passed;
   const std::optional<Oscillation>& cycle = swing.cycle;
   const double block_s = swing.block_s;
   const double envelope_s = swing.envelope_s;

@@ -155,6 +155,8 @@ CgroupRefs ParseCgroup(std::string_view text) {
   CgroupRefs r;
   static const std::regex kPod(
       R"(pod([0-9a-fA-F]{8}[-_][0-9a-fA-F]{4}[-_][0-9a-fA-F]{4}[-_][0-9a-fA-F]{4}[-_][0-9a-fA-F]{12}))");
+  // A static pod's UID is the kubelet's hash of its manifest: 32 hex digits, no dashes.
+  static const std::regex kStaticPod(R"(pod([0-9a-fA-F]{32})(?:\.slice|/|$))");
   static const std::regex kJob(R"((?:^|/)job_([0-9]+)(?:/|$))");
   size_t pos = 0;
   while (pos < text.size()) {
@@ -205,6 +207,9 @@ CgroupRefs ParseCgroup(std::string_view text) {
         if (ch == '_') ch = '-';
       }
       r.pod_uid = uid;
+    } else if (r.pod_uid.empty() && path.find("kubepods") != std::string::npos &&
+               std::regex_search(path, m, kStaticPod)) {
+      r.pod_uid = m[1].str();
     }
     if (r.slurm_job.empty() && path.find("slurm") != std::string::npos && std::regex_search(path, m, kJob)) {
       r.slurm_job = m[1].str();

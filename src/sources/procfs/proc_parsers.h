@@ -49,7 +49,7 @@ std::string ParseCmdline(std::string_view raw);
 struct CgroupRefs {
   std::string container_id;  // 64 hex digits, or empty
   std::string runtime;       // "docker", "containerd", "crio", "podman", or empty when only an ID was seen
-  std::string pod_uid;       // Kubernetes pod UID with dashes, or empty
+  std::string pod_uid;       // Kubernetes pod UID with dashes (a static pod's: 32 hex digits), or empty
   std::string slurm_job;     // Slurm job ID, or empty
 };
 // Accepts cgroup v1 ("12:memory:/docker/<id>") and v2 ("0::/system.slice/docker-<id>.scope").

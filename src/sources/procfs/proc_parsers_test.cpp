@@ -123,6 +123,16 @@ TEST(ParseCgroup, FindsContainerPodAndSlurmInV1AndV2Paths) {
        "", ""},
       {"9:memory:/libpod_parent/libpod-" + id + "\n", id, "podman", "", ""},
       {"0::/machine.slice/libpod-conmon-" + id + ".scope\n", "", "", "", ""},
+      // A static pod (its UID the manifest's hash), systemd and cgroupfs drivers; 32 hex digits
+      // outside kubepods, or running on into more, are no pod.
+      {"0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod6f1e8d2c9b7a4e3f8a1b2c3d4e5f6a7b.slice/"
+       "cri-containerd-" +
+           id + ".scope\n",
+       id, "containerd", "6f1e8d2c9b7a4e3f8a1b2c3d4e5f6a7b", ""},
+      {"0::/kubepods/besteffort/pod6f1e8d2c9b7a4e3f8a1b2c3d4e5f6a7b/" + id + "\n", id, "",
+       "6f1e8d2c9b7a4e3f8a1b2c3d4e5f6a7b", ""},
+      {"0::/user.slice/pod6f1e8d2c9b7a4e3f8a1b2c3d4e5f6a7b.slice\n", "", "", "", ""},
+      {"0::/kubepods/besteffort/pod6f1e8d2c9b7a4e3f8a1b2c3d4e5f6a7b00/x\n", "", "", "", ""},
       {"0::/batch/job_5/step\n", "", "", "", ""},
       {"garbage without colons\n", "", "", "", ""},
   };

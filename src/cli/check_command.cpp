@@ -24,6 +24,27 @@
 namespace vw::cli {
 namespace {
 
+// PIDs NVML lists (on any GPU) whose process no longer exists, where host PIDs can be seen.
+std::set<int64_t> DeadListedPids(const HostSnapshot& snap) {
+  std::set<int64_t> out;
+  if (!snap.host_pids_visible) return out;
+  for (const GpuSnapshot& g : snap.gpus) {
+    for (const ProcessSnapshot& p : g.processes) {
+      if (p.listed_by_nvml && !p.info.alive && p.info.state == ProcState::kGone) out.insert(p.pid);
+    }
+  }
+  return out;
+}
+
+bool Listed(const HostSnapshot& snap, int64_t pid) {
+  for (const GpuSnapshot& g : snap.gpus) {
+    for (const ProcessSnapshot& p : g.processes) {
+      if (p.listed_by_nvml && p.pid == pid) return true;
+    }
+  }
+  return false;
+}
+
 double Now() {
   using namespace std::chrono;
   return duration<double>(system_clock::now().time_since_epoch()).count();
@@ -110,7 +131,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   std::map<int64_t, ProcessInfo> known_facts;
   procfs::JoinResult last_join;
   const auto start = std::chrono::steady_clock::now();
-  for (;;) {
+  auto take = [&] {
     HostSnapshot snap = nvml.TakeSnapshot();
     if (snap.t == 0) snap.t = Now();
     if (snap.hostname.empty()) {
@@ -119,7 +140,32 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
     }
     last_join = procfs::JoinHolders(snap, reader, start_times);
     procfs::KeepFactsOfVanishedHolders(snap, known_facts);
+    return snap;
+  };
+  for (;;) {
+    HostSnapshot snap = take();
     if (o.config.window_s <= 0) {
+      // One look: NVML may still list a process that has just exited while the driver frees its
+      // context. A listed PID that no longer exists is looked for again for up to a second; one
+      // that leaves the list meanwhile was an exit under way, not a dead holder.
+      std::set<int64_t> dead = DeadListedPids(snap);
+      for (int tries = 0; !dead.empty() && tries < 5; ++tries) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        HostSnapshot again = take();
+        std::set<int64_t> still = DeadListedPids(again);
+        std::vector<int64_t> left;
+        for (int64_t pid : dead) {
+          if (!still.count(pid) && !Listed(again, pid)) left.push_back(pid);
+        }
+        snap = std::move(again);
+        for (int64_t pid : left) {
+          last_join.notes.push_back(fmt::format(
+              "PID {} was listed by NVML after it had exited and left the list within {:.1f} s: an exit under way, "
+              "not a dead holder",
+              pid, 0.2 * (tries + 1)));
+        }
+        dead = std::move(still);
+      }
       // One look: confirm D states over half a second, so one unlucky read is not "stuck".
       for (int64_t pid : procfs::RecheckDiskSleep(snap, reader, 5, 0.1)) {
         last_join.notes.push_back(fmt::format("PID {} was briefly in D state (I/O), not stuck", pid));

@@ -266,6 +266,21 @@ TEST(CheckE2E, ListedPidThatDoesNotExistIsADeadHolder) {
   EXPECT_EQ(r.json["gpus"][0]["processes"][0]["alive"], false);
 }
 
+// One look at a process that exited as it was read: NVML lists it for a moment more while the
+// driver frees its context. Looked for again, it has left the list: no dead holder.
+TEST(CheckE2E, AListedPidThatLeavesTheListAMomentLaterWasAnExitNotADeadHolder) {
+  Scratch s;
+  std::string proc = s.Proc({});
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: 31338, used_mib: 2048, end_s: 0.3}\n"));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(FindingsOf(r.json, "dead_holder").empty()) << r.out;
+  EXPECT_TRUE(r.json["gpus"][0]["processes"].empty()) << r.out;
+  bool noted = false;
+  for (const auto& n : r.json["notes"]) noted |= n.get<std::string>().find("PID 31338 was listed") != std::string::npos;
+  EXPECT_TRUE(noted) << r.out;
+}
+
 TEST(CheckE2E, ZombieAndStuckHoldersAreCriticalAndNameBothPids) {
   Scratch s;
   FakeProcess zombie = Holder(5301, 'Z');

@@ -163,14 +163,21 @@ class ReplayFeeder {
       if (!next.ok()) return next.status();
       if (!next->has_value()) break;
       const TraceRecord& r = **next;
-      if (have_ && r.sample.t != pending_.t) Ingest();
+      if (have_ && r.sample.t != pending_.t) Complete();
       auto [it, added] = index_of_.emplace(r.gpu.key, static_cast<unsigned>(index_of_.size()));
       pending_.t = r.sample.t;
       pending_.gpus.push_back(GpuFromRecord(r, it->second, io_.trace.total_bytes));
       listed_ = listed_ || r.sample.processes.has_value();
       have_ = true;
     }
-    Ingest();
+    Complete();
+    if (held_) Ingest(std::move(*held_));
+    if (left_out_ > 0) {
+      Note(
+          fmt::format("{} instant(s) out of time order left out (a lone line dated ahead of the lines on both sides "
+                      "of it, or behind them), as analyze leaves them out",
+                      left_out_));
+    }
     if (xids_ && xids_->not_yet_due() > 0) {
       Note(fmt::format("{} Xid line(s) of {} are later than the trace's end and were not replayed",
                        xids_->not_yet_due(), f_.kernel_log));
@@ -186,7 +193,7 @@ class ReplayFeeder {
   // The first instant: the trace's clock is known from its first record. A zone-less trace is the
   // local wall clock of the machine that recorded it, so its alert times are printed without a
   // zone; a trace without a clock gets offsets ("t+2h 11m 50s"), as its evidence, not 1970 dates.
-  void Start() {
+  void Start(double t0) {
     const auto clock = outputs::AlertClockFor(io_.reader->has_zone(), io_.reader->synthetic_time());
     log_.set_clock(clock);
     if (io_.jsonl) io_.jsonl->set_clock(clock);
@@ -194,38 +201,58 @@ class ReplayFeeder {
     // written); a trace without a clock keeps offsets from the start of each series.
     pipeline_.SetEvidenceTimes(detection::EvidenceTimesFor(io_.reader->has_zone(), io_.reader->synthetic_time()));
     if (io_.klog) {
-      xids_.emplace(*io_.klog, io_.reader->has_zone(), pending_.t);
+      xids_.emplace(*io_.klog, io_.reader->has_zone(), t0);
       for (const std::string& n : xids_->notes()) Note(n);
     }
   }
 
-  // The pending instant into the pipeline, after waiting out its gap at --speed.
-  void Ingest() {
+  // One instant of the trace: every record of one time, and whether one carried a process list.
+  struct Instant {
+    HostSnapshot snap;
+    bool listed = false;
+  };
+
+  // The pending instant is complete. As analyze does, each instant is held until the next one
+  // shows whether it is a lone one ahead of both its neighbours (one line with a wrong date): that
+  // one is left out, and so is one behind both the instant held and the one fed before it (or
+  // behind the first). The first instant is never left out this way.
+  void Complete() {
     if (!have_) return;
-    if (io_.speed > 0 && prev_t_ > 0 && pending_.t > prev_t_) {
+    Instant next{std::move(pending_), listed_};
+    pending_ = HostSnapshot{};
+    have_ = false;
+    listed_ = false;
+    if (held_ && next.snap.t < held_->snap.t) {
+      ++left_out_;
+      if (fed_any_ && next.snap.t >= prev_t_) held_ = std::move(next);  // the one held was ahead of both
+      return;
+    }
+    if (held_) Ingest(std::move(*held_));
+    held_ = std::move(next);
+  }
+
+  // One instant into the pipeline, after waiting out its gap at --speed.
+  void Ingest(Instant instant) {
+    HostSnapshot& snap = instant.snap;
+    if (io_.speed > 0 && fed_any_ && snap.t > prev_t_) {
       // In short slices, so that SIGINT/SIGTERM end a replay at once, not after a long gap.
       const auto until =
           std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                 std::chrono::duration<double>((pending_.t - prev_t_) / io_.speed));
+                                                 std::chrono::duration<double>((snap.t - prev_t_) / io_.speed));
       while (!stop_ && std::chrono::steady_clock::now() < until) {
         std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
             until - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
       }
     }
-    if (first_) {
-      first_ = false;
-      Start();
-    }
-    prev_t_ = pending_.t;
-    pending_.hostname = f_.hostname ? f_.host : io_.host;  // a given --hostname wins over the header's
-    pipeline_.Ingest(pending_, listed_, false);
+    if (!fed_any_) Start(snap.t);
+    fed_any_ = true;
+    prev_t_ = snap.t;
+    snap.hostname = f_.hostname ? f_.host : io_.host;  // a given --hostname wins over the header's
+    pipeline_.Ingest(snap, instant.listed, false);
     if (xids_) {
-      kernel::KernelLogScan due = xids_->Due(pending_.t);
-      if (!due.events.empty()) pipeline_.IngestXids(due, pending_.t);
+      kernel::KernelLogScan due = xids_->Due(snap.t);
+      if (!due.events.empty()) pipeline_.IngestXids(due, snap.t);
     }
-    pending_ = HostSnapshot{};
-    have_ = false;
-    listed_ = false;
   }
 
   const WatchFlags& f_;
@@ -236,12 +263,15 @@ class ReplayFeeder {
   std::optional<ReplayXids> xids_;
   std::map<std::string, unsigned> index_of_;
   HostSnapshot pending_;
-  bool have_ = false, first_ = true;
+  bool have_ = false;
+  std::optional<Instant> held_;  // the latest complete instant, not fed yet (Complete)
+  bool fed_any_ = false;
+  size_t left_out_ = 0;  // instants left out of time order
   // Whether a record of the pending time carried a process list: a recording writes one every
   // --process-interval, and a record without one is no news about the processes (as a live
   // sample between process refreshes), not an empty list.
   bool listed_ = false;
-  double prev_t_ = 0;
+  double prev_t_ = 0;  // the time of the instant fed last
 };
 
 }  // namespace

@@ -159,6 +159,12 @@ def _(ctx):
             assert g["time_to_oom_seconds"] < 30 * 86400, g["time_to_oom_seconds"]
             text = vw(ctx, path).stdout
             assert "1 sample(s) out of time order were ignored (the first, at 2027-03-14" in text, text
+            # watch --replay leaves the same line out and reaches the same verdict (it had fed the
+            # line, left out every later one as out of order, and ended "settling").
+            w = subprocess.run([ctx.vramwatch, "watch", "--replay", path], capture_output=True, text=True, timeout=120)
+            assert w.returncode == 1, (line, w.returncode, w.stdout[-600:], w.stderr[-600:])
+            assert "GPU 0: leak, 200 MiB/h" in w.stdout, w.stdout[-600:]
+            assert "1 instant(s) out of time order left out" in w.stderr, w.stderr[-600:]
 
 
 @check("unknown commands get a suggestion; --version works like version")

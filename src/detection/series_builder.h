@@ -2,7 +2,8 @@
 // into a SeriesAnalysis: feeds the LeakEngine, tracks capacity, and keeps a bounded min/max sketch
 // of the raw curve for plots. `analyze` uses one per GPU (and per GPU+PID where the trace lists
 // processes); the live daemon uses the same class, so batch and live cannot disagree (analyze
-// alone holds one sample back, HoldBackOneSample(), to leave out a lone sample with a wrong date).
+// holds one sample back, HoldBackOneSample(), to leave out a lone sample with a wrong date; `watch
+// --replay` does the same for the instants of a file, the live daemon takes samples as they come).
 //
 // Cost: O(1) amortised per sample; memory bounded by `max_points` and the engine's bucket cap.
 // Units: seconds, bytes. Threading: one thread at a time.

@@ -66,13 +66,7 @@ bool WatchPipeline::KeepVanishedFacts(const HostSnapshot& in, HostSnapshot* out)
       if (!any) *out = in;
       any = true;
       ProcessInfo& info = out->gpus[gi].processes[pi].info;
-      info.uid = last.uid;
-      info.user = last.user;
-      info.command = last.command;
-      info.container_pid = last.container_pid;
-      info.container_id = last.container_id;
-      info.pod_uid = last.pod_uid;
-      info.slurm_job = last.slurm_job;
+      CopyIdentity(last, info);
     }
   }
   return any;

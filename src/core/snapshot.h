@@ -32,6 +32,19 @@ struct ProcessInfo {
   std::vector<std::string> unreadable;   // facts that could not be read ("cmdline: permission denied")
 };
 
+// Copies who the process is (uid, user, command, container PID, container, pod, Slurm job) from
+// `from` to `to`, leaving its state, liveness and what could not be read as they are: for a
+// process gone from /proc that keeps the facts read while it was alive.
+inline void CopyIdentity(const ProcessInfo& from, ProcessInfo& to) {
+  to.uid = from.uid;
+  to.user = from.user;
+  to.command = from.command;
+  to.container_pid = from.container_pid;
+  to.container_id = from.container_id;
+  to.pod_uid = from.pod_uid;
+  to.slurm_job = from.slurm_job;
+}
+
 // One holder of GPU memory: listed by NVML, or found only through /dev/nvidia* file descriptors.
 struct ProcessSnapshot {
   int64_t pid = 0;                                               // host PID as NVML reports it

@@ -98,14 +98,7 @@ void KeepFactsOfVanishedHolders(HostSnapshot& host, std::map<int64_t, ProcessInf
       if (!p.listed_by_nvml || p.info.alive || p.info.state != ProcState::kGone) continue;
       auto it = known.find(p.pid);
       if (it == known.end()) continue;
-      const ProcessInfo& last = it->second;
-      p.info.uid = last.uid;
-      p.info.user = last.user;
-      p.info.command = last.command;
-      p.info.container_pid = last.container_pid;
-      p.info.container_id = last.container_id;
-      p.info.pod_uid = last.pod_uid;
-      p.info.slurm_job = last.slurm_job;
+      CopyIdentity(it->second, p.info);
     }
   }
 }

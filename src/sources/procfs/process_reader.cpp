@@ -142,13 +142,7 @@ ProcessInfo ProcessReader::Read(int64_t pid, std::optional<double> expected_star
       gone.start_time_s = info.start_time_s;
       if (vanished) {
         // What was read before it went is its own; the files it no longer has are not "missing".
-        gone.uid = info.uid;
-        gone.user = info.user;
-        gone.command = info.command;
-        gone.container_pid = info.container_pid;
-        gone.container_id = info.container_id;
-        gone.pod_uid = info.pod_uid;
-        gone.slurm_job = info.slurm_job;
+        CopyIdentity(info, gone);
         for (const std::string& u : info.unreadable) {
           if (u.size() < 9 || u.compare(u.size() - 9, 9, ": missing") != 0) gone.unreadable.push_back(u);
         }

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -19,6 +20,7 @@
 #include "sources/kernel/xid_catalog.h"
 #include "sources/nvml/nvml_source.h"
 #include "sources/procfs/holder_join.h"
+#include "sources/procfs/kube_names.h"
 #include "sources/procfs/proc_parsers.h"
 
 namespace vw::cli {
@@ -104,6 +106,8 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   if (Status root = CheckProcRootFlag(o.proc_root); !root.ok()) return Unknown(o, out, root.message());
   auto passwd = ResolvePasswd(o.proc_root, o.passwd);
   if (!passwd.ok()) return Unknown(o, out, passwd.status().message());
+  auto kube_logs = ResolveKubeLogs(o.kube_logs);
+  if (!kube_logs.ok()) return Unknown(o, out, kube_logs.status().message());
 
   nvml::SourceOptions so;
   // NVML's name for each PID (nvmlSystemGetProcessName), as `record` writes it: the command shown
@@ -125,6 +129,9 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   procfs::ReaderOptions ro;
   ro.passwd_path = *passwd;
   procfs::ProcessReader reader(fs, ro);
+  std::optional<procfs::DirProcFs> kube_fs;
+  if (!kube_logs->empty()) kube_fs.emplace(*kube_logs);
+  std::string kube_problem;
 
   detection::CheckInput input;
   std::map<int64_t, double> start_times;
@@ -139,6 +146,11 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
       if (::gethostname(host, sizeof host - 1) == 0) snap.hostname = host;
     }
     last_join = procfs::JoinHolders(snap, reader, start_times);
+    if (kube_fs) {
+      procfs::KubeNames names = procfs::ReadKubeNames(*kube_fs);
+      procfs::NameKubeHolders(snap, names);
+      kube_problem = names.problem;
+    }
     procfs::KeepFactsOfVanishedHolders(snap, known_facts);
     return snap;
   };
@@ -201,6 +213,9 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   outputs::CheckReport report;
   report.result = detection::EvaluateCheck(input, o.config);
   for (const auto& n : last_join.notes) report.result.notes.push_back(n);
+  if (!kube_problem.empty()) {
+    report.result.notes.push_back("pod and container names not read: " + kube_problem + " (--kube-logs)");
+  }
   for (const auto& n : klog.notes) report.result.notes.push_back(n);
   report.snapshot = input.samples.back();
   report.samples = input.samples.size();
@@ -242,6 +257,9 @@ CommandRunner AddCheckCommand(CLI::App& app) {
   cmd->add_option("--passwd", flags->o.passwd,
                   "passwd file for user names (default: the system's user database; <proc-root>/passwd when the "
                   "root is a fixture)");
+  cmd->add_option("--kube-logs", flags->o.kube_logs,
+                  "The kubelet's log directory, whose pods/ and containers/ entries name each holder's pod, "
+                  "namespace and container; 'none' to skip (default: /var/log)");
   cmd->add_option("--kernel-log", flags->o.kernel_log,
                   "Kernel log file to read Xid events from; 'none' to skip (default: /dev/kmsg, then dmesg)");
   cmd->add_option("--window", flags->window, "Sample for this long before judging (e.g. 30s); 0 = one look")

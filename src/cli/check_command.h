@@ -17,6 +17,7 @@ struct CheckOptions {
   std::string nvml_lib;  // --nvml-lib; empty: $VRAMWATCH_NVML_LIB, else libnvidia-ml.so.1
   std::string proc_root = "/proc";
   std::string passwd;             // --passwd; empty: getpwuid(), or <proc-root>/passwd for a fixture root
+  std::string kube_logs;          // --kube-logs DIR (pod and container names); "none" to skip; empty: /var/log
   std::string kernel_log;         // --kernel-log FILE; "none" to skip; empty: /dev/kmsg then dmesg
   double xid_max_age_s = 86400;   // --xid-max-age: older Xids of the system log are ignored (hardware ones kept)
   double interval_s = 1;          // --interval

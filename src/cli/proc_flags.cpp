@@ -32,4 +32,20 @@ Result<std::string> ResolvePasswd(const std::string& proc_root, const std::strin
   return ec ? file.string() : abs.string();
 }
 
+Result<std::string> ResolveKubeLogs(const std::string& kube_logs_flag) {
+  if (kube_logs_flag == "none") return std::string();
+  std::error_code ec;
+  if (kube_logs_flag.empty()) return fs::is_directory("/var/log", ec) ? std::string("/var/log") : std::string();
+  const fs::path dir(kube_logs_flag);
+  if (!fs::exists(dir, ec)) {
+    return Status(StatusCode::kNotFound, "--kube-logs " + kube_logs_flag +
+                                             ": does not exist (the kubelet's log directory, /var/log on a node; "
+                                             "'none' to read no pod names)");
+  }
+  if (!fs::is_directory(dir, ec)) {
+    return Status(StatusCode::kInvalidArgument, "--kube-logs " + kube_logs_flag + ": not a directory");
+  }
+  return kube_logs_flag;
+}
+
 }  // namespace vw::cli

@@ -92,6 +92,9 @@ CommandRunner AddWatchCommand(CLI::App& app) {
                   "NVML library to load (default: $VRAMWATCH_NVML_LIB, else libnvidia-ml.so.1)");
   cmd->add_option("--proc-root", f->proc_root, "procfs root")->capture_default_str();
   cmd->add_option("--passwd", f->passwd, "passwd file for user names");
+  cmd->add_option("--kube-logs", f->kube_logs,
+                  "The kubelet's log directory, whose pods/ and containers/ entries name each holder's pod, "
+                  "namespace and container; 'none' to skip (default: /var/log; /host/var/log in the DaemonSet)");
   cmd->add_option("--hostname", f->hostname,
                   "Host name for the hostname label, alerts and status (default: $NODE_NAME when set, else the "
                   "system host name)");

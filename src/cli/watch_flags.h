@@ -25,6 +25,7 @@ struct WatchFlags {
               critical_runway = FormatDurationFlag(detection::kCriticalRunwaySeconds), duration;
   std::string db, listen = "127.0.0.1:9490", alert_log, webhook, label, nvml_lib, proc_root = "/proc", passwd;
   std::string replay, speed = "max", db_max_size, kernel_log;
+  std::string kube_logs;                        // --kube-logs: "" for /var/log, "none" to read no pod names
   std::string format = "auto", columns, total;  // how --replay reads its file (as analyze does)
   std::optional<std::string> hostname;          // --hostname, when given (cli/host_name.h)
   std::string host;                             // the resolved host name

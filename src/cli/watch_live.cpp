@@ -18,6 +18,7 @@
 #include "sources/kernel/kernel_log_follower.h"
 #include "sources/nvml/nvml_source.h"
 #include "sources/procfs/holder_join.h"
+#include "sources/procfs/kube_names.h"
 #include "storage/history_store.h"
 
 namespace vw::cli {
@@ -125,13 +126,14 @@ struct LiveSinks {
 class Sampler {
  public:
   Sampler(const WatchFlags& f, const WatchSettings& s, WatchPipeline& pipeline, outputs::StatePublisher& publisher,
-          kernel::KernelLogFollower& klog, procfs::ProcessReader& reader)
+          kernel::KernelLogFollower& klog, procfs::ProcessReader& reader, const procfs::ProcFs* kube_logs)
       : host_(f.host),
         process_interval_s_(s.process_interval_s),
         pipeline_(pipeline),
         publisher_(publisher),
         klog_(klog),
-        reader_(reader) {
+        reader_(reader),
+        kube_logs_(kube_logs) {
     // NVML's name for each PID, as `check` and `record` take it: the command of a holder whose
     // /proc/PID/cmdline cannot be read (or is empty); a readable one wins.
     so_.query_process_names = true;
@@ -181,6 +183,7 @@ class Sampler {
     const bool fresh = snap.t - last_proc_ >= process_interval_s_;
     if (fresh) {
       procfs::JoinHolders(snap, reader_, start_times_);
+      if (kube_logs_ != nullptr) AddKubeNames(snap);
       last_proc_ = snap.t;
     }
     pipeline_.Ingest(snap, fresh, true);
@@ -201,12 +204,26 @@ class Sampler {
     publisher_.Publish(pipeline_.BuildState(snap.t));
   }
 
+  // Pod, namespace and container names from the kubelet's log directory (--kube-logs); a directory
+  // that cannot be listed is said once on stderr, and again when it changes.
+  void AddKubeNames(HostSnapshot& snap) {
+    procfs::KubeNames names = procfs::ReadKubeNames(*kube_logs_);
+    procfs::NameKubeHolders(snap, names);
+    if (names.problem != kube_problem_ && !names.problem.empty()) {
+      std::fprintf(stderr, "vramwatch watch: pod and container names not read: %s (--kube-logs)\n",
+                   names.problem.c_str());
+    }
+    kube_problem_ = names.problem;
+  }
+
   const std::string& host_;
   const double process_interval_s_;
   WatchPipeline& pipeline_;
   outputs::StatePublisher& publisher_;
   kernel::KernelLogFollower& klog_;
   procfs::ProcessReader& reader_;
+  const procfs::ProcFs* kube_logs_;  // null: no names read
+  std::string kube_problem_;
   std::string klog_error_;
   std::map<int64_t, double> start_times_;
   nvml::SourceOptions so_;
@@ -237,6 +254,8 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   if (Status root = CheckProcRootFlag(f.proc_root); !root.ok()) return WatchFail(root.message());
   auto passwd = ResolvePasswd(f.proc_root, f.passwd);
   if (!passwd.ok()) return WatchFail(passwd.status().message());
+  auto kube_logs = ResolveKubeLogs(f.kube_logs);
+  if (!kube_logs.ok()) return WatchFail(kube_logs.status().message());
   if (!f.quiet) {
     for (const std::string& note : klog.notes()) std::fprintf(stderr, "vramwatch watch: %s\n", note.c_str());
   }
@@ -276,7 +295,9 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   procfs::ReaderOptions ro;
   ro.passwd_path = *passwd;
   procfs::ProcessReader reader(fs, ro);
-  Sampler sampler(f, s, pipeline, publisher, klog, reader);
+  std::optional<procfs::DirProcFs> kube_fs;
+  if (!kube_logs->empty()) kube_fs.emplace(*kube_logs);
+  Sampler sampler(f, s, pipeline, publisher, klog, reader, kube_fs ? &*kube_fs : nullptr);
   auto tick = std::chrono::steady_clock::now();
   while (!stop) {
     const double now = Now();

@@ -28,13 +28,16 @@ struct ProcessInfo {
   std::optional<int64_t> container_pid;  // innermost NSpid when it differs from the host PID
   std::string container_id;              // Docker/containerd/CRI-O ID from the cgroup path
   std::string pod_uid;                   // Kubernetes pod UID from the cgroup path
+  std::string pod_namespace;             // the pod's namespace, pod name and the container's name,
+  std::string pod_name;                  // from the kubelet's log directories (procfs/kube_names.h);
+  std::string container_name;            // empty when not known
   std::string slurm_job;                 // Slurm job ID from the cgroup path or environment
   std::vector<std::string> unreadable;   // facts that could not be read ("cmdline: permission denied")
 };
 
-// Copies who the process is (uid, user, command, container PID, container, pod, Slurm job) from
-// `from` to `to`, leaving its state, liveness and what could not be read as they are: for a
-// process gone from /proc that keeps the facts read while it was alive.
+// Copies who the process is (uid, user, command, container PID, container, pod, their Kubernetes
+// names, Slurm job) from `from` to `to`, leaving its state, liveness and what could not be read as
+// they are: for a process gone from /proc that keeps the facts read while it was alive.
 inline void CopyIdentity(const ProcessInfo& from, ProcessInfo& to) {
   to.uid = from.uid;
   to.user = from.user;
@@ -42,6 +45,9 @@ inline void CopyIdentity(const ProcessInfo& from, ProcessInfo& to) {
   to.container_pid = from.container_pid;
   to.container_id = from.container_id;
   to.pod_uid = from.pod_uid;
+  to.pod_namespace = from.pod_namespace;
+  to.pod_name = from.pod_name;
+  to.container_name = from.container_name;
   to.slurm_job = from.slurm_job;
 }
 

@@ -15,8 +15,17 @@ std::string Who(const ProcessSnapshot& p) {
   std::string s = fmt::format("PID {}", p.pid);
   std::vector<std::string> where;
   if (p.info.container_pid) where.push_back(fmt::format("container PID {}", *p.info.container_pid));
-  if (!p.info.container_id.empty()) where.push_back("container " + p.info.container_id.substr(0, 12));
-  if (!p.info.pod_uid.empty()) where.push_back("pod " + p.info.pod_uid);
+  // Kubernetes names when the kubelet's log directory gave them, else the IDs of the cgroup path.
+  if (!p.info.container_name.empty()) {
+    where.push_back("container " + p.info.container_name);
+  } else if (!p.info.container_id.empty()) {
+    where.push_back("container " + p.info.container_id.substr(0, 12));
+  }
+  if (!p.info.pod_name.empty()) {
+    where.push_back("pod " + p.info.pod_namespace + "/" + p.info.pod_name);
+  } else if (!p.info.pod_uid.empty()) {
+    where.push_back("pod " + p.info.pod_uid);
+  }
   if (!p.info.slurm_job.empty()) where.push_back("Slurm job " + p.info.slurm_job);
   if (!p.info.user.empty()) where.push_back("user " + p.info.user);
   if (!where.empty()) s += " (" + fmt::format("{}", fmt::join(where, ", ")) + ")";
@@ -38,7 +47,10 @@ std::string KillHint(const ProcessSnapshot& p) {
   std::string s = fmt::format("`kill -TERM {}` on the host", p.pid);
   if (p.info.container_pid) {
     s += fmt::format(" (inside its container it is PID {}", *p.info.container_pid);
-    if (!p.info.container_id.empty()) {
+    if (!p.info.pod_name.empty() && !p.info.container_name.empty()) {
+      s += fmt::format(": `kubectl exec -n {} {} -c {} -- kill -TERM {}`", p.info.pod_namespace, p.info.pod_name,
+                       p.info.container_name, *p.info.container_pid);
+    } else if (!p.info.container_id.empty()) {
       s += fmt::format(": `docker exec {} kill -TERM {}`", p.info.container_id.substr(0, 12), *p.info.container_pid);
     }
     s += ")";

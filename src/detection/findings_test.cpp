@@ -163,6 +163,36 @@ TEST(Findings, DeadZombieAndStuckHoldersAreCritical) {
   EXPECT_EQ(r.findings.front().severity, Severity::kCritical);
 }
 
+// A holder of a Kubernetes pod whose names the kubelet's log directory gave: the finding names the
+// container and the pod by them.
+TEST(Findings, AHolderInANamedPodIsNamedByItsPodAndContainer) {
+  ProcessSnapshot zombie = Proc(4310, 2048, ProcState::kZombie);
+  zombie.info.container_pid = 12;
+  zombie.info.container_id = std::string(64, 'c');
+  zombie.info.pod_uid = "6b8e2a1c-4d5f-4e3a-9b7c-0d1e2f3a4b5c";
+  zombie.info.pod_namespace = "ml";
+  zombie.info.pod_name = "llm-serve-0";
+  zombie.info.container_name = "vllm";
+  CheckResult r = OneShot(Gpu(2048, {zombie}));
+  const Finding* z = Find(r, "zombie_holder");
+  ASSERT_NE(z, nullptr);
+  EXPECT_NE(z->message.find("container vllm, pod ml/llm-serve-0"), std::string::npos) << z->message;
+  EXPECT_EQ(z->message.find("6b8e2a1c"), std::string::npos) << z->message;
+}
+
+TEST(Findings, StuckHolderInANamedPodIsKilledThroughKubectl) {
+  ProcessSnapshot stuck = Proc(102, 4096, ProcState::kDiskSleep);
+  stuck.info.container_pid = 7;
+  stuck.info.container_id = std::string(64, 'c');
+  stuck.info.pod_namespace = "ml";
+  stuck.info.pod_name = "llm-serve-0";
+  stuck.info.container_name = "vllm";
+  CheckResult r = OneShot(Gpu(4096, {stuck}));
+  const Finding* s = Find(r, "stuck_holder");
+  ASSERT_NE(s, nullptr);
+  EXPECT_NE(s->action.find("`kubectl exec -n ml llm-serve-0 -c vllm -- kill -TERM 7`"), std::string::npos) << s->action;
+}
+
 TEST(Findings, DStateInOnlySomeWindowSamplesIsNotStuck) {
   CheckConfig c;
   c.window_s = 20;

@@ -30,31 +30,6 @@ std::string WindowText(double seconds) {
   return ms % 1000 == 0 ? FormatDuration(seconds) : fmt::format("{}ms", ms);
 }
 
-json ProcessJson(const ProcessSnapshot& p) {
-  const ProcessInfo& i = p.info;
-  return json{
-      {"pid", p.pid},
-      {"container_pid", Opt(i.container_pid)},
-      {"listed_by_nvml", p.listed_by_nvml},
-      {"type", p.listed_by_nvml ? json(ProcessTypes(p)) : json(nullptr)},
-      {"used_bytes", Opt(p.used_bytes)},
-      {"sm_util_ratio", Opt(p.sm_util_ratio)},
-      {"gpu_instance_id", Opt(p.gpu_instance_id)},
-      {"compute_instance_id", Opt(p.compute_instance_id)},
-      {"alive", i.alive},
-      {"state", StateName(i.state)},
-      {"start_time_seconds", Opt(i.start_time_s)},
-      {"cpu_seconds", Opt(i.cpu_seconds)},
-      {"uid", Opt(i.uid)},
-      {"user", Str(i.user)},
-      {"command", !i.command.empty() ? json(i.command) : Str(p.nvml_name)},
-      {"container_id", Str(i.container_id)},
-      {"pod_uid", Str(i.pod_uid)},
-      {"slurm_job", Str(i.slurm_job)},
-      {"unreadable", i.unreadable},
-  };
-}
-
 json GpuJson(const GpuSnapshot& g) {
   json mig = json::array();
   for (const auto& m : g.mig_devices) {
@@ -116,8 +91,16 @@ std::string Percent(const std::optional<double>& r) {
 
 std::string Where(const ProcessInfo& i) {
   std::vector<std::string> parts;
-  if (!i.container_id.empty()) parts.push_back("ctr " + i.container_id.substr(0, 12));
-  if (!i.pod_uid.empty()) parts.push_back("pod " + i.pod_uid.substr(0, 8));
+  if (!i.container_name.empty()) {
+    parts.push_back("ctr " + i.container_name);
+  } else if (!i.container_id.empty()) {
+    parts.push_back("ctr " + i.container_id.substr(0, 12));
+  }
+  if (!i.pod_name.empty()) {
+    parts.push_back("pod " + i.pod_namespace + "/" + i.pod_name);
+  } else if (!i.pod_uid.empty()) {
+    parts.push_back("pod " + i.pod_uid.substr(0, 8));
+  }
   if (!i.slurm_job.empty()) parts.push_back("job " + i.slurm_job);
   return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, " "));
 }
@@ -135,6 +118,34 @@ std::string Upper(std::string_view s) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json ProcessJson(const ProcessSnapshot& p) {
+  const ProcessInfo& i = p.info;
+  return json{
+      {"pid", p.pid},
+      {"container_pid", Opt(i.container_pid)},
+      {"listed_by_nvml", p.listed_by_nvml},
+      {"type", p.listed_by_nvml ? json(ProcessTypes(p)) : json(nullptr)},
+      {"used_bytes", Opt(p.used_bytes)},
+      {"sm_util_ratio", Opt(p.sm_util_ratio)},
+      {"gpu_instance_id", Opt(p.gpu_instance_id)},
+      {"compute_instance_id", Opt(p.compute_instance_id)},
+      {"alive", i.alive},
+      {"state", StateName(i.state)},
+      {"start_time_seconds", Opt(i.start_time_s)},
+      {"cpu_seconds", Opt(i.cpu_seconds)},
+      {"uid", Opt(i.uid)},
+      {"user", Str(i.user)},
+      {"command", !i.command.empty() ? json(i.command) : Str(p.nvml_name)},
+      {"container_id", Str(i.container_id)},
+      {"pod_uid", Str(i.pod_uid)},
+      {"pod_namespace", Str(i.pod_namespace)},
+      {"pod_name", Str(i.pod_name)},
+      {"container_name", Str(i.container_name)},
+      {"slurm_job", Str(i.slurm_job)},
+      {"unreadable", i.unreadable},
+  };
+}
 
 std::string StateName(ProcState s) {
   switch (s) {

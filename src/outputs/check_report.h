@@ -36,6 +36,10 @@ nlohmann::ordered_json CheckReportJson(const CheckReport& report);
 // `color`: ANSI colours for severities (when stdout is a terminal).
 std::string CheckReportText(const CheckReport& report, bool color);
 
+// One holder as the check JSON (and the daemon's /api/v1/status) lists it: pid, container_pid,
+// user, state, used_bytes, container_id, pod_uid, slurm_job and the rest (docs/check.md).
+nlohmann::ordered_json ProcessJson(const ProcessSnapshot& p);
+
 // "R" "S" "D" "Z" "T" "X" "gone" "unknown".
 std::string StateName(ProcState s);
 

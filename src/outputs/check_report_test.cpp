@@ -116,6 +116,30 @@ TEST(CheckReportText, TheCommandColumnStaysInLineWithAContainerAndAPod) {
   EXPECT_NE(t.find("ctr eeeeeeeeeeee pod 0a1b2c3d job 5512"), std::string::npos) << t;
 }
 
+// With the kubelet's names read (--kube-logs), the table names the container and the pod by them
+// and the JSON carries them beside the IDs; without them the names are null, not "".
+TEST(CheckReport, NamesAKubernetesHolderByItsPodAndContainerNames) {
+  CheckReport r = Sample();
+  ProcessInfo& i = r.snapshot.gpus[0].processes[0].info;
+  i.container_id = std::string(64, 'e');
+  i.pod_uid = "0a1b2c3d-0000-1111-2222-333344445555";
+  i.pod_namespace = "ml";
+  i.pod_name = "llm-serve-0";
+  i.container_name = "vllm";
+  const std::string t = CheckReportText(r, false);
+  EXPECT_NE(t.find("ctr vllm pod ml/llm-serve-0 "), std::string::npos) << t;
+  EXPECT_EQ(t.find("eeeeeeeeeeee"), std::string::npos) << t;
+  auto j = CheckReportJson(r);
+  const auto& p = j["gpus"][0]["processes"][0];
+  EXPECT_EQ(p["container_id"], std::string(64, 'e'));
+  EXPECT_EQ(p["pod_uid"], "0a1b2c3d-0000-1111-2222-333344445555");
+  EXPECT_EQ(p["pod_namespace"], "ml");
+  EXPECT_EQ(p["pod_name"], "llm-serve-0");
+  EXPECT_EQ(p["container_name"], "vllm");
+  const auto& q = j["gpus"][0]["processes"][1];
+  EXPECT_TRUE(q["pod_namespace"].is_null() && q["pod_name"].is_null() && q["container_name"].is_null());
+}
+
 TEST(UnattributedBytes, MissingWhenAListedProcessHasNoFigure) {
   GpuSnapshot g;
   g.memory_used_bytes = 100;

@@ -200,9 +200,10 @@ TEST(DeployConsistency, HardwareXidRuleNamesTheCatalogsHardwareSet) {
   EXPECT_EQ(in_rule, catalog);
 }
 
-// The DaemonSet names series by the node (not the pod), users from the host's passwd, and reads a
-// kernel log: each file flag points into a volume that is mounted.
-TEST(DeployConsistency, DaemonSetPassesNodeNamePasswdAndKernelLogFromMountedPaths) {
+// The DaemonSet names series by the node (not the pod), users from the host's passwd, pods from
+// the host's kubelet log directory, and reads a kernel log: each file flag points into a volume
+// that is mounted.
+TEST(DeployConsistency, DaemonSetPassesNodeNamePasswdKubeLogsAndKernelLogFromMountedPaths) {
   const std::string ds = ReadFile(std::string(VRAMWATCH_SOURCE_DIR) + "/deploy/kubernetes/daemonset.yaml");
   EXPECT_NE(ds.find("- --hostname=$(NODE_NAME)\n"), std::string::npos);
   EXPECT_TRUE(
@@ -212,7 +213,7 @@ TEST(DeployConsistency, DaemonSetPassesNodeNamePasswdAndKernelLogFromMountedPath
   for (auto it = std::sregex_iterator(ds.begin(), ds.end(), mount); it != std::sregex_iterator(); ++it) {
     mounts.insert((*it)[1].str());
   }
-  for (const char* flag : {"--passwd", "--kernel-log"}) {
+  for (const char* flag : {"--passwd", "--kernel-log", "--kube-logs"}) {
     std::smatch m;
     ASSERT_TRUE(std::regex_search(ds, m, std::regex(std::string("- ") + flag + "=(\\S+)"))) << flag << " not passed";
     const std::string path = m[1].str();

@@ -135,7 +135,9 @@ std::string ProcessLabels(const std::string& gpu_labels, const ProcessSnapshot& 
   AppendLabel("user", p.info.user, s);
   AppendLabel("container", p.info.container_id, s);
   AppendLabel("pod", p.info.pod_uid, s);
-  AppendLabel("namespace", "", s);
+  AppendLabel("namespace", p.info.pod_namespace, s);
+  AppendLabel("pod_name", p.info.pod_name, s);
+  AppendLabel("container_name", p.info.container_name, s);
   AppendLabel("slurm_job", p.info.slurm_job, s);
   return s;
 }

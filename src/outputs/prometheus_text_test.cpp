@@ -104,11 +104,17 @@ TEST(PrometheusText, LeakingProcessServesItsRateAndRunwayWithItsLabels) {
   plateau.verdict = "plateau";
   plateau.time_to_oom_s = 99.0;  // never served for a process that does not leak
   s.gpus[0].process_analysis["1001"] = plateau;
+  // Its pod's and container's Kubernetes names, as --kube-logs reads them.
+  ProcessInfo& named = s.gpus[0].snapshot.processes[0].info;
+  named.pod_namespace = "ml";
+  named.pod_name = "llm-serve-0";
+  named.container_name = "vllm";
   const std::string text = RenderPrometheus(s, s.t);
   const std::string labels =
       "{gpu=\"0\",uuid=\"GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60\",pci_bus_id=\"00000000:3B:00.0\","
       "model_name=\"NVIDIA H100 80GB HBM3\",hostname=\"node-7\",pid=\"1000\",command=\"python train.py --config "
-      "\\\"big\\\"\",user=\"alice\",container=\"3f4e5d6c7b8a\",pod=\"pod-uid-0\",namespace=\"\",slurm_job=\"\"}";
+      "\\\"big\\\"\",user=\"alice\",container=\"3f4e5d6c7b8a\",pod=\"pod-uid-0\",namespace=\"ml\",pod_name=\"llm-"
+      "serve-0\",container_name=\"vllm\",slurm_job=\"\"}";
   EXPECT_THAT(text, HasSubstr("# TYPE vramwatch_process_leak_rate_bytes_per_second gauge\n"));
   EXPECT_THAT(text, HasSubstr("\nvramwatch_process_leak_rate_bytes_per_second" + labels + " 524288\n"));
   EXPECT_THAT(text, HasSubstr("\nvramwatch_process_time_to_oom_seconds" + labels + " 7200\n"));

@@ -17,7 +17,9 @@
 #include <thread>
 
 #include "chromium.h"
+#include "core/snapshot.h"
 #include "core/time.h"
+#include "outputs/check_report.h"
 #include "outputs/testing/series_fixtures.h"
 #include "outputs/web_page.h"
 
@@ -27,19 +29,36 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-json Process(int64_t pid, std::optional<int64_t> container_pid, const char* user, const char* state, double gib,
-             std::optional<double> sm, const char* command, json flags, const char* container = "") {
-  return {{"pid", pid},
-          {"container_pid", container_pid ? json(*container_pid) : json(nullptr)},
-          {"user", user},
-          {"state", state},
-          {"used_bytes", static_cast<uint64_t>(gib * kGiB)},
-          {"sm_util_ratio", sm ? json(*sm) : json(nullptr)},
-          {"command", command},
-          {"container", container},
-          {"pod", ""},
-          {"slurm_job", ""},
-          {"flags", std::move(flags)}};
+// One holder as the daemon lists it: built by the same ProcessJson that writes /api/v1/status,
+// so the page is tested against the keys the daemon really sends. Its flags come from the findings.
+struct Where {
+  const char* container = "";  // IDs from the cgroup path
+  const char* pod = "";
+  const char* job = "";
+  const char* pod_namespace = "";  // names from the kubelet's log directory
+  const char* pod_name = "";
+  const char* container_name = "";
+};
+json Process(int64_t pid, std::optional<int64_t> container_pid, const char* user, ProcState state, double gib,
+             std::optional<double> sm, const char* command, const Where& where = {}) {
+  ProcessSnapshot p;
+  p.pid = pid;
+  p.listed_by_nvml = true;
+  p.compute = true;
+  p.used_bytes = static_cast<uint64_t>(gib * kGiB);
+  p.sm_util_ratio = sm;
+  p.info.alive = state != ProcState::kGone;
+  p.info.state = state;
+  p.info.container_pid = container_pid;
+  p.info.user = user;
+  p.info.command = command;
+  p.info.container_id = where.container;
+  p.info.pod_uid = where.pod;
+  p.info.slurm_job = where.job;
+  p.info.pod_namespace = where.pod_namespace;
+  p.info.pod_name = where.pod_name;
+  p.info.container_name = where.container_name;
+  return json::parse(outputs::ProcessJson(p).dump());
 }
 
 json Analysis(const detection::SeriesAnalysis& s) {
@@ -63,22 +82,34 @@ json Gpu(const detection::SeriesAnalysis& s, json processes) {
           {"analysis", Analysis(s)}};
 }
 
+// The eval worker's container (a full 64-hex id) and Kubernetes pod UID.
+const char* const kContainer = "3f2a9c1b5d7e4a6f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7";
+const char* const kPod = "6b8e2a1c-4d5f-4e3a-9b7c-0d1e2f3a4b5c";
+// The serving container, whose names the daemon read from the kubelet's log directory.
+const char* const kContainer2 = "9a8b7c6d5e4f30211203f4e5d6c7b8a99a8b7c6d5e4f30211203f4e5d6c7b8a9";
+const char* const kPod2 = "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0";
+
 // The status `notes` of the fixture host: why Xids cannot be read, and one with markup characters.
 const char* const kKernelLogNote = "kernel log cannot be read: /dev/kmsg: permission denied; no Xid events";
 const char* const kMarkupNote = "GPU 1: <no SM data> & not judged";
 
 // What the daemon's /api/v1/status answers for the two-GPU fixture host.
 json StatusFixture(const std::vector<detection::SeriesAnalysis>& gpus, bool with_notes) {
-  json g0 = Gpu(
-      gpus[0],
-      json::array(
-          {Process(4242, std::nullopt, "alice", "R", 61.2, 0.94, "python train.py --config big.yaml", json::array()),
-           Process(4310, 12, "alice", "S", 2.0, 0.0, "python -m eval_worker", json::array({"idle"}), "3f2a9c1b"),
-           Process(3981, std::nullopt, "bob", "Z", 1.5, std::nullopt, "python old_run.py", json::array({"zombie"}))}));
-  json g1 = Gpu(
-      gpus[1],
-      json::array({Process(5120, std::nullopt, "carol", "R", 70.4, 0.88, "torchrun serve.py", json::array()),
-                   Process(5301, std::nullopt, "carol", "D", 3.1, 0.0, "python loader.py", json::array({"stuck"}))}));
+  json g0 = Gpu(gpus[0], json::array({Process(4242, std::nullopt, "alice", ProcState::kRunning, 61.2, 0.94,
+                                              "python train.py --config big.yaml"),
+                                      Process(4310, 12, "alice", ProcState::kSleeping, 2.0, 0.0,
+                                              "python -m eval_worker", {.container = kContainer, .pod = kPod}),
+                                      Process(3981, std::nullopt, "bob", ProcState::kZombie, 1.5, std::nullopt,
+                                              "python old_run.py", {.job = "81234"})}));
+  json g1 =
+      Gpu(gpus[1],
+          json::array({Process(5120, std::nullopt, "carol", ProcState::kRunning, 70.4, 0.88, "torchrun serve.py",
+                               {.container = kContainer2,
+                                .pod = kPod2,
+                                .pod_namespace = "ml",
+                                .pod_name = "llm-serve-0",
+                                .container_name = "vllm"}),
+                       Process(5301, std::nullopt, "carol", ProcState::kDiskSleep, 3.1, 0.0, "python loader.py")}));
   // The serving GPU is no leak, but its load's memory rose with the cycle removed: worth watching.
   g1["analysis"]["load_rise_bytes_per_second"] = 300 * 1048576.0 / 3600;
   json findings = json::array({{{"kind", "zombie_holder"},
@@ -235,9 +266,23 @@ TEST(LivePageInBrowser, ShowsCardsChartsProcessesFindingsAndAlerts) {
   EXPECT_TRUE(rows[0].Has("data-pid", "4242") && rows[0].Has("data-state", "R"));
   EXPECT_TRUE(rows[2].Has("data-pid", "3981") && rows[2].Has("data-state", "Z"));
   EXPECT_TRUE(rows[4].Has("data-pid", "5301") && rows[4].Has("data-state", "D"));
-  EXPECT_EQ(Select(dom, "span", "data-flag", "idle").size(), 1u);
-  EXPECT_EQ(Select(dom, "span", "data-flag", "zombie").size(), 1u);
-  EXPECT_EQ(Select(dom, "span", "data-flag", "stuck").size(), 1u);
+  // Each holder's flags are the findings about its PID, in its own row.
+  auto in_row = [&](const std::vector<Element>& found, size_t row) {
+    size_t end = row + 1 < rows.size() ? rows[row + 1].offset : std::string::npos;
+    return found.size() == 1 && found[0].offset > rows[row].offset && found[0].offset < end;
+  };
+  EXPECT_TRUE(in_row(Select(dom, "span", "data-flag", "idle"), 1)) << "pid 4310 has an idle_holder finding";
+  EXPECT_TRUE(in_row(Select(dom, "span", "data-flag", "zombie"), 2));
+  EXPECT_TRUE(in_row(Select(dom, "span", "data-flag", "stuck"), 4));
+  EXPECT_EQ(Select(dom, "span", "data-flag").size(), 3u) << "no flag without a finding";
+  // Where each holder runs, from the keys the daemon sends: short ids, the full ones in the tooltip.
+  auto where = Select(dom, "div", "data-role", "where");
+  ASSERT_EQ(where.size(), 3u);
+  EXPECT_TRUE(in_row({where[0]}, 1) && in_row({where[1]}, 2) && in_row({where[2]}, 3));
+  EXPECT_NE(dom.find("ctr 3f2a9c1b5d7e · pod 6b8e2a1c<"), std::string::npos);
+  EXPECT_NE(dom.find(std::string("container ") + kContainer), std::string::npos);
+  EXPECT_NE(dom.find(">job 81234<"), std::string::npos);
+  EXPECT_NE(dom.find(">ctr vllm · pod ml/llm-serve-0<"), std::string::npos) << "names, when read, over IDs";
 
   EXPECT_EQ(Select(dom, "tr", "data-role", "finding").size(), 3u);
   auto alerts = Select(dom, "tr", "data-role", "alert");

@@ -77,6 +77,54 @@ TEST(CheckE2E, HealthyHostIsOkAndListsTheHolderWithItsProcFacts) {
   EXPECT_TRUE(idle_note) << j["notes"].dump();
 }
 
+// The cgroup gives the pod's UID and the container's ID; the kubelet's log directory (--kube-logs)
+// names them: the JSON carries the names, the table and the findings show them, and a stuck
+// holder's next step kills its container PID through kubectl. A --kube-logs that does not exist is
+// a usage error, and --kube-logs none reads no names.
+TEST(CheckE2E, AKubernetesHolderIsNamedByItsPodNamespaceAndContainer) {
+  Scratch s;
+  const std::string id(64, 'e');
+  const std::string uid = "0a1b2c3d-0000-1111-2222-333344445555";
+  FakeProcess p = Holder(5100, 'D');
+  p.nspid = {5100, 7};
+  p.cgroup =
+      "0::/kubepods.slice/kubepods-pod0a1b2c3d_0000_1111_2222_333344445555.slice/cri-containerd-" + id + ".scope\n";
+  std::string proc = s.Proc({p});
+  const std::string logs = s.dir() + "/var-log";
+  std::filesystem::create_directories(logs + "/pods/ml_llm-serve-0_" + uid + "/vllm");
+  std::filesystem::create_directories(logs + "/containers");
+  std::filesystem::create_symlink("../pods/ml_llm-serve-0_" + uid + "/vllm/0.log",
+                                  logs + "/containers/llm-serve-0_ml_vllm-" + id + ".log");
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: \"${PID}\", type: compute, used_mib: 10240, sm_util: 0}\n"));
+  RunResult r = Check(sc, proc, "", {"--kube-logs", logs}, {{"PID", "5100"}});
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;
+  const json& pr = r.json["gpus"][0]["processes"][0];
+  EXPECT_EQ(pr["pod_uid"], uid);
+  EXPECT_EQ(pr["pod_namespace"], "ml");
+  EXPECT_EQ(pr["pod_name"], "llm-serve-0");
+  EXPECT_EQ(pr["container_name"], "vllm");
+  auto stuck = FindingsOf(r.json, "stuck_holder");
+  ASSERT_EQ(stuck.size(), 1u) << r.out;
+  const std::string message = stuck[0]["message"], action = stuck[0]["action"];
+  EXPECT_NE(message.find("container vllm, pod ml/llm-serve-0"), std::string::npos) << message;
+  EXPECT_NE(action.find("kubectl exec -n ml llm-serve-0 -c vllm -- kill -TERM 7"), std::string::npos) << action;
+
+  std::map<std::string, std::string> env = {{"VRAMWATCH_EMULATOR_SCENARIO", sc}, {"PID", "5100"}};
+  RunResult text = RunVramwatch(
+      {"check", "--nvml-lib", EmulatorLib(), "--proc-root", proc, "--kernel-log", "none", "--kube-logs", logs}, env);
+  EXPECT_EQ(text.exit_code, 2) << text.err;
+  EXPECT_NE(text.out.find("ctr vllm pod ml/llm-serve-0"), std::string::npos) << text.out;
+
+  RunResult none = Check(sc, proc, "", {"--kube-logs", "none"}, {{"PID", "5100"}});
+  EXPECT_TRUE(none.json["gpus"][0]["processes"][0]["pod_name"].is_null()) << none.out;
+  EXPECT_EQ(none.json["gpus"][0]["processes"][0]["pod_uid"], uid);
+
+  RunResult missing = Check(sc, proc, "", {"--kube-logs", s.dir() + "/no-such-dir"}, {{"PID", "5100"}});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("--kube-logs " + s.dir() + "/no-such-dir: does not exist"), std::string::npos)
+      << missing.err;
+}
+
 TEST(CheckE2E, CommandLineBytesThatAreNotUtf8AreWrittenAsReplacementCharacters) {
   // /proc/PID/cmdline holds whatever bytes the process was started with; the JSON stays valid.
   Scratch s;

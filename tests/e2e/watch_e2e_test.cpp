@@ -630,6 +630,39 @@ TEST(WatchE2E, HolderWithoutAReadableCommandLineIsNamedByNvml) {
   EXPECT_NE(used.find("command=\"trainer-9\""), std::string::npos) << used;
 }
 
+// A holder of a Kubernetes pod: the daemon names its pod, namespace and container from the kubelet's
+// log directory (--kube-logs), in /api/v1/status and in the process series' labels of /metrics.
+TEST(WatchE2E, AKubernetesHolderIsNamedByItsPodInStatusAndMetrics) {
+  Host h;
+  const std::string id(64, 'e');
+  const std::string uid = "0a1b2c3d-0000-1111-2222-333344445555";
+  {
+    std::ofstream cg(h.proc + "/5100/cgroup", std::ios::trunc);
+    cg << "0::/kubepods.slice/kubepods-pod0a1b2c3d_0000_1111_2222_333344445555.slice/cri-containerd-" << id
+       << ".scope\n";
+  }
+  const std::string logs = h.s.dir() + "/var-log";
+  std::filesystem::create_directories(logs + "/pods/ml_llm-train-0_" + uid + "/trainer");
+  std::filesystem::create_directories(logs + "/containers");
+  std::filesystem::create_symlink("../pods/ml_llm-train-0_" + uid + "/trainer/0.log",
+                                  logs + "/containers/llm-train-0_ml_trainer-" + id + ".log");
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--kube-logs", logs}), h.env, h.s.dir() + "/d.log");
+  auto named = [](const json& j) { return ListsProcessWith(j, 5100, "pod_name", "llm-train-0"); };
+  json st = WaitStatus(port, 30, named);
+  ASSERT_TRUE(named(st)) << st.dump(2) << d.Log();
+  EXPECT_TRUE(ListsProcessWith(st, 5100, "pod_namespace", "ml"));
+  EXPECT_TRUE(ListsProcessWith(st, 5100, "container_name", "trainer"));
+  EXPECT_TRUE(ListsProcessWith(st, 5100, "pod_uid", uid));
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  std::string used = MetricLine(m->body, "vramwatch_process_memory_used_bytes{gpu=\"0\"");
+  EXPECT_NE(used.find("pid=\"5100\""), std::string::npos) << m->body;
+  EXPECT_NE(used.find("pod=\"" + uid + "\",namespace=\"ml\",pod_name=\"llm-train-0\",container_name=\"trainer\""),
+            std::string::npos)
+      << used;
+}
+
 // What a fleet sees: the node name from NODE_NAME on every label, one GpuXidError per GPU and Xid
 // code (with `xid` and `uuid`, whatever PIDs the driver names), every label the Grafana dashboard
 // selects on present on the daemon's real /metrics, and a kernel log that can no longer be read
@@ -764,6 +797,7 @@ TEST(WatchE2E, BadProcRootPasswdOrDatabaseAtStartIsAUsageErrorNamingIt) {
       {FastWatchArgs(h.s.dir() + "/host/proc", FreePort(), {}), "host/proc"},
       {FastWatchArgs(empty, FreePort(), {}), "emptyproc"},
       {h.Args(FreePort(), {"--passwd", h.s.dir() + "/nonexist"}), "nonexist"},
+      {h.Args(FreePort(), {"--kube-logs", h.s.dir() + "/no-kube-logs"}), "--kube-logs " + h.s.dir() + "/no-kube-logs"},
       {h.Args(FreePort(), {"--db", h.s.dir() + "/no/such/dir/h.db"}), "no/such/dir/h.db"},
       {h.Args(FreePort(), {"--db", notadb}), "notadb.csv"},
   };

@@ -175,14 +175,31 @@
 
   // ---- cards, tables ----
   var STATE_NAMES = {R: 'running', S: 'sleeping', D: 'stuck in the driver (D)', Z: 'zombie', T: 'stopped', gone: 'process gone'};
+  // A holder's flags are the findings about its PID on this GPU, by kind ("idle_holder" → "idle");
+  // a finding's gpu is the GPU's index or its UUID.
+  function flagsOf(g, pid) {
+    var out = [];
+    ((state.status && state.status.findings) || []).forEach(function (f) {
+      if (f.pid == null || f.pid !== pid || (f.gpu !== String(g.index) && f.gpu !== g.uuid)) return;
+      var name = String(f.kind).replace(/_holder$/, '');
+      if (out.indexOf(name) < 0) out.push(name);
+    });
+    return out;
+  }
   function processRows(g) {
     var procs = g.processes || [];
     if (!procs.length && g.stale) return '<p class="vw-note">The processes of this GPU cannot be listed now.</p>';
     if (!procs.length) return '<p class="vw-note">No process holds memory on this GPU.</p>';
     var rows = procs.map(function (p) {
-      var where = [p.container ? 'ctr ' + p.container : '', p.pod ? 'pod ' + p.pod : '', p.slurm_job ? 'job ' + p.slurm_job : '']
+      // Short ids as the check table shows them; the full ones in the tooltip.
+      // Kubernetes names when the daemon read them (--kube-logs), else the cgroup's IDs.
+      var ctr = p.container_name || (p.container_id ? p.container_id.slice(0, 12) : '');
+      var pod = p.pod_name ? p.pod_namespace + '/' + p.pod_name : (p.pod_uid ? p.pod_uid.slice(0, 8) : '');
+      var where = [ctr ? 'ctr ' + ctr : '', pod ? 'pod ' + pod : '', p.slurm_job ? 'job ' + p.slurm_job : '']
           .filter(Boolean).join(' · ');
-      var flags = (p.flags || []).map(function (f) { return '<span class="vw-flag" data-flag="' + esc(f) + '">' + esc(f) + '</span>'; });
+      var whereFull = [p.container_id ? 'container ' + p.container_id : '', p.pod_uid ? 'pod ' + p.pod_uid : '',
+                       p.slurm_job ? 'Slurm job ' + p.slurm_job : ''].filter(Boolean).join('\n');
+      var flags = flagsOf(g, p.pid).map(function (f) { return '<span class="vw-flag" data-flag="' + esc(f) + '">' + esc(f) + '</span>'; });
       return '<tr data-pid="' + esc(p.pid) + '" data-state="' + esc(p.state) + '">' +
           '<td class="num">' + esc(p.pid) + (p.container_pid != null ? ' <span class="vw-muted">(' + esc(p.container_pid) + ')</span>' : '') +
           '</td><td>' + esc(p.user || '—') + '</td>' +
@@ -191,7 +208,7 @@
           '<td class="num">' + bytes(p.used_bytes) + '</td>' +
           '<td class="num">' + (num(p.sm_util_ratio) ? Math.round(p.sm_util_ratio * 100) + ' %' : '—') + '</td>' +
           '<td class="cmd" title="' + esc(p.command) + '"><div>' + esc(p.command || '—') + '</div>' +
-          (where ? '<div class="vw-where">' + esc(where) + '</div>' : '') + '</td></tr>';
+          (where ? '<div class="vw-where" data-role="where" title="' + esc(whereFull) + '">' + esc(where) + '</div>' : '') + '</td></tr>';
     });
     return '<div class="vw-scroll"><table class="vw-procs" data-role="processes"><thead><tr><th>PID</th><th>User</th>' +
         '<th>State</th><th>Memory</th><th>SM</th><th>Command · container</th></tr></thead><tbody>' + rows.join('') +

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/analyze_file.h"
+#include "cli/analyze_framework.h"
 #include "cli/analyze_prometheus.h"
 #include "cli/analyze_settings.h"
 #include "cli/commands.h"
@@ -22,6 +23,7 @@
 #include "core/time.h"
 #include "core/units.h"
 #include "outputs/analyze_report.h"
+#include "outputs/framework_report.h"
 #include "outputs/json_text.h"
 #include "outputs/report_files.h"
 
@@ -106,7 +108,17 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
     }
     all = std::move(*series);
   }
+  std::vector<outputs::FrameworkReport> framework;
   for (const std::string& path : flags.files) {
+    if (IsFrameworkLogFile(path, flags.format)) {
+      auto report = AnalyzeFrameworkLog(path);
+      if (!report.ok()) {
+        std::fprintf(stderr, "vramwatch analyze: %s\n", report.status().message().c_str());
+        return kExitUnknown;
+      }
+      framework.push_back(std::move(*report));
+      continue;
+    }
     auto series = AnalyzeFile(path, flags, *settings);
     if (!series.ok()) {
       std::fprintf(stderr, "vramwatch analyze: %s\n", series.status().message().c_str());
@@ -120,6 +132,12 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
       std::fprintf(stderr, "vramwatch analyze: %s\n", st.message().c_str());
       return kExitUnknown;
     }
+  }
+  if ((!flags.plot_path.empty() || !flags.html_path.empty()) && all.empty()) {
+    std::fprintf(stderr,
+                 "vramwatch analyze: --plot and --html draw GPU memory over time; a PyTorch memory log has steps, not "
+                 "times (its report is text or --json)\n");
+    return kExitUnknown;
   }
   if (!flags.plot_path.empty() || !flags.html_path.empty()) {
     std::vector<detection::SeriesAnalysis> analyses;
@@ -148,13 +166,22 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
     }
   }
   if (flags.json) {
-    std::fputs(outputs::JsonText(outputs::RenderAnalyzeJson(all, settings->report), 2).c_str(), out);
+    nlohmann::json j = outputs::RenderAnalyzeJson(all, settings->report);
+    if (!framework.empty()) j["framework"] = outputs::FrameworkJson(framework);
+    std::fputs(outputs::JsonText(j, 2).c_str(), out);
     std::fputs("\n", out);
   } else {
-    std::fputs(outputs::RenderAnalyzeText(all, settings->report).c_str(), out);
+    if (!all.empty() || framework.empty()) std::fputs(outputs::RenderAnalyzeText(all, settings->report).c_str(), out);
+    std::fputs(outputs::FrameworkText(framework).c_str(), out);
   }
   Severity worst = Severity::kOk;
   bool any_judged = false;
+  for (const outputs::FrameworkReport& r : framework) {
+    for (const detection::FrameworkSplit& d : r.devices) {
+      worst = std::max(worst, outputs::FrameworkSeverity(d));
+      if (d.verdict != detection::FrameworkVerdict::kTooShort) any_judged = true;
+    }
+  }
   for (const auto& s : all) {
     Severity sev = outputs::SeverityOf(s.analysis, settings->report);
     if (sev > worst) worst = sev;
@@ -171,10 +198,14 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
       "Analyse recorded GPU memory traces: leak or plateau, leak rate with its range, time to OOM, and why.\n"
       "Reads nvidia-smi --query-gpu CSV (any fields, with or without header/units), a bare memory.used loop,\n"
       "nvidia-smi dmon/pmon logs, repeated full nvidia-smi tables, and vramwatch recordings.\n"
+      "A training log that prints PyTorch's memory_allocated()/memory_reserved() (or memory_summary() tables)\n"
+      "is judged step by step: which layer grows, the application's tensors, the allocator's cache, or memory\n"
+      "below PyTorch.\n"
       "Examples:\n"
       "  vramwatch analyze gpu.csv\n"
       "  vramwatch analyze --json --gpu 0 run1.csv run2.csv\n"
       "  vramwatch analyze --format values --interval 300s --total 80GiB used.log\n"
+      "  vramwatch analyze train.log                # a log with torch.cuda.memory_allocated() prints\n"
       "  vramwatch analyze --prometheus http://prometheus:9090 --query DCGM_FI_DEV_FB_USED --range 12h\n"
       "Exit codes: 0 no leak, 1 leak, 2 leak with runway under --critical-runway, 3 bad input or no verdict.");
   cmd->add_option("files", flags->files, "Trace files to read ('-' for standard input)");
@@ -190,7 +221,9 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
                   "Unit of the --query values: bytes, KiB, MiB, GiB, or auto (MiB for DCGM_FI_DEV_FB_*, bytes for "
                   "names ending in _bytes; any other name stops and asks for --unit)")
       ->capture_default_str();
-  cmd->add_option("--format", flags->format, "Input format: auto, query-csv, values, dmon, pmon, smi-table, recording")
+  cmd->add_option("--format", flags->format,
+                  "Input format: auto, query-csv, values, dmon, pmon, smi-table, recording, or torch (a training log "
+                  "that prints PyTorch's allocated/reserved memory; auto finds it too)")
       ->capture_default_str();
   cmd->add_option("--columns", flags->columns,
                   "Column names of a CSV written with noheader, e.g. timestamp,index,memory.used,memory.total");

@@ -12,7 +12,8 @@ namespace vw::cli {
 
 Result<AnalyzeSettings> ResolveAnalyzeFlags(const AnalyzeFlags& f) {
   AnalyzeSettings s;
-  auto format = trace::ParseTraceFormat(f.format);
+  // "torch": PyTorch memory logs (cli/analyze_framework.h), not a trace format.
+  auto format = trace::ParseTraceFormat(f.format == "torch" ? std::string("auto") : f.format);
   if (!format.ok()) return format.status();
   s.trace.format = *format;
   if (!f.columns.empty()) {

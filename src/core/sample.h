@@ -5,6 +5,7 @@
 // since the epoch (see core/time.h for zone handling), ratios are 0..1.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,6 +42,16 @@ struct MemorySample {
   std::optional<double> gpu_util_ratio;  // 0..1
   // Present only when the source lists processes for this instant (tables, pmon, NVML).
   std::optional<std::vector<ProcessMemory>> processes;
+};
+
+// One step of a framework's own memory log (sources/trace/framework_log.h) for one device: what
+// the training script printed between two prints of the same value. Bytes.
+struct FrameworkStep {
+  size_t line = 0;                            // 1-based line of the step's first value
+  int device = 0;                             // the CUDA device number the log names (0 when it names none)
+  std::optional<uint64_t> allocated_bytes;    // memory in live tensors
+  std::optional<uint64_t> reserved_bytes;     // held by the caching allocator (allocated + its cache)
+  std::optional<uint64_t> driver_used_bytes;  // the driver's memory.used, when the log prints it
 };
 
 // A sample tagged with the GPU it belongs to: what trace readers yield one at a time.

@@ -91,7 +91,8 @@ Result<TraceFormat> DetectTraceFormat(std::string_view head, bool complete, cons
     if (IsBareValue(t)) return TraceFormat::kValues;
     return Status::ParseError(fmt::format(
         "{}:{}: cannot tell the trace format from '{}'{}; expected an nvidia-smi --query-gpu CSV, one value per "
-        "line, dmon/pmon output, nvidia-smi tables or a vramwatch recording (or pass --format)",
+        "line, dmon/pmon output, nvidia-smi tables, a vramwatch recording or a training log that prints PyTorch's "
+        "memory_allocated()/memory_reserved() (or pass --format)",
         display, looked, Shown(t),
         cut ? fmt::format(" (the start of a line longer than the {} bytes looked at)", head_bytes) : ""));
   }

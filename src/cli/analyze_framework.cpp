@@ -1,0 +1,57 @@
+#include "cli/analyze_framework.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
+#include "core/file_io.h"
+#include "detection/framework_split.h"
+#include "sources/trace/framework_log.h"
+
+namespace vw::cli {
+namespace {
+
+constexpr size_t kHeadBytes = 64 * 1024;
+constexpr size_t kMaxLogBytes = size_t{1} << 30;  // 1 GiB of log text
+
+Result<std::string> ReadAll(const std::string& path) {
+  if (path != "-") return ReadWholeFile(path, kMaxLogBytes);
+  std::string text;
+  char buf[65536];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
+    text.append(buf, n);
+    if (text.size() > kMaxLogBytes) return Status::InvalidArgument("-: standard input is larger than 1 GiB");
+  }
+  return text;
+}
+
+}  // namespace
+
+bool IsFrameworkLogFile(const std::string& path, const std::string& format) {
+  if (format == "torch") return true;
+  if (format != "auto" || path == "-") return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;  // the trace reader names the file and why it cannot be read
+  std::string head(kHeadBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const bool complete = in.eof();
+  return trace::IsFrameworkLogHead(head, complete);
+}
+
+Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path) {
+  auto text = ReadAll(path);
+  if (!text.ok()) return text.status();
+  auto log = trace::ParseFrameworkLog(*text, path);
+  if (!log.ok()) return log.status();
+  outputs::FrameworkReport r;
+  r.source = path;
+  r.lines = log->lines;
+  r.devices = detection::SplitFrameworkLog(log->steps);
+  return r;
+}
+
+}  // namespace vw::cli

@@ -1,0 +1,76 @@
+// The framework view against the driver view: in a framework memory log's steps (core/sample.h,
+// read by sources/trace/framework_log.h), which layer of one device's memory grows step after step.
+//
+// Layers, from the top: `allocated` (live tensors), `cache` (reserved − allocated: what PyTorch's
+// caching allocator keeps and no tensor uses), `reserved` (both), `driver` (the driver's used
+// memory, when the log prints it) and `outside` (driver − reserved: contexts, libraries and
+// anything allocated below PyTorch). Each layer's series, one value per step, is tested the way
+// the leak engine tests a floor, by step instead of time: Mann–Kendall with the engine's Hamed–Rao
+// correction at `alpha`, Sen's slope per step with its 90 % interval above zero, a rise over the
+// log of at least min(64 MiB, 1 % of the layer's level), and a second half that still rises. One
+// that rose that much from its first tenth to its second half and then held is `settled` (a step
+// or a warm-up), not growing. A long log is thinned to at most
+// kMaxFrameworkPoints by keeping each run of consecutive steps' lowest value (its floor), so the
+// peaks of a step in progress do not count. A step whose reserved memory is under half of the step
+// before's is a restart or an emptied cache: only the steps from the last such drop on are judged,
+// and the evidence says so.
+//
+// Which layer grows says where to look: allocated → the application keeps tensors; cache (with
+// allocated holding) → the allocator's pool fragments; outside (with reserved holding) → memory
+// taken below PyTorch (a native extension, a library, NCCL); reserved without an allocated series
+// → somewhere inside PyTorch, not split.
+// Sizes are bytes, rates bytes per step. Pure functions, thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/sample.h"
+
+namespace vw::detection {
+
+inline constexpr size_t kMinFrameworkSteps = 10;    // fewer steps: too short to test
+inline constexpr size_t kMaxFrameworkPoints = 480;  // longer logs are thinned to this many floors
+inline constexpr double kFrameworkAlpha = 0.01;     // Mann–Kendall level (two-sided p)
+
+enum class FrameworkVerdict { kTooShort, kFlat, kSettled, kGrowing };
+enum class FrameworkLayer { kNone, kApplication, kAllocatorCache, kInsideFramework, kBelowFramework };
+
+// "too_short", "flat", "settled", "growing".
+const char* FrameworkVerdictName(FrameworkVerdict v);
+// null for kNone; "application", "allocator_cache", "inside_framework", "below_framework".
+const char* FrameworkLayerName(FrameworkLayer l);
+
+struct LayerTrend {
+  std::string name;  // "allocated", "cache", "reserved", "driver", "outside"
+  size_t n = 0;      // steps with a value
+  double first_bytes = 0, last_bytes = 0, min_bytes = 0, max_bytes = 0;
+  // Measured when n >= kMinFrameworkSteps:
+  std::optional<double> rate_bytes_per_step;                             // Sen's slope
+  std::optional<double> rate_lo_bytes_per_step, rate_hi_bytes_per_step;  // its 90 % interval
+  std::optional<double> mk_z, mk_p;                                      // Mann–Kendall z and two-sided p
+  bool rising = false;                                                   // every test above passed
+  bool settled = false;  // rose from its first tenth to its second half, then held there
+};
+
+struct FrameworkSplit {
+  int device = 0;
+  size_t steps = 0;
+  size_t first_line = 0, last_line = 0;  // lines of the first and last step
+  FrameworkVerdict verdict = FrameworkVerdict::kTooShort;
+  FrameworkLayer layer = FrameworkLayer::kNone;
+  std::vector<LayerTrend> layers;     // those with a value, in the order above
+  std::vector<std::string> evidence;  // what each layer did, and the conclusion
+  std::string next_step;              // empty when nothing grows
+};
+
+// `steps`: one device's steps, in order (FrameworkLog::steps filtered by device).
+FrameworkSplit SplitFrameworkView(int device, std::span<const FrameworkStep> steps);
+
+// Every device of a log's steps (FrameworkLog::steps), by device number.
+std::vector<FrameworkSplit> SplitFrameworkLog(std::span<const FrameworkStep> steps);
+
+}  // namespace vw::detection

@@ -1,0 +1,259 @@
+#include "sources/trace/framework_log.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <regex>
+
+#include "sources/trace/trace_formats.h"
+#include "sources/trace/trace_values.h"
+
+namespace vw::trace {
+namespace {
+
+enum class Metric { kAllocated, kReserved, kDriver };
+
+// Only a line's first 4 KiB are looked at for values (a memory print is short; a long line is
+// some dump that happens to say "allocated").
+constexpr size_t kMaxLineLooked = 4096;
+
+struct Value {
+  Metric metric;
+  int device;
+  uint64_t bytes;
+};
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Bytes per unit for "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib", "b", "bytes"; 0 otherwise.
+double UnitBytes(const std::string& u) {
+  if (u == "b" || u == "bytes") return 1;
+  if (u == "kb" || u == "kib") return 1024.0;
+  if (u == "mb" || u == "mib") return 1024.0 * 1024;
+  if (u == "gb" || u == "gib") return 1024.0 * 1024 * 1024;
+  if (u == "tb" || u == "tib") return 1024.0 * 1024 * 1024 * 1024;
+  return 0;
+}
+
+// The unit a line names for its unit-less values: "(MB)", "[MiB]", "in GB" and the like.
+double LineUnit(const std::string& lower) {
+  static const std::regex kUnit(R"((?:\(|\[|\bin )\s*([kmgt]i?b|bytes)\s*(?:\)|\]|\b))");
+  std::smatch m;
+  return std::regex_search(lower, m, kUnit) ? UnitBytes(m[1].str()) : 0;
+}
+
+// "max", "peak" (or "max_memory", "peak memory") right before the key: a maximum, not read.
+bool AfterMaxOrPeak(const std::string& lower, size_t at) {
+  static const std::regex kMax(R"((?:max|peak)[ _]*(?:memory[ _]*)?$)");
+  const size_t from = at > 20 ? at - 20 : 0;
+  return std::regex_search(lower.substr(from, at - from), kMax);
+}
+
+Result<uint64_t> ToBytes(const std::string& number, const std::string& unit, double line_unit, const std::string& shown,
+                         const std::string& where) {
+  double v = std::strtod(number.c_str(), nullptr);
+  double scale = 0;
+  if (!unit.empty()) {
+    scale = UnitBytes(unit);
+  } else if (line_unit > 0) {
+    scale = line_unit;
+  } else if (number.find('.') == std::string::npos) {
+    scale = 1;  // a whole number with no unit anywhere: bytes, as torch.cuda.memory_*() return them
+  } else {
+    return Status::ParseError(fmt::format(
+        "{}: '{}' has no unit, and a fraction cannot be bytes; expected a unit after the value (MiB, GB) or "
+        "one for the line such as '(MB)'",
+        where, shown));
+  }
+  const double bytes = v * scale;
+  if (!std::isfinite(bytes) || bytes < 0 || bytes > 1.8e19) {
+    return Status::ParseError(fmt::format("{}: '{}' is not a memory size", where, shown));
+  }
+  return static_cast<uint64_t>(std::llround(bytes));
+}
+
+// Every value one line gives. `table_device`: the device of the memory_summary() table the line
+// is in, or -1.
+Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, const std::string& where) {
+  std::vector<Value> out;
+  const std::string lower = Lower(line);
+  const double line_unit = LineUnit(lower);
+  static const std::regex kCudaDevice(R"(\bcuda:(\d{1,6})\b)");
+  std::smatch dm;
+  int line_device = table_device >= 0 ? table_device : 0;
+  if (std::regex_search(lower, dm, kCudaDevice)) line_device = std::stoi(dm[1].str());
+
+  // The driver's view: a line naming nvidia-smi, a GPU and memory; its last number.
+  if (lower.find("nvidia-smi") != std::string::npos && lower.find("memory") != std::string::npos) {
+    static const std::regex kGpu(R"(\bgpu[- ]?(\d{1,6})\b)");
+    static const std::regex kLast(R"(([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes)?\s*$)");
+    std::smatch g, v;
+    if (std::regex_search(lower, v, kLast)) {
+      const int device = std::regex_search(lower, g, kGpu) ? std::stoi(g[1].str()) : line_device;
+      // nvidia-smi prints MiB: its unit when the line names none.
+      auto bytes = ToBytes(v[1].str(), v[2].str(), line_unit > 0 ? line_unit : 1024.0 * 1024, v[0].str(), where);
+      if (!bytes.ok()) return bytes.status();
+      out.push_back({Metric::kDriver, device, *bytes});
+    }
+    return out;
+  }
+
+  static const std::regex kKey(
+      R"(\b(?:memory_)?(alloc(?:ated)?|reserved)(?:[ _](?:memory|mem))?(?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(\d{0,6})\s*\))?[\s:=|]*(-?[0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes|b)?\b)");
+  for (auto it = std::sregex_iterator(lower.begin(), lower.end(), kKey); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    const size_t at = static_cast<size_t>(m.position(0));
+    const std::string which = m[2].str();
+    if (which == "peak" || which == "max" || AfterMaxOrPeak(lower, at)) continue;
+    const std::string shown(Trim(line.substr(at, static_cast<size_t>(m.length(0)))));
+    if (!m[4].str().empty() && m[4].str()[0] == '-') {
+      return Status::ParseError(fmt::format("{}: '{}' is not a memory size (negative)", where, shown));
+    }
+    auto bytes = ToBytes(m[4].str(), m[5].str(), line_unit, shown, where);
+    if (!bytes.ok()) return bytes.status();
+    const int device = m[3].matched && !m[3].str().empty() ? std::stoi(m[3].str()) : line_device;
+    out.push_back({m[1].str() == "reserved" ? Metric::kReserved : Metric::kAllocated, device, *bytes});
+  }
+  return out;
+}
+
+bool Has(const FrameworkStep& s, Metric m) {
+  switch (m) {
+    case Metric::kAllocated: return s.allocated_bytes.has_value();
+    case Metric::kReserved: return s.reserved_bytes.has_value();
+    case Metric::kDriver: return s.driver_used_bytes.has_value();
+  }
+  return false;
+}
+
+void Set(FrameworkStep& s, Metric m, uint64_t bytes) {
+  switch (m) {
+    case Metric::kAllocated: s.allocated_bytes = bytes; break;
+    case Metric::kReserved: s.reserved_bytes = bytes; break;
+    case Metric::kDriver: s.driver_used_bytes = bytes; break;
+  }
+}
+
+// Moves metric `m` from one step to another.
+void Move(FrameworkStep& from, FrameworkStep& to, Metric m) {
+  switch (m) {
+    case Metric::kAllocated: std::swap(from.allocated_bytes, to.allocated_bytes); break;
+    case Metric::kReserved: std::swap(from.reserved_bytes, to.reserved_bytes); break;
+    case Metric::kDriver: std::swap(from.driver_used_bytes, to.driver_used_bytes); break;
+  }
+}
+
+int TableDevice(const std::string& lower) {
+  static const std::regex kTitle(R"(memory summary, device id (\d{1,6})\b)");
+  std::smatch m;
+  return std::regex_search(lower, m, kTitle) ? std::stoi(m[1].str()) : -1;
+}
+
+// Cheap filter before the regular expressions: the words every value line holds.
+bool MayHoldValues(const std::string& lower) {
+  return lower.find("alloc") != std::string::npos || lower.find("reserved") != std::string::npos ||
+         lower.find("nvidia-smi") != std::string::npos || lower.find("memory summary") != std::string::npos;
+}
+
+}  // namespace
+
+bool LooksLikeFrameworkLog(std::string_view head) {
+  size_t lines = 0;
+  while (!head.empty() && lines < 200) {
+    const size_t nl = head.find('\n');
+    const std::string_view line = Trim(head.substr(0, nl)).substr(0, kMaxLineLooked);
+    head = nl == std::string_view::npos ? std::string_view() : head.substr(nl + 1);
+    ++lines;
+    if (line.empty() || line.front() == '#') continue;
+    const std::string lower = Lower(line);
+    if (!MayHoldValues(lower)) continue;
+    if (TableDevice(lower) >= 0) return true;
+    auto values = ValuesOf(line, -1, "");
+    if (!values.ok()) return true;  // a framework line with a bad value: the parser says what is wrong
+    for (const Value& v : *values) {
+      if (v.metric != Metric::kDriver) return true;
+    }
+  }
+  return false;
+}
+
+bool IsFrameworkLogHead(std::string_view head, bool complete) {
+  // A memory_summary() table opens with "|=====", as an nvidia-smi table does: its title decides.
+  const std::string lower = Lower(head.substr(0, std::min<size_t>(head.size(), 4096)));
+  if (lower.find("memory summary, device id") != std::string::npos && lower.find("nvidia-smi") == std::string::npos) {
+    return true;
+  }
+  return !DetectTraceFormat(head, complete, "").ok() && LooksLikeFrameworkLog(head);
+}
+
+Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string& display) {
+  FrameworkLog log;
+  std::map<int, FrameworkStep> open;  // each device's step in progress
+  int table_device = -1;
+  bool any_framework_value = false;
+  size_t line_no = 0;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    const std::string_view line = Trim(text.substr(0, nl)).substr(0, kMaxLineLooked);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    ++line_no;
+    if (line.empty() || line.front() == '#') continue;
+    if (line.front() != '|') table_device = -1;
+    const std::string lower = Lower(line);
+    if (!MayHoldValues(lower)) continue;
+    if (int d = TableDevice(lower); d >= 0) {
+      table_device = d;
+      continue;
+    }
+    auto values = ValuesOf(line, table_device, fmt::format("{}:{}", display, line_no));
+    if (!values.ok()) return values.status();
+    if (values->empty()) continue;
+    ++log.lines_read;
+    // A value that the device's step already holds ends that step, and the values of this line
+    // read before it go with it into the next one: one line is one step. The same value twice in
+    // one line: the first counts.
+    std::map<int, std::vector<Metric>> this_line;
+    for (const Value& v : *values) {
+      std::vector<Metric>& mine = this_line[v.device];
+      if (std::find(mine.begin(), mine.end(), v.metric) != mine.end()) continue;
+      auto it = open.find(v.device);
+      if (it != open.end() && Has(it->second, v.metric)) {
+        FrameworkStep next;
+        next.line = line_no;
+        next.device = v.device;
+        for (Metric m : mine) Move(it->second, next, m);
+        log.steps.push_back(it->second);
+        it->second = next;
+      }
+      if (it == open.end()) {
+        FrameworkStep s;
+        s.line = line_no;
+        s.device = v.device;
+        it = open.emplace(v.device, s).first;
+      }
+      Set(it->second, v.metric, v.bytes);
+      mine.push_back(v.metric);
+      any_framework_value |= v.metric != Metric::kDriver;
+    }
+  }
+  for (auto& [device, s] : open) log.steps.push_back(s);
+  std::stable_sort(log.steps.begin(), log.steps.end(),
+                   [](const FrameworkStep& a, const FrameworkStep& b) { return a.line < b.line; });
+  log.lines = line_no;
+  if (!any_framework_value) {
+    return Status::ParseError(fmt::format(
+        "{}: no PyTorch memory value found; expected lines such as 'torch.cuda.memory_allocated(0) 318986240', "
+        "'allocated: 20.4 | reserved: 26.0' with '(MB)', or memory_summary() tables",
+        display));
+  }
+  return log;
+}
+
+}  // namespace vw::trace

@@ -1,0 +1,58 @@
+// Framework memory logs: what a training script prints of PyTorch's own view of GPU memory, step
+// after step, read into one series of steps per device.
+//
+// The driver counts what the process holds (`memory.used`); PyTorch knows what its tensors use
+// (allocated) and what its caching allocator keeps from the driver (reserved). Scripts print them
+// in their own words; these are read, in any mix, one value or several per line:
+// - calls and their values: `torch.cuda.memory_allocated(0) 318986240`,
+//   `memory_reserved()=759169024` (bytes unless a unit follows);
+// - words and values: `allocated: 20.4 | reserved: 26.0` in a line that says `(MB)`,
+//   `alloc cur 1.9GB ... reserved cur 11.3GB`, `allocated=1.2 GiB`;
+// - `torch.cuda.memory_summary()` tables: `| Allocated memory | 727515 KiB | ...` and
+//   `| GPU reserved memory | 12420 MB | ...` (the Cur Usage column), the device from the table's
+//   `device ID N` line;
+// - the driver's view beside them: a line naming `nvidia-smi`, `GPU N` (or `GPU-N`) and `memory`,
+//   whose last number is the used memory (`nvidia-smi GPU-0 memory (MB) 2796`).
+// Peaks and maxima (`max allocated`, `alloc peak`, `max_memory_reserved`) are not read. MB, GB and
+// KB are binary, as PyTorch and nvidia-smi print them. A value without a unit is bytes when it is a
+// whole number and the line names no unit; a fraction without one is an error.
+//
+// Only the first 4 KiB of a line are looked at. Device numbers have at most six digits.
+// Steps: a device's step ends when one of its values comes again; values for devices that a line
+// does not name belong to device 0 (`device ID N` names the device of a summary table's rows).
+// Lines with none of these, and lines starting with '#', are skipped.
+// Pure functions, thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/sample.h"
+#include "core/status.h"
+
+namespace vw::trace {
+
+struct FrameworkLog {
+  std::vector<FrameworkStep> steps;  // in the order their first values appear
+  size_t lines = 0;                  // lines in the file
+  size_t lines_read = 0;             // lines that gave at least one value
+};
+
+// Whether the first lines (`head`) look like a framework memory log: some line among the first 200
+// gives an allocated or reserved value, or is a memory_summary() table's title.
+bool LooksLikeFrameworkLog(std::string_view head);
+
+// Whether a file whose first bytes are `head` (`complete`: the whole file) is read as a framework
+// memory log when no format is given: no trace format of trace_reader.h reads it, and
+// LooksLikeFrameworkLog says yes. A trace file is never taken for one.
+bool IsFrameworkLogHead(std::string_view head, bool complete);
+
+// Reads a whole log. Errors name `display` and the line: "train.log:12: 'allocated: 20.4' has no
+// unit ...". A log that gives no allocated or reserved value is an error too.
+Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string& display);
+
+}  // namespace vw::trace

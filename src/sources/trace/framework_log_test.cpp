@@ -1,0 +1,170 @@
+#include "sources/trace/framework_log.h"
+
+#include <gtest/gtest.h>
+
+namespace vw::trace {
+namespace {
+
+constexpr uint64_t kMiB = 1024 * 1024;
+
+FrameworkLog Parse(const std::string& text) {
+  auto log = ParseFrameworkLog(text, "train.log");
+  EXPECT_TRUE(log.ok()) << log.status().message();
+  return log.ok() ? *log : FrameworkLog{};
+}
+
+// The shapes training scripts print, one per case: the values read and the unit applied.
+TEST(ParseFrameworkLog, ReadsEachSpellingWithItsUnit) {
+  struct Case {
+    std::string line;
+    std::optional<uint64_t> allocated, reserved;
+  };
+  const Case cases[] = {
+      {"torch.cuda.memory_allocated(0) 318986240", 318986240, std::nullopt},
+      {"torch.cuda.memory_reserved() = 759169024", std::nullopt, 759169024},
+      {"Mem memory (MB) | allocated: 20.5 | max allocated: 21.9 | reserved: 26.0 | max reserved: 26.0",
+       static_cast<uint64_t>(20.5 * kMiB), 26 * kMiB},
+      {"Memory usage (cuda): alloc cur 1.5GB alloc peak 10.7GB reserved cur 11.25GB reserved peak 11.3GB",
+       static_cast<uint64_t>(1.5 * 1024 * kMiB), static_cast<uint64_t>(11.25 * 1024 * kMiB)},
+      {"step 40 allocated=512 MiB reserved=2 GiB", 512 * kMiB, 2048 * kMiB},
+      {"[rank0] memory (GB): allocated 1.25, reserved 2.5", 1280 * kMiB, 2560 * kMiB},
+      {"| Allocated memory      | 727515 KiB |  27916 MiB |   4121 GiB |   4120 GiB |", 727515 * 1024ull, std::nullopt},
+      {"| GPU reserved memory   |   12420 MB |   12420 MB |   16924 MB |    4504 MB |", std::nullopt, 12420 * kMiB},
+  };
+  for (const Case& c : cases) {
+    FrameworkLog log = Parse(c.line + "\n");
+    ASSERT_EQ(log.steps.size(), 1u) << c.line;
+    EXPECT_EQ(log.steps[0].allocated_bytes, c.allocated) << c.line;
+    EXPECT_EQ(log.steps[0].reserved_bytes, c.reserved) << c.line;
+    EXPECT_EQ(log.steps[0].device, 0) << c.line;
+  }
+}
+
+TEST(ParseFrameworkLog, MaximaAndPeaksAreNotRead) {
+  const char* lines[] = {"torch.cuda.max_memory_allocated(0) 685223936", "max allocated: 21.9 (MB)",
+                         "alloc peak 10.7GB", "torch.cuda.max_memory_reserved(1) 608174080",
+                         "peak memory allocated: 3 GiB"};
+  for (const char* line : lines) {
+    auto log = ParseFrameworkLog(std::string(line) + "\n", "t.log");
+    ASSERT_FALSE(log.ok()) << line << ": a log of maxima only has no value to judge";
+    EXPECT_NE(log.status().message().find("no PyTorch memory value"), std::string::npos) << log.status().message();
+  }
+}
+
+// Each iteration prints its devices' values on lines of their own, and the driver's figure
+// beside them; a device's step ends when its value comes again.
+TEST(ParseFrameworkLog, StepsPerDeviceWithTheDriverFigure) {
+  FrameworkLog log = Parse(
+      "Iter 1\n"
+      "torch.cuda.memory_allocated(0) 1048576\n"
+      "torch.cuda.memory_reserved(0) 2097152\n"
+      "nvidia-smi GPU-0 memory (MB) 900\n"
+      "torch.cuda.memory_allocated(1) 4194304\n"
+      "Iter 2\n"
+      "torch.cuda.memory_allocated(0) 1048576\n"
+      "torch.cuda.memory_reserved(0) 2097152\n"
+      "nvidia-smi GPU-0 memory (MB) 902\n"
+      "torch.cuda.memory_allocated(1) 5242880\n");
+  ASSERT_EQ(log.steps.size(), 4u);
+  EXPECT_EQ(log.steps[0].device, 0);
+  EXPECT_EQ(log.steps[0].line, 2u);
+  EXPECT_EQ(log.steps[0].driver_used_bytes, 900 * kMiB);
+  EXPECT_EQ(log.steps[1].device, 1);
+  EXPECT_EQ(log.steps[1].allocated_bytes, 4 * kMiB);
+  EXPECT_EQ(log.steps[2].device, 0);
+  EXPECT_EQ(log.steps[2].driver_used_bytes, 902 * kMiB);
+  EXPECT_EQ(log.steps[3].allocated_bytes, 5 * kMiB);
+  EXPECT_EQ(log.lines, 10u);
+  EXPECT_EQ(log.lines_read, 8u);
+}
+
+// The values of one line are one step, whatever order it names them in.
+TEST(ParseFrameworkLog, OneLineIsOneStepInAnyOrder) {
+  FrameworkLog log = Parse(
+      "reserved: 30 allocated: 10 (MB)\n"
+      "reserved: 31 allocated: 11 (MB)\n"
+      "reserved: 32 allocated: 12 (MB)\n");
+  ASSERT_EQ(log.steps.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(log.steps[i].reserved_bytes, (30 + i) * kMiB) << i;
+    EXPECT_EQ(log.steps[i].allocated_bytes, (10 + i) * kMiB) << i;
+  }
+}
+
+TEST(ParseFrameworkLog, SummaryTablesTakeTheirDeviceAndCurrentUsage) {
+  FrameworkLog log = Parse(
+      "|===========================================================================|\n"
+      "|                  PyTorch CUDA memory summary, device ID 1                 |\n"
+      "|        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  |\n"
+      "| Allocated memory      |    1062 MB |    4877 MB |   89299 MB |   88237 MB |\n"
+      "|       from large pool |    1048 MB |    4865 MB |   89263 MB |   88215 MB |\n"
+      "| GPU reserved memory   |   12420 MB |   12420 MB |   16924 MB |    4504 MB |\n"
+      "|===========================================================================|\n"
+      "after the table: allocated: 7 MiB\n");
+  ASSERT_EQ(log.steps.size(), 2u);
+  EXPECT_EQ(log.steps[0].device, 1);
+  EXPECT_EQ(log.steps[0].allocated_bytes, 1062 * kMiB);
+  EXPECT_EQ(log.steps[0].reserved_bytes, 12420 * kMiB);
+  EXPECT_EQ(log.steps[1].device, 0) << "outside the table, a line without a device is device 0's";
+}
+
+TEST(ParseFrameworkLog, CudaDeviceInTheLineNamesTheDevice) {
+  FrameworkLog log = Parse("cuda:3 allocated: 10 MiB reserved: 20 MiB\n");
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].device, 3);
+}
+
+TEST(ParseFrameworkLog, AFractionWithoutAUnitIsAnErrorNamingTheLine) {
+  auto log = ParseFrameworkLog("allocated: 20 MiB\nallocated: 20.4 reserved: 26.0\n", "train.log");
+  ASSERT_FALSE(log.ok());
+  EXPECT_NE(log.status().message().find("train.log:2: 'allocated: 20.4' has no unit"), std::string::npos)
+      << log.status().message();
+}
+
+TEST(ParseFrameworkLog, ANegativeSizeIsAnError) {
+  auto log = ParseFrameworkLog("allocated: -5 MiB\n", "train.log");
+  ASSERT_FALSE(log.ok());
+  EXPECT_NE(log.status().message().find("train.log:1:"), std::string::npos) << log.status().message();
+  EXPECT_NE(log.status().message().find("negative"), std::string::npos) << log.status().message();
+}
+
+TEST(ParseFrameworkLog, WordsThatOnlyContainTheKeysAreNotValues) {
+  auto log = ParseFrameworkLog("preallocated 4 buffers\nunreserved: 3 MiB\n", "t.log");
+  EXPECT_FALSE(log.ok());
+}
+
+// Odd input is read or refused, never a crash: huge device numbers, very long lines.
+TEST(ParseFrameworkLog, OddLinesAreReadOrRefusedWithoutACrash) {
+  auto huge = ParseFrameworkLog(
+      "torch.cuda.memory_allocated(99999999999999999999) 5\ncuda:99999999999999 allocated: 1 MiB\n"
+      "nvidia-smi GPU-99999999999999999 memory 3 MiB\n",
+      "t.log");
+  ASSERT_TRUE(huge.ok()) << huge.status().message();
+  for (const FrameworkStep& s : huge->steps) EXPECT_EQ(s.device, 0);
+  std::string long_line = "allocated: 5 MiB" + std::string(200000, ' ') + "reserved: 9 MiB\n";
+  auto log = ParseFrameworkLog(long_line + "allocated" + std::string(100000, ' ') + "\n", "t.log");
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  ASSERT_EQ(log->steps.size(), 1u);
+  EXPECT_EQ(log->steps[0].allocated_bytes, 5 * kMiB);
+  EXPECT_FALSE(log->steps[0].reserved_bytes) << "past the first 4 KiB of a line nothing is read";
+}
+
+TEST(IsFrameworkLogHead, TakesTrainingLogsAndNeverATrace) {
+  EXPECT_TRUE(IsFrameworkLogHead("epoch 1\nMem memory (MB) | allocated: 20.4 | reserved: 26.0\n", true));
+  EXPECT_TRUE(IsFrameworkLogHead("torch.cuda.memory_reserved(1) 608174080\n", true));
+  EXPECT_TRUE(IsFrameworkLogHead("|   PyTorch CUDA memory summary, device ID 0   |\n", false));
+  EXPECT_TRUE(IsFrameworkLogHead("|=====================|\n|   PyTorch CUDA memory summary, device ID 0   |\n", false))
+      << "a summary table opens like an nvidia-smi table; its title tells them apart";
+  EXPECT_FALSE(
+      IsFrameworkLogHead("+-----------------+\n| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15 |\n", false));
+  // nvidia-smi's own fields name reserved memory: a --query-gpu CSV is a trace.
+  EXPECT_FALSE(IsFrameworkLogHead(
+      "timestamp, index, memory.used [MiB], memory.reserved [MiB]\n2026/03/14 10:00:00.000, 0, 1024 MiB, 479 MiB\n",
+      true));
+  EXPECT_FALSE(IsFrameworkLogHead("1024\n1030\n", true));
+  EXPECT_FALSE(IsFrameworkLogHead("loss 0.31 lr 0.001\n", true));
+  EXPECT_FALSE(IsFrameworkLogHead("nvidia-smi GPU-0 memory (MB) 2796\n", true)) << "the driver's view alone";
+}
+
+}  // namespace
+}  // namespace vw::trace

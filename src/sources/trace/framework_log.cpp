@@ -105,13 +105,18 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
     return out;
   }
 
+  // The key, a memory_stats() name ("allocated_bytes.all.current") or a plain word, then the
+  // value. Quotes around a key (a printed dict, JSON) are allowed.
   static const std::regex kKey(
-      R"(\b(?:memory_)?(alloc(?:ated)?|reserved)(?:[ _](?:memory|mem))?(?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(\d{0,6})\s*\))?[\s:=|]*(-?[0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes|b)?\b)");
+      R"(\b(?:memory_)?(alloc(?:ated)?|reserved)(?:_bytes\.all\.current)?(?:[ _](?:memory|mem))?(?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(\d{0,6})\s*\))?[\s:=|'"]*(-?[0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes|b)?\b)");
   for (auto it = std::sregex_iterator(lower.begin(), lower.end(), kKey); it != std::sregex_iterator(); ++it) {
     const std::smatch& m = *it;
     const size_t at = static_cast<size_t>(m.position(0));
     const std::string which = m[2].str();
     if (which == "peak" || which == "max" || AfterMaxOrPeak(lower, at)) continue;
+    // A part of a dotted memory_stats() name ("allocated_bytes.all.allocated" counts every byte
+    // ever allocated): only a name's start is a key.
+    if (at > 0 && lower[at] != 'm' && (lower[at - 1] == '.' || lower[at - 1] == '_')) continue;
     const std::string shown(Trim(line.substr(at, static_cast<size_t>(m.length(0)))));
     if (!m[4].str().empty() && m[4].str()[0] == '-') {
       return Status::ParseError(fmt::format("{}: '{}' is not a memory size (negative)", where, shown));
@@ -156,6 +161,69 @@ int TableDevice(const std::string& lower) {
   return std::regex_search(lower, m, kTitle) ? std::stoi(m[1].str()) : -1;
 }
 
+// A CSV header naming memory_stats() columns (a logger's metrics file): where the allocated and
+// reserved bytes are. A column is named by its memory_stats() key, alone or after a prefix
+// ("DeviceStats/allocated_bytes.all.current"), or by the function (torch.cuda.memory_allocated).
+struct CsvColumns {
+  size_t fields = 0;
+  std::optional<size_t> allocated, reserved;
+};
+
+std::vector<std::string_view> SplitFields(std::string_view line) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0;;) {
+    const size_t comma = line.find(',', start);
+    std::string_view f =
+        Trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (f.size() >= 2 && (f.front() == '"' || f.front() == '\'') && f.back() == f.front())
+      f = f.substr(1, f.size() - 2);
+    out.push_back(f);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::optional<CsvColumns> CsvHeader(std::string_view line) {
+  if (line.find(',') == std::string_view::npos) return std::nullopt;
+  const std::vector<std::string_view> fields = SplitFields(line);
+  CsvColumns c;
+  c.fields = fields.size();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string f = Lower(fields[i]);
+    auto ends = [&](std::string_view suffix) {
+      return f.size() >= suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+             (f.size() == suffix.size() || !std::isalnum(static_cast<unsigned char>(f[f.size() - suffix.size() - 1])));
+    };
+    if (ends("allocated_bytes.all.current") || ends("memory_allocated") || ends("memory_allocated()")) c.allocated = i;
+    if (ends("reserved_bytes.all.current") || ends("memory_reserved") || ends("memory_reserved()")) c.reserved = i;
+  }
+  if (!c.allocated && !c.reserved) return std::nullopt;
+  return c;
+}
+
+// One row of such a CSV: bytes, written as a whole number or as a float ("318986240.0",
+// "3.1898624e+08"); an empty cell is missing.
+Result<std::vector<Value>> CsvValues(std::string_view line, const CsvColumns& c, const std::string& where) {
+  std::vector<Value> out;
+  const std::vector<std::string_view> fields = SplitFields(line);
+  const std::pair<std::optional<size_t>, Metric> wanted[] = {{c.allocated, Metric::kAllocated},
+                                                             {c.reserved, Metric::kReserved}};
+  for (const auto& [column, metric] : wanted) {
+    if (!column || fields[*column].empty()) continue;
+    const std::string cell(fields[*column]);
+    char* end = nullptr;
+    const double v = std::strtod(cell.c_str(), &end);
+    if (end != cell.c_str() + cell.size() || !std::isfinite(v) || v < 0 || v > 1.8e19) {
+      return Status::ParseError(fmt::format("{}: column {} ({}): expected a number of bytes, got '{}'", where,
+                                            *column + 1, metric == Metric::kAllocated ? "allocated" : "reserved",
+                                            cell));
+    }
+    out.push_back({metric, 0, static_cast<uint64_t>(std::llround(v))});
+  }
+  return out;
+}
+
 // Cheap filter before the regular expressions: the words every value line holds.
 bool MayHoldValues(const std::string& lower) {
   return lower.find("alloc") != std::string::npos || lower.find("reserved") != std::string::npos ||
@@ -172,6 +240,7 @@ bool LooksLikeFrameworkLog(std::string_view head) {
     head = nl == std::string_view::npos ? std::string_view() : head.substr(nl + 1);
     ++lines;
     if (line.empty() || line.front() == '#') continue;
+    if (CsvHeader(line)) return true;
     const std::string lower = Lower(line);
     if (!MayHoldValues(lower)) continue;
     if (TableDevice(lower) >= 0) return true;
@@ -190,6 +259,15 @@ bool IsFrameworkLogHead(std::string_view head, bool complete) {
   if (lower.find("memory summary, device id") != std::string::npos && lower.find("nvidia-smi") == std::string::npos) {
     return true;
   }
+  // A CSV whose header names memory_stats() columns: a --query-gpu CSV's never does.
+  for (std::string_view rest = head; !rest.empty();) {
+    const size_t nl = rest.find('\n');
+    const std::string_view line = Trim(rest.substr(0, nl)).substr(0, kMaxLineLooked);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    if (line.empty() || line.front() == '#') continue;
+    if (CsvHeader(line)) return true;
+    break;  // only the first line of text can be the header
+  }
   return !DetectTraceFormat(head, complete, "").ok() && LooksLikeFrameworkLog(head);
 }
 
@@ -197,6 +275,7 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
   FrameworkLog log;
   std::map<int, FrameworkStep> open;  // each device's step in progress
   int table_device = -1;
+  std::optional<CsvColumns> csv;  // the header of a metrics CSV, once seen
   bool any_framework_value = false;
   size_t line_no = 0;
   while (!text.empty()) {
@@ -206,13 +285,20 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
     ++line_no;
     if (line.empty() || line.front() == '#') continue;
     if (line.front() != '|') table_device = -1;
-    const std::string lower = Lower(line);
-    if (!MayHoldValues(lower)) continue;
-    if (int d = TableDevice(lower); d >= 0) {
-      table_device = d;
-      continue;
+    Result<std::vector<Value>> values = std::vector<Value>{};
+    if (!csv) csv = CsvHeader(line);
+    if (csv && csv->fields == SplitFields(line).size()) {
+      if (CsvHeader(line)) continue;  // the header (again)
+      values = CsvValues(line, *csv, fmt::format("{}:{}", display, line_no));
+    } else {
+      const std::string lower = Lower(line);
+      if (!MayHoldValues(lower)) continue;
+      if (int d = TableDevice(lower); d >= 0) {
+        table_device = d;
+        continue;
+      }
+      values = ValuesOf(line, table_device, fmt::format("{}:{}", display, line_no));
     }
-    auto values = ValuesOf(line, table_device, fmt::format("{}:{}", display, line_no));
     if (!values.ok()) return values.status();
     if (values->empty()) continue;
     ++log.lines_read;

@@ -11,6 +11,12 @@
 // - `torch.cuda.memory_summary()` tables: `| Allocated memory | 727515 KiB | ...` and
 //   `| GPU reserved memory | 12420 MB | ...` (the Cur Usage column), the device from the table's
 //   `device ID N` line;
+// - torch.cuda.memory_stats() printed as a dict or JSON: `'allocated_bytes.all.current': 318986240`
+//   and `reserved_bytes.all.current` (other keys, such as `allocated_bytes.all.allocated`, the
+//   bytes ever allocated, are not read);
+// - a logger's metrics CSV whose header names those keys (alone or after a prefix such as
+//   `DeviceStats/`) or `memory_allocated`/`memory_reserved`: each row with a value is a step of
+//   device 0, whole or float numbers of bytes, an empty cell missing;
 // - the driver's view beside them: a line naming `nvidia-smi`, `GPU N` (or `GPU-N`) and `memory`,
 //   whose last number is the used memory (`nvidia-smi GPU-0 memory (MB) 2796`).
 // Peaks and maxima (`max allocated`, `alloc peak`, `max_memory_reserved`) are not read. MB, GB and

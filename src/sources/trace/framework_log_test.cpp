@@ -40,6 +40,39 @@ TEST(ParseFrameworkLog, ReadsEachSpellingWithItsUnit) {
   }
 }
 
+// torch.cuda.memory_stats() printed: only the current figures, not the bytes ever allocated.
+TEST(ParseFrameworkLog, MemoryStatsKeysGiveTheCurrentFigures) {
+  FrameworkLog log = Parse(
+      "{'active.all.current': 212, 'allocated_bytes.all.allocated': 99999999999, 'allocated_bytes.all.current': "
+      "318986240, 'allocated_bytes.all.peak': 685223936, 'allocation.all.current': 212, 'num_alloc_retries': 0, "
+      "'reserved_bytes.all.current': 759169024, 'reserved_bytes.all.freed': 1}\n"
+      "{\"allocated_bytes.all.current\": 319000000, \"reserved_bytes.all.current\": 759169024}\n");
+  ASSERT_EQ(log.steps.size(), 2u);
+  EXPECT_EQ(log.steps[0].allocated_bytes, 318986240u);
+  EXPECT_EQ(log.steps[0].reserved_bytes, 759169024u);
+  EXPECT_EQ(log.steps[1].allocated_bytes, 319000000u);
+}
+
+// A logger's metrics file: rows log a few metrics each, the memory columns as floats.
+TEST(ParseFrameworkLog, MetricsCsvColumnsNamedByTheirMemoryStatsKeys) {
+  const std::string csv =
+      "step,epoch,DeviceStats/allocated_bytes.all.current,DeviceStats/reserved_bytes.all.current,train_loss\n"
+      "0,0,318986240.0,759169024.0,\n"
+      "1,0,,,0.51\n"
+      "2,0,3.2e+08,7.6e+08,\n";
+  EXPECT_TRUE(IsFrameworkLogHead(csv, true));
+  FrameworkLog log = Parse(csv);
+  ASSERT_EQ(log.steps.size(), 2u) << "a row without memory values is no step";
+  EXPECT_EQ(log.steps[0].line, 2u);
+  EXPECT_EQ(log.steps[0].allocated_bytes, 318986240u);
+  EXPECT_EQ(log.steps[1].reserved_bytes, 760000000u);
+  auto bad = ParseFrameworkLog("step,memory_allocated\n0,12\n1,lots\n", "m.csv");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("m.csv:3: column 2 (allocated): expected a number of bytes, got 'lots'"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 TEST(ParseFrameworkLog, MaximaAndPeaksAreNotRead) {
   const char* lines[] = {"torch.cuda.max_memory_allocated(0) 685223936", "max allocated: 21.9 (MB)",
                          "alloc peak 10.7GB", "torch.cuda.max_memory_reserved(1) 608174080",

@@ -26,6 +26,7 @@ storage::ProcessRecord ProcessRecordOf(const std::string& key, int64_t pid, cons
   r.user = p.info.user;
   r.container = p.info.container_id;
   r.pod = p.info.pod_uid;
+  r.pod_namespace = p.info.pod_namespace;
   r.slurm_job = p.info.slurm_job;
   return r;
 }
@@ -55,6 +56,7 @@ bool WatchPipeline::KeepVanishedFacts(const HostSnapshot& in, HostSnapshot* out)
         last.user = stored->second.user;
         last.container_id = stored->second.container;
         last.pod_uid = stored->second.pod;
+        last.pod_namespace = stored->second.pod_namespace;
         last.slurm_job = stored->second.slurm_job;
       } else {
         continue;

@@ -89,6 +89,43 @@ TEST(WatchPipelineProcesses, AHolderWhoseProcEntryVanishedKeepsItsLastKnownFacts
   EXPECT_EQ(records[0].slurm_job, "5512");
 }
 
+// A holder of a Kubernetes pod whose names were read (--kube-logs): gone from /proc, it keeps them
+// in the status and in the dead_holder finding, and its record keeps the pod and its namespace.
+TEST(WatchPipelineProcesses, AVanishedHolderKeepsItsPodsNames) {
+  StoredPipeline s;
+  ASSERT_TRUE(s.p);
+  const double t0 = 1'790'000'000;
+  ProcessSnapshot alive = Holder(42001, 4096, true);
+  alive.info.container_id = std::string(64, 'c');
+  alive.info.pod_uid = "6b8e2a1c-4d5f-4e3a-9b7c-0d1e2f3a4b5c";
+  alive.info.pod_namespace = "ml";
+  alive.info.pod_name = "llm-serve-0";
+  alive.info.container_name = "vllm";
+  auto host = [&](double t, ProcessSnapshot p) {
+    GpuSnapshot g = Gpu(0, t, 4096);
+    g.processes = {std::move(p)};
+    return Host(t, {g});
+  };
+  s.p->Ingest(host(t0, alive), true, true);
+  for (double t = t0 + 1; t <= t0 + 15; t += 1) s.p->Ingest(host(t, Holder(42001, 4096, false)), true, true);
+  auto state = s.p->BuildState(t0 + 15);
+  const ProcessInfo& shown = state->gpus[0].snapshot.processes.at(0).info;
+  EXPECT_EQ(shown.pod_namespace, "ml");
+  EXPECT_EQ(shown.pod_name, "llm-serve-0");
+  EXPECT_EQ(shown.container_name, "vllm");
+  std::string message;
+  for (const auto& f : state->findings) {
+    if (f.kind == "dead_holder") message = f.message;
+  }
+  EXPECT_NE(message.find("container vllm, pod ml/llm-serve-0"), std::string::npos) << message;
+  s.p->Ingest(Host(t0 + 16, {Gpu(0, t0 + 16, 0)}), true, true);
+  s.p->Flush();
+  auto records = AllRecords(*s.store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].pod, "6b8e2a1c-4d5f-4e3a-9b7c-0d1e2f3a4b5c");
+  EXPECT_EQ(records[0].pod_namespace, "ml");
+}
+
 TEST(WatchPipelineProcesses, AHolderNvmlDropsWithinTheGraceAfterItsExitIsRecordedAsExited) {
   TempDb db;
   auto store = storage::HistoryStore::Open(db.path());

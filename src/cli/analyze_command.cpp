@@ -111,7 +111,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
   std::vector<outputs::FrameworkReport> framework;
   for (const std::string& path : flags.files) {
     if (IsFrameworkLogFile(path, flags.format)) {
-      auto report = AnalyzeFrameworkLog(path);
+      auto report = AnalyzeFrameworkLog(path, flags);
       if (!report.ok()) {
         std::fprintf(stderr, "vramwatch analyze: %s\n", report.status().message().c_str());
         return kExitUnknown;

@@ -1,10 +1,9 @@
 #include "cli/analyze_framework.h"
 
 #include <fmt/format.h>
-
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <iterator>
 
 #include "core/file_io.h"
 #include "detection/framework_split.h"
@@ -42,7 +41,11 @@ bool IsFrameworkLogFile(const std::string& path, const std::string& format) {
   return trace::IsFrameworkLogHead(head, complete);
 }
 
-Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path) {
+Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, const AnalyzeFlags& flags) {
+  if (!flags.since.empty() || !flags.until.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: --since and --until select times; a PyTorch memory log has steps, not times (cut the log instead)", path));
+  }
   auto text = ReadAll(path);
   if (!text.ok()) return text.status();
   auto log = trace::ParseFrameworkLog(*text, path);
@@ -50,7 +53,21 @@ Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path) {
   outputs::FrameworkReport r;
   r.source = path;
   r.lines = log->lines;
-  r.devices = detection::SplitFrameworkLog(log->steps);
+  std::vector<detection::FrameworkSplit> devices = detection::SplitFrameworkLog(log->steps);
+  if (flags.gpus.empty()) {
+    r.devices = std::move(devices);
+    return r;
+  }
+  std::vector<std::string> seen;
+  for (auto& d : devices) {
+    const std::string key = std::to_string(d.device);
+    seen.push_back(key);
+    if (std::find(flags.gpus.begin(), flags.gpus.end(), key) != flags.gpus.end()) r.devices.push_back(std::move(d));
+  }
+  if (r.devices.empty()) {
+    return Status::InvalidArgument(fmt::format("{}: no device matches --gpu {}; the log has device(s) {}", path,
+                                               fmt::join(flags.gpus, ", "), fmt::join(seen, ", ")));
+  }
   return r;
 }
 

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "cli/analyze_command.h"
 #include "core/status.h"
 #include "outputs/framework_report.h"
 
@@ -17,7 +18,9 @@ namespace vw::cli {
 // one: the trace reader then names it and the reason.
 bool IsFrameworkLogFile(const std::string& path, const std::string& format);
 
-// The report of one log ("-": standard input). Errors name the file and the line.
-Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path);
+// The report of one log ("-": standard input), of the devices --gpu names (all without it).
+// Errors name the file and the line; --since/--until (times, which a log of steps does not have)
+// and a --gpu that names none of the log's devices are errors too.
+Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, const AnalyzeFlags& flags);
 
 }  // namespace vw::cli

@@ -75,6 +75,16 @@ def main():
         expect(t.returncode == code, f"{name} (text): exit {t.returncode}")
         expect(phrase in t.stdout, f"{name}: '{phrase}' not in\n{t.stdout}")
 
+    # --gpu picks devices; --since/--until have no times to cut in a log of steps.
+    nvd = os.path.join(a.data, REAL[2][0])
+    r = run(a.vramwatch, "--json", "--gpu", "1", nvd)
+    expect([d["device"] for d in json.loads(r.stdout)["framework"]] == [1], f"--gpu 1: {r.stdout[:300]}")
+    r = run(a.vramwatch, "--gpu", "5", nvd)
+    expect(r.returncode == 3 and "no device matches --gpu 5; the log has device(s) 0, 1" in r.stderr,
+           f"--gpu 5: {r.returncode} {r.stderr}")
+    r = run(a.vramwatch, "--since", "2026-01-01T00:00:00", nvd)
+    expect(r.returncode == 3 and "has steps, not times" in r.stderr, f"--since: {r.returncode} {r.stderr}")
+
     # The allocated figure of pytorch#115255 rises 20.4 -> 21.0 MiB over 13 steps.
     j = json.loads(run(a.vramwatch, "--json", os.path.join(a.data, REAL[0][0])).stdout)
     al = j["framework"][0]["layers"]["allocated"]

@@ -1,6 +1,7 @@
 #include "cli/analyze_framework.h"
 
 #include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>

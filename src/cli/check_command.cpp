@@ -131,7 +131,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   procfs::ProcessReader reader(fs, ro);
   std::optional<procfs::DirProcFs> kube_fs;
   if (!kube_logs->empty()) kube_fs.emplace(*kube_logs);
-  std::string kube_problem;
+  std::string kube_problem, kube_unnamed;
 
   detection::CheckInput input;
   std::map<int64_t, double> start_times;
@@ -150,6 +150,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
       procfs::KubeNames names = procfs::ReadKubeNames(*kube_fs);
       procfs::NameKubeHolders(snap, names);
       kube_problem = names.problem;
+      kube_unnamed = procfs::UnnamedPodsNote(snap, names, *kube_logs);
     }
     procfs::KeepFactsOfVanishedHolders(snap, known_facts);
     return snap;
@@ -216,6 +217,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   if (!kube_problem.empty()) {
     report.result.notes.push_back("pod and container names not read: " + kube_problem + " (--kube-logs)");
   }
+  if (!kube_unnamed.empty()) report.result.notes.push_back(kube_unnamed);
   for (const auto& n : klog.notes) report.result.notes.push_back(n);
   report.snapshot = input.samples.back();
   report.samples = input.samples.size();

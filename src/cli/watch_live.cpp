@@ -214,6 +214,11 @@ class Sampler {
                    names.problem.c_str());
     }
     kube_problem_ = names.problem;
+    const std::string unnamed = procfs::UnnamedPodsNote(snap, names, kube_logs_->Describe(""));
+    if (!unnamed.empty() && !kube_unnamed_said_) {
+      std::fprintf(stderr, "vramwatch watch: %s\n", unnamed.c_str());
+      kube_unnamed_said_ = true;
+    }
   }
 
   const std::string& host_;
@@ -224,6 +229,7 @@ class Sampler {
   procfs::ProcessReader& reader_;
   const procfs::ProcFs* kube_logs_;  // null: no names read
   std::string kube_problem_;
+  bool kube_unnamed_said_ = false;  // the note on pods without names is said once
   std::string klog_error_;
   std::map<int64_t, double> start_times_;
   nvml::SourceOptions so_;

@@ -119,6 +119,21 @@ TEST(CheckE2E, AKubernetesHolderIsNamedByItsPodNamespaceAndContainer) {
   EXPECT_TRUE(none.json["gpus"][0]["processes"][0]["pod_name"].is_null()) << none.out;
   EXPECT_EQ(none.json["gpus"][0]["processes"][0]["pod_uid"], uid);
 
+  // A directory that is not the node's log directory (or not mounted): the holder stays a UID, and
+  // a note says why and what to pass.
+  const std::string empty = s.dir() + "/empty-log";
+  std::filesystem::create_directories(empty);
+  RunResult unnamed = Check(sc, proc, "", {"--kube-logs", empty}, {{"PID", "5100"}});
+  bool said = false;
+  for (const auto& n : unnamed.json["notes"]) {
+    said |= n.get<std::string>().find("1 holder(s) run in Kubernetes pods, but " + empty +
+                                      " has no pod log directories") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << unnamed.json["notes"].dump();
+  for (const auto& n : r.json["notes"]) {
+    EXPECT_EQ(n.get<std::string>().find("has no pod log directories"), std::string::npos) << n;
+  }
+
   RunResult missing = Check(sc, proc, "", {"--kube-logs", s.dir() + "/no-such-dir"}, {{"PID", "5100"}});
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_NE(missing.err.find("--kube-logs " + s.dir() + "/no-such-dir: does not exist"), std::string::npos)

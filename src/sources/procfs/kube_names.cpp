@@ -1,6 +1,7 @@
 #include "sources/procfs/kube_names.h"
 
 #include <algorithm>
+#include <set>
 #include <vector>
 
 namespace vw::procfs {
@@ -118,6 +119,20 @@ void NameKubeHolders(HostSnapshot& host, const KubeNames& names) {
       }
     }
   }
+}
+
+std::string UnnamedPodsNote(const HostSnapshot& host, const KubeNames& names, const std::string& dir) {
+  if (!names.pods.empty() || !names.containers.empty() || !names.problem.empty()) return "";
+  std::set<int64_t> in_pods;
+  for (const GpuSnapshot& g : host.gpus) {
+    for (const ProcessSnapshot& p : g.processes) {
+      if (!p.info.pod_uid.empty() && p.info.pod_name.empty()) in_pods.insert(p.pid);
+    }
+  }
+  if (in_pods.empty()) return "";
+  return std::to_string(in_pods.size()) + " holder(s) run in Kubernetes pods, but " + dir +
+         " has no pod log directories (pods/, containers/): they are shown by pod UID; give --kube-logs the node's "
+         "/var/log (the DaemonSet mounts it at /host/var/log)";
 }
 
 }  // namespace vw::procfs

@@ -52,4 +52,10 @@ KubeNames ReadKubeNames(const ProcFs& log_dir);
 // in the cgroup path); names already set are kept.
 void NameKubeHolders(HostSnapshot& host, const KubeNames& names);
 
+// When holders run in Kubernetes pods (a pod UID from the cgroup) but the log directory named
+// none at all (its pods/ and containers/ absent or empty: not the node's, or not mounted), a note
+// saying so: "2 holder(s) run in Kubernetes pods, but /var/log has no pod log directories: they
+// are shown by pod UID; ..." Empty otherwise.
+std::string UnnamedPodsNote(const HostSnapshot& host, const KubeNames& names, const std::string& dir);
+
 }  // namespace vw::procfs

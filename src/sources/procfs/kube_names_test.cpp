@@ -157,5 +157,27 @@ TEST(NameKubeHolders, NamesByContainerIdThenByPodUid) {
   }
 }
 
+// Holders in pods and a log directory that names none (not the node's, or not mounted): said,
+// with what to do; not said when the directory names some pods, or when no holder is in a pod.
+TEST(UnnamedPodsNote, SaysWhenPodsRunButTheDirectoryNamesNone) {
+  HostSnapshot h;
+  h.gpus.emplace_back();
+  h.gpus[0].processes = {Holder(1, kId, kUid), Holder(2, "", kStaticUid), Holder(3, "", "")};
+  const std::string note = UnnamedPodsNote(h, KubeNames{}, "/host/var/log");
+  EXPECT_NE(note.find("2 holder(s) run in Kubernetes pods, but /host/var/log has no pod log directories"),
+            std::string::npos)
+      << note;
+  KubeNames some;
+  some.pods["0a1b2c3d-0000-1111-2222-333344445555"] = {"other", "pod"};
+  EXPECT_EQ(UnnamedPodsNote(h, some, "/var/log"), "") << "the directory is the node's: these pods are gone";
+  KubeNames unreadable;
+  unreadable.problem = "/var/log/pods: permission denied";
+  EXPECT_EQ(UnnamedPodsNote(h, unreadable, "/var/log"), "") << "the problem is said instead";
+  HostSnapshot plain;
+  plain.gpus.emplace_back();
+  plain.gpus[0].processes = {Holder(3, "", "")};
+  EXPECT_EQ(UnnamedPodsNote(plain, KubeNames{}, "/var/log"), "");
+}
+
 }  // namespace
 }  // namespace vw::procfs

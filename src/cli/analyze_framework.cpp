@@ -49,11 +49,13 @@ Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, co
   }
   auto text = ReadAll(path);
   if (!text.ok()) return text.status();
-  auto log = trace::ParseFrameworkLog(*text, path);
+  auto log = trace::ParseFrameworkLog(*text, path, flags.lenient);
   if (!log.ok()) return log.status();
   outputs::FrameworkReport r;
   r.source = path;
   r.lines = log->lines;
+  r.not_read = log->skipped;
+  r.not_read_examples = log->skipped_examples;
   std::vector<detection::FrameworkSplit> devices = detection::SplitFrameworkLog(log->steps);
   if (flags.gpus.empty()) {
     r.devices = std::move(devices);

@@ -65,7 +65,10 @@ std::string PValue(double p) {
   return p < 0.001 ? std::string("p < 0.001") : fmt::format("p = {:.3f}", p);
 }
 
-LayerTrend Measure(const std::string& name, const Series& raw, size_t steps) {
+// `level_bytes`: what the 1 % of the least rise is taken of: the layer's own first value, or for a
+// difference (cache, outside) the first value of the layer it is part of (reserved, driver), so a
+// cache of a few MiB in a 10 GiB pool does not make 1 % of nothing a rise.
+LayerTrend Measure(const std::string& name, const Series& raw, size_t steps, double level_bytes) {
   LayerTrend t;
   t.name = name;
   t.n = raw.y.size();
@@ -85,13 +88,15 @@ LayerTrend Measure(const std::string& name, const Series& raw, size_t steps) {
   t.rate_lo_bytes_per_step = ts->low_slope;
   t.rate_hi_bytes_per_step = ts->high_slope;
   const bool upward = mk->z > 0 && mk->p < kFrameworkAlpha;
-  const double level = std::max(std::fabs(t.first_bytes), 1.0);
+  const double level = std::max(std::fabs(level_bytes), 1.0);
   const double least = std::min(kMinRiseBytes, kMinRiseShare * level);
   const double rise = ts->slope * static_cast<double>(steps > 0 ? steps - 1 : 0);
   // Still rising in its second half: a warm-up that ramps and then holds is not growth.
   const size_t half = s.y.size() / 2;
   auto late = TheilSen(std::span<const double>(s.x).subspan(half), std::span<const double>(s.y).subspan(half), 0.90);
-  const bool keeps_going = late && late->slope > 0;
+  // ... at a quarter of the whole log's pace at least: a ramp that stopped has a second half whose
+  // slope is its noise's, near zero either way.
+  const bool keeps_going = late && late->slope > 0 && late->slope >= 0.25 * ts->slope;
   t.rising = upward && ts->low_slope > 0 && rise > 0 && rise >= least && keeps_going;
   // Rose by enough from its first tenth to its second half, but not within that half: a step or a
   // warm-up. (Medians, so that noise around a level does not read as one.)
@@ -158,8 +163,11 @@ std::string NextStep(FrameworkLayer layer) {
              "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, keep tensor shapes steady between steps, and watch "
              "torch.cuda.memory_stats()['num_alloc_retries'].";
     case FrameworkLayer::kInsideFramework:
-      return "Memory inside PyTorch grows; log torch.cuda.memory_allocated() beside memory_reserved() to tell "
-             "live tensors from the allocator's cache.";
+      return "Memory inside PyTorch grows; log torch.cuda.memory_allocated() beside memory_reserved() at every "
+             "step to tell live tensors from the allocator's cache.";
+    case FrameworkLayer::kNotSplit:
+      return "Print torch.cuda.memory_allocated() and memory_reserved() beside the driver's figure at every step: "
+             "then the growth can be placed in the tensors, the allocator's cache, or below PyTorch.";
     case FrameworkLayer::kBelowFramework:
       return "Memory grows below PyTorch, where torch.cuda.memory_* cannot see it: a native extension or library "
              "that allocates on its own (custom CUDA ops, a rasteriser, cuDNN/cuBLAS workspaces, NCCL, TensorRT), "
@@ -188,6 +196,7 @@ const char* FrameworkLayerName(FrameworkLayer l) {
     case FrameworkLayer::kAllocatorCache: return "allocator_cache";
     case FrameworkLayer::kInsideFramework: return "inside_framework";
     case FrameworkLayer::kBelowFramework: return "below_framework";
+    case FrameworkLayer::kNotSplit: return "not_split";
     case FrameworkLayer::kNone: break;
   }
   return nullptr;
@@ -196,22 +205,40 @@ const char* FrameworkLayerName(FrameworkLayer l) {
 FrameworkSplit SplitFrameworkView(int device, std::span<const FrameworkStep> all_steps) {
   FrameworkSplit out;
   out.device = device;
-  // A restart (or torch.cuda.empty_cache()) drops reserved memory to under half of the step before:
-  // only the steps after the last such drop are one run. Allocated memory may fall that far within
-  // a step (activations freed after backward), so it does not tell.
+  // A restart (or torch.cuda.empty_cache()) drops reserved memory to under half of its value before
+  // (the last step that printed it): only the steps from the last such drop on are one run. A log
+  // without reserved memory: allocated memory under half of its value before, staying there for
+  // the next three values that print it (allocated memory falls that far within a step too, when
+  // activations are freed, and comes back).
   size_t start = 0;
   std::optional<std::string> restart;
-  for (size_t i = 1; i < all_steps.size(); ++i) {
-    const std::optional<uint64_t> before = all_steps[i - 1].reserved_bytes;
-    const std::optional<uint64_t> after = all_steps[i].reserved_bytes;
-    if (before && after && static_cast<double>(*after) < 0.5 * static_cast<double>(*before)) {
+  const bool any_reserved = std::any_of(all_steps.begin(), all_steps.end(),
+                                        [](const FrameworkStep& s) { return s.reserved_bytes.has_value(); });
+  auto value = [&](const FrameworkStep& s) { return any_reserved ? s.reserved_bytes : s.allocated_bytes; };
+  std::optional<double> before;
+  for (size_t i = 0; i < all_steps.size(); ++i) {
+    const std::optional<uint64_t> v = value(all_steps[i]);
+    if (!v) continue;
+    const double now = static_cast<double>(*v);
+    bool drop = before && now < 0.5 * *before;
+    if (drop && !any_reserved) {
+      size_t seen = 0;
+      for (size_t k = i + 1; k < all_steps.size() && seen < 3; ++k) {
+        if (const auto w = value(all_steps[k])) {
+          ++seen;
+          drop &= static_cast<double>(*w) < 0.5 * *before;
+        }
+      }
+    }
+    if (drop) {
       start = i;
       restart = fmt::format(
-          "reserved fell from {} to {} at line {} (a restart, or torch.cuda.empty_cache()): only the {} step{} from "
-          "there on are judged.",
-          Precise(static_cast<double>(*before)), Precise(static_cast<double>(*after)), all_steps[i].line,
+          "{} fell from {} to {} at line {} (a restart, or torch.cuda.empty_cache()): only the {} step{} from there "
+          "on are judged.",
+          any_reserved ? "reserved" : "allocated", Precise(*before), Precise(now), all_steps[i].line,
           all_steps.size() - i, all_steps.size() - i == 1 ? "" : "s");
     }
+    before = now;
   }
   const std::span<const FrameworkStep> steps = all_steps.subspan(start);
   out.steps = steps.size();
@@ -250,7 +277,25 @@ FrameworkSplit SplitFrameworkView(int device, std::span<const FrameworkStep> all
         s.y.push_back(*v);
       }
     }
-    if (!s.y.empty()) out.layers.push_back(Measure(name, s, steps.size()));
+    if (s.y.empty()) continue;
+    // The level a difference is a part of: the first reserved (for the cache) or driver (for
+    // outside) value printed.
+    double level = s.y.front();
+    const char* parent = std::string(name) == "cache"     ? "reserved"
+                         : std::string(name) == "outside" ? "driver"
+                                                          : nullptr;
+    if (parent != nullptr) {
+      for (const auto& [n, g] : series) {
+        if (std::string(n) != parent) continue;
+        for (const FrameworkStep& st : steps) {
+          if (auto v = g(st)) {
+            level = *v;
+            break;
+          }
+        }
+      }
+    }
+    out.layers.push_back(Measure(name, s, steps.size(), level));
   }
   for (const LayerTrend& t : out.layers) out.evidence.push_back(Sentence(t, Meaning(t.name)));
 
@@ -265,6 +310,13 @@ FrameworkSplit SplitFrameworkView(int device, std::span<const FrameworkStep> all
     out.layer = FrameworkLayer::kInsideFramework;
   } else if ((Rising(L, "outside") || Rising(L, "driver")) && Holds(L, "reserved")) {
     out.layer = FrameworkLayer::kBelowFramework;
+  } else if (Rising(L, "reserved") || Rising(L, "cache")) {
+    // Reserved memory rises, but allocated memory is printed too seldom to tell the tensors from
+    // the cache.
+    out.layer = FrameworkLayer::kInsideFramework;
+  } else if (Rising(L, "driver") || Rising(L, "outside")) {
+    // The driver's figure rises, but the log lacks PyTorch's reserved memory to place it.
+    out.layer = FrameworkLayer::kNotSplit;
   }
   if (out.layer != FrameworkLayer::kNone) {
     out.verdict = FrameworkVerdict::kGrowing;
@@ -272,7 +324,11 @@ FrameworkSplit SplitFrameworkView(int device, std::span<const FrameworkStep> all
         {FrameworkLayer::kApplication, "in the application's live tensors (allocated memory rises step after step)"},
         {FrameworkLayer::kAllocatorCache,
          "in the allocator's cache: reserved memory rises while allocated memory holds"},
-        {FrameworkLayer::kInsideFramework, "inside PyTorch: reserved memory rises (allocated memory is not logged)"},
+        {FrameworkLayer::kInsideFramework,
+         "inside PyTorch: reserved memory rises (allocated memory is not printed, or too seldom, to tell the "
+         "tensors from the allocator's cache)"},
+        {FrameworkLayer::kNotSplit,
+         "in the driver's figure, but the log does not print PyTorch's reserved memory beside it to tell where"},
         {FrameworkLayer::kBelowFramework,
          "below PyTorch: the driver's used memory rises while PyTorch's reserved memory holds"}};
     out.evidence.push_back(std::string("Growing ") + kWhere.at(out.layer) + ".");

@@ -7,18 +7,20 @@
 // anything allocated below PyTorch). Each layer's series, one value per step, is tested the way
 // the leak engine tests a floor, by step instead of time: Mann–Kendall with the engine's Hamed–Rao
 // correction at `alpha`, Sen's slope per step with its 90 % interval above zero, a rise over the
-// log of at least min(64 MiB, 1 % of the layer's level), and a second half that still rises. One
+// log of at least min(64 MiB, 1 % of the layer's level; for cache and outside, of reserved's and
+// the driver's), and a second half that still rises at a quarter of the whole pace at least. One
 // that rose that much from its first tenth to its second half and then held is `settled` (a step
 // or a warm-up), not growing. A long log is thinned to at most
 // kMaxFrameworkPoints by keeping each run of consecutive steps' lowest value (its floor), so the
-// peaks of a step in progress do not count. A step whose reserved memory is under half of the step
-// before's is a restart or an emptied cache: only the steps from the last such drop on are judged,
-// and the evidence says so.
+// peaks of a step in progress do not count. A step whose reserved memory is under half of its value
+// before is a restart or an emptied cache (without reserved memory: allocated memory under half,
+// staying there for three more values): only the steps from the last such drop on are judged, and
+// the evidence says so.
 //
 // Which layer grows says where to look: allocated → the application keeps tensors; cache (with
 // allocated holding) → the allocator's pool fragments; outside (with reserved holding) → memory
-// taken below PyTorch (a native extension, a library, NCCL); reserved without an allocated series
-// → somewhere inside PyTorch, not split.
+// taken below PyTorch (a native extension, a library, NCCL); reserved rising without an allocated
+// series to split it → inside PyTorch; the driver's figure rising without reserved → not split.
 // Sizes are bytes, rates bytes per step. Pure functions, thread-safe.
 #pragma once
 
@@ -37,11 +39,19 @@ inline constexpr size_t kMaxFrameworkPoints = 480;  // longer logs are thinned t
 inline constexpr double kFrameworkAlpha = 0.01;     // Mann–Kendall level (two-sided p)
 
 enum class FrameworkVerdict { kTooShort, kFlat, kSettled, kGrowing };
-enum class FrameworkLayer { kNone, kApplication, kAllocatorCache, kInsideFramework, kBelowFramework };
+enum class FrameworkLayer {
+  kNone,
+  kApplication,
+  kAllocatorCache,
+  kInsideFramework,
+  kBelowFramework,
+  kNotSplit,  // the driver's figure rises; the log lacks reserved memory to place it
+};
 
 // "too_short", "flat", "settled", "growing".
 const char* FrameworkVerdictName(FrameworkVerdict v);
-// null for kNone; "application", "allocator_cache", "inside_framework", "below_framework".
+// null for kNone; "application", "allocator_cache", "inside_framework", "below_framework",
+// "not_split".
 const char* FrameworkLayerName(FrameworkLayer l);
 
 struct LayerTrend {

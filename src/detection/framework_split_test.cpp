@@ -170,6 +170,67 @@ TEST(SplitFrameworkView, ALongLogIsThinnedToItsFloors) {
   EXPECT_NEAR(*a.rate_bytes_per_step / kMiB, 0.0005, 0.0001);
 }
 
+// A ramp over the first 40-50 % of the log, then a hold with a few MiB of noise: settled on every
+// seed (the second half's slope is its noise's, not a quarter of the ramp's pace).
+TEST(SplitFrameworkView, ARampOverHalfTheLogThenAHoldIsNeverGrowing) {
+  for (unsigned seed = 0; seed < 20; ++seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> noise(-5, 5), share(0.4, 0.5);
+    const double ramp = 200 * share(rng);
+    std::vector<double> a(200);
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = 1000 + 3000 * std::min(1.0, static_cast<double>(i) / ramp) + noise(rng);
+    FrameworkSplit s = SplitFrameworkView(0, Steps(200, [&](size_t i) { return a[i]; }, {}));
+    EXPECT_NE(s.verdict, FrameworkVerdict::kGrowing) << "seed " << seed;
+  }
+}
+
+// The driver's figure rises but the log has no reserved memory: growing, but not placed.
+TEST(SplitFrameworkView, DriverRisingWithoutReservedIsGrowingButNotSplit) {
+  auto allocated = [](size_t) { return 3000.0; };
+  auto driver = [](size_t i) { return 5000.0 + 4.0 * static_cast<double>(i); };
+  FrameworkSplit s = SplitFrameworkView(0, Steps(100, allocated, {}, driver));
+  EXPECT_EQ(s.verdict, FrameworkVerdict::kGrowing);
+  EXPECT_EQ(s.layer, FrameworkLayer::kNotSplit);
+  EXPECT_STREQ(FrameworkLayerName(s.layer), "not_split");
+}
+
+// Reserved rises; allocated is printed every 20th step only, too seldom to test: inside PyTorch.
+TEST(SplitFrameworkView, ReservedRisingWithSparseAllocatedIsInsidePytorch) {
+  std::vector<FrameworkStep> steps = Steps(100, {}, [](size_t i) { return 6000.0 + 10.0 * static_cast<double>(i); });
+  for (size_t i = 0; i < steps.size(); i += 20) steps[i].allocated_bytes = static_cast<uint64_t>(3000 * kMiB);
+  FrameworkSplit s = SplitFrameworkView(0, steps);
+  EXPECT_EQ(s.verdict, FrameworkVerdict::kGrowing);
+  EXPECT_EQ(s.layer, FrameworkLayer::kInsideFramework);
+}
+
+// The cache of a 10 GiB pool growing by 10 MiB in all: 1 % of the pool, not of the cache, is the
+// least rise.
+TEST(SplitFrameworkView, ATinyCacheRiseInABigPoolIsNotGrowth) {
+  auto allocated = [](size_t) { return 10230.0; };
+  auto reserved = [](size_t i) { return 10240.0 + 0.05 * static_cast<double>(i); };
+  FrameworkSplit s = SplitFrameworkView(0, Steps(200, allocated, reserved));
+  EXPECT_NE(s.verdict, FrameworkVerdict::kGrowing);
+}
+
+// Reserved printed every 5th step only, and allocated-only logs: restarts are still found.
+TEST(SplitFrameworkView, RestartsAreFoundInSparseAndAllocatedOnlyLogs) {
+  std::vector<FrameworkStep> sparse = Steps(100, [](size_t i) { return i < 50 ? 3000.0 + 20.0 * i : 2000.0; }, {});
+  for (size_t i = 0; i < sparse.size(); i += 5) {
+    sparse[i].reserved_bytes = static_cast<uint64_t>((i < 50 ? 9000.0 + 20.0 * static_cast<double>(i) : 2500.0) * kMiB);
+  }
+  FrameworkSplit s = SplitFrameworkView(0, sparse);
+  EXPECT_EQ(s.steps, 50u);
+  EXPECT_EQ(s.verdict, FrameworkVerdict::kFlat);
+  FrameworkSplit only =
+      SplitFrameworkView(0, Steps(100, [](size_t i) { return i < 50 ? 3000.0 + 20.0 * i : 1000.0; }, {}));
+  EXPECT_EQ(only.steps, 50u);
+  EXPECT_NE(only.evidence.front().find("allocated fell from"), std::string::npos) << only.evidence.front();
+  // Allocated memory that halves within a step and comes back is no restart.
+  FrameworkSplit within = SplitFrameworkView(0, Steps(100, [](size_t i) { return i % 2 ? 9000.0 : 2000.0 + i; }, {}));
+  EXPECT_EQ(within.steps, 100u);
+}
+
 TEST(SplitFrameworkLog, OneSplitPerDevice) {
   std::vector<FrameworkStep> steps;
   for (int d : {1, 0, 1}) {

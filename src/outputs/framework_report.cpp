@@ -23,6 +23,7 @@ std::string Headline(const detection::FrameworkSplit& d) {
         case FrameworkLayer::kAllocatorCache: return "GROWING in PyTorch's allocator cache";
         case FrameworkLayer::kInsideFramework: return "GROWING inside PyTorch";
         case FrameworkLayer::kBelowFramework: return "GROWING below PyTorch";
+        case FrameworkLayer::kNotSplit: return "GROWING (the log cannot tell where)";
         case FrameworkLayer::kNone: break;
       }
       return "GROWING";
@@ -66,7 +67,9 @@ json FrameworkJson(const std::vector<FrameworkReport>& reports) {
                      {"layer", layer != nullptr ? json(layer) : json(nullptr)},
                      {"layers", layers},
                      {"evidence", d.evidence},
-                     {"next_step", d.next_step.empty() ? json(nullptr) : json(d.next_step)}});
+                     {"next_step", d.next_step.empty() ? json(nullptr) : json(d.next_step)},
+                     {"not_read", r.not_read},
+                     {"not_read_examples", r.not_read_examples}});
     }
   }
   return out;
@@ -75,6 +78,11 @@ json FrameworkJson(const std::vector<FrameworkReport>& reports) {
 std::string FrameworkText(const std::vector<FrameworkReport>& reports) {
   std::string s;
   for (const FrameworkReport& r : reports) {
+    if (r.not_read > 0) {
+      s += fmt::format("PyTorch memory log {}: {} value(s) not read:\n", r.source, r.not_read);
+      for (const std::string& e : r.not_read_examples) s += "  " + e + "\n";
+      s += "\n";
+    }
     for (const detection::FrameworkSplit& d : r.devices) {
       s += fmt::format("PyTorch memory log {}, device {}: {}\n", r.source, d.device, Headline(d));
       s += fmt::format("  {} step{} (lines {}-{})\n", d.steps, d.steps == 1 ? "" : "s", d.first_line, d.last_line);

@@ -16,13 +16,18 @@ namespace vw::outputs {
 struct FrameworkReport {
   std::string source;  // the file as given
   size_t lines = 0;    // lines in the file
+  // Values not read (a fraction with no unit; under --lenient, a line with a bad value), and the
+  // first few of them with their place.
+  size_t not_read = 0;
+  std::vector<std::string> not_read_examples;
   std::vector<detection::FrameworkSplit> devices;
 };
 
 // One entry per device: {"source", "device", "steps", "first_line", "last_line", "verdict",
 // "layer", "layers": {"allocated": {"steps", "first_bytes", "last_bytes", "min_bytes",
 // "max_bytes", "rate_bytes_per_step", "rate_ci_bytes_per_step", "mann_kendall_z",
-// "mann_kendall_p", "rising", "settled"}, ...}, "evidence", "next_step"}.
+// "mann_kendall_p", "rising", "settled"}, ...}, "evidence", "next_step", "not_read",
+// "not_read_examples"} (the last two are the log's, on each of its devices).
 nlohmann::json FrameworkJson(const std::vector<FrameworkReport>& reports);
 
 // "PyTorch memory log train.log, device 0: GROWING in the application's live tensors", the

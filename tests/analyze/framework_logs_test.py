@@ -132,12 +132,23 @@ def main():
         expect(r.returncode == 1 and len(j["gpus"]) == 1 and len(j["framework"]) == 1,
                f"trace + log: {r.returncode} {r.stderr}")
 
-        # Errors name the file and the line.
+        # A fraction with no unit is not read, and the report says where; a negative size is an
+        # error naming the file and line, and --lenient skips that line.
         bad = os.path.join(d, "bad.log")
         with open(bad, "w") as f:
             f.write("Mem | allocated: 20 MiB\nMem | allocated: 20.4 | reserved: 26.0\n")
         r = run(a.vramwatch, bad)
-        expect(r.returncode == 3 and f"{bad}:2: 'allocated: 20.4' has no unit" in r.stderr, f"bad: {r.stderr}")
+        expect(r.returncode == 3 and f"{bad}:2: 'allocated: 20.4' has no unit" in r.stdout, f"bad: {r.stdout}")
+        j = json.loads(run(a.vramwatch, "--json", bad).stdout)
+        expect(j["framework"][0]["not_read"] == 2, f"not_read: {j['framework'][0]['not_read']}")
+        neg = os.path.join(d, "neg.log")
+        with open(neg, "w") as f:
+            f.write("allocated: 20 MiB\nallocated: -3 MiB\nallocated: 21 MiB\n")
+        r = run(a.vramwatch, neg)
+        expect(r.returncode == 3 and f"{neg}:2: 'allocated: -3 MiB' is not a memory size (negative)" in r.stderr,
+               f"negative: {r.stderr}")
+        r = run(a.vramwatch, "--lenient", "--json", neg)
+        expect(r.returncode == 3 and json.loads(r.stdout)["framework"][0]["not_read"] == 1, f"lenient: {r.stderr}")
         r = run(a.vramwatch, "--plot", os.path.join(d, "p.svg"), os.path.join(d, "below.log"))
         expect(r.returncode == 3 and "steps, not times" in r.stderr, f"--plot: {r.returncode} {r.stderr}")
         expect(not os.path.exists(os.path.join(d, "p.svg")), "--plot wrote a file for a framework log")

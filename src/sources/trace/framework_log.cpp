@@ -19,6 +19,7 @@ enum class Metric { kAllocated, kReserved, kDriver };
 // Only a line's first 4 KiB are looked at for values (a memory print is short; a long line is
 // some dump that happens to say "allocated").
 constexpr size_t kMaxLineLooked = 4096;
+constexpr size_t kMaxSkippedExamples = 10;
 
 struct Value {
   Metric metric;
@@ -32,13 +33,13 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-// Bytes per unit for "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib", "b", "bytes"; 0 otherwise.
+// Bytes per unit for "k", "kb", "kib", "m", ... "tib", "b", "bytes" (binary); 0 otherwise.
 double UnitBytes(const std::string& u) {
   if (u == "b" || u == "bytes") return 1;
-  if (u == "kb" || u == "kib") return 1024.0;
-  if (u == "mb" || u == "mib") return 1024.0 * 1024;
-  if (u == "gb" || u == "gib") return 1024.0 * 1024 * 1024;
-  if (u == "tb" || u == "tib") return 1024.0 * 1024 * 1024 * 1024;
+  if (u == "k" || u == "kb" || u == "kib") return 1024.0;
+  if (u == "m" || u == "mb" || u == "mib") return 1024.0 * 1024;
+  if (u == "g" || u == "gb" || u == "gib") return 1024.0 * 1024 * 1024;
+  if (u == "t" || u == "tb" || u == "tib") return 1024.0 * 1024 * 1024 * 1024;
   return 0;
 }
 
@@ -49,66 +50,86 @@ double LineUnit(const std::string& lower) {
   return std::regex_search(lower, m, kUnit) ? UnitBytes(m[1].str()) : 0;
 }
 
-// "max", "peak" (or "max_memory", "peak memory") right before the key: a maximum, not read.
+// "max", "peak" (or "max_memory", "peak GPU memory") right before the key: a maximum, not read.
 bool AfterMaxOrPeak(const std::string& lower, size_t at) {
-  static const std::regex kMax(R"((?:max|peak)[ _]*(?:memory[ _]*)?$)");
+  static const std::regex kMax(R"((?:max|peak)[ _]*(?:gpu[ _]*)?(?:cuda[ _]*)?(?:memory[ _]*)?$)");
   const size_t from = at > 20 ? at - 20 : 0;
   return std::regex_search(lower.substr(from, at - from), kMax);
 }
 
-Result<uint64_t> ToBytes(const std::string& number, const std::string& unit, double line_unit, const std::string& shown,
-                         const std::string& where) {
-  double v = std::strtod(number.c_str(), nullptr);
+// A value's bytes, or nullopt for one that is not a memory size after all: a whole number under
+// 1024 with no unit anywhere (the "4" of "allocated 4 workers"), or a fraction with no unit
+// (`*no_unit` set: "allocated: 20.4" where the line names no unit is MB or GB, not bytes).
+// `number` may hold thousands separators ("1,234") and an exponent ("3.1898624e+08").
+Result<std::optional<uint64_t>> ToBytes(std::string number, const std::string& unit, double line_unit,
+                                        const std::string& shown, const std::string& where, bool* no_unit) {
+  number.erase(std::remove(number.begin(), number.end(), ','), number.end());
+  const double v = std::strtod(number.c_str(), nullptr);
   double scale = 0;
   if (!unit.empty()) {
     scale = UnitBytes(unit);
   } else if (line_unit > 0) {
     scale = line_unit;
-  } else if (number.find('.') == std::string::npos) {
-    scale = 1;  // a whole number with no unit anywhere: bytes, as torch.cuda.memory_*() return them
+  } else if (v != std::floor(v) || (number.find('.') != std::string::npos && number.find('e') == std::string::npos)) {
+    *no_unit = true;  // "20.4", "26.0": MB or GB left unsaid
+    return std::optional<uint64_t>();
+  } else if (v < 1024) {
+    return std::optional<uint64_t>();
   } else {
-    return Status::ParseError(fmt::format(
-        "{}: '{}' has no unit, and a fraction cannot be bytes; expected a unit after the value (MiB, GB) or "
-        "one for the line such as '(MB)'",
-        where, shown));
+    scale = 1;  // a whole number with no unit anywhere: bytes, as torch.cuda.memory_*() return them
   }
   const double bytes = v * scale;
   if (!std::isfinite(bytes) || bytes < 0 || bytes > 1.8e19) {
     return Status::ParseError(fmt::format("{}: '{}' is not a memory size", where, shown));
   }
-  return static_cast<uint64_t>(std::llround(bytes));
+  return std::optional<uint64_t>(static_cast<uint64_t>(std::llround(bytes)));
+}
+
+// The device a value at `at` belongs to: the last "cuda:N" or "GPU N" before it in the line, else
+// `fallback`.
+int DeviceBefore(const std::string& lower, size_t at, int fallback) {
+  static const std::regex kDevice(R"(\b(?:cuda:|gpu[ -]?)(\d{1,6})\b)");
+  int device = fallback;
+  const std::string before = lower.substr(0, at);
+  for (auto it = std::sregex_iterator(before.begin(), before.end(), kDevice); it != std::sregex_iterator(); ++it) {
+    device = std::stoi((*it)[1].str());
+  }
+  return device;
 }
 
 // Every value one line gives. `table_device`: the device of the memory_summary() table the line
-// is in, or -1.
-Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, const std::string& where) {
+// is in, or -1. A value with no unit that cannot be bytes is left out and, when it is a fraction,
+// added to `no_unit` ("train.log:2: 'allocated: 20.4' has no unit").
+Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, const std::string& where,
+                                    std::vector<std::string>* no_unit) {
   std::vector<Value> out;
   const std::string lower = Lower(line);
   const double line_unit = LineUnit(lower);
-  static const std::regex kCudaDevice(R"(\bcuda:(\d{1,6})\b)");
-  std::smatch dm;
-  int line_device = table_device >= 0 ? table_device : 0;
-  if (std::regex_search(lower, dm, kCudaDevice)) line_device = std::stoi(dm[1].str());
+  const int line_device = table_device >= 0 ? table_device : 0;
 
-  // The driver's view: a line naming nvidia-smi, a GPU and memory; its last number.
-  if (lower.find("nvidia-smi") != std::string::npos && lower.find("memory") != std::string::npos) {
+  // The driver's view: a line naming nvidia-smi and memory; the first number after "memory", in
+  // MiB unless it says otherwise; the device from "GPU N" anywhere in the line.
+  if (const size_t smi = lower.find("nvidia-smi"); smi != std::string::npos) {
+    static const std::regex kUsed(R"(\bmemory\b[^0-9\n]*?([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes)?\b)");
     static const std::regex kGpu(R"(\bgpu[- ]?(\d{1,6})\b)");
-    static const std::regex kLast(R"(([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes)?\s*$)");
-    std::smatch g, v;
-    if (std::regex_search(lower, v, kLast)) {
+    std::smatch v, g;
+    const std::string rest = lower.substr(smi);
+    if (std::regex_search(rest, v, kUsed)) {
       const int device = std::regex_search(lower, g, kGpu) ? std::stoi(g[1].str()) : line_device;
-      // nvidia-smi prints MiB: its unit when the line names none.
-      auto bytes = ToBytes(v[1].str(), v[2].str(), line_unit > 0 ? line_unit : 1024.0 * 1024, v[0].str(), where);
+      bool fraction = false;
+      auto bytes =
+          ToBytes(v[1].str(), v[2].str(), line_unit > 0 ? line_unit : 1024.0 * 1024, v[0].str(), where, &fraction);
       if (!bytes.ok()) return bytes.status();
-      out.push_back({Metric::kDriver, device, *bytes});
+      if (*bytes) out.push_back({Metric::kDriver, device, **bytes});
     }
-    return out;
   }
 
-  // The key, a memory_stats() name ("allocated_bytes.all.current") or a plain word, then the
-  // value. Quotes around a key (a printed dict, JSON) are allowed.
+  // The key, a memory_stats() name ("allocated_bytes.all.current") or a plain word, the device in
+  // brackets when the call names one ("(0)", "('cuda:1')", "(device=1)"), then the value: a number
+  // (thousands separators and an exponent allowed) and its unit. Quotes around a key (a printed
+  // dict, JSON) are allowed.
   static const std::regex kKey(
-      R"(\b(?:memory_)?(alloc(?:ated)?|reserved)(?:_bytes\.all\.current)?(?:[ _](?:memory|mem))?(?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(\d{0,6})\s*\))?[\s:=|'"]*(-?[0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes|b)?\b)");
+      R"(\b(?:memory_)?(alloc(?:ated)?|reserved)(?:_bytes\.all\.current)?(?:[ _](?:memory|mem))?(?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(?:device\s*=\s*)?['"]?(?:cuda:)?(\d{0,6})['"]?\s*\))?[\s:=|'"]*(-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)\s*([kmgt](?:i?b)?|bytes|b)?\b)");
   for (auto it = std::sregex_iterator(lower.begin(), lower.end(), kKey); it != std::sregex_iterator(); ++it) {
     const std::smatch& m = *it;
     const size_t at = static_cast<size_t>(m.position(0));
@@ -121,10 +142,19 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
     if (!m[4].str().empty() && m[4].str()[0] == '-') {
       return Status::ParseError(fmt::format("{}: '{}' is not a memory size (negative)", where, shown));
     }
-    auto bytes = ToBytes(m[4].str(), m[5].str(), line_unit, shown, where);
+    bool fraction = false;
+    auto bytes = ToBytes(m[4].str(), m[5].str(), line_unit, shown, where, &fraction);
     if (!bytes.ok()) return bytes.status();
-    const int device = m[3].matched && !m[3].str().empty() ? std::stoi(m[3].str()) : line_device;
-    out.push_back({m[1].str() == "reserved" ? Metric::kReserved : Metric::kAllocated, device, *bytes});
+    if (fraction && no_unit != nullptr) {
+      no_unit->push_back(
+          fmt::format("{}: '{}' has no unit (a fraction cannot be bytes; write the unit, or one for "
+                      "the line such as '(MB)')",
+                      where, shown));
+    }
+    if (!*bytes) continue;
+    const int device =
+        m[3].matched && !m[3].str().empty() ? std::stoi(m[3].str()) : DeviceBefore(lower, at, line_device);
+    out.push_back({m[1].str() == "reserved" ? Metric::kReserved : Metric::kAllocated, device, **bytes});
   }
   return out;
 }
@@ -202,8 +232,9 @@ std::optional<CsvColumns> CsvHeader(std::string_view line) {
   return c;
 }
 
-// One row of such a CSV: bytes, written as a whole number or as a float ("318986240.0",
-// "3.1898624e+08"); an empty cell is missing.
+// One row of such a CSV: whole numbers of bytes, written as integers or floats ("318986240.0",
+// "3.1898624e+08"); an empty cell is missing. A fraction is not bytes: an error (the column is in
+// MB or GB under a bytes name).
 Result<std::vector<Value>> CsvValues(std::string_view line, const CsvColumns& c, const std::string& where) {
   std::vector<Value> out;
   const std::vector<std::string_view> fields = SplitFields(line);
@@ -214,8 +245,8 @@ Result<std::vector<Value>> CsvValues(std::string_view line, const CsvColumns& c,
     const std::string cell(fields[*column]);
     char* end = nullptr;
     const double v = std::strtod(cell.c_str(), &end);
-    if (end != cell.c_str() + cell.size() || !std::isfinite(v) || v < 0 || v > 1.8e19) {
-      return Status::ParseError(fmt::format("{}: column {} ({}): expected a number of bytes, got '{}'", where,
+    if (end != cell.c_str() + cell.size() || !std::isfinite(v) || v < 0 || v > 1.8e19 || v != std::floor(v)) {
+      return Status::ParseError(fmt::format("{}: column {} ({}): expected a whole number of bytes, got '{}'", where,
                                             *column + 1, metric == Metric::kAllocated ? "allocated" : "reserved",
                                             cell));
     }
@@ -236,15 +267,16 @@ bool LooksLikeFrameworkLog(std::string_view head) {
   size_t lines = 0;
   while (!head.empty() && lines < 200) {
     const size_t nl = head.find('\n');
-    const std::string_view line = Trim(head.substr(0, nl)).substr(0, kMaxLineLooked);
+    const std::string_view whole = Trim(head.substr(0, nl));
     head = nl == std::string_view::npos ? std::string_view() : head.substr(nl + 1);
     ++lines;
-    if (line.empty() || line.front() == '#') continue;
-    if (CsvHeader(line)) return true;
+    if (whole.empty() || whole.front() == '#') continue;
+    if (CsvHeader(whole)) return true;
+    const std::string_view line = whole.substr(0, kMaxLineLooked);
     const std::string lower = Lower(line);
     if (!MayHoldValues(lower)) continue;
     if (TableDevice(lower) >= 0) return true;
-    auto values = ValuesOf(line, -1, "");
+    auto values = ValuesOf(line, -1, "", nullptr);
     if (!values.ok()) return true;  // a framework line with a bad value: the parser says what is wrong
     for (const Value& v : *values) {
       if (v.metric != Metric::kDriver) return true;
@@ -254,24 +286,36 @@ bool LooksLikeFrameworkLog(std::string_view head) {
 }
 
 bool IsFrameworkLogHead(std::string_view head, bool complete) {
+  const std::string lower = Lower(head);
+  // `nvidia-smi -q` prints "Reserved : 408 MiB" among its FB memory figures: not PyTorch's.
+  if (lower.find("nvsmi log") != std::string::npos || lower.find("fb memory usage") != std::string::npos ||
+      lower.find("<nvidia_smi_log>") != std::string::npos) {
+    return false;
+  }
   // A memory_summary() table opens with "|=====", as an nvidia-smi table does: its title decides.
-  const std::string lower = Lower(head.substr(0, std::min<size_t>(head.size(), 4096)));
   if (lower.find("memory summary, device id") != std::string::npos && lower.find("nvidia-smi") == std::string::npos) {
     return true;
   }
   // A CSV whose header names memory_stats() columns: a --query-gpu CSV's never does.
   for (std::string_view rest = head; !rest.empty();) {
     const size_t nl = rest.find('\n');
-    const std::string_view line = Trim(rest.substr(0, nl)).substr(0, kMaxLineLooked);
+    const std::string_view line = Trim(rest.substr(0, nl));
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
     if (line.empty() || line.front() == '#') continue;
     if (CsvHeader(line)) return true;
+    // memory_stats() printed as JSON or a dict opens with '{', as a recording does.
+    const std::string first = Lower(line);
+    if (line.front() == '{' && first.find("vramwatch.record") == std::string::npos &&
+        (first.find("allocated_bytes.all.current") != std::string::npos ||
+         first.find("reserved_bytes.all.current") != std::string::npos)) {
+      return true;
+    }
     break;  // only the first line of text can be the header
   }
   return !DetectTraceFormat(head, complete, "").ok() && LooksLikeFrameworkLog(head);
 }
 
-Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string& display) {
+Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string& display, bool lenient) {
   FrameworkLog log;
   std::map<int, FrameworkStep> open;  // each device's step in progress
   int table_device = -1;
@@ -280,16 +324,18 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
   size_t line_no = 0;
   while (!text.empty()) {
     const size_t nl = text.find('\n');
-    const std::string_view line = Trim(text.substr(0, nl)).substr(0, kMaxLineLooked);
+    const std::string_view whole = Trim(text.substr(0, nl));
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
     ++line_no;
-    if (line.empty() || line.front() == '#') continue;
-    if (line.front() != '|') table_device = -1;
+    if (whole.empty() || whole.front() == '#') continue;
+    if (whole.front() != '|') table_device = -1;
+    // A CSV row is read whole (a logger's header runs to many KiB); other lines by their start.
+    const std::string_view line = whole.substr(0, kMaxLineLooked);
     Result<std::vector<Value>> values = std::vector<Value>{};
-    if (!csv) csv = CsvHeader(line);
-    if (csv && csv->fields == SplitFields(line).size()) {
-      if (CsvHeader(line)) continue;  // the header (again)
-      values = CsvValues(line, *csv, fmt::format("{}:{}", display, line_no));
+    if (!csv) csv = CsvHeader(whole);
+    if (csv && csv->fields == SplitFields(whole).size()) {
+      if (CsvHeader(whole)) continue;  // the header (again)
+      values = CsvValues(whole, *csv, fmt::format("{}:{}", display, line_no));
     } else {
       const std::string lower = Lower(line);
       if (!MayHoldValues(lower)) continue;
@@ -297,9 +343,19 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
         table_device = d;
         continue;
       }
-      values = ValuesOf(line, table_device, fmt::format("{}:{}", display, line_no));
+      std::vector<std::string> no_unit;
+      values = ValuesOf(line, table_device, fmt::format("{}:{}", display, line_no), &no_unit);
+      log.skipped += no_unit.size();
+      for (std::string& n : no_unit) {
+        if (log.skipped_examples.size() < kMaxSkippedExamples) log.skipped_examples.push_back(std::move(n));
+      }
     }
-    if (!values.ok()) return values.status();
+    if (!values.ok()) {
+      if (!lenient) return values.status();
+      ++log.skipped;
+      if (log.skipped_examples.size() < kMaxSkippedExamples) log.skipped_examples.push_back(values.status().message());
+      continue;
+    }
     if (values->empty()) continue;
     ++log.lines_read;
     // A value that the device's step already holds ends that step, and the values of this line
@@ -336,8 +392,8 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
   if (!any_framework_value) {
     return Status::ParseError(fmt::format(
         "{}: no PyTorch memory value found; expected lines such as 'torch.cuda.memory_allocated(0) 318986240', "
-        "'allocated: 20.4 | reserved: 26.0' with '(MB)', or memory_summary() tables",
-        display));
+        "'allocated: 20.4 | reserved: 26.0' with '(MB)', or memory_summary() tables{}",
+        display, log.skipped_examples.empty() ? "" : " (" + log.skipped_examples.front() + ")"));
   }
   return log;
 }

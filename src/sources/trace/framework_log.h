@@ -5,7 +5,8 @@
 // (allocated) and what its caching allocator keeps from the driver (reserved). Scripts print them
 // in their own words; these are read, in any mix, one value or several per line:
 // - calls and their values: `torch.cuda.memory_allocated(0) 318986240`,
-//   `memory_reserved()=759169024` (bytes unless a unit follows);
+//   `memory_reserved()=759169024`, `memory_allocated('cuda:1')`, `(device=1)` (bytes unless a unit
+//   follows);
 // - words and values: `allocated: 20.4 | reserved: 26.0` in a line that says `(MB)`,
 //   `alloc cur 1.9GB ... reserved cur 11.3GB`, `allocated=1.2 GiB`;
 // - `torch.cuda.memory_summary()` tables: `| Allocated memory | 727515 KiB | ...` and
@@ -17,15 +18,20 @@
 // - a logger's metrics CSV whose header names those keys (alone or after a prefix such as
 //   `DeviceStats/`) or `memory_allocated`/`memory_reserved`: each row with a value is a step of
 //   device 0, whole or float numbers of bytes, an empty cell missing;
-// - the driver's view beside them: a line naming `nvidia-smi`, `GPU N` (or `GPU-N`) and `memory`,
-//   whose last number is the used memory (`nvidia-smi GPU-0 memory (MB) 2796`).
+// - the driver's view beside them: in a line naming `nvidia-smi`, the first number after `memory`
+//   is the used memory of the GPU the line names (`nvidia-smi GPU-0 memory (MB) 2796`), MiB unless
+//   it says otherwise; the line's other values are read too.
 // Peaks and maxima (`max allocated`, `alloc peak`, `max_memory_reserved`) are not read. MB, GB and
-// KB are binary, as PyTorch and nvidia-smi print them. A value without a unit is bytes when it is a
-// whole number and the line names no unit; a fraction without one is an error.
+// KB are binary, as PyTorch and nvidia-smi print them (`G`, `M`, `K` alone too); numbers may have
+// thousands separators and an exponent. A value without a unit is bytes when it is a whole number
+// of at least 1024 and the line names no unit; a smaller one is a count ("allocated 4 workers")
+// and a fraction without one (MB or GB left unsaid) is left out and reported (`skipped`).
 //
-// Only the first 4 KiB of a line are looked at. Device numbers have at most six digits.
-// Steps: a device's step ends when one of its values comes again; values for devices that a line
-// does not name belong to device 0 (`device ID N` names the device of a summary table's rows).
+// Only the first 4 KiB of a line are looked at (a metrics CSV's rows are read whole). Device
+// numbers have at most six digits.
+// Steps: a device's step ends when one of its values comes again. A value's device is the one its
+// call names, else the last `cuda:N` or `GPU N` before it in the line, else the summary table's
+// (`device ID N`), else device 0.
 // Lines with none of these, and lines starting with '#', are skipped.
 // Pure functions, thread-safe.
 #pragma once
@@ -46,6 +52,10 @@ struct FrameworkLog {
   std::vector<FrameworkStep> steps;  // in the order their first values appear
   size_t lines = 0;                  // lines in the file
   size_t lines_read = 0;             // lines that gave at least one value
+  // Values left out: fractions with no unit, and (lenient) lines with a bad value; the first ten
+  // as "train.log:2: 'allocated: 20.4' has no unit ...".
+  size_t skipped = 0;
+  std::vector<std::string> skipped_examples;
 };
 
 // Whether the first lines (`head`) look like a framework memory log: some line among the first 200
@@ -57,8 +67,9 @@ bool LooksLikeFrameworkLog(std::string_view head);
 // LooksLikeFrameworkLog says yes. A trace file is never taken for one.
 bool IsFrameworkLogHead(std::string_view head, bool complete);
 
-// Reads a whole log. Errors name `display` and the line: "train.log:12: 'allocated: 20.4' has no
-// unit ...". A log that gives no allocated or reserved value is an error too.
-Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string& display);
+// Reads a whole log. Errors name `display` and the line ("train.log:12: 'allocated: -5 MiB' is not
+// a memory size (negative)"); `lenient` skips such lines instead (counted in `skipped`). A log
+// that gives no allocated or reserved value is an error too.
+Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string& display, bool lenient = false);
 
 }  // namespace vw::trace

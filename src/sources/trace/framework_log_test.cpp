@@ -68,7 +68,7 @@ TEST(ParseFrameworkLog, MetricsCsvColumnsNamedByTheirMemoryStatsKeys) {
   EXPECT_EQ(log.steps[1].reserved_bytes, 760000000u);
   auto bad = ParseFrameworkLog("step,memory_allocated\n0,12\n1,lots\n", "m.csv");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("m.csv:3: column 2 (allocated): expected a number of bytes, got 'lots'"),
+  EXPECT_NE(bad.status().message().find("m.csv:3: column 2 (allocated): expected a whole number of bytes, got 'lots'"),
             std::string::npos)
       << bad.status().message();
 }
@@ -147,11 +147,92 @@ TEST(ParseFrameworkLog, CudaDeviceInTheLineNamesTheDevice) {
   EXPECT_EQ(log.steps[0].device, 3);
 }
 
-TEST(ParseFrameworkLog, AFractionWithoutAUnitIsAnErrorNamingTheLine) {
+// A fraction with no unit anywhere is MB or GB left unsaid: not read, and reported with its place;
+// a log of nothing else says why it has no value.
+TEST(ParseFrameworkLog, AFractionWithoutAUnitIsLeftOutAndReported) {
   auto log = ParseFrameworkLog("allocated: 20 MiB\nallocated: 20.4 reserved: 26.0\n", "train.log");
-  ASSERT_FALSE(log.ok());
-  EXPECT_NE(log.status().message().find("train.log:2: 'allocated: 20.4' has no unit"), std::string::npos)
-      << log.status().message();
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  ASSERT_EQ(log->steps.size(), 1u);
+  EXPECT_EQ(log->skipped, 2u);
+  ASSERT_FALSE(log->skipped_examples.empty());
+  EXPECT_NE(log->skipped_examples[0].find("train.log:2: 'allocated: 20.4' has no unit"), std::string::npos)
+      << log->skipped_examples[0];
+  auto none = ParseFrameworkLog("allocated: 20.4\n", "train.log");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("train.log:1: 'allocated: 20.4' has no unit"), std::string::npos)
+      << none.status().message();
+}
+
+// Numbers as people print them, and the devices their calls and lines name.
+TEST(ParseFrameworkLog, NumberSpellingsAndDevices) {
+  struct Case {
+    std::string line;
+    int device;
+    uint64_t allocated;
+  };
+  const Case cases[] = {
+      {"allocated: 1,234 MB", 0, 1234 * kMiB},
+      {"memory_allocated: 3.18986240e+08", 0, 318986240},
+      {"allocated 1.5G", 0, 1536 * kMiB},
+      {"allocated: 2 G", 0, 2048 * kMiB},
+      {"torch.cuda.memory_allocated('cuda:1') 123456789", 1, 123456789},
+      {"torch.cuda.memory_allocated(device=2) 123456789", 2, 123456789},
+      {"[GPU 3] allocated 5 GiB", 3, 5120 * kMiB},
+  };
+  for (const Case& c : cases) {
+    FrameworkLog log = Parse(c.line + "\n");
+    ASSERT_EQ(log.steps.size(), 1u) << c.line;
+    EXPECT_EQ(log.steps[0].device, c.device) << c.line;
+    EXPECT_EQ(log.steps[0].allocated_bytes, c.allocated) << c.line;
+  }
+  FrameworkLog two = Parse("mem cuda:0 allocated 1.0 GB reserved 2.0 GB | cuda:1 allocated 3.0 GB reserved 4.0 GB\n");
+  ASSERT_EQ(two.steps.size(), 2u) << "each value takes the device named before it";
+  EXPECT_EQ(two.steps[0].device, 0);
+  EXPECT_EQ(two.steps[1].device, 1);
+  EXPECT_EQ(two.steps[1].reserved_bytes, 4096 * kMiB);
+}
+
+// Words that are not memory figures: counts, durations, peaks named first.
+TEST(ParseFrameworkLog, CountsAndPeaksInSentencesAreNotValues) {
+  auto log = ParseFrameworkLog(
+      "DataLoader allocated 4 workers\npre-allocated 2 streams\npeak GPU memory allocated: 9.0 GB\n"
+      "allocated: 100 MiB\n",
+      "t.log");
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  ASSERT_EQ(log->steps.size(), 1u);
+  EXPECT_EQ(log->steps[0].allocated_bytes, 100 * kMiB);
+}
+
+// nvidia-smi's figure and PyTorch's on one line: all three are read.
+TEST(ParseFrameworkLog, DriverFigureAndPytorchsOnOneLine) {
+  FrameworkLog log = Parse("step 1 allocated 1.2 GiB reserved 2.0 GiB nvidia-smi GPU 0 memory 3000 MiB\n");
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].driver_used_bytes, 3000 * kMiB);
+  EXPECT_EQ(log.steps[0].reserved_bytes, 2048 * kMiB);
+  EXPECT_TRUE(log.steps[0].allocated_bytes.has_value());
+}
+
+TEST(ParseFrameworkLog, LenientSkipsALineWithABadValue) {
+  EXPECT_FALSE(ParseFrameworkLog("allocated: -5 MiB\nallocated: 7 MiB\n", "t.log").ok());
+  auto log = ParseFrameworkLog("allocated: -5 MiB\nallocated: 7 MiB\n", "t.log", true);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  EXPECT_EQ(log->skipped, 1u);
+  EXPECT_EQ(log->steps.size(), 1u);
+}
+
+// A logger's header runs to many KiB: its rows are still read.
+TEST(ParseFrameworkLog, ALongCsvHeaderIsRead) {
+  std::string header = "step";
+  for (int i = 0; i < 300; ++i) header += ",DeviceStatsMonitor.on_train_batch_end/metric_" + std::to_string(i);
+  header += ",DeviceStatsMonitor.on_train_batch_end/allocated_bytes.all.current\n";
+  std::string row = "1";
+  for (int i = 0; i < 300; ++i) row += ",";
+  row += ",318986240.0\n";
+  ASSERT_GT(header.size(), 8192u);
+  EXPECT_TRUE(IsFrameworkLogHead(header + row, true));
+  FrameworkLog log = Parse(header + row);
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].allocated_bytes, 318986240u);
 }
 
 TEST(ParseFrameworkLog, ANegativeSizeIsAnError) {
@@ -197,6 +278,14 @@ TEST(IsFrameworkLogHead, TakesTrainingLogsAndNeverATrace) {
   EXPECT_FALSE(IsFrameworkLogHead("1024\n1030\n", true));
   EXPECT_FALSE(IsFrameworkLogHead("loss 0.31 lr 0.001\n", true));
   EXPECT_FALSE(IsFrameworkLogHead("nvidia-smi GPU-0 memory (MB) 2796\n", true)) << "the driver's view alone";
+  // nvidia-smi -q names FB memory "Reserved": not PyTorch's.
+  EXPECT_FALSE(IsFrameworkLogHead(
+      "==============NVSMI LOG==============\n\nFB Memory Usage\n    Total : 81559 MiB\n    Reserved : 408 MiB\n"
+      "    Used : 1000 MiB\n",
+      true));
+  // memory_stats() as JSON on the first line: a log, not a recording.
+  EXPECT_TRUE(
+      IsFrameworkLogHead("{\"allocated_bytes.all.current\": 318986240, \"reserved_bytes.all.current\": 1}\n", true));
 }
 
 }  // namespace

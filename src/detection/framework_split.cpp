@@ -341,8 +341,8 @@ FrameworkSplit SplitFrameworkView(int device, std::span<const FrameworkStep> all
       if (t.name == "cache" || t.name == "outside") continue;
       (t.last_bytes > t.first_bytes ? moved : held).push_back(t.name);
     }
-    std::string s = fmt::format("{} step{} are too few to test for a trend (at least {} are needed).", out.steps,
-                                out.steps == 1 ? "" : "s", kMinFrameworkSteps);
+    std::string s = fmt::format("{} step{} {} too few to test for a trend (at least {} are needed).", out.steps,
+                                out.steps == 1 ? "" : "s", out.steps == 1 ? "is" : "are", kMinFrameworkSteps);
     if (!moved.empty() && !held.empty()) {
       s += fmt::format(" Over them {} rose while {} did not: if that goes on, look there first.",
                        fmt::join(moved, " and "), fmt::join(held, " and "));

@@ -27,6 +27,8 @@ storage::ProcessRecord ProcessRecordOf(const std::string& key, int64_t pid, cons
   r.container = p.info.container_id;
   r.pod = p.info.pod_uid;
   r.pod_namespace = p.info.pod_namespace;
+  r.pod_name = p.info.pod_name;
+  r.container_name = p.info.container_name;
   r.slurm_job = p.info.slurm_job;
   return r;
 }
@@ -57,6 +59,8 @@ bool WatchPipeline::KeepVanishedFacts(const HostSnapshot& in, HostSnapshot* out)
         last.container_id = stored->second.container;
         last.pod_uid = stored->second.pod;
         last.pod_namespace = stored->second.pod_namespace;
+        last.pod_name = stored->second.pod_name;
+        last.container_name = stored->second.container_name;
         last.slurm_job = stored->second.slurm_job;
       } else {
         continue;

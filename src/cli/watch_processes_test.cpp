@@ -124,6 +124,8 @@ TEST(WatchPipelineProcesses, AVanishedHolderKeepsItsPodsNames) {
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].pod, "6b8e2a1c-4d5f-4e3a-9b7c-0d1e2f3a4b5c");
   EXPECT_EQ(records[0].pod_namespace, "ml");
+  EXPECT_EQ(records[0].pod_name, "llm-serve-0");
+  EXPECT_EQ(records[0].container_name, "vllm");
 }
 
 TEST(WatchPipelineProcesses, AHolderNvmlDropsWithinTheGraceAfterItsExitIsRecordedAsExited) {

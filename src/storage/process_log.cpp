@@ -28,12 +28,24 @@ Status ProcessLog::Init() {
       db_.Exec("CREATE TABLE IF NOT EXISTS processes ("
                " gpu TEXT NOT NULL, pid INTEGER NOT NULL, first_seen REAL NOT NULL, last_seen REAL NOT NULL,"
                " peak_bytes INTEGER, end_state TEXT NOT NULL, command TEXT, user TEXT, container TEXT, pod TEXT,"
-               " pod_namespace TEXT, slurm_job TEXT, PRIMARY KEY (gpu, pid, first_seen)) WITHOUT ROWID;"
+               " pod_namespace TEXT, slurm_job TEXT, pod_name TEXT, container_name TEXT,"
+               " PRIMARY KEY (gpu, pid, first_seen)) WITHOUT ROWID;"
                "CREATE INDEX IF NOT EXISTS processes_last_seen ON processes(last_seen);"));
+  // A database written before the pod's and container's names were kept: add their columns (its
+  // records read with the names empty).
+  bool has_names = false;
+  auto info = db_.Prepare("PRAGMA table_info(processes)");
+  if (!info.ok()) return info.status();
+  VW_RETURN_IF_ERROR(info->ForEachRow([&](const Statement& row) { has_names |= row.ColumnText(1) == "pod_name"; }));
+  if (!has_names) {
+    VW_RETURN_IF_ERROR(
+        db_.Exec("ALTER TABLE processes ADD COLUMN pod_name TEXT;"
+                 "ALTER TABLE processes ADD COLUMN container_name TEXT;"));
+  }
   const std::string cols =
       "gpu, pid, first_seen, last_seen, peak_bytes, end_state, command, user, container, pod, pod_namespace, "
-      "slurm_job";
-  auto up = db_.Prepare("INSERT OR REPLACE INTO processes (" + cols + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+      "slurm_job, pod_name, container_name";
+  auto up = db_.Prepare("INSERT OR REPLACE INTO processes (" + cols + ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!up.ok()) return up.status();
   upsert_ = std::move(*up);
   auto q = db_.Prepare("SELECT " + cols +
@@ -71,6 +83,8 @@ Status ProcessLog::WritePending() {
     upsert_.Bind(10, r.pod);
     upsert_.Bind(11, r.pod_namespace);
     upsert_.Bind(12, r.slurm_job);
+    upsert_.Bind(13, r.pod_name);
+    upsert_.Bind(14, r.container_name);
     Status s = upsert_.Run();
     if (!s.ok()) {
       upsert_.Reset();
@@ -97,6 +111,8 @@ Result<std::vector<ProcessRecord>> ProcessLog::ReadRows(Statement& st) {
     r.pod = row.ColumnText(9);
     r.pod_namespace = row.ColumnText(10);
     r.slurm_job = row.ColumnText(11);
+    r.pod_name = row.ColumnText(12);
+    r.container_name = row.ColumnText(13);
     out.push_back(std::move(r));
   });
   if (!read.ok()) return read;

@@ -40,9 +40,11 @@ struct ProcessRecord {
   ProcessEnd end = ProcessEnd::kRunning;
   std::string command;
   std::string user;
-  std::string container;      // container ID
-  std::string pod;            // pod UID or name
-  std::string pod_namespace;  // Kubernetes namespace
+  std::string container;       // container ID
+  std::string pod;             // pod UID
+  std::string pod_namespace;   // Kubernetes namespace, pod name and container name, when the
+  std::string pod_name;        // daemon read them (--kube-logs); empty otherwise, and in records
+  std::string container_name;  // of a database written before they were kept
   std::string slurm_job;
 };
 

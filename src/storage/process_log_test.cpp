@@ -1,8 +1,13 @@
 #include "storage/process_log.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 
 #include "storage/history_store.h"
+#include "storage/sqlite_db.h"
 
 namespace vw::storage {
 namespace {
@@ -77,6 +82,59 @@ TEST(ProcessLog, RetentionRemovesEndedRecordsButNeverRunningOnes) {
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 1u);
   EXPECT_EQ((*all)[0].pid, 2);
+}
+
+TEST(ProcessLog, KeepsThePodsAndContainersNames) {
+  auto store = HistoryStore::Open(":memory:");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ProcessRecord r = Rec("0", 42, 100, 110, ProcessEnd::kRunning);
+  r.pod_name = "llm-serve-0";
+  r.container_name = "vllm";
+  (*store)->processes().Upsert(r);
+  ASSERT_TRUE((*store)->Flush().ok());
+  auto running = (*store)->processes().Running();
+  ASSERT_TRUE(running.ok());
+  ASSERT_EQ(running->size(), 1u);
+  EXPECT_EQ((*running)[0].pod_name, "llm-serve-0");
+  EXPECT_EQ((*running)[0].container_name, "vllm");
+  EXPECT_EQ((*running)[0].pod_namespace, "ml");
+}
+
+// A database written before the names were kept has no columns for them: they are added when it
+// is opened, its records read with empty names, and new records keep theirs.
+TEST(ProcessLog, ADatabaseWithoutTheNameColumnsGetsThem) {
+  char tmpl[] = "/tmp/vw_process_log_XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string path = dir + "/h.db";
+  {
+    auto db = Database::Open(path);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    ASSERT_TRUE((*db)
+                    ->Exec("CREATE TABLE processes (gpu TEXT NOT NULL, pid INTEGER NOT NULL, first_seen REAL NOT "
+                           "NULL, last_seen REAL NOT NULL, peak_bytes INTEGER, end_state TEXT NOT NULL, command "
+                           "TEXT, user TEXT, container TEXT, pod TEXT, pod_namespace TEXT, slurm_job TEXT, PRIMARY "
+                           "KEY (gpu, pid, first_seen)) WITHOUT ROWID;"
+                           "INSERT INTO processes VALUES ('0', 7, 1, 2, 1024, 'running', 'python old.py', 'bob', "
+                           "'', 'uid-1', 'ml', '');")
+                    .ok());
+  }
+  {
+    auto store = HistoryStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ProcessRecord r = Rec("0", 42, 100, 110, ProcessEnd::kRunning);
+    r.pod_name = "llm-serve-0";
+    (*store)->processes().Upsert(r);
+    ASSERT_TRUE((*store)->Flush().ok());
+    auto running = (*store)->processes().Running();
+    ASSERT_TRUE(running.ok()) << running.status().ToString();
+    ASSERT_EQ(running->size(), 2u);
+    EXPECT_EQ((*running)[0].command, "python old.py");
+    EXPECT_EQ((*running)[0].pod_name, "");
+    EXPECT_EQ((*running)[1].pod_name, "llm-serve-0");
+  }
+  auto again = HistoryStore::Open(path);  // the columns are there now: opened again as it is
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ProcessLog, EndNamesRoundTripAndUnknownNamesAreRejected) {

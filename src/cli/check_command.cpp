@@ -131,7 +131,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   procfs::ProcessReader reader(fs, ro);
   std::optional<procfs::DirProcFs> kube_fs;
   if (!kube_logs->empty()) kube_fs.emplace(*kube_logs);
-  std::string kube_problem, kube_unnamed;
+  procfs::KubeNaming kube;  // what naming the last sample's holders said
 
   detection::CheckInput input;
   std::map<int64_t, double> start_times;
@@ -146,12 +146,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
       if (::gethostname(host, sizeof host - 1) == 0) snap.hostname = host;
     }
     last_join = procfs::JoinHolders(snap, reader, start_times);
-    if (kube_fs) {
-      procfs::KubeNames names = procfs::ReadKubeNames(*kube_fs);
-      procfs::NameKubeHolders(snap, names);
-      kube_problem = names.problem;
-      kube_unnamed = procfs::UnnamedPodsNote(snap, names, *kube_logs);
-    }
+    if (kube_fs) kube = procfs::NameFromKubeLogs(snap, *kube_fs);
     procfs::KeepFactsOfVanishedHolders(snap, known_facts);
     return snap;
   };
@@ -214,10 +209,10 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   outputs::CheckReport report;
   report.result = detection::EvaluateCheck(input, o.config);
   for (const auto& n : last_join.notes) report.result.notes.push_back(n);
-  if (!kube_problem.empty()) {
-    report.result.notes.push_back("pod and container names not read: " + kube_problem + " (--kube-logs)");
+  if (!kube.problem.empty()) {
+    report.result.notes.push_back("pod and container names not read: " + kube.problem + " (--kube-logs)");
   }
-  if (!kube_unnamed.empty()) report.result.notes.push_back(kube_unnamed);
+  if (!kube.unnamed_note.empty()) report.result.notes.push_back(kube.unnamed_note);
   for (const auto& n : klog.notes) report.result.notes.push_back(n);
   report.snapshot = input.samples.back();
   report.samples = input.samples.size();

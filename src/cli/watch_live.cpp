@@ -207,16 +207,13 @@ class Sampler {
   // Pod, namespace and container names from the kubelet's log directory (--kube-logs); a directory
   // that cannot be listed is said once on stderr, and again when it changes.
   void AddKubeNames(HostSnapshot& snap) {
-    procfs::KubeNames names = procfs::ReadKubeNames(*kube_logs_);
-    procfs::NameKubeHolders(snap, names);
-    if (names.problem != kube_problem_ && !names.problem.empty()) {
-      std::fprintf(stderr, "vramwatch watch: pod and container names not read: %s (--kube-logs)\n",
-                   names.problem.c_str());
+    const procfs::KubeNaming k = procfs::NameFromKubeLogs(snap, *kube_logs_);
+    if (k.problem != kube_problem_ && !k.problem.empty()) {
+      std::fprintf(stderr, "vramwatch watch: pod and container names not read: %s (--kube-logs)\n", k.problem.c_str());
     }
-    kube_problem_ = names.problem;
-    const std::string unnamed = procfs::UnnamedPodsNote(snap, names, kube_logs_->Describe(""));
-    if (!unnamed.empty() && !kube_unnamed_said_) {
-      std::fprintf(stderr, "vramwatch watch: %s\n", unnamed.c_str());
+    kube_problem_ = k.problem;
+    if (!k.unnamed_note.empty() && !kube_unnamed_said_) {
+      std::fprintf(stderr, "vramwatch watch: %s\n", k.unnamed_note.c_str());
       kube_unnamed_said_ = true;
     }
   }

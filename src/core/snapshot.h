@@ -51,6 +51,16 @@ inline void CopyIdentity(const ProcessInfo& from, ProcessInfo& to) {
   to.slurm_job = from.slurm_job;
 }
 
+// Where a process runs, as a person reads it: the container's Kubernetes name when known, else
+// the first `id_chars` of its ID; the pod as "namespace/name" when known, else the first
+// `uid_chars` of its UID. Empty when it is in none.
+inline std::string ContainerShown(const ProcessInfo& i, size_t id_chars) {
+  return !i.container_name.empty() ? i.container_name : i.container_id.substr(0, id_chars);
+}
+inline std::string PodShown(const ProcessInfo& i, size_t uid_chars) {
+  return !i.pod_name.empty() ? i.pod_namespace + "/" + i.pod_name : i.pod_uid.substr(0, uid_chars);
+}
+
 // One holder of GPU memory: listed by NVML, or found only through /dev/nvidia* file descriptors.
 struct ProcessSnapshot {
   int64_t pid = 0;                                               // host PID as NVML reports it

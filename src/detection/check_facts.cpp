@@ -16,16 +16,8 @@ std::string Who(const ProcessSnapshot& p) {
   std::vector<std::string> where;
   if (p.info.container_pid) where.push_back(fmt::format("container PID {}", *p.info.container_pid));
   // Kubernetes names when the kubelet's log directory gave them, else the IDs of the cgroup path.
-  if (!p.info.container_name.empty()) {
-    where.push_back("container " + p.info.container_name);
-  } else if (!p.info.container_id.empty()) {
-    where.push_back("container " + p.info.container_id.substr(0, 12));
-  }
-  if (!p.info.pod_name.empty()) {
-    where.push_back("pod " + p.info.pod_namespace + "/" + p.info.pod_name);
-  } else if (!p.info.pod_uid.empty()) {
-    where.push_back("pod " + p.info.pod_uid);
-  }
+  if (const std::string c = ContainerShown(p.info, 12); !c.empty()) where.push_back("container " + c);
+  if (const std::string pod = PodShown(p.info, std::string::npos); !pod.empty()) where.push_back("pod " + pod);
   if (!p.info.slurm_job.empty()) where.push_back("Slurm job " + p.info.slurm_job);
   if (!p.info.user.empty()) where.push_back("user " + p.info.user);
   if (!where.empty()) s += " (" + fmt::format("{}", fmt::join(where, ", ")) + ")";

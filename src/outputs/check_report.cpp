@@ -91,16 +91,8 @@ std::string Percent(const std::optional<double>& r) {
 
 std::string Where(const ProcessInfo& i) {
   std::vector<std::string> parts;
-  if (!i.container_name.empty()) {
-    parts.push_back("ctr " + i.container_name);
-  } else if (!i.container_id.empty()) {
-    parts.push_back("ctr " + i.container_id.substr(0, 12));
-  }
-  if (!i.pod_name.empty()) {
-    parts.push_back("pod " + i.pod_namespace + "/" + i.pod_name);
-  } else if (!i.pod_uid.empty()) {
-    parts.push_back("pod " + i.pod_uid.substr(0, 8));
-  }
+  if (const std::string c = ContainerShown(i, 12); !c.empty()) parts.push_back("ctr " + c);
+  if (const std::string pod = PodShown(i, 8); !pod.empty()) parts.push_back("pod " + pod);
   if (!i.slurm_job.empty()) parts.push_back("job " + i.slurm_job);
   return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, " "));
 }

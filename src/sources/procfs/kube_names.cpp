@@ -72,28 +72,27 @@ bool ParseContainerLogLink(const std::string& entry, KubeContainer& container, s
 
 KubeNames ReadKubeNames(const ProcFs& log_dir) {
   KubeNames out;
-  std::vector<std::string> problems;
-  auto pods = log_dir.ListDir("pods");
-  if (pods.ok()) {
-    for (const std::string& e : *pods) {
-      KubePod p;
-      std::string uid;
-      if (ParsePodLogDir(e, p, uid)) out.pods[uid] = std::move(p);
+  // Each entry of `sub` that `take` accepts; a directory that cannot be listed (other than absent)
+  // is a problem.
+  auto read = [&](const char* sub, const auto& take) {
+    auto entries = log_dir.ListDir(sub);
+    if (!entries.ok()) {
+      if (entries.status().code() == StatusCode::kNotFound) return;
+      out.problem += (out.problem.empty() ? "" : "; ") + log_dir.Describe(sub) + ": " + Brief(entries.status());
+      return;
     }
-  } else if (pods.status().code() != StatusCode::kNotFound) {
-    problems.push_back(log_dir.Describe("pods") + ": " + Brief(pods.status()));
-  }
-  auto links = log_dir.ListDir("containers");
-  if (links.ok()) {
-    for (const std::string& e : *links) {
-      KubeContainer c;
-      std::string id;
-      if (ParseContainerLogLink(e, c, id)) out.containers[id] = std::move(c);
-    }
-  } else if (links.status().code() != StatusCode::kNotFound) {
-    problems.push_back(log_dir.Describe("containers") + ": " + Brief(links.status()));
-  }
-  for (const std::string& p : problems) out.problem += (out.problem.empty() ? "" : "; ") + p;
+    for (const std::string& e : *entries) take(e);
+  };
+  read("pods", [&](const std::string& e) {
+    KubePod p;
+    std::string uid;
+    if (ParsePodLogDir(e, p, uid)) out.pods[uid] = std::move(p);
+  });
+  read("containers", [&](const std::string& e) {
+    KubeContainer c;
+    std::string id;
+    if (ParseContainerLogLink(e, c, id)) out.containers[id] = std::move(c);
+  });
   return out;
 }
 
@@ -133,6 +132,18 @@ std::string UnnamedPodsNote(const HostSnapshot& host, const KubeNames& names, co
   return std::to_string(in_pods.size()) + " holder(s) run in Kubernetes pods, but " + dir +
          " has no pod log directories (pods/, containers/): they are shown by pod UID; give --kube-logs the node's "
          "/var/log (the DaemonSet mounts it at /host/var/log)";
+}
+
+KubeNaming NameFromKubeLogs(HostSnapshot& host, const ProcFs& log_dir) {
+  bool in_container = false;
+  for (const GpuSnapshot& g : host.gpus) {
+    for (const ProcessSnapshot& p : g.processes)
+      in_container |= !p.info.container_id.empty() || !p.info.pod_uid.empty();
+  }
+  if (!in_container) return {};
+  const KubeNames names = ReadKubeNames(log_dir);
+  NameKubeHolders(host, names);
+  return {names.problem, UnnamedPodsNote(host, names, log_dir.Describe(""))};
 }
 
 }  // namespace vw::procfs

@@ -58,4 +58,14 @@ void NameKubeHolders(HostSnapshot& host, const KubeNames& names);
 // are shown by pod UID; ..." Empty otherwise.
 std::string UnnamedPodsNote(const HostSnapshot& host, const KubeNames& names, const std::string& dir);
 
+// What naming one sample's holders said: KubeNames::problem and the UnnamedPodsNote.
+struct KubeNaming {
+  std::string problem;
+  std::string unnamed_note;
+};
+
+// ReadKubeNames, NameKubeHolders and UnnamedPodsNote for one sample, as `check` and `watch` do at
+// each look; the directory is not read when no holder runs in a container or pod.
+KubeNaming NameFromKubeLogs(HostSnapshot& host, const ProcFs& log_dir);
+
 }  // namespace vw::procfs

@@ -33,13 +33,15 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-// Bytes per unit for "k", "kb", "kib", "m", ... "tib", "b", "bytes" (binary); 0 otherwise.
+// Bytes per unit, lower-cased as the lines are matched: "k", "kb", "kib", "m", ... "tib", "b",
+// "bytes" (binary, as trace_values.h's MemUnit); 0 otherwise. Logs write "gb" and "G", which
+// ParseMemUnit (nvidia-smi's spellings) does not take.
 double UnitBytes(const std::string& u) {
-  if (u == "b" || u == "bytes") return 1;
-  if (u == "k" || u == "kb" || u == "kib") return 1024.0;
-  if (u == "m" || u == "mb" || u == "mib") return 1024.0 * 1024;
-  if (u == "g" || u == "gb" || u == "gib") return 1024.0 * 1024 * 1024;
-  if (u == "t" || u == "tb" || u == "tib") return 1024.0 * 1024 * 1024 * 1024;
+  if (u == "b" || u == "bytes") return MemUnitBytes(MemUnit::kBytes);
+  if (u == "k" || u == "kb" || u == "kib") return MemUnitBytes(MemUnit::kKiB);
+  if (u == "m" || u == "mb" || u == "mib") return MemUnitBytes(MemUnit::kMiB);
+  if (u == "g" || u == "gb" || u == "gib") return MemUnitBytes(MemUnit::kGiB);
+  if (u == "t" || u == "tb" || u == "tib") return MemUnitBytes(MemUnit::kTiB);
   return 0;
 }
 
@@ -214,9 +216,8 @@ std::vector<std::string_view> SplitFields(std::string_view line) {
   return out;
 }
 
-std::optional<CsvColumns> CsvHeader(std::string_view line) {
-  if (line.find(',') == std::string_view::npos) return std::nullopt;
-  const std::vector<std::string_view> fields = SplitFields(line);
+std::optional<CsvColumns> CsvHeader(const std::vector<std::string_view>& fields) {
+  if (fields.size() < 2) return std::nullopt;
   CsvColumns c;
   c.fields = fields.size();
   for (size_t i = 0; i < fields.size(); ++i) {
@@ -235,9 +236,9 @@ std::optional<CsvColumns> CsvHeader(std::string_view line) {
 // One row of such a CSV: whole numbers of bytes, written as integers or floats ("318986240.0",
 // "3.1898624e+08"); an empty cell is missing. A fraction is not bytes: an error (the column is in
 // MB or GB under a bytes name).
-Result<std::vector<Value>> CsvValues(std::string_view line, const CsvColumns& c, const std::string& where) {
+Result<std::vector<Value>> CsvValues(const std::vector<std::string_view>& fields, const CsvColumns& c,
+                                     const std::string& where) {
   std::vector<Value> out;
-  const std::vector<std::string_view> fields = SplitFields(line);
   const std::pair<std::optional<size_t>, Metric> wanted[] = {{c.allocated, Metric::kAllocated},
                                                              {c.reserved, Metric::kReserved}};
   for (const auto& [column, metric] : wanted) {
@@ -253,6 +254,11 @@ Result<std::vector<Value>> CsvValues(std::string_view line, const CsvColumns& c,
     out.push_back({metric, 0, static_cast<uint64_t>(std::llround(v))});
   }
   return out;
+}
+
+std::optional<CsvColumns> CsvHeader(std::string_view line) {
+  if (line.find(',') == std::string_view::npos) return std::nullopt;
+  return CsvHeader(SplitFields(line));
 }
 
 // Cheap filter before the regular expressions: the words every value line holds.
@@ -332,10 +338,12 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
     // A CSV row is read whole (a logger's header runs to many KiB); other lines by their start.
     const std::string_view line = whole.substr(0, kMaxLineLooked);
     Result<std::vector<Value>> values = std::vector<Value>{};
-    if (!csv) csv = CsvHeader(whole);
-    if (csv && csv->fields == SplitFields(whole).size()) {
-      if (CsvHeader(whole)) continue;  // the header (again)
-      values = CsvValues(whole, *csv, fmt::format("{}:{}", display, line_no));
+    std::vector<std::string_view> fields;
+    if (whole.find(',') != std::string_view::npos) fields = SplitFields(whole);
+    if (!csv) csv = CsvHeader(fields);
+    if (csv && csv->fields == fields.size()) {
+      if (CsvHeader(fields)) continue;  // the header (again)
+      values = CsvValues(fields, *csv, fmt::format("{}:{}", display, line_no));
     } else {
       const std::string lower = Lower(line);
       if (!MayHoldValues(lower)) continue;

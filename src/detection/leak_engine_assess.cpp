@@ -45,9 +45,16 @@ Assessment LeakEngine::Assess() const {
   a.last_used_bytes = open_.count > 0 ? open_.last_bytes : buckets_.back().last_bytes;
   const double span = last_t_ - first_t_;
   if (samples_ < c.min_samples || span < c.min_span_seconds) {
-    a.evidence.push_back(fmt::format("Only {} samples over {}; the trend tests need at least {} samples over {}.",
-                                     samples_, FormatDuration(span), c.min_samples,
-                                     FormatDuration(c.min_span_seconds)));
+    // Name the need that is not met: 1575 samples over 14m 53s are short of time, not of samples.
+    const bool few = samples_ < c.min_samples, short_span = span < c.min_span_seconds;
+    a.evidence.push_back(
+        few && short_span
+            ? fmt::format("Only {} samples over {}; the trend tests need at least {} samples over {} or more.",
+                          samples_, FormatDuration(span), c.min_samples, FormatDuration(c.min_span_seconds))
+        : short_span ? fmt::format("The samples span only {} ({} samples); the trend tests need {} or more.",
+                                   FormatDuration(span), samples_, FormatDuration(c.min_span_seconds))
+                     : fmt::format("Only {} samples (over {}); the trend tests need at least {}.", samples_,
+                                   FormatDuration(span), c.min_samples));
     return a;
   }
 

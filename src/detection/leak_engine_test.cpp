@@ -581,10 +581,24 @@ TEST(LeakEngine, ShortTraceIsInsufficientData) {
   EXPECT_EQ(e.Assess().verdict, Verdict::kInsufficientData);
   const Trace run = Feed(e, LeakAfterPlateau(20000, 5000, 0), 5 * 60, 1.0);
   EXPECT_EQ(run.last.verdict, Verdict::kInsufficientData);
-  EXPECT_NE(AllEvidence(run.last).find("samples over"), std::string::npos) << AllEvidence(run.last);
+  // 301 samples over 5 minutes are short of time, not of samples: the evidence says which.
+  EXPECT_NE(
+      AllEvidence(run.last).find("The samples span only 5m 0s (301 samples); the trend tests need 15m 0s or more."),
+      std::string::npos)
+      << AllEvidence(run.last);
   LeakEngine few = CardEngine();
   for (int i = 0; i < 5; ++i) few.Add(i * 600.0, 1e9);
-  EXPECT_EQ(few.Assess().verdict, Verdict::kInsufficientData);
+  const Assessment sparse = few.Assess();
+  EXPECT_EQ(sparse.verdict, Verdict::kInsufficientData);
+  EXPECT_NE(AllEvidence(sparse).find("Only 5 samples (over 40m 0s); the trend tests need at least 10."),
+            std::string::npos)
+      << AllEvidence(sparse);
+  LeakEngine both = CardEngine();
+  for (int i = 0; i < 3; ++i) both.Add(i * 60.0, 1e9);
+  EXPECT_NE(AllEvidence(both.Assess())
+                .find("Only 3 samples over 2m 0s; the trend tests need at least 10 samples over 15m 0s or more."),
+            std::string::npos)
+      << AllEvidence(both.Assess());
 }
 
 TEST(LeakEngine, FastRampIsWarmup) {

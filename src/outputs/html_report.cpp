@@ -149,7 +149,7 @@ std::string VerdictSentence(const SeriesAnalysis& s, double label_offset_s) {
     case Verdict::kSettling: return "Settling: memory still grows but the growth is slowing down; no verdict yet.";
     case Verdict::kWarmup: return "Warm-up: still in the initial ramp; no verdict yet.";
     case Verdict::kInsufficientData:
-      return fmt::format("Insufficient data: {} samples over {} are too few to judge.", a.samples,
+      return fmt::format("Insufficient data: {} samples over {} are not enough to judge.", a.samples,
                          FormatDuration(a.end_t - a.start_t));
   }
   return {};

@@ -94,7 +94,7 @@ TEST(VerdictSentence, StatesTheNumbersPerVerdict) {
   detection::SeriesAnalysis none;
   none.assessment.samples = 4;
   none.assessment.end_t = 90;
-  EXPECT_EQ(VerdictSentence(none), "Insufficient data: 4 samples over 1m 30s are too few to judge.");
+  EXPECT_EQ(VerdictSentence(none), "Insufficient data: 4 samples over 1m 30s are not enough to judge.");
 }
 
 // A trace that named its zone (epoch seconds, ISO 8601 with Z): its clock times say UTC, or the

@@ -358,7 +358,9 @@ TEST(Evaluation, ExplainListsEveryAssessmentAndEveryDetector) {
   EXPECT_EQ(AssessmentRows(text).size(), r.assessments) << text;
   EXPECT_NE(text.find("true leak: "), std::string::npos) << text;
   // Why, at the first assessment (too little data) and at each change of verdict.
-  EXPECT_NE(text.find("insufficient_data rate - [- .. -] MiB/h\n             | Only "), std::string::npos) << text;
+  EXPECT_NE(text.find("insufficient_data rate - [- .. -] MiB/h\n             | The samples span only "),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("warmup            rate - [- .. -] MiB/h\n             | The floor settled at "),
             std::string::npos)
       << text;

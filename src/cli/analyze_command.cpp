@@ -133,12 +133,6 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
       return kExitUnknown;
     }
   }
-  if ((!flags.plot_path.empty() || !flags.html_path.empty()) && all.empty()) {
-    std::fprintf(stderr,
-                 "vramwatch analyze: --plot and --html draw GPU memory over time; a PyTorch memory log has steps, not "
-                 "times (its report is text or --json)\n");
-    return kExitUnknown;
-  }
   if (!flags.plot_path.empty() || !flags.html_path.empty()) {
     std::vector<detection::SeriesAnalysis> analyses;
     for (const auto& s : all) analyses.push_back(s.analysis);
@@ -148,7 +142,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
     if (!flags.plot_path.empty()) {
       outputs::SvgOptions svg;
       svg.theme = theme;
-      Status st = outputs::WriteSvgPlot(flags.plot_path, analyses, svg);
+      Status st = outputs::WriteSvgPlot(flags.plot_path, analyses, svg, framework);
       if (!st.ok()) {
         std::fprintf(stderr, "vramwatch analyze: --plot: %s\n", st.message().c_str());
         return kExitUnknown;
@@ -158,7 +152,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
       outputs::HtmlReportOptions html;
       html.theme = theme;
       for (const std::string& f : flags.files) html.source += (html.source.empty() ? "" : ", ") + f;
-      Status st = outputs::WriteHtmlReport(flags.html_path, analyses, html);
+      Status st = outputs::WriteHtmlReport(flags.html_path, analyses, html, framework);
       if (!st.ok()) {
         std::fprintf(stderr, "vramwatch analyze: --html: %s\n", st.message().c_str());
         return kExitUnknown;
@@ -240,7 +234,8 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
                   "A leak is CRITICAL when the pessimistic time to OOM is shorter than this")
       ->capture_default_str();
   cmd->add_option("--plot", flags->plot_path,
-                  "Also write the charts as one SVG file (several GPUs as small multiples)");
+                  "Also write the charts as one SVG file (several GPUs, and each device of a PyTorch memory log, as "
+                  "small multiples)");
   cmd->add_option("--html", flags->html_path,
                   "Also write a self-contained HTML report (charts, verdicts, evidence; no network needed)");
   cmd->add_option("--theme", flags->theme, "Colours of --plot/--html: auto (follows the viewer), light, dark")

@@ -57,6 +57,8 @@ Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, co
   r.not_read = log->skipped;
   r.not_read_examples = log->skipped_examples;
   std::vector<detection::FrameworkSplit> devices = detection::SplitFrameworkLog(log->steps);
+  // Kept for the charts only: a long log's steps are most of its memory.
+  if (!flags.plot_path.empty() || !flags.html_path.empty()) r.steps = std::move(log->steps);
   if (flags.gpus.empty()) {
     r.devices = std::move(devices);
     return r;

@@ -87,6 +87,7 @@ LayerTrend Measure(const std::string& name, const Series& raw, size_t steps, dou
   t.rate_bytes_per_step = ts->slope;
   t.rate_lo_bytes_per_step = ts->low_slope;
   t.rate_hi_bytes_per_step = ts->high_slope;
+  t.intercept_bytes = ts->intercept;
   const bool upward = mk->z > 0 && mk->p < kFrameworkAlpha;
   const double level = std::max(std::fabs(level_bytes), 1.0);
   const double least = std::min(kMinRiseBytes, kMinRiseShare * level);
@@ -176,6 +177,14 @@ std::string NextStep(FrameworkLayer layer) {
 
 }  // namespace
 
+std::string FrameworkBytes(double bytes) {
+  return Size(bytes);
+}
+
+std::string FrameworkSignedBytes(double bytes) {
+  return Signed(bytes);
+}
+
 const char* FrameworkVerdictName(FrameworkVerdict v) {
   switch (v) {
     case FrameworkVerdict::kTooShort: return "too_short";
@@ -240,6 +249,7 @@ FrameworkSplit SplitFrameworkView(int device, std::span<const FrameworkStep> all
   out.steps = steps.size();
   if (steps.empty()) return out;
   if (restart) out.evidence.push_back(*restart);
+  out.first_step = start;
   out.first_line = steps.front().line;
   out.last_line = steps.back().line;
 

@@ -62,7 +62,10 @@ struct LayerTrend {
   std::optional<double> rate_bytes_per_step;                             // Sen's slope
   std::optional<double> rate_lo_bytes_per_step, rate_hi_bytes_per_step;  // its 90 % interval
   std::optional<double> mk_z, mk_p;                                      // Mann–Kendall z and two-sided p
-  bool rising = false;                                                   // every test above passed
+  // Sen's line through the floors: its value at the first judged step (step index 0 of the run
+  // judged; at step i it is intercept + rate * i), for drawing the trend.
+  std::optional<double> intercept_bytes;
+  bool rising = false;   // every test above passed
   bool settled = false;  // rose from its first tenth to its second half, then held there
 };
 
@@ -70,12 +73,19 @@ struct FrameworkSplit {
   int device = 0;
   size_t steps = 0;
   size_t first_line = 0, last_line = 0;  // lines of the first and last step
+  size_t first_step = 0;                 // index among the device's steps of the first one judged (after a restart)
   FrameworkVerdict verdict = FrameworkVerdict::kTooShort;
   FrameworkLayer layer = FrameworkLayer::kNone;
   std::vector<LayerTrend> layers;     // those with a value, in the order above
   std::vector<std::string> evidence;  // what each layer did, and the conclusion
   std::string next_step;              // empty when nothing grows
 };
+
+// Sizes as the evidence writes them, to a tenth of a MiB ("2796 MiB", "51.2 KiB", "20.60 GiB" from
+// 10 GiB; "-" before a negative one), and with a sign ("+51.2 KiB", "0 B"): a log's steps differ by
+// little, so the usual rounding would hide them.
+std::string FrameworkBytes(double bytes);
+std::string FrameworkSignedBytes(double bytes);
 
 // `steps`: one device's steps, in order (FrameworkLog::steps filtered by device).
 FrameworkSplit SplitFrameworkView(int device, std::span<const FrameworkStep> steps);

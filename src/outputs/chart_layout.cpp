@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "core/time.h"
 #include "core/units.h"
@@ -14,9 +15,8 @@ namespace {
 using detection::SeriesAnalysis;
 using detection::Verdict;
 
-constexpr double kLegendRowPx = 16;
+}  // namespace
 
-// Shortens `text` with "…" until it fits `width` at `font_px`.
 std::string FitText(std::string text, double width, double font_px) {
   if (TextWidth(text, font_px) <= width) return text;
   while (!text.empty() && TextWidth(text + "…", font_px) > width) {
@@ -27,8 +27,6 @@ std::string FitText(std::string text, double width, double font_px) {
   return text + "…";
 }
 
-// Keeps, per pixel column, the first, lowest, highest and last point, so a thin line drawn from
-// thousands of samples keeps every spike and costs a few points per pixel.
 std::vector<Point> DecimateByColumn(const std::vector<Point>& pts) {
   std::vector<Point> out;
   size_t i = 0;
@@ -49,7 +47,66 @@ std::vector<Point> DecimateByColumn(const std::vector<Point>& pts) {
   return out;
 }
 
-}  // namespace
+std::vector<std::string> WrapParts(const std::vector<std::string>& parts, double width, double font_px,
+                                   size_t max_lines) {
+  std::vector<std::string> lines;
+  for (const auto& part : parts) {
+    if (!lines.empty() && TextWidth(lines.back() + " · " + part, font_px) <= width) {
+      lines.back() += " · " + part;
+    } else {
+      lines.push_back(part);
+    }
+  }
+  if (lines.size() > max_lines) {
+    for (size_t i = max_lines; i < lines.size(); ++i) lines[max_lines - 1] += " · " + lines[i];
+    lines.resize(max_lines);
+  }
+  for (auto& l : lines) l = FitText(l, width, font_px);
+  return lines;
+}
+
+std::vector<LegendItem> FlowLegend(const std::vector<std::pair<std::string, std::string>>& entries, double left,
+                                   double right, double font_px, double* row_y) {
+  std::vector<LegendItem> items;
+  double lx = left, ly = *row_y;
+  for (const auto& [role, text] : entries) {
+    double item_w = 22 + TextWidth(text, font_px);
+    if (lx + item_w > right && lx > left) {
+      lx = left;
+      ly += kLegendRowPx;
+    }
+    LegendItem item;
+    item.role = role;
+    item.text = text;
+    bool area = role == "band" || role == "warmup";
+    item.swatch = area ? Rect{lx, ly + 3, 16, 9} : Rect{lx, ly + 6, 16, 3};
+    Point at{lx + 20, ly + 11};
+    item.label = {text, "legend", Anchor::kStart, font_px, at, LabelBox(text, font_px, Anchor::kStart, at)};
+    items.push_back(item);
+    lx += item_w + 14;
+  }
+  *row_y = ly;
+  return items;
+}
+
+void PlaceXTicks(const std::function<std::vector<Tick>(int)>& ticks, const LinearScale& x, const Rect& plot,
+                 double width, double font_px, std::vector<Tick>* out, std::vector<PlacedLabel>* labels) {
+  for (int n = std::max(2, static_cast<int>(plot.w / 70)); n >= 1; --n) {
+    out->clear();
+    labels->clear();
+    bool clash = false;
+    for (const auto& t : ticks(n)) {
+      Point at{x(t.value), plot.bottom() + font_px + 5};
+      Rect box = LabelBox(t.label, font_px, Anchor::kMiddle, at);
+      if (box.x < 0 || box.right() > width) continue;
+      Rect padded{box.x - 6, box.y, box.w + 12, box.h};
+      for (const auto& prev : *labels) clash = clash || prev.box.Intersects(padded);
+      out->push_back(t);
+      labels->push_back({t.label, "xtick", Anchor::kMiddle, font_px, at, box});
+    }
+    if (!clash) break;
+  }
+}
 
 std::vector<size_t> GapStarts(const std::vector<double>& times) {
   std::vector<double> steps;
@@ -101,25 +158,6 @@ std::vector<std::string> SubtitleParts(const SeriesAnalysis& s, const ChartOptio
       break;
   }
   return parts;
-}
-
-// Joins parts with " · " into lines no wider than `width` (at most `max_lines`, the last one cut).
-std::vector<std::string> WrapParts(const std::vector<std::string>& parts, double width, double font_px,
-                                   size_t max_lines) {
-  std::vector<std::string> lines;
-  for (const auto& part : parts) {
-    if (!lines.empty() && TextWidth(lines.back() + " · " + part, font_px) <= width) {
-      lines.back() += " · " + part;
-    } else {
-      lines.push_back(part);
-    }
-  }
-  if (lines.size() > max_lines) {
-    for (size_t i = max_lines; i < lines.size(); ++i) lines[max_lines - 1] += " · " + lines[i];
-    lines.resize(max_lines);
-  }
-  for (auto& l : lines) l = FitText(l, width, font_px);
-  return lines;
 }
 
 struct Domain {
@@ -221,23 +259,8 @@ ChartLayout LayoutChart(const SeriesAnalysis& s, const ChartOptions& o) {
   bool shade = a.settled_at.has_value() || a.verdict == Verdict::kWarmup || a.verdict == Verdict::kSettling;
   if (shade) entries.push_back({"warmup", a.verdict == Verdict::kSettling ? "settling" : "warm-up"});
   if (!s.events.empty()) entries.push_back({"event", "events"});
-  double lx = left, ly = subtitle_bottom + 8;
-  for (const auto& [role, text] : entries) {
-    double item_w = 22 + TextWidth(text, fp);
-    if (lx + item_w > o.width - right_margin && lx > left) {
-      lx = left;
-      ly += kLegendRowPx;
-    }
-    LegendItem item;
-    item.role = role;
-    item.text = text;
-    bool area = role == "band" || role == "warmup";
-    item.swatch = area ? Rect{lx, ly + 3, 16, 9} : Rect{lx, ly + 6, 16, 3};
-    Point at{lx + 20, ly + 11};
-    item.label = {text, "legend", Anchor::kStart, fp, at, LabelBox(text, fp, Anchor::kStart, at)};
-    L.legend.push_back(item);
-    lx += item_w + 14;
-  }
+  double ly = subtitle_bottom + 8;
+  L.legend = FlowLegend(entries, left, o.width - right_margin, fp, &ly);
 
   const double top = ly + kLegendRowPx + 6;
   const double bottom = o.height - (2 * fp + 18);
@@ -254,21 +277,8 @@ ChartLayout LayoutChart(const SeriesAnalysis& s, const ChartOptions& o) {
 
   // X ticks: as many as fit without their labels touching; a tick whose label would leave the
   // chart is dropped with its label.
-  for (int n = std::max(2, static_cast<int>(L.plot.w / 70)); n >= 1; --n) {
-    L.x_ticks.clear();
-    L.x_tick_labels.clear();
-    bool clash = false;
-    for (const auto& t : TimeTicks(dom.t_lo, dom.t_hi, n, tstyle, label_off)) {
-      Point at{L.x(t.value), L.plot.bottom() + fp + 5};
-      Rect box = LabelBox(t.label, fp, Anchor::kMiddle, at);
-      if (box.x < 0 || box.right() > o.width) continue;
-      Rect padded{box.x - 6, box.y, box.w + 12, box.h};
-      for (const auto& prev : L.x_tick_labels) clash = clash || prev.box.Intersects(padded);
-      L.x_ticks.push_back(t);
-      L.x_tick_labels.push_back({t.label, "xtick", Anchor::kMiddle, fp, at, box});
-    }
-    if (!clash) break;
-  }
+  PlaceXTicks([&](int n) { return TimeTicks(dom.t_lo, dom.t_hi, n, tstyle, label_off); }, L.x, L.plot, o.width, fp,
+              &L.x_ticks, &L.x_tick_labels);
 
   std::string x_title;
   if (s.synthetic_time) {

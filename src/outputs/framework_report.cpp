@@ -13,20 +13,22 @@ json Opt(const std::optional<double>& v) {
   return v && std::isfinite(*v) ? json(*v) : json(nullptr);
 }
 
-std::string Headline(const detection::FrameworkSplit& d) {
+}  // namespace
+
+std::string FrameworkHeadline(const detection::FrameworkSplit& d) {
   using detection::FrameworkLayer;
   using detection::FrameworkVerdict;
   switch (d.verdict) {
     case FrameworkVerdict::kGrowing:
       switch (d.layer) {
-        case FrameworkLayer::kApplication: return "GROWING in the application's live tensors";
-        case FrameworkLayer::kAllocatorCache: return "GROWING in PyTorch's allocator cache";
-        case FrameworkLayer::kInsideFramework: return "GROWING inside PyTorch";
-        case FrameworkLayer::kBelowFramework: return "GROWING below PyTorch";
-        case FrameworkLayer::kNotSplit: return "GROWING (the log cannot tell where)";
+        case FrameworkLayer::kApplication: return "growing in the application's live tensors";
+        case FrameworkLayer::kAllocatorCache: return "growing in PyTorch's allocator cache";
+        case FrameworkLayer::kInsideFramework: return "growing inside PyTorch";
+        case FrameworkLayer::kBelowFramework: return "growing below PyTorch";
+        case FrameworkLayer::kNotSplit: return "growing (the log cannot tell where)";
         case FrameworkLayer::kNone: break;
       }
-      return "GROWING";
+      return "growing";
     case FrameworkVerdict::kSettled: return "no growth (it rose, then held)";
     case FrameworkVerdict::kFlat: return "no growth";
     case FrameworkVerdict::kTooShort: return "too short to judge";
@@ -34,7 +36,19 @@ std::string Headline(const detection::FrameworkSplit& d) {
   return "";
 }
 
-}  // namespace
+std::string FrameworkSourceName(const std::string& source) {
+  if (source == "-") return "standard input";
+  const size_t slash = source.find_last_of('/');
+  return slash == std::string::npos || slash + 1 == source.size() ? source : source.substr(slash + 1);
+}
+
+std::vector<FrameworkStep> DeviceSteps(const FrameworkReport& report, int device) {
+  std::vector<FrameworkStep> out;
+  for (const FrameworkStep& s : report.steps) {
+    if (s.device == device) out.push_back(s);
+  }
+  return out;
+}
 
 json FrameworkJson(const std::vector<FrameworkReport>& reports) {
   json out = json::array();
@@ -84,7 +98,9 @@ std::string FrameworkText(const std::vector<FrameworkReport>& reports) {
       s += "\n";
     }
     for (const detection::FrameworkSplit& d : r.devices) {
-      s += fmt::format("PyTorch memory log {}, device {}: {}\n", r.source, d.device, Headline(d));
+      std::string headline = FrameworkHeadline(d);
+      if (d.verdict == detection::FrameworkVerdict::kGrowing) headline.replace(0, 7, "GROWING");
+      s += fmt::format("PyTorch memory log {}, device {}: {}\n", r.source, d.device, headline);
       s += fmt::format("  {} step{} (lines {}-{})\n", d.steps, d.steps == 1 ? "" : "s", d.first_line, d.last_line);
       for (const std::string& e : d.evidence) s += "  " + e + "\n";
       if (!d.next_step.empty()) s += "  Next: " + d.next_step + "\n";

@@ -21,7 +21,20 @@ struct FrameworkReport {
   size_t not_read = 0;
   std::vector<std::string> not_read_examples;
   std::vector<detection::FrameworkSplit> devices;
+  std::vector<FrameworkStep> steps;  // every step the log printed, of every device (for the charts;
+                                     // `analyze` keeps them only with --plot or --html)
 };
+
+// Every step of one device, in the log's order (what SplitFrameworkView was given).
+std::vector<FrameworkStep> DeviceSteps(const FrameworkReport& report, int device);
+
+// How a chart or a page heading names the log: its file name without the directories ("-":
+// "standard input"); the whole path stays in their data-source attribute.
+std::string FrameworkSourceName(const std::string& source);
+
+// "growing in the application's live tensors", "no growth (it rose, then held)", "too short to
+// judge", ... (FrameworkText writes the first word of a growing one in capitals).
+std::string FrameworkHeadline(const detection::FrameworkSplit& split);
 
 // One entry per device: {"source", "device", "steps", "first_line", "last_line", "verdict",
 // "layer", "layers": {"allocated": {"steps", "first_bytes", "last_bytes", "min_bytes",

@@ -8,6 +8,7 @@
 
 #include "core/time.h"
 #include "core/units.h"
+#include "outputs/framework_plot.h"
 
 namespace vw::outputs {
 namespace {
@@ -32,10 +33,10 @@ th,td{padding:6px 12px;text-align:left;border-bottom:1px solid var(--line);white
 th{color:var(--muted);font-weight:600;font-size:12px}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .vw-multiples{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:16px}
-.vw-series{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 16px;min-width:0}
-.vw-series h2{font-size:16px;margin:0 0 6px;display:flex;gap:10px;align-items:center;flex-wrap:wrap}
-.vw-series figure{margin:8px 0}
-.vw-series svg{width:100%;height:auto;display:block}
+.vw-series,.vw-framework{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 16px;min-width:0}
+.vw-series h2,.vw-framework h2{font-size:16px;margin:0 0 6px;display:flex;gap:10px;align-items:center;flex-wrap:wrap;overflow-wrap:anywhere}
+.vw-series figure,.vw-framework figure{margin:8px 0}
+.vw-series svg,.vw-framework svg{width:100%;height:auto;display:block}
 .vw-verdict{margin:4px 0 8px}
 .vw-badge{display:inline-block;padding:1px 9px;border-radius:999px;font-size:12px;font-weight:600;
   border:1px solid currentColor;text-transform:uppercase;letter-spacing:.03em}
@@ -103,6 +104,50 @@ std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, d
   return out;
 }
 
+// What the badge of a device of a PyTorch memory log says, and its colour's class.
+std::pair<std::string, std::string> FrameworkBadge(const detection::FrameworkSplit& d) {
+  switch (d.verdict) {
+    case detection::FrameworkVerdict::kGrowing: return {"growing", "vw-badge vw-badge-leak"};
+    case detection::FrameworkVerdict::kSettled:
+    case detection::FrameworkVerdict::kFlat: return {"no growth", "vw-badge vw-badge-plateau"};
+    case detection::FrameworkVerdict::kTooShort: break;
+  }
+  return {"too short", "vw-badge vw-badge-insufficient-data"};
+}
+
+std::string FrameworkSection(const FrameworkReport& r, const detection::FrameworkSplit& d, const HtmlReportOptions& o,
+                             double chart_width) {
+  std::string out =
+      fmt::format("<section class=\"vw-framework\" data-source=\"{}\" data-device=\"{}\" data-verdict=\"{}\"",
+                  XmlEscape(r.source), d.device, detection::FrameworkVerdictName(d.verdict));
+  if (const char* layer = detection::FrameworkLayerName(d.layer)) out += fmt::format(" data-layer=\"{}\"", layer);
+  out += ">\n";
+  const auto [badge, badge_class] = FrameworkBadge(d);
+  out += fmt::format("<h2><span title=\"{}\">{} · device {}</span><span class=\"{}\">{}</span></h2>\n",
+                     XmlEscape(r.source), XmlEscape(FrameworkSourceName(r.source)), d.device, badge_class, badge);
+  std::string sentence = "PyTorch memory log: " + FrameworkHeadline(d) + ".";
+  if (!d.next_step.empty()) sentence += " Next: " + d.next_step;
+  out += fmt::format("<p class=\"vw-verdict\">{}</p>\n", XmlEscape(sentence));
+  SvgOptions svg;
+  svg.standalone = false;
+  svg.embed_style = false;
+  svg.theme = o.theme;
+  svg.chart.width = chart_width;
+  svg.chart.height = chart_width > 700 ? 400 : 360;
+  out += "<figure>\n" + RenderFrameworkChart(r, d, svg) + "</figure>\n";
+  out += "<dl class=\"vw-facts\">\n";
+  out += Fact("Steps judged", fmt::format("{} (lines {}–{})", d.steps, d.first_line, d.last_line));
+  if (r.not_read > 0) out += Fact("Values not read", fmt::format("{}", r.not_read));
+  out += "</dl>\n";
+  if (!d.evidence.empty()) {
+    out += "<h3>Evidence</h3>\n<ul class=\"vw-evidence\">\n";
+    for (const auto& e : d.evidence) out += "<li>" + XmlEscape(e) + "</li>\n";
+    out += "</ul>\n";
+  }
+  out += "</section>\n";
+  return out;
+}
+
 std::string SummaryTable(const std::vector<SeriesAnalysis>& series, const HtmlReportOptions& o) {
   std::string out =
       "<table class=\"vw-summary\">\n<thead><tr><th>Series</th><th>Verdict</th><th>Leak rate</th><th>Out of "
@@ -155,7 +200,8 @@ std::string VerdictSentence(const SeriesAnalysis& s, double label_offset_s) {
   return {};
 }
 
-std::string RenderHtmlReport(const std::vector<SeriesAnalysis>& series, const HtmlReportOptions& o) {
+std::string RenderHtmlReport(const std::vector<SeriesAnalysis>& series, const HtmlReportOptions& o,
+                             const std::vector<FrameworkReport>& framework) {
   std::string out = "<!DOCTYPE html>\n";
   out += fmt::format("<html lang=\"en\" class=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n", ThemeClass(o.theme));
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
@@ -168,15 +214,32 @@ std::string RenderHtmlReport(const std::vector<SeriesAnalysis>& series, const Ht
   if (!o.generated_at.empty()) meta += (meta.empty() ? "generated " : " · generated ") + XmlEscape(o.generated_at);
   size_t leaks = 0;
   for (const auto& s : series) leaks += s.assessment.verdict == Verdict::kLeak ? 1 : 0;
-  meta += fmt::format("{}{} series, {} leaking", meta.empty() ? "" : " · ", series.size(), leaks);
+  size_t devices = 0, growing = 0;
+  for (const FrameworkReport& r : framework) {
+    for (const auto& d : r.devices) {
+      ++devices;
+      growing += d.verdict == detection::FrameworkVerdict::kGrowing ? 1 : 0;
+    }
+  }
+  if (!series.empty() || devices == 0) {
+    meta += fmt::format("{}{} series, {} leaking", meta.empty() ? "" : " · ", series.size(), leaks);
+  }
+  if (devices > 0) {
+    meta += fmt::format("{}{} device{} of PyTorch memory logs, {} growing", meta.empty() ? "" : " · ", devices,
+                        devices == 1 ? "" : "s", growing);
+  }
   out += "<p class=\"vw-meta\">" + meta + "</p>\n";
-  if (series.empty()) {
+  const size_t sections = series.size() + devices;
+  if (sections == 0) {
     out += "<p class=\"vw-verdict\">No series to report: the input held no memory samples.</p>\n";
   } else {
     if (series.size() > 1) out += SummaryTable(series, o);
-    double chart_width = series.size() > 1 ? 540 : 1100;
-    out += series.size() > 1 ? "<div class=\"vw-multiples\">\n" : "<div>\n";
+    double chart_width = sections > 1 ? 540 : 1100;
+    out += sections > 1 ? "<div class=\"vw-multiples\">\n" : "<div>\n";
     for (const auto& s : series) out += SeriesSection(s, o, chart_width);
+    for (const FrameworkReport& r : framework) {
+      for (const auto& d : r.devices) out += FrameworkSection(r, d, o, chart_width);
+    }
     out += "</div>\n";
   }
   out += "</body>\n</html>\n";

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "detection/series_analysis.h"
+#include "outputs/framework_report.h"
 #include "outputs/svg_plot.h"
 
 namespace vw::outputs {
@@ -28,8 +29,11 @@ struct HtmlReportOptions {
   double label_offset_s = 0;  // see ChartOptions
 };
 
+// `framework`: PyTorch memory logs, a section per device after the series (`section.vw-framework`
+// with data-source, data-device, data-verdict = FrameworkVerdictName and data-layer when one grows;
+// its chart is framework_plot.h's).
 std::string RenderHtmlReport(const std::vector<detection::SeriesAnalysis>& series,
-                             const HtmlReportOptions& options = {});
+                             const HtmlReportOptions& options = {}, const std::vector<FrameworkReport>& framework = {});
 
 // The verdict of one series as a sentence: "Leak of +1.50 GiB/h (1.30–1.70 GiB/h) since 08:40;
 // memory runs out around 20:34 (in 6h 34m; between 19:47 and 21:34)."

@@ -8,6 +8,7 @@
 // origin top-left, y down). Pure functions, no state: safe from any thread.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -180,6 +181,31 @@ struct ChartLayout {
 // The indices i of `times` (seconds, ascending) where times[i] - times[i-1] is a gap in the data:
 // over five times the median step, and over a minute.
 std::vector<size_t> GapStarts(const std::vector<double>& times);
+
+inline constexpr double kLegendRowPx = 16;  // height of a legend row
+
+// Legend entries (role, text) flowing in rows of kLegendRowPx from `left` to `right`: a
+// swatch (a bar for "band" and "warmup", a line otherwise) and its text. `row_y`: the top of the
+// first row in, of the last row out.
+std::vector<LegendItem> FlowLegend(const std::vector<std::pair<std::string, std::string>>& entries, double left,
+                                   double right, double font_px, double* row_y);
+
+// The x ticks under `plot`: `ticks(n)` gives at most n intervals; from one tick per 70 px down to
+// one, the first set whose labels neither come within 6 px of each other nor leave [0, width] (a
+// tick whose label would leave is dropped with it).
+void PlaceXTicks(const std::function<std::vector<Tick>(int)>& ticks, const LinearScale& x, const Rect& plot,
+                 double width, double font_px, std::vector<Tick>* out, std::vector<PlacedLabel>* labels);
+
+// Shortens `text` with "…" until it fits `width` at `font_px`.
+std::string FitText(std::string text, double width, double font_px);
+
+// Joins parts with " · " into lines no wider than `width` (at most `max_lines`, the last one cut).
+std::vector<std::string> WrapParts(const std::vector<std::string>& parts, double width, double font_px,
+                                   size_t max_lines);
+
+// Keeps, per pixel column, the first, lowest, highest and last point (y grows downwards), so a
+// thin line drawn from thousands of samples keeps every spike and costs a few points per pixel.
+std::vector<Point> DecimateByColumn(const std::vector<Point>& pts);
 
 // Lays out one chart of a series.
 ChartLayout LayoutChart(const detection::SeriesAnalysis& s, const ChartOptions& options = {});

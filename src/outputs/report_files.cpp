@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "outputs/framework_plot.h"
+
 namespace vw::outputs {
 namespace {
 
@@ -29,17 +31,20 @@ Status WriteWhole(const std::string& path, const std::string& content) {
 }  // namespace
 
 Status WriteSvgPlot(const std::string& path, const std::vector<detection::SeriesAnalysis>& series,
-                    const SvgOptions& options) {
-  if (series.empty()) return Status::InvalidArgument("--plot " + path + ": no series to plot");
+                    const SvgOptions& options, const std::vector<FrameworkReport>& framework) {
+  std::vector<SvgCell> cells;
+  for (const auto& s : series) cells.push_back([&s](const SvgOptions& o) { return RenderSvgChart(s, o); });
+  for (SvgCell& cell : FrameworkCells(framework)) cells.push_back(std::move(cell));
+  if (cells.empty()) return Status::InvalidArgument("--plot " + path + ": no series to plot");
   SvgOptions o = options;
   o.standalone = true;
   o.embed_style = true;
-  return WriteWhole(path, RenderSvgSmallMultiples(series, o));
+  return WriteWhole(path, RenderSvgFigure(cells, o));
 }
 
 Status WriteHtmlReport(const std::string& path, const std::vector<detection::SeriesAnalysis>& series,
-                       const HtmlReportOptions& options) {
-  return WriteWhole(path, RenderHtmlReport(series, options));
+                       const HtmlReportOptions& options, const std::vector<FrameworkReport>& framework) {
+  return WriteWhole(path, RenderHtmlReport(series, options, framework));
 }
 
 }  // namespace vw::outputs

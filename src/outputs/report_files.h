@@ -10,16 +10,18 @@
 
 #include "core/status.h"
 #include "detection/series_analysis.h"
+#include "outputs/framework_report.h"
 #include "outputs/html_report.h"
 #include "outputs/svg_plot.h"
 
 namespace vw::outputs {
 
-// One SVG: a single chart, or small multiples for several series.
+// One SVG: a single chart, or small multiples: a chart per series, then one per device of each
+// PyTorch memory log (framework_plot.h).
 Status WriteSvgPlot(const std::string& path, const std::vector<detection::SeriesAnalysis>& series,
-                    const SvgOptions& options = {});
+                    const SvgOptions& options = {}, const std::vector<FrameworkReport>& framework = {});
 
 Status WriteHtmlReport(const std::string& path, const std::vector<detection::SeriesAnalysis>& series,
-                       const HtmlReportOptions& options = {});
+                       const HtmlReportOptions& options = {}, const std::vector<FrameworkReport>& framework = {});
 
 }  // namespace vw::outputs

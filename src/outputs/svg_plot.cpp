@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "outputs/svg_markup.h"
+
 namespace vw::outputs {
 namespace {
 
@@ -12,13 +14,14 @@ using detection::SeriesAnalysis;
 
 struct Palette {
   const char *bg, *fg, *muted, *grid, *axis, *raw, *floor, *peak, *trend, *capacity, *warm, *event;
+  const char *allocated, *reserved, *driver;  // a PyTorch memory log's layers (framework_plot.h)
 };
 
 // Light: dark ink on white. Dark: light ink on near-black, brighter hues so thin lines stay visible.
-constexpr Palette kLight = {"#ffffff", "#1f2328", "#57606a", "#e6e9ed", "#8c959f", "#9db4d3",
-                            "#1a5fd0", "#c2740a", "#c8202b", "#24292f", "#8c959f", "#7e3fd8"};
-constexpr Palette kDark = {"#0d1117", "#e6edf3", "#9da7b3", "#262c36", "#6e7681", "#4f6a8f",
-                           "#58a6ff", "#f0b13a", "#ff6b6b", "#d0d7de", "#8b949e", "#c297ff"};
+constexpr Palette kLight = {"#ffffff", "#1f2328", "#57606a", "#e6e9ed", "#8c959f", "#9db4d3", "#1a5fd0", "#c2740a",
+                            "#c8202b", "#24292f", "#8c959f", "#7e3fd8", "#1a5fd0", "#c2740a", "#1a7f72"};
+constexpr Palette kDark = {"#0d1117", "#e6edf3", "#9da7b3", "#262c36", "#6e7681", "#4f6a8f", "#58a6ff", "#f0b13a",
+                           "#ff6b6b", "#d0d7de", "#8b949e", "#c297ff", "#58a6ff", "#f0b13a", "#3fc1b0"};
 
 std::string ColourRules(const Palette& p, std::string_view scope) {
   std::string s;
@@ -55,65 +58,21 @@ std::string ColourRules(const Palette& p, std::string_view scope) {
   rule(".vw-label-event", fmt::format("fill:{}", p.event));
   rule(".vw-swatch-band", fmt::format("fill:{}", p.trend));
   rule(".vw-swatch-warmup", fmt::format("fill:{}", p.warm));
+  rule(".vw-allocated", fmt::format("stroke:{}", p.allocated));
+  rule(".vw-reserved", fmt::format("stroke:{}", p.reserved));
+  rule(".vw-driver", fmt::format("stroke:{}", p.driver));
   return s;
 }
 
-std::string Num(double v) {
-  return fmt::format("{:.1f}", std::round(v * 10) / 10 + 0.0);
-}
-
-// An SVG path through `pts` that lifts the pen at each index of `breaks` (a gap in the data).
-std::string PathData(const std::vector<Point>& pts, const std::vector<size_t>& breaks) {
-  std::string out;
-  out.reserve(pts.size() * 13);
-  size_t next = 0;
-  for (size_t i = 0; i < pts.size(); ++i) {
-    const bool lift = i == 0 || (next < breaks.size() && breaks[next] == i);
-    if (lift && i > 0) ++next;
-    if (!out.empty()) out += ' ';
-    const bool alone = lift && (i + 1 == pts.size() || (next < breaks.size() && breaks[next] == i + 1));
-    if (alone) {  // a stretch of one point between gaps: a 2 px dash, not a pen-down that draws nothing
-      out += "M" + Num(pts[i].x - 1) + "," + Num(pts[i].y) + " h2";
-      continue;
-    }
-    out += (lift ? "M" : "L") + Num(pts[i].x) + "," + Num(pts[i].y);
-  }
-  return out;
-}
-
-std::string PointsAttr(const std::vector<Point>& pts) {
-  std::string out;
-  out.reserve(pts.size() * 12);
-  for (const auto& p : pts) {
-    if (!out.empty()) out += ' ';
-    out += Num(p.x) + "," + Num(p.y);
-  }
-  return out;
-}
-
-std::string_view AnchorName(Anchor a) {
-  switch (a) {
-    case Anchor::kStart: return "start";
-    case Anchor::kMiddle: return "middle";
-    case Anchor::kEnd: return "end";
-  }
-  return "start";
-}
-
-std::string TextEl(const PlacedLabel& l, std::string_view cls, std::string_view extra = "") {
-  return fmt::format("<text class=\"{}\" x=\"{}\" y=\"{}\" text-anchor=\"{}\"{}>{}</text>\n", cls, Num(l.at.x),
-                     Num(l.at.y), AnchorName(l.anchor), extra, XmlEscape(l.text));
-}
-
-std::string SvgOpen(const SeriesAnalysis& s, const SvgOptions& o, double x, double y, bool nested) {
+std::string SvgOpen(const SeriesAnalysis& s, const SvgOptions& o) {
   const auto& c = o.chart;
   std::string attrs =
       fmt::format("class=\"vw-chart {}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" data-gpu=\"{}\"",
                   ThemeClass(o.theme), Num(c.width), Num(c.height), Num(c.width), Num(c.height), XmlEscape(s.gpu.key));
-  if (nested) attrs += fmt::format(" x=\"{}\" y=\"{}\"", Num(x), Num(y));
+  if (o.cell_at) attrs += fmt::format(" x=\"{}\" y=\"{}\"", Num(o.cell_at->x), Num(o.cell_at->y));
   if (s.pid) attrs += fmt::format(" data-pid=\"{}\"", *s.pid);
   attrs += fmt::format(" data-verdict=\"{}\"", XmlEscape(VerdictKey(s.assessment.verdict)));
-  if (o.standalone && !nested) attrs += " xmlns=\"http://www.w3.org/2000/svg\"";
+  if (o.standalone && !o.cell_at) attrs += " xmlns=\"http://www.w3.org/2000/svg\"";
   return "<svg " + attrs + ">\n";
 }
 
@@ -130,41 +89,9 @@ std::string ChartBody(const SeriesAnalysis& s, const ChartLayout& L) {
                        XmlEscape(L.subtitle_lines[i]));
   }
 
-  out += "<g data-role=\"legend\">\n";
-  for (const auto& item : L.legend) {
-    const Rect& r = item.swatch;
-    if (item.role == "band" || item.role == "warmup") {
-      out += fmt::format("<rect class=\"vw-swatch-{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" opacity=\"0.35\"/>",
-                         item.role, Num(r.x), Num(r.y), Num(r.w), Num(r.h));
-    } else {
-      out += fmt::format("<line class=\"vw-{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>", item.role, Num(r.x),
-                         Num(r.y + r.h / 2), Num(r.right()), Num(r.y + r.h / 2));
-    }
-    out += TextEl(item.label, "vw-legend-text");
-  }
-  out += "</g>\n";
-
-  // Grid and axes.
+  out += LegendMarkup(L.legend);
+  out += AxesMarkup(L.plot, L.x, L.y, L.x_ticks, L.x_tick_labels, L.y_ticks, L.y_tick_labels, L.x_title);
   const Rect& P = L.plot;
-  out += "<g data-role=\"y-axis\">\n";
-  for (size_t i = 0; i < L.y_ticks.size(); ++i) {
-    double y = L.y(L.y_ticks[i].value);
-    out += fmt::format("<line class=\"vw-grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>", Num(P.x), Num(y),
-                       Num(P.right()), Num(y));
-    out += TextEl(L.y_tick_labels[i], "vw-tick");
-  }
-  out += "</g>\n<g data-role=\"x-axis\">\n";
-  for (size_t i = 0; i < L.x_ticks.size(); ++i) {
-    double x = L.x(L.x_ticks[i].value);
-    out += fmt::format("<line class=\"vw-grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>", Num(x), Num(P.y), Num(x),
-                       Num(P.bottom()));
-    out += TextEl(L.x_tick_labels[i], "vw-tick");
-  }
-  out += TextEl(L.x_title, "vw-sub vw-axis-title");
-  out += "</g>\n";
-  out += fmt::format("<line class=\"vw-axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", Num(P.x),
-                     Num(P.bottom()), Num(P.right()));
-
   if (L.warmup) {
     const Rect& w = *L.warmup;
     out +=
@@ -249,6 +176,10 @@ std::string ChartCss() {
       ".vw-chart .vw-axis-title{font-size:11px}\n"
       ".vw-chart line,.vw-chart polyline,.vw-chart path.vw-raw,.vw-chart path.vw-floor,.vw-chart "
       "path.vw-peak{fill:none}\n"
+      ".vw-chart path.vw-allocated,.vw-chart path.vw-reserved,.vw-chart "
+      "path.vw-driver{fill:none;stroke-linejoin:round}\n"
+      ".vw-chart .vw-allocated,.vw-chart .vw-reserved{stroke-width:2}\n"
+      ".vw-chart .vw-driver{stroke-width:1.6;stroke-dasharray:6 2}\n"
       ".vw-chart .vw-grid{stroke-width:1}\n"
       ".vw-chart .vw-raw{stroke-width:0.8;stroke-linejoin:round}\n"
       ".vw-chart .vw-floor{stroke-width:2.2;stroke-linejoin:round}\n"
@@ -274,19 +205,25 @@ std::string ChartCss() {
 std::string RenderSvgChart(const SeriesAnalysis& series, const SvgOptions& options) {
   ChartLayout layout = LayoutChart(series, options.chart);
   std::string out;
-  if (options.standalone) out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += SvgOpen(series, options, 0, 0, false);
-  if (options.embed_style) out += "<style>\n" + ChartCss() + "</style>\n";
+  if (options.standalone && !options.cell_at) out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += SvgOpen(series, options);
+  if (options.embed_style && !options.cell_at) out += "<style>\n" + ChartCss() + "</style>\n";
   out += ChartBody(series, layout);
   out += "</svg>\n";
   return out;
 }
 
 std::string RenderSvgSmallMultiples(const std::vector<SeriesAnalysis>& series, const SvgOptions& options) {
-  if (series.size() == 1) return RenderSvgChart(series.front(), options);
-  std::vector<Rect> cells =
-      SmallMultiples(series.size(), options.grid_width, options.cell_height, options.min_cell_width, 16);
-  double height = cells.empty() ? options.cell_height : cells.back().bottom();
+  std::vector<SvgCell> cells;
+  for (const auto& s : series) cells.push_back([&s](const SvgOptions& o) { return RenderSvgChart(s, o); });
+  return RenderSvgFigure(cells, options);
+}
+
+std::string RenderSvgFigure(const std::vector<SvgCell>& cells, const SvgOptions& options) {
+  if (cells.size() == 1) return cells.front()(options);
+  std::vector<Rect> rects =
+      SmallMultiples(cells.size(), options.grid_width, options.cell_height, options.min_cell_width, 16);
+  double height = rects.empty() ? options.cell_height : rects.back().bottom();
   std::string out;
   if (options.standalone) out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<svg class=\"vw-chart vw-grid-figure {}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\"{}>\n",
@@ -294,32 +231,14 @@ std::string RenderSvgSmallMultiples(const std::vector<SeriesAnalysis>& series, c
                      Num(height), options.standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "");
   if (options.embed_style) out += "<style>\n" + ChartCss() + "</style>\n";
   out += fmt::format("<rect class=\"vw-bg\" width=\"{}\" height=\"{}\"/>\n", Num(options.grid_width), Num(height));
-  for (size_t i = 0; i < series.size(); ++i) {
+  for (size_t i = 0; i < cells.size(); ++i) {
     SvgOptions cell = options;
-    cell.chart.width = cells[i].w;
-    cell.chart.height = cells[i].h;
-    ChartLayout layout = LayoutChart(series[i], cell.chart);
-    out += SvgOpen(series[i], cell, cells[i].x, cells[i].y, true);
-    out += ChartBody(series[i], layout);
-    out += "</svg>\n";
+    cell.chart.width = rects[i].w;
+    cell.chart.height = rects[i].h;
+    cell.cell_at = Point{rects[i].x, rects[i].y};
+    out += cells[i](cell);
   }
   out += "</svg>\n";
-  return out;
-}
-
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
   return out;
 }
 

@@ -10,12 +10,15 @@
 // Pure functions returning strings; safe from any thread.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "detection/series_analysis.h"
 #include "outputs/plot_geometry.h"
+#include "outputs/svg_markup.h"
 
 namespace vw::outputs {
 
@@ -30,7 +33,13 @@ struct SvgOptions {
   double grid_width = 1200;
   double min_cell_width = 560;
   double cell_height = 340;
+  // Set when the chart is a cell of a figure (RenderSvgFigure): an <svg> nested at this place,
+  // without an XML declaration or a style of its own.
+  std::optional<Point> cell_at;
 };
+
+// Writes one chart with the options given (its size in options.chart).
+using SvgCell = std::function<std::string(const SvgOptions& options)>;
 
 // The chart stylesheet (all themes); RenderHtmlReport puts it once in the page head.
 std::string ChartCss();
@@ -45,7 +54,8 @@ std::string RenderSvgChart(const detection::SeriesAnalysis& series, const SvgOpt
 std::string RenderSvgSmallMultiples(const std::vector<detection::SeriesAnalysis>& series,
                                     const SvgOptions& options = {});
 
-// Escapes &, <, >, " and ' for XML/HTML text and attribute values.
-std::string XmlEscape(std::string_view text);
+// One SVG of the charts `cells` write: a single one full size, several in a grid of small multiples
+// (each cell given its size and cell_at) with the stylesheet once.
+std::string RenderSvgFigure(const std::vector<SvgCell>& cells, const SvgOptions& options = {});
 
 }  // namespace vw::outputs

@@ -149,9 +149,24 @@ def main():
                f"negative: {r.stderr}")
         r = run(a.vramwatch, "--lenient", "--json", neg)
         expect(r.returncode == 3 and json.loads(r.stdout)["framework"][0]["not_read"] == 1, f"lenient: {r.stderr}")
-        r = run(a.vramwatch, "--plot", os.path.join(d, "p.svg"), os.path.join(d, "below.log"))
-        expect(r.returncode == 3 and "steps, not times" in r.stderr, f"--plot: {r.returncode} {r.stderr}")
-        expect(not os.path.exists(os.path.join(d, "p.svg")), "--plot wrote a file for a framework log")
+        # --plot and --html draw a log by step: one chart per device, beside the traces' charts.
+        svg, html = os.path.join(d, "p.svg"), os.path.join(d, "p.html")
+        r = run(a.vramwatch, "--plot", svg, "--html", html, os.path.join(d, "below.log"))
+        expect(r.returncode == 1, f"--plot: {r.returncode} {r.stderr}")
+        text = open(svg).read() if os.path.exists(svg) else ""
+        expect(text.count("<svg ") == 1 and 'data-verdict="growing" data-layer="below_framework"' in text
+               and 'data-role="driver"' in text and 'data-role="trend" data-layer="driver"' in text,
+               f"--plot of below.log: {text[:400]}")
+        page = open(html).read() if os.path.exists(html) else ""
+        expect('<section class="vw-framework"' in page and "growing below PyTorch" in page, f"--html: {page[:400]}")
+        r = run(a.vramwatch, "--plot", svg, "--html", html, examples, *[os.path.join(a.data, n) for n, *_ in REAL])
+        text = open(svg).read()
+        expect(r.returncode == 1 and text.count("<svg ") == 1 + 1 + 4 and text.count("vw-framework-chart") == 4,
+               f"--plot of a trace and three logs: exit {r.returncode}, {text.count('<svg ')} svg elements")
+        expect('data-role="restart"' in text, "the returnn log's restart is not marked")
+        page = open(html).read()
+        series, logs = page.count('<section class="vw-series"'), page.count('<section class="vw-framework"')
+        expect(series == 1 and logs == 4, f"--html of a trace and three logs: {series} series, {logs} log sections")
         # A --query-gpu CSV with a memory.reserved column is still a trace.
         csv = os.path.join(d, "q.csv")
         with open(csv, "w") as f:

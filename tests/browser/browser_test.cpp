@@ -9,6 +9,7 @@
 
 #include "chromium.h"
 #include "outputs/html_report.h"
+#include "outputs/testing/framework_fixtures.h"
 #include "outputs/testing/series_fixtures.h"
 
 namespace vw::browser_test {
@@ -26,12 +27,13 @@ fs::path OutDir() {
 }
 
 // Writes the report, loads it in Chromium and returns the DOM it built.
-std::string RenderAndLoad(const std::vector<detection::SeriesAnalysis>& series, const std::string& name) {
+std::string RenderAndLoad(const std::vector<detection::SeriesAnalysis>& series, const std::string& name,
+                          const std::vector<outputs::FrameworkReport>& logs = {}) {
   outputs::HtmlReportOptions opt;
   opt.source = "fixture " + name;
   opt.generated_at = "2026-07-14 14:05";
   fs::path html = OutDir() / (name + ".html");
-  std::ofstream(html) << outputs::RenderHtmlReport(series, opt);
+  std::ofstream(html) << outputs::RenderHtmlReport(series, opt, logs);
   DomResult r = DumpDom({.url = "file://" + html.string()});
   EXPECT_EQ(r.error, "");
   return r.dom;
@@ -104,6 +106,30 @@ TEST(ReportInBrowser, TwoGpuReportHasOneChartPerGpuAndOneOomMarker) {
   EXPECT_TRUE(sections[1].Has("data-verdict", "plateau"));
   EXPECT_EQ(Select(dom, "tr", "data-gpu").size(), 2u) << "summary table rows";
   SaveScreenshots("report-two-gpus", 1200, 900);
+}
+
+TEST(ReportInBrowser, PyTorchLogReportDrawsEachDeviceByStep) {
+  std::string dom = RenderAndLoad({Plateau(1)}, "report-pytorch-log",
+                                  {outputs::testing::RestartThenTensorLeak(), outputs::testing::TwoDevicesFlat()});
+  ASSERT_FALSE(dom.empty());
+  auto sections = Select(dom, "section", "data-device");
+  ASSERT_EQ(sections.size(), 3u) << "one section per device of each log";
+  EXPECT_TRUE(sections[0].Has("data-verdict", "growing"));
+  EXPECT_TRUE(sections[0].Has("data-layer", "application"));
+  EXPECT_TRUE(sections[1].Has("data-verdict", "flat"));
+  auto charts = Select(dom, "svg", "data-device");
+  ASSERT_EQ(charts.size(), 3u);
+  EXPECT_EQ(Select(dom, "svg", "data-gpu").size(), 1u) << "the trace's chart comes first";
+  auto trends = Select(dom, "polyline", "data-role", "trend");
+  ASSERT_FALSE(trends.empty());
+  EXPECT_GT(trends[0].offset, charts[0].offset);
+  EXPECT_LT(trends[0].offset, charts[1].offset) << "the trend is the growing device's";
+  EXPECT_EQ(Select(dom, "*", "data-role", "restart").size(), 1u);
+  EXPECT_EQ(Select(dom, "path", "data-role", "driver").size(), 2u) << "the flat log prints the driver's figure";
+  std::string text = TextOf(dom);
+  EXPECT_NE(text.find("PyTorch memory log: growing in the application's live tensors."), std::string::npos);
+  EXPECT_NE(text.find("1 series, 0 leaking · 3 devices of PyTorch memory logs, 1 growing"), std::string::npos);
+  SaveScreenshots("report-pytorch-log", 1200, 1400);
 }
 
 }  // namespace

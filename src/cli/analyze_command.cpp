@@ -20,6 +20,7 @@
 #include "cli/analyze_settings.h"
 #include "cli/commands.h"
 #include "core/exit_codes.h"
+#include "core/printable.h"
 #include "core/time.h"
 #include "core/units.h"
 #include "outputs/analyze_report.h"
@@ -92,7 +93,7 @@ Status CheckSeries(const outputs::AnalyzedSeries& s, const AnalyzeFlags& flags) 
 int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
   auto settings = ResolveAnalyzeFlags(flags);
   if (!settings.ok()) {
-    std::fprintf(stderr, "vramwatch analyze: %s\n", settings.status().message().c_str());
+    std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(settings.status().message()).c_str());
     return kExitUnknown;
   }
   std::vector<outputs::AnalyzedSeries> all;
@@ -103,7 +104,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
   if (!flags.prometheus_url.empty()) {
     auto series = AnalyzePrometheus(flags, *settings);
     if (!series.ok()) {
-      std::fprintf(stderr, "vramwatch analyze: %s\n", series.status().message().c_str());
+      std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(series.status().message()).c_str());
       return kExitUnknown;
     }
     all = std::move(*series);
@@ -113,7 +114,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
     if (IsFrameworkLogFile(path, flags.format)) {
       auto report = AnalyzeFrameworkLog(path, flags);
       if (!report.ok()) {
-        std::fprintf(stderr, "vramwatch analyze: %s\n", report.status().message().c_str());
+        std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(report.status().message()).c_str());
         return kExitUnknown;
       }
       framework.push_back(std::move(*report));
@@ -121,7 +122,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
     }
     auto series = AnalyzeFile(path, flags, *settings);
     if (!series.ok()) {
-      std::fprintf(stderr, "vramwatch analyze: %s\n", series.status().message().c_str());
+      std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(series.status().message()).c_str());
       return kExitUnknown;
     }
     for (auto& s : *series) all.push_back(std::move(s));
@@ -129,7 +130,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
   for (const auto& s : all) {
     Status st = CheckSeries(s, flags);
     if (!st.ok()) {
-      std::fprintf(stderr, "vramwatch analyze: %s\n", st.message().c_str());
+      std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(st.message()).c_str());
       return kExitUnknown;
     }
   }
@@ -165,8 +166,11 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
     std::fputs(outputs::JsonText(j, 2).c_str(), out);
     std::fputs("\n", out);
   } else {
-    if (!all.empty() || framework.empty()) std::fputs(outputs::RenderAnalyzeText(all, settings->report).c_str(), out);
-    std::fputs(outputs::FrameworkText(framework).c_str(), out);
+    // GPU names, commands and sources come from the files: their control characters are written out.
+    if (!all.empty() || framework.empty()) {
+      std::fputs(PrintableLines(outputs::RenderAnalyzeText(all, settings->report)).c_str(), out);
+    }
+    std::fputs(PrintableLines(outputs::FrameworkText(framework)).c_str(), out);
   }
   Severity worst = Severity::kOk;
   bool any_judged = false;

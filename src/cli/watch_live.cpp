@@ -12,6 +12,7 @@
 #include "cli/proc_flags.h"
 #include "cli/watch_pipeline.h"
 #include "core/file_io.h"
+#include "core/printable.h"
 #include "outputs/alert_sinks.h"
 #include "outputs/http_server.h"
 #include "outputs/web_page.h"
@@ -88,7 +89,7 @@ Status OpenLiveHistory(const WatchFlags& f, const storage::HistoryOptions& hopts
 struct LiveSinks {
   explicit LiveSinks(bool quiet)
       : log([quiet](const std::string& line) {
-          if (!quiet) std::fprintf(stderr, "%s\n", line.c_str());
+          if (!quiet) std::fprintf(stderr, "%s\n", Printable(line).c_str());
         }) {
     all.push_back(&log);
   }
@@ -105,7 +106,7 @@ struct LiveSinks {
       outputs::WebhookOptions wo;
       wo.url = f.webhook;
       wo.generator_url = "http://" + f.host + ":" + std::to_string(port) + "/";
-      wo.note = [](const std::string& line) { std::fprintf(stderr, "vramwatch watch: %s\n", line.c_str()); };
+      wo.note = [](const std::string& line) { std::fprintf(stderr, "vramwatch watch: %s\n", Printable(line).c_str()); };
       auto w = outputs::WebhookAlertSink::Start(wo);
       if (!w.ok()) return w.status();
       webhook = std::move(*w);
@@ -209,11 +210,12 @@ class Sampler {
   void AddKubeNames(HostSnapshot& snap) {
     const procfs::KubeNaming k = procfs::NameFromKubeLogs(snap, *kube_logs_);
     if (k.problem != kube_problem_ && !k.problem.empty()) {
-      std::fprintf(stderr, "vramwatch watch: pod and container names not read: %s (--kube-logs)\n", k.problem.c_str());
+      std::fprintf(stderr, "vramwatch watch: pod and container names not read: %s (--kube-logs)\n",
+                   Printable(k.problem).c_str());
     }
     kube_problem_ = k.problem;
     if (!k.unnamed_note.empty() && !kube_unnamed_said_) {
-      std::fprintf(stderr, "vramwatch watch: %s\n", k.unnamed_note.c_str());
+      std::fprintf(stderr, "vramwatch watch: %s\n", Printable(k.unnamed_note).c_str());
       kube_unnamed_said_ = true;
     }
   }
@@ -260,7 +262,9 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   auto kube_logs = ResolveKubeLogs(f.kube_logs);
   if (!kube_logs.ok()) return WatchFail(kube_logs.status().message());
   if (!f.quiet) {
-    for (const std::string& note : klog.notes()) std::fprintf(stderr, "vramwatch watch: %s\n", note.c_str());
+    for (const std::string& note : klog.notes()) {
+      std::fprintf(stderr, "vramwatch watch: %s\n", Printable(note).c_str());
+    }
   }
   const KernelLogStatus klog_status = KernelLogStatusOf(klog);
   LiveHistory history;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/exit_codes.h"
+#include "core/printable.h"
 #include "core/time.h"
 #include "core/units.h"
 
@@ -219,9 +220,11 @@ nlohmann::ordered_json CheckReportJson(const CheckReport& r) {
 std::string CheckReportText(const CheckReport& r, bool color) {
   const HostSnapshot& h = r.snapshot;
   std::string out;
+  // Every string that comes from outside (NVML, /proc, the kubelet's directories, the kernel log)
+  // goes through Printable: a command line's ESC or newline must not reach the terminal as one.
+  auto text = [](const std::string& v) { return v.empty() ? std::string("-") : Printable(v); };
   out += fmt::format(
-      "vramwatch check  {}  driver {}{}  {}{}\n", h.hostname.empty() ? "-" : h.hostname,
-      h.driver_version.empty() ? "-" : h.driver_version,
+      "vramwatch check  {}  driver {}{}  {}{}\n", text(h.hostname), text(h.driver_version),
       h.cuda_driver_version
           ? fmt::format("  CUDA {}.{}", *h.cuda_driver_version / 1000, (*h.cuda_driver_version % 1000) / 10)
           : std::string(),
@@ -230,8 +233,7 @@ std::string CheckReportText(const CheckReport& r, bool color) {
                                    WindowText(r.window_given_s > 0 ? r.window_given_s : r.window_s), r.samples)
                      : std::string());
   for (const auto& g : h.gpus) {
-    out += fmt::format("\nGPU {}  {}  {}  {}{}{}\n", g.index, g.name.empty() ? "-" : g.name,
-                       g.pci_bus_id.empty() ? "-" : g.pci_bus_id, g.uuid.empty() ? "-" : g.uuid,
+    out += fmt::format("\nGPU {}  {}  {}  {}{}{}\n", g.index, text(g.name), text(g.pci_bus_id), text(g.uuid),
                        g.lost ? "  [LOST]" : "", g.responsive ? "" : "  [NOT RESPONDING]");
     out += fmt::format("  memory used {} / total {}  free {}  reserved {}  unattributed {}  BAR1 {} / {}  util {}\n",
                        Bytes(g.memory_used_bytes), Bytes(g.memory_total_bytes), Bytes(g.memory_free_bytes),
@@ -244,24 +246,25 @@ std::string CheckReportText(const CheckReport& r, bool color) {
     // The user and container/pod/job columns are as wide as their widest cell (a container and a
     // pod together outgrow a fixed width and pushed the command out of line).
     auto user_of = [](const ProcessSnapshot& p) {
-      return p.info.user.empty() ? (p.info.uid ? std::to_string(*p.info.uid) : "-") : p.info.user;
+      return p.info.user.empty() ? (p.info.uid ? std::to_string(*p.info.uid) : "-") : Printable(p.info.user);
     };
+    auto where_of = [](const ProcessSnapshot& p) { return Printable(Where(p.info)); };
     size_t user_w = 10, where_w = 22;
     for (const auto& p : g.processes) {
       user_w = std::max(user_w, user_of(p).size());
-      where_w = std::max(where_w, Where(p.info).size());
+      where_w = std::max(where_w, where_of(p).size());
     }
     out += fmt::format("  {:>8} {:>8} {:<{}} {:<5} {:>10} {:>5} {:<4} {:<{}} {}\n", "PID", "CPID", "USER", user_w,
                        "STATE", "MEMORY", "SM", "TYPE", "CONTAINER/POD/JOB", where_w, "COMMAND");
     for (const auto& p : g.processes) {
-      std::string cmd = CommandOf(p);
+      std::string cmd = Printable(CommandOf(p));
       if (cmd.empty() && p.info.state == ProcState::kZombie) cmd = "(zombie: no command line)";
-      if (cmd.empty()) cmd = p.info.unreadable.empty() ? "-" : "(" + p.info.unreadable.front() + ")";
-      if (cmd.size() > 60) cmd = cmd.substr(0, 57) + "...";
+      if (cmd.empty()) cmd = p.info.unreadable.empty() ? "-" : "(" + Printable(p.info.unreadable.front()) + ")";
+      if (cmd.size() > 60) cmd = std::string(Utf8Prefix(cmd, 57)) + "...";
       out += fmt::format("  {:>8} {:>8} {:<{}} {:<5} {:>10} {:>5} {:<4} {:<{}} {}\n", p.pid,
                          p.info.container_pid ? std::to_string(*p.info.container_pid) : "-", user_of(p), user_w,
                          StateName(p.info.state), p.listed_by_nvml ? Bytes(p.used_bytes) : "(fd only)",
-                         Percent(p.sm_util_ratio), ProcessTypes(p), Where(p.info), where_w, cmd);
+                         Percent(p.sm_util_ratio), ProcessTypes(p), where_of(p), where_w, cmd);
     }
   }
   out += "\n";
@@ -272,13 +275,13 @@ std::string CheckReportText(const CheckReport& r, bool color) {
     for (const auto& f : r.result.findings) {
       out += fmt::format("  {} {}{}: {}\n",
                          Paint(fmt::format("{:<8}", Upper(SeverityName(f.severity))), f.severity, color), f.kind,
-                         f.gpu.empty() ? "" : " (GPU " + f.gpu + ")", f.message);
-      out += fmt::format("           next: {}\n", f.action);
+                         f.gpu.empty() ? "" : " (GPU " + Printable(f.gpu) + ")", Printable(f.message));
+      out += fmt::format("           next: {}\n", Printable(f.action));
     }
   }
   if (!r.result.notes.empty()) {
     out += "Notes:\n";
-    for (const auto& n : r.result.notes) out += "  - " + n + "\n";
+    for (const auto& n : r.result.notes) out += "  - " + Printable(n) + "\n";
   }
   static constexpr const char* kNames[] = {"OK", "WARNING", "CRITICAL", "UNKNOWN"};
   int code = std::clamp(r.exit_code, 0, 3);

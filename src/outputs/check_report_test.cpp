@@ -94,6 +94,34 @@ TEST(CheckReportText, ShowsEveryHolderFindingsAndStatus) {
   EXPECT_EQ(t.find("\033["), std::string::npos);
 }
 
+// A command line, a pod's name and a finding's message hold what a terminal would obey (a title
+// change, colours, a carriage return, a newline that fakes a row): the text writes them out, the
+// JSON keeps them as they are (JSON escapes them by its own rules).
+TEST(CheckReportText, WritesOutControlCharactersFromOutside) {
+  CheckReport r = Sample();
+  ProcessInfo& i = r.snapshot.gpus[0].processes[0].info;
+  i.command = "python3 \x1b]0;pwned\x07\x1b[31mRED\x1b[0m\rOVERWRITE\n  99999 fake row";
+  i.pod_name = "llm\x1b[2J";
+  i.pod_namespace = "ml";
+  r.result.findings[0].message = "holder `python3 \x1b[31m` is a zombie";
+  r.result.notes = {"note\rhidden"};
+  const std::string t = CheckReportText(r, true);
+  EXPECT_NE(t.find(R"(python3 \x1b]0;pwned\x07\x1b[31mRED\x1b[0m\rOVERWRITE\n  ...)"), std::string::npos) << t;
+  EXPECT_NE(t.find(R"(pod ml/llm\x1b[2J)"), std::string::npos) << t;
+  EXPECT_NE(t.find(R"(holder `python3 \x1b[31m` is a zombie)"), std::string::npos) << t;
+  EXPECT_NE(t.find(R"(note\rhidden)"), std::string::npos) << t;
+  EXPECT_EQ(t.find('\r'), std::string::npos) << t;
+  EXPECT_EQ(t.find('\a'), std::string::npos) << t;
+  // The only escape sequences left are the report's own severity colours.
+  for (size_t at = t.find('\x1b'); at != std::string::npos; at = t.find('\x1b', at + 1)) {
+    EXPECT_TRUE(t.compare(at, 7, "\x1b[1;31m") == 0 || t.compare(at, 7, "\x1b[1;33m") == 0 ||
+                t.compare(at, 5, "\x1b[32m") == 0 || t.compare(at, 4, "\x1b[0m") == 0)
+        << t.substr(at, 10);
+  }
+  const auto j = CheckReportJson(r);
+  EXPECT_EQ(j["gpus"][0]["processes"][0]["command"], i.command);
+}
+
 // A holder in a container of a pod, with a long user name: the columns widen so that every
 // row's command starts where the header's COMMAND does.
 TEST(CheckReportText, TheCommandColumnStaysInLineWithAContainerAndAPod) {

@@ -52,6 +52,9 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
   config.alerts.for_by_name["GpuMemoryLeak"] = leak_for;
   config.alerts.for_by_name["GpuProcessMemoryLeak"] = leak_for;
   config.alerts.for_by_name["GpuStale"] = 0;
+  // After a restart a finding is found again once its grace (orphaned memory) and a process refresh
+  // or two have passed: a restored alert waits that long before it resolves.
+  config.alerts.restore_wait_s = config.check.grace_s + 2 * s.process_interval_s + 2 * s.interval_s;
   if (!f.db_max_size.empty()) {
     auto cap = ParseSize(f.db_max_size);
     if (!cap.ok()) return cap.status().WithContext("--db-max-size");

@@ -106,27 +106,33 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
     }
     it = active_.erase(it);
   }
-  // Alerts restored from before a restart whose condition no longer holds are resolved now.
-  for (auto& [key, a] : restored_) {
-    Alert r = a;
-    r.state = AlertState::kResolved;
-    r.resolved_at = now;
-    events.push_back({AlertEventKind::kResolved, now, r});
+  // Alerts restored from before a restart whose condition has not held again within
+  // restore_wait_s are resolved then.
+  if (!restored_.empty() && !restore_until_) restore_until_ = now + config_.restore_wait_s;
+  if (restore_until_ && now >= *restore_until_) {
+    for (auto& [key, a] : restored_) {
+      Alert r = a;
+      r.state = AlertState::kResolved;
+      r.resolved_at = now;
+      events.push_back({AlertEventKind::kResolved, now, r});
+    }
+    restored_.clear();
   }
-  restored_.clear();
   std::stable_sort(events.begin(), events.end(),
                    [](const AlertEvent& x, const AlertEvent& y) { return x.alert.key < y.alert.key; });
   return events;
 }
 
 std::vector<Alert> AlertTracker::Active() const {
+  std::map<std::string, Alert> all = active_;
+  all.insert(restored_.begin(), restored_.end());
   std::vector<Alert> out;
-  for (const auto& [k, a] : active_) out.push_back(a);
+  for (const auto& [k, a] : all) out.push_back(a);
   return out;
 }
 
 size_t AlertTracker::firing_count() const {
-  size_t n = 0;
+  size_t n = restored_.size();  // firing, and never in active_ at the same time
   for (const auto& [k, a] : active_) n += a.state == AlertState::kFiring ? 1 : 0;
   return n;
 }

@@ -63,6 +63,11 @@ struct AlertConfig {
   double default_for_s = 300;                 // persistence before firing
   std::map<std::string, double> for_by_name;  // per-rule `for:` durations
   double resend_interval_s = 60;              // 0: never re-announce
+  // After a restart, how long (seconds from the first Evaluate) an alert restored as firing waits
+  // for its condition to hold again before it resolves: a finding is found again only after the
+  // daemon has looked for it (its grace, a process refresh), and an alert resolved meanwhile
+  // would notify a resolve and then a new alert for a condition that never went away.
+  double restore_wait_s = 0;
 };
 
 std::string AlertKey(const AlertCondition& c);
@@ -74,12 +79,14 @@ class AlertTracker {
   // `holding`: every condition that holds at `now`. Returns the notifications due, in key order.
   std::vector<AlertEvent> Evaluate(double now, const std::vector<AlertCondition>& holding);
 
-  // Pending and firing alerts, in key order.
+  // Pending and firing alerts, in key order (restored ones still waiting for their condition too).
   std::vector<Alert> Active() const;
   size_t firing_count() const;
 
   // After a restart: an alert that was firing before is firing again as soon as its condition
-  // holds, without waiting for `for:` again (the caller restores these from its store).
+  // holds, without waiting for `for:` again (the caller restores these from its store). It stays
+  // firing, without a notice, for restore_wait_s while its condition has not been seen again, and
+  // resolves after that if it still has not.
   void RestoreFiring(const AlertCondition& c, double active_since, double fired_at);
 
  private:
@@ -87,6 +94,7 @@ class AlertTracker {
   AlertConfig config_;
   std::map<std::string, Alert> active_;
   std::map<std::string, Alert> restored_;  // firing before a restart, not yet seen again
+  std::optional<double> restore_until_;    // when restored_ alerts not seen again resolve
 };
 
 }  // namespace vw::detection

@@ -124,5 +124,35 @@ TEST(AlertTracker, RestoredFiringAlertSkipsForAndResolvesIfGone) {
   EXPECT_EQ(ev[0].kind, AlertEventKind::kResolved);
 }
 
+// After a restart a finding is found again only once the daemon has looked (its grace, a process
+// refresh): a restored alert waits restore_wait_s for its condition, firing and silent, and goes
+// on firing when it comes back; only one that never comes back resolves, once.
+TEST(AlertTracker, RestoredAlertWaitsForItsConditionBeforeResolving) {
+  AlertConfig cfg;
+  cfg.default_for_s = 60;
+  cfg.resend_interval_s = 0;
+  cfg.restore_wait_s = 30;
+  AlertTracker a(cfg);
+  a.RestoreFiring(Leak("0"), 100, 200);
+  a.RestoreFiring(Leak("1"), 100, 200);
+  EXPECT_TRUE(a.Evaluate(1000, {}).empty()) << "nothing is resolved before the wait is over";
+  EXPECT_EQ(a.firing_count(), 2u);
+  ASSERT_EQ(a.Active().size(), 2u);
+  EXPECT_EQ(a.Active()[0].state, AlertState::kFiring);
+  EXPECT_TRUE(a.Evaluate(1020, {Leak("0")}).empty()) << "GPU 0's condition is back: firing on, no notice";
+  auto ev = a.Evaluate(1030, {Leak("0")});
+  ASSERT_EQ(ev.size(), 1u) << "GPU 1's never came back";
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kResolved);
+  EXPECT_EQ(ev[0].alert.condition.labels.at("gpu"), "1");
+  EXPECT_EQ(a.firing_count(), 1u);
+  EXPECT_TRUE(a.Evaluate(1040, {Leak("0")}).empty());
+  // Its condition coming back later is a new alert, with its `for:`.
+  EXPECT_TRUE(a.Evaluate(1050, {Leak("0"), Leak("1")}).empty());
+  ev = a.Evaluate(1110, {Leak("0"), Leak("1")});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kFiring);
+  EXPECT_EQ(ev[0].alert.condition.labels.at("gpu"), "1");
+}
+
 }  // namespace
 }  // namespace vw::detection

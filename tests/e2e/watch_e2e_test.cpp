@@ -393,6 +393,45 @@ gpus:
   EXPECT_EQ(f[0]["severity"], "critical") << f[0].dump(2);
 }
 
+// The same orphan across a restart on the same --db: after the restart the finding is found again
+// only once its grace has passed, and the alert restored as firing waits for it, neither resolved
+// at the first sample nor fired anew after it (a resolve then a new alert, the memory orphaned
+// all along).
+TEST(WatchE2E, AFiringOrphanAlertNeitherResolvesNorFiresAgainAcrossARestart) {
+  Host h(R"(driver_version: "550.54.15"
+gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-77777777-0000-0000-0000-000000000000"
+    pci_bus_id: "00000000:3B:00.0"
+    minor: 0
+    memory_total_mib: 81559
+    unattributed_mib: 5000
+    processes:
+      - {pid: "${PID_HEALTHY}", type: compute, used_mib: 20000, sm_util: 50}
+)");
+  const std::string db = h.s.dir() + "/history.db", alerts = h.s.dir() + "/alerts.jsonl";
+  int port = FreePort();
+  std::vector<std::string> args = h.Args(port, {"--db", db, "--alert-log", alerts, "--kernel-log", "none"});
+  *(std::find(args.begin(), args.end(), "--grace") + 1) = "3s";  // several samples and process ticks
+  {
+    Daemon d(args, h.env, h.s.dir() + "/d1.log");
+    json st = WaitStatus(port, 30, [](const json& j) { return HasAlert(j, "GpuOrphanedMemory", "0"); });
+    ASSERT_TRUE(HasAlert(st, "GpuOrphanedMemory", "0")) << st.dump(2) << d.Log();
+    EXPECT_EQ(d.Kill(SIGTERM), 0);
+  }
+  Daemon d2(args, h.env, h.s.dir() + "/d2.log");
+  // Past the grace and the restored alert's wait (3s + two process ticks + two samples).
+  json st = WaitStatus(port, 30, [](const json& j) { return !FindingsOf(j, "orphaned_memory").empty(); });
+  std::this_thread::sleep_for(std::chrono::seconds(6));
+  st = WaitStatus(port, 10, [](const json& j) { return HasAlert(j, "GpuOrphanedMemory", "0"); });
+  EXPECT_TRUE(HasAlert(st, "GpuOrphanedMemory", "0")) << st.dump(2) << d2.Log();
+  EXPECT_EQ(d2.Kill(SIGTERM), 0);
+  std::vector<std::string> events;
+  std::ifstream in(alerts);
+  for (std::string line; std::getline(in, line);) events.push_back(json::parse(line)["event"]);
+  EXPECT_EQ(events, std::vector<std::string>{"firing"}) << "one firing over both runs, and no resolve";
+}
+
 TEST(WatchE2E, AProcessWithOnlyTheDeviceFileOfAGpuOpenHasNoLifecycleRecordOnIt) {
   Host h(Scenario(), true);
   const std::string db = h.s.dir() + "/history.db";

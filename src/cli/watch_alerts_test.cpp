@@ -248,5 +248,48 @@ TEST(WatchPipelineAlerts, AProcessLeakHiddenInTheGpuTotalRaisesItsOwnAlert) {
   EXPECT_NEAR(*pv.time_to_oom_s, room / *pv.leak_rate_bps, 120);
 }
 
+// A steady leak from the start of a job, beside a flat 30 GiB server, that stops after four
+// hours: the alert fires once, and resolves once, only after the leak verdict has been gone for
+// its keep_firing_for (as `watch` sets it: 10 minutes).
+TEST(WatchPipelineAlerts, ALeakAlertResolvesOnceTheLeakVerdictHasBeenGoneForItsKeepFiringFor) {
+  RecordingSink sink;
+  WatchConfig config = FastAlerts();
+  config.alerts.for_by_name["GpuMemoryLeak"] = detection::kLeakAlertForSeconds;
+  config.alerts.for_by_name["GpuProcessMemoryLeak"] = detection::kLeakAlertForSeconds;
+  config.alerts.keep_firing_for_by_name["GpuMemoryLeak"] = detection::kLeakAlertForSeconds;
+  WatchPipeline p(config, nullptr, {&sink});
+  const double t0 = 1'790'000'000;
+  const double leak_end = t0 + 4 * 3600, end = leak_end + 4 * 3600;
+  std::vector<std::string> verdicts;
+  double last_leak = 0;
+  for (double t = t0; t <= end; t += 10) {
+    const double grown = 1024 * (std::min(t, leak_end) - t0) / 3600;
+    HostSnapshot snap;
+    snap.t = t;
+    snap.gpus = {Gpu(0, t, 500 + 30720 + 5120 + grown)};
+    snap.gpus[0].processes = {Proc(100, 30720, "python3 serve.py"), Proc(200, 5120 + grown, "python3 leaky.py")};
+    p.Ingest(snap, true, false);
+    const std::string v = p.BuildState(t)->gpus[0].analysis.verdict;
+    if (verdicts.empty() || verdicts.back().substr(0, verdicts.back().find('@')) != v) {
+      verdicts.push_back(v + "@" + std::to_string(static_cast<int>(t - t0) / 60) + "m");
+    }
+    if (v == "leak") last_leak = t;
+  }
+  size_t fired = 0, resolved = 0;
+  for (const auto& e : sink.events) {
+    if (e.alert.condition.name != "GpuMemoryLeak") continue;
+    fired += e.kind == detection::AlertEventKind::kFiring ? 1 : 0;
+    if (e.kind == detection::AlertEventKind::kResolved) {
+      ++resolved;
+      EXPECT_GE(e.t, last_leak + detection::kLeakAlertForSeconds)
+          << "resolved before the leak verdict had been gone for --for";
+    }
+  }
+  std::string seen;
+  for (const auto& v : verdicts) seen += v + " ";
+  EXPECT_EQ(fired, 1u) << seen;
+  EXPECT_EQ(resolved, 1u) << seen;
+}
+
 }  // namespace
 }  // namespace vw::cli

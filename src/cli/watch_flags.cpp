@@ -52,6 +52,11 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
   config.alerts.for_by_name["GpuMemoryLeak"] = leak_for;
   config.alerts.for_by_name["GpuProcessMemoryLeak"] = leak_for;
   config.alerts.for_by_name["GpuStale"] = 0;
+  // A leak alert outlasts a verdict that flickers: it resolves once the leak verdict has been
+  // gone for 10 minutes, or for --for when that is longer.
+  const double keep = std::max(leak_for, detection::kLeakAlertForSeconds);
+  config.alerts.keep_firing_for_by_name["GpuMemoryLeak"] = keep;
+  config.alerts.keep_firing_for_by_name["GpuProcessMemoryLeak"] = keep;
   // After a restart a finding is found again once its grace (orphaned memory) and a process refresh
   // or two have passed: a restored alert waits that long before it resolves.
   config.alerts.restore_wait_s = config.check.grace_s + 2 * s.process_interval_s + 2 * s.interval_s;

@@ -42,6 +42,11 @@ double AlertTracker::ForOf(const std::string& name) const {
   return it != config_.for_by_name.end() ? it->second : config_.default_for_s;
 }
 
+double AlertTracker::KeepFiringForOf(const std::string& name) const {
+  auto it = config_.keep_firing_for_by_name.find(name);
+  return it != config_.keep_firing_for_by_name.end() ? it->second : 0;
+}
+
 void AlertTracker::RestoreFiring(const AlertCondition& c, double active_since, double fired_at) {
   Alert a;
   a.key = AlertKey(c);
@@ -75,6 +80,7 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
     }
     Alert& a = it->second;
     a.condition = c;  // annotations refresh (current rate, runway)
+    a.last_held = now;
     if (a.state == AlertState::kPending && now - a.active_since >= ForOf(c.name)) {
       a.state = AlertState::kFiring;
       a.fired_at = now;
@@ -96,6 +102,11 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
   for (auto it = active_.begin(); it != active_.end();) {
     if (seen.count(it->first)) {
       ++it;
+      continue;
+    }
+    if (it->second.state == AlertState::kFiring &&
+        now - it->second.last_held < KeepFiringForOf(it->second.condition.name)) {
+      ++it;  // kept firing: its condition may be back at the next check
       continue;
     }
     if (it->second.state == AlertState::kFiring) {
@@ -121,6 +132,12 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
   std::stable_sort(events.begin(), events.end(),
                    [](const AlertEvent& x, const AlertEvent& y) { return x.alert.key < y.alert.key; });
   return events;
+}
+
+std::optional<Alert> AlertTracker::Firing(const std::string& key) const {
+  if (auto it = active_.find(key); it != active_.end() && it->second.state == AlertState::kFiring) return it->second;
+  if (auto it = restored_.find(key); it != restored_.end()) return it->second;
+  return std::nullopt;
 }
 
 std::vector<Alert> AlertTracker::Active() const {

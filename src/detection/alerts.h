@@ -39,6 +39,7 @@ struct Alert {
   std::optional<double> fired_at;     // when it went firing
   std::optional<double> resolved_at;  // when it resolved
   double last_notified = 0;
+  double last_held = 0;  // the last tick its condition held
   // The highest severity it has fired at: a firing alert fires again only when it turns worse
   // than that, so a runway wobbling around --critical-runway pages once, not at every crossing.
   Severity fired_severity = Severity::kOk;
@@ -62,7 +63,11 @@ inline constexpr double kLeakAlertForSeconds = 600;
 struct AlertConfig {
   double default_for_s = 300;                 // persistence before firing
   std::map<std::string, double> for_by_name;  // per-rule `for:` durations
-  double resend_interval_s = 60;              // 0: never re-announce
+  // Per rule: a firing alert whose condition stops holding resolves only once it has not held
+  // for this long (Prometheus's keep_firing_for): a verdict that flickers for a check or two (a
+  // steady leak called `settling` at one check) does not resolve it and page again. Seconds.
+  std::map<std::string, double> keep_firing_for_by_name;
+  double resend_interval_s = 60;  // 0: never re-announce
   // After a restart, how long (seconds from the first Evaluate) an alert restored as firing waits
   // for its condition to hold again before it resolves: a finding is found again only after the
   // daemon has looked for it (its grace, a process refresh), and an alert resolved meanwhile
@@ -79,6 +84,9 @@ class AlertTracker {
   // `holding`: every condition that holds at `now`. Returns the notifications due, in key order.
   std::vector<AlertEvent> Evaluate(double now, const std::vector<AlertCondition>& holding);
 
+  // The alert of `key` when it is firing (restored ones still waiting for their condition too).
+  std::optional<Alert> Firing(const std::string& key) const;
+
   // Pending and firing alerts, in key order (restored ones still waiting for their condition too).
   std::vector<Alert> Active() const;
   size_t firing_count() const;
@@ -91,6 +99,7 @@ class AlertTracker {
 
  private:
   double ForOf(const std::string& name) const;
+  double KeepFiringForOf(const std::string& name) const;
   AlertConfig config_;
   std::map<std::string, Alert> active_;
   std::map<std::string, Alert> restored_;  // firing before a restart, not yet seen again

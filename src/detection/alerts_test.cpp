@@ -124,6 +124,34 @@ TEST(AlertTracker, RestoredFiringAlertSkipsForAndResolvesIfGone) {
   EXPECT_EQ(ev[0].kind, AlertEventKind::kResolved);
 }
 
+// keep_firing_for: a firing alert whose condition is gone for a check or two goes on firing, with
+// no notice; gone for longer, it resolves once; a pending one is dropped at once as before.
+TEST(AlertTracker, KeepFiringForOutlastsAFlickerAndResolvesAfterIt) {
+  AlertConfig cfg;
+  cfg.for_by_name["GpuMemoryLeak"] = 600;
+  cfg.keep_firing_for_by_name["GpuMemoryLeak"] = 600;
+  cfg.resend_interval_s = 0;
+  AlertTracker t(cfg);
+  EXPECT_TRUE(t.Evaluate(0, {Leak("0")}).empty());
+  auto ev = t.Evaluate(600, {Leak("0")});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kFiring);
+  EXPECT_TRUE(t.Evaluate(700, {}).empty()) << "gone for one check: still firing";
+  EXPECT_EQ(t.firing_count(), 1u);
+  EXPECT_TRUE(t.Evaluate(800, {Leak("0", "11 MiB/h")}).empty()) << "back: firing on, no new notice";
+  EXPECT_TRUE(t.Evaluate(1000, {}).empty());
+  EXPECT_TRUE(t.Evaluate(1399, {}).empty());
+  ev = t.Evaluate(1400, {});
+  ASSERT_EQ(ev.size(), 1u) << "gone for 600 s since it last held at 800";
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kResolved);
+  EXPECT_EQ(ev[0].alert.condition.annotations.at("summary"), "leaking 11 MiB/h") << "what it last said";
+  EXPECT_EQ(t.firing_count(), 0u);
+  // A pending alert is not kept.
+  EXPECT_TRUE(t.Evaluate(2000, {Leak("1")}).empty());
+  EXPECT_TRUE(t.Evaluate(2100, {}).empty());
+  EXPECT_TRUE(t.Active().empty());
+}
+
 // After a restart a finding is found again only once the daemon has looked (its grace, a process
 // refresh): a restored alert waits restore_wait_s for its condition, firing and silent, and goes
 // on firing when it comes back; only one that never comes back resolves, once.

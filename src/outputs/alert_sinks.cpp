@@ -42,7 +42,8 @@ std::string AlertLogLine(const AlertEvent& e, AlertClock clock) {
   line += SeverityName(e.alert.condition.severity);
   auto it = e.alert.condition.annotations.find("summary");
   if (it != e.alert.condition.annotations.end()) {
-    line += ": ";
+    // A resolved alert's summary is what it said while firing, not what holds now.
+    line += e.kind == AlertEventKind::kResolved ? ": no longer holds; it said: " : ": ";
     line += it->second;
   }
   return line;

@@ -54,6 +54,18 @@ TEST(AlertSinks, LogLineNamesTimeEventKeySeverityAndSummary) {
             "leaks 512 MiB/h; OOM in 9h 12m");
 }
 
+// A resolved alert's summary is what it said while firing: the line says so, instead of reading as
+// if the GPU still leaked.
+TEST(AlertSinks, ResolvedLineSaysTheSummaryIsWhatItSaid) {
+  std::vector<std::string> lines;
+  LogAlertSink sink([&](const std::string& l) { lines.push_back(l); });
+  sink.Send({Event(AlertEventKind::kResolved, 1764189300)});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "2025-11-26T20:35:00Z alert resolved GpuMemoryLeak{gpu=0,hostname=node-7} severity=critical: no longer "
+            "holds; it said: GPU 0 leaks 512 MiB/h; OOM in 9h 12m");
+}
+
 TEST(AlertSinks, WallClockTimesAreWrittenWithoutAZone) {
   std::vector<std::string> lines;
   LogAlertSink sink([&](const std::string& l) { lines.push_back(l); });

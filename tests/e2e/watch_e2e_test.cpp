@@ -1060,6 +1060,14 @@ TEST(WatchE2E, ReplayRaisesTheLeakAlertOnALeakAndNothingOnAHealthyRun) {
   EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(leak.out[firing - 1]))) << leak.out;
   EXPECT_NE(leak.out.find("alert firing GpuMemoryLeak{gpu=0"), std::string::npos) << leak.out;
   EXPECT_NE(leak.out.find("GPU 0: leak"), std::string::npos) << leak.out;
+  // The leak runs to the end of the trace: one firing, no resolve.
+  size_t firing_lines = 0;
+  for (size_t at = leak.out.find(" alert firing GpuMemoryLeak"); at != std::string::npos;
+       at = leak.out.find(" alert firing GpuMemoryLeak", at + 1)) {
+    ++firing_lines;
+  }
+  EXPECT_EQ(firing_lines, 1u) << leak.out;
+  EXPECT_EQ(leak.out.find(" alert resolved"), std::string::npos) << leak.out;
   RunResult healthy = RunVramwatch({"watch", "--replay", examples + "training-healthy.csv"}, {}, 120);
   EXPECT_EQ(healthy.exit_code, 0) << healthy.out << healthy.err;
   EXPECT_EQ(healthy.out.find("alert"), std::string::npos) << healthy.out;

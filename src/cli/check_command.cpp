@@ -123,7 +123,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
                        "another library)");
   }
   nvml::NvmlSource& nvml = **source;
-  if (nvml.gpu_count() == 0) return Unknown(o, out, "NVML sees no GPU (library " + nvml.library_path() + ")");
+  if (nvml.gpu_count() == 0) return Unknown(o, out, nvml::NoGpuMessage(nvml.library_path()));
 
   procfs::DirProcFs fs(o.proc_root);
   procfs::ReaderOptions ro;

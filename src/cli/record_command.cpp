@@ -130,7 +130,7 @@ CommandRunner AddRecordCommand(CLI::App& app) {
       return kExitUnknown;
     }
     if ((*src)->gpu_count() == 0) {
-      std::fprintf(stderr, "vramwatch record: NVML sees no GPU (library %s)\n", (*src)->library_path().c_str());
+      std::fprintf(stderr, "vramwatch record: %s\n", nvml::NoGpuMessage((*src)->library_path()).c_str());
       return kExitUnknown;
     }
     trace::RecordingHeader header;

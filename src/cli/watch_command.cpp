@@ -13,7 +13,8 @@
 //   unreadable --kernel-log FILE      -> exit 3 naming the file (system log unreadable: a note, no Xids)
 //   --proc-root missing or empty,
 //   unreadable --passwd FILE          -> exit 3 naming the path (cli/proc_flags.h, as check)
-//   NVML missing or failing at start  -> keeps serving (an nvml_error finding and its GpuNvmlError
+//   NVML missing or failing at start,
+//   or seeing no GPU                  -> keeps serving (an nvml_error finding and its GpuNvmlError
 //                                        alert), retries every 10 s
 //   a hung NVML call                  -> that GPU is stale (its samples stop, sample age grows)
 //   --db cannot be opened at start    -> exit 3 naming the file

@@ -1,7 +1,8 @@
 // WatchPipeline (cli/watch_pipeline.h): check's findings over the sliding window of samples, the
 // Xid events they judge (kept per GPU and code, hardware ones stored for this boot), and the one
-// nvml_error finding of a host where NVML cannot be used.
+// nvml_error finding of a host where NVML cannot be used or sees no GPU.
 #include <algorithm>
+#include <utility>
 
 #include "cli/watch_pipeline.h"
 #include "cli/xid_summary.h"
@@ -51,17 +52,32 @@ void WatchPipeline::UpdateFindings(const HostSnapshot& snap, bool processes_fres
 }
 
 void WatchPipeline::IngestNvmlUnavailable(double now, const std::string& hostname, const std::string& error) {
-  if (started_ == 0) started_ = now;
-  last_t_ = std::max(last_t_, now);
-  if (!hostname.empty()) hostname_ = hostname;
   Finding f;
   f.kind = "nvml_error";
   f.severity = Severity::kCritical;
   f.message = "cannot use NVML: " + error;
   f.action = "check that the NVIDIA driver is loaded (nvidia-smi); --nvml-lib chooses another library";
+  IngestHostFinding(now, hostname, std::move(f));
+}
+
+void WatchPipeline::IngestNoGpu(double now, const std::string& hostname, const std::string& message) {
+  Finding f;
+  f.kind = "nvml_error";
+  f.severity = Severity::kCritical;
+  f.message = message;
+  f.action =
+      "check that the driver sees the GPUs (nvidia-smi -L) and, in a container, that they are given to it "
+      "(NVIDIA_VISIBLE_DEVICES)";
+  IngestHostFinding(now, hostname, std::move(f));
+}
+
+void WatchPipeline::IngestHostFinding(double now, const std::string& hostname, Finding f) {
+  if (started_ == 0) started_ = now;
+  last_t_ = std::max(last_t_, now);
+  if (!hostname.empty()) hostname_ = hostname;
   findings_ = detection::CheckResult{};
+  findings_.worst = f.severity;
   findings_.findings.push_back(std::move(f));
-  findings_.worst = Severity::kCritical;
   EvaluateAlerts(now);
   MaybeFlush(now, false);
 }

@@ -150,27 +150,46 @@ class Sampler {
     } else {
       // The nvml_error finding goes through the pipeline, so that it raises its alert like any
       // other critical finding (after --finding-for).
-      pipeline_.IngestNvmlUnavailable(now, host_, nvml_error_);
+      if (no_gpu_) {
+        pipeline_.IngestNoGpu(now, host_, nvml_error_);
+      } else {
+        pipeline_.IngestNvmlUnavailable(now, host_, nvml_error_);
+      }
       publisher_.Publish(pipeline_.BuildState(now));
     }
   }
 
  private:
+  // NVML counts its GPUs when it is initialised, so one that answers with none (check's UNKNOWN:
+  // a driver that sees no GPU, a container given none) is closed and opened again every 10 s too.
   void OpenNvml(double now) {
     auto src = nvml::NvmlSource::Open(so_);
-    if (src.ok()) {
+    if (src.ok() && (*src)->gpu_count() > 0) {
       nvml_ = std::move(*src);
       pipeline_.SetNvmlLibrary(nvml_->library_path(), nvml_->BoundFunctions());
       if (!nvml_error_.empty()) std::fprintf(stderr, "vramwatch watch: NVML available again\n");
       nvml_error_.clear();
-    } else {
-      if (nvml_error_ != src.status().message()) {
-        std::fprintf(stderr, "vramwatch watch: cannot use NVML (retrying every 10 s): %s\n",
-                     src.status().message().c_str());
-      }
-      nvml_error_ = src.status().message();
-      next_open_ = now + 10;
+      no_gpu_ = false;
+      return;
     }
+    const bool no_gpu = src.ok();
+    std::string error;
+    if (no_gpu) {
+      pipeline_.SetNvmlLibrary((*src)->library_path(), (*src)->BoundFunctions());
+      error = nvml::NoGpuMessage((*src)->library_path());
+    } else {
+      error = src.status().message();
+    }
+    if (nvml_error_ != error) {
+      if (no_gpu) {
+        std::fprintf(stderr, "vramwatch watch: %s (trying again every 10 s)\n", error.c_str());
+      } else {
+        std::fprintf(stderr, "vramwatch watch: cannot use NVML (retrying every 10 s): %s\n", error.c_str());
+      }
+    }
+    nvml_error_ = std::move(error);
+    no_gpu_ = no_gpu;
+    next_open_ = now + 10;
   }
 
   void Sample() {
@@ -233,7 +252,8 @@ class Sampler {
   std::map<int64_t, double> start_times_;
   nvml::SourceOptions so_;
   std::unique_ptr<nvml::NvmlSource> nvml_;
-  std::string nvml_error_;
+  std::string nvml_error_;  // why NVML is not in use: Open's error, or nvml::NoGpuMessage
+  bool no_gpu_ = false;     // NVML answered but listed no GPU
   double next_open_ = 0;
   double last_proc_ = -1e300;
 };

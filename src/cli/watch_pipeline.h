@@ -100,6 +100,10 @@ class WatchPipeline {
   // become one critical nvml_error (no GPU) saying `error`, which raises its alert (GpuNvmlError)
   // like any critical finding. The next Ingest with run_findings replaces it.
   void IngestNvmlUnavailable(double now, const std::string& hostname, const std::string& error);
+  // NVML answered at `now` (seconds) but lists no GPU: the findings become one critical nvml_error
+  // (no GPU) saying `message` (nvml::NoGpuMessage, check's UNKNOWN), with its alert (GpuNvmlError)
+  // as for IngestNvmlUnavailable. The next Ingest with run_findings replaces it.
+  void IngestNoGpu(double now, const std::string& hostname, const std::string& message);
 
   // One timed NVML call (or group of calls), `seconds` of wall time, into the histogram that
   // vramwatch_nvml_call_duration_seconds{call} renders.
@@ -217,6 +221,8 @@ class WatchPipeline {
   // fresh process facts, check's rules over the window of such samples; without `run_findings`
   // (--replay), once Xid events were seen, the xid rule alone; otherwise they stay as they were.
   void UpdateFindings(const HostSnapshot& snap, bool processes_fresh, bool run_findings);
+  // The findings become `f` alone (a host-wide one: no sample to judge), at `now` (seconds).
+  void IngestHostFinding(double now, const std::string& hostname, Finding f);
   std::vector<detection::AlertCondition> Conditions(double now) const;
   // Alert conditions of `now` into the tracker; changes go to the sinks and the stored alert state.
   void EvaluateAlerts(double now);

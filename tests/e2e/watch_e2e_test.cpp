@@ -910,6 +910,28 @@ TEST(WatchE2E, MissingNvmlKeepsServingAndSaysWhy) {
   EXPECT_TRUE(HasAlert(fired, "GpuNvmlError", "")) << fired.dump(2) << d.Log();
 }
 
+// NVML that answers but lists no GPU is check's UNKNOWN ("NVML sees no GPU"), not a healthy host:
+// a critical nvml_error finding in the status and the metrics, and its alert after --finding-for.
+TEST(WatchE2E, NvmlThatSeesNoGpuIsACriticalFindingNotAHealthyHost) {
+  Host h("driver_version: \"550.54.15\"\ngpus: []\n");
+  int port = FreePort();
+  Daemon d(h.Args(port), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 20, [](const json& j) { return HasAlert(j, "GpuNvmlError", ""); });
+  ASSERT_TRUE(HasAlert(st, "GpuNvmlError", "")) << st.dump(2) << d.Log();
+  EXPECT_EQ(st["status"], "critical") << st.dump(2);
+  EXPECT_EQ(st["exit_code"], 2) << st.dump(2);
+  auto f = FindingsOf(st, "nvml_error");
+  ASSERT_EQ(f.size(), 1u) << st.dump(2);
+  EXPECT_EQ(f[0]["message"].get<std::string>().rfind("NVML sees no GPU (library ", 0), 0u) << f[0].dump();
+  EXPECT_EQ(f[0]["severity"], "critical");
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  const std::string series = MetricLine(
+      m->body, "vramwatch_finding{gpu=\"\",hostname=\"e2e-node\",kind=\"nvml_error\",severity=\"critical\"}");
+  EXPECT_NE(series.find("} 1"), std::string::npos) << m->body;
+  EXPECT_NE(d.Log().find("NVML sees no GPU"), std::string::npos) << d.Log();
+}
+
 TEST(WatchE2E, GpuHungFromTheStartRaisesTheNvmlErrorAndStaleAlerts) {
   Host h(Scenario("    hangs: [{function: nvmlDeviceGetMemoryInfo_v2, at_s: 0, seconds: 600}]\n"));
   const std::string alerts = h.s.dir() + "/alerts.jsonl";

@@ -18,6 +18,10 @@ std::string ResolveLibraryPath(std::string_view flag_value) {
   return kDefaultLibrary;
 }
 
+std::string NoGpuMessage(std::string_view library_path) {
+  return "NVML sees no GPU (library " + std::string(library_path) + ")";
+}
+
 std::string DeviceNodePath(unsigned minor) {
   return "/dev/nvidia" + std::to_string(minor);
 }

@@ -55,6 +55,10 @@ inline constexpr const char* kLibraryEnvVar = "VRAMWATCH_NVML_LIB";
 // set and not empty, else kDefaultLibrary.
 std::string ResolveLibraryPath(std::string_view flag_value);
 
+// What NVML answering with no GPU is called wherever it stops the work (check's UNKNOWN, record's
+// exit 3, watch's critical nvml_error finding): "NVML sees no GPU (library PATH)".
+std::string NoGpuMessage(std::string_view library_path);
+
 // The device node of a GPU: "/dev/nvidia<minor>" (GpuSnapshot::minor).
 std::string DeviceNodePath(unsigned minor);
 

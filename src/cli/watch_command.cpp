@@ -99,7 +99,8 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--hostname", f->hostname,
                   "Host name for the hostname label, alerts and status (default: $NODE_NAME when set, else the "
                   "system host name)");
-  cmd->add_option("--duration", f->duration, "Stop after this long (default: run until SIGTERM/SIGINT)");
+  cmd->add_option("--duration", f->duration,
+                  "Stop after this long, between two samples if need be (default: run until SIGTERM/SIGINT)");
   cmd->add_option("--replay", f->replay, "Feed this recording (or any analyze format) through the pipeline");
   cmd->add_option("--speed", f->speed, "Replay speed: a factor (60 = one hour per minute) or 'max'")
       ->capture_default_str();

@@ -299,6 +299,7 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   pipeline.SetKernelLogStatus(klog_status.up, klog_status.note);
   pipeline.SetKernelLogSource(klog.source());
   const double start = Now();
+  const auto start_steady = std::chrono::steady_clock::now();  // --duration counts from here
   size_t resumed = pipeline.Resume(start, f.host);
   if (resumed > 0 && !f.quiet) {
     std::fprintf(stderr, "vramwatch watch: resumed %zu samples from %s\n", resumed, f.db.c_str());
@@ -325,10 +326,19 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   std::optional<procfs::DirProcFs> kube_fs;
   if (!kube_logs->empty()) kube_fs.emplace(*kube_logs);
   Sampler sampler(f, s, pipeline, publisher, klog, reader, kube_fs ? &*kube_fs : nullptr);
+  using SteadyDuration = std::chrono::steady_clock::duration;
   auto tick = std::chrono::steady_clock::now();
-  while (!stop) {
+  // --duration ends the run at its deadline, not at the first tick after it: the loop wakes at the
+  // earlier of the next tick and the deadline (an --interval of 1h with a --duration of 2s stops
+  // after 2 s). Capped at 30 years, within what the steady clock can count.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  if (s.duration_s) {
+    deadline = start_steady + std::chrono::duration_cast<SteadyDuration>(
+                                  std::chrono::duration<double>(std::min(*s.duration_s, 30 * 365 * 86400.0)));
+  }
+  auto past_deadline = [&] { return deadline && std::chrono::steady_clock::now() >= *deadline; };
+  while (!stop && !past_deadline()) {
     const double now = Now();
-    if (s.duration_s && now - start >= *s.duration_s) break;
     if (reopen.exchange(false) && sinks.jsonl) {
       if (Status st = sinks.jsonl->Reopen(); !st.ok()) {
         std::fprintf(stderr, "vramwatch watch: %s\n", st.message().c_str());
@@ -338,13 +348,13 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
       pipeline.SetNotificationCounters(sinks.webhook->failed_attempts(), sinks.webhook->dropped_batches());
     }
     sampler.Tick(now);
-    tick +=
-        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s.interval_s));
+    tick += std::chrono::duration_cast<SteadyDuration>(std::chrono::duration<double>(s.interval_s));
     const auto now_steady = std::chrono::steady_clock::now();
     if (tick < now_steady) tick = now_steady;  // behind: do not try to catch up
-    while (!stop && std::chrono::steady_clock::now() < tick) {
-      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(tick - std::chrono::steady_clock::now(),
-                                                                                std::chrono::milliseconds(100)));
+    const auto wake = deadline ? std::min(tick, *deadline) : tick;
+    while (!stop && std::chrono::steady_clock::now() < wake) {
+      std::this_thread::sleep_for(
+          std::min<SteadyDuration>(wake - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
     }
   }
   pipeline.Flush();

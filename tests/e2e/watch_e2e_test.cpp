@@ -878,6 +878,22 @@ TEST(WatchE2E, FixtureRootUsersAreNamedFromItsPasswdAsCheckDoes) {
   }
 }
 
+// --duration stops the daemon at its deadline, not at the first sample tick after it: with an
+// --interval longer than the --duration it still stops after the --duration.
+TEST(WatchE2E, DurationStopsTheDaemonBetweenSampleTicks) {
+  Host h;
+  for (const std::string interval : {"20s", "1h"}) {
+    std::vector<std::string> args = h.Args(FreePort(), {"--duration", "2s", "--kernel-log", "none"});
+    for (size_t i = 0; i + 1 < args.size(); ++i) {
+      if (args[i] == "--interval") args[i + 1] = interval;
+    }
+    RunResult r = RunVramwatch(args, h.env, 40);
+    EXPECT_EQ(r.exit_code, 0) << interval << r.err;
+    EXPECT_LT(r.seconds, 10) << interval << ": ran " << r.seconds << " s with --duration 2s\n" << r.err;
+    EXPECT_NE(r.err.find("stopped after"), std::string::npos) << interval << r.err;
+  }
+}
+
 TEST(WatchE2E, PortInUseExitsWithTheAddressAndReason) {
   Host h;
   int port = FreePort();

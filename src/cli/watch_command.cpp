@@ -55,11 +55,10 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       "/metrics, /api/v1/status, /api/v1/history and a web page (--listen), and sends alerts. --replay FILE feeds a "
       "recording through the same pipeline.");
   auto f = std::make_shared<WatchFlags>();
-  CLI::Option* interval_opt =
-      cmd->add_option("--interval", f->interval,
-                      "Device memory sampling interval (at least 100ms); with --replay: the spacing of samples "
-                      "in a file without timestamps")
-          ->capture_default_str();
+  cmd->add_option("--interval", f->interval,
+                  "Device memory sampling interval (at least 100ms); with --replay: the spacing of samples "
+                  "in a file without timestamps")
+      ->capture_default_str();
   cmd->add_option("--process-interval", f->process_interval, "Process facts (/proc) refresh interval")
       ->capture_default_str();
   cmd->add_option("--timeout", f->timeout, "Deadline of each NVML call; past it the GPU is stale")
@@ -112,19 +111,22 @@ CommandRunner AddWatchCommand(CLI::App& app) {
                   "With --replay: column names of a --query-gpu CSV without a header line, in order");
   cmd->add_option("--total", f->total, "With --replay: card memory size when the file lacks it, e.g. 80GiB");
   cmd->add_flag("--quiet", f->quiet, "Only errors on stderr");
-  return [f, interval_opt]() -> int {
+  return [f, cmd]() -> int {
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
     std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGHUP, OnHangup);
+    for (const CLI::Option* o : cmd->get_options()) {
+      if (o->count() > 0) f->given.insert(o->get_name());
+    }
+    f->interval_given = f->given.count("--interval") > 0;
     auto settings = ResolveWatchFlags(*f);
     if (!settings.ok()) return WatchFail(settings.status().message());
     settings->config.version = VRAMWATCH_VERSION;
-    f->interval_given = interval_opt->count() > 0;
     auto host = ResolveHostname(f->hostname);
     if (!host.ok()) return WatchFail(host.status().message());
     f->host = *host;
-    if (!f->replay.empty()) return RunReplay(*f, settings->config, g_stop);
+    if (!f->replay.empty()) return RunReplay(*f, settings->config, settings->history, g_stop);
     settings->config.boot_id = BootId(f->proc_root);  // live only: a replayed log's Xids belong to no boot of this host
     return RunLive(*f, *settings, g_stop, g_reopen);
   };

@@ -6,6 +6,29 @@
 #include "core/exit_codes.h"
 
 namespace vw::cli {
+namespace {
+
+// Flags of the live daemon alone: with --replay they would do nothing, so one given there is a
+// usage error. Not here: --db, --db-max-size and the retentions (the replay's history), --grace
+// and --orphan-threshold (its process records), --for, --finding-for, --critical-runway, --label,
+// --hostname, --kernel-log, --alert-log, --interval (a file's spacing) and --quiet.
+struct LiveOnlyFlag {
+  const char* flag;
+  const char* why;
+};
+constexpr LiveOnlyFlag kLiveOnlyFlags[] = {
+    {"--listen", "a replay serves no HTTP"},
+    {"--webhook", "a replay sends no webhook; its alerts go to stdout and --alert-log"},
+    {"--duration", "a replay ends with its file; SIGINT or SIGTERM end it sooner"},
+    {"--process-interval", "a replay takes the process lists its file carries"},
+    {"--timeout", "a replay calls no NVML"},
+    {"--nvml-lib", "a replay calls no NVML"},
+    {"--proc-root", "a replay reads no /proc"},
+    {"--passwd", "a replay reads no /proc, so names no user"},
+    {"--kube-logs", "a replay reads no pod names"},
+};
+
+}  // namespace
 
 Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
   WatchSettings s;
@@ -36,6 +59,14 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
     auto v = ParseDuration(f.duration);
     if (!v.ok()) return v.status().WithContext("--duration");
     s.duration_s = *v;
+  }
+  if (!f.replay.empty()) {
+    for (const LiveOnlyFlag& l : kLiveOnlyFlags) {
+      if (f.given.count(l.flag) > 0) {
+        return Status::InvalidArgument(std::string(l.flag) + " has no effect with --replay (" + l.why +
+                                       "); leave it out");
+      }
+    }
   }
   if (f.replay.empty() && s.interval_s < 0.1) return Status::InvalidArgument("--interval must be at least 100ms");
   if (f.replay.empty() && (f.format != "auto" || !f.columns.empty() || !f.total.empty() || f.speed != "max")) {

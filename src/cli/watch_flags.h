@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 
 #include "cli/watch_pipeline.h"
@@ -30,6 +31,7 @@ struct WatchFlags {
   std::optional<std::string> hostname;          // --hostname, when given (cli/host_name.h)
   std::string host;                             // the resolved host name
   bool interval_given = false;                  // --interval on the command line: also the trace's spacing
+  std::set<std::string> given;                  // the flags on the command line, long names ("--listen")
   bool quiet = false;
 };
 
@@ -47,7 +49,9 @@ struct WatchSettings {
 
 // Resolves and checks `f` (f.host is not read: the host name is resolved by its own rules).
 // Errors name the flag: "--grace: ...", "--interval must be at least 100ms" (live), "--format,
-// --columns, --total and --speed say how to read a --replay file; they need --replay", ...
+// --columns, --total and --speed say how to read a --replay file; they need --replay", and, for a
+// flag of the live daemon alone in f.given with --replay, "--listen has no effect with --replay
+// (a replay serves no HTTP)", ...
 Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f);
 
 // The end of a `watch` that cannot go on (a bad flag, a file or port it cannot use): prints

@@ -100,7 +100,7 @@ struct ReplayIo {
 
 // Opens what `f` names for a replay, in the order their errors are reported: --speed, the trace
 // flags, the file, --db, --alert-log, --kernel-log.
-Status OpenReplay(const WatchFlags& f, ReplayIo* io) {
+Status OpenReplay(const WatchFlags& f, const storage::HistoryOptions& hopts, ReplayIo* io) {
   if (f.speed != "max") {
     char* end = nullptr;
     io->speed = std::strtod(f.speed.c_str(), &end);
@@ -119,7 +119,7 @@ Status OpenReplay(const WatchFlags& f, ReplayIo* io) {
     if (header.ok() && header->has_value()) io->host = (*header)->host;
   }
   if (!f.db.empty()) {
-    auto h = storage::HistoryStore::Open(f.db);
+    auto h = storage::HistoryStore::Open(f.db, hopts);
     if (!h.ok()) return h.status().WithContext("--db");
     io->history = std::move(*h);
   }
@@ -276,9 +276,10 @@ class ReplayFeeder {
 
 }  // namespace
 
-int RunReplay(const WatchFlags& f, WatchConfig config, const std::atomic<bool>& stop) {
+int RunReplay(const WatchFlags& f, WatchConfig config, const storage::HistoryOptions& history,
+              const std::atomic<bool>& stop) {
   ReplayIo io;
-  if (Status s = OpenReplay(f, &io); !s.ok()) return WatchFail(s.message());
+  if (Status s = OpenReplay(f, history, &io); !s.ok()) return WatchFail(s.message());
   WorstSink worst;
   outputs::LogAlertSink log([](const std::string& line) { std::printf("%s\n", line.c_str()); });
   std::vector<outputs::AlertSink*> sinks{&log, &worst};

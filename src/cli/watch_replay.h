@@ -19,7 +19,9 @@
 namespace vw::cli {
 
 // Replays f.replay with `config` (its alerts' resend interval is set to 0: each change is printed
-// once). Stops early, with the lines of what was read, once `stop` is set (SIGINT, SIGTERM).
-int RunReplay(const WatchFlags& f, WatchConfig config, const std::atomic<bool>& stop);
+// once), into --db with `history` (retention on the trace's clock, --db-max-size). Stops early,
+// with the lines of what was read, once `stop` is set (SIGINT, SIGTERM).
+int RunReplay(const WatchFlags& f, WatchConfig config, const storage::HistoryOptions& history,
+              const std::atomic<bool>& stop);
 
 }  // namespace vw::cli

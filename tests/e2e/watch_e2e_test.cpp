@@ -1486,6 +1486,30 @@ TEST(WatchE2E, ReplayTakesTheTraceFlagsThatFilesWithoutClockOrHeaderNeed) {
   }
 }
 
+// The live daemon's own flags do nothing with --replay: one given there is a usage error naming it
+// (not silently ignored); the flags a replay uses (--db, --alert-log) are taken.
+TEST(WatchE2E, ReplayRejectsTheLiveDaemonsOwnFlagsByName) {
+  Scratch s;
+  const std::string csv = s.Write("run.csv",
+                                  "timestamp, index, memory.used [MiB], memory.total [MiB]\n"
+                                  "2026/03/14 10:00:00.000, 0, 1000 MiB, 81559 MiB\n"
+                                  "2026/03/14 10:00:10.000, 0, 1000 MiB, 81559 MiB\n");
+  for (const auto& flags :
+       {std::vector<std::string>{"--listen", "127.0.0.1:9490"},
+        std::vector<std::string>{"--webhook", "http://127.0.0.1:9093"}, std::vector<std::string>{"--duration", "1s"},
+        std::vector<std::string>{"--timeout", "1s"}, std::vector<std::string>{"--proc-root", "/proc"}}) {
+    std::vector<std::string> args{"watch", "--replay", csv};
+    args.insert(args.end(), flags.begin(), flags.end());
+    RunResult r = RunVramwatch(args, {}, 30);
+    EXPECT_EQ(r.exit_code, 3) << flags[0] << r.out << r.err;
+    EXPECT_NE(r.err.find(flags[0] + " has no effect with --replay"), std::string::npos) << r.err;
+  }
+  RunResult used =
+      RunVramwatch({"watch", "--replay", csv, "--db", s.dir() + "/h.db", "--alert-log", s.dir() + "/a.jsonl"}, {}, 30);
+  EXPECT_EQ(used.exit_code, 0) << used.out << used.err;
+  EXPECT_NE(used.out.find("GPU 0: "), std::string::npos) << used.out;
+}
+
 // A replay at a real-time --speed waits out the gaps between samples; SIGINT ends it at once
 // (within a second, not after the gap), with the verdicts of what was read so far.
 TEST(WatchE2E, AReplayWaitingOutAGapStopsAtOnceOnSigint) {

@@ -235,13 +235,15 @@ class ReplayFeeder {
   void Ingest(Instant instant) {
     HostSnapshot& snap = instant.snap;
     if (io_.speed > 0 && fed_any_ && snap.t > prev_t_) {
-      // In short slices, so that SIGINT/SIGTERM end a replay at once, not after a long gap.
-      const auto until =
-          std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                 std::chrono::duration<double>((snap.t - prev_t_) / io_.speed));
-      while (!stop_ && std::chrono::steady_clock::now() < until) {
-        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-            until - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
+      // In short slices, so that SIGINT/SIGTERM end a replay at once, not after a long gap. Counted
+      // in seconds as a double: at a tiny --speed (1e-12) the gap is longer than the steady
+      // clock's nanoseconds can hold, and a time point past that would wrap into the past.
+      const double wait_s = (snap.t - prev_t_) / io_.speed;
+      const auto from = std::chrono::steady_clock::now();
+      while (!stop_) {
+        const double left = wait_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+        if (!(left > 0)) break;
+        std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.1)));
       }
     }
     if (!fed_any_) Start(snap.t);

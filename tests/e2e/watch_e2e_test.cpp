@@ -1525,6 +1525,23 @@ TEST(WatchE2E, AReplayWaitingOutAGapStopsAtOnceOnSigint) {
   EXPECT_NE(d.Log().find("GPU 0: "), std::string::npos) << d.Log();
 }
 
+// A tiny --speed waits too (the 10-minute gap at 1e-12 is longer than the steady clock can count),
+// rather than replaying at full speed, until SIGINT ends it.
+TEST(WatchE2E, AReplayAtATinySpeedWaitsOutItsGap) {
+  Scratch s;
+  const std::string csv = s.Write("gap.csv",
+                                  "timestamp, index, memory.used [MiB], memory.total [MiB]\n"
+                                  "2026/03/14 10:00:00.000, 0, 1000 MiB, 81559 MiB\n"
+                                  "2026/03/14 10:10:00.000, 0, 1000 MiB, 81559 MiB\n"
+                                  "2026/03/14 10:20:00.000, 0, 1000 MiB, 81559 MiB\n");
+  for (const std::string speed : {"1e-9", "1e-12"}) {
+    Daemon d({"watch", "--replay", csv, "--speed", speed}, {}, s.dir() + "/replay-" + speed + ".log");
+    EXPECT_EQ(d.Wait(1.5), -1000) << "--speed " << speed << " did not wait out the gap: " << d.Log();
+    kill(d.pid(), SIGINT);
+    EXPECT_NE(d.Wait(3), -1000) << d.Log();
+  }
+}
+
 // A pmon log has no clock and no GPU totals, only the processes: its replay is never stale for
 // lack of the totals, and judges each PID as analyze does (the leaking one alerts, the flat one not).
 TEST(WatchE2E, ReplayOfAPmonLogJudgesItsProcessesAndRaisesNoStaleAlert) {

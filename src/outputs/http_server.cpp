@@ -19,6 +19,9 @@ namespace vw::outputs {
 
 namespace {
 
+// Appended to a bad time parameter's error of /api/v1/history.
+constexpr const char* kHistoryTimeNote = " (a time without a zone is UTC)";
+
 double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -124,19 +127,26 @@ void HttpServer::Routes() {
     if (!history_) return SendError(res, 404, "history is off (start the daemon with --db PATH)");
     if (!req.has_param("series")) return SendError(res, 400, "missing parameter 'series' (e.g. series=gpu:0)");
     const std::string series = req.get_param_value("series");
+    // Times are ISO 8601 or epoch seconds; one without a zone is UTC (the stored times are).
     double to = NowSeconds();
-    if (req.has_param("to")) {
+    const bool to_given = req.has_param("to");
+    if (to_given) {
       auto t = ParseTimestamp(req.get_param_value("to"));
-      if (!t.ok()) return SendError(res, 400, "parameter 'to': " + t.status().message());
+      if (!t.ok()) return SendError(res, 400, "parameter 'to': " + t.status().message() + kHistoryTimeNote);
       to = t->seconds;
     }
     double from = to - 3600;
     if (req.has_param("from")) {
       auto t = ParseTimestamp(req.get_param_value("from"));
-      if (!t.ok()) return SendError(res, 400, "parameter 'from': " + t.status().message());
+      if (!t.ok()) return SendError(res, 400, "parameter 'from': " + t.status().message() + kHistoryTimeNote);
       from = t->seconds;
     }
-    if (from > to) return SendError(res, 400, "'from' is after 'to'");
+    if (from > to) {
+      // A 'to' left out is now: say so, or "after 'to'" puzzles a caller who never gave one.
+      return SendError(res, 400,
+                       "'from' " + FormatIso8601(from, true) + " is after 'to' " +
+                           (to_given ? FormatIso8601(to, true) : "(now, " + FormatIso8601(to, true) + ")"));
+    }
     auto h = history_->Query(series, from, to);
     if (!h.ok()) return SendError(res, 500, h.status().ToString());
     if (!h->has_value()) return SendError(res, 404, "unknown series '" + series + "'");
@@ -176,7 +186,8 @@ void HttpServer::Routes() {
         "vramwatch\n\n"
         "/metrics         Prometheus metrics\n"
         "/api/v1/status   current GPUs, holders, findings and verdicts (JSON)\n"
-        "/api/v1/history  ?series=gpu:0&from=ISO&to=ISO (JSON)\n"
+        "/api/v1/history  ?series=gpu:0&from=ISO&to=ISO (JSON; ISO 8601 or epoch seconds, a time without a\n"
+        "                 zone is UTC; to: now when left out, from: an hour before to)\n"
         "/healthz         liveness\n",
         "text/plain; charset=utf-8");
   });

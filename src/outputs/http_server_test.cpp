@@ -219,6 +219,42 @@ TEST(HttpServer, HistoryRejectsBadRequestsWithAReason) {
   std::filesystem::remove_all(dir);
 }
 
+// A time without a zone is UTC; a 'from' after a 'to' that was left out says that 'to' was now.
+TEST(HttpServer, HistoryReadsATimeWithoutAZoneAsUtcAndSaysWhenToDefaultedToNow) {
+  char tmpl[] = "/tmp/vw_http_XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  const double t0 = 1764189000;  // 2025-11-26T20:30:00Z
+  {
+    auto store = storage::HistoryStore::Open(dir + "/h.db");
+    ASSERT_TRUE(store.ok());
+    for (int i = 0; i < 120; ++i) (*store)->Append("gpu:0", t0 + i, 1000u);
+    ASSERT_TRUE((*store)->Flush().ok());
+  }
+  Fixture f;
+  auto source = StoreHistorySource::Open(dir + "/h.db");
+  ASSERT_TRUE(source.ok());
+  f.server->SetHistorySource(std::shared_ptr<HistorySource>(std::move(*source)));
+  ASSERT_TRUE(f.server->Start().ok());
+  auto c = f.Client();
+  auto zoneless = c.Get("/api/v1/history?series=gpu:0&from=2025-11-26T20:30:00&to=2025-11-26T20:30:59");
+  ASSERT_TRUE(zoneless);
+  ASSERT_EQ(zoneless->status, 200) << zoneless->body;
+  EXPECT_EQ(json::parse(zoneless->body)["points"].size(), 60u) << zoneless->body;
+  auto no_to = c.Get("/api/v1/history?series=gpu:0&from=2030-01-01T00:00:00Z");
+  ASSERT_TRUE(no_to);
+  EXPECT_EQ(no_to->status, 400);
+  EXPECT_THAT(no_to->body, HasSubstr("'from' 2030-01-01T00:00:00Z is after 'to' (now, 20"));
+  auto given_to = c.Get("/api/v1/history?series=gpu:0&from=2030-01-01T00:00:00Z&to=2029-12-31T00:00:00");
+  ASSERT_TRUE(given_to);
+  EXPECT_EQ(given_to->status, 400);
+  EXPECT_THAT(given_to->body, HasSubstr("'from' 2030-01-01T00:00:00Z is after 'to' 2029-12-31T00:00:00Z"));
+  auto bad = c.Get("/api/v1/history?series=gpu:0&to=soon");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_THAT(bad->body, HasSubstr("a time without a zone is UTC"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(HttpServer, HealthzFailsWhenTheSamplerStopsPublishing) {
   HttpOptions o;
   o.stale_after_s = 30;

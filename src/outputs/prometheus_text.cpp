@@ -190,8 +190,15 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
   std::vector<std::string> gpu_labels;
   gpu_labels.reserve(state.gpus.size());
   std::vector<ProcessRow> procs;
+  // A GPU that is not up (its calls hang or fail, it is lost) has no sample now: the figures a
+  // sample reads (used, free, reserved, unattributed, utilisation) and its processes are left out
+  // until it answers again, so that a dashboard shows a gap, not the last values as a flat line.
+  // Its size, the engine's judgement of its history, its Xid counts, vramwatch_gpu_up (0) and the
+  // sample age stay.
+  auto up = [](const GpuState& g) { return !g.stale && !g.snapshot.lost && g.snapshot.responsive; };
   for (const GpuState& g : state.gpus) {
     gpu_labels.push_back(GpuLabels(g.snapshot, state.hostname));
+    if (!up(g)) continue;
     for (const ProcessSnapshot& p : g.snapshot.processes) {
       procs.push_back({&p, &g, ProcessLabels(gpu_labels.back(), p)});
     }
@@ -209,18 +216,25 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
       w.Sample(name, gpu_labels[i], "", *v);
     }
   };
+  // ... and of a sample, only for a GPU that is up.
+  auto sampled = [&](auto get) {
+    return [&up, get](const GpuState& g) -> decltype(get(g)) {
+      if (!up(g)) return std::nullopt;
+      return get(g);
+    };
+  };
   gpu_gauge("vramwatch_gpu_memory_total_bytes", "Total memory of the GPU in bytes.",
             [](const GpuState& g) { return g.snapshot.memory_total_bytes; });
   gpu_gauge("vramwatch_gpu_memory_used_bytes", "Memory in use on the GPU in bytes (driver view).",
-            [](const GpuState& g) { return g.snapshot.memory_used_bytes; });
+            sampled([](const GpuState& g) { return g.snapshot.memory_used_bytes; }));
   gpu_gauge("vramwatch_gpu_memory_free_bytes", "Free memory on the GPU in bytes.",
-            [](const GpuState& g) { return g.snapshot.memory_free_bytes; });
+            sampled([](const GpuState& g) { return g.snapshot.memory_free_bytes; }));
   gpu_gauge("vramwatch_gpu_memory_reserved_bytes", "Memory reserved by the driver in bytes.",
-            [](const GpuState& g) { return g.snapshot.memory_reserved_bytes; });
+            sampled([](const GpuState& g) { return g.snapshot.memory_reserved_bytes; }));
   gpu_gauge("vramwatch_gpu_memory_floor_bytes", "Recent floor (low quantile) of used memory in bytes.",
             [](const GpuState& g) { return g.analysis.floor_bytes; });
   gpu_gauge("vramwatch_gpu_memory_unattributed_bytes", "Used memory that no listed process owns, in bytes.",
-            [](const GpuState& g) { return g.unattributed_bytes; });
+            sampled([](const GpuState& g) { return g.unattributed_bytes; }));
   gpu_gauge("vramwatch_gpu_memory_baseline_bytes", "Learned plateau of the workload on this GPU, in bytes.",
             [](const GpuState& g) { return g.analysis.baseline_bytes; });
   gpu_gauge("vramwatch_gpu_leak_rate_bytes_per_second", "Measured leak rate in bytes per second (leak verdict only).",
@@ -235,7 +249,7 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
             "Pessimistic end of the time-to-OOM range in seconds (fastest plausible leak).",
             [](const GpuState& g) { return g.analysis.time_to_oom_lo_s; });
   gpu_gauge("vramwatch_gpu_utilization_ratio", "GPU compute utilisation as a ratio 0..1.",
-            [](const GpuState& g) { return g.snapshot.gpu_util_ratio; });
+            sampled([](const GpuState& g) { return g.snapshot.gpu_util_ratio; }));
 
   if (!state.gpus.empty()) {
     w.Family("vramwatch_gpu_verdict", "gauge", "Leak detector verdict for the GPU: 1 for the current verdict.");
@@ -249,9 +263,7 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
              "1 when the latest sample read the GPU's memory, 0 when its NVML calls hang or fail, it is lost, or it "
              "has not answered yet.");
     for (size_t i = 0; i < state.gpus.size(); ++i) {
-      const GpuState& g = state.gpus[i];
-      const bool up = !g.stale && !g.snapshot.lost && g.snapshot.responsive;
-      w.Sample("vramwatch_gpu_up", gpu_labels[i], "", static_cast<uint64_t>(up ? 1 : 0));
+      w.Sample("vramwatch_gpu_up", gpu_labels[i], "", static_cast<uint64_t>(up(state.gpus[i]) ? 1 : 0));
     }
   }
   gpu_gauge("vramwatch_gpu_sample_age_seconds", "Seconds since the GPU's memory was last read successfully.",

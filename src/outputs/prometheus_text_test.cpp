@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -245,6 +246,41 @@ TEST(PrometheusText, StaleGpuIsDownAndItsSampleAgeGrows) {
     if (l.rfind("vramwatch_gpu_up{gpu=\"1\"", 0) == 0) gpu1_down = l.back() == '0';
   }
   EXPECT_TRUE(gpu1_down);
+}
+
+// A GPU that is not up has no sample now: what a sample reads (used, free, reserved,
+// unattributed, utilisation) and its processes are left out, so a dashboard shows a gap rather
+// than the last values as a flat line; its size, up (0), sample age and Xid counts stay, and the
+// GPU beside it is untouched.
+TEST(PrometheusText, AGpuThatIsNotUpServesNoSampleFiguresAndNoProcesses) {
+  for (int why = 0; why < 3; ++why) {
+    DaemonState s = testing::MakeDaemonState(2, 2);
+    GpuState& g = s.gpus[1];
+    if (why == 0) g.stale = true;
+    if (why == 1) g.snapshot.lost = true;
+    if (why == 2) g.snapshot.responsive = false;
+    g.last_sample_t = s.t - 90;
+    g.snapshot.gpu_util_ratio = 0.5;
+    s.gpus[0].snapshot.gpu_util_ratio = 0.5;
+    const std::string text = RenderPrometheus(s, s.t);
+    std::map<std::string, std::set<std::string>> gpus_of;  // metric -> gpu labels served
+    for (const auto& l : Lines(text)) {
+      if (l.empty() || l[0] == '#') continue;
+      const size_t at = l.find("gpu=\"");
+      if (at == std::string::npos) continue;
+      gpus_of[MetricName(l)].insert(l.substr(at + 5, l.find('"', at + 5) - at - 5));
+    }
+    for (const char* name :
+         {"vramwatch_gpu_memory_used_bytes", "vramwatch_gpu_memory_free_bytes", "vramwatch_gpu_memory_reserved_bytes",
+          "vramwatch_gpu_memory_unattributed_bytes", "vramwatch_gpu_utilization_ratio",
+          "vramwatch_process_memory_used_bytes", "vramwatch_process_state"}) {
+      EXPECT_EQ(gpus_of[name], std::set<std::string>{"0"}) << name << " (case " << why << ")";
+    }
+    for (const char* name : {"vramwatch_gpu_memory_total_bytes", "vramwatch_gpu_up", "vramwatch_gpu_sample_age_seconds",
+                             "vramwatch_xid_events_total", "vramwatch_gpu_verdict"}) {
+      EXPECT_EQ(gpus_of[name], (std::set<std::string>{"0", "1"})) << name << " (case " << why << ")";
+    }
+  }
 }
 
 // The dashboard and the recording rules select hosts by `hostname`: a series without it vanishes

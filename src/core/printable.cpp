@@ -5,8 +5,7 @@
 namespace vw {
 namespace {
 
-// Length of the valid UTF-8 sequence starting at text[i] (1–4), or 0 when it is not one
-// (a stray continuation byte, an overlong form, a surrogate, a code point above U+10FFFF, a cut).
+// Utf8SequenceLength, and the code point it encodes.
 size_t Utf8Length(std::string_view text, size_t i, char32_t* code_point) {
   const auto b = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char c = b(i);
@@ -41,6 +40,11 @@ size_t Utf8Length(std::string_view text, size_t i, char32_t* code_point) {
 }
 
 }  // namespace
+
+size_t Utf8SequenceLength(std::string_view text, size_t i) {
+  char32_t cp = 0;
+  return Utf8Length(text, i, &cp);
+}
 
 std::string Printable(std::string_view text) {
   std::string out;

@@ -24,6 +24,11 @@ std::string Printable(std::string_view text);
 // newlines between them kept.
 std::string PrintableLines(std::string_view text);
 
+// Length (1–4) of the valid UTF-8 sequence starting at text[i], or 0 when none starts there (a
+// stray continuation byte, an overlong form, a surrogate, a code point above U+10FFFF, a cut).
+// Precondition: i < text.size().
+size_t Utf8SequenceLength(std::string_view text, size_t i);
+
 // The longest prefix of `text` of at most `max_bytes` bytes that ends on a UTF-8 character
 // boundary (never half a character).
 std::string_view Utf8Prefix(std::string_view text, size_t max_bytes);

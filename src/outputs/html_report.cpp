@@ -64,6 +64,14 @@ std::string Fact(std::string_view name, const std::string& value) {
   return fmt::format("<dt>{}</dt><dd>{}</dd>\n", name, XmlEscape(value));
 }
 
+// "Evidence" and its sentences as a list; nothing without any.
+std::string EvidenceList(const std::vector<std::string>& evidence) {
+  if (evidence.empty()) return {};
+  std::string out = "<h3>Evidence</h3>\n<ul class=\"vw-evidence\">\n";
+  for (const auto& e : evidence) out += "<li>" + XmlEscape(e) + "</li>\n";
+  return out + "</ul>\n";
+}
+
 std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, double chart_width) {
   const auto& a = s.assessment;
   std::string out = fmt::format("<section class=\"vw-series\" data-gpu=\"{}\" data-verdict=\"{}\"",
@@ -95,11 +103,7 @@ std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, d
                                        ReportTime(s, a.end_t, o.label_offset_s)));
   }
   out += "</dl>\n";
-  if (!a.evidence.empty()) {
-    out += "<h3>Evidence</h3>\n<ul class=\"vw-evidence\">\n";
-    for (const auto& e : a.evidence) out += "<li>" + XmlEscape(e) + "</li>\n";
-    out += "</ul>\n";
-  }
+  out += EvidenceList(a.evidence);
   out += "</section>\n";
   return out;
 }
@@ -139,11 +143,7 @@ std::string FrameworkSection(const FrameworkReport& r, const detection::Framewor
   out += Fact("Steps judged", fmt::format("{} (lines {}–{})", d.steps, d.first_line, d.last_line));
   if (r.not_read > 0) out += Fact("Values not read", fmt::format("{}", r.not_read));
   out += "</dl>\n";
-  if (!d.evidence.empty()) {
-    out += "<h3>Evidence</h3>\n<ul class=\"vw-evidence\">\n";
-    for (const auto& e : d.evidence) out += "<li>" + XmlEscape(e) + "</li>\n";
-    out += "</ul>\n";
-  }
+  out += EvidenceList(d.evidence);
   out += "</section>\n";
   return out;
 }

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/printable.h"
 #include "sources/kernel/xid_catalog.h"
 
 namespace vw::outputs {
@@ -18,34 +19,6 @@ namespace vw::outputs {
 namespace {
 
 constexpr size_t kMaxCommandLabelBytes = 256;
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not valid.
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  size_t n = 0;
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0 && c >= 0xC2) {
-    n = 2;
-  } else if ((c & 0xF0) == 0xE0) {
-    n = 3;
-  } else if ((c & 0xF8) == 0xF0 && c <= 0xF4) {
-    n = 4;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-  }
-  return n;
-}
-
-std::string_view CutAtCharBoundary(std::string_view s, size_t max_bytes) {
-  if (s.size() <= max_bytes) return s;
-  size_t end = max_bytes;
-  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
-  return s.substr(0, end);
-}
 
 void AppendNumber(double v, std::string& out) {
   if (std::isnan(v)) {
@@ -131,7 +104,7 @@ std::string ProcessLabels(const std::string& gpu_labels, const ProcessSnapshot& 
   std::string s = gpu_labels;
   AppendLabel("pid", std::to_string(p.pid), s);
   // The command line from /proc, or NVML's name for the PID when that could not be read (as `check`).
-  AppendLabel("command", CutAtCharBoundary(CommandOf(p), kMaxCommandLabelBytes), s);
+  AppendLabel("command", Utf8Prefix(CommandOf(p), kMaxCommandLabelBytes), s);
   AppendLabel("user", p.info.user, s);
   AppendLabel("container", p.info.container_id, s);
   AppendLabel("pod", p.info.pod_uid, s);

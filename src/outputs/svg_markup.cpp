@@ -73,6 +73,21 @@ std::string TextEl(const PlacedLabel& l, std::string_view cls, std::string_view 
                      Num(l.at.y), AnchorName(l.anchor), extra, XmlEscape(l.text));
 }
 
+std::string ChartHeadMarkup(const std::string& title, const std::string& tooltip, double width, double height,
+                            Point title_at, Point subtitle_at, const std::vector<std::string>& subtitle_lines,
+                            double line_step) {
+  std::string out = fmt::format("<title>{}: {}</title>\n", XmlEscape(title), XmlEscape(tooltip));
+  out += fmt::format("<rect class=\"vw-bg\" width=\"{}\" height=\"{}\"/>\n", Num(width), Num(height));
+  out += fmt::format("<text class=\"vw-title\" x=\"{}\" y=\"{}\">{}</text>\n", Num(title_at.x), Num(title_at.y),
+                     XmlEscape(title));
+  for (size_t i = 0; i < subtitle_lines.size(); ++i) {
+    out +=
+        fmt::format("<text class=\"vw-sub\" data-role=\"subtitle\" x=\"{}\" y=\"{}\">{}</text>\n", Num(subtitle_at.x),
+                    Num(subtitle_at.y + static_cast<double>(i) * line_step), XmlEscape(subtitle_lines[i]));
+  }
+  return out;
+}
+
 std::string LegendMarkup(const std::vector<LegendItem>& legend) {
   std::string out = "<g data-role=\"legend\">\n";
   for (const auto& item : legend) {

@@ -28,6 +28,12 @@ std::string PointsAttr(const std::vector<Point>& pts);
 // A <text> of class `cls` at the label's place; `extra` is added to its attributes as given.
 std::string TextEl(const PlacedLabel& l, std::string_view cls, std::string_view extra = "");
 
+// The top of a chart: its <title> (`title`: `tooltip`), the background of `width` × `height`, the
+// title at `title_at` and the subtitle's lines from `subtitle_at`, each `line_step` px lower.
+std::string ChartHeadMarkup(const std::string& title, const std::string& tooltip, double width, double height,
+                            Point title_at, Point subtitle_at, const std::vector<std::string>& subtitle_lines,
+                            double line_step);
+
 // <g data-role="legend">: each item's swatch (class vw-ROLE, or vw-swatch-ROLE for "band" and
 // "warmup") and its text.
 std::string LegendMarkup(const std::vector<LegendItem>& legend);

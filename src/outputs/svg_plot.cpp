@@ -78,17 +78,8 @@ std::string SvgOpen(const SeriesAnalysis& s, const SvgOptions& o) {
 
 // The chart's elements inside an <svg> of its own size.
 std::string ChartBody(const SeriesAnalysis& s, const ChartLayout& L) {
-  std::string out;
-  out += fmt::format("<title>{}: {}</title>\n", XmlEscape(L.title), XmlEscape(L.subtitle));
-  out += fmt::format("<rect class=\"vw-bg\" width=\"{}\" height=\"{}\"/>\n", Num(L.width), Num(L.height));
-  out += fmt::format("<text class=\"vw-title\" x=\"{}\" y=\"{}\">{}</text>\n", Num(L.title_at.x), Num(L.title_at.y),
-                     XmlEscape(L.title));
-  for (size_t i = 0; i < L.subtitle_lines.size(); ++i) {
-    out += fmt::format("<text class=\"vw-sub\" data-role=\"subtitle\" x=\"{}\" y=\"{}\">{}</text>\n",
-                       Num(L.subtitle_at.x), Num(L.subtitle_at.y + static_cast<double>(i) * (L.x_title.font_px + 4)),
-                       XmlEscape(L.subtitle_lines[i]));
-  }
-
+  std::string out = ChartHeadMarkup(L.title, L.subtitle, L.width, L.height, L.title_at, L.subtitle_at, L.subtitle_lines,
+                                    L.x_title.font_px + 4);
   out += LegendMarkup(L.legend);
   out += AxesMarkup(L.plot, L.x, L.y, L.x_ticks, L.x_tick_labels, L.y_ticks, L.y_tick_labels, L.x_title);
   const Rect& P = L.plot;

@@ -64,6 +64,18 @@ std::string Fact(std::string_view name, const std::string& value) {
   return fmt::format("<dt>{}</dt><dd>{}</dd>\n", name, XmlEscape(value));
 }
 
+// A chart inside the page: no XML declaration or style of its own (the page has ChartCss()).
+SvgOptions FigureOptions(const HtmlReportOptions& o, double chart_width) {
+  SvgOptions svg;
+  svg.standalone = false;
+  svg.embed_style = false;
+  svg.theme = o.theme;
+  svg.chart.width = chart_width;
+  svg.chart.height = chart_width > 700 ? 400 : 360;
+  svg.chart.label_offset_s = o.label_offset_s;
+  return svg;
+}
+
 // "Evidence" and its sentences as a list; nothing without any.
 std::string EvidenceList(const std::vector<std::string>& evidence) {
   if (evidence.empty()) return {};
@@ -82,14 +94,7 @@ std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, d
                      BadgeClass(a.verdict), XmlEscape(VerdictText(a.verdict)));
   out += fmt::format("<p class=\"vw-verdict\">{}</p>\n", XmlEscape(VerdictSentence(s, o.label_offset_s)));
 
-  SvgOptions svg;
-  svg.standalone = false;
-  svg.embed_style = false;
-  svg.theme = o.theme;
-  svg.chart.width = chart_width;
-  svg.chart.height = chart_width > 700 ? 400 : 360;
-  svg.chart.label_offset_s = o.label_offset_s;
-  out += "<figure>\n" + RenderSvgChart(s, svg) + "</figure>\n";
+  out += "<figure>\n" + RenderSvgChart(s, FigureOptions(o, chart_width)) + "</figure>\n";
 
   out += "<dl class=\"vw-facts\">\n";
   if (a.rate_bps) out += Fact("Leak rate", RateText(a));
@@ -132,13 +137,7 @@ std::string FrameworkSection(const FrameworkReport& r, const detection::Framewor
   std::string sentence = "PyTorch memory log: " + FrameworkHeadline(d) + ".";
   if (!d.next_step.empty()) sentence += " Next: " + d.next_step;
   out += fmt::format("<p class=\"vw-verdict\">{}</p>\n", XmlEscape(sentence));
-  SvgOptions svg;
-  svg.standalone = false;
-  svg.embed_style = false;
-  svg.theme = o.theme;
-  svg.chart.width = chart_width;
-  svg.chart.height = chart_width > 700 ? 400 : 360;
-  out += "<figure>\n" + RenderFrameworkChart(r, d, svg) + "</figure>\n";
+  out += "<figure>\n" + RenderFrameworkChart(r, d, FigureOptions(o, chart_width)) + "</figure>\n";
   out += "<dl class=\"vw-facts\">\n";
   out += Fact("Steps judged", fmt::format("{} (lines {}–{})", d.steps, d.first_line, d.last_line));
   if (r.not_read > 0) out += Fact("Values not read", fmt::format("{}", r.not_read));

@@ -3,12 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <fstream>
 
-#include "core/file_io.h"
 #include "detection/framework_split.h"
 #include "sources/trace/framework_log.h"
+#include "sources/trace/line_reader.h"
 
 namespace vw::cli {
 namespace {
@@ -16,14 +14,23 @@ namespace {
 constexpr size_t kHeadBytes = 64 * 1024;
 constexpr size_t kMaxLogBytes = size_t{1} << 30;  // 1 GiB of log text
 
-Result<std::string> ReadAll(const std::string& path) {
-  if (path != "-") return ReadWholeFile(path, kMaxLogBytes);
+// The text of `path` ("-": standard input) as UTF-8 lines joined by "\n", read through LineReader
+// so that a log PowerShell wrote (UTF-16) and "\r\n" line ends read as any other. Stops once
+// `limit` bytes are read; `complete` says whether the end of the input was reached.
+Result<std::string> ReadText(const std::string& path, size_t limit, bool* complete) {
+  auto reader = trace::LineReader::Open(path);
+  if (!reader.ok()) return reader.status();
   std::string text;
-  char buf[65536];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
-    text.append(buf, n);
-    if (text.size() > kMaxLogBytes) return Status::InvalidArgument("-: standard input is larger than 1 GiB");
+  std::string_view line;
+  *complete = false;
+  while (text.size() < limit) {
+    if (!(*reader)->Next(&line)) {
+      if (!(*reader)->status().ok()) return (*reader)->status();
+      *complete = true;
+      break;
+    }
+    text.append(line);
+    text += '\n';
   }
   return text;
 }
@@ -33,13 +40,10 @@ Result<std::string> ReadAll(const std::string& path) {
 bool IsFrameworkLogFile(const std::string& path, const std::string& format) {
   if (format == "torch") return true;
   if (format != "auto" || path == "-") return false;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;  // the trace reader names the file and why it cannot be read
-  std::string head(kHeadBytes, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  const bool complete = in.eof();
-  return trace::IsFrameworkLogHead(head, complete);
+  bool complete = false;
+  auto head = ReadText(path, kHeadBytes, &complete);
+  if (!head.ok()) return false;  // the trace reader names the file and why it cannot be read
+  return trace::IsFrameworkLogHead(*head, complete);
 }
 
 Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, const AnalyzeFlags& flags) {
@@ -47,8 +51,13 @@ Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, co
     return Status::InvalidArgument(fmt::format(
         "{}: --since and --until select times; a PyTorch memory log has steps, not times (cut the log instead)", path));
   }
-  auto text = ReadAll(path);
+  bool complete = false;
+  auto text = ReadText(path, kMaxLogBytes, &complete);
   if (!text.ok()) return text.status();
+  if (!complete) {
+    return Status::InvalidArgument(
+        fmt::format("{}: the log is larger than 1 GiB; cut it (e.g. keep its last lines with tail)", path));
+  }
   auto log = trace::ParseFrameworkLog(*text, path, flags.lenient);
   if (!log.ok()) return log.status();
   outputs::FrameworkReport r;

@@ -125,6 +125,15 @@ def main():
         expect(r.returncode == 3 and "--format" in r.stderr and "PyTorch" in r.stderr,
                f"stdin without --format: {r.returncode} {r.stderr}")
 
+        # PowerShell's `>` writes UTF-16 (with a byte-order mark) and "\r\n": the same log, the same
+        # verdict.
+        wide = os.path.join(d, "wide.log")
+        with open(wide, "wb") as f:
+            f.write(below.replace("\n", "\r\n").encode("utf-16"))
+        r = run(a.vramwatch, "--json", wide)
+        expect(r.returncode == 1 and json.loads(r.stdout)["framework"][0]["layer"] == "below_framework",
+               f"UTF-16 log: {r.returncode} {r.stdout[:300]} {r.stderr}")
+
         # A trace and a framework log together: both reports, the worst exit.
         examples = os.path.join(os.path.dirname(a.schema), "..", "..", "examples", "training-healthy.csv")
         r = run(a.vramwatch, "--json", examples, os.path.join(d, "below.log"))

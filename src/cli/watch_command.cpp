@@ -75,7 +75,8 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--alert-log", f->alert_log, "Append alert events to this JSON-lines file");
   cmd->add_option("--webhook", f->webhook, "Alertmanager base URL for POST /api/v2/alerts");
   cmd->add_option("--for", f->leak_for,
-                  "How long a leak verdict (a GPU's or a process's) must hold before its alert fires")
+                  "How long a leak verdict (a GPU's or a process's) must hold before its alert fires, and be gone "
+                  "(10m at least) before a firing one resolves")
       ->capture_default_str();
   cmd->add_option("--finding-for", f->finding_for, "How long a critical finding must hold before its alert fires")
       ->capture_default_str();

@@ -17,8 +17,10 @@
 //   or seeing no GPU                  -> keeps serving (an nvml_error finding and its GpuNvmlError
 //                                        alert), retries every 10 s
 //   a hung NVML call                  -> that GPU is stale (its samples stop, sample age grows)
-//   --db cannot be opened at start    -> exit 3 naming the file
+//   --db cannot be opened at start,
+//   or is corrupt there               -> exit 3 naming the file (corrupt: saying what to do)
 //   disk full / read-only database    -> history paused (vramwatch_history_paused 1), resumes by itself
+//   corrupt database while running    -> history paused, its message says the file is corrupt
 //   SIGHUP                            -> the --alert-log file is reopened (logrotate); nothing else
 //
 // Here: the flags and the run order. The flags' parsing and checks: cli/watch_flags.h; the live

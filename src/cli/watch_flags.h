@@ -40,7 +40,7 @@ struct WatchSettings {
   // --label, --grace, --orphan-threshold, --critical-runway and the alerts' `for:` durations
   // (--for, --finding-for); the version and the boot id are the caller's to set.
   WatchConfig config;
-  storage::HistoryOptions history;   // the --*-retention durations (seconds) and --db-max-size (bytes)
+  storage::HistoryOptions history;   // the --*-retention durations (seconds), --db-max-size (bytes), check_at_open
   double interval_s = 0;             // --interval (at least 0.1 s, live)
   double process_interval_s = 0;     // --process-interval, never shorter than interval_s
   double timeout_s = 0;              // --timeout, greater than 0

@@ -35,8 +35,33 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const std::string& path
   auto db = Database::Open(path, options.db);
   if (!db.ok()) return db.status();
   std::unique_ptr<HistoryStore> store(new HistoryStore(std::move(*db), options));
+  // Before Init(), which would write its schema changes into a damaged file.
+  if (options.check_at_open) VW_RETURN_IF_ERROR(store->CheckAtOpen(path));
   VW_RETURN_IF_ERROR(store->Init().WithContext("history database " + path));
   return store;
+}
+
+Status HistoryStore::CheckAtOpen(const std::string& path) {
+  auto list = db_->Prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+      " ORDER BY rootpage");
+  auto failed = [&](const Status& s) {
+    if ((sqlite3_errcode(db_->handle()) & 0xff) == SQLITE_CORRUPT)
+      return CorruptDatabase(path, sqlite3_errmsg(db_->handle()));
+    return s.WithContext("check " + path);
+  };
+  if (!list.ok()) return failed(list.status());
+  std::vector<std::string> tables;
+  if (Status s = list->ForEachRow([&](Statement& row) { tables.push_back(row.ColumnText(0)); }); !s.ok()) {
+    return failed(s);
+  }
+  for (const std::string& table : tables) {
+    if (table == "minutes") continue;  // the aggregates: not read at start (see the header)
+    auto verdict = db_->QuickCheck(table);
+    if (!verdict.ok()) return verdict.status().WithContext("check " + path);
+    if (*verdict != "ok") return CorruptDatabase(path, "table " + table + ": " + *verdict);
+  }
+  return Status::Ok();
 }
 
 Status HistoryStore::Init() {

@@ -7,6 +7,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <random>
 #include <string>
 
 namespace vw::storage {
@@ -254,6 +256,89 @@ TEST(HistoryStore, OpenNamesTheFileWhenItCannotBeCreated) {
   auto s = HistoryStore::Open("/nonexistent-dir/sub/h.db");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("/nonexistent-dir/sub/h.db"), std::string::npos) << s.status().message();
+}
+
+// Overwrites `bytes` of the file at `offset` with pseudo-random bytes (the same every run).
+void Scribble(const std::string& path, std::streamoff offset, size_t bytes) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  ASSERT_TRUE(f.good()) << path;
+  std::mt19937 gen(7);
+  std::string junk(bytes, '\0');
+  for (char& c : junk) c = static_cast<char>(gen() & 0xff);
+  f.seekp(offset);
+  f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  ASSERT_TRUE(f.good());
+}
+
+// A history file holding ten minutes of samples, closed cleanly (checkpointed: everything is in
+// the main file, nothing in the WAL).
+void WriteHistory(const std::string& path) {
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  for (int i = 0; i < 600; ++i) store->Append("gpu:0", 1000.0 + i, 1ull << 30);
+  ASSERT_TRUE(store->Flush().ok());
+  ASSERT_TRUE(store->db().Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+}
+
+// The daemon's start: 8 KiB of garbage in the middle of the file (the series table's pages) is
+// found by the check at open, which names the file, says it is corrupt and what to do.
+TEST(HistoryStore, CheckAtOpenRefusesACorruptFileSayingWhatToDo) {
+  TempDir dir;
+  const std::string path = dir.File("corrupt.db");
+  WriteHistory(path);
+  Scribble(path, 8192, 8192);
+  HistoryOptions o;
+  o.check_at_open = true;
+  auto s = HistoryStore::Open(path, o);
+  ASSERT_FALSE(s.ok()) << "a corrupt file was accepted";
+  const std::string& m = s.status().message();
+  EXPECT_EQ(s.status().code(), StatusCode::kIoError);
+  EXPECT_NE(m.find(path + " is corrupt"), std::string::npos) << m;
+  EXPECT_NE(m.find("move it aside"), std::string::npos) << m;
+  EXPECT_NE(m.find(".recover"), std::string::npos) << m;
+}
+
+TEST(HistoryStore, CheckAtOpenAcceptsASoundFileAndANewOne) {
+  TempDir dir;
+  const std::string path = dir.File("h.db");
+  WriteHistory(path);
+  HistoryOptions o;
+  o.check_at_open = true;
+  auto again = MustOpen(path, o);
+  ASSERT_NE(again, nullptr);
+  auto pts = again->Raw("gpu:0", 0, 1e12);
+  ASSERT_TRUE(pts.ok());
+  EXPECT_EQ(pts->size(), 600u);
+  EXPECT_NE(MustOpen(dir.File("new.db"), o), nullptr);
+}
+
+// A file cut short is corrupt too: said the same way, without the check.
+TEST(HistoryStore, TruncatedFileIsCorruptAtOpen) {
+  TempDir dir;
+  const std::string path = dir.File("cut.db");
+  WriteHistory(path);
+  fs::resize_file(path, 100);
+  auto s = HistoryStore::Open(path);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(path + " is corrupt"), std::string::npos) << s.status().message();
+}
+
+// Damage met while running (here, a file opened without the check) pauses history with an error
+// that says the file is corrupt, not only SQLite's "database disk image is malformed".
+TEST(HistoryStore, FlushIntoACorruptFileSaysItIsCorrupt) {
+  TempDir dir;
+  const std::string path = dir.File("corrupt.db");
+  WriteHistory(path);
+  Scribble(path, 8192, 8192);
+  auto store = HistoryStore::Open(path);
+  Status s = store.ok() ? Status::Ok() : store.status();
+  if (store.ok()) {
+    (*store)->Append("gpu:0", 5000, 1);
+    (*store)->Append("gpu:7", 5000, 1);
+    s = (*store)->Flush();
+  }
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("corrupt"), std::string::npos) << s.message();
 }
 
 // A child writes batches of 100 samples and reports each committed one through a pipe; it is

@@ -15,6 +15,9 @@ Status FromSqlite(int rc, std::string_view what, sqlite3* db) {
   } else {
     m += sqlite3_errstr(rc);
   }
+  if (primary == SQLITE_CORRUPT) {
+    m += " (the database file is corrupt)";
+  }
   switch (primary) {
     case SQLITE_OK:
     case SQLITE_ROW:
@@ -29,6 +32,12 @@ Status FromSqlite(int rc, std::string_view what, sqlite3* db) {
     case SQLITE_MISMATCH: return Status::Internal(std::move(m));
     default: return Status::IoError(std::move(m));
   }
+}
+
+Status CorruptDatabase(const std::string& path, std::string_view detail) {
+  return Status::IoError(path + " is corrupt (" + std::string(detail) +
+                         "): move it aside to start a new history, or try to recover what it holds with `sqlite3 " +
+                         path + " .recover | sqlite3 recovered.db` and start on that");
 }
 
 Statement& Statement::operator=(Statement&& o) noexcept {
@@ -124,11 +133,16 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const 
   std::unique_ptr<Database> out(new Database(db, path));
   sqlite3_busy_timeout(db, options.busy_timeout_ms);
   sqlite3_extended_result_codes(db, 1);
-  // journal_mode returns a row; a read-only file or directory shows up here first.
+  // journal_mode returns a row; a read-only file or directory shows up here first, and so does a
+  // file whose first pages are damaged (a truncated one).
+  auto opening = [&](const Status& s) {
+    if ((sqlite3_errcode(db) & 0xff) == SQLITE_CORRUPT) return CorruptDatabase(path, sqlite3_errmsg(db));
+    return s.WithContext("open " + path);
+  };
   auto mode = out->Prepare("PRAGMA journal_mode=WAL");
-  if (!mode.ok()) return mode.status().WithContext("open " + path);
+  if (!mode.ok()) return opening(mode.status());
   auto row = mode->Step();
-  if (!row.ok()) return row.status().WithContext("open " + path);
+  if (!row.ok()) return opening(row.status());
   if (path != ":memory:" && (!*row || mode->ColumnText(0) != "wal")) {
     return Status::IoError("open " + path + ": could not switch the database to WAL mode");
   }
@@ -183,6 +197,31 @@ Result<std::string> Database::IntegrityCheck() {
   if (!r.ok()) return r.status();
   if (!*r) return Status::IoError("integrity_check returned no row");
   return st->ColumnText(0);
+}
+
+Result<std::string> Database::QuickCheck(std::string_view table) {
+  std::string sql = "PRAGMA quick_check";
+  if (!table.empty()) {
+    // The pragma takes a name, not a bound value; quoted as an SQL identifier.
+    sql += "(\"";
+    for (char c : table) sql += c == '"' ? std::string("\"\"") : std::string(1, c);
+    sql += "\")";
+  }
+  auto st = Prepare(sql);
+  if (!st.ok()) {
+    if ((sqlite3_errcode(db_) & 0xff) == SQLITE_CORRUPT) return std::string(sqlite3_errmsg(db_));
+    return st.status();
+  }
+  auto r = st->Step();
+  if (!r.ok()) {
+    if ((sqlite3_errcode(db_) & 0xff) == SQLITE_CORRUPT) return std::string(sqlite3_errmsg(db_));
+    return r.status();
+  }
+  if (!*r) return Status::IoError("quick_check returned no row");
+  // The first complaint comes after a line naming the schema ("*** in database main ***").
+  std::string verdict = st->ColumnText(0);
+  if (const size_t nl = verdict.rfind('\n'); nl != std::string::npos) verdict.erase(0, nl + 1);
+  return verdict;
 }
 
 }  // namespace vw::storage

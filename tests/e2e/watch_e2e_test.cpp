@@ -849,6 +849,44 @@ TEST(WatchE2E, BadProcRootPasswdOrDatabaseAtStartIsAUsageErrorNamingIt) {
   }
 }
 
+// A history file with 8 KiB of garbage in its middle (the series table's pages): the daemon and a
+// replay refuse it at start, exit 3, naming the file, saying it is corrupt and what to do, and
+// leave it as it was. (It used to start, restore alerts from it and pause history at the first
+// flush.)
+TEST(WatchE2E, CorruptDatabaseAtStartIsAUsageErrorSayingWhatToDo) {
+  Host h;
+  const std::string db = h.s.dir() + "/corrupt.db";
+  {
+    auto store = storage::HistoryStore::Open(db);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    for (int i = 0; i < 300; ++i) (*store)->Append("gpu:0", now - 300 + i, 1000 * kMiB);
+    ASSERT_TRUE((*store)->Flush().ok());
+    ASSERT_TRUE((*store)->db().Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+  }
+  {
+    std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
+    std::string junk(8192, '\0');
+    uint32_t x = 12345;
+    for (char& c : junk) c = static_cast<char>((x = x * 1103515245u + 12345u) >> 24);
+    f.seekp(8192);
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+    ASSERT_TRUE(f.good());
+  }
+  const std::string before = ReadAll(db);
+  RunResult live = RunVramwatch(h.Args(FreePort(), {"--db", db, "--duration", "5s"}), h.env, 30);
+  RunResult replay = RunVramwatch(
+      {"watch", "--replay", std::string(VRAMWATCH_SOURCE_DIR) + "/examples/training-leak.csv", "--db", db}, {}, 30);
+  for (const RunResult* r : {&live, &replay}) {
+    EXPECT_EQ(r->exit_code, 3) << r->err;
+    EXPECT_NE(r->err.find("--db: " + db + " is corrupt"), std::string::npos) << r->err;
+    EXPECT_NE(r->err.find("move it aside"), std::string::npos) << r->err;
+    EXPECT_NE(r->err.find(".recover"), std::string::npos) << r->err;
+    EXPECT_EQ(r->err.find("serving"), std::string::npos) << r->err;
+  }
+  EXPECT_TRUE(ReadAll(db) == before) << "the corrupt file was written to";
+}
+
 // watch names the same user as check for the same PID: <proc-root>/passwd for a fixture root
 // (here given as a relative path), and a relative --passwd is relative to the working directory.
 TEST(WatchE2E, FixtureRootUsersAreNamedFromItsPasswdAsCheckDoes) {

@@ -105,5 +105,85 @@ TEST(WatchPipelineIdentity, ARecordOfTheOtherCardIsClosedNotResumed) {
   }
 }
 
+// The cards renumbered after one fell off the bus: the card that was GPU 1 answers as GPU 0 and
+// index 1 is gone. The running records of index 1 are closed at their last sighting (no refresh
+// of GPU 1 will come to close them), as are index 0's (another card there); the holders that go on
+// on the card now at index 0 are new records there. Before that, a sample that lists no GPU of a
+// key closes nothing of it while NVML still lists the key.
+TEST(WatchPipelineIdentity, RecordsOfAGpuKeyNoLongerListedAreClosed) {
+  TempDb db;
+  {
+    auto store = storage::HistoryStore::Open(db.path());
+    ASSERT_TRUE(store.ok());
+    for (double t = kNow - 601; t <= kNow - 1; t += 10) {
+      (*store)->Append("gpu:0", t, static_cast<uint64_t>(30000 * kMiB));
+      (*store)->Append("gpu:1", t, static_cast<uint64_t>(7000 * kMiB));
+      (*store)->Append("gpu:0/pid:4100", t, static_cast<uint64_t>(30000 * kMiB));
+      (*store)->Append("gpu:1/pid:4200", t, static_cast<uint64_t>(1000 * kMiB));
+      (*store)->Append("gpu:1/pid:4300", t, static_cast<uint64_t>(4000 * kMiB));
+    }
+    for (const auto& [gpu, pid] : {std::pair<std::string, int64_t>{"0", 4100}, {"1", 4200}, {"1", 4300}}) {
+      (*store)->processes().Upsert({.gpu = gpu,
+                                    .pid = pid,
+                                    .first_seen_s = kNow - 601,
+                                    .last_seen_s = kNow - 1,
+                                    .peak_bytes = static_cast<uint64_t>(4000 * kMiB),
+                                    .command = "python3 job" + std::to_string(pid) + ".py"});
+    }
+    (*store)->gpu_identities().Put("0", {"GPU-fell-off", kNow - 86400});
+    (*store)->gpu_identities().Put("1", {"GPU-0", kNow - 86400});  // testing::Gpu(0)'s card
+    ASSERT_TRUE((*store)->Flush().ok());
+  }
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchPipeline p(WatchConfig{}, store->get(), {});
+  p.Resume(kNow);
+  HostSnapshot snap = Host(kNow, {Gpu(0, kNow, 7000)});
+  snap.gpus[0].processes = {Proc(4200, 1000, "python3 job4200.py"), Proc(4300, 4000, "python3 job4300.py")};
+  p.Ingest(snap, true, false);
+  p.Ingest(Host(kNow + 5, {Gpu(0, kNow + 5, 7000)}), false, false);
+  p.Flush();
+  auto records = AllRecords(**store);
+  int closed = 0, running = 0;
+  for (const auto& r : records) {
+    SCOPED_TRACE("gpu " + r.gpu + " pid " + std::to_string(r.pid));
+    if (r.first_seen_s == kNow - 601) {
+      ++closed;
+      EXPECT_EQ(r.end, storage::ProcessEnd::kExited);
+      EXPECT_EQ(r.last_seen_s, kNow - 1);
+    } else {
+      ++running;
+      EXPECT_EQ(r.gpu, "0");
+      EXPECT_EQ(r.end, storage::ProcessEnd::kRunning);
+    }
+  }
+  EXPECT_EQ(closed, 3);
+  EXPECT_EQ(running, 2);
+}
+
+// NVML listing GPU 1 while it does not answer keeps GPU 1's records for its first process refresh.
+TEST(WatchPipelineIdentity, RecordsOfAListedGpuThatDoesNotAnswerStayOpen) {
+  TempDb db;
+  {
+    auto store = storage::HistoryStore::Open(db.path());
+    ASSERT_TRUE(store.ok());
+    (*store)->processes().Upsert(
+        {.gpu = "1", .pid = 4200, .first_seen_s = kNow - 601, .last_seen_s = kNow - 1, .command = "python3 a.py"});
+    ASSERT_TRUE((*store)->Flush().ok());
+  }
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchPipeline p(WatchConfig{}, store->get(), {});
+  p.Resume(kNow);
+  GpuSnapshot hung = Gpu(1, kNow, 0);
+  hung.responsive = false;
+  hung.memory_used_bytes.reset();
+  p.Ingest(Host(kNow, {Gpu(0, kNow, 100), hung}), true, false);
+  p.Flush();
+  auto records = AllRecords(**store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].end, storage::ProcessEnd::kRunning);
+}
+
 }  // namespace
 }  // namespace vw::cli

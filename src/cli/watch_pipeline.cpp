@@ -115,6 +115,7 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
     }
     if (now - t.last_assess_t >= config_.assess_interval_s) AssessGpu(key, t, now);
   }
+  if (!resumed_procs_.empty()) CloseResumedOfUnlistedGpus(snap);
   UpdateFindings(snap, processes_fresh, run_findings);
   EvaluateAlerts(now);
   MaybeFlush(now, false);

@@ -72,7 +72,9 @@ class WatchPipeline {
   // one that is not listed then ended while the daemon was down and its record is closed as
   // exited at its last sighting (vanished_memory_held when the memory its stored series last
   // showed stays held, unowned), and that memory is a departure for its GPU's engine
-  // (LeakEngine::NoteDeparture), so the fall it left is explained, not a new segment.
+  // (LeakEngine::NoteDeparture), so the fall it left is explained, not a new segment. The records
+  // of a GPU key the first sample does not list at all, and those of a key where another card now
+  // answers, are closed as exited at their last sighting.
   // Firing alerts whose `hostname` label is not `hostname` (written by
   // a --replay of another host's recording, or under another name) are dropped without a
   // notification, with a note on stderr. The Xid counts and hardware Xid events stored for this
@@ -194,6 +196,13 @@ class WatchPipeline {
   // and the memory its stored series last showed is a departure for the GPU's engine, so the fall
   // it left in the GPU's series is explained, not a new segment.
   void CloseUnresumed(const std::string& key, GpuTrack& t, double now);
+  // Closes the resumed records of GPU `key` as exited at their last sighting, noting no departure:
+  // they ran on a card that is no longer at the key (CheckIdentity), or that NVML no longer lists.
+  void CloseResumedAsExited(const std::string& key);
+  // After a sample `snap` that lists GPUs: the resumed records of a GPU key it does not list (a
+  // card that fell off the bus, or the cards renumbered without it) are closed as exited at their
+  // last sighting (CloseResumedAsExited); no process refresh of that key will come to close them.
+  void CloseResumedOfUnlistedGpus(const HostSnapshot& snap);
   // Closes the stored record `r` of a process of GPU `key` that ended while the daemon was down,
   // and notes its departure (its last stored memory) for the GPU's engine at `now`.
   void EndedWhileDown(const std::string& key, GpuTrack& t, storage::ProcessRecord r, double now);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <set>
 
 #include "cli/watch_pipeline.h"
 #include "outputs/daemon_status_json.h"
@@ -99,14 +100,29 @@ void WatchPipeline::CheckIdentity(const std::string& key, GpuTrack& t, const Gpu
   t.recently_ended.clear();
   t.last_assess_t = -1e300;
   t.last_baseline_t = -1e300;
+  CloseResumedAsExited(key);
+  gpu_ids_[key] = storage::GpuIdentity{g.uuid, now};
+  if (history_) history_->gpu_identities().Put(key, gpu_ids_[key]);
+}
+
+void WatchPipeline::CloseResumedAsExited(const std::string& key) {
   for (auto it = resumed_procs_.lower_bound({key, std::numeric_limits<int64_t>::min()});
        it != resumed_procs_.end() && it->first.first == key;) {
     it->second.end = storage::ProcessEnd::kExited;
     if (history_) history_->processes().Upsert(it->second);
     it = resumed_procs_.erase(it);
   }
-  gpu_ids_[key] = storage::GpuIdentity{g.uuid, now};
-  if (history_) history_->gpu_identities().Put(key, gpu_ids_[key]);
+}
+
+void WatchPipeline::CloseResumedOfUnlistedGpus(const HostSnapshot& snap) {
+  if (snap.gpus.empty()) return;  // NVML answered nothing: no sign of which GPUs are gone
+  std::set<std::string> listed;
+  for (const GpuSnapshot& g : snap.gpus) listed.insert(detection::GpuKey(g));
+  std::set<std::string> gone;
+  for (const auto& [at, record] : resumed_procs_) {
+    if (listed.count(at.first) == 0) gone.insert(at.first);
+  }
+  for (const std::string& key : gone) CloseResumedAsExited(key);
 }
 
 void WatchPipeline::ResumeXids() {

@@ -295,7 +295,7 @@ TEST(HistoryStore, CheckAtOpenRefusesACorruptFileSayingWhatToDo) {
   EXPECT_EQ(s.status().code(), StatusCode::kIoError);
   EXPECT_NE(m.find(path + " is corrupt"), std::string::npos) << m;
   EXPECT_NE(m.find("move it aside"), std::string::npos) << m;
-  EXPECT_NE(m.find(".recover"), std::string::npos) << m;
+  EXPECT_NE(m.find(".dump"), std::string::npos) << m;
 }
 
 TEST(HistoryStore, CheckAtOpenAcceptsASoundFileAndANewOne) {

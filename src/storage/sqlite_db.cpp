@@ -35,9 +35,12 @@ Status FromSqlite(int rc, std::string_view what, sqlite3* db) {
 }
 
 Status CorruptDatabase(const std::string& path, std::string_view detail) {
+  // `.recover` needs an sqlite3 shell built with the sqlite_dbpage table (Debian 12's is not);
+  // `.dump` works everywhere and keeps what can still be read.
   return Status::IoError(path + " is corrupt (" + std::string(detail) +
-                         "): move it aside to start a new history, or try to recover what it holds with `sqlite3 " +
-                         path + " .recover | sqlite3 recovered.db` and start on that");
+                         "): move it aside to start a new history; to keep what it still holds, `sqlite3 " + path +
+                         " .dump` it (change its last line, `ROLLBACK; -- due to errors`, to `COMMIT;`) into a new "
+                         "file and start on that");
 }
 
 Statement& Statement::operator=(Statement&& o) noexcept {

@@ -881,7 +881,7 @@ TEST(WatchE2E, CorruptDatabaseAtStartIsAUsageErrorSayingWhatToDo) {
     EXPECT_EQ(r->exit_code, 3) << r->err;
     EXPECT_NE(r->err.find("--db: " + db + " is corrupt"), std::string::npos) << r->err;
     EXPECT_NE(r->err.find("move it aside"), std::string::npos) << r->err;
-    EXPECT_NE(r->err.find(".recover"), std::string::npos) << r->err;
+    EXPECT_NE(r->err.find(".dump"), std::string::npos) << r->err;
     EXPECT_EQ(r->err.find("serving"), std::string::npos) << r->err;
   }
   EXPECT_TRUE(ReadAll(db) == before) << "the corrupt file was written to";

@@ -104,9 +104,15 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
       ++it;
       continue;
     }
-    if (it->second.state == AlertState::kFiring &&
-        now - it->second.last_held < KeepFiringForOf(it->second.condition.name)) {
-      ++it;  // kept firing: its condition may be back at the next check
+    Alert& kept = it->second;
+    if (kept.state == AlertState::kFiring && now - kept.last_held < KeepFiringForOf(kept.condition.name)) {
+      // Kept firing (its condition may be back at the next check), and re-announced like any
+      // firing alert, or a receiver that was not told would close it at its endsAt.
+      if (config_.resend_interval_s > 0 && now - kept.last_notified >= config_.resend_interval_s) {
+        kept.last_notified = now;
+        events.push_back({AlertEventKind::kResend, now, kept});
+      }
+      ++it;
       continue;
     }
     if (it->second.state == AlertState::kFiring) {
@@ -132,12 +138,6 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
   std::stable_sort(events.begin(), events.end(),
                    [](const AlertEvent& x, const AlertEvent& y) { return x.alert.key < y.alert.key; });
   return events;
-}
-
-std::optional<Alert> AlertTracker::Firing(const std::string& key) const {
-  if (auto it = active_.find(key); it != active_.end() && it->second.state == AlertState::kFiring) return it->second;
-  if (auto it = restored_.find(key); it != restored_.end()) return it->second;
-  return std::nullopt;
 }
 
 std::vector<Alert> AlertTracker::Active() const {

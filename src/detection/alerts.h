@@ -84,9 +84,6 @@ class AlertTracker {
   // `holding`: every condition that holds at `now`. Returns the notifications due, in key order.
   std::vector<AlertEvent> Evaluate(double now, const std::vector<AlertCondition>& holding);
 
-  // The alert of `key` when it is firing (restored ones still waiting for their condition too).
-  std::optional<Alert> Firing(const std::string& key) const;
-
   // Pending and firing alerts, in key order (restored ones still waiting for their condition too).
   std::vector<Alert> Active() const;
   size_t firing_count() const;

@@ -146,6 +146,16 @@ TEST(AlertTracker, KeepFiringForOutlastsAFlickerAndResolvesAfterIt) {
   EXPECT_EQ(ev[0].kind, AlertEventKind::kResolved);
   EXPECT_EQ(ev[0].alert.condition.annotations.at("summary"), "leaking 11 MiB/h") << "what it last said";
   EXPECT_EQ(t.firing_count(), 0u);
+  // Kept firing, it is re-announced like any firing alert (a receiver closes one it is not told of).
+  AlertConfig resend = cfg;
+  resend.resend_interval_s = 60;
+  AlertTracker r(resend);
+  r.Evaluate(0, {Leak("0")});
+  ASSERT_EQ(r.Evaluate(600, {Leak("0")}).size(), 1u);
+  EXPECT_TRUE(r.Evaluate(630, {}).empty());
+  ev = r.Evaluate(660, {});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kResend);
   // A pending alert is not kept.
   EXPECT_TRUE(t.Evaluate(2000, {Leak("1")}).empty());
   EXPECT_TRUE(t.Evaluate(2100, {}).empty());

@@ -108,6 +108,54 @@ void PlaceXTicks(const std::function<std::vector<Tick>(int)>& ticks, const Linea
   }
 }
 
+void LayoutFrame(const FrameSpec& spec, const ChartOptions& o, ChartFrame* f) {
+  const double fp = o.font_px;
+  const double pad = 10, right_margin = 14;
+  f->width = o.width;
+  f->height = o.height;
+  f->title = FitText(spec.title, o.width - 2 * pad, o.title_px);
+  f->title_at = {pad, pad + o.title_px};
+  f->subtitle_lines = WrapParts(spec.subtitle_parts, o.width - 2 * pad, fp + 1, spec.max_subtitle_lines);
+  f->subtitle_at = {pad, f->title_at.y + fp + 7};
+  const double subtitle_bottom =
+      f->subtitle_at.y + static_cast<double>(std::max<size_t>(1, f->subtitle_lines.size()) - 1) * (fp + 4);
+
+  // Y ticks decide the left margin; the legend flows in rows under the subtitle.
+  f->y_ticks = BytesTicks(0, spec.y_hi, 6);
+  double ylab_w = 0;
+  for (const auto& t : f->y_ticks) ylab_w = std::max(ylab_w, TextWidth(t.label, fp));
+  const double left = pad + ylab_w + 8;
+  double ly = subtitle_bottom + 8;
+  f->legend = FlowLegend(spec.legend, left, o.width - right_margin, fp, &ly);
+
+  const double top = ly + kLegendRowPx + 6;
+  const double bottom = o.height - (2 * fp + 18);
+  f->plot = {left, top, std::max(10.0, o.width - right_margin - left), std::max(10.0, bottom - top)};
+  f->x = LinearScale(spec.x_lo, spec.x_hi, f->plot.x, f->plot.right());
+  f->y = LinearScale(0, spec.y_hi, f->plot.bottom(), f->plot.y);
+
+  // Y tick labels right-aligned against the plot; x ticks as many as fit without their labels
+  // touching (a tick whose label would leave the chart is dropped with its label).
+  f->y_tick_labels.clear();
+  for (const auto& t : f->y_ticks) {
+    Point at{f->plot.x - 6, f->y(t.value) + 0.35 * fp};
+    f->y_tick_labels.push_back({t.label, "ytick", Anchor::kEnd, fp, at, LabelBox(t.label, fp, Anchor::kEnd, at)});
+  }
+  PlaceXTicks(spec.x_ticks, f->x, f->plot, o.width, fp, &f->x_ticks, &f->x_tick_labels);
+  Point xt_at{f->plot.x + f->plot.w / 2, o.height - 6};
+  f->x_title = {spec.x_title, "xtitle", Anchor::kMiddle, fp, xt_at, LabelBox(spec.x_title, fp, Anchor::kMiddle, xt_at)};
+}
+
+std::vector<LabelSpot> MarkLabelSpots(double x, const Rect& plot, double font_px, int rows) {
+  std::vector<LabelSpot> spots;
+  for (int row = 0; row < rows; ++row) {
+    const double y = plot.y + font_px + 3 + row * (font_px + 4);
+    spots.push_back({{x + 3, y}, Anchor::kStart});
+    spots.push_back({{x - 3, y}, Anchor::kEnd});
+  }
+  return spots;
+}
+
 std::vector<size_t> GapStarts(const std::vector<double>& times) {
   std::vector<double> steps;
   for (size_t i = 1; i < times.size(); ++i) {
@@ -220,8 +268,6 @@ Domain ComputeDomain(const SeriesAnalysis& s, const std::optional<Projection>& p
 ChartLayout LayoutChart(const SeriesAnalysis& s, const ChartOptions& o) {
   const auto& a = s.assessment;
   ChartLayout L;
-  L.width = o.width;
-  L.height = o.height;
   const double fp = o.font_px;
   const double label_off = s.has_zone ? o.label_offset_s : 0;
   const TimeLabels tstyle = s.synthetic_time ? TimeLabels::kElapsed : TimeLabels::kClock;
@@ -229,69 +275,36 @@ ChartLayout LayoutChart(const SeriesAnalysis& s, const ChartOptions& o) {
   std::optional<Projection> proj = ProjectToCapacity(a);
   Domain dom = ComputeDomain(s, proj, o);
 
-  // Title and subtitle.
-  const double pad = 10;
-  L.title = FitText(SeriesName(s) + " — " + VerdictText(a.verdict), o.width - 2 * pad, o.title_px);
-  L.title_at = {pad, pad + o.title_px};
-  std::vector<std::string> parts = SubtitleParts(s, o);
-  for (const auto& part : parts) L.subtitle += (L.subtitle.empty() ? "" : " · ") + part;
-  L.subtitle_lines = WrapParts(parts, o.width - 2 * pad, fp + 1, 3);
-  L.subtitle_at = {pad, L.title_at.y + fp + 7};
-  const double subtitle_bottom = L.subtitle_at.y + static_cast<double>(L.subtitle_lines.size() - 1) * (fp + 4);
-
-  // Y ticks decide the left margin.
-  std::vector<Tick> yt = BytesTicks(0, dom.y_hi, 6);
-  double ylab_w = 0;
-  for (const auto& t : yt) ylab_w = std::max(ylab_w, TextWidth(t.label, fp));
-  const double left = pad + ylab_w + 8;
-  const double right_margin = 14;
-
-  // Legend entries (flowing rows under the subtitle).
-  std::vector<std::pair<std::string, std::string>> entries = {{"raw", "used"}};
+  FrameSpec spec;
+  spec.title = SeriesName(s) + " — " + VerdictText(a.verdict);
+  spec.subtitle_parts = SubtitleParts(s, o);
+  for (const auto& part : spec.subtitle_parts) L.subtitle += (L.subtitle.empty() ? "" : " · ") + part;
+  spec.legend = {{"raw", "used"}};
   if (!s.buckets.empty()) {
-    entries.push_back({"floor", "floor"});
-    entries.push_back({"peak", "peak"});
+    spec.legend.push_back({"floor", "floor"});
+    spec.legend.push_back({"peak", "peak"});
   }
   const bool draw_trend = a.trend && a.verdict == Verdict::kLeak;
-  if (draw_trend) entries.push_back({"trend", "fitted trend"});
-  if (proj) entries.push_back({"band", "forecast & range"});
-  if (a.capacity_bytes) entries.push_back({"capacity", "capacity"});
+  if (draw_trend) spec.legend.push_back({"trend", "fitted trend"});
+  if (proj) spec.legend.push_back({"band", "forecast & range"});
+  if (a.capacity_bytes) spec.legend.push_back({"capacity", "capacity"});
   bool shade = a.settled_at.has_value() || a.verdict == Verdict::kWarmup || a.verdict == Verdict::kSettling;
-  if (shade) entries.push_back({"warmup", a.verdict == Verdict::kSettling ? "settling" : "warm-up"});
-  if (!s.events.empty()) entries.push_back({"event", "events"});
-  double ly = subtitle_bottom + 8;
-  L.legend = FlowLegend(entries, left, o.width - right_margin, fp, &ly);
-
-  const double top = ly + kLegendRowPx + 6;
-  const double bottom = o.height - (2 * fp + 18);
-  L.plot = {left, top, std::max(10.0, o.width - right_margin - left), std::max(10.0, bottom - top)};
-  L.x = LinearScale(dom.t_lo, dom.t_hi, L.plot.x, L.plot.right());
-  L.y = LinearScale(0, dom.y_hi, L.plot.bottom(), L.plot.y);
-
-  // Y tick labels (right-aligned against the plot); drop a tick whose label would not fit.
-  L.y_ticks = yt;
-  for (const auto& t : L.y_ticks) {
-    Point at{L.plot.x - 6, L.y(t.value) + 0.35 * fp};
-    L.y_tick_labels.push_back({t.label, "ytick", Anchor::kEnd, fp, at, LabelBox(t.label, fp, Anchor::kEnd, at)});
-  }
-
-  // X ticks: as many as fit without their labels touching; a tick whose label would leave the
-  // chart is dropped with its label.
-  PlaceXTicks([&](int n) { return TimeTicks(dom.t_lo, dom.t_hi, n, tstyle, label_off); }, L.x, L.plot, o.width, fp,
-              &L.x_ticks, &L.x_tick_labels);
-
-  std::string x_title;
+  if (shade) spec.legend.push_back({"warmup", a.verdict == Verdict::kSettling ? "settling" : "warm-up"});
+  if (!s.events.empty()) spec.legend.push_back({"event", "events"});
+  spec.x_lo = dom.t_lo;
+  spec.x_hi = dom.t_hi;
+  spec.y_hi = dom.y_hi;
+  spec.x_ticks = [&](int n) { return TimeTicks(dom.t_lo, dom.t_hi, n, tstyle, label_off); };
   if (s.synthetic_time) {
-    x_title = "time since the start of the trace";
+    spec.x_title = "time since the start of the trace";
   } else {
     std::string date = FormatClock(dom.t_lo + label_off).substr(0, 10);
     // The zone as the text and HTML reports mark clock times: "UTC", or "UTC+02:00" at an offset.
     const std::string zone = ZoneMark(s.has_zone, false, label_off);
-    x_title = zone.empty() ? fmt::format("local time (as recorded) · {}", date)
-                           : fmt::format("time ({}) · {}", zone.substr(1), date);
+    spec.x_title = zone.empty() ? fmt::format("local time (as recorded) · {}", date)
+                                : fmt::format("time ({}) · {}", zone.substr(1), date);
   }
-  Point xt_at{L.plot.x + L.plot.w / 2, o.height - 6};
-  L.x_title = {x_title, "xtitle", Anchor::kMiddle, fp, xt_at, LabelBox(x_title, fp, Anchor::kMiddle, xt_at)};
+  LayoutFrame(spec, o, &L);
 
   // Data, each line in stretches between gaps (decimated stretch by stretch, so no point of one
   // stretch is joined to the next).
@@ -412,13 +425,7 @@ ChartLayout LayoutChart(const SeriesAnalysis& s, const ChartOptions& o) {
     if (e.t < dom.t_lo || e.t > dom.t_hi) continue;
     double ex = L.x(e.t);
     L.events.push_back({ex, e.label});
-    std::vector<LabelSpot> spots;
-    for (int row = 0; row < 4; ++row) {
-      double y = L.plot.y + fp + 3 + row * (fp + 4);
-      spots.push_back({{ex + 3, y}, Anchor::kStart});
-      spots.push_back({{ex - 3, y}, Anchor::kEnd});
-    }
-    requests.push_back({e.label, "event", fp, spots});
+    requests.push_back({e.label, "event", fp, MarkLabelSpots(ex, L.plot, fp, 4)});
   }
   L.labels = PlaceLabels(requests, L.plot);
   return L;

@@ -42,7 +42,7 @@ std::vector<Tick> StepTicks(double lo, double hi, int max_intervals) {
   return out;
 }
 
-std::vector<std::string> SubtitleParts(const FrameworkSplit& d, size_t all_steps) {
+std::vector<std::string> SubtitleParts(const FrameworkSplit& d) {
   std::vector<std::string> parts;
   parts.push_back(
       fmt::format("{} step{} judged (lines {}–{})", d.steps, d.steps == 1 ? "" : "s", d.first_line, d.last_line));
@@ -57,7 +57,6 @@ std::vector<std::string> SubtitleParts(const FrameworkSplit& d, size_t all_steps
       parts.push_back(fmt::format("{} {}/step", t.name, detection::FrameworkSignedBytes(*t.rate_bytes_per_step)));
     }
   }
-  if (all_steps > d.first_step + d.steps) parts.push_back(fmt::format("{} steps in all", all_steps));
   return parts;
 }
 
@@ -66,19 +65,7 @@ std::vector<std::string> SubtitleParts(const FrameworkSplit& d, size_t all_steps
 FrameworkChartLayout LayoutFrameworkChart(const std::string& source, const FrameworkSplit& d,
                                           const std::vector<FrameworkStep>& steps, const ChartOptions& o) {
   FrameworkChartLayout L;
-  L.width = o.width;
-  L.height = o.height;
   const double fp = o.font_px;
-  const double pad = 10;
-
-  L.title = FitText(fmt::format("{} · device {} — {}", FrameworkSourceName(source), d.device, FrameworkHeadline(d)),
-                    o.width - 2 * pad, o.title_px);
-  L.title_at = {pad, pad + o.title_px};
-  L.subtitle_lines = WrapParts(SubtitleParts(d, steps.size()), o.width - 2 * pad, fp + 1, 2);
-  L.subtitle_at = {pad, L.title_at.y + fp + 7};
-  const double subtitle_bottom =
-      L.subtitle_at.y + static_cast<double>(std::max<size_t>(1, L.subtitle_lines.size()) - 1) * (fp + 4);
-
   double y_max = 0;
   std::vector<const Drawn*> present;
   for (const Drawn& layer : kDrawn) {
@@ -92,40 +79,24 @@ FrameworkChartLayout LayoutFrameworkChart(const std::string& source, const Frame
     if (any) present.push_back(&layer);
   }
   const double y_hi = y_max > 0 ? y_max * 1.10 : kGiB;
-  const double x_lo = 1, x_hi = std::max(2.0, static_cast<double>(steps.size()));
-
-  std::vector<Tick> yt = BytesTicks(0, y_hi, 6);
-  double ylab_w = 0;
-  for (const auto& t : yt) ylab_w = std::max(ylab_w, TextWidth(t.label, fp));
-  const double left = pad + ylab_w + 8;
-  const double right_margin = 14;
-
   std::vector<const LayerTrend*> rising;
   for (const LayerTrend& t : d.layers) {
     if (t.rising && t.rate_bytes_per_step && t.intercept_bytes && IsDrawn(t.name)) rising.push_back(&t);
   }
-  std::vector<std::pair<std::string, std::string>> entries;
-  for (const Drawn* layer : present) entries.push_back({layer->role, layer->legend});
-  if (!rising.empty()) entries.push_back({"trend", "Sen's line of a rising layer"});
-  if (d.first_step > 0) entries.push_back({"event", "restart"});
-  double ly = subtitle_bottom + 8;
-  L.legend = FlowLegend(entries, left, o.width - right_margin, fp, &ly);
 
-  const double top = ly + kLegendRowPx + 6;
-  const double bottom = o.height - (2 * fp + 18);
-  L.plot = {left, top, std::max(10.0, o.width - right_margin - left), std::max(10.0, bottom - top)};
-  L.x = LinearScale(x_lo, x_hi, L.plot.x, L.plot.right());
-  L.y = LinearScale(0, y_hi, L.plot.bottom(), L.plot.y);
-
-  L.y_ticks = yt;
-  for (const auto& t : L.y_ticks) {
-    Point at{L.plot.x - 6, L.y(t.value) + 0.35 * fp};
-    L.y_tick_labels.push_back({t.label, "ytick", Anchor::kEnd, fp, at, LabelBox(t.label, fp, Anchor::kEnd, at)});
-  }
-  PlaceXTicks([&](int n) { return StepTicks(x_lo, x_hi, n); }, L.x, L.plot, o.width, fp, &L.x_ticks, &L.x_tick_labels);
-  const std::string x_title = fmt::format("step of device {} in the log", d.device);
-  Point xt_at{L.plot.x + L.plot.w / 2, o.height - 6};
-  L.x_title = {x_title, "xtitle", Anchor::kMiddle, fp, xt_at, LabelBox(x_title, fp, Anchor::kMiddle, xt_at)};
+  FrameSpec spec;
+  spec.title = fmt::format("{} · device {} — {}", FrameworkSourceName(source), d.device, FrameworkHeadline(d));
+  spec.subtitle_parts = SubtitleParts(d);
+  spec.max_subtitle_lines = 2;
+  for (const Drawn* layer : present) spec.legend.push_back({layer->role, layer->legend});
+  if (!rising.empty()) spec.legend.push_back({"trend", "Sen's line of a rising layer"});
+  if (d.first_step > 0) spec.legend.push_back({"event", "restart"});
+  spec.x_lo = 1;
+  spec.x_hi = std::max(2.0, static_cast<double>(steps.size()));
+  spec.y_hi = y_hi;
+  spec.x_ticks = [&](int n) { return StepTicks(spec.x_lo, spec.x_hi, n); };
+  spec.x_title = fmt::format("step of device {} in the log", d.device);
+  LayoutFrame(spec, o, &L);
 
   for (const Drawn* layer : present) {
     std::vector<Point> pts;
@@ -151,13 +122,7 @@ FrameworkChartLayout LayoutFrameworkChart(const std::string& source, const Frame
   if (d.first_step > 0) {
     const double rx = L.x(static_cast<double>(d.first_step) + 1);
     L.restart_x = rx;
-    std::vector<LabelSpot> spots;
-    for (int row = 0; row < 3; ++row) {
-      const double y = L.plot.y + fp + 3 + row * (fp + 4);
-      spots.push_back({{rx + 3, y}, Anchor::kStart});
-      spots.push_back({{rx - 3, y}, Anchor::kEnd});
-    }
-    L.labels = PlaceLabels({{"restart", "event", fp, spots}}, L.plot);
+    L.labels = PlaceLabels({{"restart", "event", fp, MarkLabelSpots(rx, L.plot, fp, 3)}}, L.plot);
   }
   return L;
 }

@@ -34,17 +34,9 @@ struct FrameworkTrend {
   Point from, to;     // px: over the steps judged
 };
 
-struct FrameworkChartLayout {
-  double width = 0, height = 0;
-  std::string title;                        // "train.log · device 0 — growing in the application's live tensors"
-  std::vector<std::string> subtitle_lines;  // steps and lines, restart, each rising layer's rate
-  Point title_at, subtitle_at;              // baselines; subtitle lines step down by font_px + 4
-  Rect plot;
-  LinearScale x, y;  // x: step number (1-based); y: bytes
-  std::vector<Tick> x_ticks, y_ticks;
-  std::vector<PlacedLabel> x_tick_labels, y_tick_labels;
-  PlacedLabel x_title;
-  std::vector<LegendItem> legend;
+struct FrameworkChartLayout : ChartFrame {
+  // x: step number (1-based); y: bytes. The subtitle: steps and lines, restart, each rising
+  // layer's rate.
   std::vector<FrameworkLine> lines;
   std::vector<FrameworkTrend> trends;
   std::optional<double> restart_x;  // px: the first step judged, when steps before it were left out

@@ -146,12 +146,11 @@ struct EventMark {
   std::string label;
 };
 
-// Everything a chart draws, in pixels.
-struct ChartLayout {
+// What every chart lays out alike (LayoutFrame): title and subtitle, legend, plot area, axes.
+struct ChartFrame {
   double width = 0, height = 0;
   std::string title;                        // "GPU 0 · NVIDIA H100 80GB HBM3 — leak"
-  std::string subtitle;                     // the verdict with its numbers, in one line
-  std::vector<std::string> subtitle_lines;  // the same, wrapped at " · " to fit the width
+  std::vector<std::string> subtitle_lines;  // the subtitle, wrapped at " · " to fit the width
   Point title_at, subtitle_at;              // baselines; subtitle lines step down by font_px + 4
   Rect plot;                                // the plotting area
   LinearScale x, y;
@@ -159,6 +158,33 @@ struct ChartLayout {
   std::vector<PlacedLabel> x_tick_labels, y_tick_labels;
   PlacedLabel x_title;  // "local time (as recorded) · 2026-07-14"; the y unit is in its tick labels
   std::vector<LegendItem> legend;
+};
+
+// What a chart puts in its frame.
+struct FrameSpec {
+  std::string title;                        // cut with "…" to the width
+  std::vector<std::string> subtitle_parts;  // joined with " · " into at most max_subtitle_lines lines
+  size_t max_subtitle_lines = 3;
+  std::vector<std::pair<std::string, std::string>> legend;  // (role, text), in order
+  double x_lo = 0, x_hi = 1;                                // the x axis, in its data units
+  double y_hi = 1;                                          // bytes: the y axis runs from 0 to this
+  std::function<std::vector<Tick>(int max_intervals)> x_ticks;
+  std::string x_title;
+};
+
+// Lays out `frame` for `spec` at options.width × options.height: the title at the top left, the
+// subtitle under it, the legend's rows under that, a byte axis whose widest tick label sets the
+// left margin, the plot area below the legend, the x ticks whose labels fit (PlaceXTicks), and
+// the x axis title at the bottom.
+void LayoutFrame(const FrameSpec& spec, const ChartOptions& options, ChartFrame* frame);
+
+// Where the label of a vertical mark at `x` (px) may go, tried in order: beside it, right then
+// left, in `rows` rows down from the top of `plot`.
+std::vector<LabelSpot> MarkLabelSpots(double x, const Rect& plot, double font_px, int rows);
+
+// Everything a chart draws, in pixels.
+struct ChartLayout : ChartFrame {
+  std::string subtitle;      // the verdict with its numbers, in one line
   std::vector<Point> raw;    // thin line of the used memory (column-decimated)
   std::vector<Point> floor;  // floor envelope (bucket low quantile)
   std::vector<Point> peak;   // peak envelope (bucket max)

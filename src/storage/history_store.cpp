@@ -46,8 +46,7 @@ Status HistoryStore::CheckAtOpen(const std::string& path) {
       "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
       " ORDER BY rootpage");
   auto failed = [&](const Status& s) {
-    if ((sqlite3_errcode(db_->handle()) & 0xff) == SQLITE_CORRUPT)
-      return CorruptDatabase(path, sqlite3_errmsg(db_->handle()));
+    if (db_->LastErrorIsCorrupt()) return CorruptDatabase(path, sqlite3_errmsg(db_->handle()));
     return s.WithContext("check " + path);
   };
   if (!list.ok()) return failed(list.status());

@@ -3,6 +3,14 @@
 #include <string>
 
 namespace vw::storage {
+namespace {
+
+// The last error on `db` was SQLITE_CORRUPT (or one of its extended codes).
+bool CorruptError(sqlite3* db) {
+  return (sqlite3_errcode(db) & 0xff) == SQLITE_CORRUPT;
+}
+
+}  // namespace
 
 Status FromSqlite(int rc, std::string_view what, sqlite3* db) {
   std::string m(what);
@@ -139,7 +147,7 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const 
   // journal_mode returns a row; a read-only file or directory shows up here first, and so does a
   // file whose first pages are damaged (a truncated one).
   auto opening = [&](const Status& s) {
-    if ((sqlite3_errcode(db) & 0xff) == SQLITE_CORRUPT) return CorruptDatabase(path, sqlite3_errmsg(db));
+    if (CorruptError(db)) return CorruptDatabase(path, sqlite3_errmsg(db));
     return s.WithContext("open " + path);
   };
   auto mode = out->Prepare("PRAGMA journal_mode=WAL");
@@ -193,13 +201,24 @@ void Database::Rollback() {
   if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
-Result<std::string> Database::IntegrityCheck() {
-  auto st = Prepare("PRAGMA integrity_check");
-  if (!st.ok()) return st.status();
+bool Database::LastErrorIsCorrupt() const {
+  return CorruptError(db_);
+}
+
+Result<std::string> Database::CheckPragma(const std::string& sql) {
+  auto st = Prepare(sql);
+  if (!st.ok()) return CorruptError(db_) ? Result<std::string>(std::string(sqlite3_errmsg(db_))) : st.status();
   auto r = st->Step();
-  if (!r.ok()) return r.status();
-  if (!*r) return Status::IoError("integrity_check returned no row");
-  return st->ColumnText(0);
+  if (!r.ok()) return CorruptError(db_) ? Result<std::string>(std::string(sqlite3_errmsg(db_))) : r.status();
+  if (!*r) return Status::IoError(sql + " returned no row");
+  // The first complaint comes after a line naming the schema ("*** in database main ***").
+  std::string verdict = st->ColumnText(0);
+  if (const size_t nl = verdict.rfind('\n'); nl != std::string::npos) verdict.erase(0, nl + 1);
+  return verdict;
+}
+
+Result<std::string> Database::IntegrityCheck() {
+  return CheckPragma("PRAGMA integrity_check");
 }
 
 Result<std::string> Database::QuickCheck(std::string_view table) {
@@ -210,21 +229,7 @@ Result<std::string> Database::QuickCheck(std::string_view table) {
     for (char c : table) sql += c == '"' ? std::string("\"\"") : std::string(1, c);
     sql += "\")";
   }
-  auto st = Prepare(sql);
-  if (!st.ok()) {
-    if ((sqlite3_errcode(db_) & 0xff) == SQLITE_CORRUPT) return std::string(sqlite3_errmsg(db_));
-    return st.status();
-  }
-  auto r = st->Step();
-  if (!r.ok()) {
-    if ((sqlite3_errcode(db_) & 0xff) == SQLITE_CORRUPT) return std::string(sqlite3_errmsg(db_));
-    return r.status();
-  }
-  if (!*r) return Status::IoError("quick_check returned no row");
-  // The first complaint comes after a line naming the schema ("*** in database main ***").
-  std::string verdict = st->ColumnText(0);
-  if (const size_t nl = verdict.rfind('\n'); nl != std::string::npos) verdict.erase(0, nl + 1);
-  return verdict;
+  return CheckPragma(sql);
 }
 
 }  // namespace vw::storage

@@ -27,7 +27,7 @@ Status FromSqlite(int rc, std::string_view what, sqlite3* db = nullptr);
 
 // The database file at `path` is corrupt (SQLITE_CORRUPT, or a quick_check that is not "ok";
 // `detail` is what SQLite said): an io_error naming the file and what to do (move it aside, or
-// recover what it holds with sqlite3's .recover).
+// keep what it still holds with sqlite3's .dump).
 Status CorruptDatabase(const std::string& path, std::string_view detail);
 
 class Statement {
@@ -103,7 +103,8 @@ class Database {
   Status Commit() { return Exec("COMMIT"); }
   void Rollback();  // best effort; a failed rollback leaves SQLite to recover on next open
 
-  // "ok" when the file is sound; otherwise SQLite's first complaint.
+  // "ok" when the file is sound; otherwise SQLite's first complaint (also when SQLite cannot even
+  // read the pages to check: "database disk image is malformed").
   Result<std::string> IntegrityCheck();
   // PRAGMA quick_check of `table` and its indexes (every table when empty): "ok" when their pages
   // are sound, otherwise SQLite's first complaint (a table whose pages cannot be read at all gives
@@ -113,9 +114,13 @@ class Database {
   Result<std::string> QuickCheck(std::string_view table = {});
   const std::string& path() const { return path_; }
   sqlite3* handle() const { return db_; }
+  // The last call failed because the file is corrupt (SQLITE_CORRUPT).
+  bool LastErrorIsCorrupt() const;
 
  private:
   Database(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  // Runs a check pragma (integrity_check, quick_check): its first complaint, or "ok".
+  Result<std::string> CheckPragma(const std::string& sql);
   sqlite3* db_ = nullptr;
   std::string path_;
 };

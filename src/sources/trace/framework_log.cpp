@@ -33,6 +33,37 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+// The leftmost match of `re` in `s[from, to)`, tried only where `may_start(s, p)` says a match can
+// begin (a cheap look at the text): the same match as std::regex_search on that range, without
+// running the expression at every position. \b sees the character before `from`, and `$` and a
+// final \b take `to` for the end. `m` holds iterators into `s`: MatchStart() and MatchEnd() give
+// its positions in `s`.
+template <typename MayStart>
+bool SearchFrom(const std::string& s, size_t from, size_t to, const std::regex& re, std::smatch& m,
+                MayStart may_start) {
+  for (size_t p = from; p < to; ++p) {
+    if (!may_start(s, p)) continue;
+    auto flags = std::regex_constants::match_continuous;
+    if (p > 0) flags |= std::regex_constants::match_prev_avail;
+    if (std::regex_search(s.begin() + static_cast<std::ptrdiff_t>(p), s.begin() + static_cast<std::ptrdiff_t>(to), m,
+                          re, flags)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+size_t MatchStart(const std::string& s, const std::smatch& m) {
+  return static_cast<size_t>(m[0].first - s.begin());
+}
+size_t MatchEnd(const std::string& s, const std::smatch& m) {
+  return static_cast<size_t>(m[0].second - s.begin());
+}
+
+bool StartsAt(const std::string& s, size_t p, std::string_view word) {
+  return s[p] == word[0] && s.compare(p, word.size(), word) == 0;  // s[p] exists: p < s.size()
+}
+
 // Bytes per unit, lower-cased as the lines are matched: "k", "kb", "kib", "m", ... "tib", "b",
 // "bytes" (binary, as trace_values.h's MemUnit); 0 otherwise. Logs write "gb" and "G", which
 // ParseMemUnit (nvidia-smi's spellings) does not take.
@@ -49,14 +80,19 @@ double UnitBytes(const std::string& u) {
 double LineUnit(const std::string& lower) {
   static const std::regex kUnit(R"((?:\(|\[|\bin )\s*([kmgt]i?b|bytes)\s*(?:\)|\]|\b))");
   std::smatch m;
-  return std::regex_search(lower, m, kUnit) ? UnitBytes(m[1].str()) : 0;
+  const bool found = SearchFrom(lower, 0, lower.size(), kUnit, m, [](const std::string& t, size_t p) {
+    return t[p] == '(' || t[p] == '[' || StartsAt(t, p, "in ");
+  });
+  return found ? UnitBytes(m[1].str()) : 0;
 }
 
 // "max", "peak" (or "max_memory", "peak GPU memory") right before the key: a maximum, not read.
 bool AfterMaxOrPeak(const std::string& lower, size_t at) {
   static const std::regex kMax(R"((?:max|peak)[ _]*(?:gpu[ _]*)?(?:cuda[ _]*)?(?:memory[ _]*)?$)");
   const size_t from = at > 20 ? at - 20 : 0;
-  return std::regex_search(lower.substr(from, at - from), kMax);
+  std::smatch m;
+  return SearchFrom(lower, from, at, kMax, m,
+                    [](const std::string& t, size_t p) { return StartsAt(t, p, "max") || StartsAt(t, p, "peak"); });
 }
 
 // A value's bytes, or nullopt for one that is not a memory size after all: a whole number under
@@ -92,9 +128,11 @@ Result<std::optional<uint64_t>> ToBytes(std::string number, const std::string& u
 int DeviceBefore(const std::string& lower, size_t at, int fallback) {
   static const std::regex kDevice(R"(\b(?:cuda:|gpu[ -]?)(\d{1,6})\b)");
   int device = fallback;
-  const std::string before = lower.substr(0, at);
-  for (auto it = std::sregex_iterator(before.begin(), before.end(), kDevice); it != std::sregex_iterator(); ++it) {
-    device = std::stoi((*it)[1].str());
+  std::smatch m;
+  auto may_start = [](const std::string& t, size_t p) { return StartsAt(t, p, "cuda:") || StartsAt(t, p, "gpu"); };
+  for (size_t from = 0; SearchFrom(lower, from, at, kDevice, m, may_start);) {
+    device = std::stoi(m[1].str());
+    from = MatchEnd(lower, m);
   }
   return device;
 }
@@ -115,9 +153,11 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
     static const std::regex kUsed(R"(\bmemory\b[^0-9\n]*?([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes)?\b)");
     static const std::regex kGpu(R"(\bgpu[- ]?(\d{1,6})\b)");
     std::smatch v, g;
-    const std::string rest = lower.substr(smi);
-    if (std::regex_search(rest, v, kUsed)) {
-      const int device = std::regex_search(lower, g, kGpu) ? std::stoi(g[1].str()) : line_device;
+    if (SearchFrom(lower, smi, lower.size(), kUsed, v,
+                   [](const std::string& t, size_t p) { return StartsAt(t, p, "memory"); })) {
+      const bool gpu = SearchFrom(lower, 0, lower.size(), kGpu, g,
+                                  [](const std::string& t, size_t p) { return StartsAt(t, p, "gpu"); });
+      const int device = gpu ? std::stoi(g[1].str()) : line_device;
       bool fraction = false;
       auto bytes =
           ToBytes(v[1].str(), v[2].str(), line_unit > 0 ? line_unit : 1024.0 * 1024, v[0].str(), where, &fraction);
@@ -132,9 +172,12 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
   // dict, JSON) are allowed.
   static const std::regex kKey(
       R"(\b(?:memory_)?(alloc(?:ated)?|reserved)(?:_bytes\.all\.current)?(?:[ _](?:memory|mem))?(?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(?:device\s*=\s*)?['"]?(?:cuda:)?(\d{0,6})['"]?\s*\))?[\s:=|'"]*(-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)\s*([kmgt](?:i?b)?|bytes|b)?\b)");
-  for (auto it = std::sregex_iterator(lower.begin(), lower.end(), kKey); it != std::sregex_iterator(); ++it) {
-    const std::smatch& m = *it;
-    const size_t at = static_cast<size_t>(m.position(0));
+  std::smatch m;
+  auto may_start = [](const std::string& t, size_t p) {
+    return StartsAt(t, p, "alloc") || StartsAt(t, p, "reserved") || StartsAt(t, p, "memory_");
+  };
+  for (size_t from = 0; SearchFrom(lower, from, lower.size(), kKey, m, may_start); from = MatchEnd(lower, m)) {
+    const size_t at = MatchStart(lower, m);
     const std::string which = m[2].str();
     if (which == "peak" || which == "max" || AfterMaxOrPeak(lower, at)) continue;
     // A part of a dotted memory_stats() name ("allocated_bytes.all.allocated" counts every byte
@@ -190,7 +233,9 @@ void Move(FrameworkStep& from, FrameworkStep& to, Metric m) {
 int TableDevice(const std::string& lower) {
   static const std::regex kTitle(R"(memory summary, device id (\d{1,6})\b)");
   std::smatch m;
-  return std::regex_search(lower, m, kTitle) ? std::stoi(m[1].str()) : -1;
+  const bool found = SearchFrom(lower, 0, lower.size(), kTitle, m,
+                                [](const std::string& t, size_t p) { return StartsAt(t, p, "memory summary"); });
+  return found ? std::stoi(m[1].str()) : -1;
 }
 
 // A CSV header naming memory_stats() columns (a logger's metrics file): where the allocated and

@@ -147,6 +147,30 @@ TEST(ParseFrameworkLog, CudaDeviceInTheLineNamesTheDevice) {
   EXPECT_EQ(log.steps[0].device, 3);
 }
 
+// The expressions are tried only where a key, a unit or a device can begin: a key inside a word
+// is no key, the word before a key still marks a maximum, and a device or unit counts only as a
+// whole word (and a device only before its value).
+TEST(ParseFrameworkLog, KeysUnitsAndDevicesCountOnlyAsWholeWords) {
+  FrameworkLog a = Parse("unallocated 4096 preallocated: 8192 reserved 2048 gpu2 allocated 1 KiB\n");
+  ASSERT_EQ(a.steps.size(), 2u) << "device 0's reserved, device 2's allocated";
+  EXPECT_EQ(a.steps[0].device, 0);
+  EXPECT_FALSE(a.steps[0].allocated_bytes.has_value()) << "neither 4096 nor 8192 is an allocated value";
+  EXPECT_EQ(a.steps[0].reserved_bytes, 2048u);
+  EXPECT_EQ(a.steps[1].device, 2) << "the device named before the value";
+  EXPECT_EQ(a.steps[1].allocated_bytes, 1024u);
+
+  FrameworkLog b = Parse("peak_gpu_memory_allocated: 9 GiB memory_allocated: 3 GiB in GBs reserved 5\n");
+  ASSERT_EQ(b.steps.size(), 1u);
+  EXPECT_EQ(b.steps[0].allocated_bytes, 3 * 1024 * kMiB) << "the peak is left out";
+  EXPECT_FALSE(b.steps[0].reserved_bytes.has_value()) << "'in GBs' names no unit, so 5 is a count";
+
+  FrameworkLog c = Parse("step 3 (gib) allocated 2 reserved 4 cuda:1gpu 7\n");
+  ASSERT_EQ(c.steps.size(), 1u);
+  EXPECT_EQ(c.steps[0].allocated_bytes, 2 * 1024 * kMiB) << "the unit the line names";
+  EXPECT_EQ(c.steps[0].reserved_bytes, 4 * 1024 * kMiB);
+  EXPECT_EQ(c.steps[0].device, 0) << "a device after the values is not theirs";
+}
+
 // A fraction with no unit anywhere is MB or GB left unsaid: not read, and reported with its place;
 // a log of nothing else says why it has no value.
 TEST(ParseFrameworkLog, AFractionWithoutAUnitIsLeftOutAndReported) {

@@ -248,7 +248,8 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
   cmd->add_flag("--json", flags->json, "Print the vramwatch.analyze/1 JSON object instead of text");
   cmd->add_flag("--lenient", flags->lenient, "Skip malformed lines (they are counted and shown) instead of failing");
   cmd->add_flag("--no-processes", flags->no_processes, "Do not analyse per-process series");
-  cmd->add_flag("!--no-progress", flags->progress, "Never show a progress bar on stderr");
+  cmd->add_flag_callback(
+      "--no-progress", [flags] { flags->progress = false; }, "Never show a progress bar on stderr");
   return [flags] { return RunAnalyze(*flags, stdout); };
 }
 

@@ -14,7 +14,10 @@ Result<AnalyzeSettings> ResolveAnalyzeFlags(const AnalyzeFlags& f) {
   AnalyzeSettings s;
   // "torch": PyTorch memory logs (cli/analyze_framework.h), not a trace format.
   auto format = trace::ParseTraceFormat(f.format == "torch" ? std::string("auto") : f.format);
-  if (!format.ok()) return format.status();
+  if (!format.ok()) {
+    return Status::InvalidArgument(
+        fmt::format("--format: {}, or torch (a PyTorch memory log)", format.status().message()));
+  }
   s.trace.format = *format;
   if (!f.columns.empty()) {
     auto columns = SplitColumnsFlag(f.columns);

@@ -79,7 +79,8 @@ CommandRunner AddRecordCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--duration", f->duration, "Stop after this long (default: until SIGINT/SIGTERM)");
   cmd->add_option("--timeout", f->timeout, "Deadline of each NVML call")->capture_default_str();
-  cmd->add_option("--nvml-lib", f->nvml_lib, "NVML library to load");
+  cmd->add_option("--nvml-lib", f->nvml_lib,
+                  "NVML library to load (default: $VRAMWATCH_NVML_LIB, else libnvidia-ml.so.1)");
   cmd->add_option("--hostname", f->hostname,
                   "Host name written in the header (default: $NODE_NAME when set, else the system host name)");
   return [f]() -> int {

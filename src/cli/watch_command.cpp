@@ -3,10 +3,10 @@
 // engines, findings and alerts and writes history; the HTTP server (outputs/http_server.h) only
 // renders the state the sampler last published. Xid events: the kernel log lines added since the
 // previous process-interval tick (sources/kernel/kernel_log_follower.h). `--replay FILE` feeds a
-// recording or any `analyze` format through the same pipeline and prints alerts with the trace's
-// timestamps (without a zone when the trace has none); with `--kernel-log FILE` its Xid lines are
-// fed when the trace reaches their time (cli/replay_xids.h). The file is read as analyze reads it,
-// with --format, --columns, --total and (given with --replay) --interval as the trace's spacing.
+// recording or a trace in any `analyze` format (not a PyTorch memory log) through the same pipeline and prints alerts
+// with the trace's timestamps (without a zone when the trace has none); with `--kernel-log FILE` its Xid lines are fed
+// when the trace reaches their time (cli/replay_xids.h). The file is read as analyze reads it, with --format,
+// --columns, --total and (given with --replay) --interval as the trace's spacing.
 //
 // What is fatal and what degrades:
 //   port in use / bad --listen        -> exit 3 with the address and the OS reason
@@ -94,7 +94,9 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--nvml-lib", f->nvml_lib,
                   "NVML library to load (default: $VRAMWATCH_NVML_LIB, else libnvidia-ml.so.1)");
   cmd->add_option("--proc-root", f->proc_root, "procfs root")->capture_default_str();
-  cmd->add_option("--passwd", f->passwd, "passwd file for user names");
+  cmd->add_option("--passwd", f->passwd,
+                  "passwd file for user names (default: the system's user database; <proc-root>/passwd when the "
+                  "root is a fixture)");
   cmd->add_option("--kube-logs", f->kube_logs,
                   "The kubelet's log directory, whose pods/ and containers/ entries name each holder's pod, "
                   "namespace and container; 'none' to skip (default: /var/log; /host/var/log in the DaemonSet)");
@@ -103,7 +105,9 @@ CommandRunner AddWatchCommand(CLI::App& app) {
                   "system host name)");
   cmd->add_option("--duration", f->duration,
                   "Stop after this long, between two samples if need be (default: run until SIGTERM/SIGINT)");
-  cmd->add_option("--replay", f->replay, "Feed this recording (or any analyze format) through the pipeline");
+  cmd->add_option(
+      "--replay", f->replay,
+      "Feed this recording (or a trace in any analyze format; a PyTorch memory log has no times) through the pipeline");
   cmd->add_option("--speed", f->speed, "Replay speed: a factor (60 = one hour per minute) or 'max'")
       ->capture_default_str();
   cmd->add_option("--format", f->format,

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/analyze_framework.h"
 #include "cli/replay_xids.h"
 #include "cli/trace_flags.h"
 #include "core/exit_codes.h"
@@ -57,10 +58,16 @@ GpuSnapshot GpuFromRecord(const TraceRecord& r, unsigned fallback_index, std::op
   return g;
 }
 
+// Why --replay refuses a PyTorch memory log, which `analyze` reads.
+constexpr const char* kNoFrameworkLog =
+    "a PyTorch memory log counts steps, not time, so it cannot be replayed in time; read it with "
+    "`vramwatch analyze FILE`";
+
 // How --replay reads its file: --format, --columns, --total, and --interval as the spacing of a
 // file without timestamps (only when given: its default is the live sampling interval).
 Result<trace::TraceOptions> ReplayTraceOptions(const WatchFlags& f) {
   trace::TraceOptions o;
+  if (f.format == "torch") return Status::InvalidArgument(std::string("--format torch: ") + kNoFrameworkLog);
   auto format = trace::ParseTraceFormat(f.format);
   if (!format.ok()) return format.status().WithContext("--format");
   o.format = *format;
@@ -112,7 +119,12 @@ Status OpenReplay(const WatchFlags& f, const storage::HistoryOptions& hopts, Rep
   if (!topts.ok()) return topts.status();
   io->trace = *topts;
   auto reader = trace::OpenTrace(f.replay, io->trace);
-  if (!reader.ok()) return reader.status();
+  if (!reader.ok()) {
+    if (IsFrameworkLogFile(f.replay, f.format)) {
+      return Status::InvalidArgument(fmt::format("{}: {}", f.replay, kNoFrameworkLog));
+    }
+    return reader.status();
+  }
   io->reader = std::move(*reader);
   if (io->reader->format() == trace::TraceFormat::kRecording && f.replay != "-") {
     auto header = trace::ReadRecordingHeader(f.replay);

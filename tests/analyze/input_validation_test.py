@@ -89,6 +89,14 @@ def _(ctx):
         expect_error(vw(ctx, many), "above the card's total", "on 200 of 300 samples")
 
 
+@check("an unknown --format names the flag and every format analyze reads, torch included")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        values = write(d, "used.log", "\n".join(str(40000 + i) for i in range(300)) + "\n")
+        expect_error(vw(ctx, "--format", "bogus", values), "--format: unknown trace format 'bogus'", "recording",
+                     "or torch")
+
+
 @check("--total 0 is a bad size; used above the total on every sample is an error naming the columns")
 def _(ctx):
     with tempfile.TemporaryDirectory() as d:

@@ -1524,6 +1524,25 @@ TEST(WatchE2E, ReplayTakesTheTraceFlagsThatFilesWithoutClockOrHeaderNeed) {
   }
 }
 
+// A PyTorch memory log counts steps, not time: --replay refuses it, found or named, and points to
+// analyze (it was "cannot tell the trace format", or "unknown trace format 'torch'").
+TEST(WatchE2E, ReplayRefusesAPytorchMemoryLogAndPointsToAnalyze) {
+  Scratch s;
+  std::string lines;
+  for (int i = 0; i < 20; ++i) {
+    lines += fmt::format("Mem memory (MB) | allocated: {:.1f} | reserved: 26.0\n", 20.4 + 0.1 * i);
+  }
+  const std::string log = s.Write("train.log", lines);
+  for (const auto& flags : {std::vector<std::string>{}, std::vector<std::string>{"--format", "torch"}}) {
+    std::vector<std::string> args{"watch", "--replay", log};
+    args.insert(args.end(), flags.begin(), flags.end());
+    RunResult r = RunVramwatch(args, {}, 30);
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    EXPECT_NE(r.err.find("PyTorch memory log"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("vramwatch analyze"), std::string::npos) << r.err;
+  }
+}
+
 // The live daemon's own flags do nothing with --replay: one given there is a usage error naming it
 // (not silently ignored); the flags a replay uses (--db, --alert-log) are taken.
 TEST(WatchE2E, ReplayRejectsTheLiveDaemonsOwnFlagsByName) {

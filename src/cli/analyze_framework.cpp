@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "detection/framework_split.h"
 #include "sources/trace/framework_log.h"
@@ -40,6 +41,10 @@ Result<std::string> ReadText(const std::string& path, size_t limit, bool* comple
 bool IsFrameworkLogFile(const std::string& path, const std::string& format) {
   if (format == "torch") return true;
   if (format != "auto" || path == "-") return false;
+  // Only a regular file can be looked at and then read again from its start: what is read of a
+  // pipe or FIFO (`<(cmd)`, /dev/stdin) to look would be lost to the trace reader.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   bool complete = false;
   auto head = ReadText(path, kHeadBytes, &complete);
   if (!head.ok()) return false;  // the trace reader names the file and why it cannot be read

@@ -13,7 +13,8 @@
 namespace vw::cli {
 
 // Whether `path` is read as a PyTorch memory log: always under --format torch (`format` "torch"),
-// never under another explicit format or for standard input without it; under "auto", when its
+// never under another explicit format, nor for standard input, a pipe or a FIFO without it (they
+// can be read only once); under "auto", for a regular file, when its
 // first 64 KiB fit no trace format and read as such a log. A file that cannot be opened is not
 // one: the trace reader then names it and the reason.
 bool IsFrameworkLogFile(const std::string& path, const std::string& format);

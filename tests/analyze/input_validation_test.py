@@ -89,6 +89,27 @@ def _(ctx):
         expect_error(vw(ctx, many), "above the card's total", "on 200 of 300 samples")
 
 
+@check("a FIFO or pipe is read whole, as the same file is: nothing eaten by a look for a PyTorch log")
+def _(ctx):
+    import threading
+    with tempfile.TemporaryDirectory() as d:
+        # Over 64 KiB, so that a look at the start would take whole lines from the trace.
+        text = query_csv([(0, i) for i in range(6000)])
+        path = write(d, "run.csv", text)
+        want = json.loads(vw(ctx, "--json", path).stdout)["gpus"][0]["samples"]
+        assert want == 6000, want
+        for name, body in (("small.fifo", query_csv([(0, i) for i in range(30)])), ("big.fifo", text)):
+            fifo = os.path.join(d, name)
+            os.mkfifo(fifo)
+            writer = threading.Thread(target=lambda: open(fifo, "w").write(body))
+            writer.start()
+            r = vw(ctx, "--json", fifo)
+            writer.join(timeout=5)
+            assert r.stdout, (name, r.returncode, r.stderr)  # 30 samples are too few for a verdict: exit 3
+            got = json.loads(r.stdout)["gpus"][0]["samples"]
+            assert got == body.count("\n") - 1, (name, got, r.stderr)
+
+
 @check("an unknown --format names the flag and every format analyze reads, torch included")
 def _(ctx):
     with tempfile.TemporaryDirectory() as d:

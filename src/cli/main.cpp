@@ -1,7 +1,9 @@
 // vramwatch: finds GPU memory leaks and stuck or orphaned GPU processes before they end in
 // "CUDA out of memory". Thin entry point: the one list of subcommands, parsing, dispatch.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <utility>
@@ -11,6 +13,21 @@
 #include "cli/command_names.h"
 #include "cli/commands.h"
 #include "core/exit_codes.h"
+
+namespace {
+
+// `code`, or exit 3 when what the command wrote to standard output did not all reach it (a full
+// disk, a closed descriptor): a script would otherwise take an empty or cut report for a verdict.
+int CheckedStdout(const std::string& command, int code) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (flushed && !std::ferror(stdout)) return code;
+  std::fprintf(stderr, "vramwatch %s: cannot write to standard output: %s\n", command.c_str(),
+               !flushed && errno != 0 ? std::strerror(errno) : "a write failed");
+  return vw::kExitUnknown;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -68,7 +85,7 @@ int main(int argc, char** argv) {
     // Errors travel as Status values. An exception that still escapes (from a library) must not end
     // the program in std::terminate: it is reported like any other failure, with exit 3 (UNKNOWN).
     try {
-      return run();
+      return CheckedStdout(sub->get_name(), run());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "vramwatch %s: internal error: %s\n", sub->get_name().c_str(), e.what());
       return vw::kExitUnknown;

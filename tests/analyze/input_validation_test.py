@@ -89,6 +89,16 @@ def _(ctx):
         expect_error(vw(ctx, many), "above the card's total", "on 200 of 300 samples")
 
 
+@check("a report that cannot be written to standard output (a full disk) is exit 3 with a message")
+def _(ctx):
+    examples = os.path.join(ctx.examples, "training-leak.csv")
+    for args in (["analyze", "--json", examples], ["analyze", examples], ["version"]):
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([ctx.vramwatch, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        assert r.returncode == 3, (args, r.returncode, r.stderr)
+        assert "cannot write to standard output" in r.stderr, (args, r.stderr)
+
+
 @check("a FIFO or pipe is read whole, as the same file is: nothing eaten by a look for a PyTorch log")
 def _(ctx):
     import threading

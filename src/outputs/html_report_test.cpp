@@ -7,6 +7,7 @@
 
 #include "outputs/analyze_report.h"
 #include "outputs/plot_geometry.h"
+#include "outputs/svg_markup.h"
 #include "outputs/svg_plot.h"
 #include "outputs/testing/series_fixtures.h"
 #include "outputs/web_page.h"
@@ -59,6 +60,24 @@ TEST(HtmlReport, EscapesEveryText) {
   EXPECT_NE(page.find("growth &lt;b&gt;after&lt;/b&gt; step 100 &amp; &quot;eval&quot;"), std::string::npos);
   EXPECT_EQ(page.find("<b>after"), std::string::npos);
   EXPECT_EQ(page.find("GPU <x>"), std::string::npos);
+}
+
+// A name or command line from a file may hold bytes XML cannot carry: they are written out, so the
+// page and the SVG stay well-formed and show what the file held.
+TEST(HtmlReport, WritesOutControlCharactersAndBytesThatAreNotUtf8) {
+  EXPECT_EQ(XmlEscape("NVIDIA\x01H100\x7f \xff caf\xc3\xa9 \xc2\x85 a\tb\r"),
+            "NVIDIA\\x01H100\\x7f \\xff caf\xc3\xa9 \\u0085 a\tb\\r");
+  EXPECT_EQ(XmlEscape("line\none"), "line\none") << "a newline is valid XML text";
+  auto s = LeakWithEvalSpikes();
+  s.gpu.name = "NVIDIA\x01H100\xff";
+  s.assessment.evidence = {"rose \x1b[31m"};
+  for (const std::string& doc : {RenderHtmlReport({s}), RenderSvgChart(s)}) {
+    for (char c : doc) {
+      const auto b = static_cast<unsigned char>(c);
+      EXPECT_FALSE((b < 0x20 && c != '\n' && c != '\t') || b == 0x7f || b == 0xff) << "byte " << int{b};
+    }
+    EXPECT_NE(doc.find("NVIDIA\\x01H100\\xff"), std::string::npos);
+  }
 }
 
 TEST(HtmlReport, ThemeOptionForcesOneTheme) {

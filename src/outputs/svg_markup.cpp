@@ -5,20 +5,48 @@
 
 #include <cmath>
 
+#include "core/printable.h"
+
 namespace vw::outputs {
 
 std::string XmlEscape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = Utf8SequenceLength(text, i);
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (n == 0) {
+      out += fmt::format("\\x{:02x}", byte);  // not UTF-8
+      ++i;
+      continue;
+    }
+    if (n == 2 && byte == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[i + 1]));  // C1: U+0080..U+009F
+      i += 2;
+      continue;
+    }
+    if (n > 1) {
+      out.append(text.substr(i, n));
+      i += n;
+      continue;
+    }
+    switch (text[i]) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '\n': out += '\n'; break;
+      case '\t': out += '\t'; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (byte < 0x20 || byte == 0x7F) {
+          out += fmt::format("\\x{:02x}", byte);
+        } else {
+          out += text[i];
+        }
     }
+    ++i;
   }
   return out;
 }

@@ -198,6 +198,20 @@ TEST(SmiTableReader, WindowsKmdLayoutAndNaProcessMemory) {
   EXPECT_FALSE(p.used_bytes.has_value());
 }
 
+// nvidia-smi prints ERR! in a cell it could not read (a failing GPU, just when its trace matters):
+// missing, as N/A is, not an error that stops the whole file.
+TEST(SmiTableReader, ErrInACellIsMissing) {
+  std::string text = kTable550;
+  const std::string util = "     97%      Default";
+  ASSERT_NE(text.find(util), std::string::npos);
+  text.replace(text.find(util), util.size(), "    ERR!      Default");
+  ReadResult r = ReadText(text, {}, "terr.log");
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.records.size(), 2u);
+  EXPECT_EQ(r.records[1].sample.used_bytes, 11948 * kMiBBytes);
+  EXPECT_FALSE(r.records[1].sample.gpu_util_ratio.has_value());
+}
+
 TEST(SmiTableReader, MigTableIsSkippedAndUtilNaIsMissing) {
   ReadResult r = ReadText(kTableMig, {}, "tmig.log");
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();

@@ -106,7 +106,7 @@ const std::array<double, 1000> kMilliFractions = MilliTable();
 bool IsMissingValue(std::string_view s) {
   if (s.empty()) return true;
   if (s.front() == '[' && s.back() == ']') return true;
-  return s == "N/A" || s == "n/a" || s == "-" || s == "NA";
+  return s == "N/A" || s == "n/a" || s == "-" || s == "NA" || s == "ERR!";
 }
 
 double MemUnitBytes(MemUnit u) {

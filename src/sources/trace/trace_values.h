@@ -25,7 +25,8 @@ inline std::string_view Trim(std::string_view s) {
   return s;
 }
 
-// True for the spellings nvidia-smi and people use for "no value": empty, "N/A", "-", and any
+// True for the spellings nvidia-smi and people use for "no value": empty, "N/A", "-", "ERR!" (a
+// table cell nvidia-smi could not read), and any
 // bracketed text such as "[N/A]", "[Not Supported]", "[Insufficient Permissions]",
 // "[Unknown Error]", "[GPU is lost]", "[GPU requires reset]". `s` must be trimmed.
 bool IsMissingValue(std::string_view s);

@@ -13,7 +13,7 @@ namespace {
 
 TEST(IsMissingValue, EveryNvidiaSmiSpelling) {
   for (const char* s : {"", "[N/A]", "[Not Supported]", "[Insufficient Permissions]", "[Unknown Error]",
-                        "[GPU is lost]", "[GPU requires reset]", "N/A", "-"}) {
+                        "[GPU is lost]", "[GPU requires reset]", "N/A", "-", "ERR!"}) {
     EXPECT_TRUE(IsMissingValue(s)) << s;
   }
   for (const char* s : {"0", "0 MiB", "N/A MiB", "[N/A"}) EXPECT_FALSE(IsMissingValue(s)) << s;

@@ -155,7 +155,14 @@ bool ParseCsvColumn(std::string_view field, CsvColumnSpec* out) {
     if (rest.front() != '[' || rest.back() != ']') return false;
     std::string_view unit = Trim(rest.substr(1, rest.size() - 2));
     auto mem = ParseMemUnit(unit);
-    if (mem) spec.unit = *mem;  // "[%]", "[W]", "[MHz]" are fine, just not memory units
+    if (mem) {
+      spec.unit = *mem;
+    } else {
+      // "[%]", "[W]", "[MHz]" are fine on other columns; on a memory column its values would be
+      // taken for MiB: the reader refuses it.
+      spec.unknown_unit = spec.kind == CsvColumn::kUsed || spec.kind == CsvColumn::kTotal ||
+                          spec.kind == CsvColumn::kFree || spec.kind == CsvColumn::kReserved;
+    }
   }
   *out = spec;
   return true;

@@ -39,6 +39,7 @@ enum class CsvColumn : uint8_t {
 struct CsvColumnSpec {
   CsvColumn kind = CsvColumn::kOther;
   MemUnit unit = MemUnit::kNone;  // from "[MiB]" in the header; kNone = not given
+  bool unknown_unit = false;      // a memory column whose "[...]" names no memory unit ("[xyz]")
 };
 
 // "memory.used [MiB]" -> {kUsed, kMiB}. False when the text is not shaped like a query field name

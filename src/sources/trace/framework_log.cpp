@@ -64,16 +64,11 @@ bool StartsAt(const std::string& s, size_t p, std::string_view word) {
   return s[p] == word[0] && s.compare(p, word.size(), word) == 0;  // s[p] exists: p < s.size()
 }
 
-// Bytes per unit, lower-cased as the lines are matched: "k", "kb", "kib", "m", ... "tib", "b",
-// "bytes" (binary, as trace_values.h's MemUnit); 0 otherwise. Logs write "gb" and "G", which
-// ParseMemUnit (nvidia-smi's spellings) does not take.
+// Bytes per unit as the lines write it ("kb", "MiB", "G", "bytes"; binary, as trace_values.h's
+// MemUnit); 0 for no unit or an unknown one.
 double UnitBytes(const std::string& u) {
-  if (u == "b" || u == "bytes") return MemUnitBytes(MemUnit::kBytes);
-  if (u == "k" || u == "kb" || u == "kib") return MemUnitBytes(MemUnit::kKiB);
-  if (u == "m" || u == "mb" || u == "mib") return MemUnitBytes(MemUnit::kMiB);
-  if (u == "g" || u == "gb" || u == "gib") return MemUnitBytes(MemUnit::kGiB);
-  if (u == "t" || u == "tb" || u == "tib") return MemUnitBytes(MemUnit::kTiB);
-  return 0;
+  const std::optional<MemUnit> unit = u.empty() ? std::nullopt : ParseMemUnit(u);
+  return unit ? MemUnitBytes(*unit) : 0;
 }
 
 // The unit a line names for its unit-less values: "(MB)", "[MiB]", "in GB" and the like.

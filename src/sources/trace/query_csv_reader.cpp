@@ -137,6 +137,7 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
         SplitCsv(t, &fields_);
         if (IsCsvHeader(fields_)) {
           SetHeader(t);
+          VW_RETURN_IF_ERROR(CheckHeaderUnits(line, ln));
           continue;
         }
       }
@@ -311,6 +312,19 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
     SetLayoutFlags();
   }
 
+  // A memory column whose unit is none vramwatch knows ("memory.used [xyz]"): an error naming it,
+  // since its values would otherwise be read as MiB. `line` is the header, fields_ its fields.
+  Status CheckHeaderUnits(std::string_view line, size_t ln) const {
+    for (size_t i = 0; i < columns_.size() && i < fields_.size(); ++i) {
+      if (!columns_[i].unknown_unit) continue;
+      return Fatal(ln, ColumnOf(line, fields_[i]),
+                   fmt::format("column {} '{}': unknown memory unit; expected [MiB], [GiB], [KiB], [TiB] or [B] "
+                               "(any case; MB, GB, KB and TB are read as binary, as nvidia-smi means them)",
+                               i + 1, fields_[i]));
+    }
+    return Status::Ok();
+  }
+
   Status SetColumnsFromOptions() {
     columns_.clear();
     for (const std::string& name : options().columns) {
@@ -318,6 +332,10 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
       if (!ParseCsvColumn(name, &spec)) {
         return Status::InvalidArgument(fmt::format(
             "--columns: '{}' is not a --query-gpu field name (e.g. memory.used or 'memory.used [MiB]')", name));
+      }
+      if (spec.unknown_unit) {
+        return Status::InvalidArgument(
+            fmt::format("--columns: '{}': unknown memory unit; expected [MiB], [GiB], [KiB], [TiB] or [B]", name));
       }
       columns_.push_back(spec);
     }

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -251,12 +252,34 @@ const CsvErrorCase kCsvErrors[] = {
     {"no_clock_without_interval", "index, memory.used [MiB]\n0, 1 MiB\n", "", std::nullopt,
      "e.csv:2:1: the rows have no timestamp column and no `date` lines; pass the sampling interval, e.g. --interval"},
     {"only_a_header", "timestamp, memory.used [MiB]\n", "", std::nullopt, "e.csv: no samples in the trace"},
+    {"unknown_memory_unit_in_header", "timestamp, memory.used [parsecs]\n2026/07/14 08:12:38.696, 12\n", "",
+     std::nullopt, "e.csv:1:12: column 2 'memory.used [parsecs]': unknown memory unit"},
     {"column_count_vs_columns_option", "2025/09/21 16:12:24.315, 4\n", "timestamp,index,memory.used", std::nullopt,
      "expected 3 comma-separated fields as in the --columns list"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Errors, QueryCsvErrors, ::testing::ValuesIn(kCsvErrors),
                          [](const auto& p) { return std::string(p.param.name); });
+
+// A unit in the header is read in any case ("[gb]" is GiB, as "[GB]" and "[GiB]"): it was taken
+// for no unit, and the values for MiB, 1024 times too small. Another column's unit ("[W]") is not
+// a memory unit and needs none.
+TEST(QueryCsvReader, HeaderUnitsInAnyCase) {
+  for (const char* unit : {"GiB", "gb", "GIB", "Gb"}) {
+    const std::string text = fmt::format(
+        "timestamp, memory.used [{0}], memory.total [{0}], power.draw [W]\n2026/07/14 08:12:38.696, 19.5, 79.5, 300\n",
+        unit);
+    ReadResult r = ReadText(text, {}, "u.csv");
+    ASSERT_TRUE(r.status.ok()) << unit << ": " << r.status.ToString();
+    ASSERT_EQ(r.records.size(), 1u) << unit;
+    EXPECT_EQ(r.records[0].sample.used_bytes, uint64_t{39} << 29) << unit;
+  }
+  TraceOptions opt;
+  opt.columns = {"timestamp", "memory.used [xyz]"};
+  ReadResult bad = ReadText("2025/09/21 16:12:24.315, 4\n", opt, "c.csv");
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status.message(), HasSubstr("unknown memory unit"));
+}
 
 TEST(QueryCsvReader, BadColumnsOptionIsAnInvalidArgument) {
   TraceOptions opt;

@@ -123,11 +123,18 @@ double MemUnitBytes(MemUnit u) {
 
 std::optional<MemUnit> ParseMemUnit(std::string_view u) {
   if (u.empty()) return MemUnit::kNone;
-  if (u == "MiB" || u == "MB" || u == "M" || u == "mib" || u == "MIB") return MemUnit::kMiB;
-  if (u == "GiB" || u == "GB" || u == "G") return MemUnit::kGiB;
-  if (u == "KiB" || u == "KB" || u == "kB" || u == "K") return MemUnit::kKiB;
-  if (u == "TiB" || u == "TB") return MemUnit::kTiB;
-  if (u == "B" || u == "bytes") return MemUnit::kBytes;
+  if (u.size() > 5) return std::nullopt;
+  char lower[5];
+  for (size_t i = 0; i < u.size(); ++i) {
+    const char c = u[i];
+    lower[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  const std::string_view l(lower, u.size());
+  if (l == "mib" || l == "mb" || l == "m") return MemUnit::kMiB;
+  if (l == "gib" || l == "gb" || l == "g") return MemUnit::kGiB;
+  if (l == "kib" || l == "kb" || l == "k") return MemUnit::kKiB;
+  if (l == "tib" || l == "tb" || l == "t") return MemUnit::kTiB;
+  if (l == "b" || l == "bytes") return MemUnit::kBytes;
   return std::nullopt;
 }
 

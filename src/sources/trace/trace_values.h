@@ -35,7 +35,8 @@ bool IsMissingValue(std::string_view s);
 // "MB" (dmon, pmon, old drivers) means MiB, so MB/GB are binary here too.
 enum class MemUnit : uint8_t { kNone, kBytes, kKiB, kMiB, kGiB, kTiB };
 double MemUnitBytes(MemUnit u);
-// "MiB" -> kMiB; "" -> kNone; unknown -> std::nullopt.
+// "MiB" -> kMiB, in any case ("mib", "GIB", "gb"; MB/GB/KB are binary, above); "" -> kNone;
+// unknown -> std::nullopt.
 std::optional<MemUnit> ParseMemUnit(std::string_view unit);
 
 enum class ValueError : uint8_t { kOk, kNotNumber, kBadUnit, kOutOfRange };

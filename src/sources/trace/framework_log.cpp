@@ -134,9 +134,10 @@ int DeviceBefore(const std::string& lower, size_t at, int fallback) {
 
 // Every value one line gives. `table_device`: the device of the memory_summary() table the line
 // is in, or -1. A value with no unit that cannot be bytes is left out and, when it is a fraction,
-// added to `no_unit` ("train.log:2: 'allocated: 20.4' has no unit").
+// added to `left_out` ("train.log:2: 'allocated: 20.4' has no unit"), as is one written with a
+// decimal comma ("1234,5 MB").
 Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, const std::string& where,
-                                    std::vector<std::string>* no_unit) {
+                                    std::vector<std::string>* left_out) {
   std::vector<Value> out;
   const std::string lower = Lower(line);
   const double line_unit = LineUnit(lower);
@@ -179,14 +180,27 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
     // ever allocated): only a name's start is a key.
     if (at > 0 && lower[at] != 'm' && (lower[at - 1] == '.' || lower[at - 1] == '_')) continue;
     const std::string shown(Trim(line.substr(at, static_cast<size_t>(m.length(0)))));
+    // "1234,5 MB": a decimal comma, which the number stops at, and its unit is left behind. Read,
+    // it would be 1234 bytes; it is left out and reported instead.
+    if (const auto end = static_cast<size_t>(m[4].second - lower.begin());
+        end + 1 < lower.size() && lower[end] == ',' && std::isdigit(static_cast<unsigned char>(lower[end + 1]))) {
+      if (left_out != nullptr) {
+        size_t to = end + 1;
+        while (to < lower.size() && (std::isdigit(static_cast<unsigned char>(lower[to])) || lower[to] == ' ')) ++to;
+        while (to < lower.size() && std::isalpha(static_cast<unsigned char>(lower[to]))) ++to;
+        left_out->push_back(
+            fmt::format("{}: '{}' has a decimal comma (write a decimal point)", where, Trim(line.substr(at, to - at))));
+      }
+      continue;
+    }
     if (!m[4].str().empty() && m[4].str()[0] == '-') {
       return Status::ParseError(fmt::format("{}: '{}' is not a memory size (negative)", where, shown));
     }
     bool fraction = false;
     auto bytes = ToBytes(m[4].str(), m[5].str(), line_unit, shown, where, &fraction);
     if (!bytes.ok()) return bytes.status();
-    if (fraction && no_unit != nullptr) {
-      no_unit->push_back(
+    if (fraction && left_out != nullptr) {
+      left_out->push_back(
           fmt::format("{}: '{}' has no unit (a fraction cannot be bytes; write the unit, or one for "
                       "the line such as '(MB)')",
                       where, shown));
@@ -322,8 +336,11 @@ bool LooksLikeFrameworkLog(std::string_view head) {
     const std::string lower = Lower(line);
     if (!MayHoldValues(lower)) continue;
     if (TableDevice(lower) >= 0) return true;
-    auto values = ValuesOf(line, -1, "", nullptr);
-    if (!values.ok()) return true;  // a framework line with a bad value: the parser says what is wrong
+    std::vector<std::string> left_out;
+    auto values = ValuesOf(line, -1, "", &left_out);
+    // A framework line with a bad value, or one left out (no unit, a decimal comma): the parser
+    // says what is wrong, where a trace reader would only say it cannot tell the format.
+    if (!values.ok() || !left_out.empty()) return true;
     for (const Value& v : *values) {
       if (v.metric != Metric::kDriver) return true;
     }
@@ -391,10 +408,10 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
         table_device = d;
         continue;
       }
-      std::vector<std::string> no_unit;
-      values = ValuesOf(line, table_device, fmt::format("{}:{}", display, line_no), &no_unit);
-      log.skipped += no_unit.size();
-      for (std::string& n : no_unit) {
+      std::vector<std::string> left_out;
+      values = ValuesOf(line, table_device, fmt::format("{}:{}", display, line_no), &left_out);
+      log.skipped += left_out.size();
+      for (std::string& n : left_out) {
         if (log.skipped_examples.size() < kMaxSkippedExamples) log.skipped_examples.push_back(std::move(n));
       }
     }

@@ -25,7 +25,8 @@
 // KB are binary, as PyTorch and nvidia-smi print them (`G`, `M`, `K` alone too); numbers may have
 // thousands separators and an exponent. A value without a unit is bytes when it is a whole number
 // of at least 1024 and the line names no unit; a smaller one is a count ("allocated 4 workers")
-// and a fraction without one (MB or GB left unsaid) is left out and reported (`skipped`).
+// and a fraction without one (MB or GB left unsaid) is left out and reported (`skipped`), as is a
+// number written with a decimal comma ("1234,5 MB", which would otherwise read as 1234 bytes).
 //
 // Only the first 4 KiB of a line are looked at (a metrics CSV's rows are read whole). Device
 // numbers have at most six digits.
@@ -52,14 +53,16 @@ struct FrameworkLog {
   std::vector<FrameworkStep> steps;  // in the order their first values appear
   size_t lines = 0;                  // lines in the file
   size_t lines_read = 0;             // lines that gave at least one value
-  // Values left out: fractions with no unit, and (lenient) lines with a bad value; the first ten
+  // Values left out: fractions with no unit, numbers with a decimal comma ("1234,5 MB"), and
+  // (lenient) lines with a bad value; the first ten
   // as "train.log:2: 'allocated: 20.4' has no unit ...".
   size_t skipped = 0;
   std::vector<std::string> skipped_examples;
 };
 
 // Whether the first lines (`head`) look like a framework memory log: some line among the first 200
-// gives an allocated or reserved value, or is a memory_summary() table's title.
+// gives an allocated or reserved value (or one that cannot be read: no unit, a decimal comma, a bad
+// number), or is a memory_summary() table's title.
 bool LooksLikeFrameworkLog(std::string_view head);
 
 // Whether a file whose first bytes are `head` (`complete`: the whole file) is read as a framework

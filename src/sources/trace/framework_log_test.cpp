@@ -171,6 +171,24 @@ TEST(ParseFrameworkLog, KeysUnitsAndDevicesCountOnlyAsWholeWords) {
   EXPECT_EQ(c.steps[0].device, 0) << "a device after the values is not theirs";
 }
 
+// "1234,5 MB" is a decimal comma: the number stopped at the comma and was read as 1234 bytes. It
+// is left out and reported with its place; a thousands separator ("1,234,567") still reads.
+TEST(ParseFrameworkLog, ADecimalCommaIsLeftOutAndReported) {
+  FrameworkLog log = Parse("step 1 allocated: 1234,5 MB reserved: 4096,25 MB\nstep 2 allocated: 1,234,567\n");
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].allocated_bytes, 1234567u);
+  EXPECT_FALSE(log.steps[0].reserved_bytes.has_value());
+  EXPECT_EQ(log.skipped, 2u);
+  ASSERT_FALSE(log.skipped_examples.empty());
+  EXPECT_EQ(log.skipped_examples[0], "train.log:1: 'allocated: 1234,5 MB' has a decimal comma (write a decimal point)");
+
+  const std::string only_commas = "step 0 allocated: 1234,5 MB\nstep 1 allocated: 1244,5 MB\n";
+  EXPECT_TRUE(LooksLikeFrameworkLog(only_commas)) << "a log, whose values cannot be read: the parser says why";
+  auto none = ParseFrameworkLog(only_commas, "c.log");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("decimal comma"), std::string::npos) << none.status().message();
+}
+
 // A fraction with no unit anywhere is MB or GB left unsaid: not read, and reported with its place;
 // a log of nothing else says why it has no value.
 TEST(ParseFrameworkLog, AFractionWithoutAUnitIsLeftOutAndReported) {

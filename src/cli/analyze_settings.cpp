@@ -31,7 +31,7 @@ Result<AnalyzeSettings> ResolveAnalyzeFlags(const AnalyzeFlags& f) {
     s.trace.interval_s = *d;
   }
   if (!f.total.empty()) {
-    auto b = ParseSize(f.total);
+    auto b = ParseSize(f.total, SizeUnits::kGpuMemory);
     if (!b.ok()) return b.status().WithContext("--total");
     if (*b == 0) {
       return Status::InvalidArgument(fmt::format("--total: bad size '{}': must be greater than zero", f.total));

@@ -289,7 +289,7 @@ CommandRunner AddCheckCommand(CLI::App& app) {
     }
     if (o.interval_s <= 0) return Unknown(o, stdout, "--interval must be greater than 0");
     if (o.timeout_s <= 0) return Unknown(o, stdout, "--timeout must be greater than 0");
-    auto size = ParseSize(flags->threshold);
+    auto size = ParseSize(flags->threshold, SizeUnits::kGpuMemory);
     if (!size.ok()) return Unknown(o, stdout, "--orphan-threshold: " + size.status().message());
     o.config.orphan_threshold_bytes = *size;
     o.config.orphan_large_bytes = std::max<uint64_t>(o.config.orphan_large_bytes, *size);

@@ -75,7 +75,7 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
   }
   if (s.process_interval_s < s.interval_s) s.process_interval_s = s.interval_s;
   if (s.timeout_s <= 0) return Status::InvalidArgument("--timeout must be greater than 0");
-  auto size = ParseSize(f.orphan_threshold);
+  auto size = ParseSize(f.orphan_threshold, SizeUnits::kGpuMemory);
   if (!size.ok()) return size.status().WithContext("--orphan-threshold");
   config.check.orphan_threshold_bytes = *size;
   config.check.orphan_large_bytes = std::max<uint64_t>(config.check.orphan_large_bytes, *size);

@@ -83,7 +83,7 @@ Result<trace::TraceOptions> ReplayTraceOptions(const WatchFlags& f) {
     o.interval_s = *d;
   }
   if (!f.total.empty()) {
-    auto b = ParseSize(f.total);
+    auto b = ParseSize(f.total, SizeUnits::kGpuMemory);
     if (!b.ok()) return b.status().WithContext("--total");
     if (*b == 0) return Status::InvalidArgument("--total: must be greater than zero");
     o.total_bytes = *b;

@@ -72,7 +72,7 @@ Result<double> ParseDuration(std::string_view text) {
   return total;
 }
 
-Result<uint64_t> ParseSize(std::string_view text) {
+Result<uint64_t> ParseSize(std::string_view text, SizeUnits units) {
   std::string_view s = Trim(text);
   const std::string shown(text);
   double v = 0;
@@ -93,13 +93,13 @@ Result<uint64_t> ParseSize(std::string_view text) {
   else if (s == "TiB" || s == "T")
     scale = kGiB * 1024.0;
   else if (s == "kB" || s == "KB")
-    scale = 1e3;
+    scale = units == SizeUnits::kGpuMemory ? 1024.0 : 1e3;
   else if (s == "MB")
-    scale = 1e6;
+    scale = units == SizeUnits::kGpuMemory ? kMiB : 1e6;
   else if (s == "GB")
-    scale = 1e9;
+    scale = units == SizeUnits::kGpuMemory ? kGiB : 1e9;
   else if (s == "TB")
-    scale = 1e12;
+    scale = units == SizeUnits::kGpuMemory ? kGiB * 1024.0 : 1e12;
   else {
     return Status::InvalidArgument(
         fmt::format("bad size '{}': unknown unit '{}' (use B, KiB, MiB, GiB, TiB, kB, MB, GB, TB)", shown, s));

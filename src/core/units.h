@@ -26,8 +26,13 @@ inline constexpr double kMaxDurationSeconds = 36525.0 * 86400.0;
 // anything longer than kMaxDurationSeconds ("bad duration '...': too large").
 Result<double> ParseDuration(std::string_view text);
 
-// "80GiB" -> 85899345920; decimal (kB, MB, GB) and binary (KiB, MiB, GiB, TiB) units; bare = bytes.
-Result<uint64_t> ParseSize(std::string_view text);
+// How a size's kB, MB, GB and TB are read: decimal (a disk or file size), or, for GPU memory, as
+// nvidia-smi and PyTorch write them, binary (MB = MiB), as every trace vramwatch reads means them.
+enum class SizeUnits { kDecimal, kGpuMemory };
+
+// "80GiB" -> 85899345920; binary (KiB, MiB, GiB, TiB) and kB, MB, GB, TB units (decimal, or binary
+// under kGpuMemory); bare = bytes.
+Result<uint64_t> ParseSize(std::string_view text, SizeUnits units = SizeUnits::kDecimal);
 
 // 33120 -> "9h 12m"; 59 -> "59s"; 90000 -> "1d 1h". Negative -> "-" prefix.
 std::string FormatDuration(double seconds);

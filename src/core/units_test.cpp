@@ -49,6 +49,12 @@ TEST(ParseSize, BinaryAndDecimalUnits) {
   EXPECT_EQ(*ParseSize("4096"), 4096ull);
   EXPECT_EQ(*ParseSize("81920 MiB"), 81920ull << 20);
   EXPECT_FALSE(ParseSize("12 parsecs").ok());
+  // GPU memory (--total, --orphan-threshold): MB and GB as nvidia-smi means them, as the traces are
+  // read; binary units are the same either way.
+  EXPECT_EQ(*ParseSize("24564MB", SizeUnits::kGpuMemory), 24564ull << 20);
+  EXPECT_EQ(*ParseSize("1.5GB", SizeUnits::kGpuMemory), 3ull << 29);
+  EXPECT_EQ(*ParseSize("80GiB", SizeUnits::kGpuMemory), 80ull << 30);
+  EXPECT_EQ(*ParseSize("2kB", SizeUnits::kGpuMemory), 2048ull);
   EXPECT_FALSE(ParseSize("").ok());
 }
 

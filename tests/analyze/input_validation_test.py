@@ -89,6 +89,19 @@ def _(ctx):
         expect_error(vw(ctx, many), "above the card's total", "on 200 of 300 samples")
 
 
+@check("--total reads MB and GB as nvidia-smi writes them (MiB, GiB), as the traces are read")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        values = write(d, "used.log", "\n".join(f"{21000 + i * 300 * 10 // 3600} MB" for i in range(2160)) + "\n")
+        runway = {}
+        for total in ("24564MiB", "24564MB"):
+            r = vw(ctx, "--json", "--format", "values", "--interval", "10s", "--total", total, values)
+            g = json.loads(r.stdout)["gpus"][0]
+            assert g["memory_total_bytes"] == 24564 << 20, (total, g["memory_total_bytes"])
+            runway[total] = g["time_to_oom_seconds"]
+        assert runway["24564MiB"] == runway["24564MB"], runway
+
+
 @check("a report that cannot be written to standard output (a full disk) is exit 3 with a message")
 def _(ctx):
     examples = os.path.join(ctx.examples, "training-leak.csv")

@@ -170,18 +170,25 @@ class FileSeries {
 
   // The GPU series by the record's GPU key, without building the "gpu:KEY" string per record: GPUs
   // usually come round in the same order, so the entry after the last one hit is tried first.
+  // Past kScannedGpus keys (a file of many GPU UUIDs) a hash lookup takes over from the scan, which
+  // would make reading such a file quadratic in its keys.
   detection::SeriesBuilder& GpuSeries(const GpuIdentity& gpu) {
     const size_t n_cached = gpu_cache_.size();
-    for (size_t k = 0; k < n_cached; ++k) {
-      size_t i = last_hit_ + 1 + k;
-      if (i >= n_cached) i -= n_cached;
-      if (SameKey(gpu_cache_[i].first, gpu.key)) {
-        last_hit_ = i;
-        return *gpu_cache_[i].second;
+    if (n_cached <= kScannedGpus) {
+      for (size_t k = 0; k < n_cached; ++k) {
+        size_t i = last_hit_ + 1 + k;
+        if (i >= n_cached) i -= n_cached;
+        if (SameKey(gpu_cache_[i].first, gpu.key)) {
+          last_hit_ = i;
+          return *gpu_cache_[i].second;
+        }
       }
+    } else if (auto it = gpu_by_key_.find(gpu.key); it != gpu_by_key_.end()) {
+      return *it->second;
     }
     detection::SeriesBuilder& b = Series("gpu:" + gpu.key, gpu);
     gpu_cache_.emplace_back(gpu.key, &b);
+    gpu_by_key_.emplace(gpu.key, &b);
     last_hit_ = gpu_cache_.size() - 1;
     return b;
   }
@@ -212,7 +219,9 @@ class FileSeries {
 
   std::vector<std::string> order_;  // series keys in first-seen order
   std::map<std::string, std::unique_ptr<detection::SeriesBuilder>> builders_;
+  static constexpr size_t kScannedGpus = 16;
   std::vector<std::pair<std::string, detection::SeriesBuilder*>> gpu_cache_;
+  std::unordered_map<std::string, detection::SeriesBuilder*> gpu_by_key_;  // the same, by key
   size_t last_hit_ = 0;
 };
 

@@ -41,7 +41,36 @@ std::optional<ValueUnit> UnitOfName(std::string_view name) {
   return std::nullopt;
 }
 
+// Whether `query` does arithmetic (+ - * / % ^) outside label matchers, range brackets and quoted
+// strings: `DCGM_FI_DEV_FB_USED * 1048576` is no longer in MiB, whatever the name inside it says.
+bool HasArithmetic(std::string_view query) {
+  int depth = 0;  // inside {...} or [...]
+  char quote = 0;
+  for (size_t i = 0; i < query.size(); ++i) {
+    const char c = query[i];
+    if (quote != 0) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == '"' || c == '\'' || c == '`') {
+      quote = c;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    } else if (depth == 0 && (c == '+' || c == '-' || c == '*' || c == '/' || c == '%' || c == '^')) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::optional<ValueUnit> UnitOfQuery(const std::string& query) {
+  if (HasArithmetic(query)) return std::nullopt;  // let the user say (--unit)
   static const std::regex name_re("[a-zA-Z_:][a-zA-Z0-9_:]*");
   std::optional<ValueUnit> found;
   for (auto it = std::sregex_iterator(query.begin(), query.end(), name_re); it != std::sregex_iterator(); ++it) {

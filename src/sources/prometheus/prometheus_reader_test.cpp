@@ -84,6 +84,20 @@ TEST(PrometheusReader, UnitComesFromTheQueryWhenSeriesHaveNoName) {
   auto forced = ParseQueryResponse(body, "some_gauge * 2", ValueUnit::kGiB);
   ASSERT_TRUE(forced.ok());
   EXPECT_EQ(*(*forced)[0].records[0].sample.used_bytes, 2ull << 30);
+  // Arithmetic changes the unit the name inside says: DCGM's MiB times 1048576 are bytes, and the
+  // values were taken for MiB (2^20 times too large). Such a query needs --unit; a sum, a range or
+  // a label value with a '-' in it does not.
+  for (const char* q : {"DCGM_FI_DEV_FB_USED * 1048576", "DCGM_FI_DEV_FB_USED / 1024", "DCGM_FI_DEV_FB_USED+1"}) {
+    auto arith = ParseQueryResponse(body, q, ValueUnit::kAuto);
+    ASSERT_FALSE(arith.ok()) << q;
+    EXPECT_THAT(arith.status().message(), HasSubstr("--unit")) << q;
+  }
+  for (const char* q : {"sum by (gpu) (DCGM_FI_DEV_FB_USED{Hostname=\"node-7\",job=~\"a-b.*\"})",
+                        "avg_over_time(DCGM_FI_DEV_FB_USED[5m:1m])"}) {
+    auto plain = ParseQueryResponse(body, q, ValueUnit::kAuto);
+    ASSERT_TRUE(plain.ok()) << q << ": " << plain.status().ToString();
+    EXPECT_EQ(*(*plain)[0].records[0].sample.used_bytes, 2u * 1048576u) << q;
+  }
 }
 
 TEST(PrometheusReader, MalformedResponsesNameWhatWasExpected) {

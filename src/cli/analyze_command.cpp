@@ -110,6 +110,10 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
     all = std::move(*series);
   }
   std::vector<outputs::FrameworkReport> framework;
+  // With several files, --gpu may name a GPU that only some of them hold: the others are left out
+  // with a note, and it is an error only when no file holds it.
+  std::vector<std::string> without_gpu;
+  bool any_file_matched = false;
   for (const std::string& path : flags.files) {
     if (IsFrameworkLogFile(path, flags.format)) {
       auto report = AnalyzeFrameworkLog(path, flags);
@@ -120,13 +124,24 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
       framework.push_back(std::move(*report));
       continue;
     }
-    auto series = AnalyzeFile(path, flags, *settings);
+    bool no_gpu_matched = false;
+    auto series = AnalyzeFile(path, flags, *settings, &no_gpu_matched);
+    if (!series.ok() && no_gpu_matched && flags.files.size() > 1) {
+      without_gpu.push_back(series.status().message());
+      continue;
+    }
     if (!series.ok()) {
       std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(series.status().message()).c_str());
       return kExitUnknown;
     }
+    any_file_matched = true;
     for (auto& s : *series) all.push_back(std::move(s));
   }
+  for (const std::string& m : without_gpu) {
+    std::fprintf(stderr, "vramwatch analyze: %s%s\n", Printable(m).c_str(),
+                 any_file_matched || !framework.empty() ? " (left out)" : "");
+  }
+  if (!without_gpu.empty() && !any_file_matched && framework.empty()) return kExitUnknown;
   for (const auto& s : all) {
     Status st = CheckSeries(s, flags);
     if (!st.ok()) {

@@ -259,7 +259,7 @@ std::vector<outputs::AnalyzedSeries> ReportedSeries(const std::string& path, Fil
 }  // namespace
 
 Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path, const AnalyzeFlags& flags,
-                                                         AnalyzeSettings& settings) {
+                                                         AnalyzeSettings& settings, bool* no_gpu_matched) {
   FileReader files;
   if (Status s = OpenFileReader(path, settings.trace, &files); !s.ok()) return s;
   trace::BlockParallelReader* const parallel = files.parallel.get();
@@ -359,6 +359,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   if (out.empty()) {
     if (n == 0) return Status::ParseError(fmt::format("{}: no samples found (is it empty?)", path));
     if (!flags.gpus.empty() && !gpu_matched) {
+      if (no_gpu_matched != nullptr) *no_gpu_matched = true;
       const std::string present = seen.Text();
       return Status::NotFound(fmt::format("{}: no GPU matches --gpu {}; the GPUs in the trace: {}", path,
                                           GpusWanted(flags), present.empty() ? "none" : present));

@@ -21,8 +21,9 @@ namespace vw::cli {
 // process series that have something to say (all of them when no GPU series has memory values, as
 // in a pmon log). Lines skipped under --lenient are added to settings.report. Errors: the reader's,
 // and "PATH: no samples found (is it empty?)", "PATH: no GPU matches --gpu ...", "PATH: no samples
-// in the selected range", "PATH: no memory values: ...".
+// in the selected range", "PATH: no memory values: ..."; `*no_gpu_matched` (when given) is set
+// true with the --gpu one, which several files together may still satisfy.
 Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path, const AnalyzeFlags& flags,
-                                                         AnalyzeSettings& settings);
+                                                         AnalyzeSettings& settings, bool* no_gpu_matched = nullptr);
 
 }  // namespace vw::cli

@@ -102,6 +102,19 @@ def _(ctx):
         assert runway["24564MiB"] == runway["24564MB"], runway
 
 
+@check("--gpu over several files: a file without that GPU is left out with a note; no file with it is an error")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        g0 = write(d, "g0.csv", query_csv([(0, i) for i in range(400)]))
+        g1 = write(d, "g1.csv", query_csv([(1, i) for i in range(400)]))
+        r = vw(ctx, "--json", "--gpu", "1", g0, g1)
+        assert r.returncode in (0, 1, 2), (r.returncode, r.stderr)
+        gpus = json.loads(r.stdout)["gpus"]
+        assert [g["gpu"] for g in gpus] == ["1"], gpus
+        assert "g0.csv: no GPU matches --gpu 1" in r.stderr and "(left out)" in r.stderr, r.stderr
+        expect_error(vw(ctx, "--gpu", "5", g0, g1), "g0.csv: no GPU matches --gpu 5", "g1.csv: no GPU matches --gpu 5")
+
+
 @check("a report that cannot be written to standard output (a full disk) is exit 3 with a message")
 def _(ctx):
     examples = os.path.join(ctx.examples, "training-leak.csv")

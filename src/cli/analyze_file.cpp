@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/printable.h"
 #include "detection/series_builder.h"
 #include "sources/trace/block_parallel_reader.h"
 #include "sources/trace/compact_sample.h"
@@ -152,6 +153,17 @@ Status OpenFileReader(const std::string& path, const trace::TraceOptions& option
                 : out->pipelined ? static_cast<trace::TraceReader*>(out->pipelined.get())
                                  : out->opened.get();
   return Status::Ok();
+}
+
+// A note on stderr when the reader left out the last line of `path` for want of a line end
+// (trace/line_reader.h): the file is probably still being written.
+void NoteUnterminatedTail(const std::string& path, const trace::TraceReader& reader) {
+  if (const uint64_t cut = reader.unterminated_tail_bytes(); cut > 0) {
+    std::fprintf(stderr,
+                 "vramwatch analyze: %s: its last line has no line end (%llu bytes; is the file still being "
+                 "written?): left out\n",
+                 Printable(path == "-" ? "<stdin>" : path).c_str(), static_cast<unsigned long long>(cut));
+  }
 }
 
 // The series of one file by key ("gpu:0", "gpu:0/pid:4242"), in first-seen order.
@@ -349,6 +361,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     }
   }
 
+  NoteUnterminatedTail(path, reader);
   settings.report.skipped_lines += reader.skipped_count();
   for (const trace::SkippedLine& s : reader.skipped_examples()) {
     // The reason begins with the column: "file:line:column: expected ...", as in the strict error.

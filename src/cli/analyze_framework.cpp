@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
+#include "core/printable.h"
 #include "detection/framework_split.h"
 #include "sources/trace/framework_log.h"
 #include "sources/trace/line_reader.h"
@@ -17,8 +19,9 @@ constexpr size_t kMaxLogBytes = size_t{1} << 30;  // 1 GiB of log text
 
 // The text of `path` ("-": standard input) as UTF-8 lines joined by "\n", read through LineReader
 // so that a log PowerShell wrote (UTF-16) and "\r\n" line ends read as any other. Stops once
-// `limit` bytes are read; `complete` says whether the end of the input was reached.
-Result<std::string> ReadText(const std::string& path, size_t limit, bool* complete) {
+// `limit` bytes are read; `complete` says whether the end of the input was reached, and then
+// `*tail_left_out` (when given) how many bytes of a last line without its end were left out.
+Result<std::string> ReadText(const std::string& path, size_t limit, bool* complete, uint64_t* tail_left_out = nullptr) {
   auto reader = trace::LineReader::Open(path);
   if (!reader.ok()) return reader.status();
   std::string text;
@@ -28,6 +31,7 @@ Result<std::string> ReadText(const std::string& path, size_t limit, bool* comple
     if (!(*reader)->Next(&line)) {
       if (!(*reader)->status().ok()) return (*reader)->status();
       *complete = true;
+      if (tail_left_out != nullptr) *tail_left_out = (*reader)->unterminated_tail_bytes();
       break;
     }
     text.append(line);
@@ -57,8 +61,15 @@ Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, co
         "{}: --since and --until select times; a PyTorch memory log has steps, not times (cut the log instead)", path));
   }
   bool complete = false;
-  auto text = ReadText(path, kMaxLogBytes, &complete);
+  uint64_t tail_left_out = 0;
+  auto text = ReadText(path, kMaxLogBytes, &complete, &tail_left_out);
   if (!text.ok()) return text.status();
+  if (tail_left_out > 0) {
+    std::fprintf(stderr,
+                 "vramwatch analyze: %s: its last line has no line end (%llu bytes; is the log still being "
+                 "written?): left out\n",
+                 Printable(path == "-" ? "<stdin>" : path).c_str(), static_cast<unsigned long long>(tail_left_out));
+  }
   if (!complete) {
     return Status::InvalidArgument(
         fmt::format("{}: the log is larger than 1 GiB; cut it (e.g. keep its last lines with tail)", path));

@@ -102,6 +102,22 @@ def _(ctx):
         assert runway["24564MiB"] == runway["24564MB"], runway
 
 
+@check("a file still being written (its last line cut, without its line end) is read up to that line, with a note")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        text = query_csv([(0, i) for i in range(2000)], used=lambda i: 20000 + i)
+        cut = text[:-8]  # the last row cut inside its memory.total, as a file being written ends
+        path = write(d, "live.csv", cut)
+        for args, stdin in ((["--json", path], None), (["--json", "-"], cut)):
+            r = vw(ctx, *args, stdin=stdin)
+            g = json.loads(r.stdout)["gpus"][0]
+            assert g["samples"] == 1999, (args[-1], g["samples"])
+            assert g["memory_used_bytes"] == (20000 + 1998) << 20, (args[-1], g["memory_used_bytes"])
+            assert "its last line has no line end" in r.stderr and "left out" in r.stderr, r.stderr
+        whole = vw(ctx, "--json", write(d, "whole.csv", text))
+        assert "line end" not in whole.stderr, whole.stderr
+
+
 @check("--gpu over several files: a file without that GPU is left out with a note; no file with it is an error")
 def _(ctx):
     with tempfile.TemporaryDirectory() as d:

@@ -97,6 +97,10 @@ Result<std::unique_ptr<BlockParallelReader>> BlockParallelReader::Open(const std
   std::unique_ptr<BlockParallelReader> none;
   if (path == "-") return none;
   if (options.format != TraceFormat::kAuto && options.format != TraceFormat::kQueryCsv) return none;
+  // Only a regular file is split into blocks. A FIFO is not even opened here: opening it would take
+  // its writer, and what the writer sent would be lost to the sequential reader that opens it next.
+  struct stat path_st {};
+  if (::stat(path.c_str(), &path_st) != 0 || !S_ISREG(path_st.st_mode)) return none;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return none;  // OpenTrace() reports it
   struct stat st {};
@@ -104,7 +108,10 @@ Result<std::unique_ptr<BlockParallelReader>> BlockParallelReader::Open(const std
     ::close(fd);
     return none;
   }
-  const auto size = static_cast<uint64_t>(st.st_size);
+  // A last line without a line end (the file is still being written) is left out, as the
+  // sequential reader leaves it out (line_reader.h).
+  const uint64_t size = CompleteLinesLength(fd, static_cast<uint64_t>(st.st_size));
+  const uint64_t tail_left_out = static_cast<uint64_t>(st.st_size) - size;
   std::string head(std::min<uint64_t>(size, kDetectBytes + 3), '\0');
   const ssize_t got = ReadFully(fd, head.data(), head.size(), 0);
   if (got < 4 && static_cast<uint64_t>(got) != size) {
@@ -128,7 +135,9 @@ Result<std::unique_ptr<BlockParallelReader>> BlockParallelReader::Open(const std
     ::close(fd);
     return none;
   }
-  return std::unique_ptr<BlockParallelReader>(new BlockParallelReader(fd, path, options, parallel, size, first));
+  std::unique_ptr<BlockParallelReader> reader(new BlockParallelReader(fd, path, options, parallel, size, first));
+  reader->tail_left_out_ = tail_left_out;
+  return reader;
 }
 
 BlockParallelReader::BlockParallelReader(int fd, std::string display, TraceOptions options,

@@ -95,6 +95,7 @@ class BlockParallelReader : public TraceReader {
   const std::vector<SkippedLine>& skipped_examples() const override;
   bool synthetic_time() const override;
   bool has_zone() const override;
+  uint64_t unterminated_tail_bytes() const override { return tail_left_out_; }
 
   // Blocks parsed in parallel and handed out, and whether (and from which byte) the rest of the
   // file went to the sequential parser (tests, diagnostics).
@@ -143,8 +144,9 @@ class BlockParallelReader : public TraceReader {
   TraceOptions options_;
   size_t threads_;
   uint64_t block_bytes_;
-  uint64_t size_;
-  uint64_t first_;  // offset of the first line (3 after a UTF-8 byte-order mark)
+  uint64_t size_;               // the bytes read: the file up to its last line end
+  uint64_t tail_left_out_ = 0;  // the bytes after it (a last line without its end)
+  uint64_t first_;              // offset of the first line (3 after a UTF-8 byte-order mark)
   uint64_t blocks_;
 
   std::mutex mu_;

@@ -41,10 +41,30 @@ constexpr uint32_t kReplacement = 0xFFFD;
 
 }  // namespace
 
+uint64_t CompleteLinesLength(int fd, uint64_t size) {
+  constexpr uint64_t kLook = 64 * 1024;
+  if (size == 0) return 0;
+  const uint64_t from = size > kLook ? size - kLook : 0;
+  std::string tail(static_cast<size_t>(size - from), '\0');
+  size_t got = 0;
+  while (got < tail.size()) {
+    const ssize_t r = ::pread(fd, tail.data() + got, tail.size() - got, static_cast<off_t>(from + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return size;  // cannot look: read it all, as before
+    got += static_cast<size_t>(r);
+  }
+  if (tail.back() == '\n') return size;
+  const size_t nl = tail.rfind('\n');
+  if (nl == std::string::npos) return size;
+  if (tail.find('\0', nl) != std::string::npos) return size;  // UTF-16: a NUL follows every '\n'
+  return from + nl + 1;
+}
+
 Result<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path, Mode mode) {
   std::unique_ptr<LineReader> r(new LineReader());
   if (path == "-") {
     r->fd_ = 0;
+    r->hold_tail_ = true;
   } else {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return FromErrno(errno, "open " + path);
@@ -53,9 +73,14 @@ Result<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path, Mo
     struct stat st {};
     if (::fstat(fd, &st) == 0) {
       if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + " is a directory, not a trace file");
+      r->hold_tail_ = !S_ISREG(st.st_mode);
       if (S_ISREG(st.st_mode)) {
-        r->raw_total_ = static_cast<uint64_t>(st.st_size);
-        if (mode == Mode::kMap && st.st_size > 0 && r->TryMap(static_cast<size_t>(st.st_size))) return r;
+        const auto size = static_cast<uint64_t>(st.st_size);
+        const uint64_t complete = CompleteLinesLength(fd, size);
+        r->raw_total_ = complete;
+        r->read_limit_ = complete;
+        r->tail_left_out_ = size - complete;
+        if (mode == Mode::kMap && complete > 0 && r->TryMap(static_cast<size_t>(complete))) return r;
       }
     }
   }
@@ -123,6 +148,7 @@ Result<std::unique_ptr<LineReader>> LineReader::FromFd(int fd, uint64_t offset, 
   if (::lseek(fd, static_cast<off_t>(offset), SEEK_SET) < 0) return FromErrno(errno, "seek trace");
   r->raw_read_ = offset;
   r->raw_total_ = total;
+  r->read_limit_ = total;
   r->line_no_ = lines_before;
   if (offset > 0) {
     r->encoding_known_ = true;
@@ -224,8 +250,9 @@ bool LineReader::Refill() {
     std::memcpy(dst, source_.data() + source_pos_, got);
     source_pos_ += got;
   } else {
+    if (read_limit_ != UINT64_MAX) room = static_cast<size_t>(std::min<uint64_t>(room, read_limit_ - raw_read_));
     for (;;) {
-      ssize_t r = ::read(fd_, dst, room);
+      ssize_t r = room == 0 ? 0 : ::read(fd_, dst, room);
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) {
         status_ = FromErrno(errno, "read trace");
@@ -290,6 +317,11 @@ bool LineReader::NextRead(std::string_view* line) {
       skipping_rest_ = true;
     } else if (eof_) {
       if (avail == 0) return false;
+      if (hold_tail_ && line_no_ > 0 && encoding_ == TextEncoding::kUtf8) {
+        tail_left_out_ = avail;  // a pipe's last line without its end, as a file's (Open)
+        begin_ = end_;
+        return false;
+      }
       len = avail;
       begin_ = end_;
     } else {

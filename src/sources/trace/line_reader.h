@@ -11,6 +11,11 @@
 //   Mapping is not the default: a file truncated while it is read (log rotation with copytruncate)
 //   raises SIGBUS on a mapping, where read() just ends; mapping saves only the kernel's copy.
 //   Both paths give the same lines.
+// - A regular file whose last line has no line end (a file still being written, as by
+//   `nvidia-smi -l > gpu.csv`, ends mid-line) is read up to its last line end: the cut line is
+//   left out (unterminated_tail_bytes() says how much), rather than read as a value cut short.
+//   So is that of standard input or a pipe in UTF-8. Input of a single line without its end is
+//   read, and so is UTF-16 text.
 //
 // Lines returned by Next() point into the internal buffer and are valid until the next call.
 // Not thread-safe: one reader per thread.
@@ -28,6 +33,11 @@
 namespace vw::trace {
 
 enum class TextEncoding { kUtf8, kUtf16Le, kUtf16Be };
+
+// How many bytes of the regular file `fd` (of `size` bytes) end with its last line end: `size`
+// when the file ends with '\n', holds no '\n' in its last 64 KiB, or has a NUL after its last
+// '\n' (UTF-16 text); else the bytes up to and including that '\n'.
+uint64_t CompleteLinesLength(int fd, uint64_t size);
 
 class LineReader {
  public:
@@ -89,6 +99,9 @@ class LineReader {
   }
   uint64_t bytes_read() const { return raw_read_; }
   uint64_t bytes_total() const { return raw_total_; }
+  // Bytes of a last line without a line end, left out by Open()'s reader; 0 when none. For a pipe,
+  // known once Next() has returned false.
+  uint64_t unterminated_tail_bytes() const { return tail_left_out_; }
 
  private:
   LineReader() = default;
@@ -147,6 +160,9 @@ class LineReader {
   size_t line_no_ = 0;
   uint64_t raw_read_ = 0;
   uint64_t raw_total_ = 0;
+  uint64_t read_limit_ = UINT64_MAX;  // read() no further than this file offset
+  uint64_t tail_left_out_ = 0;
+  bool hold_tail_ = false;  // a pipe or standard input: leave out a last line without its end
   Status status_;
 };
 

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sources/trace/trace_values.h"
@@ -106,6 +107,7 @@ struct ReadLines {
   std::vector<bool> overlong;
   size_t last_line_number = 0;
   uint64_t bytes_read = 0;
+  uint64_t tail_left_out = 0;
   std::string peek;
   bool eof_after_peek = false;
   bool mapped = false;
@@ -127,6 +129,7 @@ ReadLines ReadFile(const std::string& path, LineReader::Mode mode) {
   }
   out.last_line_number = (*r)->line_number();
   out.bytes_read = (*r)->bytes_read();
+  out.tail_left_out = (*r)->unterminated_tail_bytes();
   return out;
 }
 
@@ -162,10 +165,39 @@ TEST(LineReader, MappedFileGivesTheSameLinesAsRead) {
     EXPECT_EQ(mapped.lines, read.lines) << name;
     EXPECT_EQ(mapped.overlong, read.overlong) << name;
     EXPECT_EQ(mapped.last_line_number, read.last_line_number) << name;
-    EXPECT_EQ(mapped.bytes_read, text.size()) << name;
-    EXPECT_EQ(read.bytes_read, text.size()) << name;
+    // "crlf" ends in "c" without a line end: left out on both paths. "overlong-last" ends in a line
+    // of over 64 KiB without one: too far back to look, so it is read (and cut) as before.
+    const uint64_t tail = name == "crlf" ? 1 : 0;
+    EXPECT_EQ(mapped.tail_left_out, tail) << name;
+    EXPECT_EQ(read.tail_left_out, tail) << name;
+    EXPECT_EQ(mapped.bytes_read, text.size() - tail) << name;
+    EXPECT_EQ(read.bytes_read, text.size() - tail) << name;
     EXPECT_EQ(mapped.peek, read.peek) << name;
     EXPECT_EQ(mapped.eof_after_peek, read.eof_after_peek) << name;
+    std::remove(path.c_str());
+  }
+}
+
+// A file still being written ends mid-line ("20000 MiB" cut to "20"): that line is left out, on
+// both paths, so no value cut short is read. A file of one line without a line end, UTF-16 text
+// (a NUL after its last '\n') and standard input are read whole.
+TEST(LineReader, AnUnterminatedLastLineOfAFileIsLeftOut) {
+  const std::vector<std::tuple<std::string, std::string, std::vector<std::string>, uint64_t>> cases = {
+      {"cut",
+       "timestamp, memory.used [MiB]\n2026/07/14 08:12:38, 20000 MiB\n2026/07/14 08:12:39, 20",
+       {"timestamp, memory.used [MiB]", "2026/07/14 08:12:38, 20000 MiB"},
+       23},
+      {"whole", "a\nb\n", {"a", "b"}, 0},
+      {"one-line", "12345", {"12345"}, 0},
+      {"utf16-no-final-newline", Utf16(u"ab\nc", true, true), {"ab", "c"}, 0},
+  };
+  for (const auto& [name, text, want, tail] : cases) {
+    const std::string path = WriteTempFile(name, text);
+    for (auto mode : {LineReader::Mode::kMap, LineReader::Mode::kRead}) {
+      ReadLines got = ReadFile(path, mode);
+      EXPECT_EQ(got.lines, want) << name;
+      EXPECT_EQ(got.tail_left_out, tail) << name;
+    }
     std::remove(path.c_str());
   }
 }

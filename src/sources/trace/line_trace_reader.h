@@ -35,6 +35,7 @@ class LineTraceReader : public TraceReader {
   TraceFormat format() const override { return format_; }
   uint64_t bytes_read() const override { return in_->bytes_read(); }
   uint64_t bytes_total() const override { return in_->bytes_total(); }
+  uint64_t unterminated_tail_bytes() const override { return in_->unterminated_tail_bytes(); }
   size_t skipped_count() const override { return skipped_count_; }
   const std::vector<SkippedLine>& skipped_examples() const override { return skipped_; }
   bool synthetic_time() const override { return synthetic_time_; }

@@ -52,6 +52,7 @@ void PipelinedTraceReader::Work() {
     last_skipped = b->skipped_count;
     b->synthetic_time = inner_->synthetic_time();
     b->has_zone = inner_->has_zone();
+    b->tail_left_out = inner_->unterminated_tail_bytes();
     bytes_read_.store(inner_->bytes_read(), std::memory_order_relaxed);
     const bool last = b->last;
     {
@@ -78,6 +79,7 @@ PipelinedTraceReader::Batch& PipelinedTraceReader::TakeBatch() {
   if (b->skipped_changed) skipped_ = b->skipped;
   synthetic_time_ = b->synthetic_time;
   has_zone_ = b->has_zone;
+  tail_left_out_ = b->tail_left_out;
   return *b;
 }
 

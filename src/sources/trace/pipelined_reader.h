@@ -47,6 +47,7 @@ class PipelinedTraceReader : public TraceReader {
   const std::vector<SkippedLine>& skipped_examples() const override { return skipped_; }
   bool synthetic_time() const override { return synthetic_time_; }
   bool has_zone() const override { return has_zone_; }
+  uint64_t unterminated_tail_bytes() const override { return tail_left_out_; }
 
  private:
   struct Batch {
@@ -59,6 +60,7 @@ class PipelinedTraceReader : public TraceReader {
     std::vector<SkippedLine> skipped;
     bool synthetic_time = false;
     bool has_zone = false;
+    uint64_t tail_left_out = 0;
     bool full = false;  // filled by the worker, not yet released by the caller
   };
 
@@ -89,6 +91,7 @@ class PipelinedTraceReader : public TraceReader {
   std::vector<SkippedLine> skipped_;
   bool synthetic_time_ = false;
   bool has_zone_ = false;
+  uint64_t tail_left_out_ = 0;
 };
 
 }  // namespace vw::trace

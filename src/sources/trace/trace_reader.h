@@ -73,6 +73,9 @@ class TraceReader {
   virtual bool synthetic_time() const = 0;
   // True when the trace's timestamps carried a zone (see core/time.h).
   virtual bool has_zone() const = 0;
+  // Bytes of a last line without a line end, left out (line_reader.h: the file is probably still
+  // being written); 0 when none. Known once the end is reached.
+  virtual uint64_t unterminated_tail_bytes() const { return 0; }
 };
 
 // Opens `path` ("-" for standard input) and detects or applies the format.

@@ -40,7 +40,7 @@ const ValuesCase kValuesCases[] = {
     {"with_units", "4321 MiB\n4 GiB\n", 2, {4321, 4096}},
     {"crlf_blank_and_separators", "10\r\n\r\n----\r\n11\r\n", 2, {10, 11}},
     {"missing_values", "10\nN/A\n[N/A]\n12\n", 4, {10, std::nullopt, std::nullopt, 12}},
-    {"no_trailing_newline", "7\n8", 2, {7, 8}},
+    {"last_line_without_its_end_left_out", "7\n8\n9", 2, {7, 8}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Spellings, ValuesCases, ::testing::ValuesIn(kValuesCases),

@@ -190,6 +190,10 @@ class ReplayFeeder {
                       "of it, or behind them), as analyze leaves them out",
                       left_out_));
     }
+    if (const uint64_t cut = io_.reader->unterminated_tail_bytes(); cut > 0 && !stop_) {
+      Note(fmt::format("{}: its last line has no line end ({} bytes; is the file still being written?): left out",
+                       f_.replay, cut));
+    }
     if (xids_ && xids_->not_yet_due() > 0) {
       Note(fmt::format("{} Xid line(s) of {} are later than the trace's end and were not replayed",
                        xids_->not_yet_due(), f_.kernel_log));

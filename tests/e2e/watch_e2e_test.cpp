@@ -1543,6 +1543,20 @@ TEST(WatchE2E, ReplayRefusesAPytorchMemoryLogAndPointsToAnalyze) {
   }
 }
 
+// A recording still being written ends mid-line: that line is left out, and the replay says so.
+TEST(WatchE2E, ReplayLeavesOutALastLineWithoutItsEndAndSaysSo) {
+  Scratch s;
+  std::string rows = "timestamp, index, memory.used [MiB], memory.total [MiB]\n";
+  for (int i = 0; i < 120; ++i) {
+    rows += fmt::format("2026/03/14 10:{:02d}:{:02d}.000, 0, {} MiB, 81559 MiB\n", i / 60, i % 60, 30000);
+  }
+  rows += "2026/03/14 10:02:00.000, 0, 3";  // cut in its memory.used
+  const std::string live = s.Write("live.csv", rows);
+  RunResult r = RunVramwatch({"watch", "--replay", live}, {}, 30);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("its last line has no line end (29 bytes"), std::string::npos) << r.err;
+}
+
 // The live daemon's own flags do nothing with --replay: one given there is a usage error naming it
 // (not silently ignored); the flags a replay uses (--db, --alert-log) are taken.
 TEST(WatchE2E, ReplayRejectsTheLiveDaemonsOwnFlagsByName) {

@@ -184,6 +184,8 @@ class FileSeries {
   // usually come round in the same order, so the entry after the last one hit is tried first.
   // Past kScannedGpus keys (a file of many GPU UUIDs) a hash lookup takes over from the scan, which
   // would make reading such a file quadratic in its keys.
+  // A key whose UUID changes (another GPU took its index, as after a swap or in logs of several
+  // hosts) starts a series of its own, "gpu:KEY@UUID": one GPU's leak is not charged to another.
   detection::SeriesBuilder& GpuSeries(const GpuIdentity& gpu) {
     const size_t n_cached = gpu_cache_.size();
     if (n_cached <= kScannedGpus) {
@@ -192,16 +194,35 @@ class FileSeries {
         if (i >= n_cached) i -= n_cached;
         if (SameKey(gpu_cache_[i].first, gpu.key)) {
           last_hit_ = i;
+          if (OtherUuid(*gpu_cache_[i].second, gpu)) gpu_cache_[i].second = &SwappedGpuSeries(gpu);
           return *gpu_cache_[i].second;
         }
       }
     } else if (auto it = gpu_by_key_.find(gpu.key); it != gpu_by_key_.end()) {
+      if (OtherUuid(*it->second, gpu)) it->second = &SwappedGpuSeries(gpu);
       return *it->second;
     }
     detection::SeriesBuilder& b = Series("gpu:" + gpu.key, gpu);
     gpu_cache_.emplace_back(gpu.key, &b);
     gpu_by_key_.emplace(gpu.key, &b);
     last_hit_ = gpu_cache_.size() - 1;
+    return b;
+  }
+
+  // Whether `gpu` names a UUID other than the one series `b` was made for.
+  static bool OtherUuid(const detection::SeriesBuilder& b, const GpuIdentity& gpu) {
+    return !gpu.uuid.empty() && !b.gpu().uuid.empty() && !SameKey(b.gpu().uuid, gpu.uuid);
+  }
+  // The series of `gpu` under its key and UUID, the cached entries now pointing to it.
+  detection::SeriesBuilder& SwappedGpuSeries(const GpuIdentity& gpu) {
+    const auto first = builders_.find("gpu:" + gpu.key);  // the key's first GPU, come back
+    detection::SeriesBuilder& b = first != builders_.end() && first->second->gpu().uuid == gpu.uuid
+                                      ? *first->second
+                                      : Series("gpu:" + gpu.key + "@" + gpu.uuid, gpu);
+    gpu_by_key_[gpu.key] = &b;
+    for (auto& [key, series] : gpu_cache_) {
+      if (SameKey(key, gpu.key)) series = &b;
+    }
     return b;
   }
 

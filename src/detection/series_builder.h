@@ -78,6 +78,9 @@ class SeriesBuilder {
  public:
   SeriesBuilder(GpuIdentity gpu, EngineConfig config = {}, size_t max_points = 2000);
 
+  // The GPU the series was made for (its first sample's identity).
+  const GpuIdentity& gpu() const { return meta_.gpu; }
+
   // One sample; `used` missing samples are counted but not fed to the engine, and so are samples
   // whose `used` is above the `total` they came with (impossible data: SeriesAnalysis::above_total).
   void Add(const MemorySample& sample);

@@ -134,6 +134,7 @@ std::string RenderAnalyzeText(const std::vector<AnalyzedSeries>& series, const A
     Severity sev = SeverityOf(a, options);
     out += fmt::format("{} — {}  [{}]\n", SeriesName(s), detection::VerdictName(as.verdict), SeverityName(sev));
     out += fmt::format("  source     {}\n", s.source);
+    if (!a.gpu.uuid.empty() && !a.pid) out += fmt::format("  uuid       {}\n", a.gpu.uuid);
     if (as.samples > 0) {
       out += fmt::format("  span       {} → {} ({}, {} samples)\n", ReportTime(a, as.start_t), ReportTime(a, as.end_t),
                          FormatDuration(as.end_t - as.start_t), as.samples);

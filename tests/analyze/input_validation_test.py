@@ -118,6 +118,27 @@ def _(ctx):
         assert "line end" not in whole.stderr, whole.stderr
 
 
+@check("another GPU taking an index (its UUID changes) gets a series of its own; the first one's comes back to it")
+def _(ctx):
+    a, b = "GPU-aaaaaaaa-0000-0000-0000-000000000001", "GPU-bbbbbbbb-0000-0000-0000-000000000002"
+    with tempfile.TemporaryDirectory() as d:
+        rows = ["timestamp, index, uuid, memory.used [MiB], memory.total [MiB]"]
+        for i in range(2160):
+            # a holds 10000 MiB, then b leaks 2000 MiB/h on the same index, then a is back, flat.
+            uuid = b if 720 <= i < 1440 else a
+            used = 30000 + (i - 720) * 2000 * 10 // 3600 if uuid == b else 10000 + i % 7
+            rows.append(f"{1_780_000_000 + 10 * i}, 1, {uuid}, {used} MiB, 81559 MiB")
+        path = write(d, "swap.csv", "\n".join(rows) + "\n")
+        r = vw(ctx, "--json", path)
+        gpus = json.loads(r.stdout)["gpus"]
+        by_uuid = {g["uuid"]: g for g in gpus}
+        assert sorted(by_uuid) == [a, b] and len(gpus) == 2, [(g["uuid"], g["samples"]) for g in gpus]
+        assert by_uuid[a]["samples"] == 1440 and by_uuid[a]["verdict"] != "leak", by_uuid[a]
+        assert by_uuid[b]["samples"] == 720 and by_uuid[b]["verdict"] == "leak", by_uuid[b]
+        text = vw(ctx, path).stdout
+        assert f"uuid       {b}" in text, text[:600]
+
+
 @check("--gpu over several files: a file without that GPU is left out with a note; no file with it is an error")
 def _(ctx):
     with tempfile.TemporaryDirectory() as d:

@@ -174,7 +174,7 @@ class FileSeries {
     auto it = builders_.find(key);
     if (it == builders_.end()) {
       it = builders_.emplace(key, std::make_unique<detection::SeriesBuilder>(gpu)).first;
-      it->second->HoldBackOneSample();  // a lone sample ahead of both neighbours is left out
+      it->second->HoldBackSamples();  // a short run of samples ahead of both neighbours is left out
       order_.push_back(key);
     }
     return *it->second;

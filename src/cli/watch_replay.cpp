@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "core/exit_codes.h"
 #include "core/units.h"
 #include "detection/alerts.h"
+#include "detection/series_builder.h"
 #include "outputs/alert_sinks.h"
 #include "sources/kernel/kernel_log_reader.h"
 #include "sources/trace/recording_header.h"
@@ -183,12 +185,15 @@ class ReplayFeeder {
       have_ = true;
     }
     Complete();
-    if (held_) Ingest(std::move(*held_));
+    while (!held_.empty()) {
+      Ingest(std::move(held_.front()));
+      held_.pop_front();
+    }
     if (left_out_ > 0) {
       Note(
-          fmt::format("{} instant(s) out of time order left out (a lone line dated ahead of the lines on both sides "
-                      "of it, or behind them), as analyze leaves them out",
-                      left_out_));
+          fmt::format("{} instant(s) out of time order left out (lines dated ahead of the lines on both sides of "
+                      "them, up to {} in a row, or behind them), as analyze leaves them out",
+                      left_out_, kHeld));
     }
     if (const uint64_t cut = io_.reader->unterminated_tail_bytes(); cut > 0 && !stop_) {
       Note(fmt::format("{}: its last line has no line end ({} bytes; is the file still being written?): left out",
@@ -228,23 +233,32 @@ class ReplayFeeder {
     bool listed = false;
   };
 
-  // The pending instant is complete. As analyze does, each instant is held until the next one
-  // shows whether it is a lone one ahead of both its neighbours (one line with a wrong date): that
-  // one is left out, and so is one behind both the instant held and the one fed before it (or
-  // behind the first). The first instant is never left out this way.
+  // The pending instant is complete. As analyze does (detection::SeriesBuilder::HoldBackSamples),
+  // the last kHeld instants are held until the ones after them show whether a run of them is ahead
+  // of its neighbours on both sides (lines with a wrong date): that run is left out, and so is an
+  // instant behind both the instants held and the one fed before them. The first instant is never
+  // left out this way.
   void Complete() {
     if (!have_) return;
     Instant next{std::move(pending_), listed_};
     pending_ = HostSnapshot{};
     have_ = false;
     listed_ = false;
-    if (held_ && next.snap.t < held_->snap.t) {
-      ++left_out_;
-      if (fed_any_ && next.snap.t >= prev_t_) held_ = std::move(next);  // the one held was ahead of both
-      return;
+    size_t ahead = 0;
+    while (ahead < held_.size() && held_[held_.size() - 1 - ahead].snap.t > next.snap.t) ++ahead;
+    if (ahead > 0) {
+      if ((fed_any_ && next.snap.t < prev_t_) || (!fed_any_ && ahead == held_.size())) {
+        ++left_out_;  // behind what came before it
+        return;
+      }
+      left_out_ += ahead;  // the run held is ahead of both its neighbours
+      held_.resize(held_.size() - ahead);
     }
-    if (held_) Ingest(std::move(*held_));
-    held_ = std::move(next);
+    if (held_.size() == kHeld) {
+      Ingest(std::move(held_.front()));
+      held_.pop_front();
+    }
+    held_.push_back(std::move(next));
   }
 
   // One instant into the pipeline, after waiting out its gap at --speed.
@@ -282,7 +296,8 @@ class ReplayFeeder {
   std::map<std::string, unsigned> index_of_;
   HostSnapshot pending_;
   bool have_ = false;
-  std::optional<Instant> held_;  // the latest complete instant, not fed yet (Complete)
+  static constexpr size_t kHeld = detection::SeriesBuilder::kHeld;
+  std::deque<Instant> held_;  // the latest complete instants, oldest first, not fed yet (Complete)
   bool fed_any_ = false;
   size_t left_out_ = 0;  // instants left out of time order
   // Whether a record of the pending time carried a process list: a recording writes one every

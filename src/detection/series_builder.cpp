@@ -137,30 +137,37 @@ void SeriesBuilder::HoldBackSlow(double t, double used_bytes) {
     Feed(t, used_bytes);  // the engine counts it; nothing to hold
     return;
   }
-  if (!held_) {
-    held_ = true;
-    held_t_ = t;
-    held_bytes_ = used_bytes;
-    return;
+  // The held samples ahead of this one: the newest `ahead` (they are in time order).
+  size_t ahead = 0;
+  while (ahead < held_count_ && held_[Held(held_count_ - 1 - ahead)].t > t) ++ahead;
+  if (ahead > 0) {
+    const bool fed = engine_.samples() > 0;
+    const bool behind_fed = fed && t < engine_.last_t();
+    // The first sample is never left out: with nothing put in yet and every held sample ahead,
+    // this one is the odd one.
+    if (behind_fed || (!fed && ahead == held_count_)) {
+      // Older than the samples held and than the one put in before them.
+      engine_.CountOutOfOrder(t, held_[Held(held_count_ - 1)].t);
+      return;
+    }
+    // The run held is ahead of both its neighbours: it is the one out of order.
+    const double before = held_count_ > ahead ? held_[Held(held_count_ - ahead - 1)].t : engine_.last_t();
+    for (size_t i = held_count_ - ahead; i < held_count_; ++i) engine_.CountOutOfOrder(held_[Held(i)].t, before);
+    held_count_ -= ahead;
   }
-  if (t >= held_t_) {
-    Feed(held_t_, held_bytes_);
-  } else if (engine_.samples() > 0 && t >= engine_.last_t()) {
-    // The sample held is ahead of both its neighbours: it is the one out of order.
-    engine_.CountOutOfOrder(held_t_, engine_.last_t());
-  } else {
-    // Older than the sample held and than the one before it (or the first of the series).
-    engine_.CountOutOfOrder(t, held_t_);
-    return;
+  if (held_count_ == kHeld) {
+    Feed(held_[held_first_].t, held_[held_first_].bytes);
+    held_first_ = (held_first_ + 1) % kHeld;
+    --held_count_;
   }
-  held_t_ = t;
-  held_bytes_ = used_bytes;
+  held_[Held(held_count_)] = {t, used_bytes};
+  ++held_count_;
 }
 
 void SeriesBuilder::Finish() {
-  if (!held_) return;
-  held_ = false;
-  Feed(held_t_, held_bytes_);
+  for (size_t i = 0; i < held_count_; ++i) Feed(held_[Held(i)].t, held_[Held(i)].bytes);
+  held_count_ = 0;
+  held_first_ = 0;
 }
 
 void SeriesBuilder::ChangeCapacity(uint64_t total_bytes, std::optional<uint64_t> reserved_bytes) {

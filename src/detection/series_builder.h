@@ -2,8 +2,9 @@
 // into a SeriesAnalysis: feeds the LeakEngine, tracks capacity, and keeps a bounded min/max sketch
 // of the raw curve for plots. `analyze` uses one per GPU (and per GPU+PID where the trace lists
 // processes); the live daemon uses the same class, so batch and live cannot disagree (analyze
-// holds one sample back, HoldBackOneSample(), to leave out a lone sample with a wrong date; `watch
-// --replay` does the same for the instants of a file, the live daemon takes samples as they come).
+// holds a few samples back, HoldBackSamples(), to leave out a short run of samples with a wrong
+// date; `watch --replay` does the same for the instants of a file, the live daemon takes samples as
+// they come).
 //
 // Cost: O(1) amortised per sample; memory bounded by `max_points` and the engine's bucket cap.
 // Units: seconds, bytes. Threading: one thread at a time.
@@ -104,24 +105,27 @@ class SeriesBuilder {
   void Add(double t, double used_bytes) {
     if (!hold_back_) {
       Feed(t, used_bytes);
-    } else if (held_ && t >= held_t_ && std::isfinite(t) && std::isfinite(used_bytes)) {
-      // Inline for the common case: the sample held is not ahead of this one, so it goes in.
-      Feed(held_t_, held_bytes_);
-      held_t_ = t;
-      held_bytes_ = used_bytes;
+    } else if (held_count_ == kHeld && t >= held_[Held(kHeld - 1)].t && std::isfinite(t) && std::isfinite(used_bytes)) {
+      // Inline for the common case: no sample held is ahead of this one, so the oldest goes in.
+      Feed(held_[held_first_].t, held_[held_first_].bytes);
+      held_[held_first_] = {t, used_bytes};
+      held_first_ = (held_first_ + 1) % kHeld;
     } else {
       HoldBackSlow(t, used_bytes);
     }
   }
 
-  // For a whole recorded stream (analyze): each sample is held until the next one of the series
-  // shows whether it is a lone sample ahead of both its neighbours (one line with a wrong date):
-  // such a sample is left out and counted as out of time order (LeakEngine::CountOutOfOrder), and
-  // the samples after it go in. A sample older than both the one held and the one before it is
-  // the one left out, as before. The first sample is never left out this way, so a file written
-  // newest first still has every sample after its first counted. Call Finish() after the last
-  // sample: Snapshot() does not see the sample held. Off by default (the live daemon).
-  void HoldBackOneSample() { hold_back_ = true; }
+  // For a whole recorded stream (analyze): the last kHeld samples are held until the ones after
+  // them show whether a run of them (up to kHeld) is ahead of its neighbours on both sides (lines
+  // with a wrong date, a clock off for a few samples): such a run is left out and counted as out of
+  // time order (LeakEngine::CountOutOfOrder), and the samples after it go in. A sample older than
+  // the samples held and the one put in before them is the one left out. The first sample is never
+  // left out this way, so a file written newest first still has every sample after its first
+  // counted. Call Finish() after the last sample: Snapshot() does not see the samples held. Off by
+  // default (the live daemon).
+  void HoldBackSamples() { hold_back_ = true; }
+  // The most samples held back: the longest run ahead that is left out.
+  static constexpr size_t kHeld = 8;
   // Puts the sample held (if any) in; the stream has ended.
   void Finish();
   void SetCapacity(std::optional<uint64_t> total_bytes, std::optional<uint64_t> reserved_bytes) {
@@ -169,11 +173,15 @@ class SeriesBuilder {
   size_t above_total_ = 0;
   std::optional<AboveTotalSample> first_above_total_;
   uint64_t least_above_total_bytes_ = 0;
-  // HoldBackOneSample(): the sample held back (seconds, bytes); the newest sample put in is the
-  // engine's (LeakEngine::last_t).
+  // HoldBackSamples(): the samples held back (seconds, bytes), oldest first, in time order, in a
+  // ring from held_first_; the newest sample put in is the engine's (LeakEngine::last_t).
+  struct HeldSample {
+    double t = 0, bytes = 0;
+  };
+  size_t Held(size_t i) const { return (held_first_ + i) % kHeld; }  // the i-th oldest held
   bool hold_back_ = false;
-  bool held_ = false;
-  double held_t_ = 0, held_bytes_ = 0;
+  HeldSample held_[kHeld];
+  size_t held_first_ = 0, held_count_ = 0;
 };
 
 }  // namespace vw::detection

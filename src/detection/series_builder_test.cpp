@@ -277,9 +277,10 @@ TEST(SeriesBuilder, ASampleAboveItsTotalIsCountedNotFed) {
   for (const SeriesPoint& p : a.raw) EXPECT_LE(p.used_bytes, static_cast<double>(kTotal));
 }
 
-// With HoldBackOneSample() a lone sample ahead of both its neighbours (one line with a date a year
-// on) is the one left out and counted, wherever it is; samples older than the one before them are
-// left out as without it, so a file written newest first keeps only its first sample.
+// With HoldBackSamples() a sample or a run of up to kHeld samples ahead of both its neighbours (lines
+// with a date a year on) is what is left out and counted, wherever it is; samples older than the
+// ones before them are left out as without it, so a file written newest first keeps only its first
+// sample. A longer run ahead is taken, and the samples after it are the ones left out.
 TEST(SeriesBuilder, HeldBackSampleAheadOfBothNeighboursIsTheOneLeftOut) {
   constexpr double kYear = 365 * 86400.0;
   struct Case {
@@ -289,13 +290,15 @@ TEST(SeriesBuilder, HeldBackSampleAheadOfBothNeighboursIsTheOneLeftOut) {
     double first_t, first_after_t;  // the first sample left out, and the one it came after
     double last_t;                  // the newest sample taken
   };
-  std::vector<double> ahead_mid, ahead_end, ahead_first, reversed, two_ahead;
+  std::vector<double> ahead_mid, ahead_end, ahead_first, reversed, two_ahead, eight_ahead, nine_ahead;
   for (int i = 0; i < 100; ++i) {
     ahead_mid.push_back(i == 40 ? 40 + kYear : i);
     ahead_end.push_back(i == 98 ? 98 + kYear : i);
     ahead_first.push_back(i == 1 ? 1 + kYear : i);
     reversed.push_back(99 - i);
     two_ahead.push_back(i == 40 || i == 41 ? i + kYear : i);
+    eight_ahead.push_back(i >= 40 && i < 48 ? i + kYear : i);
+    nine_ahead.push_back(i >= 40 && i < 49 ? i + kYear : i);
   }
   const std::vector<Case> cases = {
       {"ahead in the middle", ahead_mid, 99, 1, 40 + kYear, 39, 99},
@@ -303,13 +306,15 @@ TEST(SeriesBuilder, HeldBackSampleAheadOfBothNeighboursIsTheOneLeftOut) {
       {"ahead, second sample", ahead_first, 99, 1, 1 + kYear, 0, 99},
       {"written newest first", reversed, 1, 99, 98, 99, 99},
       {"a swapped pair", {0, 1, 3, 2, 4, 5}, 5, 1, 3, 1, 5},
-      // Not a lone sample: the two ahead are taken and every later one is older than them.
-      {"two ahead", two_ahead, 42, 58, 42, 41 + kYear, 41 + kYear},
+      {"two ahead (a clock off for two samples)", two_ahead, 98, 2, 40 + kYear, 39, 99},
+      {"eight ahead", eight_ahead, 92, 8, 40 + kYear, 39, 99},
+      // More than kHeld: the run is taken, and every later sample is older than it.
+      {"nine ahead", nine_ahead, 49, 51, 49, 48 + kYear, 48 + kYear},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     SeriesBuilder b(GpuIdentity{"0"});
-    b.HoldBackOneSample();
+    b.HoldBackSamples();
     for (double t : c.times) b.AddMemory(t, 1000ull << 20, 80ull << 30, std::nullopt);
     b.Finish();
     const SeriesAnalysis a = b.Snapshot();

@@ -1557,6 +1557,24 @@ TEST(WatchE2E, ReplayLeavesOutALastLineWithoutItsEndAndSaysSo) {
   EXPECT_NE(r.err.find("its last line has no line end (29 bytes"), std::string::npos) << r.err;
 }
 
+// Two lines dated a day ahead (a clock off for two samples) are left out, as analyze leaves them
+// out: the replay judged the GPU on the samples before them (every later one looked older).
+TEST(WatchE2E, ReplayLeavesOutARunOfLinesDatedAhead) {
+  Scratch s;
+  std::string rows = "timestamp, index, memory.used [MiB], memory.total [MiB]\n";
+  for (int i = 0; i < 2160; ++i) {
+    const int day = i == 700 || i == 701 ? 15 : 14;
+    const int at = 9 * 3600 + 10 * i;
+    rows += fmt::format("2026/03/{} {:02d}:{:02d}:{:02d}.000, 0, {} MiB, 81559 MiB\n", day, at / 3600, at / 60 % 60,
+                        at % 60, 20000 + i * 300 * 10 / 3600);
+  }
+  const std::string csv = s.Write("glitch.csv", rows);
+  RunResult r = RunVramwatch({"watch", "--replay", csv}, {}, 60);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("2 instant(s) out of time order left out"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("GPU 0: leak, 300 MiB/h"), std::string::npos) << r.out;
+}
+
 // The live daemon's own flags do nothing with --replay: one given there is a usage error naming it
 // (not silently ignored); the flags a replay uses (--db, --alert-log) are taken.
 TEST(WatchE2E, ReplayRejectsTheLiveDaemonsOwnFlagsByName) {

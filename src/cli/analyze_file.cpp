@@ -226,6 +226,13 @@ class FileSeries {
     return b;
   }
 
+  // How many series have a key starting with `prefix`.
+  size_t SeriesWithPrefix(const std::string& prefix) const {
+    size_t n = 0;
+    for (auto it = builders_.lower_bound(prefix); it != builders_.end() && it->first.rfind(prefix, 0) == 0; ++it) ++n;
+    return n;
+  }
+
   // Every series finished, on the trace's clock, in first-seen order.
   std::vector<detection::SeriesBuilder*> Finish(bool has_zone, bool synthetic_time) {
     std::vector<detection::SeriesBuilder*> ordered;
@@ -335,7 +342,10 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     }
   }
   std::map<std::string, ListedHolders> holders;  // by GPU key: the last process list seen
-  TraceRecord own;                               // reused: the reader allocates nothing per record in the steady state
+  // A PID that comes back with another command is another process (the PID was reused): its
+  // series is "gpu:K/pid:N#2" (then #3 ...). By "gpu:K/pid:N": the series key in use.
+  std::map<std::string, std::string> pid_series;
+  TraceRecord own;  // reused: the reader allocates nothing per record in the steady state
   while (!parallel) {
     const TraceRecord* in = &own;
     if (pipelined) {
@@ -373,8 +383,15 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     for (const ProcessMemory& p : *rec.sample.processes) listed_bytes += p.used_bytes.value_or(0);
     for (const ProcessMemory& p : *rec.sample.processes) {
       if (!p.used_bytes) continue;
-      detection::SeriesBuilder& ps = builders.Series(fmt::format("gpu:{}/pid:{}", rec.gpu.key, p.pid), rec.gpu);
-      ps.SetProcess(p.pid, p.command);
+      const std::string base = fmt::format("gpu:{}/pid:{}", rec.gpu.key, p.pid);
+      auto [key, added] = pid_series.try_emplace(base, base);
+      detection::SeriesBuilder* ps_now = &builders.Series(key->second, rec.gpu);
+      if (!p.command.empty() && !ps_now->process_command().empty() && ps_now->process_command() != p.command) {
+        key->second = fmt::format("{}#{}", base, builders.SeriesWithPrefix(base + "#") + 2);
+        ps_now = &builders.Series(key->second, rec.gpu);
+      }
+      detection::SeriesBuilder& ps = *ps_now;
+      ps.SetProcess(p.pid, p.command.empty() ? ps.process_command() : p.command);
       ps.SetCapacity(total, rec.sample.reserved_bytes);
       // The runway of a process counts what the GPU's other holders use now.
       ps.SetHeldByOthers(detection::HeldByOthers(rec.sample.used_bytes, *p.used_bytes, listed_bytes - *p.used_bytes));

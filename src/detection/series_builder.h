@@ -79,8 +79,10 @@ class SeriesBuilder {
  public:
   SeriesBuilder(GpuIdentity gpu, EngineConfig config = {}, size_t max_points = 2000);
 
-  // The GPU the series was made for (its first sample's identity).
+  // The GPU the series was made for (its first sample's identity), and the command of its process
+  // (SetProcess; empty for a GPU's series).
   const GpuIdentity& gpu() const { return meta_.gpu; }
+  const std::string& process_command() const { return meta_.process_command; }
 
   // One sample; `used` missing samples are counted but not fed to the engine, and so are samples
   // whose `used` is above the `total` they came with (impossible data: SeriesAnalysis::above_total).

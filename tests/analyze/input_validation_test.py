@@ -139,6 +139,23 @@ def _(ctx):
         assert f"uuid       {b}" in text, text[:600]
 
 
+@check("a PID that comes back with another command (reused) is another process, with a series of its own")
+def _(ctx):
+    lines = [json.dumps({"schema": "vramwatch.record/1", "host": "h"})]
+    for i in range(2160):
+        cmd = "python train.py" if i < 1080 else "python eval.py"
+        used = (10000 + i % 5) if i < 1080 else (5000 + (i - 1080) * 1000 * 10 // 3600)
+        lines.append(json.dumps({"t": 1_780_000_000 + 10 * i, "gpu": "0", "index": 0, "used_bytes": (used + 1000) << 20,
+                                 "total_bytes": 81559 << 20,
+                                 "processes": [{"pid": 5000, "type": "C", "command": cmd, "used_bytes": used << 20}]}))
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "reuse.jsonl", "\n".join(lines) + "\n")
+        r = vw(ctx, "--json", path)
+        procs = [g for g in json.loads(r.stdout)["gpus"] if g.get("pid") == 5000]
+        got = sorted((g["command"], g["samples"], g["verdict"] == "leak") for g in procs)
+        assert got == [("python eval.py", 1080, True), ("python train.py", 1080, False)], got
+
+
 @check("--gpu over several files: a file without that GPU is left out with a note; no file with it is an error")
 def _(ctx):
     with tempfile.TemporaryDirectory() as d:

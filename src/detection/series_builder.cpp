@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace vw::detection {
@@ -168,6 +169,16 @@ void SeriesBuilder::Finish() {
   for (size_t i = 0; i < held_count_; ++i) Feed(held_[Held(i)].t, held_[Held(i)].bytes);
   held_count_ = 0;
   held_first_ = 0;
+  DeliverDepartures(std::numeric_limits<double>::infinity());
+}
+
+void SeriesBuilder::DeliverDepartures(double t) {
+  size_t n = 0;
+  while (n < departures_.size() && departures_[n].now_t <= t) {
+    const Departure& d = departures_[n++];
+    engine_.NoteDeparture(d.last_seen_t, d.now_t, d.bytes, d.pid, d.first_seen_t);
+  }
+  departures_.erase(departures_.begin(), departures_.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 void SeriesBuilder::ChangeCapacity(uint64_t total_bytes, std::optional<uint64_t> reserved_bytes) {

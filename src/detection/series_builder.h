@@ -137,9 +137,16 @@ class SeriesBuilder {
     ChangeCapacity(*total_bytes, reserved_bytes);
   }
 
-  // A process that held part of this (GPU) series' memory left (LeakEngine::NoteDeparture).
+  // A process that held part of this (GPU) series' memory left (LeakEngine::NoteDeparture). With
+  // samples held back (HoldBackSamples) it reaches the engine when the first sample at or after
+  // `now_t` does, as it would with none held: the engine pairs a departure with the fall that
+  // follows the samples it has, and it keeps one departure at a time.
   void NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid = std::nullopt,
                      std::optional<double> first_seen_t = std::nullopt) {
+    if (held_count_ > 0) {
+      departures_.push_back({last_seen_t, now_t, bytes, pid, first_seen_t});
+      return;
+    }
     engine_.NoteDeparture(last_seen_t, now_t, bytes, pid, first_seen_t);
   }
   // For a process series: what the GPU's other holders use now (LeakEngine::SetHeldByOthers).
@@ -162,9 +169,12 @@ class SeriesBuilder {
  private:
   void ChangeCapacity(uint64_t total_bytes, std::optional<uint64_t> reserved_bytes);
   void Feed(double t, double used_bytes) {
+    if (!departures_.empty()) DeliverDepartures(t);
     engine_.Add(t, used_bytes);
     raw_.Add(t, used_bytes);
   }
+  // The departures noted for times up to `t` (all of them for +inf), to the engine in order.
+  void DeliverDepartures(double t);
   void HoldBackSlow(double t, double used_bytes);
   void CountAboveTotal(double t, uint64_t used_bytes, uint64_t total_bytes);
 
@@ -184,6 +194,13 @@ class SeriesBuilder {
   bool hold_back_ = false;
   HeldSample held_[kHeld];
   size_t held_first_ = 0, held_count_ = 0;
+  // NoteDeparture() calls waiting for the samples held back (in the order they were made).
+  struct Departure {
+    double last_seen_t, now_t, bytes;
+    std::optional<int64_t> pid;
+    std::optional<double> first_seen_t;
+  };
+  std::vector<Departure> departures_;
 };
 
 }  // namespace vw::detection

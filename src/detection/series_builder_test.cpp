@@ -332,6 +332,35 @@ TEST(SeriesBuilder, HeldBackSampleAheadOfBothNeighboursIsTheOneLeftOut) {
   EXPECT_EQ(live.Snapshot().out_of_order, 59u);
 }
 
+// Departures noted while samples are held back reach the engine with the fall that follows them,
+// as without the hold-back: two holders leaving a few samples apart are both explained (the second
+// overwrote the first while its fall was still held, and the fall read as a restart).
+TEST(SeriesBuilder, HeldBackSamplesKeepEachDepartureWithItsFall) {
+  constexpr double kMiB = 1 << 20;
+  for (int gap : {1, 3, 12}) {
+    SCOPED_TRACE(gap);
+    SeriesBuilder held(GpuIdentity{"0"}), live(GpuIdentity{"0"});
+    held.HoldBackSamples();
+    double prev_t = 0;
+    for (int i = 0; i < 2160; ++i) {
+      const double t = 1'780'000'000.0 + 10 * i;
+      double used = 500 + 5000 + i * 300 * 10 / 3600;  // a 300 MiB/h leak
+      if (i < 1000) used += 10240;                     // PID 100 leaves at sample 1000
+      if (i < 1000 + gap) used += 12288;               // PID 200 `gap` samples later
+      for (SeriesBuilder* b : {&held, &live}) {
+        b->AddMemory(t, static_cast<uint64_t>(used * kMiB), 81559ull << 20, std::nullopt);
+        if (i == 1000) b->NoteDeparture(prev_t, t, 10240 * kMiB, 100);
+        if (i == 1000 + gap) b->NoteDeparture(prev_t, t, 12288 * kMiB, 200);
+      }
+      prev_t = t;
+    }
+    held.Finish();
+    const SeriesAnalysis a = held.Snapshot(), b = live.Snapshot();
+    EXPECT_EQ(a.assessment.verdict, b.assessment.verdict);
+    EXPECT_EQ(a.assessment.evidence, b.assessment.evidence);
+  }
+}
+
 // The series' clock (SetTimeFlags) decides how its evidence names moments: UTC clock times for a
 // trace that named its zone, the wall clock as written for one that did not, and for one without
 // a clock its own times (seconds from the trace's first sample, "t+1h 5m" as analyze's report

@@ -68,6 +68,8 @@ TEST(HtmlReport, WritesOutControlCharactersAndBytesThatAreNotUtf8) {
   EXPECT_EQ(XmlEscape("NVIDIA\x01H100\x7f \xff caf\xc3\xa9 \xc2\x85 a\tb\r"),
             "NVIDIA\\x01H100\\x7f \\xff caf\xc3\xa9 \\u0085 a\tb\\r");
   EXPECT_EQ(XmlEscape("line\none"), "line\none") << "a newline is valid XML text";
+  EXPECT_EQ(XmlEscape("a\xef\xbf\xbf b\xef\xbf\xbe c\xef\xbf\xbd"), "a\\uffff b\\ufffe c\xef\xbf\xbd")
+      << "U+FFFF and U+FFFE are no XML characters; U+FFFD is";
   auto s = LeakWithEvalSpikes();
   s.gpu.name = "NVIDIA\x01H100\xff";
   s.assessment.evidence = {"rose \x1b[31m"};

@@ -25,6 +25,13 @@ std::string XmlEscape(std::string_view text) {
       i += 2;
       continue;
     }
+    if (n == 3 && byte == 0xEF && static_cast<unsigned char>(text[i + 1]) == 0xBF &&
+        static_cast<unsigned char>(text[i + 2]) >= 0xBE) {
+      // U+FFFE and U+FFFF: valid UTF-8, but not characters XML allows.
+      out += fmt::format("\\u{:04x}", 0xFFC0 | (static_cast<unsigned char>(text[i + 2]) & 0x3F));
+      i += 3;
+      continue;
+    }
     if (n > 1) {
       out.append(text.substr(i, n));
       i += n;

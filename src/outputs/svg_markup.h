@@ -14,7 +14,8 @@ namespace vw::outputs {
 
 // Escapes &, <, >, " and ' for XML/HTML text and attribute values, and writes out what XML cannot
 // hold or a reader should see: control characters other than newline and tab as \xNN (\r as
-// \r), C1 code points as \u0080..\u009f, and each byte that is not valid UTF-8 as \xNN (as
+// \r), C1 code points as \u0080..\u009f, U+FFFE and U+FFFF as \ufffe and \uffff, and each byte
+// that is not valid UTF-8 as \xNN (as
 // core/printable.h does for a terminal). A GPU name or command line from a file stays readable and
 // the document stays well-formed.
 std::string XmlEscape(std::string_view text);

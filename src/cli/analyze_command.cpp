@@ -116,7 +116,12 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
   bool any_file_matched = false;
   for (const std::string& path : flags.files) {
     if (IsFrameworkLogFile(path, flags.format)) {
-      auto report = AnalyzeFrameworkLog(path, flags);
+      bool no_device_matched = false;
+      auto report = AnalyzeFrameworkLog(path, flags, &no_device_matched);
+      if (!report.ok() && no_device_matched && flags.files.size() > 1) {
+        without_gpu.push_back(report.status().message());
+        continue;
+      }
       if (!report.ok()) {
         std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(report.status().message()).c_str());
         return kExitUnknown;

@@ -157,13 +157,15 @@ Status OpenFileReader(const std::string& path, const trace::TraceOptions& option
 
 // A note on stderr when the reader left out the last line of `path` for want of a line end
 // (trace/line_reader.h): the file is probably still being written.
-void NoteUnterminatedTail(const std::string& path, const trace::TraceReader& reader) {
+// Returns `error`, so that a reading error (no samples left, say) comes after the note.
+Status NoteUnterminatedTail(const std::string& path, const trace::TraceReader& reader, Status error = Status::Ok()) {
   if (const uint64_t cut = reader.unterminated_tail_bytes(); cut > 0) {
     std::fprintf(stderr,
                  "vramwatch analyze: %s: its last line has no line end (%llu bytes; is the file still being "
                  "written?): left out\n",
                  Printable(path == "-" ? "<stdin>" : path).c_str(), static_cast<unsigned long long>(cut));
   }
+  return error;
 }
 
 // The series of one file by key ("gpu:0", "gpu:0/pid:4242"), in first-seen order.
@@ -319,7 +321,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   std::vector<detection::SeriesBuilder*> batch_series;
   while (parallel) {
     auto more = parallel->NextBatch(&batch);
-    if (!more.ok()) return more.status();
+    if (!more.ok()) return NoteUnterminatedTail(path, reader, more.status());
     if (!*more) break;
     batch_selected.assign(batch.gpu_count, -1);
     batch_series.assign(batch.gpu_count, nullptr);
@@ -350,12 +352,12 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     const TraceRecord* in = &own;
     if (pipelined) {
       auto next = pipelined->NextRecord();
-      if (!next.ok()) return next.status();
+      if (!next.ok()) return NoteUnterminatedTail(path, reader, next.status());
       if (*next == nullptr) break;
       in = *next;
     } else {
       auto more = reader.NextInto(&own);
-      if (!more.ok()) return more.status();
+      if (!more.ok()) return NoteUnterminatedTail(path, reader, more.status());
       if (!*more) break;
     }
     const TraceRecord& rec = *in;
@@ -399,7 +401,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     }
   }
 
-  NoteUnterminatedTail(path, reader);
+  (void)NoteUnterminatedTail(path, reader);
   settings.report.skipped_lines += reader.skipped_count();
   for (const trace::SkippedLine& s : reader.skipped_examples()) {
     // The reason begins with the column: "file:line:column: expected ...", as in the strict error.

@@ -55,7 +55,8 @@ bool IsFrameworkLogFile(const std::string& path, const std::string& format) {
   return trace::IsFrameworkLogHead(*head, complete);
 }
 
-Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, const AnalyzeFlags& flags) {
+Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, const AnalyzeFlags& flags,
+                                                     bool* no_device_matched) {
   if (!flags.since.empty() || !flags.until.empty()) {
     return Status::InvalidArgument(fmt::format(
         "{}: --since and --until select times; a PyTorch memory log has steps, not times (cut the log instead)", path));
@@ -95,6 +96,7 @@ Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, co
     if (std::find(flags.gpus.begin(), flags.gpus.end(), key) != flags.gpus.end()) r.devices.push_back(std::move(d));
   }
   if (r.devices.empty()) {
+    if (no_device_matched != nullptr) *no_device_matched = true;
     return Status::InvalidArgument(fmt::format("{}: no device matches --gpu {}; the log has device(s) {}", path,
                                                fmt::join(flags.gpus, ", "), fmt::join(seen, ", ")));
   }

@@ -22,6 +22,9 @@ bool IsFrameworkLogFile(const std::string& path, const std::string& format);
 // The report of one log ("-": standard input), of the devices --gpu names (all without it).
 // Errors name the file and the line; --since/--until (times, which a log of steps does not have)
 // and a --gpu that names none of the log's devices are errors too.
-Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, const AnalyzeFlags& flags);
+// `*no_device_matched` (when given) is set true with the error that --gpu names no device of the
+// log, which several files together may still satisfy.
+Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, const AnalyzeFlags& flags,
+                                                     bool* no_device_matched = nullptr);
 
 }  // namespace vw::cli

@@ -174,7 +174,10 @@ class ReplayFeeder {
   Status Run() {
     while (!stop_) {
       auto next = io_.reader->Next();
-      if (!next.ok()) return next.status();
+      if (!next.ok()) {
+        NoteUnterminatedTail();
+        return next.status();
+      }
       if (!next->has_value()) break;
       const TraceRecord& r = **next;
       if (have_ && r.sample.t != pending_.t) Complete();
@@ -195,10 +198,7 @@ class ReplayFeeder {
                       "them, up to {} in a row, or behind them), as analyze leaves them out",
                       left_out_, kHeld));
     }
-    if (const uint64_t cut = io_.reader->unterminated_tail_bytes(); cut > 0 && !stop_) {
-      Note(fmt::format("{}: its last line has no line end ({} bytes; is the file still being written?): left out",
-                       f_.replay, cut));
-    }
+    if (!stop_) NoteUnterminatedTail();
     if (xids_ && xids_->not_yet_due() > 0) {
       Note(fmt::format("{} Xid line(s) of {} are later than the trace's end and were not replayed",
                        xids_->not_yet_due(), f_.kernel_log));
@@ -207,6 +207,12 @@ class ReplayFeeder {
   }
 
  private:
+  void NoteUnterminatedTail() const {
+    if (const uint64_t cut = io_.reader->unterminated_tail_bytes(); cut > 0) {
+      Note(fmt::format("{}: its last line has no line end ({} bytes; is the file still being written?): left out",
+                       f_.replay, cut));
+    }
+  }
   void Note(const std::string& text) const {
     if (!f_.quiet) std::fprintf(stderr, "vramwatch watch: %s\n", text.c_str());
   }

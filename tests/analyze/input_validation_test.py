@@ -116,6 +116,9 @@ def _(ctx):
             assert "its last line has no line end" in r.stderr and "left out" in r.stderr, r.stderr
         whole = vw(ctx, "--json", write(d, "whole.csv", text))
         assert "line end" not in whole.stderr, whole.stderr
+        # When the cut line was the only sample, the note comes before the error it explains.
+        one = vw(ctx, write(d, "one.csv", "timestamp, index, memory.used [MiB]\n1780000000, 0, 100 MiB"))
+        assert one.returncode == 3 and "its last line has no line end" in one.stderr, (one.returncode, one.stderr)
 
 
 @check("another GPU taking an index (its UUID changes) gets a series of its own; the first one's comes back to it")
@@ -167,6 +170,11 @@ def _(ctx):
         assert [g["gpu"] for g in gpus] == ["1"], gpus
         assert "g0.csv: no GPU matches --gpu 1" in r.stderr and "(left out)" in r.stderr, r.stderr
         expect_error(vw(ctx, "--gpu", "5", g0, g1), "g0.csv: no GPU matches --gpu 5", "g1.csv: no GPU matches --gpu 5")
+        # A PyTorch log without that device is left out the same way.
+        log = write(d, "t.log", "".join(f"Mem memory (MB) | allocated: {i}.0 | reserved: 60.0\n" for i in range(10, 30)))
+        r = vw(ctx, "--json", "--gpu", "1", g1, log)
+        assert r.returncode in (0, 1, 2), (r.returncode, r.stderr)
+        assert "t.log: no device matches --gpu 1" in r.stderr and "(left out)" in r.stderr, r.stderr
 
 
 @check("a report that cannot be written to standard output (a full disk) is exit 3 with a message")

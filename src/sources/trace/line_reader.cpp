@@ -73,8 +73,10 @@ Result<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path, Mo
     struct stat st {};
     if (::fstat(fd, &st) == 0) {
       if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + " is a directory, not a trace file");
-      r->hold_tail_ = !S_ISREG(st.st_mode);
-      if (S_ISREG(st.st_mode)) {
+      // A pipe, and a file whose size reads as 0 (procfs, some FUSE mounts: read to its end, as
+      // a pipe is), leave out a last line without its end as they are read.
+      r->hold_tail_ = !S_ISREG(st.st_mode) || st.st_size == 0;
+      if (S_ISREG(st.st_mode) && st.st_size > 0) {
         const auto size = static_cast<uint64_t>(st.st_size);
         const uint64_t complete = CompleteLinesLength(fd, size);
         r->raw_total_ = complete;

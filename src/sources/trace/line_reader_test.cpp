@@ -202,6 +202,15 @@ TEST(LineReader, AnUnterminatedLastLineOfAFileIsLeftOut) {
   }
 }
 
+// procfs files (and some FUSE mounts) read as 0 bytes in size: read to their end, as a pipe is,
+// not taken for empty.
+TEST(LineReader, AFileWhoseSizeReadsAsZeroIsReadToItsEnd) {
+  ReadLines got = ReadFile("/proc/sys/kernel/pid_max", LineReader::Mode::kRead);
+  ASSERT_EQ(got.lines.size(), 1u);
+  EXPECT_FALSE(got.lines[0].empty());
+  EXPECT_EQ(got.tail_left_out, 0u);
+}
+
 TEST(LineReader, MissingFileIsNotFound) {
   auto r = LineReader::Open("/nonexistent/trace.csv");
   ASSERT_FALSE(r.ok());

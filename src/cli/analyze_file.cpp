@@ -168,6 +168,38 @@ Status NoteUnterminatedTail(const std::string& path, const trace::TraceReader& r
   return error;
 }
 
+// `listed` with one entry per PID: a PID listed twice in one sample (a process on two MIG
+// instances of the GPU) holds the sum of its rows, under its first row's command, in the order of
+// first rows. Without a repeated PID (the usual case) that is `listed` itself; else `*merged`.
+const std::vector<ProcessMemory>& OnePerPid(const std::vector<ProcessMemory>& listed,
+                                            std::vector<ProcessMemory>* merged) {
+  bool repeated = false;
+  for (size_t i = 0; i < listed.size() && !repeated; ++i) {
+    for (size_t j = 0; j < i && !repeated; ++j) repeated = listed[j].pid == listed[i].pid;
+    if (listed.size() > 64) break;  // a long list: the check below, by sorting
+  }
+  if (!repeated && listed.size() > 64) {
+    std::vector<int64_t> pids;
+    pids.reserve(listed.size());
+    for (const ProcessMemory& p : listed) pids.push_back(p.pid);
+    std::sort(pids.begin(), pids.end());
+    repeated = std::adjacent_find(pids.begin(), pids.end()) != pids.end();
+  }
+  if (!repeated) return listed;
+  merged->clear();
+  std::unordered_map<int64_t, size_t> at;  // PID -> its entry in *merged
+  for (const ProcessMemory& p : listed) {
+    auto [it, added] = at.try_emplace(p.pid, merged->size());
+    if (added) {
+      merged->push_back(p);
+      continue;
+    }
+    ProcessMemory& m = (*merged)[it->second];
+    if (p.used_bytes) m.used_bytes = m.used_bytes.value_or(0) + *p.used_bytes;
+  }
+  return *merged;
+}
+
 // The series of one file by key ("gpu:0", "gpu:0/pid:4242"), in first-seen order.
 class FileSeries {
  public:
@@ -347,7 +379,8 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   // A PID that comes back with another command is another process (the PID was reused): its
   // series is "gpu:K/pid:N#2" (then #3 ...). By "gpu:K/pid:N": the series key in use.
   std::map<std::string, std::string> pid_series;
-  TraceRecord own;  // reused: the reader allocates nothing per record in the steady state
+  std::vector<ProcessMemory> merged;  // OnePerPid's, reused
+  TraceRecord own;                    // reused: the reader allocates nothing per record in the steady state
   while (!parallel) {
     const TraceRecord* in = &own;
     if (pipelined) {
@@ -383,7 +416,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     const std::optional<uint64_t> total = rec.sample.total_bytes ? rec.sample.total_bytes : settings.trace.total_bytes;
     uint64_t listed_bytes = 0;  // the memory of every process listed with a value
     for (const ProcessMemory& p : *rec.sample.processes) listed_bytes += p.used_bytes.value_or(0);
-    for (const ProcessMemory& p : *rec.sample.processes) {
+    for (const ProcessMemory& p : OnePerPid(*rec.sample.processes, &merged)) {
       if (!p.used_bytes) continue;
       const std::string base = fmt::format("gpu:{}/pid:{}", rec.gpu.key, p.pid);
       auto [key, added] = pid_series.try_emplace(base, base);

@@ -159,6 +159,23 @@ def _(ctx):
         assert got == [("python eval.py", 1080, True), ("python train.py", 1080, False)], got
 
 
+@check("a PID listed twice in one sample (on two MIG instances) is one sample of the sum of its rows")
+def _(ctx):
+    lines = [json.dumps({"schema": "vramwatch.record/1", "host": "h"})]
+    for i in range(400):
+        procs = [{"pid": 5000, "type": "C", "command": "python train.py", "used_bytes": 1000 << 20},
+                 {"pid": 7000, "type": "C", "command": "python other.py", "used_bytes": 50 << 20},
+                 {"pid": 5000, "type": "C", "command": "python train.py", "used_bytes": (2000 + i) << 20}]
+        lines.append(json.dumps({"t": 1_780_000_000 + 10 * i, "gpu": "0", "index": 0, "used_bytes": (3100 + i) << 20,
+                                 "total_bytes": 81559 << 20, "processes": procs}))
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "twice.jsonl", "\n".join(lines) + "\n")
+        gpus = json.loads(vw(ctx, "--json", path).stdout)["gpus"]
+        p = [g for g in gpus if g.get("pid") == 5000]
+        assert len(p) == 1 and p[0]["samples"] == 400, [(g.get("pid"), g["samples"]) for g in gpus]
+        assert p[0]["memory_used_bytes"] == (3000 + 399) << 20, p[0]["memory_used_bytes"]
+
+
 @check("--gpu over several files: a file without that GPU is left out with a note; no file with it is an error")
 def _(ctx):
     with tempfile.TemporaryDirectory() as d:

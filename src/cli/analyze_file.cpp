@@ -260,6 +260,23 @@ class FileSeries {
     return b;
   }
 
+  // A note on stderr for each GPU series that no column identified (no index, UUID or bus id) and
+  // whose samples came in bursts: a file of several GPUs read as one, whose verdict means nothing.
+  void NoteBursts(const std::string& path) const {
+    for (const auto& [key, b] : builders_) {
+      const GpuIdentity& g = b->gpu();
+      if (!b->process_command().empty() || key.find("/pid:") != std::string::npos) continue;
+      if (g.index || !g.uuid.empty() || !g.pci_bus_id.empty()) continue;
+      const size_t gaps = b->close_gaps() + b->wide_gaps();
+      if (gaps < 20 || b->close_gaps() * 5 < gaps || b->wide_gaps() * 10 < gaps) continue;
+      std::fprintf(stderr,
+                   "vramwatch analyze: %s: GPU %s: %zu of its samples came within 20 ms of the one before, in "
+                   "bursts between gaps of 0.5 s or more: the file may hold several GPUs that no column tells "
+                   "apart, read as one; add index (or uuid) to the --query-gpu fields\n",
+                   Printable(path == "-" ? "<stdin>" : path).c_str(), Printable(g.key).c_str(), b->close_gaps());
+    }
+  }
+
   // How many series have a key starting with `prefix`.
   size_t SeriesWithPrefix(const std::string& prefix) const {
     size_t n = 0;
@@ -442,6 +459,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   }
 
   std::vector<outputs::AnalyzedSeries> out = ReportedSeries(path, builders, reader);
+  builders.NoteBursts(path);
   if (out.empty()) {
     if (n == 0) return Status::ParseError(fmt::format("{}: no samples found (is it empty?)", path));
     if (!flags.gpus.empty() && !gpu_matched) {

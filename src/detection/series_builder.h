@@ -79,6 +79,14 @@ class SeriesBuilder {
  public:
   SeriesBuilder(GpuIdentity gpu, EngineConfig config = {}, size_t max_points = 2000);
 
+  // Gaps between samples as they came (before any was held back or left out): how many were under
+  // kCloseGapSeconds, and how many kWideGapSeconds or more. A file of several GPUs read as one
+  // (no column tells them apart) comes in bursts: one row per GPU within milliseconds, then the
+  // sampling interval.
+  static constexpr double kCloseGapSeconds = 0.02, kWideGapSeconds = 0.5;
+  size_t close_gaps() const { return close_gaps_; }
+  size_t wide_gaps() const { return wide_gaps_; }
+
   // The GPU the series was made for (its first sample's identity), and the command of its process
   // (SetProcess; empty for a GPU's series).
   const GpuIdentity& gpu() const { return meta_.gpu; }
@@ -105,6 +113,13 @@ class SeriesBuilder {
   }
   // A bare value (per-process series).
   void Add(double t, double used_bytes) {
+    if (have_arrival_) {
+      const double gap = t - last_arrival_t_;
+      close_gaps_ += gap >= 0 && gap < kCloseGapSeconds;
+      wide_gaps_ += gap >= kWideGapSeconds;
+    }
+    have_arrival_ = true;
+    last_arrival_t_ = t;
     if (!hold_back_) {
       Feed(t, used_bytes);
     } else if (held_count_ == kHeld && t >= held_[Held(kHeld - 1)].t && std::isfinite(t) && std::isfinite(used_bytes)) {
@@ -191,6 +206,9 @@ class SeriesBuilder {
     double t = 0, bytes = 0;
   };
   size_t Held(size_t i) const { return (held_first_ + i) % kHeld; }  // the i-th oldest held
+  bool have_arrival_ = false;
+  double last_arrival_t_ = 0;
+  size_t close_gaps_ = 0, wide_gaps_ = 0;
   bool hold_back_ = false;
   HeldSample held_[kHeld];
   size_t held_first_ = 0, held_count_ = 0;

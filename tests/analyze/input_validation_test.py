@@ -176,6 +176,22 @@ def _(ctx):
         assert p[0]["memory_used_bytes"] == (3000 + 399) << 20, p[0]["memory_used_bytes"]
 
 
+@check("several GPUs in a file without an index, uuid or pci.bus_id column: a note says they were read as one")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        rows, indexed = ["timestamp, memory.used [MiB], memory.total [MiB]"], [
+            "timestamp, index, memory.used [MiB], memory.total [MiB]"]
+        for i in range(400):
+            for gpu, used in ((0, 20000 + i % 7), (1, 40000 + i * 3)):
+                t = f"{1_780_000_000 + 10 * i}.{100 + 2 * gpu}"  # nvidia-smi: one row per GPU, ms apart
+                rows.append(f"{t}, {used} MiB, 81559 MiB")
+                indexed.append(f"{t}, {gpu}, {used} MiB, 81559 MiB")
+        r = vw(ctx, "--json", write(d, "two.csv", "\n".join(rows) + "\n"))
+        assert "may hold several GPUs that no column tells apart" in r.stderr, r.stderr
+        ok = vw(ctx, "--json", write(d, "indexed.csv", "\n".join(indexed) + "\n"))
+        assert "several GPUs" not in ok.stderr and len(json.loads(ok.stdout)["gpus"]) == 2, ok.stderr
+
+
 @check("--gpu over several files: a file without that GPU is left out with a note; no file with it is an error")
 def _(ctx):
     with tempfile.TemporaryDirectory() as d:

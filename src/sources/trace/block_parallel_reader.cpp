@@ -123,7 +123,8 @@ Result<std::unique_ptr<BlockParallelReader>> BlockParallelReader::Open(const std
   const size_t n = head.size();
   // UTF-16 needs decoding: the sequential reader does that.
   const bool utf16 = (n >= 2 && ((b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF))) ||
-                     (n >= 4 && b[0] != 0 && b[1] == 0 && b[2] != 0 && b[3] == 0);
+                     (n >= 4 && b[0] != 0 && b[1] == 0 && b[2] != 0 && b[3] == 0) ||
+                     (n >= 4 && b[0] == 0 && b[1] != 0 && b[2] == 0 && b[3] != 0);
   const uint64_t first = n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF ? 3 : 0;
   bool query_csv = !utf16 && size > first;
   if (query_csv && options.format == TraceFormat::kAuto) {

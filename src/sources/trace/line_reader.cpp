@@ -94,9 +94,10 @@ bool LineReader::TryMap(size_t size) {
   void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd_, 0);
   if (p == MAP_FAILED) return false;
   const auto* b = static_cast<const unsigned char*>(p);
-  // UTF-16 (with a BOM, or BOM-less LE text) needs decoding: leave it to the read() path.
+  // UTF-16 (with a BOM, or BOM-less text) needs decoding: leave it to the read() path.
   const bool utf16 = (size >= 2 && ((b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF))) ||
-                     (size >= 4 && b[0] != 0 && b[1] == 0 && b[2] != 0 && b[3] == 0);
+                     (size >= 4 && b[0] != 0 && b[1] == 0 && b[2] != 0 && b[3] == 0) ||
+                     (size >= 4 && b[0] == 0 && b[1] != 0 && b[2] == 0 && b[3] != 0);
   if (utf16) {
     ::munmap(p, size);
     return false;
@@ -187,6 +188,8 @@ void LineReader::DetectEncoding() {
     raw_carry_ = n - 2;
   } else if (n >= 4 && p[0] != 0 && p[1] == 0 && p[2] != 0 && p[3] == 0) {
     encoding_ = TextEncoding::kUtf16Le;  // BOM-less UTF-16LE text ("t\0i\0...")
+  } else if (n >= 4 && p[0] == 0 && p[1] != 0 && p[2] == 0 && p[3] != 0) {
+    encoding_ = TextEncoding::kUtf16Be;  // BOM-less UTF-16BE text ("\0t\0i...")
   } else if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) {
     encoding_ = TextEncoding::kUtf8;
     std::memmove(raw_.get(), raw_.get() + 3, n - 3);

@@ -2,7 +2,8 @@
 // its encoding and line ends, so trace parsers see plain UTF-8 lines.
 //
 // - UTF-8 with or without a byte-order mark; UTF-16LE/BE with a BOM (PowerShell's `>` writes
-//   UTF-16LE), and UTF-16LE without a BOM when the first bytes look like it, are converted to UTF-8.
+//   UTF-16LE), and UTF-16LE or BE without a BOM when the first bytes look like it, are converted to
+//   UTF-8.
 // - "\n" and "\r\n" line ends; the terminator is never part of a line.
 // - Memory stays bounded: at most one chunk plus kMaxLine bytes are held. A longer line is cut at
 //   kMaxLine bytes and reported with overlong() == true (the rest of it is discarded).

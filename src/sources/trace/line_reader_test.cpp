@@ -46,6 +46,8 @@ TEST(LineReader, DecodesUtf16LittleAndBigEndian) {
   EXPECT_EQ(AllLines(Utf16(u"ab\ncd", false, true)), (std::vector<std::string>{"ab", "cd"}));
   EXPECT_EQ(AllLines(Utf16(u"timestamp\n", true, false)), (std::vector<std::string>{"timestamp"}))
       << "BOM-less UTF-16LE is recognised by its zero bytes";
+  EXPECT_EQ(AllLines(Utf16(u"timestamp\nab\n", false, false)), (std::vector<std::string>{"timestamp", "ab"}))
+      << "so is BOM-less UTF-16BE (it was read as UTF-8 and taken for bare CR line ends)";
   // A surrogate pair (U+1F600) and a lone high surrogate at the end.
   EXPECT_EQ(AllLines(Utf16(u"\U0001F600\n\xD800", true, true)),
             (std::vector<std::string>{"\xF0\x9F\x98\x80", "\xEF\xBF\xBD"}));

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -158,22 +159,34 @@ TEST(DaemonStatus, HostBlockNamesTheNvmlLibraryVersionsAndKernelLog) {
   EXPECT_EQ(host["xid_events"], 3);
 }
 
-TEST(HttpServer, HistoryReturnsRawPointsAndMinuteFloorsInTheAgreedShape) {
-  char tmpl[] = "/tmp/vw_http_XXXXXX";
-  std::string dir = mkdtemp(tmpl);
-  const std::string db = dir + "/h.db";
-  const double t0 = 1764189000;  // a whole minute
-  {
-    auto store = storage::HistoryStore::Open(db);
-    ASSERT_TRUE(store.ok());
-    for (int i = 0; i < 180; ++i) (*store)->Append("gpu:0", t0 + i, 1000u + static_cast<uint64_t>(i));
-    ASSERT_TRUE((*store)->Flush().ok());
+// A started server whose history is a database of its own (removed at the end) holding `points`
+// samples of "gpu:0", one a second from `t0`, `used(i)` bytes each.
+struct HistoryFixture : Fixture {
+  std::string dir;
+  bool started = false;
+  HistoryFixture(double t0, int points, const std::function<uint64_t(int)>& used) {
+    char tmpl[] = "/tmp/vw_http_XXXXXX";
+    dir = mkdtemp(tmpl);
+    {
+      auto store = storage::HistoryStore::Open(dir + "/h.db");
+      EXPECT_TRUE(store.ok());
+      if (!store.ok()) return;
+      for (int i = 0; i < points; ++i) (*store)->Append("gpu:0", t0 + i, used(i));
+      EXPECT_TRUE((*store)->Flush().ok());
+    }
+    auto source = StoreHistorySource::Open(dir + "/h.db");
+    EXPECT_TRUE(source.ok());
+    if (!source.ok()) return;
+    server->SetHistorySource(std::shared_ptr<HistorySource>(std::move(*source)));
+    started = server->Start().ok();
   }
-  Fixture f;
-  auto source = StoreHistorySource::Open(db);
-  ASSERT_TRUE(source.ok());
-  f.server->SetHistorySource(std::shared_ptr<HistorySource>(std::move(*source)));
-  ASSERT_TRUE(f.server->Start().ok());
+  ~HistoryFixture() { std::filesystem::remove_all(dir); }
+};
+
+TEST(HttpServer, HistoryReturnsRawPointsAndMinuteFloorsInTheAgreedShape) {
+  const double t0 = 1764189000;  // a whole minute
+  HistoryFixture f(t0, 180, [](int i) { return 1000u + static_cast<uint64_t>(i); });
+  ASSERT_TRUE(f.started);
   f.Publish(1, 0);
   const std::string path =
       "/api/v1/history?series=gpu:0&from=" + FormatIso8601(t0 + 60, true) + "&to=" + FormatIso8601(t0 + 119, true);
@@ -189,21 +202,11 @@ TEST(HttpServer, HistoryReturnsRawPointsAndMinuteFloorsInTheAgreedShape) {
   EXPECT_EQ(j["points"][0][1].get<uint64_t>(), 1060u);
   ASSERT_EQ(j["floor"].size(), 1u);
   EXPECT_EQ(j["floor"][0][1].get<uint64_t>(), 1060u + 5u);  // 10th percentile of 1060..1119
-  std::filesystem::remove_all(dir);
 }
 
 TEST(HttpServer, HistoryRejectsBadRequestsWithAReason) {
-  char tmpl[] = "/tmp/vw_http_XXXXXX";
-  std::string dir = mkdtemp(tmpl);
-  {
-    auto store = storage::HistoryStore::Open(dir + "/h.db");
-    ASSERT_TRUE(store.ok());
-  }
-  Fixture f;
-  auto source = StoreHistorySource::Open(dir + "/h.db");
-  ASSERT_TRUE(source.ok());
-  f.server->SetHistorySource(std::shared_ptr<HistorySource>(std::move(*source)));
-  ASSERT_TRUE(f.server->Start().ok());
+  HistoryFixture f(0, 0, [](int) { return 0u; });
+  ASSERT_TRUE(f.started);
   auto c = f.Client();
   auto missing = c.Get("/api/v1/history");
   ASSERT_TRUE(missing);
@@ -216,25 +219,13 @@ TEST(HttpServer, HistoryRejectsBadRequestsWithAReason) {
   auto unknown = c.Get("/api/v1/history?series=gpu:7");
   ASSERT_TRUE(unknown);
   EXPECT_EQ(unknown->status, 404);
-  std::filesystem::remove_all(dir);
 }
 
 // A time without a zone is UTC; a 'from' after a 'to' that was left out says that 'to' was now.
 TEST(HttpServer, HistoryReadsATimeWithoutAZoneAsUtcAndSaysWhenToDefaultedToNow) {
-  char tmpl[] = "/tmp/vw_http_XXXXXX";
-  std::string dir = mkdtemp(tmpl);
   const double t0 = 1764189000;  // 2025-11-26T20:30:00Z
-  {
-    auto store = storage::HistoryStore::Open(dir + "/h.db");
-    ASSERT_TRUE(store.ok());
-    for (int i = 0; i < 120; ++i) (*store)->Append("gpu:0", t0 + i, 1000u);
-    ASSERT_TRUE((*store)->Flush().ok());
-  }
-  Fixture f;
-  auto source = StoreHistorySource::Open(dir + "/h.db");
-  ASSERT_TRUE(source.ok());
-  f.server->SetHistorySource(std::shared_ptr<HistorySource>(std::move(*source)));
-  ASSERT_TRUE(f.server->Start().ok());
+  HistoryFixture f(t0, 120, [](int) { return 1000u; });
+  ASSERT_TRUE(f.started);
   auto c = f.Client();
   auto zoneless = c.Get("/api/v1/history?series=gpu:0&from=2025-11-26T20:30:00&to=2025-11-26T20:30:59");
   ASSERT_TRUE(zoneless);
@@ -252,7 +243,6 @@ TEST(HttpServer, HistoryReadsATimeWithoutAZoneAsUtcAndSaysWhenToDefaultedToNow) 
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
   EXPECT_THAT(bad->body, HasSubstr("a time without a zone is UTC"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(HttpServer, HealthzFailsWhenTheSamplerStopsPublishing) {

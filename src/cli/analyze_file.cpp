@@ -19,6 +19,7 @@
 #include "detection/series_builder.h"
 #include "sources/trace/block_parallel_reader.h"
 #include "sources/trace/compact_sample.h"
+#include "sources/trace/line_reader.h"
 #include "sources/trace/pipelined_reader.h"
 #include "sources/trace/trace_reader.h"
 
@@ -159,33 +160,22 @@ Status OpenFileReader(const std::string& path, const trace::TraceOptions& option
 // (trace/line_reader.h): the file is probably still being written.
 // Returns `error`, so that a reading error (no samples left, say) comes after the note.
 Status NoteUnterminatedTail(const std::string& path, const trace::TraceReader& reader, Status error = Status::Ok()) {
-  if (const uint64_t cut = reader.unterminated_tail_bytes(); cut > 0) {
-    std::fprintf(stderr,
-                 "vramwatch analyze: %s: its last line has no line end (%llu bytes; is the file still being "
-                 "written?): left out\n",
-                 Printable(path == "-" ? "<stdin>" : path).c_str(), static_cast<unsigned long long>(cut));
-  }
+  const std::string note =
+      trace::UnterminatedTailNote(path == "-" ? "<stdin>" : path, reader.unterminated_tail_bytes());
+  if (!note.empty()) std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(note).c_str());
   return error;
 }
 
 // `listed` with one entry per PID: a PID listed twice in one sample (a process on two MIG
 // instances of the GPU) holds the sum of its rows, under its first row's command, in the order of
 // first rows. Without a repeated PID (the usual case) that is `listed` itself; else `*merged`.
-const std::vector<ProcessMemory>& OnePerPid(const std::vector<ProcessMemory>& listed,
+// `*pids` is scratch, reused from call to call.
+const std::vector<ProcessMemory>& OnePerPid(const std::vector<ProcessMemory>& listed, std::vector<int64_t>* pids,
                                             std::vector<ProcessMemory>* merged) {
-  bool repeated = false;
-  for (size_t i = 0; i < listed.size() && !repeated; ++i) {
-    for (size_t j = 0; j < i && !repeated; ++j) repeated = listed[j].pid == listed[i].pid;
-    if (listed.size() > 64) break;  // a long list: the check below, by sorting
-  }
-  if (!repeated && listed.size() > 64) {
-    std::vector<int64_t> pids;
-    pids.reserve(listed.size());
-    for (const ProcessMemory& p : listed) pids.push_back(p.pid);
-    std::sort(pids.begin(), pids.end());
-    repeated = std::adjacent_find(pids.begin(), pids.end()) != pids.end();
-  }
-  if (!repeated) return listed;
+  pids->clear();
+  for (const ProcessMemory& p : listed) pids->push_back(p.pid);
+  std::sort(pids->begin(), pids->end());
+  if (std::adjacent_find(pids->begin(), pids->end()) == pids->end()) return listed;
   merged->clear();
   std::unordered_map<int64_t, size_t> at;  // PID -> its entry in *merged
   for (const ProcessMemory& p : listed) {
@@ -265,7 +255,7 @@ class FileSeries {
   void NoteBursts(const std::string& path) const {
     for (const auto& [key, b] : builders_) {
       const GpuIdentity& g = b->gpu();
-      if (!b->process_command().empty() || key.find("/pid:") != std::string::npos) continue;
+      if (key.find("/pid:") != std::string::npos) continue;  // a process's series
       if (g.index || !g.uuid.empty() || !g.pci_bus_id.empty()) continue;
       const size_t gaps = b->close_gaps() + b->wide_gaps();
       if (gaps < 20 || b->close_gaps() * 5 < gaps || b->wide_gaps() * 10 < gaps) continue;
@@ -275,13 +265,6 @@ class FileSeries {
                    "apart, read as one; add index (or uuid) to the --query-gpu fields\n",
                    Printable(path == "-" ? "<stdin>" : path).c_str(), Printable(g.key).c_str(), b->close_gaps());
     }
-  }
-
-  // How many series have a key starting with `prefix`.
-  size_t SeriesWithPrefix(const std::string& prefix) const {
-    size_t n = 0;
-    for (auto it = builders_.lower_bound(prefix); it != builders_.end() && it->first.rfind(prefix, 0) == 0; ++it) ++n;
-    return n;
   }
 
   // Every series finished, on the trace's clock, in first-seen order.
@@ -394,10 +377,11 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   }
   std::map<std::string, ListedHolders> holders;  // by GPU key: the last process list seen
   // A PID that comes back with another command is another process (the PID was reused): its
-  // series is "gpu:K/pid:N#2" (then #3 ...). By "gpu:K/pid:N": the series key in use.
-  std::map<std::string, std::string> pid_series;
+  // series is "gpu:K/pid:N#2" (then #3 ...). By "gpu:K/pid:N": the process in use, from 1.
+  std::map<std::string, int> pid_generation;
   std::vector<ProcessMemory> merged;  // OnePerPid's, reused
-  TraceRecord own;                    // reused: the reader allocates nothing per record in the steady state
+  std::vector<int64_t> pid_scratch;
+  TraceRecord own;  // reused: the reader allocates nothing per record in the steady state
   while (!parallel) {
     const TraceRecord* in = &own;
     if (pipelined) {
@@ -433,14 +417,15 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     const std::optional<uint64_t> total = rec.sample.total_bytes ? rec.sample.total_bytes : settings.trace.total_bytes;
     uint64_t listed_bytes = 0;  // the memory of every process listed with a value
     for (const ProcessMemory& p : *rec.sample.processes) listed_bytes += p.used_bytes.value_or(0);
-    for (const ProcessMemory& p : OnePerPid(*rec.sample.processes, &merged)) {
+    for (const ProcessMemory& p : OnePerPid(*rec.sample.processes, &pid_scratch, &merged)) {
       if (!p.used_bytes) continue;
       const std::string base = fmt::format("gpu:{}/pid:{}", rec.gpu.key, p.pid);
-      auto [key, added] = pid_series.try_emplace(base, base);
-      detection::SeriesBuilder* ps_now = &builders.Series(key->second, rec.gpu);
+      int& generation = pid_generation.try_emplace(base, 1).first->second;
+      auto key = [&] { return generation == 1 ? base : fmt::format("{}#{}", base, generation); };
+      detection::SeriesBuilder* ps_now = &builders.Series(key(), rec.gpu);
       if (!p.command.empty() && !ps_now->process_command().empty() && ps_now->process_command() != p.command) {
-        key->second = fmt::format("{}#{}", base, builders.SeriesWithPrefix(base + "#") + 2);
-        ps_now = &builders.Series(key->second, rec.gpu);
+        ++generation;
+        ps_now = &builders.Series(key(), rec.gpu);
       }
       detection::SeriesBuilder& ps = *ps_now;
       ps.SetProcess(p.pid, p.command.empty() ? ps.process_command() : p.command);

@@ -65,11 +65,9 @@ Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, co
   uint64_t tail_left_out = 0;
   auto text = ReadText(path, kMaxLogBytes, &complete, &tail_left_out);
   if (!text.ok()) return text.status();
-  if (tail_left_out > 0) {
-    std::fprintf(stderr,
-                 "vramwatch analyze: %s: its last line has no line end (%llu bytes; is the log still being "
-                 "written?): left out\n",
-                 Printable(path == "-" ? "<stdin>" : path).c_str(), static_cast<unsigned long long>(tail_left_out));
+  if (const std::string note = trace::UnterminatedTailNote(path == "-" ? "<stdin>" : path, tail_left_out);
+      !note.empty()) {
+    std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(note).c_str());
   }
   if (!complete) {
     return Status::InvalidArgument(

@@ -23,6 +23,7 @@
 #include "detection/series_builder.h"
 #include "outputs/alert_sinks.h"
 #include "sources/kernel/kernel_log_reader.h"
+#include "sources/trace/line_reader.h"
 #include "sources/trace/recording_header.h"
 #include "sources/trace/trace_reader.h"
 #include "storage/history_store.h"
@@ -208,9 +209,9 @@ class ReplayFeeder {
 
  private:
   void NoteUnterminatedTail() const {
-    if (const uint64_t cut = io_.reader->unterminated_tail_bytes(); cut > 0) {
-      Note(fmt::format("{}: its last line has no line end ({} bytes; is the file still being written?): left out",
-                       f_.replay, cut));
+    if (const std::string note = trace::UnterminatedTailNote(f_.replay, io_.reader->unterminated_tail_bytes());
+        !note.empty()) {
+      Note(note);
     }
   }
   void Note(const std::string& text) const {

@@ -1,6 +1,7 @@
 #include "sources/trace/line_reader.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -58,6 +59,12 @@ uint64_t CompleteLinesLength(int fd, uint64_t size) {
   if (nl == std::string::npos) return size;
   if (tail.find('\0', nl) != std::string::npos) return size;  // UTF-16: a NUL follows every '\n'
   return from + nl + 1;
+}
+
+std::string UnterminatedTailNote(std::string_view display, uint64_t bytes) {
+  if (bytes == 0) return {};
+  return fmt::format("{}: its last line has no line end ({} bytes; is the file still being written?): left out",
+                     display, bytes);
 }
 
 Result<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path, Mode mode) {

@@ -40,6 +40,11 @@ enum class TextEncoding { kUtf8, kUtf16Le, kUtf16Be };
 // '\n' (UTF-16 text); else the bytes up to and including that '\n'.
 uint64_t CompleteLinesLength(int fd, uint64_t size);
 
+// What to tell a person when `bytes` of a last line without its end were left out of `display`
+// ("gpu.csv: its last line has no line end (41 bytes; is the file still being written?): left
+// out"); empty when `bytes` is 0.
+std::string UnterminatedTailNote(std::string_view display, uint64_t bytes);
+
 class LineReader {
  public:
   static constexpr size_t kChunk = 1 << 20;        // bytes read from the file per call

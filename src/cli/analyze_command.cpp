@@ -117,7 +117,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
   for (const std::string& path : flags.files) {
     if (IsFrameworkLogFile(path, flags.format)) {
       bool no_device_matched = false;
-      auto report = AnalyzeFrameworkLog(path, flags, &no_device_matched);
+      auto report = AnalyzeFrameworkLog(path, flags, *settings, &no_device_matched);
       if (!report.ok() && no_device_matched && flags.files.size() > 1) {
         without_gpu.push_back(report.status().message());
         continue;
@@ -142,11 +142,11 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
     any_file_matched = true;
     for (auto& s : *series) all.push_back(std::move(s));
   }
-  for (const std::string& m : without_gpu) {
-    std::fprintf(stderr, "vramwatch analyze: %s%s\n", Printable(m).c_str(),
-                 any_file_matched || !framework.empty() ? " (left out)" : "");
+  if (!without_gpu.empty() && !any_file_matched && framework.empty()) {
+    for (const std::string& m : without_gpu) std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(m).c_str());
+    return kExitUnknown;
   }
-  if (!without_gpu.empty() && !any_file_matched && framework.empty()) return kExitUnknown;
+  for (const std::string& m : without_gpu) AddNote(*settings, m + " (left out)");
   for (const auto& s : all) {
     Status st = CheckSeries(s, flags);
     if (!st.ok()) {

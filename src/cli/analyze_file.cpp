@@ -15,7 +15,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/printable.h"
 #include "detection/series_builder.h"
 #include "sources/trace/block_parallel_reader.h"
 #include "sources/trace/compact_sample.h"
@@ -156,13 +155,14 @@ Status OpenFileReader(const std::string& path, const trace::TraceOptions& option
   return Status::Ok();
 }
 
-// A note on stderr when the reader left out the last line of `path` for want of a line end
+// A note (AddNote) when the reader left out the last line of `path` for want of a line end
 // (trace/line_reader.h): the file is probably still being written.
 // Returns `error`, so that a reading error (no samples left, say) comes after the note.
-Status NoteUnterminatedTail(const std::string& path, const trace::TraceReader& reader, Status error = Status::Ok()) {
+Status NoteUnterminatedTail(const std::string& path, const trace::TraceReader& reader, AnalyzeSettings& settings,
+                            Status error = Status::Ok()) {
   const std::string note =
       trace::UnterminatedTailNote(path == "-" ? "<stdin>" : path, reader.unterminated_tail_bytes());
-  if (!note.empty()) std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(note).c_str());
+  if (!note.empty()) AddNote(settings, note);
   return error;
 }
 
@@ -250,20 +250,19 @@ class FileSeries {
     return b;
   }
 
-  // A note on stderr for each GPU series that no column identified (no index, UUID or bus id) and
+  // A note (AddNote) for each GPU series that no column identified (no index, UUID or bus id) and
   // whose samples came in bursts: a file of several GPUs read as one, whose verdict means nothing.
-  void NoteBursts(const std::string& path) const {
+  void NoteBursts(const std::string& path, AnalyzeSettings& settings) const {
     for (const auto& [key, b] : builders_) {
       const GpuIdentity& g = b->gpu();
       if (key.find("/pid:") != std::string::npos) continue;  // a process's series
       if (g.index || !g.uuid.empty() || !g.pci_bus_id.empty()) continue;
       const size_t gaps = b->close_gaps() + b->wide_gaps();
       if (gaps < 20 || b->close_gaps() * 5 < gaps || b->wide_gaps() * 10 < gaps) continue;
-      std::fprintf(stderr,
-                   "vramwatch analyze: %s: GPU %s: %zu of its samples came within 20 ms of the one before, in "
-                   "bursts between gaps of 0.5 s or more: the file may hold several GPUs that no column tells "
-                   "apart, read as one; add index (or uuid) to the --query-gpu fields\n",
-                   Printable(path == "-" ? "<stdin>" : path).c_str(), Printable(g.key).c_str(), b->close_gaps());
+      AddNote(settings, fmt::format("{}: GPU {}: {} of its samples came within 20 ms of the one before, in "
+                                    "bursts between gaps of 0.5 s or more: the file may hold several GPUs that no "
+                                    "column tells apart, read as one; add index (or uuid) to the --query-gpu fields",
+                                    path == "-" ? "<stdin>" : path, g.key, b->close_gaps()));
     }
   }
 
@@ -353,7 +352,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   std::vector<detection::SeriesBuilder*> batch_series;
   while (parallel) {
     auto more = parallel->NextBatch(&batch);
-    if (!more.ok()) return NoteUnterminatedTail(path, reader, more.status());
+    if (!more.ok()) return NoteUnterminatedTail(path, reader, settings, more.status());
     if (!*more) break;
     batch_selected.assign(batch.gpu_count, -1);
     batch_series.assign(batch.gpu_count, nullptr);
@@ -386,12 +385,12 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     const TraceRecord* in = &own;
     if (pipelined) {
       auto next = pipelined->NextRecord();
-      if (!next.ok()) return NoteUnterminatedTail(path, reader, next.status());
+      if (!next.ok()) return NoteUnterminatedTail(path, reader, settings, next.status());
       if (*next == nullptr) break;
       in = *next;
     } else {
       auto more = reader.NextInto(&own);
-      if (!more.ok()) return NoteUnterminatedTail(path, reader, more.status());
+      if (!more.ok()) return NoteUnterminatedTail(path, reader, settings, more.status());
       if (!*more) break;
     }
     const TraceRecord& rec = *in;
@@ -436,7 +435,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     }
   }
 
-  (void)NoteUnterminatedTail(path, reader);
+  (void)NoteUnterminatedTail(path, reader, settings);
   settings.report.skipped_lines += reader.skipped_count();
   for (const trace::SkippedLine& s : reader.skipped_examples()) {
     // The reason begins with the column: "file:line:column: expected ...", as in the strict error.
@@ -444,7 +443,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
   }
 
   std::vector<outputs::AnalyzedSeries> out = ReportedSeries(path, builders, reader);
-  builders.NoteBursts(path);
+  builders.NoteBursts(path, settings);
   if (out.empty()) {
     if (n == 0) return Status::ParseError(fmt::format("{}: no samples found (is it empty?)", path));
     if (!flags.gpus.empty() && !gpu_matched) {

@@ -3,10 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 
-#include "core/printable.h"
 #include "detection/framework_split.h"
 #include "sources/trace/framework_log.h"
 #include "sources/trace/line_reader.h"
@@ -56,7 +54,7 @@ bool IsFrameworkLogFile(const std::string& path, const std::string& format) {
 }
 
 Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, const AnalyzeFlags& flags,
-                                                     bool* no_device_matched) {
+                                                     AnalyzeSettings& settings, bool* no_device_matched) {
   if (!flags.since.empty() || !flags.until.empty()) {
     return Status::InvalidArgument(fmt::format(
         "{}: --since and --until select times; a PyTorch memory log has steps, not times (cut the log instead)", path));
@@ -67,7 +65,7 @@ Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, co
   if (!text.ok()) return text.status();
   if (const std::string note = trace::UnterminatedTailNote(path == "-" ? "<stdin>" : path, tail_left_out);
       !note.empty()) {
-    std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(note).c_str());
+    AddNote(settings, note);
   }
   if (!complete) {
     return Status::InvalidArgument(

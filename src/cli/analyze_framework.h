@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/analyze_command.h"
+#include "cli/analyze_settings.h"
 #include "core/status.h"
 #include "outputs/framework_report.h"
 
@@ -23,8 +24,9 @@ bool IsFrameworkLogFile(const std::string& path, const std::string& format);
 // Errors name the file and the line; --since/--until (times, which a log of steps does not have)
 // and a --gpu that names none of the log's devices are errors too.
 // `*no_device_matched` (when given) is set true with the error that --gpu names no device of the
-// log, which several files together may still satisfy.
+// log, which several files together may still satisfy. A last line left out for want of a line
+// end is noted in `settings` (AddNote).
 Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, const AnalyzeFlags& flags,
-                                                     bool* no_device_matched = nullptr);
+                                                     AnalyzeSettings& settings, bool* no_device_matched = nullptr);
 
 }  // namespace vw::cli

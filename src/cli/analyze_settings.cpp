@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <utility>
 
 #include "cli/trace_flags.h"
+#include "core/printable.h"
 #include "core/units.h"
 #include "sources/trace/trace_values.h"
 
@@ -75,6 +77,11 @@ std::string GpusWanted(const AnalyzeFlags& f) {
   std::string out;
   for (const std::string& g : f.gpus) out += (out.empty() ? "" : ", ") + g;
   return out;
+}
+
+void AddNote(AnalyzeSettings& settings, const std::string& note) {
+  std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(note).c_str());
+  settings.report.notes.push_back(note);
 }
 
 void SeenGpus::Note(const GpuIdentity& gpu) {

@@ -26,6 +26,10 @@ struct AnalyzeSettings {
 // Errors name the flag: "--interval: must be greater than zero", "--since ... is after --until ...".
 Result<AnalyzeSettings> ResolveAnalyzeFlags(const AnalyzeFlags& f);
 
+// A note on the input that does not stop the analysis: printed on stderr ("vramwatch analyze: "
+// and `note`, control characters written out) and kept for the report (settings.report.notes).
+void AddNote(AnalyzeSettings& settings, const std::string& note);
+
 // Whether --gpu selects `gpu` (every GPU when it is not given): its key, UUID or index, or its PCI
 // bus id in either spelling (lspci/sysfs "0000:3b:00.0" or NVML's "00000000:3B:00.0").
 bool GpuSelected(const AnalyzeFlags& f, const GpuIdentity& gpu);

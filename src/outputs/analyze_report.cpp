@@ -241,6 +241,7 @@ json RenderAnalyzeJson(const std::vector<AnalyzedSeries>& series, const AnalyzeR
   out["gpus"] = std::move(gpus);
   out["skipped_lines"] = options.skipped_lines;
   out["skipped_examples"] = options.skipped_examples;
+  out["notes"] = options.notes;
   return out;
 }
 

@@ -25,6 +25,10 @@ struct AnalyzeReportOptions {
   double critical_runway_s = detection::kCriticalRunwaySeconds;
   size_t skipped_lines = 0;                   // lenient mode: lines skipped in all files
   std::vector<std::string> skipped_examples;  // "run.csv:12: expected ..."
+  // Notes on the input that did not stop the analysis (a last line left out for want of a line
+  // end, a file of several GPUs read as one, a file left out by --gpu), in the order they arose;
+  // the same words as on stderr. In JSON as "notes".
+  std::vector<std::string> notes;
 };
 
 // Severity of one series: a leak is WARNING, CRITICAL when the pessimistic time to OOM is under

@@ -114,11 +114,26 @@ def _(ctx):
             assert g["samples"] == 1999, (args[-1], g["samples"])
             assert g["memory_used_bytes"] == (20000 + 1998) << 20, (args[-1], g["memory_used_bytes"])
             assert "its last line has no line end" in r.stderr and "left out" in r.stderr, r.stderr
+            # A script reading the JSON sees the note too.
+            notes = json.loads(r.stdout)["notes"]
+            assert len(notes) == 1 and "its last line has no line end" in notes[0], notes
         whole = vw(ctx, "--json", write(d, "whole.csv", text))
-        assert "line end" not in whole.stderr, whole.stderr
+        assert "line end" not in whole.stderr and json.loads(whole.stdout)["notes"] == [], whole.stderr
         # When the cut line was the only sample, the note comes before the error it explains.
         one = vw(ctx, write(d, "one.csv", "timestamp, index, memory.used [MiB]\n1780000000, 0, 100 MiB"))
         assert one.returncode == 3 and "its last line has no line end" in one.stderr, (one.returncode, one.stderr)
+
+
+@check("a PyTorch memory log whose last line has no line end: that line is left out, with a note in the JSON too")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        lines = "".join(f"Mem memory (MB) | allocated: {i}.0 | reserved: 60.0\n" for i in range(10, 30))
+        r = vw(ctx, "--json", write(d, "t.log", lines + "Mem memory (MB) | allocated: 3"))
+        assert r.returncode in (0, 1, 2), (r.returncode, r.stderr)
+        doc = json.loads(r.stdout)
+        assert doc["framework"][0]["last_line"] == 20, doc["framework"][0]
+        assert len(doc["notes"]) == 1 and "t.log" in doc["notes"][0] and "no line end" in doc["notes"][0], doc
+        assert "no line end" in r.stderr, r.stderr
 
 
 @check("another GPU taking an index (its UUID changes) gets a series of its own; the first one's comes back to it")
@@ -188,8 +203,11 @@ def _(ctx):
                 indexed.append(f"{t}, {gpu}, {used} MiB, 81559 MiB")
         r = vw(ctx, "--json", write(d, "two.csv", "\n".join(rows) + "\n"))
         assert "may hold several GPUs that no column tells apart" in r.stderr, r.stderr
+        notes = json.loads(r.stdout)["notes"]
+        assert len(notes) == 1 and "two.csv: GPU " in notes[0] and "several GPUs" in notes[0], notes
         ok = vw(ctx, "--json", write(d, "indexed.csv", "\n".join(indexed) + "\n"))
         assert "several GPUs" not in ok.stderr and len(json.loads(ok.stdout)["gpus"]) == 2, ok.stderr
+        assert json.loads(ok.stdout)["notes"] == [], ok.stdout
 
 
 @check("--gpu over several files: a file without that GPU is left out with a note; no file with it is an error")
@@ -202,12 +220,14 @@ def _(ctx):
         gpus = json.loads(r.stdout)["gpus"]
         assert [g["gpu"] for g in gpus] == ["1"], gpus
         assert "g0.csv: no GPU matches --gpu 1" in r.stderr and "(left out)" in r.stderr, r.stderr
+        assert [n for n in json.loads(r.stdout)["notes"] if "g0.csv: no GPU matches --gpu 1" in n], r.stdout
         expect_error(vw(ctx, "--gpu", "5", g0, g1), "g0.csv: no GPU matches --gpu 5", "g1.csv: no GPU matches --gpu 5")
         # A PyTorch log without that device is left out the same way.
         log = write(d, "t.log", "".join(f"Mem memory (MB) | allocated: {i}.0 | reserved: 60.0\n" for i in range(10, 30)))
         r = vw(ctx, "--json", "--gpu", "1", g1, log)
         assert r.returncode in (0, 1, 2), (r.returncode, r.stderr)
         assert "t.log: no device matches --gpu 1" in r.stderr and "(left out)" in r.stderr, r.stderr
+        assert [n for n in json.loads(r.stdout)["notes"] if n.endswith("(left out)") and "t.log" in n], r.stdout
 
 
 @check("a report that cannot be written to standard output (a full disk) is exit 3 with a message")

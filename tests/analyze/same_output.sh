@@ -67,8 +67,9 @@ check() {
   same "$name.one" "$name.four" "$name: 4 threads"
   same "$name.one" "$name.small" "$name: 3 threads, 4099-byte blocks"
   same "$name.one" "$name.default" "$name: default threads"
-  # Standard input is reported as the source "-" (and "<stdin>" in messages); the rest must match.
-  sed -e "s#\"source\": \"-\"#\"source\": \"$f\"#" -e "s#^\\( *\\)\"-:#\\1\"$f:#" "$TMP/$name.pipe.out" > "$TMP/$name.named.out"
+  # Standard input is reported as the source "-" (and "<stdin>" in messages and notes); the rest must match.
+  sed -e "s#\"source\": \"-\"#\"source\": \"$f\"#" -e "s#^\\( *\\)\"-:#\\1\"$f:#" \
+    -e "s#^\\( *\\)\"<stdin>:#\\1\"$f:#" "$TMP/$name.pipe.out" > "$TMP/$name.named.out"
   sed -e "s#<stdin>#$f#g" -e "s#^-:#$f:#" "$TMP/$name.pipe.err" > "$TMP/$name.named.err"
   cp "$TMP/$name.pipe.rc" "$TMP/$name.named.rc"
   same "$name.one" "$name.named" "$name: pipe"

@@ -168,8 +168,9 @@ Status NoteUnterminatedTail(const std::string& path, const trace::TraceReader& r
 
 // `listed` with one entry per PID: a PID listed twice in one sample (a process on two MIG
 // instances of the GPU) holds the sum of its rows, under its first row's command, in the order of
-// first rows. Without a repeated PID (the usual case) that is `listed` itself; else `*merged`.
-// `*pids` is scratch, reused from call to call.
+// first rows; when its rows are on different MIG GPU instances, the sum is on none of them (its
+// runway is against the card). Without a repeated PID (the usual case) that is `listed` itself;
+// else `*merged`. `*pids` is scratch, reused from call to call.
 const std::vector<ProcessMemory>& OnePerPid(const std::vector<ProcessMemory>& listed, std::vector<int64_t>* pids,
                                             std::vector<ProcessMemory>* merged) {
   pids->clear();
@@ -186,6 +187,11 @@ const std::vector<ProcessMemory>& OnePerPid(const std::vector<ProcessMemory>& li
     }
     ProcessMemory& m = (*merged)[it->second];
     if (p.used_bytes) m.used_bytes = m.used_bytes.value_or(0) + *p.used_bytes;
+    if (m.gpu_instance_id != p.gpu_instance_id) {
+      m.gpu_instance_id.reset();
+      m.instance_used_bytes.reset();
+      m.instance_total_bytes.reset();
+    }
   }
   return *merged;
 }
@@ -428,9 +434,22 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
       }
       detection::SeriesBuilder& ps = *ps_now;
       ps.SetProcess(p.pid, p.command.empty() ? ps.process_command() : p.command);
-      ps.SetCapacity(total, rec.sample.reserved_bytes);
-      // The runway of a process counts what the GPU's other holders use now.
-      ps.SetHeldByOthers(detection::HeldByOthers(rec.sample.used_bytes, *p.used_bytes, listed_bytes - *p.used_bytes));
+      if (p.instance_total_bytes) {
+        // On a MIG GPU instance: its room is the instance's, shared with the instance's holders only.
+        uint64_t instance_listed = 0;
+        for (const ProcessMemory& q : *rec.sample.processes) {
+          if (q.gpu_instance_id == p.gpu_instance_id) instance_listed += q.used_bytes.value_or(0);
+        }
+        ps.SetMigInstance(p.gpu_instance_id);
+        ps.SetCapacity(p.instance_total_bytes, uint64_t{0});
+        ps.SetHeldByOthers(
+            detection::HeldByOthers(p.instance_used_bytes, *p.used_bytes, instance_listed - *p.used_bytes));
+      } else {
+        ps.SetMigInstance(std::nullopt);
+        ps.SetCapacity(total, rec.sample.reserved_bytes);
+        // The runway of a process counts what the GPU's other holders use now.
+        ps.SetHeldByOthers(detection::HeldByOthers(rec.sample.used_bytes, *p.used_bytes, listed_bytes - *p.used_bytes));
+      }
       ps.Add(rec.sample.t, static_cast<double>(*p.used_bytes));
     }
   }

@@ -55,6 +55,11 @@ TraceRecord RecordOf(const GpuSnapshot& g, double t, bool with_processes) {
       // empty command is written as null (missing), never as "".
       m.command = CommandOf(p);
       m.type = std::string(p.compute ? "C" : "") + (p.graphics ? (p.compute ? "+G" : "G") : "");
+      m.gpu_instance_id = p.gpu_instance_id;
+      if (const MigDeviceSnapshot* mig = MigInstanceOf(g.mig_devices, p)) {
+        m.instance_used_bytes = mig->memory_used_bytes;
+        m.instance_total_bytes = mig->memory_total_bytes;
+      }
       ps.push_back(std::move(m));
     }
     r.sample.processes = std::move(ps);

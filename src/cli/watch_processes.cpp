@@ -142,13 +142,24 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
       pt.engine.Add(now, static_cast<double>(*p.used_bytes));
       pt.peak = std::max(pt.peak, *p.used_bytes);
       pt.last = *p.used_bytes;
-      if (g.memory_total_bytes)
-        pt.engine.SetCapacity(static_cast<double>(*g.memory_total_bytes),
-                              static_cast<double>(g.memory_reserved_bytes.value_or(0)));
-      // Its runway counts what the GPU's other holders use now.
-      // Set at every refresh, so the memory of holders that have left stops counting.
-      pt.engine.SetHeldByOthers(
-          detection::HeldByOthers(g.memory_used_bytes, *p.used_bytes, listed_bytes - *p.used_bytes));
+      // Its runway counts what the GPU's other holders use now; on a MIG GPU instance, the
+      // instance's size and its other holders only. Set at every refresh, so the memory of
+      // holders that have left stops counting.
+      if (const MigDeviceSnapshot* mig = MigInstanceOf(g.mig_devices, p)) {
+        uint64_t instance_listed = 0;
+        for (const ProcessSnapshot& q : g.processes) {
+          if (q.gpu_instance_id == p.gpu_instance_id) instance_listed += q.used_bytes.value_or(0);
+        }
+        pt.engine.SetCapacity(static_cast<double>(*mig->memory_total_bytes), 0);
+        pt.engine.SetHeldByOthers(
+            detection::HeldByOthers(mig->memory_used_bytes, *p.used_bytes, instance_listed - *p.used_bytes));
+      } else {
+        if (g.memory_total_bytes)
+          pt.engine.SetCapacity(static_cast<double>(*g.memory_total_bytes),
+                                static_cast<double>(g.memory_reserved_bytes.value_or(0)));
+        pt.engine.SetHeldByOthers(
+            detection::HeldByOthers(g.memory_used_bytes, *p.used_bytes, listed_bytes - *p.used_bytes));
+      }
       if (history_) history_->Append(outputs::ProcessSeriesName(key, p.pid), now, *p.used_bytes);
     }
     if (history_ && pt.on_gpu) {

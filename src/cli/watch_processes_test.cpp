@@ -211,5 +211,53 @@ TEST(WatchPipelineProcesses, ALifeOnAGpuStartsWhenNvmlFirstListsThePid) {
   EXPECT_EQ(records[0].peak_bytes, static_cast<uint64_t>(2048 * kMiB));
 }
 
+// A process leaking on a 10 GiB MIG GPU instance of an 80 GiB card: its runway is the instance's
+// room (less the instance's other holder), not the card's; without the MIG devices it would be the
+// card's, tens of hours longer.
+TEST(WatchPipelineProcesses, AProcessOnAMigInstanceRunsOutOfTheInstanceNotTheCard) {
+  auto runway_h = [](bool with_mig) -> std::optional<double> {
+    WatchPipeline p(FastAlerts(), nullptr, {});
+    const double t0 = 1'790'000'000;
+    std::optional<double> tto;
+    for (int i = 0; i <= 8 * 60; ++i) {
+      const double t = t0 + 60.0 * i;
+      const double leaking_mib = 2048 + 600.0 * i / 60 + (i % 3) * 4;  // 600 MiB/h
+      GpuSnapshot g = Gpu(0, t, 3000 + 1024 + leaking_mib);
+      ProcessSnapshot leaking = Proc(500, leaking_mib, "python3 serve.py");
+      ProcessSnapshot other = Proc(501, 1024, "python3 eval.py");
+      ProcessSnapshot elsewhere = Proc(502, 3000, "python3 train.py");
+      if (with_mig) {
+        g.mig_enabled = true;
+        leaking.gpu_instance_id = other.gpu_instance_id = 9;
+        elsewhere.gpu_instance_id = 2;
+        MigDeviceSnapshot big, small;
+        big.gpu_instance_id = 2;
+        big.memory_total_bytes = static_cast<uint64_t>(40448 * kMiB);
+        big.memory_used_bytes = static_cast<uint64_t>(3000 * kMiB);
+        small.gpu_instance_id = 9;
+        small.memory_total_bytes = static_cast<uint64_t>(9984 * kMiB);
+        small.memory_used_bytes = static_cast<uint64_t>((1024 + leaking_mib) * kMiB);
+        g.mig_devices = {big, small};
+      }
+      g.processes = {leaking, other, elsewhere};
+      p.Ingest(Host(t, {g}), true, false);
+    }
+    auto state = p.BuildState(t0 + 8 * 3600);
+    const auto& procs = state->gpus.at(0).process_analysis;
+    auto it = procs.find("500");
+    if (it == procs.end() || it->second.verdict != "leak" || !it->second.time_to_oom_s) return std::nullopt;
+    return *it->second.time_to_oom_s / 3600;
+  };
+  // At the end PID 500 holds 6848 MiB and PID 501 1024 MiB of the instance's 9984 MiB: 2112 MiB
+  // left at 600 MiB/h is about 3.5 h.
+  std::optional<double> mig = runway_h(true);
+  ASSERT_TRUE(mig.has_value()) << "PID 500 should be a leak with a runway";
+  EXPECT_GT(*mig, 2.5);
+  EXPECT_LT(*mig, 4.5);
+  std::optional<double> card = runway_h(false);
+  ASSERT_TRUE(card.has_value());
+  EXPECT_GT(*card, 50) << "without MIG the room is the card's (80 GiB less the others' 4 GiB)";
+}
+
 }  // namespace
 }  // namespace vw::cli

@@ -55,6 +55,16 @@ GpuSnapshot GpuFromRecord(const TraceRecord& r, unsigned fallback_index, std::op
       p.graphics = pm.type.find('G') != std::string::npos;
       p.info.alive = true;
       p.info.command = pm.command;
+      // A process on a MIG GPU instance whose memory the file shows: the instance, as NVML lists it.
+      p.gpu_instance_id = pm.gpu_instance_id;
+      if (pm.gpu_instance_id && pm.instance_total_bytes && !MigInstanceOf(g.mig_devices, p)) {
+        g.mig_enabled = true;
+        MigDeviceSnapshot m;
+        m.gpu_instance_id = *pm.gpu_instance_id;
+        m.memory_used_bytes = pm.instance_used_bytes;
+        m.memory_total_bytes = pm.instance_total_bytes;
+        g.mig_devices.push_back(std::move(m));
+      }
       g.processes.push_back(std::move(p));
     }
   }

@@ -30,6 +30,10 @@ struct ProcessMemory {
   std::string type;                     // "C", "G", "C+G", "M" or empty
   std::optional<uint64_t> used_bytes;   // missing on WDDM / N/A
   std::optional<double> sm_util_ratio;  // 0..1 when known
+  // MIG only: the GPU instance the process runs on, and that instance's memory (its compute
+  // instances share it) when the source shows it; its runway is against the instance, not the card.
+  std::optional<unsigned> gpu_instance_id;
+  std::optional<uint64_t> instance_used_bytes, instance_total_bytes;
 };
 
 // One GPU at one instant.

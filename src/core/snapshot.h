@@ -89,6 +89,18 @@ struct MigDeviceSnapshot {
   std::optional<uint64_t> memory_free_bytes;
 };
 
+// The MIG device of `p`'s GPU instance on `g` whose memory size is known (the first listed: the
+// compute instances of one GPU instance share its memory); null when `p` is not on a MIG
+// instance or its size is unknown. A process's room is then the instance's, not the card's.
+inline const MigDeviceSnapshot* MigInstanceOf(const std::vector<MigDeviceSnapshot>& mig_devices,
+                                              const ProcessSnapshot& p) {
+  if (!p.gpu_instance_id) return nullptr;
+  for (const MigDeviceSnapshot& m : mig_devices) {
+    if (m.gpu_instance_id == *p.gpu_instance_id && m.memory_total_bytes) return &m;
+  }
+  return nullptr;
+}
+
 // One failed NVML call, for metrics (nvml_errors_total{call,code}) and findings.
 struct NvmlCallError {
   std::string function;  // "nvmlDeviceGetMemoryInfo_v2"

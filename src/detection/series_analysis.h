@@ -39,6 +39,9 @@ struct SeriesAnalysis {
   std::optional<int64_t> pid;           // set for a per-process series
   std::string process_command;          // for a per-process series
   std::optional<uint64_t> total_bytes;  // card (or MIG instance) size
+  // A process series on a MIG GPU instance whose size the trace shows: that instance's id, and
+  // total_bytes is the instance's size (the runway is against it); unset otherwise.
+  std::optional<unsigned> mig_gpu_instance_id;
   std::optional<uint64_t> reserved_bytes;
   bool has_zone = false;         // times carry a zone (print "Z")
   bool synthetic_time = false;   // the trace had no clock: times count from 0

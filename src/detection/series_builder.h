@@ -168,6 +168,9 @@ class SeriesBuilder {
   void SetHeldByOthers(std::optional<double> bytes) { engine_.SetHeldByOthers(bytes); }
 
   void SetProcess(int64_t pid, std::string command);
+  // For a process series on a MIG GPU instance (SeriesAnalysis::mig_gpu_instance_id); the caller
+  // sets the instance's size with SetCapacity.
+  void SetMigInstance(std::optional<unsigned> gpu_instance_id) { meta_.mig_gpu_instance_id = gpu_instance_id; }
   // The series' clock (SeriesAnalysis::has_zone, synthetic_time); the evidence of later
   // Snapshot() calls names moments on it (EvidenceTimesFor): UTC clock times when the times named
   // their zone, the wall clock as written when they did not, offsets from the first sample when the

@@ -165,6 +165,7 @@ std::string RenderAnalyzeText(const std::vector<AnalyzedSeries>& series, const A
       if (a.total_bytes) {
         out += fmt::format(" of {} ({:.0f} %)", FormatBytes(static_cast<double>(*a.total_bytes)),
                            100.0 * *as.last_used_bytes / static_cast<double>(*a.total_bytes));
+        if (a.mig_gpu_instance_id) out += fmt::format(" of MIG GPU instance {}", *a.mig_gpu_instance_id);
       } else {
         out += " (card size unknown: pass --total)";
       }
@@ -211,6 +212,7 @@ json RenderAnalyzeJson(const std::vector<AnalyzedSeries>& series, const AnalyzeR
     g["severity"] = SeverityName(SeverityOf(a, options));
     g["memory_total_bytes"] = a.total_bytes ? json(*a.total_bytes) : json(nullptr);
     g["memory_reserved_bytes"] = a.reserved_bytes ? json(*a.reserved_bytes) : json(nullptr);
+    g["mig_gpu_instance_id"] = a.mig_gpu_instance_id ? json(*a.mig_gpu_instance_id) : json(nullptr);
     g["memory_used_bytes"] = OptBytes(as.last_used_bytes);
     g["floor_bytes"] = OptBytes(as.floor_bytes);
     g["peak_bytes"] = OptBytes(as.peak_bytes);

@@ -139,6 +139,16 @@ class RecordingReader : public LineTraceReader {
         if (!Bytes(e, "used_bytes", &pm.used_bytes) || !Ratio(e, "sm_util", &pm.sm_util_ratio)) {
           return fail("processes", "process \"used_bytes\" in bytes and \"sm_util\" 0..1 or null");
         }
+        if (auto gi = e.find("gpu_instance_id"); gi != e.end() && !gi->is_null()) {
+          if (!gi->is_number_integer() || gi->get<int64_t>() < 0 || gi->get<int64_t>() > 1000000) {
+            return fail("processes", "process \"gpu_instance_id\" as a MIG GPU instance id or null");
+          }
+          pm.gpu_instance_id = gi->get<unsigned>();
+        }
+        if (!Bytes(e, "instance_used_bytes", &pm.instance_used_bytes) ||
+            !Bytes(e, "instance_total_bytes", &pm.instance_total_bytes)) {
+          return fail("processes", "process \"instance_used_bytes\" and \"instance_total_bytes\" in bytes or null");
+        }
         list.push_back(std::move(pm));
       }
       s.processes = std::move(list);

@@ -104,6 +104,32 @@ TEST(Recording, UnknownCommandIsWrittenAsNullAndReadsBackEmpty) {
   EXPECT_EQ((*back.records[0].sample.processes)[0].command, "") << "null reads back as no command";
 }
 
+// A process on a MIG GPU instance keeps its instance and the instance's memory through a
+// recording; a process without one gets no such fields.
+TEST(Recording, MigInstanceOfAProcessReadsBack) {
+  TraceRecord r = Sample(0, "0", 12 * kMiBBytes);
+  ProcessMemory on_mig{4242, "python", "C", 10 * kMiBBytes, std::nullopt};
+  on_mig.gpu_instance_id = 9;
+  on_mig.instance_used_bytes = 11 * kMiBBytes;
+  on_mig.instance_total_bytes = 9984 * kMiBBytes;
+  r.sample.processes = std::vector<ProcessMemory>{on_mig, {77, "Xorg", "G", kMiBBytes, std::nullopt}};
+  const std::string line = RecordingRecordLine(r);
+  EXPECT_THAT(line, HasSubstr("\"gpu_instance_id\":9"));
+  EXPECT_EQ(line.find("gpu_instance_id"), line.rfind("gpu_instance_id")) << "only the MIG process has one";
+  const std::string path = TempPath("mig.jsonl");
+  std::ofstream(path) << RecordingHeaderLine({0, "node1", "nvml", 1.0}) << "\n" << line << "\n";
+  ReadResult back = ReadTrace(path, {});
+  ASSERT_TRUE(back.status.ok()) << back.status.ToString();
+  ASSERT_EQ(back.records.size(), 1u);
+  const std::vector<ProcessMemory>& ps = *back.records[0].sample.processes;
+  ASSERT_EQ(ps.size(), 2u);
+  EXPECT_EQ(ps[0].gpu_instance_id, 9u);
+  EXPECT_EQ(ps[0].instance_used_bytes, 11 * kMiBBytes);
+  EXPECT_EQ(ps[0].instance_total_bytes, 9984 * kMiBBytes);
+  EXPECT_FALSE(ps[1].gpu_instance_id.has_value());
+  EXPECT_FALSE(ps[1].instance_total_bytes.has_value());
+}
+
 struct RecErrorCase {
   const char* name;
   std::string text;
@@ -135,6 +161,13 @@ const RecErrorCase kRecordingErrors[] = {
     {"util_over_one", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"util\":93}\n",
      "expected \"util\" as a ratio 0..1 or null"},
     {"not_an_object", kHeader + "[1,2]\n", "r.jsonl:2:1: expected a JSON object"},
+    {"negative_gpu_instance",
+     kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"processes\":[{\"pid\":1,\"gpu_instance_id\":-1}]}\n",
+     "expected process \"gpu_instance_id\" as a MIG GPU instance id or null"},
+    {"instance_total_as_text",
+     kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"processes\":[{\"pid\":1,\"instance_total_bytes\":"
+               "\"10G\"}]}\n",
+     "expected process \"instance_used_bytes\" and \"instance_total_bytes\" in bytes or null"},
     {"number_too_large", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"used_bytes\":47e6854285}\n",
      "r.jsonl:2:1: expected a JSON object whose numbers fit a double"},
 };

@@ -49,11 +49,18 @@ std::string RecordingRecordLine(const TraceRecord& record, bool utc) {
   if (s.processes) {
     json procs = json::array();
     for (const ProcessMemory& p : *s.processes) {
-      procs.push_back({{"pid", p.pid},
-                       {"type", p.type},
-                       {"command", p.command.empty() ? json(nullptr) : json(p.command)},
-                       {"used_bytes", OrNull(p.used_bytes)},
-                       {"sm_util", OrNull(p.sm_util_ratio)}});
+      json e = {{"pid", p.pid},
+                {"type", p.type},
+                {"command", p.command.empty() ? json(nullptr) : json(p.command)},
+                {"used_bytes", OrNull(p.used_bytes)},
+                {"sm_util", OrNull(p.sm_util_ratio)}};
+      // MIG only: the GPU instance and its memory.
+      if (p.gpu_instance_id) {
+        e["gpu_instance_id"] = *p.gpu_instance_id;
+        e["instance_used_bytes"] = OrNull(p.instance_used_bytes);
+        e["instance_total_bytes"] = OrNull(p.instance_total_bytes);
+      }
+      procs.push_back(std::move(e));
     }
     j["processes"] = std::move(procs);
   }

@@ -6,7 +6,10 @@
 // missing; "No running processes found" or an empty panel -> empty list). The snapshot's time is
 // the last clock line before the table: nvidia-smi's own first line ("Tue Oct 29 19:00:23 2024") or
 // a `date` line; without any, snapshot i is at i * --interval. Old (390-era) and new (550-590)
-// layouts, the Windows "KMD Version"/"Driver-Model" layout, and MIG devices tables (skipped) are read.
+// layouts and the Windows "KMD Version"/"Driver-Model" layout are read. Under MIG, the MIG devices
+// table gives each GPU instance's memory ("11091MiB / 40448MiB", the first row of an instance; the
+// BAR1 line below it is not memory), and a process row's GI column names its instance: the
+// process carries that instance's memory (ProcessMemory::instance_*). Instances are not GPUs.
 #include <fmt/format.h>
 
 #include <deque>
@@ -61,11 +64,18 @@ bool ParseMemoryUsage(std::string_view cell, std::optional<uint64_t>* used, std:
          ParseMemoryValue(b, MemUnit::kMiB, total) == ValueError::kOk;
 }
 
+// One MIG GPU instance's memory, from the MIG devices table.
+struct MigRow {
+  unsigned gpu_instance_id = 0;
+  std::optional<uint64_t> used, total;
+};
+
 struct GpuRow {
   GpuIdentity id;
   std::optional<uint64_t> used, total;
   std::optional<double> util;
   std::vector<ProcessMemory> processes;
+  std::vector<MigRow> mig;  // in table order, one per GPU instance
 };
 
 enum class Section { kOutside, kGpus, kMig, kProcesses };
@@ -143,6 +153,7 @@ class SmiTableReader : public LineTraceReader {
     }
     if (StartsWith(t, "| MIG devices")) {
       section_ = Section::kMig;
+      mig_rows_started_ = false;
       return Status::Ok();
     }
     if (StartsWith(t, "| Processes")) {
@@ -160,7 +171,7 @@ class SmiTableReader : public LineTraceReader {
     switch (section_) {
       case Section::kGpus: return GpuLine(t, ln, line);
       case Section::kProcesses: return ProcessLine(t, ln, line);
-      case Section::kMig:
+      case Section::kMig: return MigLine(t, ln, line);
       case Section::kOutside: return Status::Ok();
     }
     return Status::Ok();
@@ -225,6 +236,41 @@ class SmiTableReader : public LineTraceReader {
     return Status::Ok();
   }
 
+  // A row of the MIG devices table: "|  0    2   0   0  |  11091MiB / 40448MiB  | ..." (GPU, GI, CI,
+  // MIG device; the memory of the GPU instance). The line below it (first cell blank: BAR1) and
+  // another compute instance of an instance already read add nothing.
+  Status MigLine(std::string_view t, size_t ln, std::string_view line) {
+    if (StartsWith(t, "|=")) {
+      mig_rows_started_ = true;
+      return Status::Ok();
+    }
+    if (!mig_rows_started_ || t.front() == '+') return Status::Ok();
+    SplitCells(t, &cells_);
+    if (cells_.size() < 2) return Status::Ok();
+    SplitWords(cells_[0], &words_);
+    if (words_.empty()) return Status::Ok();  // the BAR1 line, or an empty ECC line
+    uint64_t gpu = 0, gi = 0;
+    if (words_.size() < 4 || !ParseUint(words_[0], &gpu) || !ParseUint(words_[1], &gi) || gi > 1000000) {
+      return Malformed(ln, ColumnOf(line, words_[0]), "a MIG device row '| GPU GI CI MIG | used / total | ...'",
+                       Trim(cells_[0]));
+    }
+    MigRow row;
+    row.gpu_instance_id = static_cast<unsigned>(gi);
+    if (!ParseMemoryUsage(cells_[1], &row.used, &row.total)) {
+      std::string_view at = Trim(cells_[1]);
+      return Malformed(ln, ColumnOf(line, at.empty() ? t : at), "the MIG device's memory 'used / total' in MiB", at);
+    }
+    for (GpuRow& g : gpus_) {
+      if (!g.id.index || *g.id.index != static_cast<int>(gpu)) continue;
+      for (const MigRow& m : g.mig) {
+        if (m.gpu_instance_id == row.gpu_instance_id) return Status::Ok();
+      }
+      if (g.mig.size() < kMaxGpus) g.mig.push_back(row);
+      break;
+    }
+    return Status::Ok();
+  }
+
   Status ProcessLine(std::string_view t, size_t ln, std::string_view line) {
     if (t.front() == '+') {
       if (proc_rows_started_) section_ = Section::kOutside;  // the end of the Processes box
@@ -254,6 +300,10 @@ class SmiTableReader : public LineTraceReader {
     ProcessMemory p;
     p.pid = static_cast<int64_t>(pid);
     p.type = std::string(words_[fixed - 1]);
+    // GI is "N/A" on a GPU without MIG.
+    if (uint64_t gi = 0; proc_has_gi_ci_ && ParseUint(words_[1], &gi) && gi <= 1000000) {
+      p.gpu_instance_id = static_cast<unsigned>(gi);
+    }
     std::string_view mem = words_.back();
     if (ParseMemoryValue(mem, MemUnit::kMiB, &p.used_bytes) != ValueError::kOk) {
       return Malformed(ln, ColumnOf(line, mem), "the process's GPU memory (e.g. 386MiB or N/A)", mem);
@@ -299,6 +349,15 @@ class SmiTableReader : public LineTraceReader {
       rec.sample.used_bytes = row.used;
       rec.sample.total_bytes = row.total;
       rec.sample.gpu_util_ratio = row.util;
+      for (ProcessMemory& p : row.processes) {
+        if (!p.gpu_instance_id) continue;
+        for (const MigRow& m : row.mig) {
+          if (m.gpu_instance_id != *p.gpu_instance_id) continue;
+          p.instance_used_bytes = m.used;
+          p.instance_total_bytes = m.total;
+          break;
+        }
+      }
       if (processes_seen_) rec.sample.processes = std::move(row.processes);
       ready_.push_back(std::move(rec));
     }
@@ -317,6 +376,7 @@ class SmiTableReader : public LineTraceReader {
   bool processes_seen_ = false;
   bool proc_rows_started_ = false;
   bool proc_has_gi_ci_ = false;
+  bool mig_rows_started_ = false;
   std::optional<double> next_time_;
   std::optional<double> snapshot_time_;
   uint64_t synthetic_index_ = 0;

@@ -80,7 +80,8 @@ const char* kTableWindows =
     "|    0   N/A  N/A           15964    C+G   ...IA App\\CEF\\NVIDIA Overlay.exe      N/A      |\n"
     "+-----------------------------------------------------------------------------------------+\n";
 
-// MIG enabled: GPU-Util N/A, a MIG devices table (skipped), processes with GI/CI numbers.
+// MIG enabled: GPU-Util N/A, a MIG devices table (each GPU instance's memory), processes with GI/CI
+// numbers.
 const char* kTableMig =
     "Tue Jul 14 09:00:43 2026       \n"
     "+-----------------------------------------------------------------------------------------+\n"
@@ -212,14 +213,78 @@ TEST(SmiTableReader, ErrInACellIsMissing) {
   EXPECT_FALSE(r.records[1].sample.gpu_util_ratio.has_value());
 }
 
-TEST(SmiTableReader, MigTableIsSkippedAndUtilNaIsMissing) {
+TEST(SmiTableReader, MigTableGivesEachProcessItsInstanceAndUtilNaIsMissing) {
   ReadResult r = ReadText(kTableMig, {}, "tmig.log");
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   ASSERT_EQ(r.records.size(), 1u) << "MIG device rows are not GPUs";
   EXPECT_EQ(r.records[0].sample.used_bytes, 11125 * kMiBBytes);
+  EXPECT_EQ(r.records[0].sample.total_bytes, 81559 * kMiBBytes) << "the GPU is the card, not an instance";
   EXPECT_FALSE(r.records[0].sample.gpu_util_ratio.has_value());
   ASSERT_EQ(r.records[0].sample.processes->size(), 2u);
-  EXPECT_EQ((*r.records[0].sample.processes)[1].pid, 21198);
+  const ProcessMemory& p = (*r.records[0].sample.processes)[1];
+  EXPECT_EQ(p.pid, 21198);
+  EXPECT_EQ(p.gpu_instance_id, 2u);
+  EXPECT_EQ(p.instance_used_bytes, 11091 * kMiBBytes);
+  EXPECT_EQ(p.instance_total_bytes, 40448 * kMiBBytes) << "the first row's memory, not the BAR1 line below it";
+}
+
+// Two GPU instances, the first with two compute instances (a second row of the same GI adds
+// nothing), and a process on each; a process whose GI has no row keeps no instance memory.
+TEST(SmiTableReader, MigInstancesAreMatchedByGpuInstanceId) {
+  std::string text = kTableMig;
+  const std::string after_first =
+      "|                  |               0MiB / 24739MiB    |           |                       |\n"
+      "+------------------+----------------------------------+-----------+-----------------------+\n";
+  ASSERT_NE(text.find(after_first), std::string::npos);
+  text.insert(text.find(after_first) + after_first.size(),
+              "|  0    2   1   1  |           11091MiB / 40448MiB    | 60      0 |  3   0    3    0    3 |\n"
+              "|                  |               0MiB / 24739MiB    |           |                       |\n"
+              "+------------------+----------------------------------+-----------+-----------------------+\n"
+              "|  0    9   0   2  |             512MiB /  9984MiB    | 16      0 |  1   0    1    0    1 |\n"
+              "|                  |               0MiB /  6184MiB    |           |                       |\n"
+              "+------------------+----------------------------------+-----------+-----------------------+\n");
+  const std::string last_proc =
+      "|    0    2    0            21198      C   ./gpu_burn                             7484MiB |\n";
+  ASSERT_NE(text.find(last_proc), std::string::npos);
+  text.insert(text.find(last_proc) + last_proc.size(),
+              "|    0    9    0            30001      C   python serve.py                         500MiB |\n"
+              "|    0   11    0            30002      C   python other.py                          10MiB |\n");
+  ReadResult r = ReadText(text, {}, "tmig2.log");
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.records.size(), 1u);
+  const std::vector<ProcessMemory>& procs = *r.records[0].sample.processes;
+  ASSERT_EQ(procs.size(), 4u);
+  EXPECT_EQ(procs[0].instance_total_bytes, 40448 * kMiBBytes);
+  EXPECT_EQ(procs[2].gpu_instance_id, 9u);
+  EXPECT_EQ(procs[2].instance_used_bytes, 512 * kMiBBytes);
+  EXPECT_EQ(procs[2].instance_total_bytes, 9984 * kMiBBytes);
+  EXPECT_EQ(procs[3].gpu_instance_id, 11u);
+  EXPECT_FALSE(procs[3].instance_total_bytes.has_value()) << "no MIG row for GI 11";
+}
+
+TEST(SmiTableReader, MigDeviceRowWithoutMemoryIsAnErrorNamingTheLine) {
+  std::string text = kTableMig;
+  const std::string mem = "11091MiB / 40448MiB";
+  ASSERT_NE(text.find(mem), std::string::npos);
+  text.replace(text.find(mem), mem.size(), "11091MiB   40448MiB");
+  ReadResult r = ReadText(text, {}, "tbad.log");
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.message().find("tbad.log:21:"), std::string::npos) << r.status.message();
+  EXPECT_NE(r.status.message().find("the MIG device's memory"), std::string::npos) << r.status.message();
+}
+
+// A GPU without MIG lists processes with GI and CI as N/A: they carry no instance.
+TEST(SmiTableReader, GiColumnNaIsNoInstance) {
+  std::string text = kTableMig;
+  const std::string row = "|    0    2    0            21180";
+  ASSERT_NE(text.find(row), std::string::npos);
+  text.replace(text.find(row), row.size(), "|    0  N/A  N/A            21180");
+  ReadResult r = ReadText(text, {}, "tna.log");
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  const ProcessMemory& p = (*r.records[0].sample.processes)[0];
+  EXPECT_EQ(p.pid, 21180);
+  EXPECT_FALSE(p.gpu_instance_id.has_value());
+  EXPECT_FALSE(p.instance_total_bytes.has_value());
 }
 
 TEST(SmiTableReader, SeriesWithDateBannersAndBackToBack) {

@@ -296,6 +296,10 @@ TEST(RealCaptures, H100MigTablesQueryCsvPmonAndDmon) {
   EXPECT_EQ((*load.records[0].sample.processes)[2].pid, 21198);
   EXPECT_EQ((*load.records[0].sample.processes)[2].command, "./gpu_burn");
   EXPECT_EQ(MiB((*load.records[0].sample.processes)[2].used_bytes), 7484u);
+  // Its MIG GPU instance (GI 2, the MIG devices table's first row): its room is the instance's.
+  EXPECT_EQ((*load.records[0].sample.processes)[2].gpu_instance_id, 2u);
+  EXPECT_EQ(MiB((*load.records[0].sample.processes)[2].instance_used_bytes), 11091u);
+  EXPECT_EQ(MiB((*load.records[0].sample.processes)[2].instance_total_bytes), 40448u);
 
   ReadResult csv =
       ReadTrace(CutSection(cap, "# load :: query-gpu (csv, what the exporter parses)", "h100_load.csv"), {});

@@ -1721,6 +1721,41 @@ gpus:
   EXPECT_GT(with_processes, 0) << ReadAll(rec);
 }
 
+// Under MIG, NVML lists each process on its GPU instance: the recording keeps the instance and its
+// memory (so that analyze and --replay judge the process against the instance, not the card).
+TEST(WatchE2E, RecordKeepsTheMigInstanceOfAProcess) {
+  Scratch s;
+  const std::string scenario = s.Write("scenario.yaml", R"(driver_version: "550.54.15"
+gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-00000000-0000-0000-0000-000000000000"
+    memory_total_mib: 81559
+    mig_devices:
+      - {gpu_instance_id: 9, compute_instance_id: 0, uuid: MIG-a, memory_total_mib: 9984,
+         processes: [{pid: 5100, name: "serve", used_mib: 2048}]}
+)");
+  const std::string rec = s.dir() + "/rec.jsonl";
+  RunResult r =
+      RunVramwatch({"record", "--nvml-lib", EmulatorLib(), "--interval", "200ms", "--duration", "1s", "--output", rec},
+                   {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}}, 30);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(ReadAll(rec));
+  std::string line;
+  int seen = 0;
+  while (std::getline(lines, line)) {
+    json j = json::parse(line);
+    if (!j.contains("processes")) continue;
+    ASSERT_EQ(j["processes"].size(), 1u) << line;
+    const json& p = j["processes"][0];
+    EXPECT_EQ(p["pid"], 5100) << line;
+    EXPECT_EQ(p["gpu_instance_id"], 9) << line;
+    EXPECT_EQ(p["instance_total_bytes"], 9984ull << 20) << line;
+    EXPECT_TRUE(p["instance_used_bytes"].is_number_unsigned()) << line;
+    ++seen;
+  }
+  EXPECT_GT(seen, 0) << ReadAll(rec);
+}
+
 // A process list that could not be read is left out of the line (missing), never written as an
 // empty list (that would say every process ended); a GPU that stops answering is said on stderr
 // and keeps its lines, with the values it could not give as null.

@@ -20,6 +20,7 @@
 #include "sources/trace/compact_sample.h"
 #include "sources/trace/line_reader.h"
 #include "sources/trace/pipelined_reader.h"
+#include "sources/trace/process_rows.h"
 #include "sources/trace/trace_reader.h"
 
 namespace vw::cli {
@@ -164,36 +165,6 @@ Status NoteUnterminatedTail(const std::string& path, const trace::TraceReader& r
       trace::UnterminatedTailNote(path == "-" ? "<stdin>" : path, reader.unterminated_tail_bytes());
   if (!note.empty()) AddNote(settings, note);
   return error;
-}
-
-// `listed` with one entry per PID: a PID listed twice in one sample (a process on two MIG
-// instances of the GPU) holds the sum of its rows, under its first row's command, in the order of
-// first rows; when its rows are on different MIG GPU instances, the sum is on none of them (its
-// runway is against the card). Without a repeated PID (the usual case) that is `listed` itself;
-// else `*merged`. `*pids` is scratch, reused from call to call.
-const std::vector<ProcessMemory>& OnePerPid(const std::vector<ProcessMemory>& listed, std::vector<int64_t>* pids,
-                                            std::vector<ProcessMemory>* merged) {
-  pids->clear();
-  for (const ProcessMemory& p : listed) pids->push_back(p.pid);
-  std::sort(pids->begin(), pids->end());
-  if (std::adjacent_find(pids->begin(), pids->end()) == pids->end()) return listed;
-  merged->clear();
-  std::unordered_map<int64_t, size_t> at;  // PID -> its entry in *merged
-  for (const ProcessMemory& p : listed) {
-    auto [it, added] = at.try_emplace(p.pid, merged->size());
-    if (added) {
-      merged->push_back(p);
-      continue;
-    }
-    ProcessMemory& m = (*merged)[it->second];
-    if (p.used_bytes) m.used_bytes = m.used_bytes.value_or(0) + *p.used_bytes;
-    if (m.gpu_instance_id != p.gpu_instance_id) {
-      m.gpu_instance_id.reset();
-      m.instance_used_bytes.reset();
-      m.instance_total_bytes.reset();
-    }
-  }
-  return *merged;
 }
 
 // The series of one file by key ("gpu:0", "gpu:0/pid:4242"), in first-seen order.
@@ -422,7 +393,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
     const std::optional<uint64_t> total = rec.sample.total_bytes ? rec.sample.total_bytes : settings.trace.total_bytes;
     uint64_t listed_bytes = 0;  // the memory of every process listed with a value
     for (const ProcessMemory& p : *rec.sample.processes) listed_bytes += p.used_bytes.value_or(0);
-    for (const ProcessMemory& p : OnePerPid(*rec.sample.processes, &pid_scratch, &merged)) {
+    for (const ProcessMemory& p : trace::OnePerPid(*rec.sample.processes, &pid_scratch, &merged)) {
       if (!p.used_bytes) continue;
       const std::string base = fmt::format("gpu:{}/pid:{}", rec.gpu.key, p.pid);
       int& generation = pid_generation.try_emplace(base, 1).first->second;
@@ -434,14 +405,13 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
       }
       detection::SeriesBuilder& ps = *ps_now;
       ps.SetProcess(p.pid, p.command.empty() ? ps.process_command() : p.command);
-      if (p.instance_total_bytes) {
+      if (p.gpu_instance_id && p.instance_total_bytes) {
         // On a MIG GPU instance: its room is the instance's, shared with the instance's holders only.
         uint64_t instance_listed = 0;
         for (const ProcessMemory& q : *rec.sample.processes) {
           if (q.gpu_instance_id == p.gpu_instance_id) instance_listed += q.used_bytes.value_or(0);
         }
-        ps.SetMigInstance(p.gpu_instance_id);
-        ps.SetCapacity(p.instance_total_bytes, uint64_t{0});
+        ps.SetMigInstance(p.gpu_instance_id, *p.instance_total_bytes);
         ps.SetHeldByOthers(
             detection::HeldByOthers(p.instance_used_bytes, *p.used_bytes, instance_listed - *p.used_bytes));
       } else {

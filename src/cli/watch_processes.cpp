@@ -152,7 +152,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
         }
         pt.engine.SetCapacity(static_cast<double>(*mig->memory_total_bytes), 0);
         pt.engine.SetHeldByOthers(
-            detection::HeldByOthers(mig->memory_used_bytes, *p.used_bytes, instance_listed - *p.used_bytes));
+            detection::HeldByOthers(mig->memory_used_bytes, *p.used_bytes, instance_listed - *p.used_bytes), true);
       } else {
         if (g.memory_total_bytes)
           pt.engine.SetCapacity(static_cast<double>(*g.memory_total_bytes),

@@ -24,6 +24,7 @@
 #include "outputs/alert_sinks.h"
 #include "sources/kernel/kernel_log_reader.h"
 #include "sources/trace/line_reader.h"
+#include "sources/trace/process_rows.h"
 #include "sources/trace/recording_header.h"
 #include "sources/trace/trace_reader.h"
 #include "storage/history_store.h"
@@ -46,7 +47,10 @@ GpuSnapshot GpuFromRecord(const TraceRecord& r, unsigned fallback_index, std::op
   g.memory_reserved_bytes = r.sample.reserved_bytes;
   g.gpu_util_ratio = r.sample.gpu_util_ratio;
   if (r.sample.processes) {
-    for (const ProcessMemory& pm : *r.sample.processes) {
+    // One entry per PID, as NVML lists a process (a table lists it once per MIG instance).
+    std::vector<int64_t> pids;
+    std::vector<ProcessMemory> merged;
+    for (const ProcessMemory& pm : trace::OnePerPid(*r.sample.processes, &pids, &merged)) {
       ProcessSnapshot p;
       p.pid = pm.pid;
       p.used_bytes = pm.used_bytes;

@@ -367,8 +367,10 @@ struct Assessment {
   // Every trend window tested, shortest first (the one behind `trend` included).
   std::vector<TrendFit> window_fits;
   // Added: memory other holders of the same GPU use (bytes), taken off the capacity of a process
-  // series (SetHeldByOthers); unset for a GPU series.
+  // series (SetHeldByOthers); unset for a GPU series. `on_mig_instance`: the capacity and those
+  // holders are the process's MIG GPU instance's, not the card's.
   std::optional<double> held_by_others_bytes;
+  bool on_mig_instance = false;
   // Added: falls explained by processes that left (NoteDeparture): how many, the memory their
   // falls freed (bytes), when the last fall happened (seconds) and the process behind it. The
   // buckets before each fall are kept net of it.
@@ -412,7 +414,12 @@ class LeakEngine {
   void SetCapacity(double total_bytes, double reserved_bytes = 0);
   // For a process series: the memory the GPU's other holders use now (bytes; unset: unknown). It
   // is taken off the capacity, so the runway is the time until the whole GPU runs out.
-  void SetHeldByOthers(std::optional<double> bytes) { held_by_others_ = bytes; }
+  // `on_mig_instance`: the capacity (SetCapacity) and `bytes` are the process's MIG GPU
+  // instance's; only the evidence's words change.
+  void SetHeldByOthers(std::optional<double> bytes, bool on_mig_instance = false) {
+    held_by_others_ = bytes;
+    on_mig_instance_ = on_mig_instance;
+  }
   // How the evidence of later Assess() calls names moments (EngineConfig::evidence_times); it
   // changes only the wording, never a verdict or a number.
   void SetEvidenceTimes(EngineConfig::EvidenceTimes style) { config_.evidence_times = style; }
@@ -486,6 +493,7 @@ class LeakEngine {
   };
   std::optional<Drop> last_drop_;
   std::optional<double> held_by_others_;
+  bool on_mig_instance_ = false;
   // The largest recent fall between consecutive samples (at least departure_min_bytes): when, by
   // how much, and where the first sample after it sits (its bucket's start; its index among the
   // open bucket's values while that bucket is open).

@@ -38,6 +38,7 @@ Assessment LeakEngine::Assess() const {
   a.segment_start_t = segment_start_t_;
   if (total_bytes_) a.capacity_bytes = *total_bytes_ - reserved_bytes_ - held_by_others_.value_or(0);
   a.held_by_others_bytes = held_by_others_;
+  a.on_mig_instance = on_mig_instance_;
   a.departures_explained = departures_explained_;
   a.departed_bytes = departed_bytes_;
   a.last_departure_t = last_departure_t_;

@@ -187,6 +187,19 @@ void SeriesBuilder::ChangeCapacity(uint64_t total_bytes, std::optional<uint64_t>
   engine_.SetCapacity(static_cast<double>(total_bytes), static_cast<double>(meta_.reserved_bytes.value_or(0)));
 }
 
+void SeriesBuilder::SetMigInstance(std::optional<unsigned> gpu_instance_id, uint64_t total_bytes) {
+  if (!gpu_instance_id) {
+    if (meta_.mig_gpu_instance_id) meta_.total_bytes.reset();  // the card's size comes with SetCapacity
+    meta_.mig_gpu_instance_id.reset();
+    return;
+  }
+  meta_.mig_gpu_instance_id = gpu_instance_id;
+  if (meta_.total_bytes == total_bytes && !meta_.reserved_bytes) return;
+  meta_.total_bytes = total_bytes;
+  meta_.reserved_bytes.reset();
+  engine_.SetCapacity(static_cast<double>(total_bytes), 0);
+}
+
 void SeriesBuilder::SetProcess(int64_t pid, std::string command) {
   meta_.pid = pid;
   meta_.process_command = std::move(command);

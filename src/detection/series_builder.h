@@ -164,13 +164,16 @@ class SeriesBuilder {
     }
     engine_.NoteDeparture(last_seen_t, now_t, bytes, pid, first_seen_t);
   }
-  // For a process series: what the GPU's other holders use now (LeakEngine::SetHeldByOthers).
-  void SetHeldByOthers(std::optional<double> bytes) { engine_.SetHeldByOthers(bytes); }
+  // For a process series: what the GPU's other holders use now (LeakEngine::SetHeldByOthers);
+  // those of its MIG instance when it is on one (SetMigInstance).
+  void SetHeldByOthers(std::optional<double> bytes) {
+    engine_.SetHeldByOthers(bytes, meta_.mig_gpu_instance_id.has_value());
+  }
 
   void SetProcess(int64_t pid, std::string command);
-  // For a process series on a MIG GPU instance (SeriesAnalysis::mig_gpu_instance_id); the caller
-  // sets the instance's size with SetCapacity.
-  void SetMigInstance(std::optional<unsigned> gpu_instance_id) { meta_.mig_gpu_instance_id = gpu_instance_id; }
+  // For a process series: on MIG GPU instance `gpu_instance_id` of `total_bytes` (its room, with no
+  // reserved memory known), or (nullopt) on the card, whose size SetCapacity then gives.
+  void SetMigInstance(std::optional<unsigned> gpu_instance_id, uint64_t total_bytes = 0);
   // The series' clock (SeriesAnalysis::has_zone, synthetic_time); the evidence of later
   // Snapshot() calls names moments on it (EvidenceTimesFor): UTC clock times when the times named
   // their zone, the wall clock as written when they did not, offsets from the first sample when the

@@ -178,11 +178,12 @@ void AddRunway(Assessment& a) {
     return;
   }
   const double room = *a.capacity_bytes - *a.peak_bytes;
-  // A process series: what the GPU's other holders use is not there for it.
-  const std::string capacity = a.held_by_others_bytes && *a.held_by_others_bytes > 0
-                                   ? fmt::format("{} after the {} other holders of this GPU use",
-                                                 FormatBytes(*a.capacity_bytes), FormatBytes(*a.held_by_others_bytes))
-                                   : FormatBytes(*a.capacity_bytes);
+  // A process series: what the GPU's (or its MIG instance's) other holders use is not there for it.
+  const std::string capacity =
+      a.held_by_others_bytes && *a.held_by_others_bytes > 0
+          ? fmt::format("{} after the {} other holders of this {} use", FormatBytes(*a.capacity_bytes),
+                        FormatBytes(*a.held_by_others_bytes), a.on_mig_instance ? "MIG instance" : "GPU")
+          : FormatBytes(*a.capacity_bytes);
   if (room <= 0) {
     a.tto_s = a.tto_lo_s = a.tto_hi_s = 0.0;
     a.evidence.push_back(fmt::format("The recent peak of {} already reaches the usable capacity of {}.",

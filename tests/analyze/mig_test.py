@@ -11,7 +11,10 @@ end PID 500 holds 6848 MiB and the instance has about 2.1 GiB left: out of memor
 - a vramwatch recording of the same samples (process entries with gpu_instance_id and the
   instance's memory) gives the same runway;
 - `watch --replay` of the recording fires GpuProcessMemoryLeak for PID 500 with a runway of hours,
-  not days.
+  not days;
+- a PID listed on two GPU instances (the leaking rows on the 40 GiB one) is one process whose sum
+  is on neither instance: `analyze` and `watch --replay` of the tables both give it a runway
+  against the card (days), never against one instance, nor a series fed two values per instant.
 """
 import argparse
 import datetime
@@ -38,7 +41,7 @@ def samples():
         yield T0 + datetime.timedelta(minutes=i), 2048 + 600 * i // 60 + (i % 3) * 4
 
 
-def table(t, leaking):
+def table(t, leaking, two_instances=False):
     used = 3000 + 1024 + leaking + 35  # the card: the instances' memory and its own overhead
     small = 1024 + leaking + 10
     rows = [
@@ -74,7 +77,10 @@ def table(t, leaking):
         "|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |",
         "|        ID   ID                                                               Usage      |",
         "|=========================================================================================|",
-        f"|    0    9    0              500      C   python3 serve.py                    {leaking:>6}MiB |",
+        f"|    0    9    0              500      C   python3 serve.py                    {leaking:>6}MiB |"
+        if not two_instances else
+        "|    0    9    0              500      C   python3 serve.py                      1000MiB |\n"
+        f"|    0    2    0              500      C   python3 serve.py                    {leaking:>6}MiB |",
         "|    0    9    0              501      C   python3 eval.py                       1024MiB |",
         "|    0    2    0              502      C   python3 train.py                      3000MiB |",
         "+-----------------------------------------------------------------------------------------+",
@@ -130,6 +136,10 @@ def main():
             fail(f"PID 500 runs out in {hours:.1f} h; the instance has room for about 3.5 h (the card for 100+)")
         if p["mig_gpu_instance_id"] != 9 or p["memory_total_bytes"] != SMALL_MIB * MIB:
             fail(f"PID 500: instance {p['mig_gpu_instance_id']}, total {p['memory_total_bytes']}")
+        if not any("other holders of this MIG instance use" in e for e in p["evidence"]):
+            fail(f"PID 500's runway evidence does not name the instance's other holders: {p['evidence']}")
+        if p["memory_reserved_bytes"] is not None:
+            fail(f"PID 500's instance has no reserved memory known: {p['memory_reserved_bytes']} (null expected)")
         if g["mig_gpu_instance_id"] is not None or g["memory_total_bytes"] != CARD_MIB * MIB:
             fail(f"GPU 0's series should be the card's: {g['mig_gpu_instance_id']}, {g['memory_total_bytes']}")
         text = analyze(a.vramwatch, tables).stdout
@@ -165,6 +175,28 @@ def main():
         last = summaries[-1].strip()
         if "d" in last.split()[0] or not re.match(r"^\d+h", last):
             fail(f"PID 500's alert says out of memory in {last}: hours were expected (the instance), not days")
+        # PID 500 on both instances: its sum belongs to neither, so its room is the card's.
+        both = os.path.join(d, "two-instances.log")
+        with open(both, "w") as f:
+            for t, leaking in samples():
+                f.write(table(t, leaking, two_instances=True))
+        r = json.loads(analyze(a.vramwatch, both, "--json").stdout)
+        p3 = {s.get("pid"): s for s in r["gpus"]}.get(500)
+        if p3 is None or p3["verdict"] != "leak" or p3["time_to_oom_seconds"] is None:
+            fail(f"PID 500 on two instances: {p3 and (p3['verdict'], p3['evidence'])}")
+        if p3["mig_gpu_instance_id"] is not None or p3["time_to_oom_seconds"] < 48 * 3600:
+            fail(f"PID 500 on two instances: instance {p3['mig_gpu_instance_id']}, "
+                 f"runway {p3['time_to_oom_seconds'] / 3600:.1f} h (the card's room: days)")
+        log2 = os.path.join(d, "alerts2.jsonl")
+        w = subprocess.run([a.vramwatch, "watch", "--replay", both, "--for", "2m", "--alert-log", log2],
+                           capture_output=True, text=True, timeout=300)
+        if w.returncode not in (1, 2):
+            fail(f"watch --replay of the two-instance tables exit {w.returncode}: {(w.stdout + w.stderr)[-2000:]}")
+        with open(log2) as f:
+            fired = [json.dumps(json.loads(line)) for line in f if "GpuProcessMemoryLeak" in line and '"500"' in line]
+        runways = [re.findall(r"out of memory in ([^;\"(]+)", s) for s in fired]
+        if not fired or not all(r and "d" in r[0].split()[0] for r in runways):
+            fail(f"watch --replay of PID 500 on two instances: {runways} (days expected, the card's room)")
     print("ok: PID 500 on MIG GPU instance 9 runs out in", f"{hours:.1f} h", "(tables, recording, replay)")
 
 

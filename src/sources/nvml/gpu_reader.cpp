@@ -434,7 +434,8 @@ void GpuReader::ReadProcesses(api::nvmlDevice_t d, std::optional<unsigned> gi, s
       }
     }
   }
-  // A PID on several MIG devices of this GPU: one entry, memory summed across devices.
+  // A PID on several MIG devices of this GPU: one entry, memory summed across devices, on no one
+  // GPU instance (or compute instance) when they differ: that sum is not one instance's.
   for (size_t i = first_of_device; i < procs.size();) {
     auto prev = std::find_if(procs.begin(), procs.begin() + static_cast<std::ptrdiff_t>(first_of_device),
                              [&](const ProcessSnapshot& p) { return p.pid == procs[i].pid; });
@@ -446,6 +447,12 @@ void GpuReader::ReadProcesses(api::nvmlDevice_t d, std::optional<unsigned> gi, s
     prev->compute |= procs[i].compute;
     prev->graphics |= procs[i].graphics;
     prev->mps |= procs[i].mps;
+    if (prev->gpu_instance_id != procs[i].gpu_instance_id) {
+      prev->gpu_instance_id.reset();
+      prev->compute_instance_id.reset();
+    } else if (prev->compute_instance_id != procs[i].compute_instance_id) {
+      prev->compute_instance_id.reset();
+    }
     procs.erase(procs.begin() + static_cast<std::ptrdiff_t>(i));
   }
 }

@@ -509,6 +509,38 @@ gpus:
   EXPECT_FALSE(p->sm_util_ratio.has_value());  // no process samples with MIG on
 }
 
+// A PID on two GPU instances is one process whose memory is the sum; that sum is on neither
+// instance, so it carries none (its runway is then against the card). On two compute instances of
+// one GPU instance it keeps the GPU instance.
+TEST(NvmlSourceTest, APidOnTwoMigInstancesIsOnNeither) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-mig
+    memory_total_mib: 81559
+    mig_devices:
+      - {gpu_instance_id: 9, compute_instance_id: 0, uuid: MIG-a, memory_total_mib: 9984,
+         processes: [{pid: 5100, used_mib: 1000}, {pid: 5200, used_mib: 10}]}
+      - {gpu_instance_id: 9, compute_instance_id: 1, uuid: MIG-b, memory_total_mib: 9984,
+         processes: [{pid: 5200, used_mib: 20}]}
+      - {gpu_instance_id: 2, compute_instance_id: 0, uuid: MIG-c, memory_total_mib: 40448,
+         processes: [{pid: 5100, used_mib: 30000}]}
+)");
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  GpuSnapshot g = src->TakeGpuSnapshot(0);
+  const ProcessSnapshot* two_gi = FindPid(g, 5100);
+  ASSERT_NE(two_gi, nullptr);
+  EXPECT_EQ(two_gi->used_bytes, 31000 * kMiB);
+  EXPECT_FALSE(two_gi->gpu_instance_id.has_value());
+  EXPECT_FALSE(two_gi->compute_instance_id.has_value());
+  EXPECT_EQ(MigInstanceOf(g.mig_devices, *two_gi), nullptr);
+  const ProcessSnapshot* two_ci = FindPid(g, 5200);
+  ASSERT_NE(two_ci, nullptr);
+  EXPECT_EQ(two_ci->used_bytes, 30 * kMiB);
+  EXPECT_EQ(two_ci->gpu_instance_id, 9u);
+  EXPECT_FALSE(two_ci->compute_instance_id.has_value());
+}
+
 TEST(NvmlSourceTest, OpenFailsWithPathAndReason) {
   SourceOptions o;
   o.library_path = "/nonexistent/libnvidia-ml.so.1";

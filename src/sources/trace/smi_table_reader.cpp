@@ -237,8 +237,11 @@ class SmiTableReader : public LineTraceReader {
   }
 
   // A row of the MIG devices table: "|  0    2   0   0  |  11091MiB / 40448MiB  | ..." (GPU, GI, CI,
-  // MIG device; the memory of the GPU instance). The line below it (first cell blank: BAR1) and
-  // another compute instance of an instance already read add nothing.
+  // MIG device; the memory of the GPU instance). The line below it (first cell blank: BAR1) adds
+  // nothing, nor does another compute instance of a GPU instance already read (nvidia-smi leaves
+  // its memory cell blank, the instance's cell spanning its rows). A memory cell that does not read
+  // as "used / total" in MiB (N/A) leaves the instance's memory unknown: its processes are then
+  // judged against the card, as before MIG tables were read.
   Status MigLine(std::string_view t, size_t ln, std::string_view line) {
     if (StartsWith(t, "|=")) {
       mig_rows_started_ = true;
@@ -246,7 +249,7 @@ class SmiTableReader : public LineTraceReader {
     }
     if (!mig_rows_started_ || t.front() == '+') return Status::Ok();
     SplitCells(t, &cells_);
-    if (cells_.size() < 2) return Status::Ok();
+    if (cells_.size() < 2) return Status::Ok();  // "No MIG devices found"
     SplitWords(cells_[0], &words_);
     if (words_.empty()) return Status::Ok();  // the BAR1 line, or an empty ECC line
     uint64_t gpu = 0, gi = 0;
@@ -254,17 +257,14 @@ class SmiTableReader : public LineTraceReader {
       return Malformed(ln, ColumnOf(line, words_[0]), "a MIG device row '| GPU GI CI MIG | used / total | ...'",
                        Trim(cells_[0]));
     }
-    MigRow row;
-    row.gpu_instance_id = static_cast<unsigned>(gi);
-    if (!ParseMemoryUsage(cells_[1], &row.used, &row.total)) {
-      std::string_view at = Trim(cells_[1]);
-      return Malformed(ln, ColumnOf(line, at.empty() ? t : at), "the MIG device's memory 'used / total' in MiB", at);
-    }
     for (GpuRow& g : gpus_) {
       if (!g.id.index || *g.id.index != static_cast<int>(gpu)) continue;
       for (const MigRow& m : g.mig) {
-        if (m.gpu_instance_id == row.gpu_instance_id) return Status::Ok();
+        if (m.gpu_instance_id == gi) return Status::Ok();
       }
+      MigRow row;
+      row.gpu_instance_id = static_cast<unsigned>(gi);
+      if (!ParseMemoryUsage(cells_[1], &row.used, &row.total)) row.used = row.total = std::nullopt;
       if (g.mig.size() < kMaxGpus) g.mig.push_back(row);
       break;
     }

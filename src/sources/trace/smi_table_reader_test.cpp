@@ -228,49 +228,83 @@ TEST(SmiTableReader, MigTableGivesEachProcessItsInstanceAndUtilNaIsMissing) {
   EXPECT_EQ(p.instance_total_bytes, 40448 * kMiBBytes) << "the first row's memory, not the BAR1 line below it";
 }
 
-// Two GPU instances, the first with two compute instances (a second row of the same GI adds
-// nothing), and a process on each; a process whose GI has no row keeps no instance memory.
+// Two GPU instances, the first with two compute instances, and a process on each; a process
+// whose GI has no row keeps no instance memory. nvidia-smi prints a GPU instance's memory once:
+// the rows of its further compute instances leave that cell blank (it spans them).
 TEST(SmiTableReader, MigInstancesAreMatchedByGpuInstanceId) {
   std::string text = kTableMig;
-  const std::string after_first =
+  const std::string first_row_end =
       "|                  |               0MiB / 24739MiB    |           |                       |\n"
       "+------------------+----------------------------------+-----------+-----------------------+\n";
-  ASSERT_NE(text.find(after_first), std::string::npos);
-  text.insert(text.find(after_first) + after_first.size(),
-              "|  0    2   1   1  |           11091MiB / 40448MiB    | 60      0 |  3   0    3    0    3 |\n"
-              "|                  |               0MiB / 24739MiB    |           |                       |\n"
-              "+------------------+----------------------------------+-----------+-----------------------+\n"
-              "|  0    9   0   2  |             512MiB /  9984MiB    | 16      0 |  1   0    1    0    1 |\n"
-              "|                  |               0MiB /  6184MiB    |           |                       |\n"
-              "+------------------+----------------------------------+-----------+-----------------------+\n");
+  ASSERT_NE(text.find(first_row_end), std::string::npos);
+  text.replace(text.find(first_row_end), first_row_end.size(),
+               "|                  |               0MiB / 24739MiB    |           |                       |\n"
+               "+------------------+                                  +-----------+-----------------------+\n"
+               "|  0    2   1   1  |                                  | 60      0 |  3   0    3    0    3 |\n"
+               "|                  |                                  |           |                       |\n"
+               "+------------------+----------------------------------+-----------+-----------------------+\n"
+               "|  0    9   0   2  |             512MiB /  9984MiB    | 16      0 |  1   0    1    0    1 |\n"
+               "|                  |               0MiB /  6184MiB    |           |                       |\n"
+               "+------------------+----------------------------------+-----------+-----------------------+\n");
   const std::string last_proc =
       "|    0    2    0            21198      C   ./gpu_burn                             7484MiB |\n";
   ASSERT_NE(text.find(last_proc), std::string::npos);
   text.insert(text.find(last_proc) + last_proc.size(),
+              "|    0    2    1            21199      C   ./gpu_burn                              100MiB |\n"
               "|    0    9    0            30001      C   python serve.py                         500MiB |\n"
               "|    0   11    0            30002      C   python other.py                          10MiB |\n");
   ReadResult r = ReadText(text, {}, "tmig2.log");
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   ASSERT_EQ(r.records.size(), 1u);
   const std::vector<ProcessMemory>& procs = *r.records[0].sample.processes;
-  ASSERT_EQ(procs.size(), 4u);
+  ASSERT_EQ(procs.size(), 5u);
   EXPECT_EQ(procs[0].instance_total_bytes, 40448 * kMiBBytes);
-  EXPECT_EQ(procs[2].gpu_instance_id, 9u);
-  EXPECT_EQ(procs[2].instance_used_bytes, 512 * kMiBBytes);
-  EXPECT_EQ(procs[2].instance_total_bytes, 9984 * kMiBBytes);
-  EXPECT_EQ(procs[3].gpu_instance_id, 11u);
-  EXPECT_FALSE(procs[3].instance_total_bytes.has_value()) << "no MIG row for GI 11";
+  EXPECT_EQ(procs[2].pid, 21199);
+  EXPECT_EQ(procs[2].instance_used_bytes, 11091 * kMiBBytes) << "compute instance 1 shares GI 2's memory";
+  EXPECT_EQ(procs[2].instance_total_bytes, 40448 * kMiBBytes);
+  EXPECT_EQ(procs[3].gpu_instance_id, 9u);
+  EXPECT_EQ(procs[3].instance_used_bytes, 512 * kMiBBytes);
+  EXPECT_EQ(procs[3].instance_total_bytes, 9984 * kMiBBytes);
+  EXPECT_EQ(procs[4].gpu_instance_id, 11u);
+  EXPECT_FALSE(procs[4].instance_total_bytes.has_value()) << "no MIG row for GI 11";
 }
 
-TEST(SmiTableReader, MigDeviceRowWithoutMemoryIsAnErrorNamingTheLine) {
+// A MIG devices table with no devices, and one whose memory reads N/A: the file reads, and the
+// processes carry no instance memory (their room is the card's).
+TEST(SmiTableReader, MigTableWithoutDevicesOrMemoryLeavesTheInstanceUnknown) {
   std::string text = kTableMig;
   const std::string mem = "11091MiB / 40448MiB";
   ASSERT_NE(text.find(mem), std::string::npos);
-  text.replace(text.find(mem), mem.size(), "11091MiB   40448MiB");
+  text.replace(text.find(mem), mem.size(), "     N/A /      N/A");
+  ReadResult na = ReadText(text, {}, "tna.log");
+  ASSERT_TRUE(na.status.ok()) << na.status.ToString();
+  const ProcessMemory& p = (*na.records[0].sample.processes)[0];
+  EXPECT_EQ(p.gpu_instance_id, 2u);
+  EXPECT_FALSE(p.instance_used_bytes.has_value());
+  EXPECT_FALSE(p.instance_total_bytes.has_value());
+
+  std::string none = kTableMig;
+  const size_t from = none.find("|  0    2   0   0  |");
+  const size_t to = none.find("\n\n", from);
+  ASSERT_NE(from, std::string::npos);
+  none.replace(from, to - from,
+               "|  No MIG devices found                                                                   |\n"
+               "+-----------------------------------------------------------------------------------------+");
+  ReadResult empty = ReadText(none, {}, "tnone.log");
+  ASSERT_TRUE(empty.status.ok()) << empty.status.ToString();
+  ASSERT_EQ(empty.records.size(), 1u);
+  EXPECT_FALSE((*empty.records[0].sample.processes)[0].instance_total_bytes.has_value());
+}
+
+TEST(SmiTableReader, MigDeviceRowWithoutItsIdsIsAnErrorNamingTheLine) {
+  std::string text = kTableMig;
+  const std::string row = "|  0    2   0   0  |";
+  ASSERT_NE(text.find(row), std::string::npos);
+  text.replace(text.find(row), row.size(), "|  0    x   0   0  |");
   ReadResult r = ReadText(text, {}, "tbad.log");
   ASSERT_FALSE(r.status.ok());
   EXPECT_NE(r.status.message().find("tbad.log:21:"), std::string::npos) << r.status.message();
-  EXPECT_NE(r.status.message().find("the MIG device's memory"), std::string::npos) << r.status.message();
+  EXPECT_NE(r.status.message().find("a MIG device row"), std::string::npos) << r.status.message();
 }
 
 // A GPU without MIG lists processes with GI and CI as N/A: they carry no instance.

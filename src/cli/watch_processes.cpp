@@ -166,9 +166,13 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
       history_->processes().Upsert(ProcessRecordOf(key, p.pid, p, pt.first_seen, now, pt.peak));
     }
   }
-  // A PID that left the list ends its series (segmented at exit).
+  // A PID that left the list ends its series (segmented at exit). Not when a list could not be
+  // read (a failed or hung call): a PID missing from it is not known to have left, and ending it
+  // would close its lifecycle record, drop its leak verdict and note a departure on the GPU's
+  // engine for memory that never fell; it ends at the next complete list that lacks it.
+  const bool complete = detection::ProcessListComplete(g);
   for (auto it = t.procs.begin(); it != t.procs.end();) {
-    if (seen.count(it->first)) {
+    if (seen.count(it->first) || !complete) {
       ++it;
       continue;
     }
@@ -179,7 +183,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
                              it->second->first_seen);
     it = t.procs.erase(it);
   }
-  if (!resumed_procs_.empty() && detection::ProcessListComplete(g)) CloseUnresumed(key, t, now);
+  if (!resumed_procs_.empty() && complete) CloseUnresumed(key, t, now);
   ReviseEnded(t, g, now);
   if (now - t.last_proc_assess_t >= config_.process_assess_interval_s) {
     t.last_proc_assess_t = now;

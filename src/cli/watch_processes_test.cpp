@@ -211,6 +211,39 @@ TEST(WatchPipelineProcesses, ALifeOnAGpuStartsWhenNvmlFirstListsThePid) {
   EXPECT_EQ(records[0].peak_bytes, static_cast<uint64_t>(2048 * kMiB));
 }
 
+// A process list that could not be read (the call failed for a few refreshes) does not end the
+// processes it lacks: PID 41877 keeps one lifecycle record, its leak verdict, and the GPU's engine
+// notes no departure for memory that never fell.
+TEST(WatchPipelineProcesses, AListThatCouldNotBeReadEndsNoProcess) {
+  StoredPipeline sp;
+  ASSERT_TRUE(sp.p);
+  const double t0 = 1'790'000'000;
+  for (int i = 0; i <= 4 * 60; ++i) {
+    const double t = t0 + 60.0 * i;
+    const double mib = 20000 + 1024.0 * i / 60;  // 1 GiB/h
+    GpuSnapshot g = Gpu(0, t, mib + 500);
+    const bool failing = i >= 200 && i < 205;
+    if (failing) {
+      g.nvml_errors.push_back({"nvmlDeviceGetComputeRunningProcesses_v3", 999,
+                               "nvmlDeviceGetComputeRunningProcesses_v3: Unknown Error", "NVML_ERROR_UNKNOWN"});
+      g.errors.push_back("nvmlDeviceGetComputeRunningProcesses_v3: Unknown Error");
+    } else {
+      g.processes = {Proc(41877, mib, "python3 train.py")};
+    }
+    sp.p->Ingest(Host(t, {g}), true, false);
+  }
+  std::vector<storage::ProcessRecord> records = AllRecords(*sp.store);
+  ASSERT_EQ(records.size(), 1u) << "the failed refreshes split PID 41877's life in two";
+  EXPECT_EQ(records[0].end, storage::ProcessEnd::kRunning);
+  auto state = sp.p->BuildState(t0 + 4 * 3600);
+  const auto& procs = state->gpus.at(0).process_analysis;
+  ASSERT_TRUE(procs.count("41877"));
+  EXPECT_EQ(procs.at("41877").verdict, "leak");
+  for (const std::string& e : state->gpus.at(0).analysis.evidence) {
+    EXPECT_EQ(e.find("left this GPU"), std::string::npos) << e;
+  }
+}
+
 // A process leaking on a 10 GiB MIG GPU instance of an 80 GiB card: its runway is the instance's
 // room (less the instance's other holder), not the card's; without the MIG devices it would be the
 // card's, tens of hours longer.

@@ -29,6 +29,7 @@ void WatchPipeline::UpdateFindings(const HostSnapshot& snap, bool processes_fres
     }
     detection::CheckConfig cfg = config_.check;
     cfg.window_s = window_.size() > 1 ? window_.back().t - window_.front().t : 0;
+    findings_window_s_ = cfg.window_s;
     findings_ = detection::EvaluateCheck(in, cfg);
   } else if (!run_findings && !xids_seen_.empty()) {
     // Under --replay there is no live /proc: only the xid rule runs, over every GPU seen so far.

@@ -252,6 +252,7 @@ class WatchPipeline {
   // and all after it (at least two), so the window spans at least the grace once it can.
   std::deque<HostSnapshot> window_;
   detection::CheckResult findings_;
+  double findings_window_s_ = 0;  // the span of the samples findings_ judged (seconds)
   std::map<std::pair<std::string, std::string>, uint64_t> nvml_errors_;
   struct SeenXid {
     kernel::XidEvent event;

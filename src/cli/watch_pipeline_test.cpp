@@ -76,6 +76,31 @@ TEST(WatchPipelineState, UnattributedMemoryIsReadWithItsProcessList) {
   EXPECT_EQ(outputs::StatusJson(*state)["gpus"][0]["memory_unattributed_bytes"], 100 * kMiB);
 }
 
+// The status carries check's notes over the findings window (here: memory NVML does not report,
+// so orphaned memory is not judged) and that window's span, as `check --json` does.
+TEST(WatchPipelineState, StatusHasChecksNotesAndItsWindow) {
+  WatchConfig c;
+  c.check.grace_s = 10;
+  WatchPipeline p(c, nullptr, {});
+  const double t0 = 1'790'000'000;
+  for (int i = 0; i <= 20; ++i) {
+    GpuSnapshot g = Gpu(0, t0 + i, 3000);
+    ProcessSnapshot unknown = Proc(50000, 0, "python serve.py");
+    unknown.used_bytes.reset();  // NVML: N/A
+    g.processes = {unknown};
+    p.Ingest(Host(t0 + i, {g}), true, true);
+  }
+  auto status = outputs::StatusJson(*p.BuildState(t0 + 20));
+  bool noted = false;
+  for (const auto& n : status["notes"]) {
+    noted = noted || n.get<std::string>().find("orphaned memory not judged") != std::string::npos;
+  }
+  EXPECT_TRUE(noted) << status["notes"].dump();
+  EXPECT_GE(status["window_seconds"].get<double>(), 10.0);
+  EXPECT_LE(status["window_seconds"].get<double>(), 11.0);
+  EXPECT_EQ(status["samples"], 21) << "the samples since the daemon started";
+}
+
 TEST(WatchPipelineMetrics, NvmlErrorsAreCountedByFunctionAndFixedCodeAndAStaleGpuKeepsThem) {
   WatchPipeline p(FastAlerts(), nullptr, {});
   const double t0 = 1'790'000'000;

@@ -70,6 +70,8 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
     s->gpus.push_back(std::move(g));
   }
   s->findings = findings_.findings;
+  s->notes = findings_.notes;
+  s->findings_window_s = findings_window_s_;
   using Times = detection::EngineConfig::EvidenceTimes;
   const Times times = config_.engine.evidence_times;
   const outputs::AlertClock alert_clock = times == Times::kTraceTime   ? outputs::AlertClock::kTraceTime

@@ -92,6 +92,10 @@ struct DaemonState {
   uint64_t xid_events = 0;  // Xid events read from the kernel log since the daemon started
   std::vector<GpuState> gpus;
   std::vector<Finding> findings;
+  // What check's rules could not judge over the findings window, and why (CheckResult::notes:
+  // a process list NVML could not give, memory NVML does not report, a raised threshold).
+  std::vector<std::string> notes;
+  double findings_window_s = 0;  // the span of the samples the findings judge (seconds)
   std::vector<AlertView> alerts;
   std::vector<NvmlCallStats> nvml_calls;
   std::map<std::pair<std::string, std::string>, uint64_t> nvml_errors;  // (call, code name) -> count

@@ -67,6 +67,8 @@ nlohmann::ordered_json StatusJson(const DaemonState& state) {
   for (const Finding& f : state.findings) report.result.worst = std::max(report.result.worst, f.severity);
   report.exit_code = ExitCodeFor(report.result.worst);
   report.samples = state.samples_total;
+  report.window_s = state.findings_window_s;
+  report.result.notes = state.notes;
   if (!state.kernel_log_note.empty()) report.result.notes.push_back(state.kernel_log_note);
   nlohmann::ordered_json out = CheckReportJson(report);
   out["time"] = FormatIso8601(state.t, true);

@@ -93,6 +93,7 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
   config.alerts.restore_wait_s = config.check.grace_s + 2 * s.process_interval_s + 2 * s.interval_s;
   // A corrupt --db is refused at start (exit 3), live or replayed, before anything is written to it.
   hopts.check_at_open = true;
+  hopts.exclusive = true;  // one daemon per --db
   if (!f.db_max_size.empty()) {
     auto cap = ParseSize(f.db_max_size);
     if (!cap.ok()) return cap.status().WithContext("--db-max-size");

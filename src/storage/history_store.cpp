@@ -1,6 +1,13 @@
 #include "storage/history_store.h"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 
 namespace vw::storage {
@@ -29,12 +36,29 @@ HistoryStore::HistoryStore(std::unique_ptr<Database> db, HistoryOptions options)
   gpu_identities_ = std::make_unique<GpuIdentityStore>(*db_);
 }
 
-HistoryStore::~HistoryStore() = default;
+HistoryStore::~HistoryStore() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
 
 Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const std::string& path, const HistoryOptions& options) {
   auto db = Database::Open(path, options.db);
   if (!db.ok()) return db.status();
   std::unique_ptr<HistoryStore> store(new HistoryStore(std::move(*db), options));
+  if (options.exclusive) {
+    // The file exists now (Database::Open creates it). SQLite's own locks are POSIX record locks,
+    // which a flock does not touch.
+    store->lock_fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (store->lock_fd_ < 0) return Status::IoError(fmt::format("{}: {}", path, std::strerror(errno)));
+    if (::flock(store->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) {
+        return Status::Unavailable(fmt::format(
+            "{} is in use by another vramwatch watch (two daemons on one --db would write its history twice "
+            "and send every alert twice): stop that daemon, or give this one another --db",
+            path));
+      }
+      return Status::IoError(fmt::format("{}: lock: {}", path, std::strerror(errno)));
+    }
+  }
   // Before Init(), which would write its schema changes into a damaged file.
   if (options.check_at_open) VW_RETURN_IF_ERROR(store->CheckAtOpen(path));
   VW_RETURN_IF_ERROR(store->Init().WithContext("history database " + path));

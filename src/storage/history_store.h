@@ -62,6 +62,10 @@ struct HistoryOptions {
   size_t max_pending = 200000;   // raw samples buffered while the disk refuses writes
   double idle_evict_s = 120;     // a series without samples this long leaves memory (see above)
   bool check_at_open = false;    // refuse a corrupt file at Open (see above); the daemon's --db
+  // Hold the file for this store alone (an exclusive flock for the store's life): Open() refuses a
+  // file another process holds so (Unavailable, naming it), so that two daemons on one --db do not write one
+  // history twice and send every alert twice. The daemon's --db.
+  bool exclusive = false;
   DatabaseOptions db;
 };
 
@@ -143,6 +147,7 @@ class HistoryStore {
   std::optional<int64_t> KnownId(const std::string& series);
 
   std::unique_ptr<Database> db_;
+  int lock_fd_ = -1;  // exclusive: the descriptor holding the flock, closed with the store
   HistoryOptions options_;
   std::unique_ptr<ProcessLog> processes_;
   std::unique_ptr<BaselineStore> baselines_;

@@ -43,6 +43,26 @@ int64_t CountRows(Database& db, const std::string& table) {
   return st->ColumnInt(0);
 }
 
+// Two daemons on one --db: the second store that asks for the file alone is refused, naming it,
+// while the first holds it; once the first is closed, it opens. A store that does not ask (a
+// reader) is not refused.
+TEST(HistoryStore, ExclusiveStoreRefusesAFileAnotherHolds) {
+  TempDir dir;
+  HistoryOptions o;
+  o.exclusive = true;
+  const std::string path = dir.File("h.db");
+  auto first = MustOpen(path, o);
+  ASSERT_NE(first, nullptr);
+  auto second = HistoryStore::Open(path, o);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(second.status().message().find(path + " is in use by another vramwatch watch"), std::string::npos)
+      << second.status().message();
+  EXPECT_NE(MustOpen(path), nullptr) << "a store that does not ask for the file alone opens";
+  first.reset();
+  EXPECT_NE(MustOpen(path, o), nullptr) << "the lock goes with the store that held it";
+}
+
 // Process churn opens a series per process: memory must hold only the series still written.
 TEST(HistoryStore, IdleSeriesLeaveMemoryAndKeepTheirIdWhenTheyComeBack) {
   TempDir dir;

@@ -124,16 +124,25 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
     it = active_.erase(it);
   }
   // Alerts restored from before a restart whose condition has not held again within
-  // restore_wait_s are resolved then.
-  if (!restored_.empty() && !restore_until_) restore_until_ = now + config_.restore_wait_s;
-  if (restore_until_ && now >= *restore_until_) {
-    for (auto& [key, a] : restored_) {
-      Alert r = a;
-      r.state = AlertState::kResolved;
-      r.resolved_at = now;
-      events.push_back({AlertEventKind::kResolved, now, r});
+  // restore_wait_s (or their rule's keep_firing_for, when longer) of the first Evaluate are
+  // resolved then; until then they are re-announced like any firing alert.
+  if (!restored_.empty() && !restore_start_) restore_start_ = now;
+  for (auto it = restored_.begin(); it != restored_.end();) {
+    Alert& a = it->second;
+    const double wait = std::max(config_.restore_wait_s, KeepFiringForOf(a.condition.name));
+    if (now < *restore_start_ + wait) {
+      if (config_.resend_interval_s > 0 && now - a.last_notified >= config_.resend_interval_s) {
+        a.last_notified = now;
+        events.push_back({AlertEventKind::kResend, now, a});
+      }
+      ++it;
+      continue;
     }
-    restored_.clear();
+    Alert r = a;
+    r.state = AlertState::kResolved;
+    r.resolved_at = now;
+    events.push_back({AlertEventKind::kResolved, now, r});
+    it = restored_.erase(it);
   }
   std::stable_sort(events.begin(), events.end(),
                    [](const AlertEvent& x, const AlertEvent& y) { return x.alert.key < y.alert.key; });

@@ -90,8 +90,9 @@ class AlertTracker {
 
   // After a restart: an alert that was firing before is firing again as soon as its condition
   // holds, without waiting for `for:` again (the caller restores these from its store). It stays
-  // firing, without a notice, for restore_wait_s while its condition has not been seen again, and
-  // resolves after that if it still has not.
+  // firing (re-announced every resend_interval_s, as any firing alert) for restore_wait_s, or its
+  // rule's keep_firing_for when longer, from the first Evaluate while its condition has not been
+  // seen again, and resolves after that if it still has not.
   void RestoreFiring(const AlertCondition& c, double active_since, double fired_at);
 
  private:
@@ -100,7 +101,7 @@ class AlertTracker {
   AlertConfig config_;
   std::map<std::string, Alert> active_;
   std::map<std::string, Alert> restored_;  // firing before a restart, not yet seen again
-  std::optional<double> restore_until_;    // when restored_ alerts not seen again resolve
+  std::optional<double> restore_start_;    // the first Evaluate after RestoreFiring (seconds)
 };
 
 }  // namespace vw::detection

@@ -192,5 +192,29 @@ TEST(AlertTracker, RestoredAlertWaitsForItsConditionBeforeResolving) {
   EXPECT_EQ(ev[0].alert.condition.labels.at("gpu"), "1");
 }
 
+// A restored leak alert waits its rule's keep_firing_for (10 minutes) when that is longer than the
+// restore wait: a process whose engine needs its re-fed samples assessed again does not page a
+// resolve 22 s after a restart. It is re-announced meanwhile, as any firing alert.
+TEST(AlertTracker, ARestoredAlertWaitsItsKeepFiringFor) {
+  AlertConfig cfg;
+  cfg.resend_interval_s = 60;
+  cfg.restore_wait_s = 22;
+  cfg.keep_firing_for_by_name["GpuMemoryLeak"] = 600;
+  AlertTracker a(cfg);
+  a.RestoreFiring(Leak("0"), 100, 200);
+  auto ev = a.Evaluate(1000, {});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kResend) << "firing since before the restart";
+  EXPECT_TRUE(a.Evaluate(1030, {}).empty()) << "past the restore wait, within keep_firing_for";
+  ev = a.Evaluate(1061, {});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kResend);
+  EXPECT_EQ(a.firing_count(), 1u);
+  ev = a.Evaluate(1600, {});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kResolved);
+  EXPECT_EQ(a.firing_count(), 0u);
+}
+
 }  // namespace
 }  // namespace vw::detection

@@ -130,6 +130,7 @@ class Sampler {
           kernel::KernelLogFollower& klog, procfs::ProcessReader& reader, const procfs::ProcFs* kube_logs)
       : host_(f.host),
         process_interval_s_(s.process_interval_s),
+        interval_s_(s.interval_s),
         pipeline_(pipeline),
         publisher_(publisher),
         klog_(klog),
@@ -200,7 +201,9 @@ class Sampler {
     pipeline_.SetNvmlCallStats(NvmlCallStatsOf(nvml_->call_timings()));
     snap.t = Now();
     snap.hostname = host_;  // --hostname, NODE_NAME or gethostname(): not the pod name in a pod
-    const bool fresh = snap.t - last_proc_ >= process_interval_s_;
+    // Due within half a sampling interval: samples come every --interval after the NVML calls,
+    // so a refresh asked for exactly at the due time would often fall a whole interval late.
+    const bool fresh = snap.t - last_proc_ >= process_interval_s_ - 0.5 * interval_s_;
     if (fresh) {
       procfs::JoinHolders(snap, reader_, start_times_);
       if (kube_logs_ != nullptr) AddKubeNames(snap);
@@ -241,6 +244,7 @@ class Sampler {
 
   const std::string& host_;
   const double process_interval_s_;
+  const double interval_s_;  // --interval (seconds)
   WatchPipeline& pipeline_;
   outputs::StatePublisher& publisher_;
   kernel::KernelLogFollower& klog_;

@@ -69,5 +69,18 @@ TEST(ResolveWatchFlags, LiveFlagsAreAcceptedWithoutReplay) {
   EXPECT_EQ(s->duration_s, 2.0);
 }
 
+// The trace flags say how to read a --replay file: given without it, even at their defaults
+// (`--speed max`, `--format auto`), they are a usage error.
+TEST(ResolveWatchFlags, ATraceFlagGivenWithoutReplayIsAnErrorEvenAtItsDefault) {
+  for (const std::string flag : {"--speed", "--format", "--columns", "--total"}) {
+    WatchFlags f;
+    f.given.insert(flag);
+    auto s = ResolveWatchFlags(f);
+    ASSERT_FALSE(s.ok()) << flag;
+    EXPECT_NE(s.status().message().find("they need --replay"), std::string::npos) << s.status().message();
+  }
+  EXPECT_TRUE(ResolveWatchFlags(WatchFlags{}).ok());
+}
+
 }  // namespace
 }  // namespace vw::cli

@@ -101,6 +101,17 @@ TEST(WatchPipelineState, StatusHasChecksNotesAndItsWindow) {
   EXPECT_EQ(status["samples"], 21) << "the samples since the daemon started";
 }
 
+// The closing lines of a replay list the GPUs in index order: GPU 2 before GPU 10.
+TEST(WatchPipelineState, VerdictLinesAreInIndexOrder) {
+  WatchPipeline p(WatchConfig{}, nullptr, {});
+  const double t0 = 1'790'000'000;
+  p.Ingest(Host(t0, {Gpu(10, t0, 1000), Gpu(2, t0, 1000)}), true, false);
+  std::vector<std::string> lines = p.GpuVerdictLines();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].rfind("GPU 2:", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind("GPU 10:", 0), 0u) << lines[1];
+}
+
 TEST(WatchPipelineMetrics, NvmlErrorsAreCountedByFunctionAndFixedCodeAndAStaleGpuKeepsThem) {
   WatchPipeline p(FastAlerts(), nullptr, {});
   const double t0 = 1'790'000'000;

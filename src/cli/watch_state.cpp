@@ -99,8 +99,16 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
 
 std::vector<std::string> WatchPipeline::GpuVerdictLines() const {
   std::vector<std::string> out;
+  // In index order, as the status lists them ("GPU 2" before "GPU 10").
+  std::vector<std::pair<const std::string*, const GpuTrack*>> order;
   for (const auto& [key, t] : gpus_) {
-    if (!t.first_seen_t) continue;
+    if (t.first_seen_t) order.emplace_back(&key, &t);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.second->last.index < b.second->last.index; });
+  for (const auto& [key_ptr, track] : order) {
+    const std::string& key = *key_ptr;
+    const GpuTrack& t = *track;
     std::string line = "GPU " + key + ": " + t.verdict.verdict;
     if (t.verdict.leak_rate_bps) line += ", " + FormatRate(*t.verdict.leak_rate_bps);
     if (t.verdict.time_to_oom_s) line += ", out of memory in " + FormatDuration(*t.verdict.time_to_oom_s);

@@ -63,7 +63,9 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--process-interval", f->process_interval, "Process facts (/proc) refresh interval")
       ->capture_default_str();
-  cmd->add_option("--timeout", f->timeout, "Deadline of each NVML call; past it the GPU is stale")
+  cmd->add_option("--timeout", f->timeout,
+                  "Deadline of each NVML call; past it the GPU is stale (the sample in which a call hangs, and a "
+                  "stop, wait this long once: keep it short)")
       ->capture_default_str();
   cmd->add_option("--db", f->db, "SQLite history file (WAL); without it nothing is kept across restarts");
   cmd->add_option("--db-max-size", f->db_max_size,

@@ -630,6 +630,23 @@ TEST(LeakEngine, RiseSinceSettlingInTooShortAWindowIsWarmupAndSaysWhy) {
       << AllEvidence(f.last);
 }
 
+// A floor that rises steadily from the start (36 GiB/h, out of memory within two hours) passes
+// the settling gate for rising steadily, at a point that may be a moment old: with no settled data
+// to speak of it is never a plateau (a daemon learns a workload's baseline from one), but still
+// rising, and says so.
+TEST(LeakEngine, SteadyFastRiseIsNeverAPlateauBeforeItsFirstTrendTest) {
+  LeakEngine e = CardEngine();
+  auto shape = [](double t) { return 14336 + 36864 * t / kHour; };
+  const Trace run = Feed(e, shape, 29 * 60, 1.0, 4, 1, 10);
+  int plateaus = 0, rising = 0;
+  for (const Assessment& a : run.checks) {
+    plateaus += a.verdict == Verdict::kPlateau ? 1 : 0;
+    for (const std::string& ev : a.evidence) rising += ev.find(": still rising.") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_EQ(plateaus, 0);
+  EXPECT_GT(rising, 0) << "the evidence says why it is not a plateau";
+}
+
 TEST(LeakEngine, SteadyRiseInAYoungJobNeedsLessRateOverLongerWindows) {
   // 150 MiB/h from the start. In the first three settled hours the interval's lower end must reach
   // 500 MiB/h over 1 h, falling with the square of the window: 222 MiB/h over 1h 30m (not yet),

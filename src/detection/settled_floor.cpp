@@ -14,12 +14,21 @@
 #include "detection/verdict_evidence.h"
 
 namespace vw::detection {
+namespace {
+
+// The settling gate's step (bytes): a floor that rises by less than this per settle window is
+// quiet.
+double SettleStep(const Assessment& a, std::span<const FloorPoint> pts, const EngineConfig& c) {
+  const double level = a.capacity_bytes.value_or(pts.back().floor);
+  return std::max(c.settle_min_bytes, c.settle_fraction * level);
+}
+
+}  // namespace
 
 std::optional<size_t> SettleGate(Assessment& a, std::span<const FloorPoint> pts, const EngineConfig& c) {
   // Settling gate: the floor's rise over the last settle window must be small, or no longer
   // falling (steady growth is not a warm-up ramp).
-  const double level = a.capacity_bytes.value_or(pts.back().floor);
-  const double fast = std::max(c.settle_min_bytes, c.settle_fraction * level);
+  const double fast = SettleStep(a, pts, c);
   const double ws = c.settle_window_seconds;
   std::optional<size_t> settled;
   double last_rise = 0;
@@ -70,17 +79,30 @@ std::optional<SettledFloor> SettledWindows(Assessment& a, std::span<const FloorP
       (sizes.empty() || span_a > sizes.back() + c.min_window_seconds / 2))
     sizes.push_back(span_a);
   if (sizes.empty()) {
-    // Too short for a trend test: still rising is warm-up, else a plateau so far.
+    // Too short for a trend test: still rising is warm-up, else a plateau so far. Still rising:
+    // by more than min_growth since the floor settled, or by the gate's step over the last settle
+    // window (a floor the gate let through for rising steadily, not for being quiet, may have
+    // settled a moment ago: no rise since then says nothing).
     const double since = analysed.back().floor - analysed.front().floor;
-    a.verdict = since > c.min_growth_bytes ? Verdict::kWarmup : Verdict::kPlateau;
-    a.evidence.push_back(fmt::format(
-        "The floor settled at {} ({}); {} of settled data is too short for a trend test "
-        "(at least {}){}.",
-        At(*a.settled_at, first_t, c.evidence_times), FormatBytes(analysed.front().floor), FormatDuration(span_a),
-        FormatDuration(c.min_window_seconds),
-        a.verdict == Verdict::kWarmup ? fmt::format(", and it has risen by {} since, more than {}: still warming up",
-                                                    Signed(since), FormatBytes(c.min_growth_bytes))
-                                      : ""));
+    double recent = 0;  // the floor's rise over the last settle window
+    if (pts.back().t - pts.front().t >= c.settle_window_seconds) {
+      size_t j = pts.size() - 1;
+      while (j > 0 && pts[j - 1].t >= pts.back().t - c.settle_window_seconds) --j;
+      recent = pts.back().floor - pts[j].floor;
+    }
+    const bool risen = since > c.min_growth_bytes;
+    const bool rising = !risen && recent >= SettleStep(a, pts, c);
+    a.verdict = risen || rising ? Verdict::kWarmup : Verdict::kPlateau;
+    a.evidence.push_back(
+        fmt::format("The floor settled at {} ({}); {} of settled data is too short for a trend test "
+                    "(at least {}){}.",
+                    At(*a.settled_at, first_t, c.evidence_times), FormatBytes(analysed.front().floor),
+                    FormatDuration(span_a), FormatDuration(c.min_window_seconds),
+                    risen ? fmt::format(", and it has risen by {} since, more than {}: still warming up", Signed(since),
+                                        FormatBytes(c.min_growth_bytes))
+                    : rising ? fmt::format(", and it rose by {} in the last {}: still rising", Signed(recent),
+                                           FormatDuration(c.settle_window_seconds))
+                             : ""));
     return std::nullopt;
   }
   const GrowthOptions go{.alpha = c.alpha,

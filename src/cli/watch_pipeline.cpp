@@ -35,11 +35,14 @@ std::string WatchPipeline::WorkloadKey(const GpuSnapshot& g) const {
 
 void WatchPipeline::AssessGpu(const std::string& key, GpuTrack& t, double now) {
   t.last_assess_t = now;
-  t.verdict = SeriesVerdictOf(t.engine.Assess());
+  const detection::Assessment as = t.engine.Assess();
+  t.verdict = SeriesVerdictOf(as);
   const std::string wk = WorkloadKey(t.last);
   if (wk.empty()) return;
   auto b = baselines_.find(wk);
-  if (t.verdict.verdict == "plateau" && t.verdict.floor_bytes &&
+  // A plateau is learned once a trend test found no growth (a window was tested), not from
+  // settled data too short for one.
+  if (t.verdict.verdict == "plateau" && !as.window_fits.empty() && t.verdict.floor_bytes &&
       now - t.last_baseline_t >= config_.baseline_interval_s) {
     t.last_baseline_t = now;
     std::optional<storage::Baseline> prev;

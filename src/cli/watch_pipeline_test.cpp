@@ -112,6 +112,30 @@ TEST(WatchPipelineState, VerdictLinesAreInIndexOrder) {
   EXPECT_EQ(lines[1].rfind("GPU 10:", 0), 0u) << lines[1];
 }
 
+// A workload's baseline is learned from a plateau a trend test found (30 minutes of settled data
+// at least), not from settled data too short for one.
+TEST(WatchPipelineState, ABaselineIsLearnedOnlyFromATestedPlateau) {
+  WatchConfig c;
+  c.baseline_interval_s = 60;
+  WatchPipeline p(c, nullptr, {});
+  const double t0 = 1'790'000'000;
+  auto at = [&](int minute) {
+    const double t = t0 + 60.0 * minute;
+    GpuSnapshot g = Gpu(0, t, 20000 + (minute % 2) * 8);
+    g.processes = {Proc(4242, 19500, "python3 serve.py")};
+    p.Ingest(Host(t, {g}), true, false);
+    return p.BuildState(t)->gpus.at(0).analysis;
+  };
+  for (int m = 0; m < 25; ++m) {
+    const outputs::SeriesVerdict v = at(m);
+    EXPECT_FALSE(v.baseline_bytes.has_value()) << "minute " << m << ": " << v.verdict;
+  }
+  std::optional<double> learned;
+  for (int m = 25; m < 90 && !learned; ++m) learned = at(m).baseline_bytes;
+  ASSERT_TRUE(learned.has_value()) << "a tested plateau is learned";
+  EXPECT_NEAR(*learned / kMiB, 20000, 16);
+}
+
 TEST(WatchPipelineMetrics, NvmlErrorsAreCountedByFunctionAndFixedCodeAndAStaleGpuKeepsThem) {
   WatchPipeline p(FastAlerts(), nullptr, {});
   const double t0 = 1'790'000'000;

@@ -362,7 +362,8 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
              "1 when Xid events can be read from the kernel log, 0 when it cannot be read (blind to Xids).");
     w.Sample("vramwatch_kernel_log_up", host, "", static_cast<uint64_t>(*state.kernel_log_up ? 1 : 0));
   }
-  w.Family("vramwatch_samples_total", "counter", "GPU samples taken since the daemon started.");
+  w.Family("vramwatch_samples_total", "counter",
+           "Samples taken since the daemon started (one per --interval, each reading every GPU).");
   w.Sample("vramwatch_samples_total", host, "", state.samples_total);
   w.Family("vramwatch_history_paused", "gauge", "1 when the history database refuses writes (disk full, read-only).");
   w.Sample("vramwatch_history_paused", host, "", static_cast<uint64_t>(state.history_paused ? 1 : 0));

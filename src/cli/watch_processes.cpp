@@ -185,9 +185,13 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
   }
   if (!resumed_procs_.empty() && complete) CloseUnresumed(key, t, now);
   ReviseEnded(t, g, now);
-  if (now - t.last_proc_assess_t >= config_.process_assess_interval_s) {
-    t.last_proc_assess_t = now;
-    for (auto& [pid, pt] : t.procs) pt->verdict = SeriesVerdictOf(pt->engine.Assess());
+  // Every process_assess_interval_s; a process without enough data for a verdict yet (a new one)
+  // at every refresh, so that what the status says of it (its samples, its span) is current: that
+  // assessment stops early and costs little.
+  const bool due = now - t.last_proc_assess_t >= config_.process_assess_interval_s;
+  if (due) t.last_proc_assess_t = now;
+  for (auto& [pid, pt] : t.procs) {
+    if (due || pt->verdict.verdict == "insufficient_data") pt->verdict = SeriesVerdictOf(pt->engine.Assess());
   }
 }
 

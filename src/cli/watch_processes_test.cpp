@@ -244,6 +244,25 @@ TEST(WatchPipelineProcesses, AListThatCouldNotBeReadEndsNoProcess) {
   }
 }
 
+// A process without enough data for a verdict yet is assessed at every refresh: what the status
+// says of it follows its samples, not the once-a-minute cadence of the others.
+TEST(WatchPipelineProcesses, ANewProcessIsAssessedAtEachRefreshUntilItHasAVerdict) {
+  WatchPipeline p(FastAlerts(), nullptr, {});
+  const double t0 = 1'790'000'000;
+  std::vector<std::string> evidence;
+  for (int i = 0; i <= 10; ++i) {
+    GpuSnapshot g = Gpu(0, t0 + i, 1500);
+    g.processes = {Proc(4242, 1000 + i, "python3 train.py")};
+    p.Ingest(Host(t0 + i, {g}), true, false);
+  }
+  auto state = p.BuildState(t0 + 10);
+  const outputs::SeriesVerdict& v = state->gpus.at(0).process_analysis.at("4242");
+  EXPECT_EQ(v.verdict, "insufficient_data");
+  std::string all;
+  for (const std::string& e : v.evidence) all += e;
+  EXPECT_NE(all.find("11 samples"), std::string::npos) << all;
+}
+
 // A process leaking on a 10 GiB MIG GPU instance of an 80 GiB card: its runway is the instance's
 // room (less the instance's other holder), not the card's; without the MIG devices it would be the
 // card's, tens of hours longer.

@@ -129,6 +129,7 @@ class Sampler {
   Sampler(const WatchFlags& f, const WatchSettings& s, WatchPipeline& pipeline, outputs::StatePublisher& publisher,
           kernel::KernelLogFollower& klog, procfs::ProcessReader& reader, const procfs::ProcFs* kube_logs)
       : host_(f.host),
+        quiet_(f.quiet),
         process_interval_s_(s.process_interval_s),
         interval_s_(s.interval_s),
         pipeline_(pipeline),
@@ -216,7 +217,10 @@ class Sampler {
       auto xids = klog_.ReadNew();
       if (xids.ok()) {
         pipeline_.IngestXids(*xids, snap.t);
-        if (!klog_error_.empty()) pipeline_.SetKernelLogStatus(true, "");
+        if (!klog_error_.empty()) {
+          if (!quiet_) std::fprintf(stderr, "vramwatch watch: kernel log: readable again; Xid events are read\n");
+          pipeline_.SetKernelLogStatus(true, "");
+        }
         klog_error_.clear();
       } else if (klog_error_ != xids.status().message()) {
         klog_error_ = xids.status().message();
@@ -243,6 +247,7 @@ class Sampler {
   }
 
   const std::string& host_;
+  const bool quiet_;  // --quiet: only errors on stderr
   const double process_interval_s_;
   const double interval_s_;  // --interval (seconds)
   WatchPipeline& pipeline_;

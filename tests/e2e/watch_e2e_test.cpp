@@ -802,6 +802,13 @@ TEST(WatchE2E, FleetLabelsOneXidAlertPerCodeDashboardSelectorsAndKernelLogUp) {
   ASSERT_TRUE(m);
   EXPECT_EQ(MetricLine(m->body, "vramwatch_kernel_log_up{"), "vramwatch_kernel_log_up{hostname=\"k8s-node-3\"} 0")
       << m->body;
+
+  // It comes back: read again, and the daemon says so as it said it was lost.
+  h.s.Write("kern.log", "");
+  st = WaitStatus(port, 20,
+                  [](const json& j) { return j.contains("host") && j["host"].value("kernel_log_up", false) == true; });
+  EXPECT_EQ(st["host"]["kernel_log_up"], true) << st.dump(2);
+  EXPECT_NE(d.Log().find("kernel log: readable again"), std::string::npos) << d.Log();
 }
 
 TEST(WatchE2E, UnreadableKernelLogIsAUsageErrorNamingTheFile) {

@@ -282,7 +282,10 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   if (!addr.ok()) return WatchFail(addr.status().message());
   // Kernel log: only lines added after the start count (the counter is "since the daemon started").
   kernel::KernelLogFollower klog(f.kernel_log);
-  if (Status st = klog.Start(); !st.ok()) return WatchFail("--kernel-log: " + st.message());
+  // A file that does not exist yet is waited for (a node whose syslog is elsewhere still gets
+  // everything but Xids, and shows it); one that cannot be read is a usage error.
+  if (Status st = klog.Start(/*wait_for_missing_file=*/true); !st.ok())
+    return WatchFail("--kernel-log: " + st.message());
   // The same process-facts flags as check, checked the same way: a missing or empty --proc-root
   // would make every holder look dead, a bad --passwd would name no user.
   if (Status root = CheckProcRootFlag(f.proc_root); !root.ok()) return WatchFail(root.message());

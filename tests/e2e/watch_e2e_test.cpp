@@ -811,11 +811,25 @@ TEST(WatchE2E, FleetLabelsOneXidAlertPerCodeDashboardSelectorsAndKernelLogUp) {
   EXPECT_NE(d.Log().find("kernel log: readable again"), std::string::npos) << d.Log();
 }
 
-TEST(WatchE2E, UnreadableKernelLogIsAUsageErrorNamingTheFile) {
+// A --kernel-log file that does not exist at start (a node whose syslog writes elsewhere) does not
+// stop the daemon, which would lose every GPU's monitoring for want of Xids: it runs, blind to Xids
+// and showing it, and reads the file once it exists.
+TEST(WatchE2E, AKernelLogFileThatDoesNotExistYetIsWaitedFor) {
   Host h;
-  Daemon d(h.Args(FreePort(), {"--kernel-log", h.s.dir() + "/no-such.log"}), h.env, h.s.dir() + "/d.log");
-  EXPECT_EQ(d.Wait(10), 3) << d.Log();
-  EXPECT_NE(d.Log().find("no-such.log"), std::string::npos) << d.Log();
+  const std::string klog = h.s.dir() + "/kern.log";
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--kernel-log", klog}), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return j.value("gpus", json::array()).size() == 2; });
+  ASSERT_EQ(st["gpus"].size(), 2u) << d.Log();
+  EXPECT_EQ(st["host"]["kernel_log_up"], false) << st.dump(2);
+  std::string notes = st["notes"].dump();
+  EXPECT_NE(notes.find("kern.log"), std::string::npos) << notes;
+  EXPECT_NE(d.Log().find("kern.log does not exist (yet)"), std::string::npos) << d.Log();
+  h.s.Write("kern.log",
+            "[ 1936.5] NVRM: Xid (PCI:0000:3c:00): 79, pid=5200, name=python3, GPU has fallen off the bus.\n");
+  st = WaitStatus(port, 20, [](const json& j) { return HasAlert(j, "GpuXidError", "1"); });
+  EXPECT_TRUE(HasAlert(st, "GpuXidError", "1")) << st.dump(2) << d.Log();
+  EXPECT_EQ(st["host"]["kernel_log_up"], true) << st.dump(2);
 }
 
 TEST(WatchE2E, KernelLogThatIsADirectoryIsAUsageErrorAtStart) {

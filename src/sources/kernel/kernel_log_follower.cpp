@@ -33,7 +33,7 @@ std::string ReadTail(int fd, uint64_t offset) {
 
 }  // namespace
 
-Status KernelLogFollower::Start() {
+Status KernelLogFollower::Start(bool wait_for_missing_file) {
   if (path_ == "none") {
     notes_.push_back("kernel log not read (--kernel-log none)");
     return Status::Ok();
@@ -41,6 +41,13 @@ Status KernelLogFollower::Start() {
   if (!path_.empty()) {
     struct stat st {};
     int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && wait_for_missing_file) {
+      notes_.push_back("kernel log " + path_ + " does not exist (yet)");
+      mode_ = Mode::kFile;
+      source_ = path_;
+      waiting_ = true;  // file_id_ matches no file: the first one found is read from its start
+      return Status::Ok();
+    }
     if (fd < 0) return FromErrno(errno, "open kernel log " + path_);
     int rc = ::fstat(fd, &st);
     int err = errno;
@@ -128,6 +135,7 @@ Result<KernelLogScan> KernelLogFollower::ReadNew() {
   }
   int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return FromErrno(errno, "open kernel log " + path_);
+  waiting_ = false;
   // Read again from the start a file that is not the one read before: another file at the path
   // (rotated, recreated), one that shrank (truncated), or one whose bytes before the offset
   // changed (truncated, then written past the old offset between two looks).

@@ -30,8 +30,11 @@ class KernelLogFollower {
   KernelLogFollower& operator=(const KernelLogFollower&) = delete;
 
   // Positions the follower at the end of the log. Fails only for an unreadable file path;
-  // an unreadable system log is a note, and the follower then reads nothing.
-  Status Start();
+  // an unreadable system log is a note, and the follower then reads nothing. With
+  // `wait_for_missing_file` (the daemon) a file path that does not exist is not a failure either:
+  // a note says so, reading() is false, ReadNew() fails (naming the path) until the file exists,
+  // and then reads it from its start (every line in it was written since).
+  Status Start(bool wait_for_missing_file = false);
 
   // The events (and PCI -> UUID map lines) of the lines added since the previous call.
   Result<KernelLogScan> ReadNew();
@@ -40,7 +43,7 @@ class KernelLogFollower {
   const std::string& source() const { return source_; }
   // True when Start() found something to read (a file, /dev/kmsg or dmesg); false for "none" and
   // for a system log that cannot be read (then notes() says why).
-  bool reading() const { return mode_ != Mode::kNone; }
+  bool reading() const { return mode_ != Mode::kNone && !waiting_; }
   // True for "none": the kernel log is skipped on purpose.
   bool disabled() const { return path_ == "none"; }
   const std::vector<std::string>& notes() const { return notes_; }
@@ -53,6 +56,7 @@ class KernelLogFollower {
   Mode mode_ = Mode::kNone;
   std::string source_;
   std::vector<std::string> notes_;
+  bool waiting_ = false;                   // file mode: the file did not exist at Start(); not read yet
   uint64_t offset_ = 0;                    // file mode: bytes consumed
   std::pair<uint64_t, uint64_t> file_id_;  // file mode: device and inode of the file read
   std::string tail_;                       // file mode: the last bytes before offset_ (at most 64)

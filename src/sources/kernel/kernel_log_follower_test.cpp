@@ -112,6 +112,31 @@ TEST(KernelLogFollower, MissingFileFailsAtStartWithItsPath) {
   EXPECT_NE(s.message().find("/nonexistent/kern.log"), std::string::npos) << s.message();
 }
 
+// The daemon waits for a file that does not exist yet: not reading, ReadNew failing with its path,
+// and once it exists, every line in it is read (all written since the start).
+TEST(KernelLogFollower, AMissingFileIsWaitedForWhenAskedAndReadFromItsStart) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("vw-follow-wait-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "kern.log").string();
+  KernelLogFollower f(path);
+  ASSERT_TRUE(f.Start(/*wait_for_missing_file=*/true).ok());
+  EXPECT_FALSE(f.reading());
+  ASSERT_EQ(f.notes().size(), 1u);
+  EXPECT_NE(f.notes()[0].find(path + " does not exist (yet)"), std::string::npos) << f.notes()[0];
+  auto before = f.ReadNew();
+  ASSERT_FALSE(before.ok());
+  EXPECT_NE(before.status().message().find(path), std::string::npos);
+  std::ofstream(path)
+      << "[ 1936.5] NVRM: Xid (PCI:0000:3c:00): 79, pid=5200, name=python3, GPU has fallen off the bus.\n";
+  auto after = f.ReadNew();
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_TRUE(f.reading());
+  ASSERT_EQ(after->events.size(), 1u);
+  EXPECT_EQ(after->events[0].xid, 79);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(KernelLogFollower, DirectoryFailsAtStartWithItsPathAndReason) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("vw-follow-dir-" + std::to_string(::getpid()));

@@ -96,7 +96,12 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
       c.severity = detection::RunwayIsCritical(pv.time_to_oom_lo_s, pv.time_to_oom_s, config_.critical_runway_s)
                        ? Severity::kCritical
                        : Severity::kWarning;
-      std::string summary = fmt::format("PID {} on GPU {} leaks {}", pid, key, FormatRate(*pv.leak_rate_bps));
+      // On a MIG GPU instance its runway is the instance's: the summary names it.
+      const std::string instance = MigInstanceOf(t.last.mig_devices, pt->last_snapshot) != nullptr
+                                       ? fmt::format(" (MIG GPU instance {})", *pt->last_snapshot.gpu_instance_id)
+                                       : "";
+      std::string summary =
+          fmt::format("PID {} on GPU {}{} leaks {}", pid, key, instance, FormatRate(*pv.leak_rate_bps));
       if (pv.time_to_oom_s) summary += "; out of memory in " + FormatDuration(*pv.time_to_oom_s);
       if (!CommandOf(pt->last_snapshot).empty()) summary += " (" + CommandOf(pt->last_snapshot) + ")";
       c.annotations["summary"] = summary;

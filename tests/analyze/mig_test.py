@@ -172,6 +172,9 @@ def main():
                     summaries += re.findall(r"out of memory in ([^;\"(]+)", s)
         if not summaries:
             fail("GpuProcessMemoryLeak never fired for PID 500 with a runway")
+        with open(log) as f:
+            if "PID 500 on GPU 0 (MIG GPU instance 9) leaks" not in f.read():
+                fail("PID 500's alert summary does not name its MIG instance")
         last = summaries[-1].strip()
         if "d" in last.split()[0] or not re.match(r"^\d+h", last):
             fail(f"PID 500's alert says out of memory in {last}: hours were expected (the instance), not days")

@@ -7,31 +7,11 @@
 #include <cstdio>
 #include <limits>
 #include <set>
-#include <string_view>
 
 #include "cli/watch_pipeline.h"
 #include "outputs/daemon_status_json.h"
 
 namespace vw::cli {
-namespace {
-
-// Whether a stored record's command and the one a process shows now name the same program: the
-// same text or, where one of them is a program name alone (NVML's name for the PID, which
-// `record` keeps and a holder whose /proc command line cannot be read shows), the same file
-// name as the other's first word ("/usr/bin/python3" and "python3 serve.py").
-bool SameProgram(std::string_view stored, std::string_view now) {
-  if (stored == now) return true;
-  auto one_word = [](std::string_view s) { return !s.empty() && s.find(' ') == std::string_view::npos; };
-  if (!one_word(stored) && !one_word(now)) return false;
-  auto program = [](std::string_view s) {
-    s = s.substr(0, s.find(' '));
-    const size_t slash = s.rfind('/');
-    return slash == std::string_view::npos ? s : s.substr(slash + 1);
-  };
-  return !program(stored).empty() && program(stored) == program(now);
-}
-
-}  // namespace
 
 size_t WatchPipeline::Resume(double now, const std::optional<std::string>& hostname) {
   if (history_ == nullptr) return 0;
@@ -179,7 +159,7 @@ void WatchPipeline::ResumeProcess(const std::string& key, GpuTrack& t, int64_t p
   const storage::ProcessRecord r = std::move(it->second);
   resumed_procs_.erase(it);
   // A PID reused by another program is a new process: its old record ends where it was last seen.
-  if (!SameProgram(r.command, CommandOf(p))) {
+  if (r.command != CommandOf(p)) {
     EndedWhileDown(key, t, r, now);
     return;
   }

@@ -262,19 +262,6 @@ struct RestartAfterADeparture {
   }
 };
 
-// A record stored with a command line goes on when the process now shows only its program's
-// name (NVML's name for the PID: `record` keeps that, and so does a holder whose /proc command line
-// cannot be read), and the other way round; another program's name is another process.
-TEST(WatchPipelineResume, AProcessShownByItsProgramNameAloneKeepsItsRecord) {
-  ResumedWithProcess same(9100, Proc(4242, 9025, "/usr/bin/python"));
-  ASSERT_TRUE(same.pipeline);
-  EXPECT_EQ(same.Records().size(), 2u) << "resumed: no second record for PID 4242";
-  EXPECT_EQ(same.pipeline->BuildState(same.now)->gpus[0].process_analysis.at("4242").verdict, "leak");
-  ResumedWithProcess other(9100, Proc(4242, 9025, "ruby"));
-  ASSERT_TRUE(other.pipeline);
-  EXPECT_EQ(other.Records().size(), 3u) << "another program: a new record";
-}
-
 TEST(WatchPipelineResume, AFallLeftByAProcessThatExitedWhileTheDaemonWasDownIsExplainedByItsDeparture) {
   RestartAfterADeparture r(2048);
   ASSERT_TRUE(r.state);

@@ -166,13 +166,16 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
       history_->processes().Upsert(ProcessRecordOf(key, p.pid, p, pt.first_seen, now, pt.peak));
     }
   }
-  // A PID that left the list ends its series (segmented at exit). Not when a list could not be
-  // read (a failed or hung call): a PID missing from it is not known to have left, and ending it
-  // would close its lifecycle record, drop its leak verdict and note a departure on the GPU's
-  // engine for memory that never fell; it ends at the next complete list that lacks it.
+  // A PID that left the list ends its series (segmented at exit). Not at once when a list could
+  // not be read (a failed or hung call): a PID missing from it is not known to have left, and
+  // ending it would close its lifecycle record, drop its leak verdict and note a departure on the
+  // GPU's engine for memory that never fell. It ends at the next complete list that lacks it, or
+  // once it has been missing for twice the grace (and a refresh) while the lists stay incomplete
+  // (a list call that keeps failing must not keep every departed PID, and its alert, for ever).
   const bool complete = detection::ProcessListComplete(g);
+  const double patience_s = 2 * config_.check.grace_s + config_.process_assess_interval_s;
   for (auto it = t.procs.begin(); it != t.procs.end();) {
-    if (seen.count(it->first) || !complete) {
+    if (seen.count(it->first) || (!complete && now - it->second->last_seen < patience_s)) {
       ++it;
       continue;
     }
@@ -183,7 +186,9 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
                              it->second->first_seen);
     it = t.procs.erase(it);
   }
-  if (!resumed_procs_.empty() && complete) CloseUnresumed(key, t, now);
+  // Records resumed from the database whose PID no list shows: closed at the first complete list,
+  // or after the same patience when the lists stay incomplete.
+  if (!resumed_procs_.empty() && (complete || now - started_ >= patience_s)) CloseUnresumed(key, t, now);
   ReviseEnded(t, g, now);
   // Every process_assess_interval_s; a process without enough data for a verdict yet (a new one)
   // at every refresh, so that what the status says of it (its samples, its span) is current: that

@@ -211,7 +211,7 @@ TEST(WatchPipelineProcesses, ALifeOnAGpuStartsWhenNvmlFirstListsThePid) {
   EXPECT_EQ(records[0].peak_bytes, static_cast<uint64_t>(2048 * kMiB));
 }
 
-// A process list that could not be read (the call failed for a few refreshes) does not end the
+// A process list that could not be read (the call failed for a refresh) does not end the
 // processes it lacks: PID 41877 keeps one lifecycle record, its leak verdict, and the GPU's engine
 // notes no departure for memory that never fell.
 TEST(WatchPipelineProcesses, AListThatCouldNotBeReadEndsNoProcess) {
@@ -222,7 +222,7 @@ TEST(WatchPipelineProcesses, AListThatCouldNotBeReadEndsNoProcess) {
     const double t = t0 + 60.0 * i;
     const double mib = 20000 + 1024.0 * i / 60;  // 1 GiB/h
     GpuSnapshot g = Gpu(0, t, mib + 500);
-    const bool failing = i >= 200 && i < 205;
+    const bool failing = i == 200;  // one refresh (a minute) without its list
     if (failing) {
       g.nvml_errors.push_back({"nvmlDeviceGetComputeRunningProcesses_v3", 999,
                                "nvmlDeviceGetComputeRunningProcesses_v3: Unknown Error", "NVML_ERROR_UNKNOWN"});
@@ -242,6 +242,35 @@ TEST(WatchPipelineProcesses, AListThatCouldNotBeReadEndsNoProcess) {
   for (const std::string& e : state->gpus.at(0).analysis.evidence) {
     EXPECT_EQ(e.find("left this GPU"), std::string::npos) << e;
   }
+}
+
+// When the lists stay incomplete (a list call that keeps failing), a PID missing from them ends
+// once it has been missing for twice the grace and a refresh: not for ever.
+TEST(WatchPipelineProcesses, APidMissingFromListsThatStayIncompleteEndsAfterAWhile) {
+  StoredPipeline sp;
+  ASSERT_TRUE(sp.p);
+  const double t0 = 1'790'000'000;
+  auto at = [&](int second, bool listed) {
+    GpuSnapshot g = Gpu(0, t0 + second, 3000);
+    if (listed) {
+      g.processes = {Proc(41877, 2500, "python3 train.py")};
+    } else {
+      g.nvml_errors.push_back({"nvmlDeviceGetGraphicsRunningProcesses", 4,
+                               "nvmlDeviceGetGraphicsRunningProcesses: Insufficient Permissions",
+                               "NVML_ERROR_NO_PERMISSION"});
+      g.errors.push_back("nvmlDeviceGetGraphicsRunningProcesses: Insufficient Permissions");
+    }
+    sp.p->Ingest(Host(t0 + second, {g}), true, false);
+  };
+  for (int s = 0; s <= 600; s += 5) at(s, true);
+  for (int s = 605; s <= 640; s += 5) at(s, false);
+  ASSERT_EQ(AllRecords(*sp.store).size(), 1u);
+  EXPECT_EQ(AllRecords(*sp.store)[0].end, storage::ProcessEnd::kRunning) << "40 s missing: not known to have left";
+  for (int s = 645; s <= 900; s += 5) at(s, false);
+  std::vector<storage::ProcessRecord> records = AllRecords(*sp.store);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_NE(records[0].end, storage::ProcessEnd::kRunning) << "missing for 5 minutes: ended";
+  EXPECT_EQ(sp.p->BuildState(t0 + 900)->gpus.at(0).process_analysis.count("41877"), 0u);
 }
 
 // A process without enough data for a verdict yet is assessed at every refresh: what the status

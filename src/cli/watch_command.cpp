@@ -10,7 +10,8 @@
 //
 // What is fatal and what degrades:
 //   port in use / bad --listen        -> exit 3 with the address and the OS reason
-//   unreadable --kernel-log FILE      -> exit 3 naming the file (system log unreadable: a note, no Xids)
+//   unreadable --kernel-log FILE      -> exit 3 naming the file (missing, in a directory that exists: waited for,
+//                                        no Xids meanwhile; system log unreadable: a note, no Xids)
 //   --proc-root missing or empty,
 //   unreadable --passwd FILE          -> exit 3 naming the path (cli/proc_flags.h, as check)
 //   NVML missing or failing at start,

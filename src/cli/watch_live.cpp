@@ -218,7 +218,8 @@ class Sampler {
       if (xids.ok()) {
         pipeline_.IngestXids(*xids, snap.t);
         if (!klog_error_.empty()) {
-          if (!quiet_) std::fprintf(stderr, "vramwatch watch: kernel log: readable again; Xid events are read\n");
+          if (!quiet_) std::fprintf(stderr, "vramwatch watch: kernel log: can be read now; Xid events are read\n");
+          pipeline_.SetKernelLogSource(klog_.source());
           pipeline_.SetKernelLogStatus(true, "");
         }
         klog_error_.clear();

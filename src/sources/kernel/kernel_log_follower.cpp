@@ -42,11 +42,16 @@ Status KernelLogFollower::Start(bool wait_for_missing_file) {
     struct stat st {};
     int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT && wait_for_missing_file) {
-      notes_.push_back("kernel log " + path_ + " does not exist (yet)");
-      mode_ = Mode::kFile;
-      source_ = path_;
-      waiting_ = true;  // file_id_ matches no file: the first one found is read from its start
-      return Status::Ok();
+      // Waited for only in a directory that exists: a path whose directory is missing is a typo.
+      const std::string dir = path_.find('/') == std::string::npos ? "." : path_.substr(0, path_.rfind('/') + 1);
+      struct stat ds {};
+      if (::stat(dir.c_str(), &ds) == 0 && S_ISDIR(ds.st_mode)) {
+        notes_.push_back("kernel log " + path_ + " does not exist (yet)");
+        mode_ = Mode::kFile;
+        waiting_ = true;  // source_ stays empty until the file is read
+        return Status::Ok();
+      }
+      errno = ENOENT;
     }
     if (fd < 0) return FromErrno(errno, "open kernel log " + path_);
     int rc = ::fstat(fd, &st);
@@ -135,7 +140,22 @@ Result<KernelLogScan> KernelLogFollower::ReadNew() {
   }
   int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return FromErrno(errno, "open kernel log " + path_);
-  waiting_ = false;
+  if (waiting_) {
+    // The file waited for exists now: followed from its end, as Start() does, so that what it held
+    // already (a log moved into place, days of it) is not counted; lines written between its
+    // creation and this look are not counted either.
+    struct stat st {};
+    const int rc = ::fstat(fd, &st);
+    const int err = errno;
+    if (rc == 0) tail_ = ReadTail(fd, static_cast<uint64_t>(st.st_size));
+    ::close(fd);
+    if (rc != 0) return FromErrno(err, "read kernel log " + path_);
+    offset_ = static_cast<uint64_t>(st.st_size);
+    file_id_ = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+    waiting_ = false;
+    source_ = path_;
+    return KernelLogScan{};
+  }
   // Read again from the start a file that is not the one read before: another file at the path
   // (rotated, recreated), one that shrank (truncated), or one whose bytes before the offset
   // changed (truncated, then written past the old offset between two looks).

@@ -31,9 +31,10 @@ class KernelLogFollower {
 
   // Positions the follower at the end of the log. Fails only for an unreadable file path;
   // an unreadable system log is a note, and the follower then reads nothing. With
-  // `wait_for_missing_file` (the daemon) a file path that does not exist is not a failure either:
-  // a note says so, reading() is false, ReadNew() fails (naming the path) until the file exists,
-  // and then reads it from its start (every line in it was written since).
+  // `wait_for_missing_file` (the daemon) a file path that does not exist, in a directory that
+  // does, is not a failure either: a note says so, reading() is false and source() empty,
+  // ReadNew() fails (naming the path) until the file exists, and from then on follows it from
+  // the end it had at that look (what it held already is not counted).
   Status Start(bool wait_for_missing_file = false);
 
   // The events (and PCI -> UUID map lines) of the lines added since the previous call.
@@ -56,7 +57,7 @@ class KernelLogFollower {
   Mode mode_ = Mode::kNone;
   std::string source_;
   std::vector<std::string> notes_;
-  bool waiting_ = false;                   // file mode: the file did not exist at Start(); not read yet
+  bool waiting_ = false;                   // file mode: the file did not exist at Start(); not looked at yet
   uint64_t offset_ = 0;                    // file mode: bytes consumed
   std::pair<uint64_t, uint64_t> file_id_;  // file mode: device and inode of the file read
   std::string tail_;                       // file mode: the last bytes before offset_ (at most 64)

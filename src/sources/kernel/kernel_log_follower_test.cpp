@@ -112,9 +112,9 @@ TEST(KernelLogFollower, MissingFileFailsAtStartWithItsPath) {
   EXPECT_NE(s.message().find("/nonexistent/kern.log"), std::string::npos) << s.message();
 }
 
-// The daemon waits for a file that does not exist yet: not reading, ReadNew failing with its path,
-// and once it exists, every line in it is read (all written since the start).
-TEST(KernelLogFollower, AMissingFileIsWaitedForWhenAskedAndReadFromItsStart) {
+// The daemon waits for a file that does not exist yet (in a directory that does): not reading,
+// ReadNew failing with its path; once it exists it is followed from the end it had then.
+TEST(KernelLogFollower, AMissingFileIsWaitedForWhenAskedAndFollowedFromItsEnd) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("vw-follow-wait-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -122,18 +122,28 @@ TEST(KernelLogFollower, AMissingFileIsWaitedForWhenAskedAndReadFromItsStart) {
   KernelLogFollower f(path);
   ASSERT_TRUE(f.Start(/*wait_for_missing_file=*/true).ok());
   EXPECT_FALSE(f.reading());
+  EXPECT_EQ(f.source(), "");
   ASSERT_EQ(f.notes().size(), 1u);
   EXPECT_NE(f.notes()[0].find(path + " does not exist (yet)"), std::string::npos) << f.notes()[0];
   auto before = f.ReadNew();
   ASSERT_FALSE(before.ok());
   EXPECT_NE(before.status().message().find(path), std::string::npos);
-  std::ofstream(path)
-      << "[ 1936.5] NVRM: Xid (PCI:0000:3c:00): 79, pid=5200, name=python3, GPU has fallen off the bus.\n";
+  const std::string line =
+      "[ 1936.5] NVRM: Xid (PCI:0000:3c:00): 79, pid=5200, name=python3, GPU has fallen off the bus.\n";
+  std::ofstream(path) << line;  // what it holds when it appears: not counted
+  auto first = f.ReadNew();
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(f.reading());
+  EXPECT_EQ(f.source(), path);
+  EXPECT_TRUE(first->events.empty());
+  std::ofstream(path, std::ios::app) << line;
   auto after = f.ReadNew();
   ASSERT_TRUE(after.ok()) << after.status().ToString();
-  EXPECT_TRUE(f.reading());
   ASSERT_EQ(after->events.size(), 1u);
   EXPECT_EQ(after->events[0].xid, 79);
+  // A path whose directory does not exist is a typo, not a file to wait for.
+  KernelLogFollower typo((dir / "no-such-dir" / "kern.log").string());
+  EXPECT_FALSE(typo.Start(/*wait_for_missing_file=*/true).ok());
   std::filesystem::remove_all(dir);
 }
 

@@ -44,7 +44,7 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const std::string& path
   auto db = Database::Open(path, options.db);
   if (!db.ok()) return db.status();
   std::unique_ptr<HistoryStore> store(new HistoryStore(std::move(*db), options));
-  if (options.exclusive) {
+  if (options.exclusive && path != ":memory:" && path.rfind("file:", 0) != 0) {
     // The file exists now (Database::Open creates it). SQLite's own locks are POSIX record locks,
     // which a flock does not touch.
     store->lock_fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

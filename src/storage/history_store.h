@@ -64,7 +64,8 @@ struct HistoryOptions {
   bool check_at_open = false;    // refuse a corrupt file at Open (see above); the daemon's --db
   // Hold the file for this store alone (an exclusive flock for the store's life): Open() refuses a
   // file another process holds so (Unavailable, naming it), so that two daemons on one --db do not write one
-  // history twice and send every alert twice. The daemon's --db.
+  // history twice and send every alert twice. The daemon's --db. Not for ":memory:" or a "file:"
+  // URI (nothing to lock); on a network filesystem the lock may hold only on this host.
   bool exclusive = false;
   DatabaseOptions db;
 };

@@ -61,6 +61,7 @@ TEST(HistoryStore, ExclusiveStoreRefusesAFileAnotherHolds) {
   EXPECT_NE(MustOpen(path), nullptr) << "a store that does not ask for the file alone opens";
   first.reset();
   EXPECT_NE(MustOpen(path, o), nullptr) << "the lock goes with the store that held it";
+  EXPECT_NE(MustOpen(":memory:", o), nullptr) << "a database in memory has no file to hold";
 }
 
 // Process churn opens a series per process: memory must hold only the series still written.

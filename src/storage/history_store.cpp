@@ -36,8 +36,10 @@ HistoryStore::HistoryStore(std::unique_ptr<Database> db, HistoryOptions options)
   gpu_identities_ = std::make_unique<GpuIdentityStore>(*db_);
 }
 
-HistoryStore::~HistoryStore() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);
+HistoryStore::~HistoryStore() = default;
+
+HistoryStore::FileLock::~FileLock() {
+  if (fd >= 0) ::close(fd);
 }
 
 Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const std::string& path, const HistoryOptions& options) {
@@ -47,9 +49,9 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const std::string& path
   if (options.exclusive && path != ":memory:" && path.rfind("file:", 0) != 0) {
     // The file exists now (Database::Open creates it). SQLite's own locks are POSIX record locks,
     // which a flock does not touch.
-    store->lock_fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (store->lock_fd_ < 0) return Status::IoError(fmt::format("{}: {}", path, std::strerror(errno)));
-    if (::flock(store->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    store->lock_.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (store->lock_.fd < 0) return Status::IoError(fmt::format("{}: {}", path, std::strerror(errno)));
+    if (::flock(store->lock_.fd, LOCK_EX | LOCK_NB) != 0) {
       if (errno == EWOULDBLOCK) {
         return Status::Unavailable(fmt::format(
             "{} is in use by another vramwatch watch (two daemons on one --db would write its history twice "

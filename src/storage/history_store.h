@@ -147,8 +147,17 @@ class HistoryStore {
   void SeedMinute(SeriesState& s);
   std::optional<int64_t> KnownId(const std::string& series);
 
+  // exclusive: the descriptor holding the flock. Declared before db_ so that it is closed after the
+  // database: closing a descriptor of the file drops every POSIX lock this process holds on it,
+  // SQLite's included, which must not happen while SQLite still uses the file.
+  struct FileLock {
+    int fd = -1;
+    FileLock() = default;
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+    ~FileLock();
+  } lock_;
   std::unique_ptr<Database> db_;
-  int lock_fd_ = -1;  // exclusive: the descriptor holding the flock, closed with the store
   HistoryOptions options_;
   std::unique_ptr<ProcessLog> processes_;
   std::unique_ptr<BaselineStore> baselines_;

@@ -225,6 +225,9 @@ class WatchPipeline {
   // cards renumbered after one fell off the bus), the key's engine, verdict and ended holders
   // start anew and its resumed process records are closed as exited (they ran on the other card,
   // so their memory is no departure from this one). Records the card seen at the key in history.
+  // The GPUs the status and a replay's closing lines show, in index order ("GPU 2" before
+  // "GPU 10"), with their keys: those a live sample has listed.
+  std::vector<std::pair<const std::string*, const GpuTrack*>> ShownGpus() const;
   void CheckIdentity(const std::string& key, GpuTrack& t, const GpuSnapshot& g, double now);
   // Ingest()'s findings for the sample `snap` (its time snap.t, seconds): with `run_findings` and
   // fresh process facts, check's rules over the window of such samples; without `run_findings`

@@ -50,15 +50,7 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
   s->history_dropped_samples = history_ ? history_->dropped_samples() : 0;
   s->notifications_failed = notifications_failed_;
   s->notifications_dropped = notifications_dropped_;
-  std::vector<const GpuTrack*> order;
-  // A GPU known only from history (Resume) is not shown until NVML lists it: one that is gone
-  // since the restart (fallen off the bus, removed) is not a GPU of this host any more.
-  for (const auto& [key, t] : gpus_) {
-    if (t.first_seen_t) order.push_back(&t);
-  }
-  std::sort(order.begin(), order.end(),
-            [](const GpuTrack* a, const GpuTrack* b) { return a->last.index < b->last.index; });
-  for (const GpuTrack* t : order) {
+  for (const auto& [key, t] : ShownGpus()) {
     outputs::GpuState g;
     g.snapshot = t->last;
     g.last_sample_t = t->last_ok_t;
@@ -97,16 +89,21 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
   return s;
 }
 
-std::vector<std::string> WatchPipeline::GpuVerdictLines() const {
-  std::vector<std::string> out;
-  // In index order, as the status lists them ("GPU 2" before "GPU 10").
+std::vector<std::pair<const std::string*, const WatchPipeline::GpuTrack*>> WatchPipeline::ShownGpus() const {
   std::vector<std::pair<const std::string*, const GpuTrack*>> order;
+  // A GPU known only from history (Resume) is not shown until NVML lists it: one that is gone
+  // since the restart (fallen off the bus, removed) is not a GPU of this host any more.
   for (const auto& [key, t] : gpus_) {
     if (t.first_seen_t) order.emplace_back(&key, &t);
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& a, const auto& b) { return a.second->last.index < b.second->last.index; });
-  for (const auto& [key_ptr, track] : order) {
+  return order;
+}
+
+std::vector<std::string> WatchPipeline::GpuVerdictLines() const {
+  std::vector<std::string> out;
+  for (const auto& [key_ptr, track] : ShownGpus()) {
     const std::string& key = *key_ptr;
     const GpuTrack& t = *track;
     std::string line = "GPU " + key + ": " + t.verdict.verdict;

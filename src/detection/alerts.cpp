@@ -47,6 +47,12 @@ double AlertTracker::KeepFiringForOf(const std::string& name) const {
   return it != config_.keep_firing_for_by_name.end() ? it->second : 0;
 }
 
+void AlertTracker::ResendIfDue(Alert& a, double now, std::vector<AlertEvent>& events) const {
+  if (config_.resend_interval_s <= 0 || now - a.last_notified < config_.resend_interval_s) return;
+  a.last_notified = now;
+  events.push_back({AlertEventKind::kResend, now, a});
+}
+
 void AlertTracker::RestoreFiring(const AlertCondition& c, double active_since, double fired_at) {
   Alert a;
   a.key = AlertKey(c);
@@ -93,10 +99,8 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
       a.last_notified = now;
       a.fired_severity = c.severity;
       events.push_back({AlertEventKind::kFiring, now, a});
-    } else if (a.state == AlertState::kFiring && config_.resend_interval_s > 0 &&
-               now - a.last_notified >= config_.resend_interval_s) {
-      a.last_notified = now;
-      events.push_back({AlertEventKind::kResend, now, a});
+    } else if (a.state == AlertState::kFiring) {
+      ResendIfDue(a, now, events);
     }
   }
   for (auto it = active_.begin(); it != active_.end();) {
@@ -108,10 +112,7 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
     if (kept.state == AlertState::kFiring && now - kept.last_held < KeepFiringForOf(kept.condition.name)) {
       // Kept firing (its condition may be back at the next check), and re-announced like any
       // firing alert, or a receiver that was not told would close it at its endsAt.
-      if (config_.resend_interval_s > 0 && now - kept.last_notified >= config_.resend_interval_s) {
-        kept.last_notified = now;
-        events.push_back({AlertEventKind::kResend, now, kept});
-      }
+      ResendIfDue(kept, now, events);
       ++it;
       continue;
     }
@@ -131,10 +132,7 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
     Alert& a = it->second;
     const double wait = std::max(config_.restore_wait_s, KeepFiringForOf(a.condition.name));
     if (now < *restore_start_ + wait) {
-      if (config_.resend_interval_s > 0 && now - a.last_notified >= config_.resend_interval_s) {
-        a.last_notified = now;
-        events.push_back({AlertEventKind::kResend, now, a});
-      }
+      ResendIfDue(a, now, events);
       ++it;
       continue;
     }

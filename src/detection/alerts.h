@@ -98,6 +98,8 @@ class AlertTracker {
  private:
   double ForOf(const std::string& name) const;
   double KeepFiringForOf(const std::string& name) const;
+  // A firing alert last announced resend_interval_s ago or more is re-announced (a kResend event).
+  void ResendIfDue(Alert& a, double now, std::vector<AlertEvent>& events) const;
   AlertConfig config_;
   std::map<std::string, Alert> active_;
   std::map<std::string, Alert> restored_;  // firing before a restart, not yet seen again

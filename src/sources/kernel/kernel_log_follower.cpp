@@ -33,6 +33,13 @@ std::string ReadTail(int fd, uint64_t offset) {
 
 }  // namespace
 
+void KernelLogFollower::FollowFromEnd(int fd, const struct stat& st) {
+  tail_ = ReadTail(fd, static_cast<uint64_t>(st.st_size));
+  offset_ = static_cast<uint64_t>(st.st_size);
+  file_id_ = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+  source_ = path_;
+}
+
 Status KernelLogFollower::Start(bool wait_for_missing_file) {
   if (path_ == "none") {
     notes_.push_back("kernel log not read (--kernel-log none)");
@@ -66,13 +73,10 @@ Status KernelLogFollower::Start(bool wait_for_missing_file) {
       rc = -1;
       err = errno;
     }
-    if (rc == 0) tail_ = ReadTail(fd, static_cast<uint64_t>(st.st_size));
+    if (rc == 0) FollowFromEnd(fd, st);
     ::close(fd);
     if (rc != 0) return FromErrno(err, "read kernel log " + path_);
-    offset_ = static_cast<uint64_t>(st.st_size);
-    file_id_ = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
     mode_ = Mode::kFile;
-    source_ = path_;
     return Status::Ok();
   }
   fd_ = ::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -147,13 +151,10 @@ Result<KernelLogScan> KernelLogFollower::ReadNew() {
     struct stat st {};
     const int rc = ::fstat(fd, &st);
     const int err = errno;
-    if (rc == 0) tail_ = ReadTail(fd, static_cast<uint64_t>(st.st_size));
+    if (rc == 0) FollowFromEnd(fd, st);
     ::close(fd);
     if (rc != 0) return FromErrno(err, "read kernel log " + path_);
-    offset_ = static_cast<uint64_t>(st.st_size);
-    file_id_ = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
     waiting_ = false;
-    source_ = path_;
     return KernelLogScan{};
   }
   // Read again from the start a file that is not the one read before: another file at the path

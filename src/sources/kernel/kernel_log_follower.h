@@ -11,6 +11,8 @@
 // Threading: one thread owns a follower.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -51,6 +53,8 @@ class KernelLogFollower {
 
  private:
   enum class Mode { kNone, kFile, kKmsg, kDmesg };
+  // File mode: follow the open file `fd` (its stat `st`) from its end; what it holds is not counted.
+  void FollowFromEnd(int fd, const struct stat& st);
   Result<std::string> ReadKmsgRecords();
 
   std::string path_;

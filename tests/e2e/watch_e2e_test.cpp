@@ -1834,8 +1834,12 @@ gpus:
     const std::string gpu = j["gpu"];
     ++lines_of[gpu];
     EXPECT_FALSE(j.contains("processes")) << line;
-    if (gpu == "1") EXPECT_TRUE(j["used_bytes"].is_null()) << line;
-    if (gpu == "0") EXPECT_EQ(j["used_bytes"], 1000ll << 20) << line;
+    if (gpu == "1") {
+      EXPECT_TRUE(j["used_bytes"].is_null()) << line;
+    }
+    if (gpu == "0") {
+      EXPECT_EQ(j["used_bytes"], 1000ll << 20) << line;
+    }
   }
   EXPECT_GT(lines_of["0"], 0) << ReadAll(rec);
   EXPECT_GT(lines_of["1"], 0) << ReadAll(rec);

@@ -33,27 +33,49 @@ std::string AlertNameOf(const Finding& f) {
   return {};
 }
 
+// How far a firing alert's unseen time may run ahead of the stored one (seconds): what a crash
+// may take off the time its condition was seen gone.
+constexpr double kUnseenStoreStep = 30;
+
+storage::StoredAlert ToStored(const detection::Alert& alert, double now) {
+  storage::StoredAlert a;
+  a.key = alert.key;
+  a.name = alert.condition.name;
+  a.labels = alert.condition.labels;
+  a.annotations = alert.condition.annotations;
+  a.severity = static_cast<int>(alert.condition.severity);
+  a.active_since = alert.active_since;
+  a.fired_at = alert.fired_at.value_or(now);
+  a.unseen_s = detection::AlertTracker::UnseenFor(alert, now);
+  return a;
+}
+
 }  // namespace
 
 void WatchPipeline::EvaluateAlerts(double now) {
   auto events = tracker_.Evaluate(now, Conditions(now));
   for (outputs::AlertSink* s : sinks_) s->Send(events);
-  if (history_) {
-    for (const detection::AlertEvent& e : events) {
-      if (e.kind == detection::AlertEventKind::kResolved) {
-        history_->alerts().Remove(e.alert.key);
-      } else if (e.kind == detection::AlertEventKind::kFiring) {
-        storage::StoredAlert a;
-        a.key = e.alert.key;
-        a.name = e.alert.condition.name;
-        a.labels = e.alert.condition.labels;
-        a.annotations = e.alert.condition.annotations;
-        a.severity = static_cast<int>(e.alert.condition.severity);
-        a.active_since = e.alert.active_since;
-        a.fired_at = e.alert.fired_at.value_or(now);
-        history_->alerts().Put(a);
-      }
+  if (!history_) return;
+  for (const detection::AlertEvent& e : events) {
+    if (e.kind == detection::AlertEventKind::kResolved) {
+      history_->alerts().Remove(e.alert.key);
+      stored_unseen_.erase(e.alert.key);
+    } else if (e.kind == detection::AlertEventKind::kFiring) {
+      history_->alerts().Put(ToStored(e.alert, now));
+      stored_unseen_[e.alert.key] = 0;
     }
+  }
+  // A firing alert whose condition is not seen: how long, so that a restart goes on from there.
+  for (const detection::Alert& a : tracker_.Active()) {
+    if (a.state != detection::AlertState::kFiring) continue;
+    const double unseen = detection::AlertTracker::UnseenFor(a, now);
+    auto stored = stored_unseen_.find(a.key);
+    if (stored != stored_unseen_.end() && (unseen == 0) == (stored->second == 0) &&
+        std::fabs(unseen - stored->second) < kUnseenStoreStep) {
+      continue;
+    }
+    history_->alerts().Put(ToStored(a, now));
+    stored_unseen_[a.key] = unseen;
   }
 }
 

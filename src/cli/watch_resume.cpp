@@ -39,7 +39,8 @@ size_t WatchPipeline::Resume(double now, const std::optional<std::string>& hostn
       c.labels = a.labels;
       c.annotations = a.annotations;
       c.severity = static_cast<Severity>(a.severity);
-      tracker_.RestoreFiring(c, a.active_since, a.fired_at);
+      tracker_.RestoreFiring(c, a.active_since, a.fired_at, a.unseen_s);
+      stored_unseen_[a.key] = a.unseen_s;
     }
   }
   if (auto running = history_->processes().Running(); running.ok()) {

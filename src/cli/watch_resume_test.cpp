@@ -449,5 +449,57 @@ TEST(WatchPipelineResume, StoredAlertsOfAnotherHostAreDroppedWithoutANotificatio
   EXPECT_EQ((*kept)[0].labels.at("hostname"), "node-7");
 }
 
+// A daemon in a crash loop: each run sees a restored leak alert's condition gone for a few minutes,
+// stores how long, and the next run goes on from there, so the alert resolves once the leak
+// verdict has been gone for keep_firing_for in all (each restart used to start the wait again).
+TEST(WatchPipelineResume, ARestoredAlertGoneAcrossRestartsResolvesOnceItsKeepFiringForIsSeen) {
+  TempDb db;
+  const double now = 1'790'000'000;
+  {
+    auto store = storage::HistoryStore::Open(db.path());
+    ASSERT_TRUE(store.ok());
+    (*store)->alerts().Put(LeakAlert("node-7"));  // GPU 0 has no leak verdict after the restarts
+    ASSERT_TRUE((*store)->Flush().ok());
+  }
+  WatchConfig c;
+  c.alerts.resend_interval_s = 0;
+  c.alerts.restore_wait_s = 22;
+  c.alerts.keep_firing_for_by_name["GpuMemoryLeak"] = 600;
+  auto run = [&](double start, double seconds, RecordingSink& sink) {
+    auto store = storage::HistoryStore::Open(db.path());
+    ASSERT_TRUE(store.ok());
+    WatchPipeline p(c, store->get(), {&sink});
+    p.Resume(start, "node-7");
+    for (double t = start; t <= start + seconds; t += 1) p.Ingest(Host(t, {Gpu(0, t, 20000)}), true, false);
+    p.Flush();
+  };
+  RecordingSink first;
+  run(now, 240, first);  // crashes four minutes in
+  EXPECT_TRUE(first.events.empty());
+  {
+    auto store = storage::HistoryStore::Open(db.path());
+    ASSERT_TRUE(store.ok());
+    auto kept = (*store)->alerts().All();
+    ASSERT_TRUE(kept.ok());
+    ASSERT_EQ(kept->size(), 1u);
+    EXPECT_GE((*kept)[0].unseen_s, 240 - 30) << "stored at most 30 s behind";
+    EXPECT_LE((*kept)[0].unseen_s, 240);
+  }
+  RecordingSink second;
+  run(now + 3600, 240, second);  // an hour down, four more minutes
+  EXPECT_TRUE(second.events.empty());
+  RecordingSink third;
+  run(now + 7200, 240, third);
+  ASSERT_EQ(third.events.size(), 1u) << "resolved in the third run: 600 s of looking in all";
+  EXPECT_EQ(third.events[0].kind, detection::AlertEventKind::kResolved);
+  EXPECT_GE(third.events[0].t, now + 7200 + 120);
+  EXPECT_LE(third.events[0].t, now + 7200 + 120 + 60);
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  auto kept = (*store)->alerts().All();
+  ASSERT_TRUE(kept.ok());
+  EXPECT_TRUE(kept->empty());
+}
+
 }  // namespace
 }  // namespace vw::cli

@@ -53,7 +53,7 @@ void AlertTracker::ResendIfDue(Alert& a, double now, std::vector<AlertEvent>& ev
   events.push_back({AlertEventKind::kResend, now, a});
 }
 
-void AlertTracker::RestoreFiring(const AlertCondition& c, double active_since, double fired_at) {
+void AlertTracker::RestoreFiring(const AlertCondition& c, double active_since, double fired_at, double unseen_s) {
   Alert a;
   a.key = AlertKey(c);
   a.condition = c;
@@ -63,6 +63,11 @@ void AlertTracker::RestoreFiring(const AlertCondition& c, double active_since, d
   a.last_notified = fired_at;
   a.fired_severity = c.severity;
   restored_[a.key] = a;
+  restored_unseen_[a.key] = std::max(0.0, unseen_s);
+}
+
+double AlertTracker::UnseenFor(const Alert& a, double now) {
+  return std::max(0.0, now - a.last_held);
 }
 
 std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<AlertCondition>& holding) {
@@ -124,14 +129,18 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
     }
     it = active_.erase(it);
   }
-  // Alerts restored from before a restart whose condition has not held again within
-  // restore_wait_s (or their rule's keep_firing_for, when longer) of the first Evaluate are
-  // resolved then; until then they are re-announced like any firing alert.
-  if (!restored_.empty() && !restore_start_) restore_start_ = now;
+  // Alerts restored from before a restart whose condition has not held again are resolved once
+  // restore_wait_s has passed since the first Evaluate and their condition has not held for their
+  // rule's keep_firing_for (before the restart and since); until then they are re-announced like
+  // any firing alert.
+  if (!restored_.empty() && !restore_start_) {
+    restore_start_ = now;
+    for (auto& [key, a] : restored_) a.last_held = now - restored_unseen_[key];
+    restored_unseen_.clear();
+  }
   for (auto it = restored_.begin(); it != restored_.end();) {
     Alert& a = it->second;
-    const double wait = std::max(config_.restore_wait_s, KeepFiringForOf(a.condition.name));
-    if (now < *restore_start_ + wait) {
+    if (now < *restore_start_ + config_.restore_wait_s || UnseenFor(a, now) < KeepFiringForOf(a.condition.name)) {
       ResendIfDue(a, now, events);
       ++it;
       continue;

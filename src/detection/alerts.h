@@ -39,7 +39,10 @@ struct Alert {
   std::optional<double> fired_at;     // when it went firing
   std::optional<double> resolved_at;  // when it resolved
   double last_notified = 0;
-  double last_held = 0;  // the last tick its condition held
+  // The last tick its condition held. For an alert restored after a restart and not seen again,
+  // the restart's first Evaluate less how long its condition had been seen not to hold before the
+  // restart: the time the daemon was down does not count as seen either way.
+  double last_held = 0;
   // The highest severity it has fired at: a firing alert fires again only when it turns worse
   // than that, so a runway wobbling around --critical-runway pages once, not at every crossing.
   Severity fired_severity = Severity::kOk;
@@ -89,11 +92,19 @@ class AlertTracker {
   size_t firing_count() const;
 
   // After a restart: an alert that was firing before is firing again as soon as its condition
-  // holds, without waiting for `for:` again (the caller restores these from its store). It stays
-  // firing (re-announced every resend_interval_s, as any firing alert) for restore_wait_s, or its
-  // rule's keep_firing_for when longer, from the first Evaluate while its condition has not been
-  // seen again, and resolves after that if it still has not.
-  void RestoreFiring(const AlertCondition& c, double active_since, double fired_at);
+  // holds, without waiting for `for:` again (the caller restores these from its store). While its
+  // condition has not been seen again it stays firing (re-announced every resend_interval_s, as
+  // any firing alert) for restore_wait_s from the first Evaluate, and until its condition has not
+  // held for its rule's keep_firing_for, counting `unseen_s` (seconds: how long it had been seen
+  // not to hold before the restart, what UnseenFor gave then) and the time since the first
+  // Evaluate; it resolves after that. So a daemon restarting every few minutes resolves an alert
+  // whose condition is gone, rather than starting its wait again at every restart.
+  void RestoreFiring(const AlertCondition& c, double active_since, double fired_at, double unseen_s = 0);
+
+  // How long (seconds) a firing alert's condition has been seen not to hold at `now`: 0 while it
+  // holds; for a restored one, with the time seen before the restart (see RestoreFiring). What a
+  // caller stores to restore the alert with.
+  static double UnseenFor(const Alert& a, double now);
 
  private:
   double ForOf(const std::string& name) const;
@@ -102,8 +113,9 @@ class AlertTracker {
   void ResendIfDue(Alert& a, double now, std::vector<AlertEvent>& events) const;
   AlertConfig config_;
   std::map<std::string, Alert> active_;
-  std::map<std::string, Alert> restored_;  // firing before a restart, not yet seen again
-  std::optional<double> restore_start_;    // the first Evaluate after RestoreFiring (seconds)
+  std::map<std::string, Alert> restored_;          // firing before a restart, not yet seen again
+  std::map<std::string, double> restored_unseen_;  // RestoreFiring's unseen_s, until the first Evaluate
+  std::optional<double> restore_start_;            // the first Evaluate after RestoreFiring (seconds)
 };
 
 }  // namespace vw::detection

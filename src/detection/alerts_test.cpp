@@ -216,5 +216,42 @@ TEST(AlertTracker, ARestoredAlertWaitsItsKeepFiringFor) {
   EXPECT_EQ(a.firing_count(), 0u);
 }
 
+// The time a restored alert's condition had been seen not to hold before the restart counts
+// towards its keep_firing_for (the downtime does not): a daemon restarting every five minutes
+// resolves a leak alert whose verdict is gone after the 10 minutes of looking, where each restart
+// used to start the wait again (and it fired for ever).
+TEST(AlertTracker, ARestoredAlertCountsTheTimeItsConditionWasSeenGoneBeforeTheRestart) {
+  AlertConfig cfg;
+  cfg.resend_interval_s = 0;
+  cfg.restore_wait_s = 22;
+  cfg.keep_firing_for_by_name["GpuMemoryLeak"] = 600;
+  // First run: the condition holds, then is gone for five minutes, when the daemon crashes.
+  AlertTracker first(cfg);
+  first.RestoreFiring(Leak("0"), 100, 200);
+  EXPECT_TRUE(first.Evaluate(1000, {Leak("0")}).empty());
+  EXPECT_TRUE(first.Evaluate(1300, {}).empty());
+  ASSERT_EQ(first.Active().size(), 1u);
+  EXPECT_DOUBLE_EQ(AlertTracker::UnseenFor(first.Active()[0], 1000), 0);
+  const double unseen = AlertTracker::UnseenFor(first.Active()[0], 1300);
+  EXPECT_DOUBLE_EQ(unseen, 300);
+  // Down for an hour; the second run goes on from 300 s, not from 0 and not from an hour.
+  AlertTracker second(cfg);
+  second.RestoreFiring(Leak("0"), 100, 200, unseen);
+  EXPECT_TRUE(second.Evaluate(5000, {}).empty()) << "the downtime is not time seen without the condition";
+  ASSERT_EQ(second.Active().size(), 1u);
+  EXPECT_DOUBLE_EQ(AlertTracker::UnseenFor(second.Active()[0], 5000), 300);
+  EXPECT_TRUE(second.Evaluate(5299, {}).empty());
+  auto ev = second.Evaluate(5300, {});
+  ASSERT_EQ(ev.size(), 1u) << "300 s before the restart and 300 s after: keep_firing_for is over";
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kResolved);
+  // Seen gone for longer than keep_firing_for before the restart: the restore wait alone.
+  AlertTracker third(cfg);
+  third.RestoreFiring(Leak("0"), 100, 200, 900);
+  EXPECT_TRUE(third.Evaluate(8000, {}).empty()) << "the daemon looks for restore_wait_s first";
+  ev = third.Evaluate(8022, {});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, AlertEventKind::kResolved);
+}
+
 }  // namespace
 }  // namespace vw::detection

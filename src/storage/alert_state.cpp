@@ -30,17 +30,29 @@ std::map<std::string, std::string> DecodePairs(const std::string& s) {
 Status AlertStateStore::Init() {
   VW_RETURN_IF_ERROR(db_.Exec(
       "CREATE TABLE IF NOT EXISTS firing_alerts (key TEXT PRIMARY KEY, name TEXT NOT NULL, labels TEXT NOT NULL,"
-      " annotations TEXT NOT NULL, severity INTEGER NOT NULL, active_since REAL NOT NULL, fired_at REAL NOT NULL)"));
+      " annotations TEXT NOT NULL, severity INTEGER NOT NULL, active_since REAL NOT NULL, fired_at REAL NOT NULL,"
+      " unseen_seconds REAL NOT NULL DEFAULT 0)"));
+  // A database written before the unseen time was kept: add its column (its alerts read as seen
+  // until the restart).
+  bool has_unseen = false;
+  auto info = db_.Prepare("PRAGMA table_info(firing_alerts)");
+  if (!info.ok()) return info.status();
+  VW_RETURN_IF_ERROR(
+      info->ForEachRow([&](const Statement& row) { has_unseen |= row.ColumnText(1) == "unseen_seconds"; }));
+  if (!has_unseen) {
+    VW_RETURN_IF_ERROR(db_.Exec("ALTER TABLE firing_alerts ADD COLUMN unseen_seconds REAL NOT NULL DEFAULT 0"));
+  }
   auto p = db_.Prepare(
-      "INSERT OR REPLACE INTO firing_alerts (key, name, labels, annotations, severity, active_since, fired_at)"
-      " VALUES (?,?,?,?,?,?,?)");
+      "INSERT OR REPLACE INTO firing_alerts (key, name, labels, annotations, severity, active_since, fired_at,"
+      " unseen_seconds) VALUES (?,?,?,?,?,?,?,?)");
   if (!p.ok()) return p.status();
   put_ = std::move(*p);
   auto d = db_.Prepare("DELETE FROM firing_alerts WHERE key = ?");
   if (!d.ok()) return d.status();
   del_ = std::move(*d);
   auto a = db_.Prepare(
-      "SELECT key, name, labels, annotations, severity, active_since, fired_at FROM firing_alerts ORDER BY key");
+      "SELECT key, name, labels, annotations, severity, active_since, fired_at, unseen_seconds FROM firing_alerts"
+      " ORDER BY key");
   if (!a.ok()) return a.status();
   all_ = std::move(*a);
   return Status::Ok();
@@ -57,6 +69,7 @@ Status AlertStateStore::WritePending() {
       st.Bind(5, static_cast<int64_t>(a->severity));
       st.Bind(6, a->active_since);
       st.Bind(7, a->fired_at);
+      st.Bind(8, a->unseen_s);
     }
     Status s = st.Run();
     if (!s.ok()) {
@@ -78,6 +91,7 @@ Result<std::vector<StoredAlert>> AlertStateStore::All() {
     a.severity = static_cast<int>(st.ColumnInt(4));
     a.active_since = st.ColumnDouble(5);
     a.fired_at = st.ColumnDouble(6);
+    a.unseen_s = st.ColumnDouble(7);
     merged[a.key] = std::move(a);
   });
   if (!read.ok()) return read;

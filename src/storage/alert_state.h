@@ -25,6 +25,9 @@ struct StoredAlert {
   int severity = 0;  // vw::Severity as an integer
   double active_since = 0;
   double fired_at = 0;
+  // How long its condition had been seen not to hold while it fired (seconds, 0 while it held):
+  // a restart goes on counting from there (AlertTracker::RestoreFiring).
+  double unseen_s = 0;
 };
 
 class AlertStateStore {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "storage/history_store.h"
+#include "storage/sqlite_db.h"
 
 namespace vw::storage {
 namespace {
@@ -102,6 +103,45 @@ TEST(AlertState, FiringAlertsSurviveAReopenAndResolvedOnesAreRemoved) {
   EXPECT_EQ((*all)[0].annotations.at("summary"), "leaks 5 MiB/h; OOM in 9h");
   EXPECT_DOUBLE_EQ((*all)[0].fired_at, 700);
   EXPECT_EQ((*all)[0].severity, 2);
+  std::filesystem::remove_all(dir);
+}
+
+// A database written before the unseen time was kept: its alerts read with 0 (seen until the
+// restart), and the column is added so that the time is kept from then on.
+TEST(AlertState, AnOlderDatabaseGetsTheUnseenTimeColumn) {
+  char tmpl[] = "/tmp/vw_alertstate_XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  const std::string path = dir + "/h.db";
+  {
+    auto db = Database::Open(path);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)
+                    ->Exec("CREATE TABLE firing_alerts (key TEXT PRIMARY KEY, name TEXT NOT NULL, labels TEXT NOT "
+                           "NULL, annotations TEXT NOT NULL, severity INTEGER NOT NULL, active_since REAL NOT NULL, "
+                           "fired_at REAL NOT NULL);"
+                           "INSERT INTO firing_alerts VALUES ('GpuMemoryLeak{gpu=0}', 'GpuMemoryLeak', 'gpu=0', '', "
+                           "1, 100, 700)")
+                    .ok());
+  }
+  {
+    auto store = HistoryStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto all = (*store)->alerts().All();
+    ASSERT_TRUE(all.ok());
+    ASSERT_EQ(all->size(), 1u);
+    EXPECT_DOUBLE_EQ((*all)[0].fired_at, 700);
+    EXPECT_DOUBLE_EQ((*all)[0].unseen_s, 0);
+    StoredAlert a = (*all)[0];
+    a.unseen_s = 345;
+    (*store)->alerts().Put(a);
+    ASSERT_TRUE((*store)->Flush().ok());
+  }
+  auto store = HistoryStore::Open(path);
+  ASSERT_TRUE(store.ok());
+  auto all = (*store)->alerts().All();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_DOUBLE_EQ((*all)[0].unseen_s, 345);
   std::filesystem::remove_all(dir);
 }
 

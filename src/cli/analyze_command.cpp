@@ -27,6 +27,7 @@
 #include "outputs/framework_report.h"
 #include "outputs/json_text.h"
 #include "outputs/report_files.h"
+#include "sources/prometheus/prometheus_reader.h"
 
 namespace vw::cli {
 namespace {
@@ -41,7 +42,9 @@ Status CheckSeries(const outputs::AnalyzedSeries& s, const AnalyzeFlags& flags) 
   // with the flag to check.
   auto above_total = [&](double total, double least, const std::string& how_many) {
     std::string hint;
-    if (!flags.columns.empty()) {
+    if (!flags.prometheus_url.empty()) {
+      hint = flags.total.empty() ? "is --unit right?" : fmt::format("is --total {} the card's size?", flags.total);
+    } else if (!flags.columns.empty()) {
       hint = fmt::format(
           "are the --columns in the file's order? --columns {} reads memory.used and memory.total from those places",
           flags.columns);
@@ -101,6 +104,19 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
     std::fprintf(stderr, "vramwatch analyze: give trace FILEs or --prometheus URL (one of the two)\n");
     return kExitUnknown;
   }
+  // Flags of the other mode would be silently ignored: say so instead.
+  static constexpr const char* kPrometheusOnly[] = {
+      "--query", "--range", "--end", "--unit", "--timeout", "--bearer-token-file", "--ca-file"};
+  static constexpr const char* kFileOnly[] = {"--format", "--columns", "--interval", "--lenient"};
+  for (const char* flag : flags.prometheus_url.empty()
+                              ? std::vector<const char*>(std::begin(kPrometheusOnly), std::end(kPrometheusOnly))
+                              : std::vector<const char*>(std::begin(kFileOnly), std::end(kFileOnly))) {
+    if (flags.given.count(flag) == 0) continue;
+    std::fprintf(stderr, "vramwatch analyze: %s %s; leave it out\n", flag,
+                 flags.prometheus_url.empty() ? "is for --prometheus (it says what to ask the server)"
+                                              : "says how to read a trace file and has no effect with --prometheus");
+    return kExitUnknown;
+  }
   if (!flags.prometheus_url.empty()) {
     auto series = AnalyzePrometheus(flags, *settings);
     if (!series.ok()) {
@@ -147,12 +163,20 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
     return kExitUnknown;
   }
   for (const std::string& m : without_gpu) AddNote(*settings, m + " (left out)");
-  for (const auto& s : all) {
-    Status st = CheckSeries(s, flags);
-    if (!st.ok()) {
+  // A series that cannot be judged stops a file's analysis; from a Prometheus server, where one
+  // query reads a fleet, it is left out with a note and the others are judged.
+  for (auto it = all.begin(); it != all.end();) {
+    Status st = CheckSeries(*it, flags);
+    if (st.ok()) {
+      ++it;
+      continue;
+    }
+    if (flags.prometheus_url.empty() || all.size() == 1) {
       std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(st.message()).c_str());
       return kExitUnknown;
     }
+    AddNote(*settings, st.message() + " (left out)");
+    it = all.erase(it);
   }
   if (!flags.plot_path.empty() || !flags.html_path.empty()) {
     std::vector<detection::SeriesAnalysis> analyses;
@@ -173,6 +197,10 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
       outputs::HtmlReportOptions html;
       html.theme = theme;
       for (const std::string& f : flags.files) html.source += (html.source.empty() ? "" : ", ") + f;
+      if (!flags.prometheus_url.empty()) {
+        html.source =
+            fmt::format("{} {} over {}", prometheus::UrlForMessages(flags.prometheus_url), flags.query, flags.range);
+      }
       Status st = outputs::WriteHtmlReport(flags.html_path, analyses, html, framework);
       if (!st.ok()) {
         std::fprintf(stderr, "vramwatch analyze: --html: %s\n", st.message().c_str());
@@ -239,6 +267,14 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
                   "Unit of the --query values: bytes, KiB, MiB, GiB, or auto (MiB for DCGM_FI_DEV_FB_*, bytes for "
                   "names ending in _bytes; any other name stops and asks for --unit)")
       ->capture_default_str();
+  cmd->add_option("--timeout", flags->timeout,
+                  "With --prometheus: how long to wait for each answer, from the request to its last byte")
+      ->capture_default_str();
+  cmd->add_option("--bearer-token-file", flags->bearer_token_file,
+                  "With --prometheus: send the token in this file as 'Authorization: Bearer' (a user and password "
+                  "go in the URL: http://USER:PASSWORD@HOST:PORT)");
+  cmd->add_option("--ca-file", flags->ca_file,
+                  "With --prometheus over https: verify the server with the PEM certificates in this file");
   cmd->add_option("--format", flags->format,
                   "Input format: auto, query-csv, values, dmon, pmon, smi-table, recording, or torch (a training log "
                   "that prints PyTorch's allocated/reserved memory; auto finds it too)")
@@ -270,7 +306,12 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
   cmd->add_flag("--no-processes", flags->no_processes, "Do not analyse per-process series");
   cmd->add_flag_callback(
       "--no-progress", [flags] { flags->progress = false; }, "Never show a progress bar on stderr");
-  return [flags] { return RunAnalyze(*flags, stdout); };
+  return [flags, cmd] {
+    for (const CLI::Option* o : cmd->get_options()) {
+      if (o->count() > 0) flags->given.insert(o->get_name());
+    }
+    return RunAnalyze(*flags, stdout);
+  };
 }
 
 }  // namespace vw::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,12 @@ struct AnalyzeFlags {
   std::string prometheus_url;
   std::string query = "vramwatch_gpu_memory_used_bytes";
   std::string range = "12h";
-  std::string end;            // end of the range (ISO 8601 or epoch seconds); empty: now
-  std::string unit = "auto";  // unit of the values: auto, bytes, KiB, MiB, GiB
+  std::string end;                // end of the range (ISO 8601 or epoch seconds); empty: now
+  std::string unit = "auto";      // unit of the values: auto, bytes, KiB, MiB, GiB
+  std::string timeout = "30s";    // the wait for each Prometheus answer
+  std::string bearer_token_file;  // a token for "Authorization: Bearer"
+  std::string ca_file;            // certificates to verify an https Prometheus with
+  std::set<std::string> given;    // the flags on the command line, long names ("--query")
   bool json = false;
   bool lenient = false;
   bool no_processes = false;

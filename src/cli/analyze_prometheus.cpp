@@ -6,14 +6,46 @@
 #include <string>
 
 #include "cli/trace_flags.h"
+#include "core/file_io.h"
+#include "core/time.h"
 #include "core/units.h"
 #include "detection/series_builder.h"
 #include "sources/prometheus/prometheus_reader.h"
 
 namespace vw::cli {
 
-Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlags& flags,
-                                                               const AnalyzeSettings& settings) {
+namespace {
+
+std::string SeriesName(const prometheus::PrometheusSeries& ps) {
+  return ps.pid ? fmt::format("GPU {} PID {}", ps.gpu.key, *ps.pid) : fmt::format("GPU {}", ps.gpu.key);
+}
+
+// The flags that say how to reach the server: the timeout, a bearer token, a CA file.
+Result<prometheus::FetchOptions> FetchOptionsOf(const AnalyzeFlags& flags) {
+  prometheus::FetchOptions o;
+  auto timeout = ParseDuration(flags.timeout);
+  if (!timeout.ok()) return timeout.status().WithContext("--timeout");
+  if (*timeout <= 0) return Status::InvalidArgument("--timeout: must be greater than zero");
+  o.timeout_s = *timeout;
+  if (!flags.bearer_token_file.empty()) {
+    auto token = ReadWholeFile(flags.bearer_token_file, 1 << 20);
+    if (!token.ok()) return token.status().WithContext("--bearer-token-file");
+    std::string t = *token;
+    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ' || t.back() == '\t')) t.pop_back();
+    if (t.empty()) return Status::InvalidArgument("--bearer-token-file " + flags.bearer_token_file + ": is empty");
+    o.bearer_token = t;
+  }
+  if (!flags.ca_file.empty()) {
+    auto ca = ReadWholeFile(flags.ca_file, 16 << 20);  // named now, not as a TLS failure later
+    if (!ca.ok()) return ca.status().WithContext("--ca-file");
+    o.ca_file = flags.ca_file;
+  }
+  return o;
+}
+
+}  // namespace
+
+Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlags& flags, AnalyzeSettings& settings) {
   auto range = ParseDuration(flags.range);
   if (!range.ok()) return range.status().WithContext("--range");
   auto unit = prometheus::ParseValueUnit(flags.unit);
@@ -24,26 +56,66 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
     if (!t.ok()) return t.status();
     end = *t;
   }
-  auto fetched = prometheus::FetchPrometheusSeries(flags.prometheus_url, flags.query, *range, end, *unit);
+  auto options = FetchOptionsOf(flags);
+  if (!options.ok()) return options.status();
+  auto fetched = prometheus::FetchPrometheusSeries(flags.prometheus_url, flags.query, *range, end, *unit, *options);
   if (!fetched.ok()) return fetched.status();
+  for (const std::string& w : fetched->warnings) AddNote(settings, "Prometheus warned: " + w);
+  const std::string source = fmt::format("{} {}", prometheus::UrlForMessages(flags.prometheus_url), flags.query);
+  double newest = 0;
+  for (const prometheus::PrometheusSeries& ps : fetched->series) {
+    if (!ps.points.empty()) newest = std::max(newest, ps.points.back().t);
+  }
   std::vector<outputs::AnalyzedSeries> out;
-  for (const prometheus::PrometheusSeries& ps : *fetched) {
-    if (!GpuSelected(flags, ps.gpu)) continue;
+  SeenGpus seen;
+  for (const prometheus::PrometheusSeries& ps : fetched->series) {
+    if (!GpuSelected(flags, ps.gpu)) {
+      seen.Note(ps.gpu);
+      continue;
+    }
+    const std::string name = SeriesName(ps);
+    if (ps.merged > 1) {
+      std::string labels;
+      for (const std::string& l : ps.changed_labels) labels += (labels.empty() ? "" : ", ") + l;
+      AddNote(settings, fmt::format("{}: {} Prometheus series of this GPU (their {} changed over the range) are read "
+                                    "as one",
+                                    name, ps.merged, labels.empty() ? "labels" : labels));
+    }
+    if (ps.implausible > 0) {
+      AddNote(settings, fmt::format("{}: {} value(s) too large for GPU memory (the first: {}) are left out as missing; "
+                                    "is --unit right?",
+                                    name, ps.implausible, ps.first_implausible));
+    }
+    // A series that stopped long before the others: a card replaced, an exporter gone.
+    const double ended_gap = std::max(600.0, 10 * fetched->step_s);
+    if (!ps.points.empty() && newest - ps.points.back().t > ended_gap) {
+      AddNote(settings,
+              fmt::format("{}: its last sample is at {}, {} before the newest of the query (a card replaced "
+                          "or an exporter gone?): judged on what it has",
+                          name, FormatIso8601(ps.points.back().t, true), FormatDuration(newest - ps.points.back().t)));
+    }
     detection::SeriesBuilder b(ps.gpu);
     if (ps.pid) b.SetProcess(*ps.pid, ps.labels.count("command") ? ps.labels.at("command") : "");
     b.SetTimeFlags(/*has_zone=*/true, /*synthetic_time=*/false);
-    for (TraceRecord rec : ps.records) {
-      if (settings.since_s && rec.sample.t < *settings.since_s) continue;
-      if (settings.until_s && rec.sample.t > *settings.until_s) continue;
-      if (!rec.sample.total_bytes && settings.trace.total_bytes) rec.sample.total_bytes = settings.trace.total_bytes;
-      b.Add(rec.sample);
+    for (const prometheus::SeriesPoint& p : ps.points) {
+      if (settings.since_s && p.t < *settings.since_s) continue;
+      if (settings.until_s && p.t > *settings.until_s) continue;
+      MemorySample sample;
+      sample.t = p.t;
+      sample.used_bytes = p.used_bytes;
+      sample.total_bytes = ps.total_bytes ? ps.total_bytes : settings.trace.total_bytes;
+      b.Add(sample);
     }
-    out.push_back({fmt::format("{} {}", flags.prometheus_url, flags.query), b.Snapshot(), b.samples_without_memory()});
+    out.push_back({source, b.Snapshot(), b.samples_without_memory()});
   }
   if (out.empty()) {
-    return Status::NotFound(fmt::format("{}: the query '{}' returned no series{} over the last {}",
-                                        flags.prometheus_url, flags.query, flags.gpus.empty() ? "" : " matching --gpu",
-                                        flags.range));
+    if (!flags.gpus.empty() && !fetched->series.empty()) {
+      return Status::NotFound(fmt::format("{}: no GPU of the query '{}' matches --gpu {}; the GPUs it returned: {}",
+                                          prometheus::UrlForMessages(flags.prometheus_url), flags.query,
+                                          GpusWanted(flags), seen.Text()));
+    }
+    return Status::NotFound(fmt::format("{}: the query '{}' returned no series over the last {}",
+                                        prometheus::UrlForMessages(flags.prometheus_url), flags.query, flags.range));
   }
   return out;
 }

@@ -1,7 +1,9 @@
 // `analyze --prometheus URL`: series pulled from a Prometheus server instead of files, analysed as
 // a file's series are (cli/analyze_command.h). --query over the last --range (ending at --end, or
-// now), its values read in --unit; one series per returned time series that --gpu selects, times
-// kept within --since/--until, on a UTC clock.
+// now), its values read in --unit; one series per GPU (or MIG GPU instance) that --gpu selects,
+// times kept within --since/--until, on a UTC clock. What the answer said beside the series (a
+// Prometheus warning, series of one GPU read as one, a series that ended early, values too large
+// for GPU memory) goes to the notes (AddNote).
 #pragma once
 
 #include <vector>
@@ -13,9 +15,9 @@
 
 namespace vw::cli {
 
-// Errors: the flags' ("--range: ...", "--unit: ...", "--end: ..."), the server's, and "URL: the
-// query '...' returned no series over the last RANGE" when none is left.
-Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlags& flags,
-                                                               const AnalyzeSettings& settings);
+// Errors: the flags' ("--range: ...", "--unit: ...", "--end: ...", "--timeout: ...",
+// "--bearer-token-file: ..."), the server's, "URL: the query '...' returned no series over the last
+// RANGE" when none is left, and the GPUs it returned when --gpu matches none of them.
+Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlags& flags, AnalyzeSettings& settings);
 
 }  // namespace vw::cli

@@ -2,9 +2,12 @@
 """`vramwatch analyze --prometheus` against a real Prometheus (Debian's package).
 
 Generates 12 h of DCGM_FI_DEV_FB_USED history at 15 s for two GPUs (GPU 0 leaks 200 MiB/h under
-noise after a warm-up, GPU 1 sits on a flat plateau), loads it with
-`promtool tsdb create-blocks-from openmetrics`, starts Prometheus on a free loopback port, runs
-analyze over the range, and checks the verdicts and the leak rate. Prometheus is always stopped.
+noise after a warm-up, GPU 1 sits on a flat plateau), a MIG card (GPU 2: instance 1, 3g.40gb, leaks
+400 MiB/h; instance 2, 1g.10gb, is flat) and a GPU whose `pod` label changes half-way (GPU 3, flat),
+loads it with `promtool tsdb create-blocks-from openmetrics`, starts Prometheus on a free loopback
+port, runs analyze over the range, and checks the verdicts, the leak rates, the card and instance
+sizes and the notes; then the flags refused with --prometheus or without it. Prometheus is always
+stopped.
 """
 import argparse
 import json
@@ -27,20 +30,37 @@ def free_port():
         return s.getsockname()[1]
 
 
+MIG_SIZES_MIB = {"1": 40192, "2": 9728}
+
+
 def history(start, end):
     rng = random.Random(5)
     lines = ["# TYPE DCGM_FI_DEV_FB_USED gauge", "# TYPE DCGM_FI_DEV_FB_FREE gauge"]
     used_rows, free_rows = [], []
-    for gpu in (0, 1):
+    model = 'modelName="NVIDIA H100 80GB HBM3"'
+    for gpu in (0, 1, 3):
         for t in range(start, end + 1, 15):
             age = t - start
             level = 30000 * min(1.0, age / 600.0)
             if gpu == 0 and age > 3600:
                 level += RATE_MIB_H * (age - 3600) / 3600.0
             used = int(round(level + rng.gauss(0, 4)))
-            labels = f'gpu="{gpu}",UUID="GPU-{gpu}",Hostname="node-1",modelName="NVIDIA H100 80GB HBM3"'
+            labels = f'gpu="{gpu}",UUID="GPU-{gpu}",Hostname="node-1",{model}'
+            if gpu == 3:  # dcgm-exporter names the pod using the GPU: another pod half-way
+                labels += ',pod="train-a"' if age < 6 * 3600 else ',pod="train-b"'
             used_rows.append(f"DCGM_FI_DEV_FB_USED{{{labels}}} {used} {t}")
             free_rows.append(f"DCGM_FI_DEV_FB_FREE{{{labels}}} {81559 - used} {t}")
+    for gi, size in MIG_SIZES_MIB.items():
+        profile = "3g.40gb" if gi == "1" else "1g.10gb"
+        for t in range(start, end + 1, 15):
+            age = t - start
+            used = 20000 if gi == "1" else 6000
+            if gi == "1" and age > 3600:
+                used += 2 * RATE_MIB_H * (age - 3600) / 3600.0
+            used = int(round(used + rng.gauss(0, 4)))
+            labels = f'gpu="2",UUID="GPU-2",Hostname="node-1",{model},GPU_I_ID="{gi}",GPU_I_PROFILE="{profile}"'
+            used_rows.append(f"DCGM_FI_DEV_FB_USED{{{labels}}} {used} {t}")
+            free_rows.append(f"DCGM_FI_DEV_FB_FREE{{{labels}}} {size - used} {t}")
     # OpenMetrics wants each metric family's samples together.
     return "\n".join(lines[:1] + used_rows + lines[1:] + free_rows + ["# EOF"]) + "\n"
 
@@ -86,10 +106,13 @@ def main():
                             "--range", "12h", "--end", str(end)], capture_output=True, text=True, timeout=120)
         doc = json.loads(r.stdout) if r.stdout.strip() else {}
         gpus = {g["gpu"]: g for g in doc.get("gpus", [])}
+        notes = " ".join(doc.get("notes", []))
         checks = [
-            ("two GPU series named node/index", set(gpus) == {"node-1/0", "node-1/1"}),
+            ("a series per GPU and per MIG instance, one for GPU 3 whose pod changed",
+             set(gpus) == {"node-1/0", "node-1/1", "node-1/2/gi1", "node-1/2/gi2", "node-1/3"}),
             ("GPU 0 leaks", gpus.get("node-1/0", {}).get("verdict") == "leak"),
             ("GPU 1 does not", gpus.get("node-1/1", {}).get("verdict") in ("plateau", "settling")),
+            ("GPU 3 does not", gpus.get("node-1/3", {}).get("verdict") in ("plateau", "settling")),
             ("exit code 1 (a leak, runway over 24 h)", r.returncode == 1),
         ]
         g0 = gpus.get("node-1/0", {})
@@ -97,12 +120,40 @@ def main():
         checks.append((f"rate {rate:.0f} MiB/h within 10 % of {RATE_MIB_H:.0f}", abs(rate - RATE_MIB_H) < 0.1 * RATE_MIB_H))
         checks.append(("card size from DCGM_FI_DEV_FB_FREE", g0.get("memory_total_bytes") == 81559 * 2**20))
         checks.append(("times in UTC", str(g0.get("end", "")).endswith("Z")))
+        checks.append(("each sample read once (15 s apart)", 0 < g0.get("samples", 0) <= 12 * 240 + 1))
+        gi1 = gpus.get("node-1/2/gi1", {})
+        gi1_rate = (gi1.get("leak_rate_bytes_per_second") or 0) * 3600 / 2**20
+        checks.append(("MIG instance 1 leaks at its rate", gi1.get("verdict") == "leak"
+                       and abs(gi1_rate - 2 * RATE_MIB_H) < 0.2 * RATE_MIB_H))
+        checks.append(("MIG instance 1 judged against its own size",
+                       gi1.get("memory_total_bytes") == MIG_SIZES_MIB["1"] * 2**20))
+        checks.append(("MIG instance 2 does not leak", gpus.get("node-1/2/gi2", {}).get("verdict") in ("plateau", "settling")))
+        checks.append(("a note says GPU 3's series were read as one", "node-1/3" in notes and "pod" in notes))
         bad = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "DCGM_FI_DEV_FB_USED{"],
                              capture_output=True, text=True, timeout=60)
         checks.append(("a bad query is exit 3 with Prometheus' reason", bad.returncode == 3 and "query" in bad.stderr))
         none = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "no_such_metric", "--end",
                                str(end)], capture_output=True, text=True, timeout=60)
         checks.append(("no series is exit 3 naming the query", none.returncode == 3 and "no_such_metric" in none.stderr))
+        free = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "DCGM_FI_DEV_FB_FREE", "--end",
+                               str(end)], capture_output=True, text=True, timeout=60)
+        checks.append(("free memory is refused, naming the metric to ask for",
+                       free.returncode == 3 and "query DCGM_FI_DEV_FB_USED" in free.stderr))
+        nogpu = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "DCGM_FI_DEV_FB_USED", "--end",
+                                str(end), "--gpu", "7"], capture_output=True, text=True, timeout=60)
+        checks.append(("--gpu matching none lists the GPUs returned", nogpu.returncode == 3 and "node-1/2/gi1" in nogpu.stderr))
+        html = os.path.join(d, "r.html")
+        subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "DCGM_FI_DEV_FB_USED{gpu=\"1\"}",
+                        "--end", str(end), "--html", html], capture_output=True, text=True, timeout=60)
+        page = open(html).read() if os.path.exists(html) else ""
+        checks.append(("the HTML report names the server and the query", url in page and "DCGM_FI_DEV_FB_USED" in page))
+        for extra, want in ((["--prometheus", url, "--format", "values"], "--format"),
+                            (["--prometheus", url, "--lenient"], "--lenient"),
+                            (["some.csv", "--query", "x"], "--query"),
+                            (["some.csv", "--range", "6h"], "--range")):
+            wrong = subprocess.run([a.vramwatch, "analyze"] + extra, capture_output=True, text=True, timeout=60)
+            checks.append((f"{want} in the wrong mode is exit 3 naming it",
+                           wrong.returncode == 3 and want in wrong.stderr))
         for name, ok in checks:
             print(("ok    " if ok else "FAIL  ") + name)
             if not ok:

@@ -2,10 +2,15 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
+#include <thread>
 
 #include "core/time.h"
 
@@ -108,7 +113,7 @@ std::string SeriesText(const std::map<std::string, std::string>& labels) {
 // Labels that identify a GPU, for matching a used series with its total.
 std::string GpuMatchKey(const std::map<std::string, std::string>& labels) {
   std::string k;
-  for (const char* n : {"Hostname", "hostname", "instance", "gpu", "UUID", "uuid", "pci_bus_id"}) {
+  for (const char* n : {"Hostname", "hostname", "instance", "gpu", "UUID", "uuid", "pci_bus_id", "GPU_I_ID"}) {
     auto it = labels.find(n);
     if (it != labels.end()) k += std::string(n) + "=" + it->second + ";";
   }
@@ -116,23 +121,42 @@ std::string GpuMatchKey(const std::map<std::string, std::string>& labels) {
 }
 
 struct Endpoint {
-  std::string origin;  // scheme://host:port
-  std::string base;    // path prefix without trailing slash
+  std::string origin;          // scheme://host:port, without a user and password
+  std::string base;            // path prefix without trailing slash
+  std::string user, password;  // from scheme://USER:PASSWORD@host, for basic auth
+  std::string shown;           // the URL for messages, its password written as ***
 };
 
 Result<Endpoint> ParseUrl(const std::string& url) {
   size_t scheme_end = url.find("://");
   if (scheme_end == std::string::npos ||
       (url.compare(0, scheme_end, "http") != 0 && url.compare(0, scheme_end, "https") != 0)) {
-    return Status::InvalidArgument("--prometheus '" + url + "': expected http(s)://HOST[:PORT][/PATH]");
+    return Status::InvalidArgument("--prometheus '" + url + "': expected http(s)://[USER:PASSWORD@]HOST[:PORT][/PATH]");
   }
-  size_t path_start = url.find('/', scheme_end + 3);
+  const size_t host_start = scheme_end + 3;
+  size_t path_start = url.find('/', host_start);
+  std::string authority =
+      url.substr(host_start, path_start == std::string::npos ? std::string::npos : path_start - host_start);
   Endpoint e;
-  e.origin = path_start == std::string::npos ? url : url.substr(0, path_start);
+  e.shown = url;
+  if (size_t at = authority.rfind('@'); at != std::string::npos) {
+    const std::string userinfo = authority.substr(0, at);
+    authority = authority.substr(at + 1);
+    const size_t colon = userinfo.find(':');
+    e.user = userinfo.substr(0, colon);
+    if (colon != std::string::npos) e.password = userinfo.substr(colon + 1);
+    e.shown = url.substr(0, host_start) + e.user + (colon != std::string::npos ? ":***" : "") + "@" + authority +
+              (path_start == std::string::npos ? "" : url.substr(path_start));
+  }
+  if (authority.empty()) return Status::InvalidArgument("--prometheus '" + e.shown + "': no host");
+  e.origin = url.substr(0, host_start) + authority;
   e.base = path_start == std::string::npos ? "" : url.substr(path_start);
   while (!e.base.empty() && e.base.back() == '/') e.base.pop_back();
-  if (e.origin.size() <= scheme_end + 3) return Status::InvalidArgument("--prometheus '" + url + "': no host");
   return e;
+}
+
+std::string WholeSeconds(double s) {
+  return std::to_string(static_cast<long long>(std::ceil(s)));
 }
 
 // Why a request got no answer at all, in words (httplib's own names are single words such as
@@ -143,11 +167,10 @@ std::string TransportErrorText(httplib::Error error, double timeout_s) {
       return "cannot connect (connection refused, or the host cannot be reached): is Prometheus listening at "
              "that address and port?";
     case httplib::Error::ConnectionTimeout:
-      return "no connection within " + std::to_string(static_cast<long long>(std::ceil(timeout_s))) +
-             " s (host down or a firewall dropping packets?)";
+      return "no connection within " + WholeSeconds(timeout_s) + " s (host down or a firewall dropping packets?)";
     case httplib::Error::Read:
-      return "the connection broke, or no answer came within " +
-             std::to_string(static_cast<long long>(std::ceil(timeout_s))) + " s, while reading the response";
+      return "the connection broke, or no answer came within " + WholeSeconds(timeout_s) +
+             " s, while reading the response";
     case httplib::Error::Write: return "the connection broke while sending the query";
     case httplib::Error::BindIPAddress: return "cannot bind the local address";
     case httplib::Error::ExceedRedirectCount: return "too many redirects";
@@ -159,26 +182,54 @@ std::string TransportErrorText(httplib::Error error, double timeout_s) {
   }
 }
 
-Result<std::string> Post(const Endpoint& e, const std::string& url, const std::string& path,
-                         const httplib::Params& params, double timeout_s) {
-  httplib::Client client(e.origin);
-  auto to = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::duration<double>(timeout_s));
-  client.set_connection_timeout(to);
-  client.set_read_timeout(to);
-  auto res = client.Post((e.base + path).c_str(), params);
+// One POST, its whole answer within `options.timeout_s` (httplib's own timeouts bound each read,
+// not a server that sends a byte now and then): past it the request is stopped.
+Result<std::string> Post(const Endpoint& e, const std::string& path, const httplib::Params& params,
+                         const FetchOptions& options) {
+  auto client = std::make_shared<httplib::Client>(e.origin);
+  auto to = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::duration<double>(options.timeout_s));
+  client->set_connection_timeout(to);
+  client->set_read_timeout(to);
+  client->set_write_timeout(to);
+  if (!e.user.empty() || !e.password.empty()) client->set_basic_auth(e.user.c_str(), e.password.c_str());
+  if (!options.bearer_token.empty()) client->set_bearer_token_auth(options.bearer_token.c_str());
+  if (!options.ca_file.empty()) client->set_ca_cert_path(options.ca_file.c_str());
+  const std::string target = e.base + path;
+  auto task = std::make_shared<std::packaged_task<httplib::Result()>>(
+      [client, target, params] { return client->Post(target.c_str(), params); });
+  std::future<httplib::Result> done = task->get_future();
+  std::thread worker([task] { (*task)(); });
+  if (done.wait_for(std::chrono::duration<double>(options.timeout_s)) != std::future_status::ready) {
+    client->stop();  // shuts the socket: the worker's read returns
+    worker.join();
+    return Status::Unavailable("Prometheus at " + e.shown + ": no complete answer to " + path + " within " +
+                               WholeSeconds(options.timeout_s) +
+                               " s (a slow or stuck server; --timeout sets the wait)");
+  }
+  worker.join();
+  httplib::Result res = done.get();
   if (!res) {
-    return Status::Unavailable("Prometheus at " + url + ": " + TransportErrorText(res.error(), timeout_s));
+    return Status::Unavailable("Prometheus at " + e.shown + ": " + TransportErrorText(res.error(), options.timeout_s));
   }
   if (res->status != 200) {
     // Prometheus explains errors in JSON: {"status":"error","errorType":"bad_data","error":"..."}.
     auto j = json::parse(res->body, nullptr, false);
     if (!j.is_discarded() && j.is_object() && j.contains("error") && j["error"].is_string()) {
-      std::string msg = "Prometheus at " + url + " rejected the query: " + j["error"].get<std::string>();
+      std::string msg = "Prometheus at " + e.shown + " rejected the query: " + j["error"].get<std::string>();
       return res->status >= 500 ? Status::Unavailable(msg) : Status::InvalidArgument(msg);
     }
-    return Status::Unavailable("Prometheus at " + url + ": HTTP " + std::to_string(res->status) + " for " + path);
+    std::string why;
+    if (res->status == 401) {
+      why =
+          " (unauthorized: give a user and password in the URL, http://USER:PASSWORD@HOST:PORT, or a token "
+          "with --bearer-token-file)";
+    } else if (res->status == 403) {
+      why = " (forbidden: these credentials may not read it)";
+    }
+    return Status::Unavailable("Prometheus at " + e.shown + ": HTTP " + std::to_string(res->status) + " for " + path +
+                               why);
   }
-  return res->body;
+  return std::move(res->body);
 }
 
 std::string FormatSeconds(double t) {
@@ -218,6 +269,12 @@ GpuIdentity IdentityFromLabels(const std::map<std::string, std::string>& labels)
   std::string host = Label(labels, {"Hostname", "hostname", "instance", "node"});
   g.key = host.empty() ? local : (local.empty() ? host : host + "/" + local);
   if (g.key.empty()) g.key = SeriesText(labels);
+  // A MIG GPU instance (dcgm-exporter) is a GPU of its own: its memory and size are the instance's.
+  if (std::string gi = Label(labels, {"GPU_I_ID"}); !gi.empty()) {
+    g.key += "/gi" + gi;
+    const std::string profile = Label(labels, {"GPU_I_PROFILE"});
+    g.name += (g.name.empty() ? "MIG " : " MIG ") + (profile.empty() ? "GPU instance " + gi : profile);
+  }
   return g;
 }
 
@@ -235,11 +292,78 @@ std::string CompanionTotalQuery(const std::string& query) {
   return {};
 }
 
+std::string UrlForMessages(const std::string& url) {
+  auto e = ParseUrl(url);
+  return e.ok() ? e->shown : url;
+}
+
+std::string NotUsedMemoryReason(std::string_view metric) {
+  struct NotUsed {
+    const char* name;
+    const char* what;
+    const char* instead;
+  };
+  static constexpr NotUsed kNotUsed[] = {
+      {"DCGM_FI_DEV_FB_FREE", "the free memory", "DCGM_FI_DEV_FB_USED"},
+      {"DCGM_FI_DEV_FB_RESERVED", "the memory the driver reserves", "DCGM_FI_DEV_FB_USED"},
+      {"DCGM_FI_DEV_FB_TOTAL", "the card's size", "DCGM_FI_DEV_FB_USED"},
+      {"DCGM_FI_DEV_FB_USED_PERCENT", "a percentage, not a size", "DCGM_FI_DEV_FB_USED"},
+      {"vramwatch_gpu_memory_free_bytes", "the free memory", "vramwatch_gpu_memory_used_bytes"},
+      {"vramwatch_gpu_memory_total_bytes", "the card's size", "vramwatch_gpu_memory_used_bytes"},
+      {"vramwatch_gpu_memory_reserved_bytes", "the memory the driver reserves", "vramwatch_gpu_memory_used_bytes"},
+      {"nvidia_smi_memory_free_bytes", "the free memory", "nvidia_smi_memory_used_bytes"},
+      {"nvidia_smi_memory_total_bytes", "the card's size", "nvidia_smi_memory_used_bytes"},
+      {"nvidia_smi_memory_reserved_bytes", "the memory the driver reserves", "nvidia_smi_memory_used_bytes"},
+  };
+  for (const NotUsed& n : kNotUsed) {
+    if (metric == n.name) {
+      return std::string(n.name) + " is " + n.what + ", not the used memory a leak shows in: query " + n.instead +
+             " (the card's size is read beside it)";
+    }
+  }
+  return {};
+}
+
 namespace {
 
+// The metric name of a plain selector (`name` or `name{...}`), or empty for any other query.
+std::string SelectorName(const std::string& query) {
+  static const std::regex selector("^\\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\\s*(\\{[^}]*\\})?\\s*$");
+  std::smatch m;
+  return std::regex_match(query, m, selector) ? m[1].str() : std::string();
+}
+
+// One [time, "value"] pair into `s`.
+Status AddPoint(const json& p, const std::string& query, double factor, PrometheusSeries& s) {
+  if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_string()) {
+    return Status::ParseError("Prometheus response for '" + query + "', series " + SeriesText(s.labels) +
+                              ": expected [time, \"value\"], got " + p.dump());
+  }
+  SeriesPoint point;
+  point.t = p[0].get<double>();
+  if (!PlausibleTime(point.t)) {
+    return Status::ParseError("Prometheus response for '" + query + "', series " + SeriesText(s.labels) + ": time " +
+                              p[0].dump() + " is not epoch seconds before the year 10000");
+  }
+  const std::string& v = p[1].get_ref<const std::string&>();
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || *end != '\0') {
+    return Status::ParseError("Prometheus response for '" + query + "', series " + SeriesText(s.labels) + ": value '" +
+                              v + "' is not a number");
+  }
+  const double bytes = x * factor;
+  if (std::isfinite(bytes) && bytes > kMaxPlausibleBytes) {
+    if (s.implausible++ == 0) s.first_implausible = v;
+  } else if (std::isfinite(bytes) && bytes >= 0) {
+    point.used_bytes = static_cast<uint64_t>(std::llround(bytes));
+  }
+  s.points.push_back(point);
+  return Status::Ok();
+}
+
 // ParseQueryResponse without the guard: json accessors on a value of another type throw.
-Result<std::vector<PrometheusSeries>> ParseQueryResponseOrThrow(std::string_view body, const std::string& query,
-                                                                ValueUnit unit) {
+Result<PrometheusFetch> ParseQueryResponseOrThrow(std::string_view body, const std::string& query, ValueUnit unit) {
   auto j = json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::ParseError("Prometheus response for '" + query + "': not a JSON object");
@@ -250,20 +374,38 @@ Result<std::vector<PrometheusSeries>> ParseQueryResponseOrThrow(std::string_view
   if (!j.contains("data") || !j["data"].is_object()) {
     return Status::ParseError("Prometheus response for '" + query + "': no data object");
   }
+  PrometheusFetch out;
+  if (j.contains("warnings") && j["warnings"].is_array()) {
+    for (const json& w : j["warnings"]) {
+      if (w.is_string()) out.warnings.push_back(w.get<std::string>());
+    }
+  }
   const json& data = j["data"];
   const std::string type = data.value("resultType", "");
   if (type != "matrix" && type != "vector") {
     return Status::ParseError("Prometheus response for '" + query + "': expected a matrix or vector, got '" + type +
                               "'");
   }
-  std::vector<PrometheusSeries> out;
   const std::optional<ValueUnit> query_unit = UnitOfQuery(query);
-  for (const json& r : data.value("result", json::array())) {
+  static const json kNone = json::array();
+  auto result = data.find("result");
+  const json& results = result == data.end() ? kNone : *result;
+  if (!results.is_array()) {
+    return Status::ParseError("Prometheus response for '" + query + "': unexpected JSON (a result that is not a list)");
+  }
+  for (const json& r : results) {
+    if (!r.is_object()) {
+      return Status::ParseError("Prometheus response for '" + query +
+                                "': unexpected JSON (a result that is not an object: " + r.dump() + ")");
+    }
     PrometheusSeries s;
     if (r.contains("metric") && r["metric"].is_object()) {
       for (const auto& [k, v] : r["metric"].items()) {
         if (v.is_string()) s.labels[k] = v.get<std::string>();
       }
+    }
+    if (auto n = s.labels.find("__name__"); n != s.labels.end()) {
+      if (std::string why = NotUsedMemoryReason(n->second); !why.empty()) return Status::InvalidArgument(why);
     }
     s.gpu = IdentityFromLabels(s.labels);
     if (auto it = s.labels.find("pid"); it != s.labels.end()) {
@@ -284,43 +426,53 @@ Result<std::vector<PrometheusSeries>> ParseQueryResponseOrThrow(std::string_view
       s.unit = *u;
     }
     const double factor = UnitFactor(s.unit);
-    std::vector<json> points;
     if (type == "matrix") {
-      for (const json& p : r.value("values", json::array())) points.push_back(p);
+      if (auto values = r.find("values"); values != r.end()) {  // read in place: a fleet's answer is large
+        if (!values->is_array()) {
+          return Status::ParseError("Prometheus response for '" + query + "', series " + SeriesText(s.labels) +
+                                    ": unexpected JSON (values that are not an array)");
+        }
+        s.points.reserve(values->size());
+        for (const json& p : *values) VW_RETURN_IF_ERROR(AddPoint(p, query, factor, s));
+      }
     } else if (r.contains("value")) {
-      points.push_back(r["value"]);
+      VW_RETURN_IF_ERROR(AddPoint(r["value"], query, factor, s));
     }
-    for (const json& p : points) {
-      if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_string()) {
-        return Status::ParseError("Prometheus response for '" + query + "', series " + SeriesText(s.labels) +
-                                  ": expected [time, \"value\"], got " + p.dump());
-      }
-      TraceRecord rec;
-      rec.gpu = s.gpu;
-      rec.sample.t = p[0].get<double>();
-      if (!PlausibleTime(rec.sample.t)) {
-        return Status::ParseError("Prometheus response for '" + query + "', series " + SeriesText(s.labels) +
-                                  ": time " + p[0].dump() + " is not epoch seconds before the year 10000");
-      }
-      const std::string v = p[1].get<std::string>();
-      char* end = nullptr;
-      double x = std::strtod(v.c_str(), &end);
-      if (end == v.c_str() || *end != '\0') {
-        return Status::ParseError("Prometheus response for '" + query + "', series " + SeriesText(s.labels) +
-                                  ": value '" + v + "' is not a number");
-      }
-      if (std::isfinite(x) && x >= 0) rec.sample.used_bytes = static_cast<uint64_t>(std::llround(x * factor));
-      s.records.push_back(std::move(rec));
-    }
-    out.push_back(std::move(s));
+    out.series.push_back(std::move(s));
   }
   return out;
 }
 
+// The median spacing of the samples of `query` (a plain selector) over its last 10 minutes before
+// `end`: the exporter's scrape interval. Absent when there are too few samples or the query fails.
+std::optional<double> SampleSpacing(const Endpoint& e, const std::string& query, double end,
+                                    const FetchOptions& options) {
+  auto body = Post(e, "/api/v1/query", {{"query", query + "[10m]"}, {"time", FormatSeconds(end)}}, options);
+  if (!body.ok()) return std::nullopt;
+  auto j = json::parse(*body, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("data") || !j["data"].is_object()) return std::nullopt;
+  std::vector<double> gaps;
+  try {
+    for (const json& r : j["data"].value("result", json::array())) {
+      double last = -1;
+      for (const json& p : r.value("values", json::array())) {
+        if (!p.is_array() || p.empty() || !p[0].is_number()) continue;
+        const double t = p[0].get<double>();
+        if (last >= 0 && t > last) gaps.push_back(t - last);
+        last = t;
+      }
+    }
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+  if (gaps.size() < 3) return std::nullopt;
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+  return gaps[gaps.size() / 2];
+}
+
 }  // namespace
 
-Result<std::vector<PrometheusSeries>> ParseQueryResponse(std::string_view body, const std::string& query,
-                                                         ValueUnit unit) {
+Result<PrometheusFetch> ParseQueryResponse(std::string_view body, const std::string& query, ValueUnit unit) {
   // A response of the right outline with a value of another type inside ("status": 5, a result that
   // is not an object) is an error to report, not an exception to end the program.
   try {
@@ -330,16 +482,81 @@ Result<std::vector<PrometheusSeries>> ParseQueryResponse(std::string_view body, 
   }
 }
 
-Result<std::vector<PrometheusSeries>> FetchPrometheusSeries(const std::string& url, const std::string& query,
-                                                            double range_s, std::optional<double> end_time,
-                                                            ValueUnit unit, const FetchOptions& options) {
+std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> series) {
+  // Groups in the order their first series came.
+  std::map<std::tuple<std::string, std::string, std::optional<int64_t>, ValueUnit>, size_t> group_of;
+  std::vector<std::vector<PrometheusSeries>> groups;
+  for (PrometheusSeries& s : series) {
+    auto key = std::make_tuple(s.gpu.key, s.gpu.uuid, s.pid, s.unit);
+    auto [it, added] = group_of.emplace(key, groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(std::move(s));
+  }
+  std::vector<PrometheusSeries> out;
+  for (std::vector<PrometheusSeries>& g : groups) {
+    const auto last_t = [](const PrometheusSeries& s) { return s.points.empty() ? -1.0 : s.points.back().t; };
+    // The series that reaches furthest first: its point wins a time several hold, its labels stay.
+    std::stable_sort(g.begin(), g.end(),
+                     [&](const PrometheusSeries& a, const PrometheusSeries& b) { return last_t(a) > last_t(b); });
+    PrometheusSeries merged = std::move(g.front());
+    if (g.size() > 1) {
+      std::set<std::string> changed;
+      for (size_t k = 1; k < g.size(); ++k) {
+        for (const auto& [name, value] : g[k].labels) {
+          auto own = merged.labels.find(name);
+          if (own == merged.labels.end() || own->second != value) changed.insert(name);
+        }
+        for (const auto& [name, value] : merged.labels) {
+          if (g[k].labels.count(name) == 0) changed.insert(name);
+        }
+      }
+      std::vector<SeriesPoint> all = std::move(merged.points);
+      for (size_t k = 1; k < g.size(); ++k) {
+        all.insert(all.end(), g[k].points.begin(), g[k].points.end());
+        merged.implausible += g[k].implausible;
+        if (merged.first_implausible.empty()) merged.first_implausible = g[k].first_implausible;
+        if (!merged.total_bytes) merged.total_bytes = g[k].total_bytes;
+      }
+      // Stable: at a time several hold, the first (the furthest-reaching series) is kept.
+      std::stable_sort(all.begin(), all.end(), [](const SeriesPoint& a, const SeriesPoint& b) { return a.t < b.t; });
+      all.erase(
+          std::unique(all.begin(), all.end(), [](const SeriesPoint& a, const SeriesPoint& b) { return a.t == b.t; }),
+          all.end());
+      merged.points = std::move(all);
+      merged.merged = g.size();
+      merged.changed_labels.assign(changed.begin(), changed.end());
+    }
+    out.push_back(std::move(merged));
+  }
+  // A card replaced at the same place (another UUID): both keep the UUID in their key.
+  std::map<std::pair<std::string, std::optional<int64_t>>, std::set<std::string>> uuids_of;
+  for (const PrometheusSeries& s : out) uuids_of[{s.gpu.key, s.pid}].insert(s.gpu.uuid);
+  for (PrometheusSeries& s : out) {
+    if (uuids_of[{s.gpu.key, s.pid}].size() > 1 && !s.gpu.uuid.empty()) s.gpu.key += "/" + s.gpu.uuid;
+  }
+  return out;
+}
+
+Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std::string& query, double range_s,
+                                              std::optional<double> end_time, ValueUnit unit,
+                                              const FetchOptions& options) {
   if (query.empty()) return Status::InvalidArgument("--query is empty");
   if (!(range_s > 0)) return Status::InvalidArgument("--range must be positive");
   auto ep = ParseUrl(url);
   if (!ep.ok()) return ep.status();
+  const std::string selector = SelectorName(query);
+  if (std::string why = NotUsedMemoryReason(selector); !why.empty()) return Status::InvalidArgument(why);
   const double end =
       end_time.value_or(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
-  const double step = options.step_s.value_or(ChooseStep(range_s));
+  double step = ChooseStep(range_s);
+  if (options.step_s) {
+    step = *options.step_s;
+  } else if (!selector.empty()) {
+    // Each sample once: a step shorter than the exporter's spacing reads every sample several times
+    // and makes the rate's interval look far narrower than the data allow.
+    if (auto spacing = SampleSpacing(*ep, query, end, options))
+      step = std::max(step, std::round(*spacing * 1000) / 1000);
+  }
   if (range_s / step > 11000) {
     return Status::InvalidArgument("a step of " + std::to_string(step) + " s over " + std::to_string(range_s) +
                                    " s exceeds Prometheus' 11000 points per series");
@@ -348,30 +565,38 @@ Result<std::vector<PrometheusSeries>> FetchPrometheusSeries(const std::string& u
                          {"start", FormatSeconds(end - range_s)},
                          {"end", FormatSeconds(end)},
                          {"step", FormatSeconds(step)}};
-  auto body = Post(*ep, url, "/api/v1/query_range", params, options.timeout_s);
+  auto body = Post(*ep, "/api/v1/query_range", params, options);
   if (!body.ok()) return body.status();
-  auto series = ParseQueryResponse(*body, query, unit);
-  if (!series.ok()) return series.status();
-  if (!options.fetch_total) return series;
+  auto fetched = ParseQueryResponse(*body, query, unit);
+  std::string().swap(*body);  // the text is read: free it before the series are merged
+  if (!fetched.ok()) return fetched.status();
+  fetched->step_s = step;
+  fetched->series = MergeSeriesOfOneGpu(std::move(fetched->series));
+  if (!options.fetch_total) return fetched;
   const std::string total_query = CompanionTotalQuery(query);
-  if (total_query.empty()) return series;
-  auto total_body =
-      Post(*ep, url, "/api/v1/query", {{"query", total_query}, {"time", FormatSeconds(end)}}, options.timeout_s);
-  if (!total_body.ok()) return series;  // the card size is a bonus
-  auto totals = ParseQueryResponse(*total_body, total_query, series->empty() ? unit : series->front().unit);
-  if (!totals.ok()) return series;
+  if (total_query.empty() || fetched->series.empty()) return fetched;
+  // The card size at the end of the range; for a series that ended before it (a card replaced),
+  // at its own last sample. The size is a bonus: a failing query leaves it unknown.
+  std::set<double> when{end};
+  for (const PrometheusSeries& s : fetched->series) {
+    if (!s.points.empty() && s.points.back().t < end - 2 * step && when.size() < 8) when.insert(s.points.back().t);
+  }
   std::map<std::string, uint64_t> by_gpu;
-  for (const auto& t : *totals) {
-    if (!t.records.empty() && t.records.back().sample.used_bytes) {
-      by_gpu[GpuMatchKey(t.labels)] = *t.records.back().sample.used_bytes;
+  for (auto t = when.rbegin(); t != when.rend(); ++t) {
+    auto total_body = Post(*ep, "/api/v1/query", {{"query", total_query}, {"time", FormatSeconds(*t)}}, options);
+    if (!total_body.ok()) continue;
+    auto totals = ParseQueryResponse(*total_body, total_query, fetched->series.front().unit);
+    if (!totals.ok()) continue;
+    for (const auto& total : totals->series) {
+      if (!total.points.empty() && total.points.back().used_bytes) {
+        by_gpu.emplace(GpuMatchKey(total.labels), *total.points.back().used_bytes);  // the latest first
+      }
     }
   }
-  for (auto& s : *series) {
-    auto it = by_gpu.find(GpuMatchKey(s.labels));
-    if (it == by_gpu.end()) continue;
-    for (auto& r : s.records) r.sample.total_bytes = it->second;
+  for (auto& s : fetched->series) {
+    if (auto it = by_gpu.find(GpuMatchKey(s.labels)); it != by_gpu.end()) s.total_bytes = it->second;
   }
-  return series;
+  return fetched;
 }
 
 }  // namespace vw::prometheus

@@ -3,19 +3,26 @@
 // series already there: ours (vramwatch_gpu_memory_used_bytes), dcgm-exporter's
 // (DCGM_FI_DEV_FB_USED, in MiB) or nvidia_gpu_exporter's (nvidia_smi_memory_used_bytes).
 //
-// Each series of the result matrix becomes one stream of TraceRecords in time order. The GPU is
-// named from the series labels: index from `gpu`; UUID from `UUID`/`uuid`; PCI bus from
-// `pci_bus_id`; model from `modelName`/`model_name`; the host from `Hostname`/`hostname`/`instance`
-// goes into the key ("node-1/0") so GPUs of different nodes stay apart. Values are converted to
-// bytes: MiB for DCGM_FI_DEV_FB_* metrics, bytes for names ending in _bytes, else --unit decides.
+// Each GPU of the result becomes one series in time order. The GPU is named from the series labels:
+// index from `gpu`; UUID from `UUID`/`uuid`; PCI bus from `pci_bus_id`; model from
+// `modelName`/`model_name`; the host from `Hostname`/`hostname`/`instance` goes into the key
+// ("node-1/0") so GPUs of different nodes stay apart; a MIG GPU instance (dcgm-exporter's
+// `GPU_I_ID`, `GPU_I_PROFILE`) is a GPU of its own ("node-1/0/gi2", its size its own). Series of one
+// GPU whose other labels changed over the range (dcgm-exporter's `pod` when a pod starts) are one
+// series again; a card replaced at the same index (another UUID) stays apart. Values are converted
+// to bytes: MiB for DCGM_FI_DEV_FB_* metrics, bytes for names ending in _bytes, else --unit
+// decides; a metric that is not used memory (free, reserved, total, a percentage) is refused.
 // When the used-memory metric has a known companion for the card size, its last value fills
 // total_bytes (so a runway can be computed); a failing companion query leaves it empty.
 //
-// The step is the smallest whole number of seconds that keeps a series under 11,000 points
-// (Prometheus' limit), never below 1 s, unless the caller gives one.
-// Errors: connection failures -> unavailable, naming the URL; Prometheus' own error (bad query) ->
-// invalid_argument with its message; a malformed response -> parse_error.
-// Threading: blocking calls; any thread.
+// The step: a plain selector's own sample spacing (read from its last 10 minutes), so that each
+// sample is read once and none is repeated, but never more than 11,000 points a series
+// (Prometheus' limit) and never below 1 s; other queries: the smallest whole number of seconds
+// under that limit, unless the caller gives one.
+// Errors: connection failures and an answer not complete within the timeout -> unavailable, naming
+// the URL (its password written as ***); Prometheus' own error (bad query) -> invalid_argument with
+// its message; a malformed response -> parse_error.
+// Threading: blocking calls; any thread (each request runs on a thread of its own, for its deadline).
 #pragma once
 
 #include <cstdint>
@@ -33,36 +40,73 @@ namespace vw::prometheus {
 enum class ValueUnit { kAuto, kBytes, kKiB, kMiB, kGiB };
 Result<ValueUnit> ParseValueUnit(std::string_view text);  // "auto", "bytes"/"B", "KiB", "MiB", "GiB"
 
+// One point of a series: when, and the used memory in bytes (missing for NaN, Inf, a negative
+// value or one no GPU memory can be: above kMaxPlausibleBytes).
+struct SeriesPoint {
+  double t = 0;
+  std::optional<uint64_t> used_bytes;
+};
+
+// The largest value taken as GPU memory, in bytes (1 PiB, far above any node's sum of cards):
+// above it, the unit is wrong or the value is garbage.
+inline constexpr double kMaxPlausibleBytes = 1125899906842624.0;
+
 struct PrometheusSeries {
   std::map<std::string, std::string> labels;  // including __name__ when Prometheus returned it
   GpuIdentity gpu;
-  std::optional<int64_t> pid;          // for per-process series (a `pid` label)
-  ValueUnit unit = ValueUnit::kBytes;  // what the values were converted from
-  std::vector<TraceRecord> records;    // time order; values in bytes
+  std::optional<int64_t> pid;               // for per-process series (a `pid` label)
+  ValueUnit unit = ValueUnit::kBytes;       // what the values were converted from
+  std::vector<SeriesPoint> points;          // time order
+  std::optional<uint64_t> total_bytes;      // the card's (or MIG instance's) size from the companion query
+  size_t implausible = 0;                   // values above kMaxPlausibleBytes, left missing
+  std::string first_implausible;            // the first of them as Prometheus wrote it
+  size_t merged = 1;                        // how many Prometheus series this one is made of
+  std::vector<std::string> changed_labels;  // the labels whose values differed between them
+};
+
+// What a query gave: the series, the step used and what Prometheus warned about.
+struct PrometheusFetch {
+  std::vector<PrometheusSeries> series;
+  double step_s = 0;
+  std::vector<std::string> warnings;  // the response's "warnings" (a partial answer), as written
 };
 
 // The step (seconds) for a range: ceil(range / 11000), at least 1.
 double ChooseStep(double range_s, size_t max_points = 11000);
 
 // Parses a query_range (or instant query) JSON body. `query` is used for unit detection when the
-// series carry no __name__ and to name errors.
-Result<std::vector<PrometheusSeries>> ParseQueryResponse(std::string_view body, const std::string& query,
-                                                         ValueUnit unit);
+// series carry no __name__ and to name errors. Series are as Prometheus gave them (not merged).
+Result<PrometheusFetch> ParseQueryResponse(std::string_view body, const std::string& query, ValueUnit unit);
 
 GpuIdentity IdentityFromLabels(const std::map<std::string, std::string>& labels);
+
+// Series of one GPU (key, UUID, PID and unit alike) made one: points in time order, at a time
+// held by several the one of the series that reaches furthest; labels of that series. GPUs of one
+// key with different UUIDs (a card replaced) get the UUID in their key ("node-1/3/GPU-abc").
+std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> series);
+
+// `url` for messages: a password in it written as *** ("http://alice:***@prom:9090").
+std::string UrlForMessages(const std::string& url);
 
 // The query for the card size that goes with a used-memory query, or empty when unknown.
 std::string CompanionTotalQuery(const std::string& query);
 
+// Why `metric` cannot be analysed as used memory ("DCGM_FI_DEV_FB_FREE is the free memory, ..."),
+// or empty when it can.
+std::string NotUsedMemoryReason(std::string_view metric);
+
 struct FetchOptions {
-  std::optional<double> step_s;  // default: ChooseStep(range)
-  double timeout_s = 30;
-  bool fetch_total = true;  // ask for the card size with CompanionTotalQuery
+  std::optional<double> step_s;  // default: the series' own spacing, or ChooseStep(range)
+  double timeout_s = 30;         // for each request, from sending it to the end of its answer
+  bool fetch_total = true;       // ask for the card size with CompanionTotalQuery
+  std::string bearer_token;      // sent as "Authorization: Bearer ..." when not empty
+  std::string ca_file;           // PEM certificates to verify an https server with, when not empty
 };
 
-// Runs `query` over [end_time - range_s, end_time] (end_time: seconds since the epoch; absent: now).
-Result<std::vector<PrometheusSeries>> FetchPrometheusSeries(const std::string& url, const std::string& query,
-                                                            double range_s, std::optional<double> end_time,
-                                                            ValueUnit unit, const FetchOptions& options = {});
+// Runs `query` over [end_time - range_s, end_time] (end_time: seconds since the epoch; absent:
+// now). A user and password in `url` (http://USER:PASSWORD@HOST:PORT) are sent as basic auth.
+Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std::string& query, double range_s,
+                                              std::optional<double> end_time, ValueUnit unit,
+                                              const FetchOptions& options = {});
 
 }  // namespace vw::prometheus

@@ -1,13 +1,17 @@
 #include "sources/prometheus/prometheus_reader.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -61,15 +65,15 @@ TEST(PrometheusReader, ParsesAMatrixConvertingDcgmMibToBytes) {
      "values":[[1700000000,"100"],[1700000015,"101.5"],[1700000030,"NaN"]]}]}})";
   auto s = ParseQueryResponse(body, "DCGM_FI_DEV_FB_USED", ValueUnit::kAuto);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  ASSERT_EQ(s->size(), 1u);
-  const auto& r = (*s)[0].records;
+  ASSERT_EQ(s->series.size(), 1u);
+  const auto& r = s->series[0].points;
   ASSERT_EQ(r.size(), 3u);
-  EXPECT_EQ((*s)[0].unit, ValueUnit::kMiB);
-  EXPECT_DOUBLE_EQ(r[0].sample.t, 1700000000);
-  EXPECT_EQ(*r[0].sample.used_bytes, 100u * 1048576u);
-  EXPECT_EQ(*r[1].sample.used_bytes, 106430464u);  // 101.5 MiB
-  EXPECT_FALSE(r[2].sample.used_bytes.has_value()) << "NaN is missing, not 0";
-  EXPECT_EQ(r[0].gpu.key, "n1/0");
+  EXPECT_EQ(s->series[0].unit, ValueUnit::kMiB);
+  EXPECT_DOUBLE_EQ(r[0].t, 1700000000);
+  EXPECT_EQ(*r[0].used_bytes, 100u * 1048576u);
+  EXPECT_EQ(*r[1].used_bytes, 106430464u);  // 101.5 MiB
+  EXPECT_FALSE(r[2].used_bytes.has_value()) << "NaN is missing, not 0";
+  EXPECT_EQ(s->series[0].gpu.key, "n1/0");
 }
 
 TEST(PrometheusReader, UnitComesFromTheQueryWhenSeriesHaveNoName) {
@@ -77,13 +81,13 @@ TEST(PrometheusReader, UnitComesFromTheQueryWhenSeriesHaveNoName) {
     {"metric":{"gpu":"0"},"values":[[1,"2"]]}]}})";
   auto mib = ParseQueryResponse(body, "max_over_time(DCGM_FI_DEV_FB_USED[5m])", ValueUnit::kAuto);
   ASSERT_TRUE(mib.ok());
-  EXPECT_EQ(*(*mib)[0].records[0].sample.used_bytes, 2u * 1048576u);
+  EXPECT_EQ(*mib->series[0].points[0].used_bytes, 2u * 1048576u);
   auto unknown = ParseQueryResponse(body, "some_gauge * 2", ValueUnit::kAuto);
   ASSERT_FALSE(unknown.ok());
   EXPECT_THAT(unknown.status().message(), HasSubstr("--unit"));
   auto forced = ParseQueryResponse(body, "some_gauge * 2", ValueUnit::kGiB);
   ASSERT_TRUE(forced.ok());
-  EXPECT_EQ(*(*forced)[0].records[0].sample.used_bytes, 2ull << 30);
+  EXPECT_EQ(*forced->series[0].points[0].used_bytes, 2ull << 30);
   // Arithmetic changes the unit the name inside says: DCGM's MiB times 1048576 are bytes, and the
   // values were taken for MiB (2^20 times too large). Such a query needs --unit; a sum, a range or
   // a label value with a '-' in it does not.
@@ -96,7 +100,7 @@ TEST(PrometheusReader, UnitComesFromTheQueryWhenSeriesHaveNoName) {
                         "avg_over_time(DCGM_FI_DEV_FB_USED[5m:1m])"}) {
     auto plain = ParseQueryResponse(body, q, ValueUnit::kAuto);
     ASSERT_TRUE(plain.ok()) << q << ": " << plain.status().ToString();
-    EXPECT_EQ(*(*plain)[0].records[0].sample.used_bytes, 2u * 1048576u) << q;
+    EXPECT_EQ(*plain->series[0].points[0].used_bytes, 2u * 1048576u) << q;
   }
 }
 
@@ -145,6 +149,175 @@ TEST(PrometheusReader, UnreachableServerIsUnavailableNamingTheUrl) {
   // The whole reason, not httplib's one-word error name.
   EXPECT_THAT(r.status().message(), HasSubstr("cannot connect (connection refused"));
   EXPECT_FALSE(FetchPrometheusSeries("prometheus:9090", "up", 3600, 1, ValueUnit::kBytes).ok());
+}
+
+TEST(PrometheusReader, AMigGpuInstanceIsAGpuOfItsOwn) {
+  auto gi = IdentityFromLabels({{"gpu", "0"},
+                                {"UUID", "GPU-abc"},
+                                {"Hostname", "node-1"},
+                                {"modelName", "NVIDIA H100 80GB HBM3"},
+                                {"GPU_I_ID", "2"},
+                                {"GPU_I_PROFILE", "3g.40gb"}});
+  EXPECT_EQ(gi.key, "node-1/0/gi2");
+  EXPECT_EQ(gi.index, 0);
+  EXPECT_EQ(gi.name, "NVIDIA H100 80GB HBM3 MIG 3g.40gb");
+  // Two instances of one card are two series, each with its own values.
+  const std::string body = R"({"status":"success","data":{"resultType":"matrix","result":[
+    {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"0","Hostname":"n","GPU_I_ID":"1"},"values":[[1,"30000"]]},
+    {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"0","Hostname":"n","GPU_I_ID":"2"},"values":[[1,"9000"]]}]}})";
+  auto r = ParseQueryResponse(body, "DCGM_FI_DEV_FB_USED", ValueUnit::kAuto);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto merged = MergeSeriesOfOneGpu(std::move(r->series));
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0].gpu.key, "n/0/gi1");
+  EXPECT_EQ(merged[1].gpu.key, "n/0/gi2");
+  EXPECT_EQ(merged[0].gpu.name, "MIG GPU instance 1");
+}
+
+// dcgm-exporter gives a GPU's series a `pod` label while a pod uses it: a new series each time a
+// pod starts. They are one GPU's memory, read as one series; a card replaced at the same index
+// (another UUID) is another GPU.
+TEST(PrometheusReader, SeriesOfOneGpuWhoseLabelsChangedAreOneAndAReplacedCardIsAnother) {
+  const std::string body = R"({"status":"success","data":{"resultType":"matrix","result":[
+    {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"3","UUID":"GPU-a","Hostname":"n","pod":"train-1"},
+     "values":[[100,"10"],[115,"11"],[130,"12"]]},
+    {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"3","UUID":"GPU-a","Hostname":"n","pod":"train-2"},
+     "values":[[130,"20"],[145,"21"]]},
+    {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"4","UUID":"GPU-old","Hostname":"n"},"values":[[100,"5"]]},
+    {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"4","UUID":"GPU-new","Hostname":"n"},"values":[[145,"6"]]}]}})";
+  auto r = ParseQueryResponse(body, "DCGM_FI_DEV_FB_USED", ValueUnit::kAuto);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->series.size(), 4u) << "as Prometheus gave them";
+  auto merged = MergeSeriesOfOneGpu(std::move(r->series));
+  ASSERT_EQ(merged.size(), 3u);
+  const PrometheusSeries& gpu3 = merged[0];
+  EXPECT_EQ(gpu3.gpu.key, "n/3");
+  EXPECT_EQ(gpu3.merged, 2u);
+  EXPECT_EQ(gpu3.changed_labels, std::vector<std::string>{"pod"});
+  EXPECT_EQ(gpu3.labels.at("pod"), "train-2") << "the labels of the series that reaches furthest";
+  ASSERT_EQ(gpu3.points.size(), 4u) << "one point per time";
+  const double want_t[] = {100, 115, 130, 145};
+  const uint64_t want_mib[] = {10, 11, 20, 21};  // at 130 s, the newer series' value
+  for (size_t k = 0; k < 4; ++k) {
+    EXPECT_DOUBLE_EQ(gpu3.points[k].t, want_t[k]);
+    EXPECT_EQ(*gpu3.points[k].used_bytes, want_mib[k] << 20) << k;
+  }
+  EXPECT_EQ(merged[1].gpu.key, "n/4/GPU-old");
+  EXPECT_EQ(merged[2].gpu.key, "n/4/GPU-new");
+  EXPECT_EQ(merged[1].merged, 1u);
+}
+
+TEST(PrometheusReader, MetricsThatAreNotUsedMemoryAreRefused) {
+  for (const char* name : {"DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_RESERVED", "DCGM_FI_DEV_FB_USED_PERCENT",
+                           "vramwatch_gpu_memory_total_bytes", "nvidia_smi_memory_free_bytes"}) {
+    EXPECT_THAT(NotUsedMemoryReason(name), HasSubstr("not the used memory")) << name;
+    const std::string body = std::string(R"({"status":"success","data":{"resultType":"matrix","result":[
+      {"metric":{"__name__":")") +
+                             name + R"(","gpu":"0"},"values":[[1,"2"]]}]}})";
+    auto r = ParseQueryResponse(body, std::string("max by (gpu, __name__) (") + name + ")", ValueUnit::kAuto);
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_THAT(r.status().message(), HasSubstr(name));
+  }
+  EXPECT_EQ(NotUsedMemoryReason("DCGM_FI_DEV_FB_USED"), "");
+  EXPECT_EQ(NotUsedMemoryReason("vramwatch_gpu_memory_used_bytes"), "");
+  // Refused before any request (no server at this address).
+  auto r =
+      FetchPrometheusSeries("http://127.0.0.1:1", "DCGM_FI_DEV_FB_FREE{gpu=\"6\"}", 3600, 1700000000, ValueUnit::kAuto);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("query DCGM_FI_DEV_FB_USED"));
+}
+
+TEST(PrometheusReader, ValuesNoGpuMemoryCanBeAreMissingAndCountedAndWarningsAreKept) {
+  const std::string body = R"({"status":"success","warnings":["3 of 5 store nodes down"],
+    "data":{"resultType":"matrix","result":[
+    {"metric":{"__name__":"x_bytes","gpu":"0"},"values":[[1,"1e300"],[2,"1024"],[3,"2e15"],[4,"+Inf"]]}]}})";
+  auto r = ParseQueryResponse(body, "x_bytes", ValueUnit::kAuto);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->warnings, std::vector<std::string>{"3 of 5 store nodes down"});
+  const PrometheusSeries& s = r->series[0];
+  ASSERT_EQ(s.points.size(), 4u);
+  EXPECT_FALSE(s.points[0].used_bytes.has_value()) << "1e300 bytes is no GPU's memory";
+  EXPECT_EQ(*s.points[1].used_bytes, 1024u);
+  EXPECT_FALSE(s.points[2].used_bytes.has_value()) << "2 PB neither";
+  EXPECT_FALSE(s.points[3].used_bytes.has_value());
+  EXPECT_EQ(s.implausible, 2u) << "Inf is not counted as implausible: it is no value";
+  EXPECT_EQ(s.first_implausible, "1e300");
+}
+
+TEST(PrometheusReader, CredentialsInTheUrlAreBasicAuthAndNeverShown) {
+  EXPECT_EQ(UrlForMessages("http://alice:secret@prom:9090/x"), "http://alice:***@prom:9090/x");
+  EXPECT_EQ(UrlForMessages("https://prom:9090"), "https://prom:9090");
+  httplib::Server server;
+  std::string seen_auth;
+  server.Post("/api/v1/query_range", [&](const httplib::Request& req, httplib::Response& res) {
+    seen_auth = req.get_header_value("Authorization");
+    if (seen_auth != "Basic YWxpY2U6c2VjcmV0") {  // alice:secret
+      res.status = 401;
+      res.set_content("Unauthorized", "text/plain");
+      return;
+    }
+    res.set_content(R"({"status":"success","data":{"resultType":"matrix","result":[
+      {"metric":{"gpu":"0"},"values":[[1700000000,"5"]]}]}})",
+                    "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread t([&] { server.listen_after_bind(); });
+  FetchOptions o;
+  o.step_s = 60;
+  const std::string base = "127.0.0.1:" + std::to_string(port);
+  auto ok = FetchPrometheusSeries("http://alice:secret@" + base, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, o);
+  auto wrong = FetchPrometheusSeries("http://alice:guess@" + base, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, o);
+  server.stop();
+  t.join();
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->series.size(), 1u);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_THAT(wrong.status().message(), HasSubstr("HTTP 401"));
+  EXPECT_THAT(wrong.status().message(), HasSubstr("unauthorized"));
+  EXPECT_THAT(wrong.status().message(), HasSubstr("alice:***@"));
+  EXPECT_THAT(wrong.status().message(), ::testing::Not(HasSubstr("guess")));
+}
+
+// A server that answers a byte now and then never passes httplib's read timeout: the request's
+// own deadline ends it.
+TEST(PrometheusReader, AnAnswerNotCompleteWithinTheTimeoutIsUnavailable) {
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  ASSERT_EQ(listen(listener, 1), 0);
+  std::atomic<bool> done{false};
+  std::thread drip([&] {
+    const int c = accept(listener, nullptr, nullptr);
+    if (c < 0) return;
+    const char head[] = "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n";
+    (void)!write(c, head, sizeof head - 1);
+    for (int i = 0; i < 100 && !done; ++i) {
+      if (write(c, "{", 1) != 1) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    close(c);
+  });
+  FetchOptions o;
+  o.step_s = 60;
+  o.timeout_s = 1;
+  const auto started = std::chrono::steady_clock::now();
+  auto r = FetchPrometheusSeries("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)), "x_bytes", 3600,
+                                 1700000000, ValueUnit::kAuto, o);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  done = true;
+  drip.join();
+  close(listener);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(r.status().message(), HasSubstr("no complete answer"));
+  EXPECT_LT(took, 10) << "the drip would have gone on for 20 s";
 }
 
 // A real Prometheus (Debian's package) on a free loopback port, loaded with 12 h of generated
@@ -262,29 +435,41 @@ TEST(PrometheusReader, ReadsGeneratedHistoryBackFromARealPrometheus) {
   auto series = FetchPrometheusSeries(prom.url(), "DCGM_FI_DEV_FB_USED", 12 * 3600, static_cast<double>(end),
                                       ValueUnit::kAuto, o);
   ASSERT_TRUE(series.ok()) << series.status().ToString() << "\n" << prom.Log();
-  ASSERT_EQ(series->size(), 2u);
-  for (const auto& s : *series) {
+  ASSERT_EQ(series->series.size(), 2u);
+  for (const auto& s : series->series) {
     ASSERT_TRUE(s.gpu.index.has_value());
-    ASSERT_EQ(s.records.size(), 2881u) << "gpu " << *s.gpu.index;
+    ASSERT_EQ(s.points.size(), 2881u) << "gpu " << *s.gpu.index;
     EXPECT_EQ(s.gpu.key, "node-1/" + std::to_string(*s.gpu.index));
     EXPECT_EQ(s.gpu.name, "NVIDIA H100 80GB HBM3");
-    EXPECT_DOUBLE_EQ(s.records.front().sample.t, static_cast<double>(start));
-    EXPECT_DOUBLE_EQ(s.records.back().sample.t, static_cast<double>(end));
-    ASSERT_TRUE(s.records.back().sample.total_bytes.has_value());
-    EXPECT_EQ(*s.records.back().sample.total_bytes, 81559ull * 1048576ull);
-    for (size_t k = 0; k < s.records.size(); k += 97) {
+    EXPECT_DOUBLE_EQ(s.points.front().t, static_cast<double>(start));
+    EXPECT_DOUBLE_EQ(s.points.back().t, static_cast<double>(end));
+    ASSERT_TRUE(s.total_bytes.has_value());
+    EXPECT_EQ(*s.total_bytes, 81559ull * 1048576ull);
+    for (size_t k = 0; k < s.points.size(); k += 97) {
       const uint64_t want_mib = *s.gpu.index == 0 ? 20000 + k : 30000;
-      ASSERT_EQ(*s.records[k].sample.used_bytes, want_mib * 1048576ull) << "gpu " << *s.gpu.index << " k " << k;
+      ASSERT_EQ(*s.points[k].used_bytes, want_mib * 1048576ull) << "gpu " << *s.gpu.index << " k " << k;
     }
   }
 
-  // With the default step (4 s for 12 h), every point is within the 11000 limit and values hold.
-  auto dense = FetchPrometheusSeries(prom.url(), "DCGM_FI_DEV_FB_USED{gpu=\"1\"}", 12 * 3600, static_cast<double>(end),
-                                     ValueUnit::kAuto);
+  // Without a step, a plain selector is read at its own spacing (15 s), each sample once, where the
+  // smallest step under the 11000-point limit (4 s for 12 h) read each sample three or four times.
+  auto own = FetchPrometheusSeries(prom.url(), "DCGM_FI_DEV_FB_USED{gpu=\"0\"}", 12 * 3600, static_cast<double>(end),
+                                   ValueUnit::kAuto);
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  EXPECT_DOUBLE_EQ(own->step_s, 15);
+  ASSERT_EQ(own->series.size(), 1u);
+  ASSERT_EQ(own->series[0].points.size(), 2881u);
+  for (size_t k = 0; k < own->series[0].points.size(); k += 101) {
+    ASSERT_EQ(*own->series[0].points[k].used_bytes, (20000 + k) * 1048576ull) << k;
+  }
+  // Another query (no spacing to read): the smallest step under the limit, values holding.
+  auto dense = FetchPrometheusSeries(prom.url(), "max by (gpu) (DCGM_FI_DEV_FB_USED{gpu=\"1\"})", 12 * 3600,
+                                     static_cast<double>(end), ValueUnit::kAuto);
   ASSERT_TRUE(dense.ok()) << dense.status().ToString();
-  ASSERT_EQ(dense->size(), 1u);
-  EXPECT_EQ((*dense)[0].records.size(), 10801u);
-  for (const auto& r : (*dense)[0].records) ASSERT_EQ(*r.sample.used_bytes, 30000ull * 1048576ull);
+  EXPECT_DOUBLE_EQ(dense->step_s, 4);
+  ASSERT_EQ(dense->series.size(), 1u);
+  EXPECT_EQ(dense->series[0].points.size(), 10801u);
+  for (const auto& r : dense->series[0].points) ASSERT_EQ(*r.used_bytes, 30000ull * 1048576ull);
 
   // Prometheus' own complaint comes back as an invalid argument.
   auto bad = FetchPrometheusSeries(prom.url(), "DCGM_FI_DEV_FB_USED{", 3600, static_cast<double>(end), ValueUnit::kMiB);

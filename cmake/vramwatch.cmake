@@ -1,18 +1,19 @@
 # One helper per repeated target shape.
 #
 # vw_layer(NAME DEPS ...)
-#   Builds a static library NAME from every *.cpp in the calling folder except *_test.cpp and
-#   *_bench.cpp, and one GoogleTest program NAME_test from the *_test.cpp files (registered with
-#   CTest), so a folder's CMakeLists.txt is one line. Tests run with the source root as working dir
-#   and see VRAMWATCH_SOURCE_DIR, VRAMWATCH_SHARED_DATA and VRAMWATCH_BINARY_DIR as compile-time
-#   definitions.
+#   Builds a static library NAME from every *.cpp in the calling folder except *_test.cpp,
+#   *_oracle.cpp and *_bench.cpp, and one GoogleTest program NAME_test from the *_test.cpp files
+#   and the *_oracle.cpp ones (reference implementations the tests compare the library with),
+#   registered with CTest, so a folder's CMakeLists.txt is one line. Tests run with the source root
+#   as working dir and see VRAMWATCH_SOURCE_DIR, VRAMWATCH_SHARED_DATA and VRAMWATCH_BINARY_DIR as
+#   compile-time definitions.
 function(vw_layer name)
   cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB _all CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/*.cpp")
   set(_lib_src "")
   set(_test_src "")
   foreach(f IN LISTS _all)
-    if(f MATCHES "_test\\.cpp$")
+    if(f MATCHES "_(test|oracle)\\.cpp$")
       list(APPEND _test_src "${f}")
     elseif(NOT f MATCHES "_bench\\.cpp$")
       list(APPEND _lib_src "${f}")

@@ -6,13 +6,25 @@
 #include <cctype>
 #include <cmath>
 #include <map>
-#include <regex>
+#include <optional>
+#include <string_view>
 
+#include "sources/trace/framework_log_match.h"
 #include "sources/trace/trace_formats.h"
 #include "sources/trace/trace_values.h"
 
 namespace vw::trace {
 namespace {
+
+using framework_match::DriverMatch;
+using framework_match::FindDevice;
+using framework_match::FindDriverFigure;
+using framework_match::FindKey;
+using framework_match::FindTableTitleDevice;
+using framework_match::KeyMatch;
+using framework_match::LineUnitWord;
+using framework_match::MaxOrPeakBefore;
+using framework_match::Span;
 
 enum class Metric { kAllocated, kReserved, kDriver };
 
@@ -27,41 +39,13 @@ struct Value {
   uint64_t bytes;
 };
 
+// ASCII letters lowered, as std::tolower() does in the "C" locale (vramwatch sets no other).
 std::string Lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-// The leftmost match of `re` in `s[from, to)`, tried only where `may_start(s, p)` says a match can
-// begin (a cheap look at the text): the same match as std::regex_search on that range, without
-// running the expression at every position. \b sees the character before `from`, and `$` and a
-// final \b take `to` for the end. `m` holds iterators into `s`: MatchStart() and MatchEnd() give
-// its positions in `s`.
-template <typename MayStart>
-bool SearchFrom(const std::string& s, size_t from, size_t to, const std::regex& re, std::smatch& m,
-                MayStart may_start) {
-  for (size_t p = from; p < to; ++p) {
-    if (!may_start(s, p)) continue;
-    auto flags = std::regex_constants::match_continuous;
-    if (p > 0) flags |= std::regex_constants::match_prev_avail;
-    if (std::regex_search(s.begin() + static_cast<std::ptrdiff_t>(p), s.begin() + static_cast<std::ptrdiff_t>(to), m,
-                          re, flags)) {
-      return true;
-    }
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
-  return false;
-}
-
-size_t MatchStart(const std::string& s, const std::smatch& m) {
-  return static_cast<size_t>(m[0].first - s.begin());
-}
-size_t MatchEnd(const std::string& s, const std::smatch& m) {
-  return static_cast<size_t>(m[0].second - s.begin());
-}
-
-bool StartsAt(const std::string& s, size_t p, std::string_view word) {
-  return s[p] == word[0] && s.compare(p, word.size(), word) == 0;  // s[p] exists: p < s.size()
+  return out;
 }
 
 // Bytes per unit as the lines write it ("kb", "MiB", "G", "bytes"; binary, as trace_values.h's
@@ -73,21 +57,7 @@ double UnitBytes(const std::string& u) {
 
 // The unit a line names for its unit-less values: "(MB)", "[MiB]", "in GB" and the like.
 double LineUnit(const std::string& lower) {
-  static const std::regex kUnit(R"((?:\(|\[|\bin )\s*([kmgt]i?b|bytes)\s*(?:\)|\]|\b))");
-  std::smatch m;
-  const bool found = SearchFrom(lower, 0, lower.size(), kUnit, m, [](const std::string& t, size_t p) {
-    return t[p] == '(' || t[p] == '[' || StartsAt(t, p, "in ");
-  });
-  return found ? UnitBytes(m[1].str()) : 0;
-}
-
-// "max", "peak" (or "max_memory", "peak GPU memory") right before the key: a maximum, not read.
-bool AfterMaxOrPeak(const std::string& lower, size_t at) {
-  static const std::regex kMax(R"((?:max|peak)[ _]*(?:gpu[ _]*)?(?:cuda[ _]*)?(?:memory[ _]*)?$)");
-  const size_t from = at > 20 ? at - 20 : 0;
-  std::smatch m;
-  return SearchFrom(lower, from, at, kMax, m,
-                    [](const std::string& t, size_t p) { return StartsAt(t, p, "max") || StartsAt(t, p, "peak"); });
+  return UnitBytes(std::string(LineUnitWord(lower)));
 }
 
 // A value's bytes, or nullopt for one that is not a memory size after all: a whole number under
@@ -118,18 +88,21 @@ Result<std::optional<uint64_t>> ToBytes(std::string number, const std::string& u
   return std::optional<uint64_t>(static_cast<uint64_t>(std::llround(bytes)));
 }
 
+// The device number `digits` (at most six of them) of `lower` spell.
+int Number(const std::string& lower, Span digits) {
+  return std::stoi(digits.Of(lower));
+}
+
 // The device a value at `at` belongs to: the last "cuda:N" or "GPU N" before it in the line, else
 // `fallback`.
 int DeviceBefore(const std::string& lower, size_t at, int fallback) {
-  static const std::regex kDevice(R"(\b(?:cuda:|gpu[ -]?)(\d{1,6})\b)");
   int device = fallback;
-  std::smatch m;
-  auto may_start = [](const std::string& t, size_t p) { return StartsAt(t, p, "cuda:") || StartsAt(t, p, "gpu"); };
-  for (size_t from = 0; SearchFrom(lower, from, at, kDevice, m, may_start);) {
-    device = std::stoi(m[1].str());
-    from = MatchEnd(lower, m);
+  for (size_t from = 0;;) {
+    const std::optional<Span> n = FindDevice(lower, from, at, true);
+    if (!n) return device;
+    device = Number(lower, *n);
+    from = n->end;
   }
-  return device;
 }
 
 // Every value one line gives. `table_device`: the device of the memory_summary() table the line
@@ -146,17 +119,12 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
   // The driver's view: a line naming nvidia-smi and memory; the first number after "memory", in
   // MiB unless it says otherwise; the device from "GPU N" anywhere in the line.
   if (const size_t smi = lower.find("nvidia-smi"); smi != std::string::npos) {
-    static const std::regex kUsed(R"(\bmemory\b[^0-9\n]*?([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes)?\b)");
-    static const std::regex kGpu(R"(\bgpu[- ]?(\d{1,6})\b)");
-    std::smatch v, g;
-    if (SearchFrom(lower, smi, lower.size(), kUsed, v,
-                   [](const std::string& t, size_t p) { return StartsAt(t, p, "memory"); })) {
-      const bool gpu = SearchFrom(lower, 0, lower.size(), kGpu, g,
-                                  [](const std::string& t, size_t p) { return StartsAt(t, p, "gpu"); });
-      const int device = gpu ? std::stoi(g[1].str()) : line_device;
+    if (const std::optional<DriverMatch> v = FindDriverFigure(lower, smi)) {
+      const std::optional<Span> gpu = FindDevice(lower, 0, lower.size(), false);
+      const int device = gpu ? Number(lower, *gpu) : line_device;
       bool fraction = false;
-      auto bytes =
-          ToBytes(v[1].str(), v[2].str(), line_unit > 0 ? line_unit : 1024.0 * 1024, v[0].str(), where, &fraction);
+      auto bytes = ToBytes(v->number.Of(lower), v->unit.Of(lower), line_unit > 0 ? line_unit : 1024.0 * 1024,
+                           v->whole.Of(lower), where, &fraction);
       if (!bytes.ok()) return bytes.status();
       if (*bytes) out.push_back({Metric::kDriver, device, **bytes});
     }
@@ -166,23 +134,20 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
   // brackets when the call names one ("(0)", "('cuda:1')", "(device=1)"), then the value: a number
   // (thousands separators and an exponent allowed) and its unit. Quotes around a key (a printed
   // dict, JSON) are allowed.
-  static const std::regex kKey(
-      R"(\b(?:memory_)?(alloc(?:ated)?|reserved)(?:_bytes\.all\.current)?(?:[ _](?:memory|mem))?(?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(?:device\s*=\s*)?['"]?(?:cuda:)?(\d{0,6})['"]?\s*\))?[\s:=|'"]*(-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)\s*([kmgt](?:i?b)?|bytes|b)?\b)");
-  std::smatch m;
-  auto may_start = [](const std::string& t, size_t p) {
-    return StartsAt(t, p, "alloc") || StartsAt(t, p, "reserved") || StartsAt(t, p, "memory_");
-  };
-  for (size_t from = 0; SearchFrom(lower, from, lower.size(), kKey, m, may_start); from = MatchEnd(lower, m)) {
-    const size_t at = MatchStart(lower, m);
-    const std::string which = m[2].str();
-    if (which == "peak" || which == "max" || AfterMaxOrPeak(lower, at)) continue;
+  for (size_t from = 0;;) {
+    const std::optional<KeyMatch> m = FindKey(lower, from);
+    if (!m) break;
+    from = m->whole.end;
+    const size_t at = m->whole.begin;
+    if (m->which == "peak" || m->which == "max" || MaxOrPeakBefore(lower, at)) continue;
     // A part of a dotted memory_stats() name ("allocated_bytes.all.allocated" counts every byte
     // ever allocated): only a name's start is a key.
     if (at > 0 && lower[at] != 'm' && (lower[at - 1] == '.' || lower[at - 1] == '_')) continue;
-    const std::string shown(Trim(line.substr(at, static_cast<size_t>(m.length(0)))));
+    const std::string shown(Trim(line.substr(at, m->whole.size())));
+    const std::string number = m->number.Of(lower);
     // "1234,5 MB": a decimal comma, which the number stops at, and its unit is left behind. Read,
     // it would be 1234 bytes; it is left out and reported instead.
-    if (const auto end = static_cast<size_t>(m[4].second - lower.begin());
+    if (const size_t end = m->number.end;
         end + 1 < lower.size() && lower[end] == ',' && std::isdigit(static_cast<unsigned char>(lower[end + 1]))) {
       if (left_out != nullptr) {
         size_t to = end + 1;
@@ -193,11 +158,11 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
       }
       continue;
     }
-    if (!m[4].str().empty() && m[4].str()[0] == '-') {
+    if (!number.empty() && number[0] == '-') {
       return Status::ParseError(fmt::format("{}: '{}' is not a memory size (negative)", where, shown));
     }
     bool fraction = false;
-    auto bytes = ToBytes(m[4].str(), m[5].str(), line_unit, shown, where, &fraction);
+    auto bytes = ToBytes(number, m->unit.Of(lower), line_unit, shown, where, &fraction);
     if (!bytes.ok()) return bytes.status();
     if (fraction && left_out != nullptr) {
       left_out->push_back(
@@ -207,8 +172,8 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
     }
     if (!*bytes) continue;
     const int device =
-        m[3].matched && !m[3].str().empty() ? std::stoi(m[3].str()) : DeviceBefore(lower, at, line_device);
-    out.push_back({m[1].str() == "reserved" ? Metric::kReserved : Metric::kAllocated, device, **bytes});
+        m->device && m->device->size() > 0 ? Number(lower, *m->device) : DeviceBefore(lower, at, line_device);
+    out.push_back({m->metric == "reserved" ? Metric::kReserved : Metric::kAllocated, device, **bytes});
   }
   return out;
 }
@@ -239,12 +204,10 @@ void Move(FrameworkStep& from, FrameworkStep& to, Metric m) {
   }
 }
 
+// The device a memory_summary() table's title names ("memory summary, device id 1"), or -1.
 int TableDevice(const std::string& lower) {
-  static const std::regex kTitle(R"(memory summary, device id (\d{1,6})\b)");
-  std::smatch m;
-  const bool found = SearchFrom(lower, 0, lower.size(), kTitle, m,
-                                [](const std::string& t, size_t p) { return StartsAt(t, p, "memory summary"); });
-  return found ? std::stoi(m[1].str()) : -1;
+  const std::optional<Span> d = FindTableTitleDevice(lower);
+  return d ? Number(lower, *d) : -1;
 }
 
 // A CSV header naming memory_stats() columns (a logger's metrics file): where the allocated and
@@ -315,7 +278,7 @@ std::optional<CsvColumns> CsvHeader(std::string_view line) {
   return CsvHeader(SplitFields(line));
 }
 
-// Cheap filter before the regular expressions: the words every value line holds.
+// Cheap filter before the matchers: the words every value line holds.
 bool MayHoldValues(const std::string& lower) {
   return lower.find("alloc") != std::string::npos || lower.find("reserved") != std::string::npos ||
          lower.find("nvidia-smi") != std::string::npos || lower.find("memory summary") != std::string::npos;

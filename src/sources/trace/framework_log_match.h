@@ -1,0 +1,70 @@
+// The matchers that find the parts of a framework memory log's line (framework_log.cpp): keys and
+// their values, units, devices, maxima, the driver's figure, a summary table's title. Each finds
+// what std::regex_search finds with the ECMAScript expression in its comment, as libstdc++ runs it
+// in the "C" locale: the same leftmost match and the same groups. framework_log_matcher_test.cpp
+// holds them to those expressions (framework_log_regex_oracle.h keeps the parser written with them).
+//
+// Lines are lowercased (ASCII) first. Word characters (\w; \b lies between one and a character that
+// is not one, or an end) are ASCII letters, digits and '_'; \s is ' ', \t, \n, \v, \f and \r; \d is
+// 0-9. A search in `[from, to)` never reads past `to`: \b at `to` sees no character after it, and \b
+// at `from` sees the one before it, as the expressions did with match_prev_avail.
+// Positions are indexes into the line. Pure functions, thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace vw::trace::framework_match {
+
+// Characters [begin, end) of a line.
+struct Span {
+  size_t begin = 0, end = 0;
+  size_t size() const { return end - begin; }
+  std::string Of(const std::string& line) const { return line.substr(begin, size()); }
+};
+
+// The unit a line names for its unit-less values ("(mb)", "[mib]", "in gb"): group 1 of
+// (?:\(|\[|\bin )\s*([kmgt]i?b|bytes)\s*(?:\)|\]|\b), empty for none.
+std::string_view LineUnitWord(const std::string& lower);
+
+// Whether (?:max|peak)[ _]*(?:gpu[ _]*)?(?:cuda[ _]*)?(?:memory[ _]*)?$ matches at one of the 20
+// positions before `at`, `$` at `at`.
+bool MaxOrPeakBefore(const std::string& lower, size_t at);
+
+// The first device named in `[from, to)`, \b(?:cuda:|gpu[ -]?)(\d{1,6})\b, or without `cuda_too`
+// \bgpu[- ]?(\d{1,6})\b: its digits (group 1, which ends the match).
+std::optional<Span> FindDevice(const std::string& lower, size_t from, size_t to, bool cuda_too);
+
+// A memory_summary() table's device: the digits of memory summary, device id (\d{1,6})\b.
+std::optional<Span> FindTableTitleDevice(const std::string& lower);
+
+// A key and its value:
+// \b(?:memory_)?(alloc(?:ated)?|reserved)(?:_bytes\.all\.current)?(?:[ _](?:memory|mem))?
+// (?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(?:device\s*=\s*)?['"]?(?:cuda:)?(\d{0,6})['"]?\s*\))?
+// [\s:=|'"]*(-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)\s*
+// ([kmgt](?:i?b)?|bytes|b)?\b
+struct KeyMatch {
+  Span whole;
+  std::string_view metric;     // group 1: "alloc", "allocated" or "reserved"
+  std::string_view which;      // group 2: "cur", "current", "peak", "max", or empty when unmatched
+  std::optional<Span> device;  // group 3, the call's device digits (maybe none) when it has brackets
+  Span number;                 // group 4
+  Span unit;                   // group 5, empty when unmatched
+};
+
+// The first key and value that starts in `[from, lower.size())`.
+std::optional<KeyMatch> FindKey(const std::string& lower, size_t from);
+
+// The driver's figure: \bmemory\b[^0-9\n]*?([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes)?\b.
+struct DriverMatch {
+  Span whole;
+  Span number;  // group 1
+  Span unit;    // group 2, empty when unmatched
+};
+
+// The first driver's figure that starts in `[from, lower.size())`.
+std::optional<DriverMatch> FindDriverFigure(const std::string& lower, size_t from);
+
+}  // namespace vw::trace::framework_match

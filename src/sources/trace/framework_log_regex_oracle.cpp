@@ -1,0 +1,469 @@
+// The parser of framework memory logs as it was before its matchers were written by hand: the same
+// code with std::regex, kept for the tests only, as the reference the hand-written matchers are
+// compared with (framework_log_matcher_test.cpp). Not built into the library.
+#include "sources/trace/framework_log_regex_oracle.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <regex>
+
+#include "sources/trace/trace_formats.h"
+#include "sources/trace/trace_values.h"
+
+namespace vw::trace::regex_oracle {
+namespace {
+
+enum class Metric { kAllocated, kReserved, kDriver };
+
+// Only a line's first 4 KiB are looked at for values (a memory print is short; a long line is
+// some dump that happens to say "allocated").
+constexpr size_t kMaxLineLooked = 4096;
+constexpr size_t kMaxSkippedExamples = 10;
+
+struct Value {
+  Metric metric;
+  int device;
+  uint64_t bytes;
+};
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The leftmost match of `re` in `s[from, to)`, tried only where `may_start(s, p)` says a match can
+// begin (a cheap look at the text): the same match as std::regex_search on that range, without
+// running the expression at every position. \b sees the character before `from`, and `$` and a
+// final \b take `to` for the end. `m` holds iterators into `s`: MatchStart() and MatchEnd() give
+// its positions in `s`.
+template <typename MayStart>
+bool SearchFrom(const std::string& s, size_t from, size_t to, const std::regex& re, std::smatch& m,
+                MayStart may_start) {
+  for (size_t p = from; p < to; ++p) {
+    if (!may_start(s, p)) continue;
+    auto flags = std::regex_constants::match_continuous;
+    if (p > 0) flags |= std::regex_constants::match_prev_avail;
+    if (std::regex_search(s.begin() + static_cast<std::ptrdiff_t>(p), s.begin() + static_cast<std::ptrdiff_t>(to), m,
+                          re, flags)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+size_t MatchStart(const std::string& s, const std::smatch& m) {
+  return static_cast<size_t>(m[0].first - s.begin());
+}
+size_t MatchEnd(const std::string& s, const std::smatch& m) {
+  return static_cast<size_t>(m[0].second - s.begin());
+}
+
+bool StartsAt(const std::string& s, size_t p, std::string_view word) {
+  return s[p] == word[0] && s.compare(p, word.size(), word) == 0;  // s[p] exists: p < s.size()
+}
+
+// Bytes per unit as the lines write it ("kb", "MiB", "G", "bytes"; binary, as trace_values.h's
+// MemUnit); 0 for no unit or an unknown one.
+double UnitBytes(const std::string& u) {
+  const std::optional<MemUnit> unit = u.empty() ? std::nullopt : ParseMemUnit(u);
+  return unit ? MemUnitBytes(*unit) : 0;
+}
+
+// The unit a line names for its unit-less values: "(MB)", "[MiB]", "in GB" and the like.
+double LineUnit(const std::string& lower) {
+  static const std::regex kUnit(R"((?:\(|\[|\bin )\s*([kmgt]i?b|bytes)\s*(?:\)|\]|\b))");
+  std::smatch m;
+  const bool found = SearchFrom(lower, 0, lower.size(), kUnit, m, [](const std::string& t, size_t p) {
+    return t[p] == '(' || t[p] == '[' || StartsAt(t, p, "in ");
+  });
+  return found ? UnitBytes(m[1].str()) : 0;
+}
+
+// "max", "peak" (or "max_memory", "peak GPU memory") right before the key: a maximum, not read.
+bool AfterMaxOrPeak(const std::string& lower, size_t at) {
+  static const std::regex kMax(R"((?:max|peak)[ _]*(?:gpu[ _]*)?(?:cuda[ _]*)?(?:memory[ _]*)?$)");
+  const size_t from = at > 20 ? at - 20 : 0;
+  std::smatch m;
+  return SearchFrom(lower, from, at, kMax, m,
+                    [](const std::string& t, size_t p) { return StartsAt(t, p, "max") || StartsAt(t, p, "peak"); });
+}
+
+// A value's bytes, or nullopt for one that is not a memory size after all: a whole number under
+// 1024 with no unit anywhere (the "4" of "allocated 4 workers"), or a fraction with no unit
+// (`*no_unit` set: "allocated: 20.4" where the line names no unit is MB or GB, not bytes).
+// `number` may hold thousands separators ("1,234") and an exponent ("3.1898624e+08").
+Result<std::optional<uint64_t>> ToBytes(std::string number, const std::string& unit, double line_unit,
+                                        const std::string& shown, const std::string& where, bool* no_unit) {
+  number.erase(std::remove(number.begin(), number.end(), ','), number.end());
+  const double v = std::strtod(number.c_str(), nullptr);
+  double scale = 0;
+  if (!unit.empty()) {
+    scale = UnitBytes(unit);
+  } else if (line_unit > 0) {
+    scale = line_unit;
+  } else if (v != std::floor(v) || (number.find('.') != std::string::npos && number.find('e') == std::string::npos)) {
+    *no_unit = true;  // "20.4", "26.0": MB or GB left unsaid
+    return std::optional<uint64_t>();
+  } else if (v < 1024) {
+    return std::optional<uint64_t>();
+  } else {
+    scale = 1;  // a whole number with no unit anywhere: bytes, as torch.cuda.memory_*() return them
+  }
+  const double bytes = v * scale;
+  if (!std::isfinite(bytes) || bytes < 0 || bytes > 1.8e19) {
+    return Status::ParseError(fmt::format("{}: '{}' is not a memory size", where, shown));
+  }
+  return std::optional<uint64_t>(static_cast<uint64_t>(std::llround(bytes)));
+}
+
+// The device a value at `at` belongs to: the last "cuda:N" or "GPU N" before it in the line, else
+// `fallback`.
+int DeviceBefore(const std::string& lower, size_t at, int fallback) {
+  static const std::regex kDevice(R"(\b(?:cuda:|gpu[ -]?)(\d{1,6})\b)");
+  int device = fallback;
+  std::smatch m;
+  auto may_start = [](const std::string& t, size_t p) { return StartsAt(t, p, "cuda:") || StartsAt(t, p, "gpu"); };
+  for (size_t from = 0; SearchFrom(lower, from, at, kDevice, m, may_start);) {
+    device = std::stoi(m[1].str());
+    from = MatchEnd(lower, m);
+  }
+  return device;
+}
+
+// Every value one line gives. `table_device`: the device of the memory_summary() table the line
+// is in, or -1. A value with no unit that cannot be bytes is left out and, when it is a fraction,
+// added to `left_out` ("train.log:2: 'allocated: 20.4' has no unit"), as is one written with a
+// decimal comma ("1234,5 MB").
+Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, const std::string& where,
+                                    std::vector<std::string>* left_out) {
+  std::vector<Value> out;
+  const std::string lower = Lower(line);
+  const double line_unit = LineUnit(lower);
+  const int line_device = table_device >= 0 ? table_device : 0;
+
+  // The driver's view: a line naming nvidia-smi and memory; the first number after "memory", in
+  // MiB unless it says otherwise; the device from "GPU N" anywhere in the line.
+  if (const size_t smi = lower.find("nvidia-smi"); smi != std::string::npos) {
+    static const std::regex kUsed(R"(\bmemory\b[^0-9\n]*?([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes)?\b)");
+    static const std::regex kGpu(R"(\bgpu[- ]?(\d{1,6})\b)");
+    std::smatch v, g;
+    if (SearchFrom(lower, smi, lower.size(), kUsed, v,
+                   [](const std::string& t, size_t p) { return StartsAt(t, p, "memory"); })) {
+      const bool gpu = SearchFrom(lower, 0, lower.size(), kGpu, g,
+                                  [](const std::string& t, size_t p) { return StartsAt(t, p, "gpu"); });
+      const int device = gpu ? std::stoi(g[1].str()) : line_device;
+      bool fraction = false;
+      auto bytes =
+          ToBytes(v[1].str(), v[2].str(), line_unit > 0 ? line_unit : 1024.0 * 1024, v[0].str(), where, &fraction);
+      if (!bytes.ok()) return bytes.status();
+      if (*bytes) out.push_back({Metric::kDriver, device, **bytes});
+    }
+  }
+
+  // The key, a memory_stats() name ("allocated_bytes.all.current") or a plain word, the device in
+  // brackets when the call names one ("(0)", "('cuda:1')", "(device=1)"), then the value: a number
+  // (thousands separators and an exponent allowed) and its unit. Quotes around a key (a printed
+  // dict, JSON) are allowed.
+  static const std::regex kKey(
+      R"(\b(?:memory_)?(alloc(?:ated)?|reserved)(?:_bytes\.all\.current)?(?:[ _](?:memory|mem))?(?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(?:device\s*=\s*)?['"]?(?:cuda:)?(\d{0,6})['"]?\s*\))?[\s:=|'"]*(-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)\s*([kmgt](?:i?b)?|bytes|b)?\b)");
+  std::smatch m;
+  auto may_start = [](const std::string& t, size_t p) {
+    return StartsAt(t, p, "alloc") || StartsAt(t, p, "reserved") || StartsAt(t, p, "memory_");
+  };
+  for (size_t from = 0; SearchFrom(lower, from, lower.size(), kKey, m, may_start); from = MatchEnd(lower, m)) {
+    const size_t at = MatchStart(lower, m);
+    const std::string which = m[2].str();
+    if (which == "peak" || which == "max" || AfterMaxOrPeak(lower, at)) continue;
+    // A part of a dotted memory_stats() name ("allocated_bytes.all.allocated" counts every byte
+    // ever allocated): only a name's start is a key.
+    if (at > 0 && lower[at] != 'm' && (lower[at - 1] == '.' || lower[at - 1] == '_')) continue;
+    const std::string shown(Trim(line.substr(at, static_cast<size_t>(m.length(0)))));
+    // "1234,5 MB": a decimal comma, which the number stops at, and its unit is left behind. Read,
+    // it would be 1234 bytes; it is left out and reported instead.
+    if (const auto end = static_cast<size_t>(m[4].second - lower.begin());
+        end + 1 < lower.size() && lower[end] == ',' && std::isdigit(static_cast<unsigned char>(lower[end + 1]))) {
+      if (left_out != nullptr) {
+        size_t to = end + 1;
+        while (to < lower.size() && (std::isdigit(static_cast<unsigned char>(lower[to])) || lower[to] == ' ')) ++to;
+        while (to < lower.size() && std::isalpha(static_cast<unsigned char>(lower[to]))) ++to;
+        left_out->push_back(
+            fmt::format("{}: '{}' has a decimal comma (write a decimal point)", where, Trim(line.substr(at, to - at))));
+      }
+      continue;
+    }
+    if (!m[4].str().empty() && m[4].str()[0] == '-') {
+      return Status::ParseError(fmt::format("{}: '{}' is not a memory size (negative)", where, shown));
+    }
+    bool fraction = false;
+    auto bytes = ToBytes(m[4].str(), m[5].str(), line_unit, shown, where, &fraction);
+    if (!bytes.ok()) return bytes.status();
+    if (fraction && left_out != nullptr) {
+      left_out->push_back(
+          fmt::format("{}: '{}' has no unit (a fraction cannot be bytes; write the unit, or one for "
+                      "the line such as '(MB)')",
+                      where, shown));
+    }
+    if (!*bytes) continue;
+    const int device =
+        m[3].matched && !m[3].str().empty() ? std::stoi(m[3].str()) : DeviceBefore(lower, at, line_device);
+    out.push_back({m[1].str() == "reserved" ? Metric::kReserved : Metric::kAllocated, device, **bytes});
+  }
+  return out;
+}
+
+bool Has(const FrameworkStep& s, Metric m) {
+  switch (m) {
+    case Metric::kAllocated: return s.allocated_bytes.has_value();
+    case Metric::kReserved: return s.reserved_bytes.has_value();
+    case Metric::kDriver: return s.driver_used_bytes.has_value();
+  }
+  return false;
+}
+
+void Set(FrameworkStep& s, Metric m, uint64_t bytes) {
+  switch (m) {
+    case Metric::kAllocated: s.allocated_bytes = bytes; break;
+    case Metric::kReserved: s.reserved_bytes = bytes; break;
+    case Metric::kDriver: s.driver_used_bytes = bytes; break;
+  }
+}
+
+// Moves metric `m` from one step to another.
+void Move(FrameworkStep& from, FrameworkStep& to, Metric m) {
+  switch (m) {
+    case Metric::kAllocated: std::swap(from.allocated_bytes, to.allocated_bytes); break;
+    case Metric::kReserved: std::swap(from.reserved_bytes, to.reserved_bytes); break;
+    case Metric::kDriver: std::swap(from.driver_used_bytes, to.driver_used_bytes); break;
+  }
+}
+
+int TableDevice(const std::string& lower) {
+  static const std::regex kTitle(R"(memory summary, device id (\d{1,6})\b)");
+  std::smatch m;
+  const bool found = SearchFrom(lower, 0, lower.size(), kTitle, m,
+                                [](const std::string& t, size_t p) { return StartsAt(t, p, "memory summary"); });
+  return found ? std::stoi(m[1].str()) : -1;
+}
+
+// A CSV header naming memory_stats() columns (a logger's metrics file): where the allocated and
+// reserved bytes are. A column is named by its memory_stats() key, alone or after a prefix
+// ("DeviceStats/allocated_bytes.all.current"), or by the function (torch.cuda.memory_allocated).
+struct CsvColumns {
+  size_t fields = 0;
+  std::optional<size_t> allocated, reserved;
+};
+
+std::vector<std::string_view> SplitFields(std::string_view line) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0;;) {
+    const size_t comma = line.find(',', start);
+    std::string_view f =
+        Trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (f.size() >= 2 && (f.front() == '"' || f.front() == '\'') && f.back() == f.front())
+      f = f.substr(1, f.size() - 2);
+    out.push_back(f);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::optional<CsvColumns> CsvHeader(const std::vector<std::string_view>& fields) {
+  if (fields.size() < 2) return std::nullopt;
+  CsvColumns c;
+  c.fields = fields.size();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string f = Lower(fields[i]);
+    auto ends = [&](std::string_view suffix) {
+      return f.size() >= suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+             (f.size() == suffix.size() || !std::isalnum(static_cast<unsigned char>(f[f.size() - suffix.size() - 1])));
+    };
+    if (ends("allocated_bytes.all.current") || ends("memory_allocated") || ends("memory_allocated()")) c.allocated = i;
+    if (ends("reserved_bytes.all.current") || ends("memory_reserved") || ends("memory_reserved()")) c.reserved = i;
+  }
+  if (!c.allocated && !c.reserved) return std::nullopt;
+  return c;
+}
+
+// One row of such a CSV: whole numbers of bytes, written as integers or floats ("318986240.0",
+// "3.1898624e+08"); an empty cell is missing. A fraction is not bytes: an error (the column is in
+// MB or GB under a bytes name).
+Result<std::vector<Value>> CsvValues(const std::vector<std::string_view>& fields, const CsvColumns& c,
+                                     const std::string& where) {
+  std::vector<Value> out;
+  const std::pair<std::optional<size_t>, Metric> wanted[] = {{c.allocated, Metric::kAllocated},
+                                                             {c.reserved, Metric::kReserved}};
+  for (const auto& [column, metric] : wanted) {
+    if (!column || fields[*column].empty()) continue;
+    const std::string cell(fields[*column]);
+    char* end = nullptr;
+    const double v = std::strtod(cell.c_str(), &end);
+    if (end != cell.c_str() + cell.size() || !std::isfinite(v) || v < 0 || v > 1.8e19 || v != std::floor(v)) {
+      return Status::ParseError(fmt::format("{}: column {} ({}): expected a whole number of bytes, got '{}'", where,
+                                            *column + 1, metric == Metric::kAllocated ? "allocated" : "reserved",
+                                            cell));
+    }
+    out.push_back({metric, 0, static_cast<uint64_t>(std::llround(v))});
+  }
+  return out;
+}
+
+std::optional<CsvColumns> CsvHeader(std::string_view line) {
+  if (line.find(',') == std::string_view::npos) return std::nullopt;
+  return CsvHeader(SplitFields(line));
+}
+
+// Cheap filter before the regular expressions: the words every value line holds.
+bool MayHoldValues(const std::string& lower) {
+  return lower.find("alloc") != std::string::npos || lower.find("reserved") != std::string::npos ||
+         lower.find("nvidia-smi") != std::string::npos || lower.find("memory summary") != std::string::npos;
+}
+
+}  // namespace
+
+bool LooksLikeFrameworkLog(std::string_view head) {
+  size_t lines = 0;
+  while (!head.empty() && lines < 200) {
+    const size_t nl = head.find('\n');
+    const std::string_view whole = Trim(head.substr(0, nl));
+    head = nl == std::string_view::npos ? std::string_view() : head.substr(nl + 1);
+    ++lines;
+    if (whole.empty() || whole.front() == '#') continue;
+    if (CsvHeader(whole)) return true;
+    const std::string_view line = whole.substr(0, kMaxLineLooked);
+    const std::string lower = Lower(line);
+    if (!MayHoldValues(lower)) continue;
+    if (TableDevice(lower) >= 0) return true;
+    std::vector<std::string> left_out;
+    auto values = ValuesOf(line, -1, "", &left_out);
+    // A framework line with a bad value, or one left out (no unit, a decimal comma): the parser
+    // says what is wrong, where a trace reader would only say it cannot tell the format.
+    if (!values.ok() || !left_out.empty()) return true;
+    for (const Value& v : *values) {
+      if (v.metric != Metric::kDriver) return true;
+    }
+  }
+  return false;
+}
+
+bool IsFrameworkLogHead(std::string_view head, bool complete) {
+  const std::string lower = Lower(head);
+  // `nvidia-smi -q` prints "Reserved : 408 MiB" among its FB memory figures: not PyTorch's.
+  if (lower.find("nvsmi log") != std::string::npos || lower.find("fb memory usage") != std::string::npos ||
+      lower.find("<nvidia_smi_log>") != std::string::npos) {
+    return false;
+  }
+  // A memory_summary() table opens with "|=====", as an nvidia-smi table does: its title decides.
+  if (lower.find("memory summary, device id") != std::string::npos && lower.find("nvidia-smi") == std::string::npos) {
+    return true;
+  }
+  // A CSV whose header names memory_stats() columns: a --query-gpu CSV's never does.
+  for (std::string_view rest = head; !rest.empty();) {
+    const size_t nl = rest.find('\n');
+    const std::string_view line = Trim(rest.substr(0, nl));
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    if (line.empty() || line.front() == '#') continue;
+    if (CsvHeader(line)) return true;
+    // memory_stats() printed as JSON or a dict opens with '{', as a recording does.
+    const std::string first = Lower(line);
+    if (line.front() == '{' && first.find("vramwatch.record") == std::string::npos &&
+        (first.find("allocated_bytes.all.current") != std::string::npos ||
+         first.find("reserved_bytes.all.current") != std::string::npos)) {
+      return true;
+    }
+    break;  // only the first line of text can be the header
+  }
+  return !DetectTraceFormat(head, complete, "").ok() && LooksLikeFrameworkLog(head);
+}
+
+Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string& display, bool lenient) {
+  FrameworkLog log;
+  std::map<int, FrameworkStep> open;  // each device's step in progress
+  int table_device = -1;
+  std::optional<CsvColumns> csv;  // the header of a metrics CSV, once seen
+  bool any_framework_value = false;
+  size_t line_no = 0;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    const std::string_view whole = Trim(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    ++line_no;
+    if (whole.empty() || whole.front() == '#') continue;
+    if (whole.front() != '|') table_device = -1;
+    // A CSV row is read whole (a logger's header runs to many KiB); other lines by their start.
+    const std::string_view line = whole.substr(0, kMaxLineLooked);
+    Result<std::vector<Value>> values = std::vector<Value>{};
+    std::vector<std::string_view> fields;
+    if (whole.find(',') != std::string_view::npos) fields = SplitFields(whole);
+    if (!csv) csv = CsvHeader(fields);
+    if (csv && csv->fields == fields.size()) {
+      if (CsvHeader(fields)) continue;  // the header (again)
+      values = CsvValues(fields, *csv, fmt::format("{}:{}", display, line_no));
+    } else {
+      const std::string lower = Lower(line);
+      if (!MayHoldValues(lower)) continue;
+      if (int d = TableDevice(lower); d >= 0) {
+        table_device = d;
+        continue;
+      }
+      std::vector<std::string> left_out;
+      values = ValuesOf(line, table_device, fmt::format("{}:{}", display, line_no), &left_out);
+      log.skipped += left_out.size();
+      for (std::string& n : left_out) {
+        if (log.skipped_examples.size() < kMaxSkippedExamples) log.skipped_examples.push_back(std::move(n));
+      }
+    }
+    if (!values.ok()) {
+      if (!lenient) return values.status();
+      ++log.skipped;
+      if (log.skipped_examples.size() < kMaxSkippedExamples) log.skipped_examples.push_back(values.status().message());
+      continue;
+    }
+    if (values->empty()) continue;
+    ++log.lines_read;
+    // A value that the device's step already holds ends that step, and the values of this line
+    // read before it go with it into the next one: one line is one step. The same value twice in
+    // one line: the first counts.
+    std::map<int, std::vector<Metric>> this_line;
+    for (const Value& v : *values) {
+      std::vector<Metric>& mine = this_line[v.device];
+      if (std::find(mine.begin(), mine.end(), v.metric) != mine.end()) continue;
+      auto it = open.find(v.device);
+      if (it != open.end() && Has(it->second, v.metric)) {
+        FrameworkStep next;
+        next.line = line_no;
+        next.device = v.device;
+        for (Metric m : mine) Move(it->second, next, m);
+        log.steps.push_back(it->second);
+        it->second = next;
+      }
+      if (it == open.end()) {
+        FrameworkStep s;
+        s.line = line_no;
+        s.device = v.device;
+        it = open.emplace(v.device, s).first;
+      }
+      Set(it->second, v.metric, v.bytes);
+      mine.push_back(v.metric);
+      any_framework_value |= v.metric != Metric::kDriver;
+    }
+  }
+  for (auto& [device, s] : open) log.steps.push_back(s);
+  std::stable_sort(log.steps.begin(), log.steps.end(),
+                   [](const FrameworkStep& a, const FrameworkStep& b) { return a.line < b.line; });
+  log.lines = line_no;
+  if (!any_framework_value) {
+    return Status::ParseError(fmt::format(
+        "{}: no PyTorch memory value found; expected lines such as 'torch.cuda.memory_allocated(0) 318986240', "
+        "'allocated: 20.4 | reserved: 26.0' with '(MB)', or memory_summary() tables{}",
+        display, log.skipped_examples.empty() ? "" : " (" + log.skipped_examples.front() + ")"));
+  }
+  return log;
+}
+
+}  // namespace vw::trace::regex_oracle

@@ -61,6 +61,12 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
   auto fetched = prometheus::FetchPrometheusSeries(flags.prometheus_url, flags.query, *range, end, *unit, *options);
   if (!fetched.ok()) return fetched.status();
   for (const std::string& w : fetched->warnings) AddNote(settings, "Prometheus warned: " + w);
+  if (!fetched->each_sample_once) {
+    AddNote(settings, fmt::format("the query is read every {}: a sample may be read at several steps (only a plain "
+                                  "selector such as DCGM_FI_DEV_FB_USED{{...}} is read at its samples' own times), "
+                                  "which makes the rate's interval look narrower than the data allow",
+                                  FormatDuration(fetched->step_s)));
+  }
   const std::string source = fmt::format("{} {}", prometheus::UrlForMessages(flags.prometheus_url), flags.query);
   double newest = 0;
   for (const prometheus::PrometheusSeries& ps : fetched->series) {
@@ -80,6 +86,11 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
       AddNote(settings, fmt::format("{}: {} Prometheus series of this GPU (their {} changed over the range) are read "
                                     "as one",
                                     name, ps.merged, labels.empty() ? "labels" : labels));
+    }
+    if (ps.apart > 1) {
+      AddNote(settings, fmt::format("{}: one of {} Prometheus series of this GPU that hold values at the same times "
+                                    "(told apart by the labels in their keys): each is judged on its own",
+                                    name, ps.apart));
     }
     if (ps.implausible > 0) {
       AddNote(settings, fmt::format("{}: {} value(s) too large for GPU memory (the first: {}) are left out as missing; "

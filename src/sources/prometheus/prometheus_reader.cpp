@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <future>
@@ -74,12 +75,21 @@ bool HasArithmetic(std::string_view query) {
   return false;
 }
 
+// The words of a query that may be metric names.
+std::vector<std::string> NamesIn(const std::string& query) {
+  static const std::regex name_re("[a-zA-Z_:][a-zA-Z0-9_:]*");
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(query.begin(), query.end(), name_re); it != std::sregex_iterator(); ++it) {
+    out.push_back((*it)[0].str());
+  }
+  return out;
+}
+
 std::optional<ValueUnit> UnitOfQuery(const std::string& query) {
   if (HasArithmetic(query)) return std::nullopt;  // let the user say (--unit)
-  static const std::regex name_re("[a-zA-Z_:][a-zA-Z0-9_:]*");
   std::optional<ValueUnit> found;
-  for (auto it = std::sregex_iterator(query.begin(), query.end(), name_re); it != std::sregex_iterator(); ++it) {
-    if (auto u = UnitOfName((*it)[0].str())) {
+  for (const std::string& name : NamesIn(query)) {
+    if (auto u = UnitOfName(name)) {
       if (found && *found != *u) return std::nullopt;  // mixed units: let the user say
       found = u;
     }
@@ -127,30 +137,78 @@ struct Endpoint {
   std::string shown;           // the URL for messages, its password written as ***
 };
 
+// `url` with whatever may be a password written as ***: the text between the first ':' after the
+// scheme's "//" (or the start) and the last '@' ("http://alice:***@prom:9090"). For messages about
+// URLs that do not parse too, which must not print a password either.
+std::string MaskPassword(const std::string& url) {
+  const size_t at = url.rfind('@');
+  if (at == std::string::npos) return url;
+  const size_t slashes = url.find("//");
+  const size_t from = slashes == std::string::npos || slashes > at ? 0 : slashes + 2;
+  const size_t colon = url.find(':', from);
+  if (colon == std::string::npos || colon > at) return url;
+  return url.substr(0, colon + 1) + "***" + url.substr(at);
+}
+
+// %XX escapes of a URL's user or password decoded; nullopt for a '%' without two hex digits.
+std::optional<std::string> PercentDecoded(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out += s[i];
+      continue;
+    }
+    if (i + 2 >= s.size() || !std::isxdigit(static_cast<unsigned char>(s[i + 1])) ||
+        !std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      return std::nullopt;
+    }
+    out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+    i += 2;
+  }
+  return out;
+}
+
 Result<Endpoint> ParseUrl(const std::string& url) {
-  size_t scheme_end = url.find("://");
-  if (scheme_end == std::string::npos ||
-      (url.compare(0, scheme_end, "http") != 0 && url.compare(0, scheme_end, "https") != 0)) {
-    return Status::InvalidArgument("--prometheus '" + url + "': expected http(s)://[USER:PASSWORD@]HOST[:PORT][/PATH]");
+  const std::string shown = MaskPassword(url);
+  const size_t scheme_end = url.find("://");
+  std::string scheme = scheme_end == std::string::npos ? std::string() : url.substr(0, scheme_end);
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "http" && scheme != "https") {
+    return Status::InvalidArgument("--prometheus '" + shown +
+                                   "': expected http(s)://[USER:PASSWORD@]HOST[:PORT][/PATH]");
   }
   const size_t host_start = scheme_end + 3;
-  size_t path_start = url.find('/', host_start);
+  const size_t path_start = url.find_first_of("/?#", host_start);
   std::string authority =
       url.substr(host_start, path_start == std::string::npos ? std::string::npos : path_start - host_start);
+  const std::string rest = path_start == std::string::npos ? std::string() : url.substr(path_start);
+  if (rest.find('@') != std::string::npos) {
+    return Status::InvalidArgument("--prometheus '" + shown +
+                                   "': a '@' after the host: a user or password holding '/', '?' or '#' must write "
+                                   "them as %2F, %3F, %23");
+  }
+  if (rest.find_first_of("?#") != std::string::npos) {
+    return Status::InvalidArgument("--prometheus '" + shown + "': expected no query or fragment (?, #) in the URL");
+  }
   Endpoint e;
-  e.shown = url;
+  e.shown = shown;
   if (size_t at = authority.rfind('@'); at != std::string::npos) {
     const std::string userinfo = authority.substr(0, at);
     authority = authority.substr(at + 1);
     const size_t colon = userinfo.find(':');
-    e.user = userinfo.substr(0, colon);
-    if (colon != std::string::npos) e.password = userinfo.substr(colon + 1);
-    e.shown = url.substr(0, host_start) + e.user + (colon != std::string::npos ? ":***" : "") + "@" + authority +
-              (path_start == std::string::npos ? "" : url.substr(path_start));
+    auto user = PercentDecoded(userinfo.substr(0, colon));
+    auto password = PercentDecoded(colon == std::string::npos ? std::string() : userinfo.substr(colon + 1));
+    if (!user || !password) {
+      return Status::InvalidArgument("--prometheus '" + shown +
+                                     "': a '%' in the user or password must be followed by "
+                                     "two hex digits (write '%' itself as %25)");
+    }
+    e.user = *user;
+    e.password = *password;
   }
-  if (authority.empty()) return Status::InvalidArgument("--prometheus '" + e.shown + "': no host");
-  e.origin = url.substr(0, host_start) + authority;
-  e.base = path_start == std::string::npos ? "" : url.substr(path_start);
+  if (authority.empty()) return Status::InvalidArgument("--prometheus '" + shown + "': no host");
+  e.origin = scheme + "://" + authority;
+  e.base = rest;
   while (!e.base.empty() && e.base.back() == '/') e.base.pop_back();
   return e;
 }
@@ -293,8 +351,7 @@ std::string CompanionTotalQuery(const std::string& query) {
 }
 
 std::string UrlForMessages(const std::string& url) {
-  auto e = ParseUrl(url);
-  return e.ok() ? e->shown : url;
+  return MaskPassword(url);
 }
 
 std::string NotUsedMemoryReason(std::string_view metric) {
@@ -353,7 +410,7 @@ Status AddPoint(const json& p, const std::string& query, double factor, Promethe
                               v + "' is not a number");
   }
   const double bytes = x * factor;
-  if (std::isfinite(bytes) && bytes > kMaxPlausibleBytes) {
+  if (std::isfinite(x) && (!std::isfinite(bytes) || bytes > kMaxPlausibleBytes)) {  // 1e305 MiB overflows
     if (s.implausible++ == 0) s.first_implausible = v;
   } else if (std::isfinite(bytes) && bytes >= 0) {
     point.used_bytes = static_cast<uint64_t>(std::llround(bytes));
@@ -363,7 +420,10 @@ Status AddPoint(const json& p, const std::string& query, double factor, Promethe
 }
 
 // ParseQueryResponse without the guard: json accessors on a value of another type throw.
-Result<PrometheusFetch> ParseQueryResponseOrThrow(std::string_view body, const std::string& query, ValueUnit unit) {
+// `used_memory`: the series must be used memory (a metric of another kind is refused); false for
+// the card-size query.
+Result<PrometheusFetch> ParseQueryResponseOrThrow(std::string_view body, const std::string& query, ValueUnit unit,
+                                                  bool used_memory) {
   auto j = json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::ParseError("Prometheus response for '" + query + "': not a JSON object");
@@ -404,7 +464,7 @@ Result<PrometheusFetch> ParseQueryResponseOrThrow(std::string_view body, const s
         if (v.is_string()) s.labels[k] = v.get<std::string>();
       }
     }
-    if (auto n = s.labels.find("__name__"); n != s.labels.end()) {
+    if (auto n = s.labels.find("__name__"); used_memory && n != s.labels.end()) {
       if (std::string why = NotUsedMemoryReason(n->second); !why.empty()) return Status::InvalidArgument(why);
     }
     s.gpu = IdentityFromLabels(s.labels);
@@ -443,17 +503,19 @@ Result<PrometheusFetch> ParseQueryResponseOrThrow(std::string_view body, const s
   return out;
 }
 
-// The median spacing of the samples of `query` (a plain selector) over its last 10 minutes before
-// `end`: the exporter's scrape interval. Absent when there are too few samples or the query fails.
-std::optional<double> SampleSpacing(const Endpoint& e, const std::string& query, double end,
+// The median spacing of the samples of each series of `query` (a plain selector) over 10 minutes
+// ending at `at`; the finest of them: the exporter's scrape interval. Absent when no series has
+// four samples there or the query fails.
+std::optional<double> FinestSpacing(const Endpoint& e, const std::string& query, double at,
                                     const FetchOptions& options) {
-  auto body = Post(e, "/api/v1/query", {{"query", query + "[10m]"}, {"time", FormatSeconds(end)}}, options);
+  auto body = Post(e, "/api/v1/query", {{"query", query + "[10m]"}, {"time", FormatSeconds(at)}}, options);
   if (!body.ok()) return std::nullopt;
   auto j = json::parse(*body, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("data") || !j["data"].is_object()) return std::nullopt;
-  std::vector<double> gaps;
+  std::optional<double> finest;
   try {
     for (const json& r : j["data"].value("result", json::array())) {
+      std::vector<double> gaps;
       double last = -1;
       for (const json& p : r.value("values", json::array())) {
         if (!p.is_array() || p.empty() || !p[0].is_number()) continue;
@@ -461,28 +523,113 @@ std::optional<double> SampleSpacing(const Endpoint& e, const std::string& query,
         if (last >= 0 && t > last) gaps.push_back(t - last);
         last = t;
       }
+      if (gaps.size() < 3) continue;
+      std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+      const double median = gaps[gaps.size() / 2];
+      if (!finest || median < *finest) finest = median;
     }
   } catch (const json::exception&) {
     return std::nullopt;
   }
-  if (gaps.size() < 3) return std::nullopt;
-  std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
-  return gaps[gaps.size() / 2];
+  return finest;
 }
 
-}  // namespace
+// The labels of a series without its name: how a series of `timestamp(Q)` (which drops the name)
+// is matched with Q's.
+std::string LabelsWithoutName(const std::map<std::string, std::string>& labels) {
+  std::map<std::string, std::string> rest = labels;
+  rest.erase("__name__");
+  return SeriesText(rest);
+}
 
-Result<PrometheusFetch> ParseQueryResponse(std::string_view body, const std::string& query, ValueUnit unit) {
-  // A response of the right outline with a value of another type inside ("status": 5, a result that
-  // is not an object) is an error to report, not an exception to end the program.
+// The answer of `timestamp(Q)` over a range: for each series (LabelsWithoutName), the time of the
+// sample each step read, by step. Empty when it cannot be read.
+std::map<std::string, std::vector<std::pair<double, double>>> ParseSampleTimes(const std::string& body) {
+  std::map<std::string, std::vector<std::pair<double, double>>> out;
+  auto j = json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("data") || !j["data"].is_object()) return out;
   try {
-    return ParseQueryResponseOrThrow(body, query, unit);
+    auto result = j["data"].find("result");
+    if (result == j["data"].end() || !result->is_array()) return out;
+    for (const json& r : *result) {
+      if (!r.is_object()) continue;
+      std::map<std::string, std::string> labels;
+      if (auto metric = r.find("metric"); metric != r.end() && metric->is_object()) {
+        for (const auto& [k, v] : metric->items()) {
+          if (v.is_string()) labels[k] = v.get<std::string>();
+        }
+      }
+      auto values = r.find("values");
+      if (values == r.end() || !values->is_array()) continue;
+      auto& times = out[LabelsWithoutName(labels)];
+      times.reserve(values->size());
+      for (const json& p : *values) {
+        if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_string()) continue;
+        times.emplace_back(p[0].get<double>(), std::strtod(p[1].get_ref<const std::string&>().c_str(), nullptr));
+      }
+    }
+  } catch (const json::exception&) {
+    out.clear();
+  }
+  return out;
+}
+
+// Each sample once, at its own time: a step of a range query reads the latest sample at or before
+// it, so a step shorter than the scrape interval reads one sample several times (a narrower rate
+// interval than the data allow). `times` (ParseSampleTimes) says which sample each step read.
+void KeepEachSampleOnce(PrometheusSeries& s,
+                        const std::map<std::string, std::vector<std::pair<double, double>>>& times) {
+  auto it = times.find(LabelsWithoutName(s.labels));
+  if (it == times.end()) return;
+  const std::vector<std::pair<double, double>>& read = it->second;
+  std::vector<SeriesPoint> kept;
+  kept.reserve(s.points.size());
+  size_t k = 0;
+  std::optional<double> last_sample;
+  for (const SeriesPoint& p : s.points) {
+    while (k < read.size() && read[k].first < p.t) ++k;
+    if (k == read.size() || read[k].first != p.t) {
+      kept.push_back(p);  // no time for this step: kept as read
+      continue;
+    }
+    const double sample_t = read[k].second;
+    if (last_sample && sample_t == *last_sample) continue;  // the same sample again
+    last_sample = sample_t;
+    kept.push_back({sample_t, p.used_bytes});
+  }
+  s.points = std::move(kept);
+}
+
+// ParseQueryResponseOrThrow with its exceptions turned into errors: a response of the right
+// outline with a value of another type inside ("status": 5, a result that is not an object) is an
+// error to report, not an exception to end the program.
+Result<PrometheusFetch> ParseQuery(std::string_view body, const std::string& query, ValueUnit unit, bool used_memory) {
+  try {
+    return ParseQueryResponseOrThrow(body, query, unit, used_memory);
   } catch (const json::exception& e) {
     return Status::ParseError("Prometheus response for '" + query + "': unexpected JSON (" + e.what() + ")");
   }
 }
 
-std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> series) {
+}  // namespace
+
+Result<PrometheusFetch> ParseQueryResponse(std::string_view body, const std::string& query, ValueUnit unit) {
+  return ParseQuery(body, query, unit, /*used_memory=*/true);
+}
+
+std::string NotUsedQueryReason(const std::string& query) {
+  std::string first_not_used;
+  for (const std::string& name : NamesIn(query)) {
+    const std::string why = NotUsedMemoryReason(name);
+    if (!why.empty() && first_not_used.empty()) first_not_used = why;
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (why.empty() && lower.find("used") != std::string::npos) return {};  // used memory is in it
+  }
+  return first_not_used;
+}
+
+std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> series, double overlap_s) {
   // Groups in the order their first series came.
   std::map<std::tuple<std::string, std::string, std::optional<int64_t>, ValueUnit>, size_t> group_of;
   std::vector<std::vector<PrometheusSeries>> groups;
@@ -492,41 +639,86 @@ std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> 
     if (added) groups.emplace_back();
     groups[it->second].push_back(std::move(s));
   }
+  const auto first_t = [](const PrometheusSeries& s) { return s.points.empty() ? 0.0 : s.points.front().t; };
+  const auto last_t = [](const PrometheusSeries& s) { return s.points.empty() ? -1.0 : s.points.back().t; };
   std::vector<PrometheusSeries> out;
   for (std::vector<PrometheusSeries>& g : groups) {
-    const auto last_t = [](const PrometheusSeries& s) { return s.points.empty() ? -1.0 : s.points.back().t; };
-    // The series that reaches furthest first: its point wins a time several hold, its labels stay.
+    // Chains of series that follow one another (overlapping by at most `overlap_s`: Prometheus'
+    // look-back after a series' last sample); series that hold values at the same times for longer
+    // are not one memory read twice, and stay apart.
     std::stable_sort(g.begin(), g.end(),
-                     [&](const PrometheusSeries& a, const PrometheusSeries& b) { return last_t(a) > last_t(b); });
-    PrometheusSeries merged = std::move(g.front());
-    if (g.size() > 1) {
-      std::set<std::string> changed;
-      for (size_t k = 1; k < g.size(); ++k) {
-        for (const auto& [name, value] : g[k].labels) {
-          auto own = merged.labels.find(name);
-          if (own == merged.labels.end() || own->second != value) changed.insert(name);
-        }
-        for (const auto& [name, value] : merged.labels) {
-          if (g[k].labels.count(name) == 0) changed.insert(name);
+                     [&](const PrometheusSeries& a, const PrometheusSeries& b) { return first_t(a) < first_t(b); });
+    std::vector<std::vector<PrometheusSeries>> chains;
+    for (PrometheusSeries& s : g) {
+      std::vector<PrometheusSeries>* after = nullptr;
+      for (auto& c : chains) {
+        if (last_t(c.back()) <= first_t(s) + overlap_s &&
+            (after == nullptr || last_t(c.back()) > last_t(after->back()))) {
+          after = &c;
         }
       }
-      std::vector<SeriesPoint> all = std::move(merged.points);
-      for (size_t k = 1; k < g.size(); ++k) {
-        all.insert(all.end(), g[k].points.begin(), g[k].points.end());
-        merged.implausible += g[k].implausible;
-        if (merged.first_implausible.empty()) merged.first_implausible = g[k].first_implausible;
-        if (!merged.total_bytes) merged.total_bytes = g[k].total_bytes;
+      if (after == nullptr) {
+        chains.emplace_back();
+        after = &chains.back();
       }
-      // Stable: at a time several hold, the first (the furthest-reaching series) is kept.
-      std::stable_sort(all.begin(), all.end(), [](const SeriesPoint& a, const SeriesPoint& b) { return a.t < b.t; });
-      all.erase(
-          std::unique(all.begin(), all.end(), [](const SeriesPoint& a, const SeriesPoint& b) { return a.t == b.t; }),
-          all.end());
-      merged.points = std::move(all);
-      merged.merged = g.size();
-      merged.changed_labels.assign(changed.begin(), changed.end());
+      after->push_back(std::move(s));
     }
-    out.push_back(std::move(merged));
+    std::vector<PrometheusSeries> merged_chains;
+    for (std::vector<PrometheusSeries>& c : chains) {
+      // The series that reaches furthest first: its point wins a time several hold, its labels stay.
+      std::stable_sort(c.begin(), c.end(),
+                       [&](const PrometheusSeries& a, const PrometheusSeries& b) { return last_t(a) > last_t(b); });
+      PrometheusSeries merged = std::move(c.front());
+      if (c.size() > 1) {
+        std::set<std::string> changed;
+        for (size_t k = 1; k < c.size(); ++k) {
+          for (const auto& [name, value] : c[k].labels) {
+            auto own = merged.labels.find(name);
+            if (own == merged.labels.end() || own->second != value) changed.insert(name);
+          }
+          for (const auto& [name, value] : merged.labels) {
+            if (c[k].labels.count(name) == 0) changed.insert(name);
+          }
+        }
+        std::vector<SeriesPoint> all = std::move(merged.points);
+        for (size_t k = 1; k < c.size(); ++k) {
+          all.insert(all.end(), c[k].points.begin(), c[k].points.end());
+          merged.implausible += c[k].implausible;
+          if (merged.first_implausible.empty()) merged.first_implausible = c[k].first_implausible;
+          if (!merged.total_bytes) merged.total_bytes = c[k].total_bytes;
+        }
+        // Stable: at a time several hold, the first (the furthest-reaching series) is kept.
+        std::stable_sort(all.begin(), all.end(), [](const SeriesPoint& a, const SeriesPoint& b) { return a.t < b.t; });
+        all.erase(
+            std::unique(all.begin(), all.end(), [](const SeriesPoint& a, const SeriesPoint& b) { return a.t == b.t; }),
+            all.end());
+        merged.points = std::move(all);
+        merged.merged = c.size();
+        merged.changed_labels.assign(changed.begin(), changed.end());
+      }
+      merged_chains.push_back(std::move(merged));
+    }
+    if (merged_chains.size() > 1) {
+      // Told apart by the labels whose values differ between them: "node-1/3/pod=train-b".
+      std::set<std::string> differing;
+      for (const auto& a : merged_chains) {
+        for (const auto& b : merged_chains) {
+          for (const auto& [name, value] : a.labels) {
+            auto other = b.labels.find(name);
+            if (other == b.labels.end() || other->second != value) differing.insert(name);
+          }
+        }
+      }
+      differing.erase("__name__");
+      for (PrometheusSeries& m : merged_chains) {
+        for (const std::string& name : differing) {
+          auto v = m.labels.find(name);
+          m.gpu.key += "/" + name + "=" + (v == m.labels.end() ? std::string() : v->second);
+        }
+        m.apart = merged_chains.size();
+      }
+    }
+    for (PrometheusSeries& m : merged_chains) out.push_back(std::move(m));
   }
   // A card replaced at the same place (another UUID): both keep the UUID in their key.
   std::map<std::pair<std::string, std::optional<int64_t>>, std::set<std::string>> uuids_of;
@@ -544,34 +736,57 @@ Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std:
   if (!(range_s > 0)) return Status::InvalidArgument("--range must be positive");
   auto ep = ParseUrl(url);
   if (!ep.ok()) return ep.status();
-  const std::string selector = SelectorName(query);
-  if (std::string why = NotUsedMemoryReason(selector); !why.empty()) return Status::InvalidArgument(why);
+  if ((!ep->user.empty() || !ep->password.empty()) && !options.bearer_token.empty()) {
+    return Status::InvalidArgument("--prometheus '" + ep->shown +
+                                   "' holds a user and password and --bearer-token-file gives a token: give one of "
+                                   "the two");
+  }
+  if (std::string why = NotUsedQueryReason(query); !why.empty()) return Status::InvalidArgument(why);
+  const bool selector = !SelectorName(query).empty();
   const double end =
       end_time.value_or(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
   double step = ChooseStep(range_s);
   if (options.step_s) {
     step = *options.step_s;
-  } else if (!selector.empty()) {
-    // Each sample once: a step shorter than the exporter's spacing reads every sample several times
-    // and makes the rate's interval look far narrower than the data allow.
-    if (auto spacing = SampleSpacing(*ep, query, end, options))
-      step = std::max(step, std::round(*spacing * 1000) / 1000);
+  } else if (selector) {
+    // Fewer points to fetch: half the finest scrape interval (each sample read once or twice, so
+    // none is missed to jitter; KeepEachSampleOnce keeps one), read where the series have data.
+    for (double at : {end, end - range_s / 2, end - range_s + 600}) {
+      if (auto spacing = FinestSpacing(*ep, query, at, options)) {
+        step = std::max(step, std::round(*spacing / 2 * 1000) / 1000);
+        break;
+      }
+    }
   }
   if (range_s / step > 11000) {
     return Status::InvalidArgument("a step of " + std::to_string(step) + " s over " + std::to_string(range_s) +
                                    " s exceeds Prometheus' 11000 points per series");
   }
-  httplib::Params params{{"query", query},
-                         {"start", FormatSeconds(end - range_s)},
-                         {"end", FormatSeconds(end)},
-                         {"step", FormatSeconds(step)}};
-  auto body = Post(*ep, "/api/v1/query_range", params, options);
+  auto range_params = [&](const std::string& q) {
+    return httplib::Params{{"query", q},
+                           {"start", FormatSeconds(end - range_s)},
+                           {"end", FormatSeconds(end)},
+                           {"step", FormatSeconds(step)}};
+  };
+  auto body = Post(*ep, "/api/v1/query_range", range_params(query), options);
   if (!body.ok()) return body.status();
-  auto fetched = ParseQueryResponse(*body, query, unit);
-  std::string().swap(*body);  // the text is read: free it before the series are merged
+  auto fetched = ParseQuery(*body, query, unit, /*used_memory=*/true);
+  std::string().swap(*body);  // the text is read: free it before the next one
   if (!fetched.ok()) return fetched.status();
   fetched->step_s = step;
-  fetched->series = MergeSeriesOfOneGpu(std::move(fetched->series));
+  fetched->each_sample_once = false;
+  if (selector && !fetched->series.empty()) {
+    auto times_body = Post(*ep, "/api/v1/query_range", range_params("timestamp(" + query + ")"), options);
+    if (times_body.ok()) {
+      const auto times = ParseSampleTimes(*times_body);
+      std::string().swap(*times_body);
+      if (!times.empty()) {
+        for (PrometheusSeries& s : fetched->series) KeepEachSampleOnce(s, times);
+        fetched->each_sample_once = true;
+      }
+    }
+  }
+  fetched->series = MergeSeriesOfOneGpu(std::move(fetched->series), kLookBackSeconds + 2 * step);
   if (!options.fetch_total) return fetched;
   const std::string total_query = CompanionTotalQuery(query);
   if (total_query.empty() || fetched->series.empty()) return fetched;
@@ -585,7 +800,7 @@ Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std:
   for (auto t = when.rbegin(); t != when.rend(); ++t) {
     auto total_body = Post(*ep, "/api/v1/query", {{"query", total_query}, {"time", FormatSeconds(*t)}}, options);
     if (!total_body.ok()) continue;
-    auto totals = ParseQueryResponse(*total_body, total_query, fetched->series.front().unit);
+    auto totals = ParseQuery(*total_body, total_query, fetched->series.front().unit, /*used_memory=*/false);
     if (!totals.ok()) continue;
     for (const auto& total : totals->series) {
       if (!total.points.empty() && total.points.back().used_bytes) {

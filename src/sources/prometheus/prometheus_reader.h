@@ -15,10 +15,11 @@
 // When the used-memory metric has a known companion for the card size, its last value fills
 // total_bytes (so a runway can be computed); a failing companion query leaves it empty.
 //
-// The step: a plain selector's own sample spacing (read from its last 10 minutes), so that each
-// sample is read once and none is repeated, but never more than 11,000 points a series
-// (Prometheus' limit) and never below 1 s; other queries: the smallest whole number of seconds
-// under that limit, unless the caller gives one.
+// Each sample once: a plain selector (`NAME{...}`) is read with `timestamp(NAME{...})` beside it,
+// which says which sample each step read, so a sample read at several steps is kept once, at its
+// own time; the step is half the finest scrape interval (read from 10 minutes of raw samples) or
+// the smallest whole number of seconds under Prometheus' 11,000 points a series, the larger. Other
+// queries are read at that smallest step, and a value may repeat (PrometheusFetch::each_sample_once).
 // Errors: connection failures and an answer not complete within the timeout -> unavailable, naming
 // the URL (its password written as ***); Prometheus' own error (bad query) -> invalid_argument with
 // its message; a malformed response -> parse_error.
@@ -62,12 +63,18 @@ struct PrometheusSeries {
   std::string first_implausible;            // the first of them as Prometheus wrote it
   size_t merged = 1;                        // how many Prometheus series this one is made of
   std::vector<std::string> changed_labels;  // the labels whose values differed between them
+  // How many series of this GPU held values at the same times (kept apart, their differing labels
+  // in their keys); 1 when none did.
+  size_t apart = 1;
 };
 
 // What a query gave: the series, the step used and what Prometheus warned about.
 struct PrometheusFetch {
   std::vector<PrometheusSeries> series;
   double step_s = 0;
+  // Each sample read once at its own time (a plain selector, its sample times read beside it);
+  // false when a step may have read one sample several times (another query).
+  bool each_sample_once = false;
   std::vector<std::string> warnings;  // the response's "warnings" (a partial answer), as written
 };
 
@@ -80,10 +87,17 @@ Result<PrometheusFetch> ParseQueryResponse(std::string_view body, const std::str
 
 GpuIdentity IdentityFromLabels(const std::map<std::string, std::string>& labels);
 
-// Series of one GPU (key, UUID, PID and unit alike) made one: points in time order, at a time
-// held by several the one of the series that reaches furthest; labels of that series. GPUs of one
-// key with different UUIDs (a card replaced) get the UUID in their key ("node-1/3/GPU-abc").
-std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> series);
+// Prometheus' default look-back (seconds): a range query goes on reading a series this long after
+// its last sample, so series that follow one another overlap by up to this much.
+inline constexpr double kLookBackSeconds = 300;
+
+// Series of one GPU (key, UUID, PID and unit alike) that follow one another, overlapping by at most
+// `overlap_s` seconds, made one: points in time order, at a time held by several the one of the
+// series that reaches furthest; labels of that series. Series of one GPU that overlap for longer
+// stay apart, the labels that differ between them added to their keys ("node-1/3/pod=train-b").
+// GPUs of one key with different UUIDs (a card replaced) get the UUID in their key
+// ("node-1/3/GPU-abc").
+std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> series, double overlap_s);
 
 // `url` for messages: a password in it written as *** ("http://alice:***@prom:9090").
 std::string UrlForMessages(const std::string& url);
@@ -94,6 +108,11 @@ std::string CompanionTotalQuery(const std::string& query);
 // Why `metric` cannot be analysed as used memory ("DCGM_FI_DEV_FB_FREE is the free memory, ..."),
 // or empty when it can.
 std::string NotUsedMemoryReason(std::string_view metric);
+
+// NotUsedMemoryReason of the first such metric `query` names when it names no used-memory metric
+// (a name with "used" in it): `max_over_time(DCGM_FI_DEV_FB_FREE[5m])` is refused, a ratio of used
+// to used plus free is not. Empty when it may be analysed.
+std::string NotUsedQueryReason(const std::string& query);
 
 struct FetchOptions {
   std::optional<double> step_s;  // default: the series' own spacing, or ChooseStep(range)

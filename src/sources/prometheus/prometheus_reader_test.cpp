@@ -167,7 +167,7 @@ TEST(PrometheusReader, AMigGpuInstanceIsAGpuOfItsOwn) {
     {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"0","Hostname":"n","GPU_I_ID":"2"},"values":[[1,"9000"]]}]}})";
   auto r = ParseQueryResponse(body, "DCGM_FI_DEV_FB_USED", ValueUnit::kAuto);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  auto merged = MergeSeriesOfOneGpu(std::move(r->series));
+  auto merged = MergeSeriesOfOneGpu(std::move(r->series), 300);
   ASSERT_EQ(merged.size(), 2u);
   EXPECT_EQ(merged[0].gpu.key, "n/0/gi1");
   EXPECT_EQ(merged[1].gpu.key, "n/0/gi2");
@@ -188,7 +188,7 @@ TEST(PrometheusReader, SeriesOfOneGpuWhoseLabelsChangedAreOneAndAReplacedCardIsA
   auto r = ParseQueryResponse(body, "DCGM_FI_DEV_FB_USED", ValueUnit::kAuto);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->series.size(), 4u) << "as Prometheus gave them";
-  auto merged = MergeSeriesOfOneGpu(std::move(r->series));
+  auto merged = MergeSeriesOfOneGpu(std::move(r->series), 300);
   ASSERT_EQ(merged.size(), 3u);
   const PrometheusSeries& gpu3 = merged[0];
   EXPECT_EQ(gpu3.gpu.key, "n/3");
@@ -252,7 +252,7 @@ TEST(PrometheusReader, CredentialsInTheUrlAreBasicAuthAndNeverShown) {
   std::string seen_auth;
   server.Post("/api/v1/query_range", [&](const httplib::Request& req, httplib::Response& res) {
     seen_auth = req.get_header_value("Authorization");
-    if (seen_auth != "Basic YWxpY2U6c2VjcmV0") {  // alice:secret
+    if (seen_auth != "Basic YWxpY2U6c2VjcmV0" && seen_auth != "Basic YWxpY2U6cEBzczp4") {  // alice:secret, alice:p@ss:x
       res.status = 401;
       res.set_content("Unauthorized", "text/plain");
       return;
@@ -269,10 +269,19 @@ TEST(PrometheusReader, CredentialsInTheUrlAreBasicAuthAndNeverShown) {
   const std::string base = "127.0.0.1:" + std::to_string(port);
   auto ok = FetchPrometheusSeries("http://alice:secret@" + base, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, o);
   auto wrong = FetchPrometheusSeries("http://alice:guess@" + base, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, o);
+  auto encoded =
+      FetchPrometheusSeries("HTTP://alice:p%40ss%3Ax@" + base, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, o);
+  FetchOptions both = o;
+  both.bearer_token = "t0ken";
+  auto two = FetchPrometheusSeries("http://alice:secret@" + base, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, both);
   server.stop();
   t.join();
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->series.size(), 1u);
+  EXPECT_TRUE(encoded.ok()) << "a percent-encoded '@' and ':' in the password, an upper-case scheme: "
+                            << encoded.status().ToString();
+  ASSERT_FALSE(two.ok()) << "a password and a token: which one is meant?";
+  EXPECT_THAT(two.status().message(), HasSubstr("give one of the two"));
   ASSERT_FALSE(wrong.ok());
   EXPECT_THAT(wrong.status().message(), HasSubstr("HTTP 401"));
   EXPECT_THAT(wrong.status().message(), HasSubstr("unauthorized"));
@@ -318,6 +327,47 @@ TEST(PrometheusReader, AnAnswerNotCompleteWithinTheTimeoutIsUnavailable) {
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(r.status().message(), HasSubstr("no complete answer"));
   EXPECT_LT(took, 10) << "the drip would have gone on for 20 s";
+}
+
+// Two series of one GPU holding different values over the same hours are not one memory read
+// twice: each is judged on its own, told apart by the labels that differ.
+TEST(PrometheusReader, SeriesOfOneGpuThatOverlapForLongStayApart) {
+  const std::string body = R"({"status":"success","data":{"resultType":"matrix","result":[
+    {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"0","Hostname":"ov","pod":"p1"},
+     "values":[[0,"20000"],[3600,"20000"],[7200,"20000"]]},
+    {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"0","Hostname":"ov","pod":"p2"},
+     "values":[[3600,"100"],[7200,"500"]]}]}})";
+  auto r = ParseQueryResponse(body, "DCGM_FI_DEV_FB_USED", ValueUnit::kAuto);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto apart = MergeSeriesOfOneGpu(std::move(r->series), 300);
+  ASSERT_EQ(apart.size(), 2u);
+  EXPECT_EQ(apart[0].gpu.key, "ov/0/pod=p1");
+  EXPECT_EQ(apart[1].gpu.key, "ov/0/pod=p2");
+  EXPECT_EQ(apart[0].apart, 2u);
+  EXPECT_EQ(apart[1].points.size(), 2u);
+  EXPECT_EQ(*apart[1].points[1].used_bytes, 500ull << 20);
+}
+
+TEST(PrometheusReader, AQueryOfFreeMemoryInsideAFunctionIsRefusedAndARatioIsNot) {
+  EXPECT_THAT(NotUsedQueryReason("max_over_time(DCGM_FI_DEV_FB_FREE{gpu=\"0\"}[5m])"),
+              HasSubstr("DCGM_FI_DEV_FB_FREE is the free memory"));
+  EXPECT_EQ(NotUsedQueryReason("DCGM_FI_DEV_FB_USED / (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)"), "");
+  EXPECT_EQ(NotUsedQueryReason("sum by (gpu) (vramwatch_gpu_memory_used_bytes)"), "");
+  EXPECT_EQ(NotUsedQueryReason("some_gauge"), "");
+}
+
+TEST(PrometheusReader, AMalformedUrlNeverShowsItsPassword) {
+  for (const char* url : {"ftp://alice:s3cret@h", "http:/alice:s3cret@h", "http://alice:pa/ss3cret@h:1",
+                          "http://alice:s3cret@", "http://alice:s3cr%4@h"}) {
+    auto r = FetchPrometheusSeries(url, "x_bytes", 3600, 1700000000, ValueUnit::kAuto);
+    ASSERT_FALSE(r.ok()) << url;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << url << ": " << r.status().ToString();
+    EXPECT_THAT(r.status().message(), ::testing::Not(HasSubstr("s3cr"))) << url;
+  }
+  auto slash = FetchPrometheusSeries("http://alice:pa/ss@h:1", "x_bytes", 3600, 1700000000, ValueUnit::kAuto);
+  ASSERT_FALSE(slash.ok());
+  EXPECT_THAT(slash.status().message(), HasSubstr("%2F"));
+  EXPECT_EQ(UrlForMessages("HTTP://alice:s3cret@h"), "HTTP://alice:***@h");
 }
 
 // A real Prometheus (Debian's package) on a free loopback port, loaded with 12 h of generated
@@ -414,6 +464,14 @@ TEST(PrometheusReader, ReadsGeneratedHistoryBackFromARealPrometheus) {
   const long end = (static_cast<long>(std::time(nullptr)) / 60) * 60 - 300;
   const long start = end - 12 * 3600;
   std::string om;
+  for (const char* name : {"vramwatch_gpu_memory_used_bytes", "vramwatch_gpu_memory_total_bytes"}) {
+    om += std::string("# TYPE ") + name + " gauge\n";
+    for (long t = start; t <= end; t += 60) {
+      const long long value = std::string(name) == "vramwatch_gpu_memory_total_bytes" ? 85520809984LL : 21474836480LL;
+      om += std::string(name) + R"({gpu="0",uuid="GPU-0",hostname="node-1"} )" + std::to_string(value) + " " +
+            std::to_string(t) + "\n";
+    }
+  }
   for (const char* name : {"DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE"}) {
     om += std::string("# TYPE ") + name + " gauge\n";
     for (int gpu = 0; gpu < 2; ++gpu) {
@@ -456,12 +514,22 @@ TEST(PrometheusReader, ReadsGeneratedHistoryBackFromARealPrometheus) {
   auto own = FetchPrometheusSeries(prom.url(), "DCGM_FI_DEV_FB_USED{gpu=\"0\"}", 12 * 3600, static_cast<double>(end),
                                    ValueUnit::kAuto);
   ASSERT_TRUE(own.ok()) << own.status().ToString();
-  EXPECT_DOUBLE_EQ(own->step_s, 15);
+  EXPECT_TRUE(own->each_sample_once);
+  EXPECT_DOUBLE_EQ(own->step_s, 7.5) << "half the scrape interval";
   ASSERT_EQ(own->series.size(), 1u);
   ASSERT_EQ(own->series[0].points.size(), 2881u);
-  for (size_t k = 0; k < own->series[0].points.size(); k += 101) {
+  for (size_t k = 0; k < own->series[0].points.size(); ++k) {
+    ASSERT_DOUBLE_EQ(own->series[0].points[k].t, static_cast<double>(start + 15 * static_cast<long>(k))) << k;
     ASSERT_EQ(*own->series[0].points[k].used_bytes, (20000 + k) * 1048576ull) << k;
   }
+  // vramwatch's own metric: its card size from vramwatch_gpu_memory_total_bytes (which the check
+  // against metrics of another kind must not refuse), each sample once (one a minute).
+  auto ours = FetchPrometheusSeries(prom.url(), "vramwatch_gpu_memory_used_bytes", 12 * 3600, static_cast<double>(end),
+                                    ValueUnit::kAuto);
+  ASSERT_TRUE(ours.ok()) << ours.status().ToString();
+  ASSERT_EQ(ours->series.size(), 1u);
+  EXPECT_EQ(ours->series[0].total_bytes, std::optional<uint64_t>(85520809984ULL));
+  EXPECT_EQ(ours->series[0].points.size(), 721u);
   // Another query (no spacing to read): the smallest step under the limit, values holding.
   auto dense = FetchPrometheusSeries(prom.url(), "max by (gpu) (DCGM_FI_DEV_FB_USED{gpu=\"1\"})", 12 * 3600,
                                      static_cast<double>(end), ValueUnit::kAuto);

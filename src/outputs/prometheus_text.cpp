@@ -7,6 +7,7 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -98,6 +99,13 @@ std::string GpuLabels(const GpuSnapshot& g, std::string_view hostname) {
   AppendLabel("model_name", g.name, s);
   AppendLabel("hostname", hostname, s);
   return s;
+}
+
+// A MIG device's profile from its name ("NVIDIA H100 80GB HBM3 MIG 3g.40gb" -> "3g.40gb"), or the
+// name when it has no " MIG ".
+std::string MigProfile(const std::string& name) {
+  const size_t at = name.rfind(" MIG ");
+  return at == std::string::npos ? name : name.substr(at + 5);
 }
 
 std::string ProcessLabels(const std::string& gpu_labels, const ProcessSnapshot& p) {
@@ -223,6 +231,40 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
             [](const GpuState& g) { return g.analysis.time_to_oom_lo_s; });
   gpu_gauge("vramwatch_gpu_utilization_ratio", "GPU compute utilisation as a ratio 0..1.",
             sampled([](const GpuState& g) { return g.snapshot.gpu_util_ratio; }));
+
+  // MIG: each GPU instance's memory, which its processes run out of (not the card's); the first of
+  // its compute instances listed with a size stands for it (they share its memory).
+  struct MigRow {
+    size_t gpu;
+    const MigDeviceSnapshot* m;
+    std::string labels;
+  };
+  std::vector<MigRow> mig;
+  for (size_t i = 0; i < state.gpus.size(); ++i) {
+    std::set<unsigned> seen;
+    for (const MigDeviceSnapshot& m : state.gpus[i].snapshot.mig_devices) {
+      if (!m.memory_total_bytes || !seen.insert(m.gpu_instance_id).second) continue;
+      std::string labels = gpu_labels[i];
+      AppendLabel("gpu_instance_id", std::to_string(m.gpu_instance_id), labels);
+      AppendLabel("mig_profile", MigProfile(m.name), labels);
+      AppendLabel("mig_uuid", m.uuid, labels);
+      mig.push_back({i, &m, std::move(labels)});
+    }
+  }
+  if (!mig.empty()) {
+    w.Family("vramwatch_mig_instance_memory_total_bytes", "gauge",
+             "Memory of a MIG GPU instance in bytes: what its processes run out of.");
+    for (const MigRow& r : mig)
+      w.Sample("vramwatch_mig_instance_memory_total_bytes", r.labels, "", *r.m->memory_total_bytes);
+    bool any = false;
+    for (const MigRow& r : mig) {
+      if (!up(state.gpus[r.gpu]) || !r.m->memory_used_bytes) continue;
+      if (!any)
+        w.Family("vramwatch_mig_instance_memory_used_bytes", "gauge", "Memory in use in a MIG GPU instance in bytes.");
+      any = true;
+      w.Sample("vramwatch_mig_instance_memory_used_bytes", r.labels, "", *r.m->memory_used_bytes);
+    }
+  }
 
   if (!state.gpus.empty()) {
     w.Family("vramwatch_gpu_verdict", "gauge", "Leak detector verdict for the GPU: 1 for the current verdict.");

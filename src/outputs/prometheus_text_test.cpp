@@ -337,6 +337,48 @@ TEST(PrometheusText, HardwareXidCountersStartAtZeroOnEveryGpu) {
   EXPECT_EQ(value_of("0", "13"), "absent");  // application codes only once seen
 }
 
+// A MIG GPU instance's memory is what its processes run out of: served per instance (once, not
+// per compute instance), its use only while the GPU is up.
+TEST(PrometheusText, MigInstancesServeTheirOwnMemory) {
+  DaemonState s = testing::MakeDaemonState(1, 0);
+  GpuSnapshot& g = s.gpus[0].snapshot;
+  g.mig_enabled = true;
+  MigDeviceSnapshot a;
+  a.gpu_instance_id = 1;
+  a.compute_instance_id = 0;
+  a.uuid = "MIG-aaaa";
+  a.name = "NVIDIA H100 80GB HBM3 MIG 3g.40gb";
+  a.memory_total_bytes = 40ull << 30;
+  a.memory_used_bytes = 12ull << 30;
+  MigDeviceSnapshot a2 = a;  // a second compute instance of the same GPU instance
+  a2.compute_instance_id = 1;
+  a2.uuid = "MIG-aaab";
+  MigDeviceSnapshot b = a;
+  b.gpu_instance_id = 2;
+  b.uuid = "MIG-bbbb";
+  b.name = "NVIDIA H100 80GB HBM3 MIG 1g.10gb";
+  b.memory_total_bytes = 10ull << 30;
+  b.memory_used_bytes.reset();  // unknown: no sample, not 0
+  g.mig_devices = {a, a2, b};
+  std::string text = RenderPrometheus(s, s.t);
+  EXPECT_THAT(text, HasSubstr("# TYPE vramwatch_mig_instance_memory_total_bytes gauge\n"));
+  EXPECT_THAT(text,
+              HasSubstr(",hostname=\"node-7\",gpu_instance_id=\"1\",mig_profile=\"3g.40gb\",mig_uuid=\"MIG-aaaa\"} "
+                        "42949672960\n"));
+  EXPECT_THAT(text, HasSubstr(",gpu_instance_id=\"2\",mig_profile=\"1g.10gb\",mig_uuid=\"MIG-bbbb\"} 10737418240\n"));
+  EXPECT_THAT(text, HasSubstr("vramwatch_mig_instance_memory_used_bytes{gpu=\"0\""));
+  EXPECT_THAT(text, HasSubstr(",mig_uuid=\"MIG-aaaa\"} 12884901888\n"));
+  EXPECT_THAT(text, Not(HasSubstr("MIG-aaab"))) << "one series per GPU instance";
+  size_t used = 0;
+  for (const std::string& line : Lines(text)) used += MetricName(line) == "vramwatch_mig_instance_memory_used_bytes";
+  EXPECT_EQ(used, 1u) << "instance 2's use is unknown: no sample";
+  s.gpus[0].stale = true;
+  text = RenderPrometheus(s, s.t);
+  EXPECT_THAT(text, Not(HasSubstr("vramwatch_mig_instance_memory_used_bytes"))) << "a GPU that is not up";
+  EXPECT_THAT(text, HasSubstr("vramwatch_mig_instance_memory_total_bytes"));
+  EXPECT_THAT(RenderPrometheus(testing::MakeDaemonState(1, 0), s.t), Not(HasSubstr("vramwatch_mig_instance")));
+}
+
 TEST(PrometheusText, PassesPromtoolCheckMetrics) {
   CommandResult which = RunShell("command -v promtool");
   ASSERT_EQ(which.exit_code, 0) << "promtool is not on PATH; install Debian's 'prometheus' package "
@@ -346,6 +388,14 @@ TEST(PrometheusText, PassesPromtoolCheckMetrics) {
   s.gpus[4].analysis.load_rise_bps = 349525.0;
   s.gpus[5].snapshot.processes[2].info.state = ProcState::kZombie;
   s.gpus[5].snapshot.processes[3].info.command = "weird \"name\" with \\ and \n newline \xff";
+  MigDeviceSnapshot m;
+  m.gpu_instance_id = 3;
+  m.uuid = "MIG-cccc";
+  m.name = "NVIDIA H100 80GB HBM3 MIG 2g.20gb";
+  m.memory_total_bytes = 20ull << 30;
+  m.memory_used_bytes = 1ull << 30;
+  s.gpus[6].snapshot.mig_devices = {m, m};
+  s.gpus[7].snapshot.mig_devices = {m};
   std::string text = RenderPrometheus(s, s.t);
   char tmpl[] = "/tmp/vw_metrics_XXXXXX";
   int fd = mkstemp(tmpl);

@@ -123,7 +123,8 @@ std::string SeriesText(const std::map<std::string, std::string>& labels) {
 // Labels that identify a GPU, for matching a used series with its total.
 std::string GpuMatchKey(const std::map<std::string, std::string>& labels) {
   std::string k;
-  for (const char* n : {"Hostname", "hostname", "instance", "gpu", "UUID", "uuid", "pci_bus_id", "GPU_I_ID"}) {
+  for (const char* n :
+       {"Hostname", "hostname", "instance", "gpu", "UUID", "uuid", "pci_bus_id", "GPU_I_ID", "gpu_instance_id"}) {
     auto it = labels.find(n);
     if (it != labels.end()) k += std::string(n) + "=" + it->second + ";";
   }
@@ -328,9 +329,9 @@ GpuIdentity IdentityFromLabels(const std::map<std::string, std::string>& labels)
   g.key = host.empty() ? local : (local.empty() ? host : host + "/" + local);
   if (g.key.empty()) g.key = SeriesText(labels);
   // A MIG GPU instance (dcgm-exporter) is a GPU of its own: its memory and size are the instance's.
-  if (std::string gi = Label(labels, {"GPU_I_ID"}); !gi.empty()) {
+  if (std::string gi = Label(labels, {"GPU_I_ID", "gpu_instance_id"}); !gi.empty()) {
     g.key += "/gi" + gi;
-    const std::string profile = Label(labels, {"GPU_I_PROFILE"});
+    const std::string profile = Label(labels, {"GPU_I_PROFILE", "mig_profile"});
     g.name += (g.name.empty() ? "MIG " : " MIG ") + (profile.empty() ? "GPU instance " + gi : profile);
   }
   return g;
@@ -346,6 +347,7 @@ std::string CompanionTotalQuery(const std::string& query) {
     return "DCGM_FI_DEV_FB_USED" + sel + " + DCGM_FI_DEV_FB_FREE" + sel;
   }
   if (name == "vramwatch_gpu_memory_used_bytes") return "vramwatch_gpu_memory_total_bytes" + sel;
+  if (name == "vramwatch_mig_instance_memory_used_bytes") return "vramwatch_mig_instance_memory_total_bytes" + sel;
   if (name == "nvidia_smi_memory_used_bytes") return "nvidia_smi_memory_total_bytes" + sel;
   return {};
 }
@@ -367,6 +369,8 @@ std::string NotUsedMemoryReason(std::string_view metric) {
       {"DCGM_FI_DEV_FB_USED_PERCENT", "a percentage, not a size", "DCGM_FI_DEV_FB_USED"},
       {"vramwatch_gpu_memory_free_bytes", "the free memory", "vramwatch_gpu_memory_used_bytes"},
       {"vramwatch_gpu_memory_total_bytes", "the card's size", "vramwatch_gpu_memory_used_bytes"},
+      {"vramwatch_mig_instance_memory_total_bytes", "the MIG instance's size",
+       "vramwatch_mig_instance_memory_used_bytes"},
       {"vramwatch_gpu_memory_reserved_bytes", "the memory the driver reserves", "vramwatch_gpu_memory_used_bytes"},
       {"nvidia_smi_memory_free_bytes", "the free memory", "nvidia_smi_memory_used_bytes"},
       {"nvidia_smi_memory_total_bytes", "the card's size", "nvidia_smi_memory_used_bytes"},

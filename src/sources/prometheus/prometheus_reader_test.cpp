@@ -172,6 +172,13 @@ TEST(PrometheusReader, AMigGpuInstanceIsAGpuOfItsOwn) {
   EXPECT_EQ(merged[0].gpu.key, "n/0/gi1");
   EXPECT_EQ(merged[1].gpu.key, "n/0/gi2");
   EXPECT_EQ(merged[0].gpu.name, "MIG GPU instance 1");
+  // vramwatch's own MIG metric names them the same way, and has its size beside it.
+  auto own = IdentityFromLabels(
+      {{"gpu", "0"}, {"hostname", "n"}, {"model_name", "H100"}, {"gpu_instance_id", "9"}, {"mig_profile", "1g.10gb"}});
+  EXPECT_EQ(own.key, "n/0/gi9");
+  EXPECT_EQ(own.name, "H100 MIG 1g.10gb");
+  EXPECT_EQ(CompanionTotalQuery("vramwatch_mig_instance_memory_used_bytes{gpu=\"0\"}"),
+            "vramwatch_mig_instance_memory_total_bytes{gpu=\"0\"}");
 }
 
 // dcgm-exporter gives a GPU's series a `pod` label while a pod uses it: a new series each time a

@@ -1795,6 +1795,40 @@ gpus:
   EXPECT_GT(seen, 0) << ReadAll(rec);
 }
 
+// On a MIG GPU, /metrics serves each GPU instance's memory (what its processes run out of), read
+// from NVML's MIG device handles: once per GPU instance, with its profile and UUID.
+TEST(WatchE2E, MetricsServeEachMigInstancesMemory) {
+  Host h(R"(driver_version: "550.54.15"
+gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-00000000-0000-0000-0000-000000000000"
+    memory_total_mib: 81559
+    mig_devices:
+      - {gpu_instance_id: 9, compute_instance_id: 0, uuid: MIG-a, name: "NVIDIA H100 80GB HBM3 MIG 1g.10gb",
+         memory_total_mib: 9984, processes: [{pid: 5100, name: "serve", used_mib: 2048}]}
+      - {gpu_instance_id: 2, compute_instance_id: 0, uuid: MIG-b, name: "NVIDIA H100 80GB HBM3 MIG 3g.40gb",
+         memory_total_mib: 40192}
+)");
+  int port = FreePort();
+  Daemon d(h.Args(port), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) {
+    return ListsProcessWith(j, 5100, "command", "python3 train.py --config big.yaml");
+  });
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m) << d.Log();
+  const std::string total9 = MetricLine(m->body, "vramwatch_mig_instance_memory_total_bytes{gpu=\"0\"");
+  EXPECT_NE(
+      total9.find("gpu_instance_id=\"9\",mig_profile=\"1g.10gb\",mig_uuid=\"MIG-a\"} " + std::to_string(9984ull << 20)),
+      std::string::npos)
+      << m->body;
+  EXPECT_NE(m->body.find("gpu_instance_id=\"2\",mig_profile=\"3g.40gb\",mig_uuid=\"MIG-b\"} " +
+                         std::to_string(40192ull << 20)),
+            std::string::npos)
+      << m->body;
+  const std::string used9 = MetricLine(m->body, "vramwatch_mig_instance_memory_used_bytes{gpu=\"0\"");
+  EXPECT_NE(used9.find("mig_uuid=\"MIG-a\"}"), std::string::npos) << m->body;
+}
+
 // A process list that could not be read is left out of the line (missing), never written as an
 // empty list (that would say every process ended); a GPU that stops answering is said on stderr
 // and keeps its lines, with the values it could not give as null.

@@ -35,13 +35,24 @@ std::set<std::string> Matches(const std::string& text, const std::regex& re) {
   return out;
 }
 
-// Every family the daemon can serve: render a state with every optional value present.
-std::set<std::string> ServedFamilies() {
+// A state with every optional value present, so that every family the daemon can serve is rendered.
+DaemonState StateServingEveryFamily() {
   DaemonState s = testing::MakeDaemonState(2, 2);
   s.gpus[0].analysis.baseline_bytes = 1e9;
   s.gpus[1].analysis.load_rise_bps = 349525.0;      // a swinging load's rise worth watching
   SeriesVerdict process_leak = s.gpus[0].analysis;  // a leaking process: its own rate and runway
   s.gpus[0].process_analysis[std::to_string(s.gpus[0].snapshot.processes[0].pid)] = process_leak;
+  MigDeviceSnapshot mig;  // a MIG GPU instance
+  mig.name = "NVIDIA H100 80GB HBM3 MIG 3g.40gb";
+  mig.memory_total_bytes = 40ull << 30;
+  mig.memory_used_bytes = 1ull << 30;
+  s.gpus[1].snapshot.mig_devices = {mig};
+  return s;
+}
+
+// Every family the daemon can serve.
+std::set<std::string> ServedFamilies() {
+  DaemonState s = StateServingEveryFamily();
   std::string text = RenderPrometheus(s, s.t);
   std::set<std::string> out;
   std::istringstream in(text);
@@ -139,9 +150,7 @@ std::map<std::string, std::vector<std::set<std::string>>> ServedLabelSets(const 
 // nothing when the daemon does not put `hostname` on that series: the panel is empty for every
 // host. Each label a dashboard selector matches on must be on every sample of that metric.
 TEST(DeployConsistency, DashboardLabelMatchersExistOnEveryServedSeries) {
-  DaemonState s = testing::MakeDaemonState(2, 2);
-  s.gpus[0].analysis.baseline_bytes = 1e9;
-  s.gpus[1].analysis.load_rise_bps = 349525.0;  // served only while a load's rise is worth watching
+  DaemonState s = StateServingEveryFamily();
   const auto served = ServedLabelSets(RenderPrometheus(s, s.t));
   const std::regex selector("(vramwatch_[a-z0-9_]+)\\{([^}]*)\\}");
   const std::regex matcher("([a-zA-Z_][a-zA-Z0-9_]*)\\s*(=~|!~|!=|=)");

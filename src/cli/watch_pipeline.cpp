@@ -124,6 +124,10 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
   MaybeFlush(now, false);
 }
 
+void WatchPipeline::CountNvmlError(const std::string& call, const std::string& code) {
+  ++nvml_errors_[{call, code}];
+}
+
 void WatchPipeline::RecordNvmlCall(const std::string& call, double seconds) {
   outputs::NvmlCallStats& c = nvml_calls_[call];
   const auto& bounds = outputs::NvmlLatencyBuckets();

@@ -107,6 +107,11 @@ class WatchPipeline {
   // as for IngestNvmlUnavailable. The next Ingest with run_findings replaces it.
   void IngestNoGpu(double now, const std::string& hostname, const std::string& message);
 
+  // NVML could not be loaded or initialised: one more vramwatch_nvml_errors_total{call,code}. `call`
+  // is the NVML function that failed ("nvmlInit_v2"), or "unknown" for a failure that is no call
+  // (the library cannot be loaded); `code` its token (nvml_return_names.h: "timeout",
+  // "NVML_ERROR_DRIVER_NOT_LOADED"), or "other".
+  void CountNvmlError(const std::string& call, const std::string& code);
   // One timed NVML call (or group of calls), `seconds` of wall time, into the histogram that
   // vramwatch_nvml_call_duration_seconds{call} renders.
   void RecordNvmlCall(const std::string& call, double seconds);

@@ -997,10 +997,30 @@ TEST(WatchE2E, MissingNvmlKeepsServingAndSaysWhy) {
   auto m = Get(port, "/metrics");
   ASSERT_TRUE(m);
   EXPECT_NE(m->body.find("kind=\"nvml_error\""), std::string::npos);
+  // The failure counts in the self-metrics, as a failure that is no NVML call.
+  EXPECT_NE(m->body.find("vramwatch_nvml_errors_total{call=\"unknown\",code=\"other\",hostname=\"e2e-node\"} "),
+            std::string::npos)
+      << m->body;
   EXPECT_NE(d.Log().find("retrying"), std::string::npos);
   // Like any critical finding, it raises its alert once it has held for --finding-for (1 s).
   json fired = WaitStatus(port, 20, [](const json& j) { return HasAlert(j, "GpuNvmlError", ""); });
   EXPECT_TRUE(HasAlert(fired, "GpuNvmlError", "")) << fired.dump(2) << d.Log();
+}
+
+// An nvmlInit that hangs past --timeout counts as that call's timeout in the self-metrics.
+TEST(WatchE2E, AHungNvmlInitCountsAsItsTimeout) {
+  std::string scenario = Scenario();
+  scenario += "hangs:\n  - {function: nvmlInit, at_s: 0, seconds: 30}\n";
+  Host h(scenario);
+  int port = FreePort();
+  Daemon d(h.Args(port), h.env, h.s.dir() + "/d.log");  // --timeout 500ms
+  json st = WaitStatus(port, 20, [](const json& j) { return !FindingsOf(j, "nvml_error").empty(); });
+  ASSERT_FALSE(FindingsOf(st, "nvml_error").empty()) << st.dump(2) << d.Log();
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->body.find("vramwatch_nvml_errors_total{call=\"nvmlInit_v2\",code=\"timeout\",hostname=\"e2e-node\"} "),
+            std::string::npos)
+      << m->body << d.Log();
 }
 
 // NVML that answers but lists no GPU is check's UNKNOWN ("NVML sees no GPU"), not a healthy host:

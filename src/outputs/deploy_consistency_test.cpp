@@ -146,6 +146,18 @@ std::map<std::string, std::vector<std::set<std::string>>> ServedLabelSets(const 
   return out;
 }
 
+// docs/watch.md names every family the daemon serves (its metric tables), so that a new one is
+// documented with its labels.
+TEST(DeployConsistency, TheWatchDocsNameEveryServedFamily) {
+  const std::string docs = ReadFile(std::string(VRAMWATCH_SOURCE_DIR) + "/docs/watch.md");
+  size_t checked = 0;
+  for (const std::string& family : ServedFamilies()) {
+    EXPECT_NE(docs.find("| `" + family + "` |"), std::string::npos) << family << " has no row in docs/watch.md";
+    ++checked;
+  }
+  EXPECT_GT(checked, 25u);
+}
+
 // A selector such as vramwatch_nvml_call_duration_seconds_bucket{hostname=~"$hostname"} matches
 // nothing when the daemon does not put `hostname` on that series: the panel is empty for every
 // host. Each label a dashboard selector matches on must be on every sample of that metric.

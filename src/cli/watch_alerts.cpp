@@ -33,10 +33,6 @@ std::string AlertNameOf(const Finding& f) {
   return {};
 }
 
-// How far a firing alert's unseen time may run ahead of the stored one (seconds): what a crash
-// may take off the time its condition was seen gone.
-constexpr double kUnseenStoreStep = 30;
-
 storage::StoredAlert ToStored(const detection::Alert& alert, double now) {
   storage::StoredAlert a;
   a.key = alert.key;
@@ -66,14 +62,13 @@ void WatchPipeline::EvaluateAlerts(double now) {
     }
   }
   // A firing alert whose condition is not seen: how long, so that a restart goes on from there.
+  // Put at every change (the next flush writes the latest, and so does the one at a stop), so a
+  // daemon restarting every few seconds still adds up the time it looked.
   for (const detection::Alert& a : tracker_.Active()) {
     if (a.state != detection::AlertState::kFiring) continue;
     const double unseen = detection::AlertTracker::UnseenFor(a, now);
     auto stored = stored_unseen_.find(a.key);
-    if (stored != stored_unseen_.end() && (unseen == 0) == (stored->second == 0) &&
-        std::fabs(unseen - stored->second) < kUnseenStoreStep) {
-      continue;
-    }
+    if (stored != stored_unseen_.end() && stored->second == unseen) continue;
     history_->alerts().Put(ToStored(a, now));
     stored_unseen_[a.key] = unseen;
   }

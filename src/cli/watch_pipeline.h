@@ -250,7 +250,7 @@ class WatchPipeline {
   std::vector<outputs::AlertSink*> sinks_;
   detection::AlertTracker tracker_;
   // The unseen time (AlertTracker::UnseenFor) last stored for each firing alert, by key: a kept
-  // or restored alert's is stored again once it is kUnseenStoreStep further on.
+  // or restored alert's is stored again whenever it changes.
   std::map<std::string, double> stored_unseen_;
   std::map<std::string, GpuTrack> gpus_;  // by GPU key
   // Stored records of processes running before a restart, by (GPU key, PID), until their GPU's

@@ -106,7 +106,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
   }
   // Flags of the other mode would be silently ignored: say so instead.
   static constexpr const char* kPrometheusOnly[] = {
-      "--query", "--range", "--end", "--unit", "--timeout", "--bearer-token-file", "--ca-file"};
+      "--query", "--range", "--end", "--unit", "--timeout", "--bearer-token-file", "--basic-auth-file", "--ca-file"};
   static constexpr const char* kFileOnly[] = {"--format", "--columns", "--interval", "--lenient"};
   for (const char* flag : flags.prometheus_url.empty()
                               ? std::vector<const char*>(std::begin(kPrometheusOnly), std::end(kPrometheusOnly))
@@ -164,20 +164,27 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
   }
   for (const std::string& m : without_gpu) AddNote(*settings, m + " (left out)");
   // A series that cannot be judged stops a file's analysis; from a Prometheus server, where one
-  // query reads a fleet, it is left out with a note and the others are judged.
+  // query reads a fleet, it is left out with a note and the others are judged (when none is left,
+  // each says why).
+  std::vector<std::string> left_out;
   for (auto it = all.begin(); it != all.end();) {
     Status st = CheckSeries(*it, flags);
     if (st.ok()) {
       ++it;
       continue;
     }
-    if (flags.prometheus_url.empty() || all.size() == 1) {
+    if (flags.prometheus_url.empty()) {
       std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(st.message()).c_str());
       return kExitUnknown;
     }
-    AddNote(*settings, st.message() + " (left out)");
+    left_out.push_back(st.message());
     it = all.erase(it);
   }
+  if (!left_out.empty() && all.empty()) {
+    for (const std::string& m : left_out) std::fprintf(stderr, "vramwatch analyze: %s\n", Printable(m).c_str());
+    return kExitUnknown;
+  }
+  for (const std::string& m : left_out) AddNote(*settings, m + " (left out)");
   if (!flags.plot_path.empty() || !flags.html_path.empty()) {
     std::vector<detection::SeriesAnalysis> analyses;
     for (const auto& s : all) analyses.push_back(s.analysis);
@@ -273,6 +280,9 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
   cmd->add_option("--bearer-token-file", flags->bearer_token_file,
                   "With --prometheus: send the token in this file as 'Authorization: Bearer' (a user and password "
                   "go in the URL: http://USER:PASSWORD@HOST:PORT)");
+  cmd->add_option("--basic-auth-file", flags->basic_auth_file,
+                  "With --prometheus: basic auth from this file's one line USER:PASSWORD (a password in the URL "
+                  "shows in ps and in shell history)");
   cmd->add_option("--ca-file", flags->ca_file,
                   "With --prometheus over https: verify the server with the PEM certificates in this file");
   cmd->add_option("--format", flags->format,

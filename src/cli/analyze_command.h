@@ -30,6 +30,7 @@ struct AnalyzeFlags {
   std::string unit = "auto";      // unit of the values: auto, bytes, KiB, MiB, GiB
   std::string timeout = "30s";    // the wait for each Prometheus answer
   std::string bearer_token_file;  // a token for "Authorization: Bearer"
+  std::string basic_auth_file;    // USER:PASSWORD for basic auth
   std::string ca_file;            // certificates to verify an https Prometheus with
   std::set<std::string> given;    // the flags on the command line, long names ("--query")
   bool json = false;

@@ -20,7 +20,25 @@ std::string SeriesName(const prometheus::PrometheusSeries& ps) {
   return ps.pid ? fmt::format("GPU {} PID {}", ps.gpu.key, *ps.pid) : fmt::format("GPU {}", ps.gpu.key);
 }
 
-// The flags that say how to reach the server: the timeout, a bearer token, a CA file.
+// A secret read from `path` for `flag`: its one line, the line end taken off. A control character
+// in it (a second line, a NUL) is refused: it would end up in an HTTP header.
+Result<std::string> SecretFromFile(const char* flag, const std::string& path) {
+  auto text = ReadWholeFile(path, 1 << 20);
+  if (!text.ok()) return text.status().WithContext(flag);
+  std::string t = *text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ' || t.back() == '\t')) t.pop_back();
+  if (t.empty()) return Status::InvalidArgument(std::string(flag) + " " + path + ": is empty");
+  for (char c : t) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return Status::InvalidArgument(std::string(flag) + " " + path +
+                                     ": holds a control character (expected one line)");
+    }
+  }
+  return t;
+}
+
+// The flags that say how to reach the server: the timeout, a token or a user and password from a
+// file, a CA file.
 Result<prometheus::FetchOptions> FetchOptionsOf(const AnalyzeFlags& flags) {
   prometheus::FetchOptions o;
   auto timeout = ParseDuration(flags.timeout);
@@ -28,12 +46,20 @@ Result<prometheus::FetchOptions> FetchOptionsOf(const AnalyzeFlags& flags) {
   if (*timeout <= 0) return Status::InvalidArgument("--timeout: must be greater than zero");
   o.timeout_s = *timeout;
   if (!flags.bearer_token_file.empty()) {
-    auto token = ReadWholeFile(flags.bearer_token_file, 1 << 20);
-    if (!token.ok()) return token.status().WithContext("--bearer-token-file");
-    std::string t = *token;
-    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ' || t.back() == '\t')) t.pop_back();
-    if (t.empty()) return Status::InvalidArgument("--bearer-token-file " + flags.bearer_token_file + ": is empty");
-    o.bearer_token = t;
+    auto token = SecretFromFile("--bearer-token-file", flags.bearer_token_file);
+    if (!token.ok()) return token.status();
+    o.bearer_token = *token;
+  }
+  if (!flags.basic_auth_file.empty()) {
+    auto pair = SecretFromFile("--basic-auth-file", flags.basic_auth_file);
+    if (!pair.ok()) return pair.status();
+    const size_t colon = pair->find(':');
+    if (colon == std::string::npos || colon == 0) {
+      return Status::InvalidArgument("--basic-auth-file " + flags.basic_auth_file +
+                                     ": expected one line USER:PASSWORD");
+    }
+    o.basic_user = pair->substr(0, colon);
+    o.basic_password = pair->substr(colon + 1);
   }
   if (!flags.ca_file.empty()) {
     auto ca = ReadWholeFile(flags.ca_file, 16 << 20);  // named now, not as a TLS failure later
@@ -98,8 +124,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
                                     name, ps.implausible, ps.first_implausible));
     }
     // A series that stopped long before the others: a card replaced, an exporter gone.
-    const double ended_gap = std::max(600.0, 10 * fetched->step_s);
-    if (!ps.points.empty() && newest - ps.points.back().t > ended_gap) {
+    if (prometheus::SeriesEnded(ps, newest, fetched->step_s)) {
       AddNote(settings,
               fmt::format("{}: its last sample is at {}, {} before the newest of the query (a card replaced "
                           "or an exporter gone?): judged on what it has",
@@ -114,7 +139,8 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
       MemorySample sample;
       sample.t = p.t;
       sample.used_bytes = p.used_bytes;
-      sample.total_bytes = ps.total_bytes ? ps.total_bytes : settings.trace.total_bytes;
+      // --total, when given, over the size the companion query read (which may be wrong).
+      sample.total_bytes = settings.trace.total_bytes ? settings.trace.total_bytes : ps.total_bytes;
       b.Add(sample);
     }
     out.push_back({source, b.Snapshot(), b.samples_without_memory()});

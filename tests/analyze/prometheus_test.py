@@ -147,10 +147,15 @@ def main():
                         "--end", str(end), "--html", html], capture_output=True, text=True, timeout=60)
         page = open(html).read() if os.path.exists(html) else ""
         checks.append(("the HTML report names the server and the query", url in page and "DCGM_FI_DEV_FB_USED" in page))
-        for extra, want in ((["--prometheus", url, "--format", "values"], "--format"),
-                            (["--prometheus", url, "--lenient"], "--lenient"),
-                            (["some.csv", "--query", "x"], "--query"),
-                            (["some.csv", "--range", "6h"], "--range")):
+        wrong_mode = [(["--prometheus", url, "--format", "values"], "--format"),
+                      (["--prometheus", url, "--columns", "timestamp,memory.used"], "--columns"),
+                      (["--prometheus", url, "--interval", "5s"], "--interval"),
+                      (["--prometheus", url, "--lenient"], "--lenient")]
+        for flag, value in (("--query", "x"), ("--range", "6h"), ("--end", "0"), ("--unit", "MiB"),
+                            ("--timeout", "5s"), ("--bearer-token-file", "t"), ("--basic-auth-file", "t"),
+                            ("--ca-file", "c")):
+            wrong_mode.append((["some.csv", flag, value], flag))
+        for extra, want in wrong_mode:
             wrong = subprocess.run([a.vramwatch, "analyze"] + extra, capture_output=True, text=True, timeout=60)
             checks.append((f"{want} in the wrong mode is exit 3 naming it",
                            wrong.returncode == 3 and want in wrong.stderr))

@@ -75,11 +75,24 @@ bool HasArithmetic(std::string_view query) {
   return false;
 }
 
-// The words of a query that may be metric names.
+// The words of a query that may be metric names (not those inside quoted label values).
 std::vector<std::string> NamesIn(const std::string& query) {
+  std::string bare;  // the query with its quoted strings blanked out
+  char quote = 0;
+  for (size_t i = 0; i < query.size(); ++i) {
+    const char c = query[i];
+    if (quote != 0) {
+      if (c == '\\') ++i;
+      if (c == quote) quote = 0;
+      bare += ' ';
+      continue;
+    }
+    if (c == '"' || c == '\'' || c == '`') quote = c;
+    bare += quote != 0 ? ' ' : c;
+  }
   static const std::regex name_re("[a-zA-Z_:][a-zA-Z0-9_:]*");
   std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(query.begin(), query.end(), name_re); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(bare.begin(), bare.end(), name_re); it != std::sregex_iterator(); ++it) {
     out.push_back((*it)[0].str());
   }
   return out;
@@ -142,10 +155,29 @@ struct Endpoint {
 // scheme's "//" (or the start) and the last '@' ("http://alice:***@prom:9090"). For messages about
 // URLs that do not parse too, which must not print a password either.
 std::string MaskPassword(const std::string& url) {
-  const size_t at = url.rfind('@');
-  if (at == std::string::npos) return url;
   const size_t slashes = url.find("//");
-  const size_t from = slashes == std::string::npos || slashes > at ? 0 : slashes + 2;
+  if (slashes == std::string::npos) {  // no URL at all: whatever lies between a ':' and a '@'
+    const size_t at = url.rfind('@'), colon = url.find(':');
+    if (at == std::string::npos || colon == std::string::npos || colon > at) return url;
+    return url.substr(0, colon + 1) + "***" + url.substr(at);
+  }
+  const size_t from = slashes + 2;
+  // The authority ends at the path, query or fragment; a '@' after that is no user's, unless what
+  // ends the authority is a password holding '/', '?' or '#' (not written %2F...): text after its
+  // ':' that is no port ("alice:pa" of http://alice:pa/ss@host), and no IPv6 literal.
+  const size_t authority_end = std::min(url.find_first_of("/?#", from), url.size());
+  const std::string authority = url.substr(from, authority_end - from);
+  size_t at = authority.rfind('@');
+  if (at != std::string::npos) {
+    at += from;
+  } else {
+    const size_t colon = authority.find(':');
+    const bool port_or_ipv6 = authority.empty() || authority[0] == '[' || colon == std::string::npos ||
+                              authority.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+    if (port_or_ipv6) return url;
+    at = url.rfind('@');
+    if (at == std::string::npos) return url;
+  }
   const size_t colon = url.find(':', from);
   if (colon == std::string::npos || colon > at) return url;
   return url.substr(0, colon + 1) + "***" + url.substr(at);
@@ -251,6 +283,7 @@ Result<std::string> Post(const Endpoint& e, const std::string& path, const httpl
   client->set_read_timeout(to);
   client->set_write_timeout(to);
   if (!e.user.empty() || !e.password.empty()) client->set_basic_auth(e.user.c_str(), e.password.c_str());
+  if (!options.basic_user.empty()) client->set_basic_auth(options.basic_user.c_str(), options.basic_password.c_str());
   if (!options.bearer_token.empty()) client->set_bearer_token_auth(options.bearer_token.c_str());
   if (!options.ca_file.empty()) client->set_ca_cert_path(options.ca_file.c_str());
   const std::string target = e.base + path;
@@ -259,8 +292,10 @@ Result<std::string> Post(const Endpoint& e, const std::string& path, const httpl
   std::future<httplib::Result> done = task->get_future();
   std::thread worker([task] { (*task)(); });
   if (done.wait_for(std::chrono::duration<double>(options.timeout_s)) != std::future_status::ready) {
-    client->stop();  // shuts the socket: the worker's read returns
-    worker.join();
+    // Shuts the socket so that the worker's read returns. stop() waits while the worker connects
+    // (a slow resolver, a TLS handshake), so neither is waited for here: both own what they use.
+    std::thread([client] { client->stop(); }).detach();
+    worker.detach();
     return Status::Unavailable("Prometheus at " + e.shown + ": no complete answer to " + path + " within " +
                                WholeSeconds(options.timeout_s) +
                                " s (a slow or stuck server; --timeout sets the wait)");
@@ -581,10 +616,11 @@ std::map<std::string, std::vector<std::pair<double, double>>> ParseSampleTimes(c
 // Each sample once, at its own time: a step of a range query reads the latest sample at or before
 // it, so a step shorter than the scrape interval reads one sample several times (a narrower rate
 // interval than the data allow). `times` (ParseSampleTimes) says which sample each step read.
-void KeepEachSampleOnce(PrometheusSeries& s,
+// False when `times` has no series of `s`'s labels (`s` is left as read).
+bool KeepEachSampleOnce(PrometheusSeries& s,
                         const std::map<std::string, std::vector<std::pair<double, double>>>& times) {
   auto it = times.find(LabelsWithoutName(s.labels));
-  if (it == times.end()) return;
+  if (it == times.end()) return false;
   const std::vector<std::pair<double, double>>& read = it->second;
   std::vector<SeriesPoint> kept;
   kept.reserve(s.points.size());
@@ -602,6 +638,7 @@ void KeepEachSampleOnce(PrometheusSeries& s,
     kept.push_back({sample_t, p.used_bytes});
   }
   s.points = std::move(kept);
+  return true;
 }
 
 // ParseQueryResponseOrThrow with its exceptions turned into errors: a response of the right
@@ -615,6 +652,53 @@ Result<PrometheusFetch> ParseQuery(std::string_view body, const std::string& que
   }
 }
 
+// The spans where a series holds values: runs of points at most kLookBackSeconds apart (as
+// Prometheus reads a series between two samples), as sorted, disjoint [from, to] in seconds.
+using Runs = std::vector<std::pair<double, double>>;
+
+Runs RunsOf(const PrometheusSeries& s) {
+  Runs runs;
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    const double t = s.points[i].t;
+    if (i > 0 && t - s.points[i - 1].t <= kLookBackSeconds) {
+      runs.back().second = t;
+    } else {
+      runs.emplace_back(t, t);
+    }
+  }
+  return runs;
+}
+
+// The longest stretch (seconds) over which both hold values: a series that takes turns with
+// another overlaps it by the look-back at each turn, never longer.
+double Overlap(const Runs& a, const Runs& b) {
+  double both = 0;
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    both = std::max(both, std::min(a[i].second, b[j].second) - std::max(a[i].first, b[j].first));
+    if (a[i].second < b[j].second) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return both;
+}
+
+Runs Union(const Runs& a, const Runs& b) {
+  Runs all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end());
+  Runs out;
+  for (const auto& r : all) {
+    if (!out.empty() && r.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, r.second);
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<PrometheusFetch> ParseQueryResponse(std::string_view body, const std::string& query, ValueUnit unit) {
@@ -622,6 +706,7 @@ Result<PrometheusFetch> ParseQueryResponse(std::string_view body, const std::str
 }
 
 std::string NotUsedQueryReason(const std::string& query) {
+  if (HasArithmetic(query)) return {};  // total - free is used memory: the user says what it is
   std::string first_not_used;
   for (const std::string& name : NamesIn(query)) {
     const std::string why = NotUsedMemoryReason(name);
@@ -647,28 +732,36 @@ std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> 
   const auto last_t = [](const PrometheusSeries& s) { return s.points.empty() ? -1.0 : s.points.back().t; };
   std::vector<PrometheusSeries> out;
   for (std::vector<PrometheusSeries>& g : groups) {
-    // Chains of series that follow one another (overlapping by at most `overlap_s`: Prometheus'
-    // look-back after a series' last sample); series that hold values at the same times for longer
-    // are not one memory read twice, and stay apart.
+    // Chains of series that follow one another: each holds values at the same times as the chain
+    // for at most `overlap_s` at a stretch (Prometheus' look-back after a series' last sample). Series that hold
+    // values at the same times for longer are not one memory read twice, and stay apart; a series
+    // that comes back (idle, a pod, idle again) joins its chain again.
     std::stable_sort(g.begin(), g.end(),
                      [&](const PrometheusSeries& a, const PrometheusSeries& b) { return first_t(a) < first_t(b); });
-    std::vector<std::vector<PrometheusSeries>> chains;
+    struct Chain {
+      std::vector<PrometheusSeries> series;
+      Runs runs;
+    };
+    std::vector<Chain> chains;
     for (PrometheusSeries& s : g) {
-      std::vector<PrometheusSeries>* after = nullptr;
-      for (auto& c : chains) {
-        if (last_t(c.back()) <= first_t(s) + overlap_s &&
-            (after == nullptr || last_t(c.back()) > last_t(after->back()))) {
-          after = &c;
+      Runs runs = RunsOf(s);
+      Chain* joined = nullptr;
+      for (Chain& c : chains) {
+        if (Overlap(c.runs, runs) <= overlap_s) {
+          joined = &c;
+          break;
         }
       }
-      if (after == nullptr) {
+      if (joined == nullptr) {
         chains.emplace_back();
-        after = &chains.back();
+        joined = &chains.back();
       }
-      after->push_back(std::move(s));
+      joined->runs = Union(joined->runs, runs);
+      joined->series.push_back(std::move(s));
     }
     std::vector<PrometheusSeries> merged_chains;
-    for (std::vector<PrometheusSeries>& c : chains) {
+    for (Chain& chain : chains) {
+      std::vector<PrometheusSeries>& c = chain.series;
       // The series that reaches furthest first: its point wins a time several hold, its labels stay.
       std::stable_sort(c.begin(), c.end(),
                        [&](const PrometheusSeries& a, const PrometheusSeries& b) { return last_t(a) > last_t(b); });
@@ -733,6 +826,10 @@ std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> 
   return out;
 }
 
+bool SeriesEnded(const PrometheusSeries& s, double newest_t, double step_s) {
+  return !s.points.empty() && newest_t - s.points.back().t > std::max(600.0, 10 * step_s);
+}
+
 Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std::string& query, double range_s,
                                               std::optional<double> end_time, ValueUnit unit,
                                               const FetchOptions& options) {
@@ -740,10 +837,12 @@ Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std:
   if (!(range_s > 0)) return Status::InvalidArgument("--range must be positive");
   auto ep = ParseUrl(url);
   if (!ep.ok()) return ep.status();
-  if ((!ep->user.empty() || !ep->password.empty()) && !options.bearer_token.empty()) {
+  const int ways = (!ep->user.empty() || !ep->password.empty() ? 1 : 0) + (options.bearer_token.empty() ? 0 : 1) +
+                   (options.basic_user.empty() ? 0 : 1);
+  if (ways > 1) {
     return Status::InvalidArgument("--prometheus '" + ep->shown +
-                                   "' holds a user and password and --bearer-token-file gives a token: give one of "
-                                   "the two");
+                                   "': credentials are given more than one way (a user and password in the URL, "
+                                   "--basic-auth-file, --bearer-token-file): give one of them");
   }
   if (std::string why = NotUsedQueryReason(query); !why.empty()) return Status::InvalidArgument(why);
   const bool selector = !SelectorName(query).empty();
@@ -784,10 +883,9 @@ Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std:
     if (times_body.ok()) {
       const auto times = ParseSampleTimes(*times_body);
       std::string().swap(*times_body);
-      if (!times.empty()) {
-        for (PrometheusSeries& s : fetched->series) KeepEachSampleOnce(s, times);
-        fetched->each_sample_once = true;
-      }
+      bool all = true;
+      for (PrometheusSeries& s : fetched->series) all = KeepEachSampleOnce(s, times) && all;
+      fetched->each_sample_once = all;
     }
   }
   fetched->series = MergeSeriesOfOneGpu(std::move(fetched->series), kLookBackSeconds + 2 * step);
@@ -797,8 +895,12 @@ Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std:
   // The card size at the end of the range; for a series that ended before it (a card replaced),
   // at its own last sample. The size is a bonus: a failing query leaves it unknown.
   std::set<double> when{end};
+  double newest = 0;
   for (const PrometheusSeries& s : fetched->series) {
-    if (!s.points.empty() && s.points.back().t < end - 2 * step && when.size() < 8) when.insert(s.points.back().t);
+    if (!s.points.empty()) newest = std::max(newest, s.points.back().t);
+  }
+  for (const PrometheusSeries& s : fetched->series) {
+    if (!s.points.empty() && SeriesEnded(s, newest, step) && when.size() < 8) when.insert(s.points.back().t);
   }
   std::map<std::string, uint64_t> by_gpu;
   for (auto t = when.rbegin(); t != when.rend(); ++t) {

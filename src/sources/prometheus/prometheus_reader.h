@@ -44,7 +44,7 @@ Result<ValueUnit> ParseValueUnit(std::string_view text);  // "auto", "bytes"/"B"
 // One point of a series: when, and the used memory in bytes (missing for NaN, Inf, a negative
 // value or one no GPU memory can be: above kMaxPlausibleBytes).
 struct SeriesPoint {
-  double t = 0;
+  double t = 0;  // seconds since the epoch
   std::optional<uint64_t> used_bytes;
 };
 
@@ -102,6 +102,10 @@ std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> 
 // `url` for messages: a password in it written as *** ("http://alice:***@prom:9090").
 std::string UrlForMessages(const std::string& url);
 
+// Whether `s` ended well before the newest sample of its query (`newest_t`, seconds since the
+// epoch): more than ten minutes, or ten steps, before it (a card replaced, an exporter gone).
+bool SeriesEnded(const PrometheusSeries& s, double newest_t, double step_s);
+
 // The query for the card size that goes with a used-memory query, or empty when unknown.
 std::string CompanionTotalQuery(const std::string& query);
 
@@ -119,7 +123,9 @@ struct FetchOptions {
   double timeout_s = 30;         // for each request, from sending it to the end of its answer
   bool fetch_total = true;       // ask for the card size with CompanionTotalQuery
   std::string bearer_token;      // sent as "Authorization: Bearer ..." when not empty
-  std::string ca_file;           // PEM certificates to verify an https server with, when not empty
+  // Basic auth from a file (so that the password is not on the command line), when not empty.
+  std::string basic_user, basic_password;
+  std::string ca_file;  // PEM certificates to verify an https server with, when not empty
 };
 
 // Runs `query` over [end_time - range_s, end_time] (end_time: seconds since the epoch; absent:

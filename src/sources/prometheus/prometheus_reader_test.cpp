@@ -278,6 +278,10 @@ TEST(PrometheusReader, CredentialsInTheUrlAreBasicAuthAndNeverShown) {
   auto wrong = FetchPrometheusSeries("http://alice:guess@" + base, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, o);
   auto encoded =
       FetchPrometheusSeries("HTTP://alice:p%40ss%3Ax@" + base, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, o);
+  FetchOptions from_file = o;  // --basic-auth-file
+  from_file.basic_user = "alice";
+  from_file.basic_password = "secret";
+  auto filed = FetchPrometheusSeries("http://" + base, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, from_file);
   FetchOptions both = o;
   both.bearer_token = "t0ken";
   auto two = FetchPrometheusSeries("http://alice:secret@" + base, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, both);
@@ -287,8 +291,9 @@ TEST(PrometheusReader, CredentialsInTheUrlAreBasicAuthAndNeverShown) {
   EXPECT_EQ(ok->series.size(), 1u);
   EXPECT_TRUE(encoded.ok()) << "a percent-encoded '@' and ':' in the password, an upper-case scheme: "
                             << encoded.status().ToString();
+  EXPECT_TRUE(filed.ok()) << "basic auth from a file: " << filed.status().ToString();
   ASSERT_FALSE(two.ok()) << "a password and a token: which one is meant?";
-  EXPECT_THAT(two.status().message(), HasSubstr("give one of the two"));
+  EXPECT_THAT(two.status().message(), HasSubstr("give one of them"));
   ASSERT_FALSE(wrong.ok());
   EXPECT_THAT(wrong.status().message(), HasSubstr("HTTP 401"));
   EXPECT_THAT(wrong.status().message(), HasSubstr("unauthorized"));
@@ -338,21 +343,56 @@ TEST(PrometheusReader, AnAnswerNotCompleteWithinTheTimeoutIsUnavailable) {
 
 // Two series of one GPU holding different values over the same hours are not one memory read
 // twice: each is judged on its own, told apart by the labels that differ.
-TEST(PrometheusReader, SeriesOfOneGpuThatOverlapForLongStayApart) {
-  const std::string body = R"({"status":"success","data":{"resultType":"matrix","result":[
-    {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"0","Hostname":"ov","pod":"p1"},
-     "values":[[0,"20000"],[3600,"20000"],[7200,"20000"]]},
-    {"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"0","Hostname":"ov","pod":"p2"},
-     "values":[[3600,"100"],[7200,"500"]]}]}})";
-  auto r = ParseQueryResponse(body, "DCGM_FI_DEV_FB_USED", ValueUnit::kAuto);
+// A matrix answer of DCGM_FI_DEV_FB_USED on GPU 0 of host "ov": one series per entry, its `pod`
+// label and its points (seconds, MiB).
+std::string OvAnswer(const std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>>& series) {
+  std::string body = R"({"status":"success","data":{"resultType":"matrix","result":[)";
+  for (size_t i = 0; i < series.size(); ++i) {
+    body += std::string(i ? "," : "") + R"({"metric":{"__name__":"DCGM_FI_DEV_FB_USED","gpu":"0","Hostname":"ov")";
+    if (!series[i].first.empty()) body += R"(,"pod":")" + series[i].first + "\"";
+    body += R"(},"values":[)";
+    for (size_t k = 0; k < series[i].second.size(); ++k) {
+      body += (k ? "," : "") + std::string("[") + std::to_string(series[i].second[k].first) + ",\"" +
+              std::to_string(series[i].second[k].second) + "\"]";
+    }
+    body += "]}";
+  }
+  return body + "]}}";
+}
+
+// Points every minute over [from, to) seconds at `mib`, rising by `per_min` each minute.
+std::vector<std::pair<int, int>> Minutes(int from, int to, int mib, int per_min = 0) {
+  std::vector<std::pair<int, int>> out;
+  for (int t = from; t < to; t += 60) out.emplace_back(t, mib + per_min * (t - from) / 60);
+  return out;
+}
+
+// Two series of one GPU holding different values over the same hours are not one memory read
+// twice: each is judged on its own, told apart by the labels that differ. Series that take turns
+// (idle, a pod, idle again: dcgm-exporter labels the pod's) are one.
+TEST(PrometheusReader, SeriesOfOneGpuThatOverlapForLongStayApartAndOnesTakingTurnsAreOne) {
+  auto r = ParseQueryResponse(OvAnswer({{"p1", Minutes(0, 7200, 20000)}, {"p2", Minutes(3600, 7200, 100, 7)}}),
+                              "DCGM_FI_DEV_FB_USED", ValueUnit::kAuto);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   auto apart = MergeSeriesOfOneGpu(std::move(r->series), 300);
   ASSERT_EQ(apart.size(), 2u);
   EXPECT_EQ(apart[0].gpu.key, "ov/0/pod=p1");
   EXPECT_EQ(apart[1].gpu.key, "ov/0/pod=p2");
   EXPECT_EQ(apart[0].apart, 2u);
-  EXPECT_EQ(apart[1].points.size(), 2u);
-  EXPECT_EQ(*apart[1].points[1].used_bytes, 500ull << 20);
+  EXPECT_EQ(apart[1].points.size(), 60u);
+  EXPECT_EQ(*apart[1].points.back().used_bytes, (100ull + 7 * 59) << 20);
+  // Idle (no pod label) for an hour, a pod for an hour, idle again; each ends with Prometheus'
+  // five minutes of look-back over the next.
+  std::vector<std::pair<int, int>> idle = Minutes(0, 3600 + 300, 500);
+  for (auto p : Minutes(7200, 10800, 500)) idle.push_back(p);
+  r = ParseQueryResponse(OvAnswer({{"", idle}, {"train-0", Minutes(3600, 7200 + 300, 30000)}}), "DCGM_FI_DEV_FB_USED",
+                         ValueUnit::kAuto);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto turns = MergeSeriesOfOneGpu(std::move(r->series), 300);
+  ASSERT_EQ(turns.size(), 1u) << turns[0].gpu.key;
+  EXPECT_EQ(turns[0].gpu.key, "ov/0");
+  EXPECT_EQ(turns[0].merged, 2u);
+  EXPECT_EQ(turns[0].points.size(), 180u) << "one point per minute over the three hours";
 }
 
 TEST(PrometheusReader, AQueryOfFreeMemoryInsideAFunctionIsRefusedAndARatioIsNot) {
@@ -361,6 +401,10 @@ TEST(PrometheusReader, AQueryOfFreeMemoryInsideAFunctionIsRefusedAndARatioIsNot)
   EXPECT_EQ(NotUsedQueryReason("DCGM_FI_DEV_FB_USED / (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)"), "");
   EXPECT_EQ(NotUsedQueryReason("sum by (gpu) (vramwatch_gpu_memory_used_bytes)"), "");
   EXPECT_EQ(NotUsedQueryReason("some_gauge"), "");
+  // Arithmetic may make used memory of them; a label value is no metric.
+  EXPECT_EQ(NotUsedQueryReason("DCGM_FI_DEV_FB_TOTAL - DCGM_FI_DEV_FB_FREE"), "");
+  EXPECT_THAT(NotUsedQueryReason("max_over_time(DCGM_FI_DEV_FB_FREE{pod=\"used-x\"}[5m])"),
+              HasSubstr("DCGM_FI_DEV_FB_FREE is the free memory"));
 }
 
 TEST(PrometheusReader, AMalformedUrlNeverShowsItsPassword) {
@@ -375,6 +419,44 @@ TEST(PrometheusReader, AMalformedUrlNeverShowsItsPassword) {
   ASSERT_FALSE(slash.ok());
   EXPECT_THAT(slash.status().message(), HasSubstr("%2F"));
   EXPECT_EQ(UrlForMessages("HTTP://alice:s3cret@h"), "HTTP://alice:***@h");
+  // A '@' in the path is no user's.
+  EXPECT_EQ(UrlForMessages("http://prom:9090/a@b"), "http://prom:9090/a@b");
+  EXPECT_EQ(UrlForMessages("http://[::1]:9090/x@y"), "http://[::1]:9090/x@y");
+  EXPECT_EQ(UrlForMessages("http://alice:s3cret@[::1]:9090/x"), "http://alice:***@[::1]:9090/x");
+}
+
+// A server whose answers to timestamp(Q) name other series than Q's (a proxy that rewrites
+// labels): the samples cannot be told apart, and the fetch says so (each_sample_once false), so
+// that analyze notes it. The bearer token is sent.
+TEST(PrometheusReader, SampleTimesThatMatchNoSeriesAreSaidAndTheTokenIsSent) {
+  httplib::Server server;
+  std::string seen_auth;
+  server.Post("/api/v1/query", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(R"({"status":"success","data":{"resultType":"matrix","result":[
+      {"metric":{"gpu":"0"},"values":[[1699999940,"5"],[1699999955,"5"],[1699999970,"5"],[1699999985,"5"]]}]}})",
+                    "application/json");
+  });
+  server.Post("/api/v1/query_range", [&](const httplib::Request& req, httplib::Response& res) {
+    seen_auth = req.get_header_value("Authorization");
+    const bool times = req.get_param_value("query").rfind("timestamp(", 0) == 0;
+    res.set_content(std::string(R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"gpu":")") +
+                        (times ? "9" : "0") + R"("},"values":[[1700000000,"5"],[1700000008,"5"]]}]}})",
+                    "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread t([&] { server.listen_after_bind(); });
+  FetchOptions o;
+  o.bearer_token = "t0ken";
+  auto r =
+      FetchPrometheusSeries("http://127.0.0.1:" + std::to_string(port), "x_bytes", 60, 1700000008, ValueUnit::kAuto, o);
+  server.stop();
+  t.join();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_DOUBLE_EQ(r->step_s, 7.5) << "half the spacing the first query read";
+  EXPECT_FALSE(r->each_sample_once);
+  EXPECT_EQ(r->series[0].points.size(), 2u) << "kept as read";
+  EXPECT_EQ(seen_auth, "Bearer t0ken");
 }
 
 // A real Prometheus (Debian's package) on a free loopback port, loaded with 12 h of generated

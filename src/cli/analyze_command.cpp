@@ -37,7 +37,7 @@ namespace {
 // (a file written newest first): an error naming the cause, never a verdict on them.
 Status CheckSeries(const outputs::AnalyzedSeries& s, const AnalyzeFlags& flags) {
   const detection::SeriesAnalysis& a = s.analysis;
-  const std::string name = a.pid ? fmt::format("GPU {} PID {}", a.gpu.key, *a.pid) : fmt::format("GPU {}", a.gpu.key);
+  const std::string name = SeriesName(a.gpu, a.pid);
   // Used memory above the card's total, on `how_many` samples: a wrong reading of the file, named
   // with the flag to check.
   auto above_total = [&](double total, double least, const std::string& how_many) {

@@ -16,10 +16,6 @@ namespace vw::cli {
 
 namespace {
 
-std::string SeriesName(const prometheus::PrometheusSeries& ps) {
-  return ps.pid ? fmt::format("GPU {} PID {}", ps.gpu.key, *ps.pid) : fmt::format("GPU {}", ps.gpu.key);
-}
-
 // A secret read from `path` for `flag`: its one line, the line end taken off. A control character
 // in it (a second line, a NUL) is refused: it would end up in an HTTP header.
 Result<std::string> SecretFromFile(const char* flag, const std::string& path) {
@@ -105,7 +101,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
       seen.Note(ps.gpu);
       continue;
     }
-    const std::string name = SeriesName(ps);
+    const std::string name = SeriesName(ps.gpu, ps.pid);
     if (ps.merged > 1) {
       std::string labels;
       for (const std::string& l : ps.changed_labels) labels += (labels.empty() ? "" : ", ") + l;

@@ -73,6 +73,10 @@ bool GpuSelected(const AnalyzeFlags& f, const GpuIdentity& gpu) {
   return false;
 }
 
+std::string SeriesName(const GpuIdentity& gpu, std::optional<int64_t> pid) {
+  return pid ? fmt::format("GPU {} PID {}", gpu.key, *pid) : fmt::format("GPU {}", gpu.key);
+}
+
 std::string GpusWanted(const AnalyzeFlags& f) {
   std::string out;
   for (const std::string& g : f.gpus) out += (out.empty() ? "" : ", ") + g;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ void AddNote(AnalyzeSettings& settings, const std::string& note);
 // Whether --gpu selects `gpu` (every GPU when it is not given): its key, UUID or index, or its PCI
 // bus id in either spelling (lspci/sysfs "0000:3b:00.0" or NVML's "00000000:3B:00.0").
 bool GpuSelected(const AnalyzeFlags& f, const GpuIdentity& gpu);
+
+// A series in messages: "GPU node-7/0", or "GPU node-7/0 PID 4242" for a process's.
+std::string SeriesName(const GpuIdentity& gpu, std::optional<int64_t> pid);
 
 // The --gpu values as given: "0, 3".
 std::string GpusWanted(const AnalyzeFlags& f);

@@ -35,38 +35,12 @@
 
 #include "core/sample.h"
 #include "core/status.h"
+#include "sources/prometheus/prometheus_http.h"
+#include "sources/prometheus/prometheus_series.h"
 
 namespace vw::prometheus {
 
-enum class ValueUnit { kAuto, kBytes, kKiB, kMiB, kGiB };
 Result<ValueUnit> ParseValueUnit(std::string_view text);  // "auto", "bytes"/"B", "KiB", "MiB", "GiB"
-
-// One point of a series: when, and the used memory in bytes (missing for NaN, Inf, a negative
-// value or one no GPU memory can be: above kMaxPlausibleBytes).
-struct SeriesPoint {
-  double t = 0;  // seconds since the epoch
-  std::optional<uint64_t> used_bytes;
-};
-
-// The largest value taken as GPU memory, in bytes (1 PiB, far above any node's sum of cards):
-// above it, the unit is wrong or the value is garbage.
-inline constexpr double kMaxPlausibleBytes = 1125899906842624.0;
-
-struct PrometheusSeries {
-  std::map<std::string, std::string> labels;  // including __name__ when Prometheus returned it
-  GpuIdentity gpu;
-  std::optional<int64_t> pid;               // for per-process series (a `pid` label)
-  ValueUnit unit = ValueUnit::kBytes;       // what the values were converted from
-  std::vector<SeriesPoint> points;          // time order
-  std::optional<uint64_t> total_bytes;      // the card's (or MIG instance's) size from the companion query
-  size_t implausible = 0;                   // values above kMaxPlausibleBytes, left missing
-  std::string first_implausible;            // the first of them as Prometheus wrote it
-  size_t merged = 1;                        // how many Prometheus series this one is made of
-  std::vector<std::string> changed_labels;  // the labels whose values differed between them
-  // How many series of this GPU held values at the same times (kept apart, their differing labels
-  // in their keys); 1 when none did.
-  size_t apart = 1;
-};
 
 // What a query gave: the series, the step used and what Prometheus warned about.
 struct PrometheusFetch {
@@ -87,21 +61,6 @@ Result<PrometheusFetch> ParseQueryResponse(std::string_view body, const std::str
 
 GpuIdentity IdentityFromLabels(const std::map<std::string, std::string>& labels);
 
-// Prometheus' default look-back (seconds): a range query goes on reading a series this long after
-// its last sample, so series that follow one another overlap by up to this much.
-inline constexpr double kLookBackSeconds = 300;
-
-// Series of one GPU (key, UUID, PID and unit alike) that follow one another, overlapping by at most
-// `overlap_s` seconds, made one: points in time order, at a time held by several the one of the
-// series that reaches furthest; labels of that series. Series of one GPU that overlap for longer
-// stay apart, the labels that differ between them added to their keys ("node-1/3/pod=train-b").
-// GPUs of one key with different UUIDs (a card replaced) get the UUID in their key
-// ("node-1/3/GPU-abc").
-std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> series, double overlap_s);
-
-// `url` for messages: a password in it written as *** ("http://alice:***@prom:9090").
-std::string UrlForMessages(const std::string& url);
-
 // Whether `s` ended well before the newest sample of its query (`newest_t`, seconds since the
 // epoch): more than ten minutes, or ten steps, before it (a card replaced, an exporter gone).
 bool SeriesEnded(const PrometheusSeries& s, double newest_t, double step_s);
@@ -118,14 +77,11 @@ std::string NotUsedMemoryReason(std::string_view metric);
 // to used plus free is not. Empty when it may be analysed.
 std::string NotUsedQueryReason(const std::string& query);
 
-struct FetchOptions {
-  std::optional<double> step_s;  // default: the series' own spacing, or ChooseStep(range)
-  double timeout_s = 30;         // for each request, from sending it to the end of its answer
+// How to fetch: the step, whether to ask for the card size, and how to reach the server
+// (ServerAccess: the timeout and credentials).
+struct FetchOptions : ServerAccess {
+  std::optional<double> step_s;  // default: half the series' own spacing, or ChooseStep(range)
   bool fetch_total = true;       // ask for the card size with CompanionTotalQuery
-  std::string bearer_token;      // sent as "Authorization: Bearer ..." when not empty
-  // Basic auth from a file (so that the password is not on the command line), when not empty.
-  std::string basic_user, basic_password;
-  std::string ca_file;  // PEM certificates to verify an https server with, when not empty
 };
 
 // Runs `query` over [end_time - range_s, end_time] (end_time: seconds since the epoch; absent:

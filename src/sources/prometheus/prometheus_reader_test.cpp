@@ -19,6 +19,8 @@
 #include <thread>
 
 #include "core/testing/free_port.h"
+#include "sources/prometheus/prometheus_http.h"
+#include "sources/prometheus/series_merge.h"
 
 namespace vw::prometheus {
 namespace {

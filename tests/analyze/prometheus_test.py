@@ -3,7 +3,8 @@
 
 Generates 12 h of DCGM_FI_DEV_FB_USED history at 15 s for two GPUs (GPU 0 leaks 200 MiB/h under
 noise after a warm-up, GPU 1 sits on a flat plateau), a MIG card (GPU 2: instance 1, 3g.40gb, leaks
-400 MiB/h; instance 2, 1g.10gb, is flat) and a GPU whose `pod` label changes half-way (GPU 3, flat),
+400 MiB/h; instance 2, 1g.10gb, is flat), a GPU whose `pod` label changes half-way (GPU 3, flat) and
+one whose exporter reports a card smaller than its used memory (GPU 4, left out with a note),
 loads it with `promtool tsdb create-blocks-from openmetrics`, starts Prometheus on a free loopback
 port, runs analyze over the range, and checks the verdicts, the leak rates, the card and instance
 sizes and the notes; then the flags refused with --prometheus or without it. Prometheus is always
@@ -38,7 +39,7 @@ def history(start, end):
     lines = ["# TYPE DCGM_FI_DEV_FB_USED gauge", "# TYPE DCGM_FI_DEV_FB_FREE gauge"]
     used_rows, free_rows = [], []
     model = 'modelName="NVIDIA H100 80GB HBM3"'
-    for gpu in (0, 1, 3):
+    for gpu in (0, 1, 3, 4):
         for t in range(start, end + 1, 15):
             age = t - start
             level = 30000 * min(1.0, age / 600.0)
@@ -49,7 +50,8 @@ def history(start, end):
             if gpu == 3:  # dcgm-exporter names the pod using the GPU: another pod half-way
                 labels += ',pod="train-a"' if age < 6 * 3600 else ',pod="train-b"'
             used_rows.append(f"DCGM_FI_DEV_FB_USED{{{labels}}} {used} {t}")
-            free_rows.append(f"DCGM_FI_DEV_FB_FREE{{{labels}}} {81559 - used} {t}")
+            # GPU 4's exporter is broken: its free memory makes a card smaller than its used memory.
+            free_rows.append(f"DCGM_FI_DEV_FB_FREE{{{labels}}} {81559 - used if gpu != 4 else -1000} {t}")
     for gi, size in MIG_SIZES_MIB.items():
         profile = "3g.40gb" if gi == "1" else "1g.10gb"
         for t in range(start, end + 1, 15):
@@ -108,7 +110,7 @@ def main():
         gpus = {g["gpu"]: g for g in doc.get("gpus", [])}
         notes = " ".join(doc.get("notes", []))
         checks = [
-            ("a series per GPU and per MIG instance, one for GPU 3 whose pod changed",
+            ("a series per GPU and per MIG instance, one for GPU 3 whose pod changed (GPU 4 left out)",
              set(gpus) == {"node-1/0", "node-1/1", "node-1/2/gi1", "node-1/2/gi2", "node-1/3"}),
             ("GPU 0 leaks", gpus.get("node-1/0", {}).get("verdict") == "leak"),
             ("GPU 1 does not", gpus.get("node-1/1", {}).get("verdict") in ("plateau", "settling")),
@@ -129,6 +131,8 @@ def main():
                        gi1.get("memory_total_bytes") == MIG_SIZES_MIB["1"] * 2**20))
         checks.append(("MIG instance 2 does not leak", gpus.get("node-1/2/gi2", {}).get("verdict") in ("plateau", "settling")))
         checks.append(("a note says GPU 3's series were read as one", "node-1/3" in notes and "pod" in notes))
+        checks.append(("GPU 4 (used above its size) is left out with a note, the others judged",
+                       "node-1/4" not in gpus and "node-1/4" in notes and "left out" in notes))
         bad = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "DCGM_FI_DEV_FB_USED{"],
                              capture_output=True, text=True, timeout=60)
         checks.append(("a bad query is exit 3 with Prometheus' reason", bad.returncode == 3 and "query" in bad.stderr))

@@ -19,7 +19,6 @@
 #include "outputs/http_server.h"
 #include "outputs/web_page.h"
 #include "sources/kernel/kernel_log_follower.h"
-#include "sources/nvml/nvml_return_names.h"
 #include "sources/nvml/nvml_source.h"
 #include "sources/procfs/holder_join.h"
 #include "sources/procfs/kube_names.h"
@@ -124,31 +123,6 @@ struct LiveSinks {
   std::unique_ptr<outputs::WebhookAlertSink> webhook;
 };
 
-// The {call, code} labels of vramwatch_nvml_errors_total for a failure to open NVML: the NVML
-// function its message names ("/usr/lib/libnvidia-ml.so.1: nvmlInit_v2: ... (NVML error 9)") and
-// its return code's token, "timeout" for a call that passed its deadline; "unknown" and "other"
-// for a failure that is no call (a library that cannot be loaded).
-std::pair<std::string, std::string> NvmlOpenErrorLabels(const Status& st) {
-  const std::string& m = st.message();
-  std::string call = "unknown";
-  for (size_t at = m.find("nvml"); at != std::string::npos; at = m.find("nvml", at + 1)) {
-    size_t end = at;
-    while (end < m.size() && (std::isalnum(static_cast<unsigned char>(m[end])) || m[end] == '_')) ++end;
-    if (end < m.size() && m[end] == ':' && (at == 0 || !std::isalnum(static_cast<unsigned char>(m[at - 1])))) {
-      call = m.substr(at, end - at);
-      break;
-    }
-  }
-  if (st.code() == StatusCode::kTimeout && call != "unknown") {
-    // CallRunner: "NAME: not called, the previous call ... is still blocked" or "NAME: no answer".
-    return {call, m.find(": not called,") != std::string::npos ? nvml::kCodeBlocked : nvml::kCodeTimeout};
-  }
-  if (const size_t e = m.rfind("(NVML error "); e != std::string::npos && call != "unknown") {
-    return {call, nvml::NvmlReturnName(std::atoi(m.c_str() + e + 12))};
-  }
-  return {call, "other"};
-}
-
 // One turn of the sampling loop at a time: NVML opened when it is not (retried every 10 s while it
 // fails), then one sample, with process facts and the kernel log's new Xid lines every
 // --process-interval, or the nvml_error finding while there is no NVML; either is published.
@@ -193,7 +167,8 @@ class Sampler {
   // NVML counts its GPUs when it is initialised, so one that answers with none (check's UNKNOWN:
   // a driver that sees no GPU, a container given none) is closed and opened again every 10 s too.
   void OpenNvml(double now) {
-    auto src = nvml::NvmlSource::Open(so_);
+    nvml::NvmlSource::OpenFailure failure;
+    auto src = nvml::NvmlSource::Open(so_, &failure);
     if (src.ok() && (*src)->gpu_count() > 0) {
       nvml_ = std::move(*src);
       pipeline_.SetNvmlLibrary(nvml_->library_path(), nvml_->BoundFunctions());
@@ -203,10 +178,7 @@ class Sampler {
       return;
     }
     const bool no_gpu = src.ok();
-    if (!no_gpu) {
-      const auto [call, code] = NvmlOpenErrorLabels(src.status());
-      pipeline_.CountNvmlError(call, code);
-    }
+    if (!no_gpu) pipeline_.CountNvmlError(failure.call, failure.code);
     std::string error;
     if (no_gpu) {
       pipeline_.SetNvmlLibrary((*src)->library_path(), (*src)->BoundFunctions());

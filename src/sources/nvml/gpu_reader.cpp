@@ -52,6 +52,11 @@ Status NvmlCaller::Failed(const char* name, api::nvmlReturn_t rc) {
   return NvmlStatus(name, rc, text ? text : "unknown error");
 }
 
+std::string NvmlCaller::FailureCodeName(const Status& s) const {
+  if (!timed_out_) return NvmlReturnName(last_code_.value_or(0));
+  return s.message().find(": not called, ") != std::string::npos ? kCodeBlocked : kCodeTimeout;
+}
+
 Status NvmlCaller::Timeout(Status s) {
   last_code_.reset();
   timed_out_ = true;
@@ -86,12 +91,7 @@ bool GpuReader::Note(const Status& s) {
   }
   std::string function = s.message().substr(0, s.message().find(':'));
   g_->errors.push_back(s.message());
-  // The watchdog's two cases differ in the runner's message: a call past its deadline, or one not
-  // made because an earlier call is still blocked (call_runner.h).
-  std::string code_name = !call_.last_timed_out() ? NvmlReturnName(call_.last_code().value_or(0))
-                          : s.message().find(": not called, ") != std::string::npos ? kCodeBlocked
-                                                                                    : kCodeTimeout;
-  g_->nvml_errors.push_back({function, call_.last_code().value_or(0), s.message(), std::move(code_name)});
+  g_->nvml_errors.push_back({function, call_.last_code().value_or(0), s.message(), call_.FailureCodeName(s)});
   if (call_.last_code() == api::NVML_ERROR_GPU_IS_LOST) g_->lost = true;
   return !Dead();
 }

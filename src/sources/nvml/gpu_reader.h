@@ -66,6 +66,10 @@ class NvmlCaller {
   // NVML code of the last call (NVML_SUCCESS when it succeeded); nullopt when it timed out.
   std::optional<int> last_code() const { return last_code_; }
   bool last_timed_out() const { return timed_out_; }
+  // The token of the last call's failure `s` (what it returned): its return code's name
+  // (nvml_return_names.h), or the watchdog's "timeout" or "blocked" (not made because an earlier
+  // call is still blocked; the runner's message tells the two apart, call_runner.h).
+  std::string FailureCodeName(const Status& s) const;
 
  private:
   Status Failed(const char* name, api::nvmlReturn_t rc);

@@ -42,7 +42,10 @@ struct NvmlSource::GpuState {
   GpuCache cache;
 };
 
-Result<std::unique_ptr<NvmlSource>> NvmlSource::Open(SourceOptions options) {
+Result<std::unique_ptr<NvmlSource>> NvmlSource::Open(SourceOptions options, OpenFailure* failure) {
+  OpenFailure ignored;
+  if (failure == nullptr) failure = &ignored;
+  *failure = OpenFailure{};
   auto lib = NvmlLibrary::Open(options.library_path);
   if (!lib.ok()) return lib.status();
   std::unique_ptr<NvmlSource> src(new NvmlSource());
@@ -58,6 +61,7 @@ Result<std::unique_ptr<NvmlSource>> NvmlSource::Open(SourceOptions options) {
   auto init_fn = f.nvmlInit_v2 ? f.nvmlInit_v2 : f.nvmlInit;
   Status st = sys.Call(init_name, [init_fn] { return init_fn(); });
   if (!st.ok()) {
+    *failure = {init_name, sys.FailureCodeName(st)};
     if (src->system_runner_->ever_abandoned()) src->lib_->Leak();
     return st.WithContext(src->lib_->path());
   }
@@ -67,7 +71,10 @@ Result<std::unique_ptr<NvmlSource>> NvmlSource::Open(SourceOptions options) {
   const char* count_name = f.nvmlDeviceGetCount_v2 ? "nvmlDeviceGetCount_v2" : "nvmlDeviceGetCount";
   auto count_fn = f.nvmlDeviceGetCount_v2 ? f.nvmlDeviceGetCount_v2 : f.nvmlDeviceGetCount;
   auto got = sys.CallOut<unsigned>(count_name, [count_fn](unsigned* n) { return count_fn(n); });
-  if (!got.ok()) return got.status().WithContext(src->lib_->path());
+  if (!got.ok()) {
+    *failure = {count_name, sys.FailureCodeName(got.status())};
+    return got.status().WithContext(src->lib_->path());
+  }
   count = *got;
   src->gpu_count_ = count;
 

@@ -79,9 +79,17 @@ class CallRunner;
 
 class NvmlSource {
  public:
+  // Why Open failed, as vramwatch_nvml_errors_total{call,code} counts it: the NVML call that failed
+  // and its code's token (nvml_return_names.h: "NVML_ERROR_DRIVER_NOT_LOADED", "timeout",
+  // "blocked"); "unknown" and "other" when the library could not be loaded.
+  struct OpenFailure {
+    std::string call = "unknown";
+    std::string code = "other";
+  };
   // Fails (kUnavailable, kPermissionDenied, kTimeout) when the library cannot be loaded, nvmlInit
-  // fails or hangs, or the GPU count cannot be read. The message names the library path and call.
-  static Result<std::unique_ptr<NvmlSource>> Open(SourceOptions options);
+  // fails or hangs, or the GPU count cannot be read. The message names the library path and call;
+  // `failure`, when given, is set to the call and code.
+  static Result<std::unique_ptr<NvmlSource>> Open(SourceOptions options, OpenFailure* failure = nullptr);
   ~NvmlSource();
   NvmlSource(const NvmlSource&) = delete;
   NvmlSource& operator=(const NvmlSource&) = delete;

@@ -544,10 +544,13 @@ gpus:
 TEST(NvmlSourceTest, OpenFailsWithPathAndReason) {
   SourceOptions o;
   o.library_path = "/nonexistent/libnvidia-ml.so.1";
-  auto r = NvmlSource::Open(o);
+  NvmlSource::OpenFailure failure{"x", "y"};
+  auto r = NvmlSource::Open(o, &failure);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(r.status().message(), HasSubstr("/nonexistent/libnvidia-ml.so.1"));
+  EXPECT_EQ(failure.call, "unknown") << "no call was made";
+  EXPECT_EQ(failure.code, "other");
 }
 
 TEST(NvmlSourceTest, InitFailureFromBadScenarioNamesTheCall) {
@@ -568,9 +571,12 @@ gpus: [{uuid: GPU-i, memory_total_mib: 100}]
   o.library_path = emu.library();
   o.call_deadline = std::chrono::milliseconds(200);
   auto start = std::chrono::steady_clock::now();
-  auto r = NvmlSource::Open(o);
+  NvmlSource::OpenFailure failure;
+  auto r = NvmlSource::Open(o, &failure);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(failure.call, "nvmlInit_v2");
+  EXPECT_EQ(failure.code, "timeout");
   EXPECT_EQ(r.status().code(), StatusCode::kTimeout);
   EXPECT_THAT(r.status().message(), HasSubstr("nvmlInit_v2: no answer within the 200 ms deadline"));
 }
@@ -582,9 +588,12 @@ gpus: [{uuid: GPU-i, memory_total_mib: 100}]
 )");
   SourceOptions o;
   o.library_path = emu.library();
-  auto r = NvmlSource::Open(o);
+  NvmlSource::OpenFailure failure;
+  auto r = NvmlSource::Open(o, &failure);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("nvmlInit_v2: Driver Not Loaded (NVML error 9)"));
+  EXPECT_EQ(failure.call, "nvmlInit_v2");
+  EXPECT_EQ(failure.code, "NVML_ERROR_DRIVER_NOT_LOADED");
 }
 
 TEST(NvmlSourceTest, DeviceNodeFollowsTheMinorNumber) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "sources/trace/csv_fields.h"
+#include "sources/trace/framework_log.h"
 #include "sources/trace/trace_formats.h"
 #include "sources/trace/trace_values.h"
 
@@ -87,7 +88,9 @@ Result<TraceFormat> DetectTraceFormat(std::string_view head, bool complete, cons
     if (ParseDateLine(t, &ts)) continue;
     SplitCsv(t, &fields);
     if (IsCsvHeader(fields)) return TraceFormat::kQueryCsv;
-    if (fields.size() >= 2) return TraceFormat::kQueryCsv;  // noheader: needs --columns
+    // A training log's memory line whose numbers have thousands separators ("allocated 1,000 MB")
+    // splits on its commas like a --query-gpu CSV without a header: it is no trace.
+    if (fields.size() >= 2 && !LooksLikeFrameworkLog(t)) return TraceFormat::kQueryCsv;  // noheader: needs --columns
     if (IsBareValue(t)) return TraceFormat::kValues;
     return Status::ParseError(fmt::format(
         "{}:{}: cannot tell the trace format from '{}'{}; expected an nvidia-smi --query-gpu CSV, one value per "

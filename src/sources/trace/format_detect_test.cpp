@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "sources/trace/framework_log.h"
 #include "sources/trace/trace_formats.h"
 #include "sources/trace/trace_test_util.h"
 
@@ -80,6 +81,20 @@ TEST(DetectTraceFormat, AFirstLineLongerThanTheHeadIsJudgedByItsStart) {
   ASSERT_FALSE(odd.ok());
   EXPECT_THAT(odd.status().message(), HasSubstr("odd.txt:1: cannot tell the trace format"));
   EXPECT_THAT(odd.status().message(), HasSubstr("longer than the 65536 bytes looked at"));
+}
+
+// A training log whose memory figures have thousands separators splits on its commas like a
+// --query-gpu CSV without a header: it is taken for the training log it is, not for a CSV that
+// cannot be read without --columns. A header-less CSV of GPU figures is still one.
+TEST(DetectTraceFormat, ATrainingLogWithThousandsSeparatorsIsNoHeaderlessCsv) {
+  const char* log = "step 0 allocated 1,000 MB\nstep 1 allocated 1,050 MB\n";
+  EXPECT_FALSE(DetectTraceFormat(log, true, "t.log").ok());
+  EXPECT_TRUE(IsFrameworkLogHead(log, true));
+  const char* csv = "2026/03/14 09:00:00.000, 0, 30000 MiB, 81559 MiB\n";
+  auto f = DetectTraceFormat(csv, true, "g.csv");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(*f, TraceFormat::kQueryCsv);
+  EXPECT_FALSE(IsFrameworkLogHead(csv, true));
 }
 
 TEST(DetectTraceFormat, LinesEndingInABareCrAreNamed) {

@@ -95,7 +95,8 @@ Result<TraceFormat> DetectTraceFormat(std::string_view head, bool complete, cons
     return Status::ParseError(fmt::format(
         "{}:{}: cannot tell the trace format from '{}'{}; expected an nvidia-smi --query-gpu CSV, one value per "
         "line, dmon/pmon output, nvidia-smi tables, a vramwatch recording or a training log that prints PyTorch's "
-        "memory_allocated()/memory_reserved() (or pass --format)",
+        "memory_allocated()/memory_reserved() (or pass --format; a training log on standard input needs --format "
+        "torch)",
         display, looked, Shown(t),
         cut ? fmt::format(" (the start of a line longer than the {} bytes looked at)", head_bytes) : ""));
   }

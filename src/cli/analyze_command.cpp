@@ -278,8 +278,8 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
                   "With --prometheus: how long to wait for each answer, from the request to its last byte")
       ->capture_default_str();
   cmd->add_option("--bearer-token-file", flags->bearer_token_file,
-                  "With --prometheus: send the token in this file as 'Authorization: Bearer' (a user and password "
-                  "go in the URL: http://USER:PASSWORD@HOST:PORT)");
+                  "With --prometheus: send the token in this file as 'Authorization: Bearer' (for a user and "
+                  "password: --basic-auth-file, or http://USER:PASSWORD@HOST:PORT)");
   cmd->add_option("--basic-auth-file", flags->basic_auth_file,
                   "With --prometheus: basic auth from this file's one line USER:PASSWORD (a password in the URL "
                   "shows in ps and in shell history)");

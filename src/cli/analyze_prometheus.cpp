@@ -83,7 +83,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
   auto fetched = prometheus::FetchPrometheusSeries(flags.prometheus_url, flags.query, *range, end, *unit, *options);
   if (!fetched.ok()) return fetched.status();
   for (const std::string& w : fetched->warnings) AddNote(settings, "Prometheus warned: " + w);
-  if (!fetched->each_sample_once) {
+  if (!fetched->each_sample_once && !fetched->series.empty()) {
     AddNote(settings, fmt::format("the query is read every {}: a sample may be read at several steps (only a plain "
                                   "selector such as DCGM_FI_DEV_FB_USED{{...}} is read at its samples' own times), "
                                   "which makes the rate's interval look narrower than the data allow",

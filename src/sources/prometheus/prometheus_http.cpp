@@ -115,9 +115,14 @@ Result<std::string> Post(const Endpoint& e, const std::string& path,
   std::thread worker([task] { (*task)(); });
   if (done.wait_for(std::chrono::duration<double>(options.timeout_s)) != std::future_status::ready) {
     // Shuts the socket so that the worker's read returns. stop() waits while the worker connects
-    // (a slow resolver, a TLS handshake), so neither is waited for here: both own what they use.
+    // (a slow resolver, a TLS handshake): the worker is waited for a second, then left to end on
+    // its own connect timeout (both threads own what they use).
     std::thread([client] { client->stop(); }).detach();
-    worker.detach();
+    if (done.wait_for(std::chrono::seconds(1)) == std::future_status::ready) {
+      worker.join();
+    } else {
+      worker.detach();
+    }
     return Status::Unavailable("Prometheus at " + e.shown + ": no complete answer to " + path + " within " +
                                WholeSeconds(options.timeout_s) +
                                " s (a slow or stuck server; --timeout sets the wait)");
@@ -137,8 +142,8 @@ Result<std::string> Post(const Endpoint& e, const std::string& path,
     std::string why;
     if (res->status == 401) {
       why =
-          " (unauthorized: give a user and password in the URL, http://USER:PASSWORD@HOST:PORT, or a token "
-          "with --bearer-token-file)";
+          " (unauthorized: give a user and password with --basic-auth-file or in the URL, "
+          "http://USER:PASSWORD@HOST:PORT, or a token with --bearer-token-file)";
     } else if (res->status == 403) {
       why = " (forbidden: these credentials may not read it)";
     }

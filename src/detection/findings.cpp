@@ -361,7 +361,7 @@ class Rules {
       holder_text = holders.empty()
                         ? "No process in this PID namespace has " + dev + " open; the host's processes cannot be seen"
                         : "Processes in this PID namespace with " + dev + " open (their PIDs cannot be matched with " +
-                              "NVML's host PIDs): " + Join(holder_names);
+                              "NVML's host PIDs): " + JoinFew(holder_names);
       action = "Run vramwatch on the host (or with --pid=host) to see which process holds it.";
     } else {
       // Processes a GPU reset would need stopped: those computing here and those computing elsewhere.
@@ -369,17 +369,18 @@ class Rules {
       users.insert(users.end(), elsewhere.begin(), elsewhere.end());
       std::vector<std::string> others;
       if (!listed.empty()) {
-        others.push_back("the processes NVML lists on this GPU, whose memory is counted (" + Join(listed_names) + ")");
+        others.push_back("the processes NVML lists on this GPU, whose memory is counted (" + JoinFew(listed_names) +
+                         ")");
       }
-      if (!elsewhere.empty()) others.push_back("processes computing on other GPUs (" + Join(elsewhere_names) + ")");
+      if (!elsewhere.empty()) others.push_back("processes computing on other GPUs (" + JoinFew(elsewhere_names) + ")");
       if (!holders.empty()) {
-        holder_text = "PIDs with " + dev + " open that NVML does not list: " + Join(holder_names);
+        holder_text = "PIDs with " + dev + " open that NVML does not list: " + JoinFew(holder_names);
         if (!elsewhere.empty())
-          holder_text += "; processes computing on other GPUs have it open too (" + Join(elsewhere_names) + ")";
+          holder_text += "; processes computing on other GPUs have it open too (" + JoinFew(elsewhere_names) + ")";
       } else if (others.empty()) {
         holder_text = "No process has " + dev + " open" + unreadable_hint;
       } else if (listed.empty()) {
-        holder_text = "Only processes computing on other GPUs have " + dev + " open (" + Join(elsewhere_names) +
+        holder_text = "Only processes computing on other GPUs have " + dev + " open (" + JoinFew(elsewhere_names) +
                       "), and none of them owns this memory" + unreadable_hint;
       } else {
         holder_text = "Apart from " + fmt::format("{}", fmt::join(others, " and ")) + ", no process has " + dev +
@@ -391,7 +392,7 @@ class Rules {
                                            : "No process NVML does not list holds it, so ending one cannot free it") +
                     ": only a GPU reset (`nvidia-smi --gpu-reset -i " + key + "`, with no process using the GPU" +
                     (users.empty() ? std::string()
-                                   : (users.size() == 1 ? ": stop PID " : ": stop PIDs ") + Join(users) + " first") +
+                                   : (users.size() == 1 ? ": stop PID " : ": stop PIDs ") + JoinFew(users) + " first") +
                     ") or a reboot will, to be done by a person."
               : "End those PIDs with SIGTERM (then SIGKILL if they do not exit), then check that the memory comes "
                 "back.";
@@ -477,6 +478,14 @@ class Rules {
   }
 
   static std::string Join(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); }
+  // The first few of a list that may be long (a GPU with hundreds of processes), and how many more:
+  // "41877 `python3 train.py`, ..., and 192 more".
+  static std::string JoinFew(const std::vector<std::string>& v) {
+    constexpr size_t kNamed = 8;
+    if (v.size() <= kNamed) return Join(v);
+    return Join(std::vector<std::string>(v.begin(), v.begin() + kNamed)) +
+           fmt::format(", and {} more", v.size() - kNamed);
+  }
 
   const CheckInput& in_;
   const CheckConfig& c_;

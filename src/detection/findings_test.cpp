@@ -358,6 +358,22 @@ TEST(Findings, OrphanActionSaysPidForOneHolderElsewhereAndPidsForSeveral) {
   }
 }
 
+// A GPU with hundreds of processes: the orphaned-memory finding names the first few and counts
+// the rest, in its message and its next step, instead of burying the page and the alert.
+TEST(Findings, OrphanedMemoryOnABusyGpuNamesAFewProcessesAndCountsTheRest) {
+  std::vector<ProcessSnapshot> procs;
+  for (int64_t pid = 1000; pid < 1200; ++pid) procs.push_back(Proc(pid, 10));
+  GpuSnapshot g = Gpu(200 * 10 + 4096, procs);  // 4 GiB nobody owns
+  const CheckResult result = OneShot(g);
+  const Finding* orphan = Find(result, "orphaned_memory");
+  ASSERT_NE(orphan, nullptr);
+  EXPECT_NE(orphan->message.find("1007"), std::string::npos) << orphan->message;
+  EXPECT_EQ(orphan->message.find("1008"), std::string::npos) << orphan->message;
+  EXPECT_NE(orphan->message.find("and 192 more"), std::string::npos) << orphan->message;
+  EXPECT_LT(orphan->message.size(), 1000u);
+  EXPECT_LT(orphan->action.size(), 1000u) << orphan->action;
+}
+
 TEST(Findings, CudaProcessOfAnotherGpuIsNotASuspectForOrphanedMemory) {
   GpuSnapshot g0 = Gpu(4096, {Proc(10, 4096)});
   GpuSnapshot g1 = Gpu(2048, {});

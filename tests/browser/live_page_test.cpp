@@ -136,6 +136,7 @@ json StatusFixture(const std::vector<detection::SeriesAnalysis>& gpus, bool with
   json alerts = json::array({{{"name", "VramwatchGpuMemoryLeak"},
                               {"state", "firing"},
                               {"gpu", "0"},
+                              {"severity", "warning"},
                               {"since", "2026-07-14T13:20:00Z"},
                               {"summary", "GPU 0 leaks 1.50 GiB/h, OOM in 7h 0m"}},
                              {{"name", "VramwatchIdleHolder"},
@@ -146,6 +147,7 @@ json StatusFixture(const std::vector<detection::SeriesAnalysis>& gpus, bool with
                              {{"name", "GpuNvmlError"},
                               {"state", "firing"},
                               {"gpu", ""},
+                              {"severity", "critical"},
                               {"since", "2026-07-14T13:58:00Z"},
                               {"summary", "cannot use NVML: nvmlInit_v2: driver/library version mismatch"}}});
   return {{"schema", "vramwatch.check/1"},
@@ -176,7 +178,8 @@ json HistoryFixture(const detection::SeriesAnalysis& s) {
 // A daemon stand-in on 127.0.0.1:<free port>.
 class FixtureDaemon {
  public:
-  explicit FixtureDaemon(bool status_fails, bool with_notes = true, bool gpu1_lost = false) {
+  explicit FixtureDaemon(bool status_fails, bool with_notes = true, bool gpu1_lost = false, bool history_off = false,
+                         int extra_processes = 0) {
     auto gpus = outputs::testing::TwoGpus();
     json status = StatusFixture(gpus, with_notes);
     if (gpu1_lost) {  // GPU 1 fell off the bus after its last good sample
@@ -185,6 +188,13 @@ class FixtureDaemon {
       g1["lost"] = true;
       g1["processes"] = json::array();
       g1["sampled_at"] = "2026-07-14T13:40:00Z";
+      status["time"] = "2026-07-14T13:42:05Z";
+    }
+    if (extra_processes > 0) {  // GPU 1 runs a swarm of small jobs
+      for (int i = 0; i < extra_processes; ++i) {
+        status["gpus"][1]["processes"].push_back(
+            Process(7000 + i, std::nullopt, "dave", ProcState::kSleeping, 0.01 * (i + 1), 0.0, "python job.py"));
+      }
     }
     status_ = status.dump();
     for (const auto& g : gpus) history_["gpu:" + g.gpu.key] = HistoryFixture(g).dump();
@@ -200,8 +210,13 @@ class FixtureDaemon {
       }
       res.set_content(status_, "application/json");
     });
-    server_.Get("/api/v1/history", [this](const httplib::Request& req, httplib::Response& res) {
+    server_.Get("/api/v1/history", [this, history_off](const httplib::Request& req, httplib::Response& res) {
       ++history_calls_;
+      if (history_off) {  // as the daemon answers without --db
+        res.status = 404;
+        res.set_content(R"j({"error":"history is off (start the daemon with --db PATH)"})j", "application/json");
+        return;
+      }
       auto it = history_.find(req.get_param_value("series"));
       if (it == history_.end() || !req.has_param("from") || !req.has_param("to")) {
         res.status = 400;
@@ -289,6 +304,12 @@ TEST(LivePageInBrowser, ShowsCardsChartsProcessesFindingsAndAlerts) {
   ASSERT_EQ(alerts.size(), 2u) << "only the firing alerts are shown";
   EXPECT_TRUE(alerts[0].Has("data-name", "VramwatchGpuMemoryLeak"));
   EXPECT_TRUE(alerts[1].Has("data-name", "GpuNvmlError"));
+  // Each badge says its alert's severity: a leak with days of runway is a warning, not red.
+  EXPECT_TRUE(alerts[0].Has("data-severity", "warning"));
+  EXPECT_TRUE(alerts[1].Has("data-severity", "critical"));
+  auto severities = Select(dom, "span", "data-role", "severity");
+  ASSERT_EQ(severities.size(), 2u);
+  EXPECT_TRUE(severities[0].Has("class", "vw-badge vw-sev-warning"));
   // An alert of no GPU (NVML cannot be used at all) is the host's, not "GPU " with nothing after it.
   EXPECT_NE(dom.find("<td>GPU 0</td>"), std::string::npos);
   EXPECT_NE(dom.find("<td>host</td>"), std::string::npos);
@@ -337,7 +358,7 @@ TEST(LivePageInBrowser, SaysDaemonUnreachableWhenStatusFails) {
   ASSERT_EQ(conn.size(), 1u);
   EXPECT_TRUE(conn[0].Has("data-state", "down"));
   std::string text = TextOf(r.dom);
-  EXPECT_NE(text.find("daemon unreachable (HTTP 503)"), std::string::npos);
+  EXPECT_NE(text.find("daemon unreachable (HTTP 503: sampler not ready)"), std::string::npos) << text;
   EXPECT_NE(text.find("no data yet"), std::string::npos);
   EXPECT_TRUE(Select(r.dom, "article", "data-gpu").empty());
   EXPECT_GE(daemon.status_calls(), 1);
@@ -367,9 +388,46 @@ TEST(LivePageInBrowser, ALostGpusCardSaysItIsLostAndWhenItWasLastRead) {
   auto badges = Select(r.dom, "span", "data-role", "stale");
   ASSERT_EQ(badges.size(), 1u);
   EXPECT_GT(badges[0].offset, cards[1].offset) << "on GPU 1's card, not GPU 0's";
-  const size_t note = r.dom.find("GPU lost (NVML: GPU_IS_LOST); the values below were read at 2026-07-14 13:40 UTC");
+  // To the second, and how old they are by the daemon's clock (the status document's time).
+  const size_t note =
+      r.dom.find("GPU lost (NVML: GPU_IS_LOST); the values below were read at 2026-07-14 13:40:00 UTC, 2m 5s ago");
   EXPECT_NE(note, std::string::npos) << r.dom.substr(cards[1].offset, 1500);
   EXPECT_NE(r.dom.find("The processes of this GPU cannot be listed now."), std::string::npos);
+}
+
+// A daemon without --db keeps no history: each chart says so in the daemon's words, and the page
+// does not ask again every 15 s.
+TEST(LivePageInBrowser, ADaemonWithoutHistorySaysSoOnceInsteadOfAnHttpError) {
+  FixtureDaemon daemon(false, true, false, /*history_off=*/true);
+  ASSERT_GT(daemon.port(), 0);
+  DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 40000});
+  ASSERT_EQ(r.error, "");
+  auto why = Select(r.dom, "text", "data-role", "no-history");
+  ASSERT_EQ(why.size(), 2u) << "one per card";
+  EXPECT_NE(r.dom.find(">history is off (start the daemon with --db PATH)<"), std::string::npos);
+  EXPECT_EQ(r.dom.find("HTTP 404"), std::string::npos);
+  EXPECT_EQ(daemon.history_calls(), 2) << "asked once for each GPU, not again every 15 s over the 40 s";
+}
+
+// A GPU with a swarm of small jobs shows its 20 largest and a row to show the rest, not a card
+// thousands of pixels tall.
+TEST(LivePageInBrowser, AGpuWithManyProcessesShowsItsLargestAndAButtonForTheRest) {
+  FixtureDaemon daemon(false, true, false, false, /*extra_processes=*/40);
+  ASSERT_GT(daemon.port(), 0);
+  DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 3000});
+  ASSERT_EQ(r.error, "");
+  auto cards = Select(r.dom, "article", "data-gpu");
+  ASSERT_EQ(cards.size(), 2u);
+  const std::string card1 = r.dom.substr(cards[1].offset);
+  EXPECT_EQ(Select(card1, "tr", "data-pid").size(), 20u);
+  EXPECT_NE(card1.find("data-pid=\"5120\""), std::string::npos) << "the largest holder stays";
+  EXPECT_NE(card1.find("data-pid=\"7039\""), std::string::npos) << "the largest of the swarm";
+  EXPECT_EQ(card1.find("data-pid=\"7000\""), std::string::npos) << "the smallest is behind the button";
+  auto more = Select(card1, "button", "data-role", "show-all");
+  ASSERT_EQ(more.size(), 1u);
+  EXPECT_NE(card1.find("… and 22 more"), std::string::npos);
+  const std::string card0 = r.dom.substr(cards[0].offset, cards[1].offset - cards[0].offset);
+  EXPECT_TRUE(Select(card0, "button", "data-role", "show-all").empty()) << "GPU 0 has few processes";
 }
 
 // Clock times on the page are UTC and say so, whatever the browser's zone: the daemon's evidence

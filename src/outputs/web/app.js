@@ -9,7 +9,8 @@
   var HISTORY_HOURS = 6;
   var GiB = 1024 * 1024 * 1024, MiB = 1024 * 1024;
 
-  var state = {status: null, lastOk: null, downSince: null, error: '', history: {}, historyError: {}, historyAt: 0};
+  var state = {status: null, lastOk: null, downSince: null, error: '', history: {}, historyError: {}, historyAt: 0,
+               historyOff: '', showAll: {}};
 
   // ---- formatting ----
   function esc(v) {
@@ -53,16 +54,31 @@
   }
   // An alert's `since`: ISO 8601 UTC from the live daemon ("2026-11-30T03:22:27.111Z") becomes
   // "2026-11-30 03:22 UTC"; anything else (a replayed trace's offset "t+2h 11m 50s") as written.
-  function sinceText(since) {
+  function sinceText(since, withSeconds) {
     var m = /^\d{4}-\d\d-\d\dT[0-9:.]+Z$/.test(since || '') ? Date.parse(since) : NaN;
-    return isFinite(m) ? utcDate(m / 1000) + ' ' + clock(m / 1000) : String(since == null ? '' : since);
+    return isFinite(m) ? utcDate(m / 1000) + ' ' + clock(m / 1000, withSeconds) : String(since == null ? '' : since);
+  }
+  // ", 42 s ago" from an ISO 8601 UTC time to the status document's own time (its clock, not the
+  // browser's); empty when either is unknown.
+  function ageText(iso) {
+    var at = Date.parse(iso || ''), now = Date.parse((state.status && state.status.time) || '');
+    if (!isFinite(at) || !isFinite(now) || now < at) return '';
+    return ', ' + duration((now - at) / 1000) + ' ago';
   }
 
   // ---- data ----
+  // An error answer: its HTTP status and its own words ({"error": "history is off (start the
+  // daemon with --db PATH)"}) when it has them; `status` and `why` on the error.
   function getJson(url) {
     return fetch(url, {cache: 'no-store'}).then(function (r) {
-      if (!r.ok) throw new Error('HTTP ' + r.status);
-      return r.json();
+      if (r.ok) return r.json();
+      return r.json().then(function (body) { return body && body.error ? String(body.error) : ''; },
+                           function () { return ''; }).then(function (why) {
+        var e = new Error('HTTP ' + r.status + (why ? ': ' + why : ''));
+        e.status = r.status;
+        e.why = why;
+        throw e;
+      });
     });
   }
   function capacityOf(g, hist) {
@@ -85,7 +101,8 @@
         ' aria-label="GPU ' + esc(g.index) + ' memory">';
     var pts = hist && hist.points ? hist.points.filter(function (p) { return num(p[0]) && num(p[1]); }) : [];
     if (pts.length < 2) {
-      var why = state.historyError[g.index] ? 'history unavailable: ' + state.historyError[g.index] : 'collecting history…';
+      var why = state.historyOff ? state.historyOff :
+        state.historyError[g.index] ? 'history unavailable: ' + state.historyError[g.index] : 'collecting history…';
       return head + '<rect class="vw-bg" width="' + W + '" height="' + H + '"/><text class="vw-tick" x="' + W / 2 +
           '" y="' + H / 2 + '" text-anchor="middle" data-role="no-history">' + esc(why) + '</text></svg>';
     }
@@ -186,10 +203,21 @@
     });
     return out;
   }
+  // A GPU with many processes (hundreds of small jobs) shows its largest PROCESS_ROWS first and a
+  // row that shows the rest on a click (kept across refreshes).
+  var PROCESS_ROWS = 20;
   function processRows(g) {
     var procs = g.processes || [];
     if (!procs.length && g.stale) return '<p class="vw-note">The processes of this GPU cannot be listed now.</p>';
     if (!procs.length) return '<p class="vw-note">No process holds memory on this GPU.</p>';
+    var hidden = 0;
+    if (procs.length > PROCESS_ROWS && !state.showAll[g.index]) {
+      procs = procs.slice().sort(function (u, w) {
+        return (num(w.used_bytes) ? w.used_bytes : -1) - (num(u.used_bytes) ? u.used_bytes : -1);
+      });
+      hidden = procs.length - PROCESS_ROWS;
+      procs = procs.slice(0, PROCESS_ROWS);
+    }
     var rows = procs.map(function (p) {
       // Short ids as the check table shows them; the full ones in the tooltip.
       // Kubernetes names when the daemon read them (--kube-logs), else the cgroup's IDs.
@@ -212,6 +240,9 @@
     });
     return '<div class="vw-scroll"><table class="vw-procs" data-role="processes"><thead><tr><th>PID</th><th>User</th>' +
         '<th>State</th><th>Memory</th><th>SM</th><th>Command · container</th></tr></thead><tbody>' + rows.join('') +
+        (hidden ? '<tr><td colspan="6"><button type="button" class="vw-more" data-role="show-all" data-gpu="' +
+                  esc(g.index) + '">… and ' + hidden + ' more (the largest ' + PROCESS_ROWS + ' are shown): show all</button></td></tr>'
+                : '') +
         '</tbody></table></div>';
   }
   function card(g) {
@@ -220,7 +251,8 @@
     // numbers are the last ones read, and the card says so instead of showing them as current.
     var stale = !!g.stale, lostGpu = !!g.lost;
     var staleText = !stale ? '' : (lostGpu ? 'GPU lost (NVML: GPU_IS_LOST)' : 'NVML does not answer for this GPU') +
-        (g.sampled_at ? '; the values below were read at ' + sinceText(g.sampled_at) : '; nothing has been read from it yet');
+        (g.sampled_at ? '; the values below were read at ' + sinceText(g.sampled_at, true) + ageText(g.sampled_at)
+                      : '; nothing has been read from it yet');
     var total = g.memory_total_bytes, used = g.memory_used_bytes;
     var pct = num(total) && num(used) && total > 0 ? Math.min(100, used / total * 100) : 0;
     var floorPct = num(total) && num(a.floor_bytes) && total > 0 ? Math.min(100, a.floor_bytes / total * 100) : null;
@@ -247,13 +279,13 @@
     var el = document.getElementById('vw-findings');
     el.hidden = !list.length;
     if (!list.length) { el.innerHTML = ''; return; }
-    el.innerHTML = '<h2>Findings</h2><table><thead><tr><th>Severity</th><th>Kind</th><th>GPU</th><th>PID</th><th>Memory</th>' +
+    el.innerHTML = '<h2>Findings</h2><div class="vw-scroll"><table><thead><tr><th>Severity</th><th>Kind</th><th>GPU</th><th>PID</th><th>Memory</th>' +
         '<th>What</th><th>Next step</th></tr></thead><tbody>' + list.map(function (f) {
           return '<tr data-role="finding" data-kind="' + esc(f.kind) + '"><td><span class="vw-badge vw-sev-' + esc(f.severity) + '">' +
               esc(f.severity) + '</span></td><td>' + esc(f.kind) + '</td><td>' + esc(f.gpu) + '</td><td class="num">' +
               esc(f.pid == null ? '—' : f.pid) + '</td><td class="num">' + bytes(f.bytes) + '</td><td>' + esc(f.message) +
               '</td><td>' + esc(f.action || '') + '</td></tr>';
-        }).join('') + '</tbody></table>';
+        }).join('') + '</tbody></table></div>';
   }
   // The status document's `notes`: what the daemon cannot see or judge (e.g. an unreadable kernel log).
   function notes(list) {
@@ -267,12 +299,14 @@
     var el = document.getElementById('vw-alerts');
     var firing = list.filter(function (x) { return x.state === 'firing'; });
     el.hidden = !firing.length;
-    el.innerHTML = firing.length ? '<h2>Alerts firing</h2><table><tbody>' + firing.map(function (x) {
-      return '<tr data-role="alert" data-name="' + esc(x.name) + '"><td><span class="vw-badge vw-sev-critical">' + esc(x.state) +
+    el.innerHTML = firing.length ? '<h2>Alerts firing</h2><div class="vw-scroll"><table><tbody>' + firing.map(function (x) {
+      var sev = x.severity === 'critical' || x.severity === 'warning' ? x.severity : 'critical';
+      return '<tr data-role="alert" data-name="' + esc(x.name) + '" data-severity="' + esc(sev) + '"><td>' +
+          '<span class="vw-badge vw-sev-' + sev + '" data-role="severity">' + esc(sev) +
           '</span></td><td><b>' + esc(x.name) + '</b></td><td>' + (x.gpu ? 'GPU ' + esc(x.gpu) : 'host') +
-          '</td><td class="vw-muted" data-role="since">since ' +
+          '</td><td class="vw-muted vw-nowrap" data-role="since">since ' +
           esc(sinceText(x.since)) + '</td><td>' + esc(x.summary) + '</td></tr>';
-    }).join('') + '</tbody></table>' : '';
+    }).join('') + '</tbody></table></div>' : '';
   }
 
   function render() {
@@ -301,14 +335,18 @@
 
   function pollHistory() {
     var st = state.status;
-    if (!st || !st.gpus) return Promise.resolve();
+    if (!st || !st.gpus || state.historyOff) return Promise.resolve();
     var now = Date.now(), from = new Date(now - HISTORY_HOURS * 3600 * 1000).toISOString(), to = new Date(now).toISOString();
     state.historyAt = now;
     return Promise.all(st.gpus.map(function (g) {
       var url = '/api/v1/history?series=gpu:' + encodeURIComponent(g.index) + '&from=' + encodeURIComponent(from) +
           '&to=' + encodeURIComponent(to);
       return getJson(url).then(function (h) { state.history[g.index] = h; delete state.historyError[g.index]; },
-          function (e) { state.historyError[g.index] = e.message; });
+          function (e) {
+            // A daemon without --db keeps no history: said once, not asked again.
+            if (e.status === 404 && /history is off/.test(e.why || '')) state.historyOff = e.why;
+            else state.historyError[g.index] = e.message;
+          });
     })).then(render);
   }
   function pollStatus() {
@@ -325,6 +363,12 @@
       render();
     });
   }
+  document.addEventListener('click', function (ev) {
+    var b = ev.target && ev.target.closest ? ev.target.closest('[data-role=show-all]') : null;
+    if (!b) return;
+    state.showAll[b.getAttribute('data-gpu')] = true;
+    render();
+  });
   pollStatus();
   setInterval(pollStatus, STATUS_EVERY_MS);
 })();

@@ -8,6 +8,7 @@
 
 #include "core/time.h"
 #include "core/units.h"
+#include "outputs/analyze_report.h"
 #include "outputs/framework_plot.h"
 
 namespace vw::outputs {
@@ -76,12 +77,16 @@ SvgOptions FigureOptions(const HtmlReportOptions& o, double chart_width) {
   return svg;
 }
 
-// "Evidence" and its sentences as a list; nothing without any.
-std::string EvidenceList(const std::vector<std::string>& evidence) {
-  if (evidence.empty()) return {};
-  std::string out = "<h3>Evidence</h3>\n<ul class=\"vw-evidence\">\n";
-  for (const auto& e : evidence) out += "<li>" + XmlEscape(e) + "</li>\n";
+// A heading ("Evidence", "Next steps") and its sentences as a list; nothing without any.
+std::string SentenceList(const char* heading, const char* role, const std::vector<std::string>& sentences) {
+  if (sentences.empty()) return {};
+  std::string out = fmt::format("<h3>{}</h3>\n<ul class=\"vw-evidence\" data-role=\"{}\">\n", heading, role);
+  for (const auto& e : sentences) out += "<li>" + XmlEscape(e) + "</li>\n";
   return out + "</ul>\n";
+}
+
+std::string EvidenceList(const std::vector<std::string>& evidence) {
+  return SentenceList("Evidence", "evidence", evidence);
 }
 
 std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, double chart_width) {
@@ -109,6 +114,8 @@ std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, d
   }
   out += "</dl>\n";
   out += EvidenceList(a.evidence);
+  // What to do next, as the text report's "next" says it.
+  out += SentenceList("Next steps", "next-steps", NextSteps(s));
   out += "</section>\n";
   return out;
 }

@@ -52,6 +52,19 @@ TEST(HtmlReport, HasOneChartPerSeriesAndAnOomMarkerOnlyForTheLeak) {
   EXPECT_EQ(page.find("xmlns="), std::string::npos) << "inline SVG in HTML needs no namespace";
 }
 
+// Each series says what to do next, as the text report's "next" lines do, under the evidence.
+TEST(HtmlReport, EachSeriesGivesTheTextReportsNextSteps) {
+  const auto gpus = TwoGpus();
+  std::string page = RenderHtmlReport(gpus);
+  EXPECT_EQ(Count(page, "data-role=\"next-steps\""), 2u);
+  for (const auto& s : gpus) {
+    const auto steps = NextSteps(s);
+    ASSERT_FALSE(steps.empty());
+    for (const std::string& step : steps) EXPECT_NE(page.find(XmlEscape(step)), std::string::npos) << step;
+  }
+  EXPECT_LT(page.find("data-role=\"evidence\""), page.find("data-role=\"next-steps\""));
+}
+
 TEST(HtmlReport, EscapesEveryText) {
   auto s = LeakWithEvalSpikes();
   s.assessment.evidence = {"growth <b>after</b> step 100 & \"eval\""};

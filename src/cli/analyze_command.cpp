@@ -317,9 +317,7 @@ CommandRunner AddAnalyzeCommand(CLI::App& app) {
   cmd->add_flag_callback(
       "--no-progress", [flags] { flags->progress = false; }, "Never show a progress bar on stderr");
   return [flags, cmd] {
-    for (const CLI::Option* o : cmd->get_options()) {
-      if (o->count() > 0) flags->given.insert(o->get_name());
-    }
+    flags->given = FlagsGiven(*cmd);
     return RunAnalyze(*flags, stdout);
   };
 }

@@ -90,10 +90,6 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
                                   FormatDuration(fetched->step_s)));
   }
   const std::string source = fmt::format("{} {}", prometheus::UrlForMessages(flags.prometheus_url), flags.query);
-  double newest = 0;
-  for (const prometheus::PrometheusSeries& ps : fetched->series) {
-    if (!ps.points.empty()) newest = std::max(newest, ps.points.back().t);
-  }
   std::vector<outputs::AnalyzedSeries> out;
   SeenGpus seen;
   for (const prometheus::PrometheusSeries& ps : fetched->series) {
@@ -120,11 +116,11 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
                                     name, ps.implausible, ps.first_implausible));
     }
     // A series that stopped long before the others: a card replaced, an exporter gone.
-    if (prometheus::SeriesEnded(ps, newest, fetched->step_s)) {
-      AddNote(settings,
-              fmt::format("{}: its last sample is at {}, {} before the newest of the query (a card replaced "
-                          "or an exporter gone?): judged on what it has",
-                          name, FormatIso8601(ps.points.back().t, true), FormatDuration(newest - ps.points.back().t)));
+    if (prometheus::SeriesEnded(ps, fetched->newest_t, fetched->step_s)) {
+      AddNote(settings, fmt::format("{}: its last sample is at {}, {} before the newest of the query (a card replaced "
+                                    "or an exporter gone?): judged on what it has",
+                                    name, FormatIso8601(ps.points.back().t, true),
+                                    FormatDuration(fetched->newest_t - ps.points.back().t)));
     }
     detection::SeriesBuilder b(ps.gpu);
     if (ps.pid) b.SetProcess(*ps.pid, ps.labels.count("command") ? ps.labels.at("command") : "");

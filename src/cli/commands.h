@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <set>
+#include <string>
 
 namespace vw::cli {
 
@@ -16,5 +18,15 @@ CommandRunner AddCheckCommand(CLI::App& app);
 CommandRunner AddDemoCommand(CLI::App& app);
 CommandRunner AddWatchCommand(CLI::App& app);
 CommandRunner AddRecordCommand(CLI::App& app);
+
+// The long names of the flags `cmd` was given on the command line ("--query"), once parsed: a
+// flag left at its default and one given with the default's value are told apart.
+inline std::set<std::string> FlagsGiven(const CLI::App& cmd) {
+  std::set<std::string> given;
+  for (const CLI::Option* o : cmd.get_options()) {
+    if (o->count() > 0) given.insert(o->get_name());
+  }
+  return given;
+}
 
 }  // namespace vw::cli

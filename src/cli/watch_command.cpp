@@ -126,9 +126,7 @@ CommandRunner AddWatchCommand(CLI::App& app) {
     std::signal(SIGTERM, OnSignal);
     std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGHUP, OnHangup);
-    for (const CLI::Option* o : cmd->get_options()) {
-      if (o->count() > 0) f->given.insert(o->get_name());
-    }
+    f->given = FlagsGiven(*cmd);
     f->interval_given = f->given.count("--interval") > 0;
     auto settings = ResolveWatchFlags(*f);
     if (!settings.ok()) return WatchFail(settings.status().message());

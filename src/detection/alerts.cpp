@@ -62,8 +62,8 @@ void AlertTracker::RestoreFiring(const AlertCondition& c, double active_since, d
   a.fired_at = fired_at;
   a.last_notified = fired_at;
   a.fired_severity = c.severity;
+  a.last_held = -std::max(0.0, unseen_s);  // relative to the first Evaluate, which adds its time
   restored_[a.key] = a;
-  restored_unseen_[a.key] = std::max(0.0, unseen_s);
 }
 
 double AlertTracker::UnseenFor(const Alert& a, double now) {
@@ -135,8 +135,7 @@ std::vector<AlertEvent> AlertTracker::Evaluate(double now, const std::vector<Ale
   // any firing alert.
   if (!restored_.empty() && !restore_start_) {
     restore_start_ = now;
-    for (auto& [key, a] : restored_) a.last_held = now - restored_unseen_[key];
-    restored_unseen_.clear();
+    for (auto& [key, a] : restored_) a.last_held += now;
   }
   for (auto it = restored_.begin(); it != restored_.end();) {
     Alert& a = it->second;

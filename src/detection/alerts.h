@@ -113,9 +113,10 @@ class AlertTracker {
   void ResendIfDue(Alert& a, double now, std::vector<AlertEvent>& events) const;
   AlertConfig config_;
   std::map<std::string, Alert> active_;
-  std::map<std::string, Alert> restored_;          // firing before a restart, not yet seen again
-  std::map<std::string, double> restored_unseen_;  // RestoreFiring's unseen_s, until the first Evaluate
-  std::optional<double> restore_start_;            // the first Evaluate after RestoreFiring (seconds)
+  // Firing before a restart, not yet seen again. Until the first Evaluate their last_held is less
+  // than 0: minus the time their condition had been seen gone (RestoreFiring's unseen_s).
+  std::map<std::string, Alert> restored_;
+  std::optional<double> restore_start_;  // the first Evaluate after RestoreFiring (seconds)
 };
 
 }  // namespace vw::detection

@@ -34,14 +34,7 @@ Status AlertStateStore::Init() {
       " unseen_seconds REAL NOT NULL DEFAULT 0)"));
   // A database written before the unseen time was kept: add its column (its alerts read as seen
   // until the restart).
-  bool has_unseen = false;
-  auto info = db_.Prepare("PRAGMA table_info(firing_alerts)");
-  if (!info.ok()) return info.status();
-  VW_RETURN_IF_ERROR(
-      info->ForEachRow([&](const Statement& row) { has_unseen |= row.ColumnText(1) == "unseen_seconds"; }));
-  if (!has_unseen) {
-    VW_RETURN_IF_ERROR(db_.Exec("ALTER TABLE firing_alerts ADD COLUMN unseen_seconds REAL NOT NULL DEFAULT 0"));
-  }
+  VW_RETURN_IF_ERROR(db_.AddColumnIfMissing("firing_alerts", "unseen_seconds", "REAL NOT NULL DEFAULT 0"));
   auto p = db_.Prepare(
       "INSERT OR REPLACE INTO firing_alerts (key, name, labels, annotations, severity, active_since, fired_at,"
       " unseen_seconds) VALUES (?,?,?,?,?,?,?,?)");

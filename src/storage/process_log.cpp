@@ -33,15 +33,8 @@ Status ProcessLog::Init() {
                "CREATE INDEX IF NOT EXISTS processes_last_seen ON processes(last_seen);"));
   // A database written before the pod's and container's names were kept: add their columns (its
   // records read with the names empty).
-  bool has_names = false;
-  auto info = db_.Prepare("PRAGMA table_info(processes)");
-  if (!info.ok()) return info.status();
-  VW_RETURN_IF_ERROR(info->ForEachRow([&](const Statement& row) { has_names |= row.ColumnText(1) == "pod_name"; }));
-  if (!has_names) {
-    VW_RETURN_IF_ERROR(
-        db_.Exec("ALTER TABLE processes ADD COLUMN pod_name TEXT;"
-                 "ALTER TABLE processes ADD COLUMN container_name TEXT;"));
-  }
+  VW_RETURN_IF_ERROR(db_.AddColumnIfMissing("processes", "pod_name", "TEXT"));
+  VW_RETURN_IF_ERROR(db_.AddColumnIfMissing("processes", "container_name", "TEXT"));
   const std::string cols =
       "gpu, pid, first_seen, last_seen, peak_bytes, end_state, command, user, container, pod, pod_namespace, "
       "slurm_job, pod_name, container_name";

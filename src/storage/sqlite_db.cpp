@@ -178,6 +178,16 @@ Database::~Database() {
   sqlite3_close_v2(db_);
 }
 
+Status Database::AddColumnIfMissing(std::string_view table, std::string_view column, std::string_view declaration) {
+  bool has = false;
+  auto info = Prepare("PRAGMA table_info(" + std::string(table) + ")");
+  if (!info.ok()) return info.status();
+  VW_RETURN_IF_ERROR(info->ForEachRow([&](const Statement& row) { has |= row.ColumnText(1) == column; }));
+  if (has) return Status::Ok();
+  return Exec("ALTER TABLE " + std::string(table) + " ADD COLUMN " + std::string(column) + " " +
+              std::string(declaration));
+}
+
 Status Database::Exec(std::string_view sql) {
   std::string s(sql);
   char* err = nullptr;

@@ -98,6 +98,9 @@ class Database {
   Database& operator=(const Database&) = delete;
 
   Status Exec(std::string_view sql);
+  // Adds `column` (with its SQL `declaration`, "REAL NOT NULL DEFAULT 0") to `table` when a file
+  // written before it was kept lacks it; nothing when it is there.
+  Status AddColumnIfMissing(std::string_view table, std::string_view column, std::string_view declaration);
   Result<Statement> Prepare(std::string_view sql);
   Status Begin() { return Exec("BEGIN IMMEDIATE"); }
   Status Commit() { return Exec("COMMIT"); }

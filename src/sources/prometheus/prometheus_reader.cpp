@@ -338,26 +338,16 @@ std::optional<double> FinestSpacing(const Endpoint& e, const std::string& query,
                                     const FetchOptions& options) {
   auto body = Post(e, "/api/v1/query", {{"query", query + "[10m]"}, {"time", FormatSeconds(at)}}, options);
   if (!body.ok()) return std::nullopt;
-  auto j = json::parse(*body, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("data") || !j["data"].is_object()) return std::nullopt;
   std::optional<double> finest;
-  try {
-    for (const json& r : j["data"].value("result", json::array())) {
-      std::vector<double> gaps;
-      double last = -1;
-      for (const json& p : r.value("values", json::array())) {
-        if (!p.is_array() || p.empty() || !p[0].is_number()) continue;
-        const double t = p[0].get<double>();
-        if (last >= 0 && t > last) gaps.push_back(t - last);
-        last = t;
-      }
-      if (gaps.size() < 3) continue;
-      std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
-      const double median = gaps[gaps.size() / 2];
-      if (!finest || median < *finest) finest = median;
+  for (const auto& [labels, points] : ParseMatrixPoints(*body)) {
+    std::vector<double> gaps;
+    for (size_t k = 1; k < points.size(); ++k) {
+      if (points[k].first > points[k - 1].first) gaps.push_back(points[k].first - points[k - 1].first);
     }
-  } catch (const json::exception&) {
-    return std::nullopt;
+    if (gaps.size() < 3) continue;
+    std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+    const double median = gaps[gaps.size() / 2];
+    if (!finest || median < *finest) finest = median;
   }
   return finest;
 }
@@ -447,7 +437,7 @@ Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std:
   if (selector && !fetched->series.empty()) {
     auto times_body = Post(*ep, "/api/v1/query_range", range_params("timestamp(" + query + ")"), options);
     if (times_body.ok()) {
-      const auto times = ParseSampleTimes(*times_body);
+      const auto times = ParseMatrixPoints(*times_body);
       std::string().swap(*times_body);
       bool all = true;
       for (PrometheusSeries& s : fetched->series) all = KeepEachSampleOnce(s, times) && all;
@@ -455,18 +445,17 @@ Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std:
     }
   }
   fetched->series = MergeSeriesOfOneGpu(std::move(fetched->series), kLookBackSeconds + 2 * step);
+  for (const PrometheusSeries& s : fetched->series) {
+    if (!s.points.empty()) fetched->newest_t = std::max(fetched->newest_t, s.points.back().t);
+  }
   if (!options.fetch_total) return fetched;
   const std::string total_query = CompanionTotalQuery(query);
   if (total_query.empty() || fetched->series.empty()) return fetched;
   // The card size at the end of the range; for a series that ended before it (a card replaced),
   // at its own last sample. The size is a bonus: a failing query leaves it unknown.
   std::set<double> when{end};
-  double newest = 0;
   for (const PrometheusSeries& s : fetched->series) {
-    if (!s.points.empty()) newest = std::max(newest, s.points.back().t);
-  }
-  for (const PrometheusSeries& s : fetched->series) {
-    if (!s.points.empty() && SeriesEnded(s, newest, step) && when.size() < 8) when.insert(s.points.back().t);
+    if (SeriesEnded(s, fetched->newest_t, step) && when.size() < 8) when.insert(s.points.back().t);
   }
   std::map<std::string, uint64_t> by_gpu;
   for (auto t = when.rbegin(); t != when.rend(); ++t) {

@@ -50,6 +50,7 @@ struct PrometheusFetch {
   // false when a step may have read one sample several times (another query).
   bool each_sample_once = false;
   std::vector<std::string> warnings;  // the response's "warnings" (a partial answer), as written
+  double newest_t = 0;                // the newest point of any series (seconds since the epoch)
 };
 
 // The step (seconds) for a range: ceil(range / 11000), at least 1.

@@ -60,6 +60,24 @@ Runs Union(const Runs& a, const Runs& b) {
   return out;
 }
 
+// The labels whose values differ between `series` (one that some lack differs too), __name__ aside.
+std::set<std::string> DifferingLabels(const std::vector<PrometheusSeries>& series) {
+  std::set<std::string> differ;
+  if (series.empty()) return differ;
+  const auto& first = series.front().labels;
+  for (size_t k = 1; k < series.size(); ++k) {
+    for (const auto& [name, value] : series[k].labels) {
+      auto own = first.find(name);
+      if (own == first.end() || own->second != value) differ.insert(name);
+    }
+    for (const auto& [name, value] : first) {
+      if (series[k].labels.count(name) == 0) differ.insert(name);
+    }
+  }
+  differ.erase("__name__");
+  return differ;
+}
+
 }  // namespace
 
 std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> series, double overlap_s) {
@@ -109,18 +127,9 @@ std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> 
       // The series that reaches furthest first: its point wins a time several hold, its labels stay.
       std::stable_sort(c.begin(), c.end(),
                        [&](const PrometheusSeries& a, const PrometheusSeries& b) { return last_t(a) > last_t(b); });
+      const std::set<std::string> changed = DifferingLabels(c);
       PrometheusSeries merged = std::move(c.front());
       if (c.size() > 1) {
-        std::set<std::string> changed;
-        for (size_t k = 1; k < c.size(); ++k) {
-          for (const auto& [name, value] : c[k].labels) {
-            auto own = merged.labels.find(name);
-            if (own == merged.labels.end() || own->second != value) changed.insert(name);
-          }
-          for (const auto& [name, value] : merged.labels) {
-            if (c[k].labels.count(name) == 0) changed.insert(name);
-          }
-        }
         std::vector<SeriesPoint> all = std::move(merged.points);
         for (size_t k = 1; k < c.size(); ++k) {
           all.insert(all.end(), c[k].points.begin(), c[k].points.end());
@@ -141,16 +150,7 @@ std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> 
     }
     if (merged_chains.size() > 1) {
       // Told apart by the labels whose values differ between them: "node-1/3/pod=train-b".
-      std::set<std::string> differing;
-      for (const auto& a : merged_chains) {
-        for (const auto& b : merged_chains) {
-          for (const auto& [name, value] : a.labels) {
-            auto other = b.labels.find(name);
-            if (other == b.labels.end() || other->second != value) differing.insert(name);
-          }
-        }
-      }
-      differing.erase("__name__");
+      const std::set<std::string> differing = DifferingLabels(merged_chains);
       for (PrometheusSeries& m : merged_chains) {
         for (const std::string& name : differing) {
           auto v = m.labels.find(name);
@@ -170,8 +170,8 @@ std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> 
   return out;
 }
 
-SampleTimes ParseSampleTimes(const std::string& body) {
-  SampleTimes out;
+MatrixPoints ParseMatrixPoints(const std::string& body) {
+  MatrixPoints out;
   auto j = json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("data") || !j["data"].is_object()) return out;
   try {
@@ -200,7 +200,7 @@ SampleTimes ParseSampleTimes(const std::string& body) {
   return out;
 }
 
-bool KeepEachSampleOnce(PrometheusSeries& s, const SampleTimes& times) {
+bool KeepEachSampleOnce(PrometheusSeries& s, const MatrixPoints& times) {
   auto it = times.find(LabelsWithoutName(s.labels));
   if (it == times.end()) return false;
   const std::vector<std::pair<double, double>>& read = it->second;

@@ -1,6 +1,6 @@
 // The series of one GPU made one (MergeSeriesOfOneGpu) and each sample read once
-// (KeepEachSampleOnce) for the Prometheus reader (prometheus_reader.h). Times are seconds since the
-// epoch. Plain functions, no state.
+// (KeepEachSampleOnce, with ParseMatrixPoints) for the Prometheus reader (prometheus_reader.h). Times are seconds since
+// the epoch. Plain functions, no state.
 #pragma once
 
 #include <map>
@@ -24,17 +24,17 @@ inline constexpr double kLookBackSeconds = 300;
 // replaced) get the UUID in their key ("node-1/3/GPU-abc").
 std::vector<PrometheusSeries> MergeSeriesOfOneGpu(std::vector<PrometheusSeries> series, double overlap_s);
 
-// The answer of `timestamp(Q)` over a range: for each series (LabelsWithoutName), the time of the
-// sample each step read, by step: (step time, sample time) in step order.
-using SampleTimes = std::map<std::string, std::vector<std::pair<double, double>>>;
+// A matrix answer's points for each series (LabelsWithoutName): (time, value) in time order. For
+// `timestamp(Q)` over a range the value is the time of the sample each step read.
+using MatrixPoints = std::map<std::string, std::vector<std::pair<double, double>>>;
 
-// Empty when the body cannot be read.
-SampleTimes ParseSampleTimes(const std::string& body);
+// Empty when the body cannot be read; points that are not [time, "number"] are left out.
+MatrixPoints ParseMatrixPoints(const std::string& body);
 
 // Each sample of `s` (read from Q over a range) once, at its own time: a step of a range query
 // reads the latest sample at or before it, so a step shorter than the scrape interval reads one
 // sample several times (a narrower rate interval than the data allow). `times` says which sample
 // each step read. False when `times` has no series of `s`'s labels (`s` is left as read).
-bool KeepEachSampleOnce(PrometheusSeries& s, const SampleTimes& times);
+bool KeepEachSampleOnce(PrometheusSeries& s, const MatrixPoints& times);
 
 }  // namespace vw::prometheus

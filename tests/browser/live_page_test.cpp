@@ -11,7 +11,9 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
@@ -201,8 +203,25 @@ class FixtureDaemon {
     server_.Get("/", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(outputs::WebPageHtml(), "text/html; charset=utf-8");
     });
+    // The page with an image answered after `ms` of wall-clock time: Chromium's --dump-dom waits
+    // for the load event, so the page runs that long in real time (virtual time stands still
+    // while a request is open, so a request that never ends cannot be tested with it).
+    server_.Get("/held", [this](const httplib::Request& req, httplib::Response& res) {
+      res.set_content(outputs::WebPageHtml() + "<img alt=\"\" src=\"/slow?ms=" + req.get_param_value("ms") + "\">",
+                      "text/html; charset=utf-8");
+    });
+    server_.Get("/slow", [this](const httplib::Request& req, httplib::Response& res) {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait_for(lock, std::chrono::milliseconds(std::stoi(req.get_param_value("ms"))), [this] { return stopping_; });
+      res.status = 404;
+    });
     server_.Get("/api/v1/status", [this, status_fails](const httplib::Request&, httplib::Response& res) {
-      ++status_calls_;
+      int call = ++status_calls_;
+      if (hang_after_ >= 0 && call > hang_after_) {  // accepted, never answered (until the test ends)
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stopping_; });
+        return;
+      }
       if (status_fails) {
         res.status = 503;
         res.set_content(R"({"error":"sampler not ready"})", "application/json");
@@ -230,6 +249,11 @@ class FixtureDaemon {
     for (int i = 0; i < 200 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ~FixtureDaemon() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
     server_.stop();
     if (thread_.joinable()) thread_.join();
   }
@@ -237,6 +261,8 @@ class FixtureDaemon {
   int port() const { return port_; }
   int status_calls() const { return status_calls_; }
   int history_calls() const { return history_calls_; }
+  // Status calls after the first `n` are held open and never answered.
+  void HangStatusAfter(int n) { hang_after_ = n; }
 
  private:
   httplib::Server server_;
@@ -245,6 +271,10 @@ class FixtureDaemon {
   std::string status_;
   std::map<std::string, std::string> history_;
   std::atomic<int> status_calls_{0}, history_calls_{0};
+  std::atomic<int> hang_after_{-1};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
 };
 
 fs::path OutDir() {
@@ -362,6 +392,26 @@ TEST(LivePageInBrowser, SaysDaemonUnreachableWhenStatusFails) {
   EXPECT_NE(text.find("no data yet"), std::string::npos);
   EXPECT_TRUE(Select(r.dom, "article", "data-gpu").empty());
   EXPECT_GE(daemon.status_calls(), 1);
+}
+
+// A daemon that answered once and then accepts requests it never answers: the page gives each up
+// after 10 s, says the daemon is unreachable while still showing the data it had, and asks again
+// 5 s after giving up (one request at a time, not one more every 5 s).
+TEST(LivePageInBrowser, ADaemonThatStopsAnsweringIsUnreachableAfterTheTimeout) {
+  FixtureDaemon daemon(false);
+  daemon.HangStatusAfter(1);
+  ASSERT_GT(daemon.port(), 0);
+  // Polls at 0 s (answered), 5 s (held, given up at 15 s) and 20 s (held): 24 s of real time.
+  DomResult r = DumpDom({.url = daemon.url() + "held?ms=24000"});
+  ASSERT_EQ(r.error, "");
+  auto conn = Select(r.dom, "div", "data-role", "conn");
+  ASSERT_EQ(conn.size(), 1u);
+  EXPECT_TRUE(conn[0].Has("data-state", "down"));
+  std::string text = TextOf(r.dom);
+  EXPECT_NE(text.find("daemon unreachable (no answer within 10 s)"), std::string::npos) << text;
+  EXPECT_NE(text.find("showing data from"), std::string::npos) << text;
+  EXPECT_EQ(Select(r.dom, "article", "data-gpu").size(), 2u);  // the cards it had stay
+  EXPECT_EQ(daemon.status_calls(), 3);                         // asked again after giving up, not every 5 s (5 calls)
 }
 
 TEST(LivePageInBrowser, StatusWithoutNotesShowsNoNotesBox) {

@@ -4,8 +4,9 @@
 (function () {
   'use strict';
 
-  var STATUS_EVERY_MS = 5000;
+  var STATUS_EVERY_MS = 5000;     // from the end of one status poll to the start of the next
   var HISTORY_EVERY_MS = 15000;
+  var ANSWER_WITHIN_MS = 10000;   // a request with no answer by then is given up (the daemon is unreachable)
   var HISTORY_HOURS = 6;
   var GiB = 1024 * 1024 * 1024, MiB = 1024 * 1024;
 
@@ -68,9 +69,18 @@
 
   // ---- data ----
   // An error answer: its HTTP status and its own words ({"error": "history is off (start the
-  // daemon with --db PATH)"}) when it has them; `status` and `why` on the error.
+  // daemon with --db PATH)"}) when it has them; `status` and `why` on the error. A request not
+  // answered within ANSWER_WITHIN_MS is aborted and fails ("no answer within 10 s"): a daemon
+  // that accepts and never answers is unreachable, not "live" with an old update time.
   function getJson(url) {
-    return fetch(url, {cache: 'no-store'}).then(function (r) {
+    var ctl = typeof AbortController === 'function' ? new AbortController() : null, timer = null;
+    var late = new Promise(function (resolve, reject) {
+      timer = setTimeout(function () {
+        if (ctl) ctl.abort();
+        reject(new Error('no answer within ' + ANSWER_WITHIN_MS / 1000 + ' s'));
+      }, ANSWER_WITHIN_MS);
+    });
+    var answer = fetch(url, {cache: 'no-store', signal: ctl ? ctl.signal : undefined}).then(function (r) {
       if (r.ok) return r.json();
       return r.json().then(function (body) { return body && body.error ? String(body.error) : ''; },
                            function () { return ''; }).then(function (why) {
@@ -80,6 +90,8 @@
         throw e;
       });
     });
+    return Promise.race([answer, late]).then(function (v) { clearTimeout(timer); return v; },
+                                              function (e) { clearTimeout(timer); throw e; });
   }
   function capacityOf(g, hist) {
     var total = num(g.memory_total_bytes) ? g.memory_total_bytes : (hist && num(hist.total_bytes) ? hist.total_bytes : null);
@@ -369,6 +381,11 @@
     state.showAll[b.getAttribute('data-gpu')] = true;
     render();
   });
-  pollStatus();
-  setInterval(pollStatus, STATUS_EVERY_MS);
+  // One poll at a time: the next starts STATUS_EVERY_MS after the last ended (answered, failed or
+  // given up), so a slow daemon is never sent a pile of requests that each hold one of its threads.
+  function loop() {
+    pollStatus().then(null, function (e) { state.error = (e && e.message) || 'page error'; })
+        .then(function () { setTimeout(loop, STATUS_EVERY_MS); });
+  }
+  loop();
 })();

@@ -183,9 +183,14 @@ bool LeakEngine::Judge(Assessment& a, const std::vector<FloorPoint>& pts) const 
   CycleOfLongest cycles(*settled);
   const std::optional<Unconfirmed> unconfirmed = ConfirmOnCycleFree(floor, cycles, config_);
   for (const Window& w : floor.v.windows) a.window_fits.push_back(FitOf(w));
-  if (floor.v.windows.empty()) {
-    a.verdict = Verdict::kPlateau;
-    a.evidence.push_back("Too few buckets in the settled data for a trend test.");
+  if (floor.v.windows.empty()) {  // sparse buckets (slow sampling): a rising floor is no plateau
+    const RiseSoFar rise = RiseSinceSettled(a, settled->pts, settled->analysed, config_);
+    a.verdict = rise.Rising() ? Verdict::kWarmup : Verdict::kPlateau;
+    a.evidence.push_back(
+        fmt::format("Too few buckets in the settled data for a trend test ({} buckets of {} over {}; a window "
+                    "needs {}){}.",
+                    settled->analysed.size(), FormatDuration(width_), FormatDuration(settled->span_s),
+                    std::max<size_t>(floor.go.min_points, 6), RiseClause(rise, config_)));
     return floor.oscillating;
   }
   // Under a load that swings, when no floor window passed: the load's own series in the floor's

@@ -647,6 +647,28 @@ TEST(LeakEngine, SteadyFastRiseIsNeverAPlateauBeforeItsFirstTrendTest) {
   EXPECT_GT(rising, 0) << "the evidence says why it is not a plateau";
 }
 
+// Sampled once a minute, an hour of data makes buckets of 4 minutes: too few in a window for a
+// trend test. A floor rising 20 GiB/h steadily over that hour is still rising, not a plateau ("no
+// action"); a flat one (48 minutes of it) is a plateau so far. Either way the evidence says why there is no test.
+TEST(LeakEngine, TooFewBucketsForATrendTestIsWarmupWhileTheFloorRises) {
+  for (double dt : {40.0, 60.0}) {
+    LeakEngine rising = CardEngine();
+    const Trace r = Feed(
+        rising, [](double t) { return 10000 + 20000 * t / kHour; }, 59 * 60, dt);
+    ASSERT_EQ(r.last.verdict, Verdict::kWarmup) << dt << ": " << AllEvidence(r.last);
+    EXPECT_NE(AllEvidence(r.last).find("Too few buckets in the settled data for a trend test ("), std::string::npos)
+        << AllEvidence(r.last);
+    EXPECT_NE(AllEvidence(r.last).find("a window needs 12), and it has risen by +"), std::string::npos)
+        << AllEvidence(r.last);
+    for (const Assessment& a : r.checks) EXPECT_NE(a.verdict, Verdict::kPlateau) << dt << ": " << AllEvidence(a);
+    LeakEngine flat = CardEngine();
+    const Trace f = Feed(
+        flat, [](double) { return 10000.0; }, 48 * 60, dt);
+    ASSERT_EQ(f.last.verdict, Verdict::kPlateau) << dt << ": " << AllEvidence(f.last);
+    EXPECT_NE(AllEvidence(f.last).find("a window needs 12)."), std::string::npos) << AllEvidence(f.last);
+  }
+}
+
 TEST(LeakEngine, SteadyRiseInAYoungJobNeedsLessRateOverLongerWindows) {
   // 150 MiB/h from the start. In the first three settled hours the interval's lower end must reach
   // 500 MiB/h over 1 h, falling with the square of the window: 222 MiB/h over 1h 30m (not yet),

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,32 @@ double SettleStep(const Assessment& a, std::span<const FloorPoint> pts, const En
 }
 
 }  // namespace
+
+RiseSoFar RiseSinceSettled(const Assessment& a, std::span<const FloorPoint> pts, std::span<const FloorPoint> analysed,
+                           const EngineConfig& c) {
+  RiseSoFar r;
+  r.since = analysed.back().floor - analysed.front().floor;
+  if (pts.back().t - pts.front().t >= c.settle_window_seconds) {
+    size_t j = pts.size() - 1;
+    while (j > 0 && pts[j - 1].t >= pts.back().t - c.settle_window_seconds) --j;
+    r.recent = pts.back().floor - pts[j].floor;
+  }
+  r.risen = r.since > c.min_growth_bytes;
+  r.rising = !r.risen && r.recent >= SettleStep(a, pts, c);
+  return r;
+}
+
+std::string RiseClause(const RiseSoFar& r, const EngineConfig& c) {
+  if (r.risen) {
+    return fmt::format(", and it has risen by {} since, more than {}: still warming up", Signed(r.since),
+                       FormatBytes(c.min_growth_bytes));
+  }
+  if (r.rising) {
+    return fmt::format(", and it rose by {} in the last {}: still rising", Signed(r.recent),
+                       FormatDuration(c.settle_window_seconds));
+  }
+  return "";
+}
 
 std::optional<size_t> SettleGate(Assessment& a, std::span<const FloorPoint> pts, const EngineConfig& c) {
   // Settling gate: the floor's rise over the last settle window must be small, or no longer
@@ -79,30 +106,14 @@ std::optional<SettledFloor> SettledWindows(Assessment& a, std::span<const FloorP
       (sizes.empty() || span_a > sizes.back() + c.min_window_seconds / 2))
     sizes.push_back(span_a);
   if (sizes.empty()) {
-    // Too short for a trend test: still rising is warm-up, else a plateau so far. Still rising:
-    // by more than min_growth since the floor settled, or by the gate's step over the last settle
-    // window (a floor the gate let through for rising steadily, not for being quiet, may have
-    // settled a moment ago: no rise since then says nothing).
-    const double since = analysed.back().floor - analysed.front().floor;
-    double recent = 0;  // the floor's rise over the last settle window
-    if (pts.back().t - pts.front().t >= c.settle_window_seconds) {
-      size_t j = pts.size() - 1;
-      while (j > 0 && pts[j - 1].t >= pts.back().t - c.settle_window_seconds) --j;
-      recent = pts.back().floor - pts[j].floor;
-    }
-    const bool risen = since > c.min_growth_bytes;
-    const bool rising = !risen && recent >= SettleStep(a, pts, c);
-    a.verdict = risen || rising ? Verdict::kWarmup : Verdict::kPlateau;
+    // Too short for a trend test: still rising is warm-up, else a plateau so far.
+    const RiseSoFar rise = RiseSinceSettled(a, pts, analysed, c);
+    a.verdict = rise.Rising() ? Verdict::kWarmup : Verdict::kPlateau;
     a.evidence.push_back(
         fmt::format("The floor settled at {} ({}); {} of settled data is too short for a trend test "
                     "(at least {}){}.",
                     At(*a.settled_at, first_t, c.evidence_times), FormatBytes(analysed.front().floor),
-                    FormatDuration(span_a), FormatDuration(c.min_window_seconds),
-                    risen ? fmt::format(", and it has risen by {} since, more than {}: still warming up", Signed(since),
-                                        FormatBytes(c.min_growth_bytes))
-                    : rising ? fmt::format(", and it rose by {} in the last {}: still rising", Signed(recent),
-                                           FormatDuration(c.settle_window_seconds))
-                             : ""));
+                    FormatDuration(span_a), FormatDuration(c.min_window_seconds), RiseClause(rise, c)));
     return std::nullopt;
   }
   const GrowthOptions go{.alpha = c.alpha,

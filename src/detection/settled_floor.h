@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "detection/growth_window.h"
@@ -40,6 +41,24 @@ struct SettledFloor {
 // is small, or no longer falling (steady growth is not a warm-up ramp); a.settled_at is set to its
 // time. nullopt while still warming up (a's verdict and evidence then say so).
 std::optional<size_t> SettleGate(Assessment& a, std::span<const FloorPoint> pts, const EngineConfig& c);
+
+// Whether a floor whose settled part cannot be tested for a trend is still rising: by more than
+// min_growth_bytes since it settled (`since`, bytes), or by the settling gate's step over the last
+// settle window (`recent`, bytes): a floor the gate let through for rising steadily, not for being
+// quiet, may have settled a moment ago, so no rise since then says nothing. Such a floor is warm-up,
+// any other a plateau so far. `pts`: the segment's floors; `analysed`: their settled part.
+struct RiseSoFar {
+  double since = 0;
+  double recent = 0;
+  bool risen = false;   // since > min_growth_bytes
+  bool rising = false;  // not risen, and recent ≥ the gate's step
+  bool Rising() const { return risen || rising; }
+};
+RiseSoFar RiseSinceSettled(const Assessment& a, std::span<const FloorPoint> pts, std::span<const FloorPoint> analysed,
+                           const EngineConfig& c);
+// The evidence clause for it: ", and it has risen by +X since, more than Y: still warming up", or
+// ", and it rose by +X in the last 30m: still rising", or empty for a floor not rising.
+std::string RiseClause(const RiseSoFar& r, const EngineConfig& c);
 
 // The windows of the data settled from pts[settled]: each configured one it covers, plus all of it
 // when it falls between. nullopt when it is too short for a trend test (a's verdict, warm-up or

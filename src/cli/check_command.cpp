@@ -263,7 +263,8 @@ CommandRunner AddCheckCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--interval", flags->interval, "Sampling interval within --window")->capture_default_str();
   cmd->add_option("--orphan-threshold", flags->threshold,
-                  "Unattributed memory (used minus all listed processes) that counts as orphaned")
+                  "Unattributed memory (used minus all listed processes) that counts as orphaned, with a unit "
+                  "(512MiB, 1GiB; MB and GB read as nvidia-smi writes them)")
       ->capture_default_str();
   cmd->add_option("--grace", flags->grace, "How long memory may lag after a kill (lazy reclaim)")
       ->capture_default_str();

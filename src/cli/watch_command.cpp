@@ -89,7 +89,8 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--label", f->label, "Workload name for the learned baseline (default: container or command)");
   cmd->add_option("--grace", f->grace, "How long memory may lag after a kill (lazy reclaim)")->capture_default_str();
-  cmd->add_option("--orphan-threshold", f->orphan_threshold, "Unattributed memory that counts as orphaned")
+  cmd->add_option("--orphan-threshold", f->orphan_threshold,
+                  "Unattributed memory that counts as orphaned, with a unit (512MiB, 1GiB)")
       ->capture_default_str();
   cmd->add_option("--kernel-log", f->kernel_log,
                   "Kernel log file to follow for Xid events; 'none' to skip (default: /dev/kmsg, then dmesg). "

@@ -81,6 +81,11 @@ Result<uint64_t> ParseSize(std::string_view text, SizeUnits units) {
         fmt::format("bad size '{}': expected a number with an optional unit (MiB, GiB, MB, GB)", shown));
   }
   s = Trim(s);
+  if (s.empty() && units == SizeUnits::kGpuMemory && v != 0) {
+    const std::string number(Trim(text));
+    return Status::InvalidArgument(
+        fmt::format("bad size '{}': give a unit ({}MiB, or {}B for bytes)", shown, number, number));
+  }
   double scale;
   if (s.empty() || s == "B")
     scale = 1;

@@ -31,7 +31,8 @@ Result<double> ParseDuration(std::string_view text);
 enum class SizeUnits { kDecimal, kGpuMemory };
 
 // "80GiB" -> 85899345920; binary (KiB, MiB, GiB, TiB) and kB, MB, GB, TB units (decimal, or binary
-// under kGpuMemory); bare = bytes.
+// under kGpuMemory); bare = bytes, except under kGpuMemory, where a bare number other than 0 is an
+// error (nvidia-smi writes MiB: "256" is ambiguous).
 Result<uint64_t> ParseSize(std::string_view text, SizeUnits units = SizeUnits::kDecimal);
 
 // 33120 -> "9h 12m"; 59 -> "59s"; 90000 -> "1d 1h". Negative -> "-" prefix.

@@ -56,6 +56,13 @@ TEST(ParseSize, BinaryAndDecimalUnits) {
   EXPECT_EQ(*ParseSize("80GiB", SizeUnits::kGpuMemory), 80ull << 30);
   EXPECT_EQ(*ParseSize("2kB", SizeUnits::kGpuMemory), 2048ull);
   EXPECT_FALSE(ParseSize("").ok());
+  // A bare number of GPU memory is refused (nvidia-smi writes MiB, so `--orphan-threshold 256`
+  // meant as MiB was read as 256 bytes); 0 needs no unit, and B says bytes.
+  auto bare = ParseSize("256", SizeUnits::kGpuMemory);
+  ASSERT_FALSE(bare.ok());
+  EXPECT_EQ(bare.status().message(), "bad size '256': give a unit (256MiB, or 256B for bytes)");
+  EXPECT_EQ(*ParseSize("0", SizeUnits::kGpuMemory), 0ull);
+  EXPECT_EQ(*ParseSize("256B", SizeUnits::kGpuMemory), 256ull);
 }
 
 TEST(FormatDurationFlag, WritesWhatParseDurationReadsBack) {

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "core/units.h"
 
 namespace vw::detection::check_facts {
@@ -79,7 +82,7 @@ std::vector<const GpuSnapshot*> History(const CheckInput& in, const GpuSnapshot&
 
 Unattributed ComputeUnattributed(const GpuSnapshot& g, const CheckConfig& c) {
   Unattributed u;
-  u.threshold = c.orphan_threshold_bytes;
+  u.threshold = std::max<uint64_t>(c.orphan_threshold_bytes, 1);  // 0: any unattributed memory, not none
   if (!g.memory_used_bytes) {
     u.why_not = "device memory could not be read";
     return u;

@@ -36,7 +36,7 @@ std::vector<const GpuSnapshot*> History(const CheckInput& in, const GpuSnapshot&
 // Used memory no listed process accounts for (bytes), with the threshold in force for the GPU.
 struct Unattributed {
   std::optional<uint64_t> bytes;  // used - sum(listed process memory), when computable
-  uint64_t threshold = 0;         // threshold in force for this GPU
+  uint64_t threshold = 0;         // threshold in force for this GPU (bytes; at least 1)
   std::string why_not;            // why it could not be computed
 };
 Unattributed ComputeUnattributed(const GpuSnapshot& g, const CheckConfig& c);

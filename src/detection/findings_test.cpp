@@ -97,6 +97,18 @@ TEST(Findings, ThresholdFlagIsRespected) {
   EXPECT_EQ(Find(OneShot(Gpu(10240 + 512, {Proc(10, 10240)}), c), "orphaned_memory"), nullptr);
 }
 
+// A threshold of 0 counts any unattributed memory, not none: a GPU whose listed processes hold
+// all its used memory has no orphaned memory (0 B ≥ 0 raised a warning on every healthy GPU).
+TEST(Findings, ZeroThresholdCountsAnyUnattributedMemoryButNotNone) {
+  CheckConfig c;
+  c.orphan_threshold_bytes = 0;
+  EXPECT_EQ(Find(OneShot(Gpu(10240, {Proc(10, 10240)}), c), "orphaned_memory"), nullptr);
+  const CheckResult one_mib = OneShot(Gpu(10241, {Proc(10, 10240)}), c);
+  const Finding* f = Find(one_mib, "orphaned_memory");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("1 MiB"), std::string::npos) << f->message;
+}
+
 TEST(Findings, OlderDriverWithoutReservedRaisesTheThreshold) {
   GpuSnapshot g = Gpu(10240 + 479, {Proc(10, 10240)});
   g.memory_reserved_bytes.reset();

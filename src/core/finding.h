@@ -27,6 +27,11 @@ struct Finding {
   std::string action;
 };
 
+// The order findings are listed in by GPU: host-wide ones (empty key) first, then GPU indices in
+// numeric order ("2" before "10"), then other keys (a UUID, the PCI address of a GPU NVML does
+// not list) as text.
+bool GpuKeyLess(std::string_view a, std::string_view b);
+
 // Monitoring-plugin exit code for the worst severity: 0 OK, 1 WARNING, 2 CRITICAL.
 int ExitCodeFor(Severity worst);
 

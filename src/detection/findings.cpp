@@ -70,7 +70,7 @@ class Rules {
     }
     std::stable_sort(result_.findings.begin(), result_.findings.end(), [](const Finding& a, const Finding& b) {
       if (a.severity != b.severity) return a.severity > b.severity;
-      if (a.gpu != b.gpu) return a.gpu < b.gpu;
+      if (a.gpu != b.gpu) return GpuKeyLess(a.gpu, b.gpu);
       return a.kind < b.kind;
     });
     return std::move(result_);

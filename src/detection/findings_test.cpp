@@ -109,6 +109,25 @@ TEST(Findings, ZeroThresholdCountsAnyUnattributedMemoryButNotNone) {
   EXPECT_NE(f->message.find("1 MiB"), std::string::npos) << f->message;
 }
 
+// On a node of twelve GPUs, findings of one severity are listed by GPU in index order.
+TEST(Findings, AreOrderedByGpuIndexNotAsText) {
+  std::vector<GpuSnapshot> gpus;
+  for (int i : {11, 10, 2, 1}) {
+    GpuSnapshot g = Gpu(10240 + 2048, {Proc(100 + i, 10240)});
+    g.index = i;
+    g.minor = i;
+    g.uuid = "GPU-" + std::to_string(i);
+    gpus.push_back(g);
+  }
+  CheckInput in;
+  in.samples.push_back(Host(100, std::move(gpus)));
+  const CheckResult r = EvaluateCheck(in, {});
+  std::vector<std::string> order;
+  for (const Finding& f : r.findings)
+    if (f.kind == "orphaned_memory") order.push_back(f.gpu);
+  EXPECT_EQ(order, (std::vector<std::string>{"1", "2", "10", "11"}));
+}
+
 TEST(Findings, OlderDriverWithoutReservedRaisesTheThreshold) {
   GpuSnapshot g = Gpu(10240 + 479, {Proc(10, 10240)});
   g.memory_reserved_bytes.reset();

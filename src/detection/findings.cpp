@@ -147,12 +147,14 @@ class Rules {
                                          [](const NvmlCallError& e) { return !IsCapabilityCode(e.code); }) ||
                              (g.nvml_errors.empty() && !g.errors.empty());
     size_t hung = 0, failing = 0;
-    std::vector<std::string> calls;
-    auto remember = [&](const std::string& text) {
-      if (std::find(calls.begin(), calls.end(), text) == calls.end()) calls.push_back(text);
-    };
+    std::vector<std::string> hung_calls, failed_calls;  // the calls of the samples that hung, that failed
     for (size_t i = 0; i + 1 < history.size(); ++i) {
       const GpuSnapshot& h = *history[i];
+      const bool hang = !h.responsive || h.lost;
+      std::vector<std::string>& calls = hang ? hung_calls : failed_calls;
+      auto remember = [&](const std::string& text) {
+        if (std::find(calls.begin(), calls.end(), text) == calls.end()) calls.push_back(text);
+      };
       bool failed = false;
       for (const auto& e : h.nvml_errors) {
         if (IsCapabilityCode(e.code)) continue;
@@ -165,7 +167,7 @@ class Rules {
           remember(e.substr(0, e.find(':')));
         }
       }
-      if (!h.responsive || h.lost) {
+      if (hang) {
         ++hung;
       } else if (failed) {
         ++failing;
@@ -175,14 +177,17 @@ class Rules {
     const std::string over = fmt::format("{} samples over {}", history.size(), FormatDuration(span_s_));
     if (hung > 0) {
       Add("nvml_error", Severity::kWarning, key, std::nullopt, std::nullopt,
-          fmt::format("{} did not answer in {} of {} ({}); it answers again in the last sample.", name, hung, over,
-                      Join(calls)),
+          fmt::format("{} did not answer in {} of {} ({}){}; it answers again in the last sample.", name, hung, over,
+                      Join(hung_calls),
+                      failing > 0 ? fmt::format("; NVML calls failed in {} other{} ({})", failing,
+                                                failing == 1 ? "" : "s", Join(failed_calls))
+                                  : std::string()),
           "A hung NVML call often means a stuck driver or GPU: check the kernel log for Xid and hung-task "
           "messages. If it recurs, a person may need to reset the GPU.");
     } else {
       Add("nvml_error", Severity::kWarning, key, std::nullopt, std::nullopt,
           fmt::format("{}: NVML calls failed in {} of {} ({}); they succeed in the last sample.", name, failing, over,
-                      Join(calls)),
+                      Join(failed_calls)),
           "If it recurs, check the driver (nvidia-smi -q) and the kernel log.");
     }
   }
@@ -201,8 +206,11 @@ class Rules {
       }
       if (auto other = ListedOn(p.pid)) {
         Add("unlisted_holder", Severity::kOk, key, p.pid, std::nullopt,
-            Who(p) + " has " + dev + " open without a context on GPU " + key + "; it computes on GPU " + *other +
-                " (CUDA opens every visible GPU's device file).",
+            Who(p) + " has " + dev +
+                (ProcessListComplete(g) ? " open without a context on GPU " + key
+                                        : " open (NVML's process list of GPU " + key +
+                                              " could not be read, so whether it holds a context there is unknown)") +
+                "; it computes on GPU " + *other + " (CUDA opens every visible GPU's device file).",
             "Nothing to do; to keep it off this GPU, start it with CUDA_VISIBLE_DEVICES. A GPU reset of GPU " + key +
                 " would need it stopped.");
         return;

@@ -432,6 +432,18 @@ TEST(Findings, CudaProcessOfAnotherGpuIsNotASuspectForOrphanedMemory) {
   ASSERT_NE(unlisted, nullptr);
   EXPECT_EQ(unlisted->severity, Severity::kOk);
   EXPECT_NE(unlisted->message.find("computes on GPU 0"), std::string::npos) << unlisted->message;
+  EXPECT_NE(unlisted->message.find("open without a context on GPU 1"), std::string::npos) << unlisted->message;
+  // GPU 1's process list could not be read: no claim about its contexts.
+  in.samples[0].gpus[1].nvml_errors = {{"nvmlDeviceGetComputeRunningProcesses_v3", 999, "Unknown Error"}};
+  const CheckResult unread = EvaluateCheck(in, {});
+  const Finding* u = Find(unread, "unlisted_holder");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->severity, Severity::kOk);
+  EXPECT_EQ(u->message.find("without a context"), std::string::npos) << u->message;
+  EXPECT_NE(u->message.find("NVML's process list of GPU 1 could not be read, so whether it holds a context there is "
+                            "unknown); it computes on GPU 0"),
+            std::string::npos)
+      << u->message;
 }
 
 }  // namespace
@@ -555,6 +567,18 @@ TEST(Findings, AHangInsideTheWindowIsReportedAfterTheGpuRecovers) {
       << f->message;
   EXPECT_EQ(Find(r, "idle_holder"), nullptr);
   EXPECT_TRUE(HasNote(r, "idle_holder not judged for PID 9 on GPU 0: the process list could not be read in 1 of 4"));
+  {  // a call that failed in another sample is counted and named apart from the hang
+    CheckInput both = in;
+    GpuSnapshot& failing = both.samples[2].gpus[0];
+    failing.nvml_errors = {{"nvmlDeviceGetComputeRunningProcesses_v3", 999, "Unknown Error"}};
+    const CheckResult rb = EvaluateCheck(both, c);
+    const Finding* h = Find(rb, "nvml_error");
+    ASSERT_NE(h, nullptr);
+    EXPECT_NE(h->message.find("did not answer in 1 of 4 samples over 30s (nvmlDeviceGetMemoryInfo_v2); NVML calls "
+                              "failed in 1 other (nvmlDeviceGetComputeRunningProcesses_v3); it answers again"),
+              std::string::npos)
+        << h->message;
+  }
 
   // A failure that has passed is a warning too; one still failing is reported once, by the last sample.
   hung.responsive = true;

@@ -21,6 +21,8 @@ struct ProcessInfo {
   bool alive = false;  // /proc/PID exists and (start time matches when known)
   ProcState state = ProcState::kUnknown;
   std::optional<double> start_time_s;  // since boot, from /proc/PID/stat field 22 (PID-reuse guard)
+  std::optional<int64_t> ppid;         // the parent's PID (stat field 4), when read and above 0
+  std::string parent_command;          // a zombie's parent's command line (who must reap it); else empty
   std::optional<uint32_t> uid;
   std::string user;                      // name for uid, empty when unknown
   std::string command;                   // full command line, spaces between arguments

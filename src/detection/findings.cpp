@@ -192,6 +192,29 @@ class Rules {
     }
   }
 
+  // A zombie is reaped by its parent: the step names it (by PID and command) when /proc told it.
+  static std::string ZombieAction(const ProcessSnapshot& p, const std::string& dev) {
+    const std::string others = " If the memory stays, look for other holders of " + dev + ".";
+    if (!p.info.ppid) {
+      return "A zombie cannot be killed: find its parent (`ps -o ppid= -p " + std::to_string(p.pid) +
+             "`) and end the parent with SIGTERM so it is reaped." + others;
+    }
+    const int64_t parent = *p.info.ppid;
+    if (parent == 1) {
+      return "A zombie cannot be killed, and its parent is PID 1, which reaps it once every thread of it has "
+             "exited: one still in the driver keeps it and its memory." +
+             others +
+             " Only a GPU reset (nvidia-smi --gpu-reset) or a reboot frees memory nobody holds, done by a "
+             "person.";
+    }
+    const std::string& pc = p.info.parent_command;
+    const std::string cmd = pc.empty() ? std::string() : " `" + (pc.size() > 80 ? pc.substr(0, 77) + "..." : pc) + "`";
+    return fmt::format(
+        "A zombie cannot be killed: end its parent, PID {}{}, with SIGTERM (`kill -TERM {}`) so it is "
+        "reaped.{}",
+        parent, cmd, parent, others);
+  }
+
   void Process(const GpuSnapshot& g, const std::string& key, const ProcessSnapshot& p,
                const std::vector<const GpuSnapshot*>& history, bool has_unattributed) {
     std::string dev = g.minor ? fmt::format("/dev/nvidia{}", *g.minor) : std::string("the GPU's device file");
@@ -249,9 +272,7 @@ class Rules {
       Add("zombie_holder", Severity::kCritical, key, p.pid, p.used_bytes,
           Who(p) + " is a zombie (exited, not yet reaped) and NVML still counts " +
               (p.used_bytes ? MiB(*p.used_bytes) : std::string("memory")) + " on GPU " + key + " for it.",
-          "A zombie cannot be killed: find its parent (`ps -o ppid= -p " + std::to_string(p.pid) +
-              "`) and end the parent with SIGTERM so it is reaped. If the memory stays, look for other holders of " +
-              dev + ".");
+          ZombieAction(p, dev));
       return;
     }
     if (p.info.state == ProcState::kDiskSleep) {

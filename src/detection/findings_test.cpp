@@ -184,7 +184,7 @@ TEST(Findings, DeadZombieAndStuckHoldersAreCritical) {
   EXPECT_EQ(Find(r, "dead_holder")->severity, Severity::kCritical);
   EXPECT_EQ(*Find(r, "dead_holder")->pid, 100);
   ASSERT_NE(Find(r, "zombie_holder"), nullptr);
-  EXPECT_NE(Find(r, "zombie_holder")->action.find("parent"), std::string::npos);
+  EXPECT_NE(Find(r, "zombie_holder")->action.find("find its parent (`ps -o ppid= -p 101`)"), std::string::npos);
   const Finding* s = Find(r, "stuck_holder");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->severity, Severity::kCritical);
@@ -192,6 +192,29 @@ TEST(Findings, DeadZombieAndStuckHoldersAreCritical) {
   EXPECT_NE(s->action.find("PID 7"), std::string::npos);  // container-side PID named too
   EXPECT_NE(s->action.find("docker exec cccccccccccc kill -TERM 7"), std::string::npos);
   EXPECT_EQ(r.findings.front().severity, Severity::kCritical);
+}
+
+// A zombie's step names its parent, the process that must reap it, by PID and command; a zombie
+// whose parent is PID 1 is not reaped for want of a parent, and the step does not say to end init.
+TEST(Findings, AZombiesStepNamesItsParent) {
+  ProcessSnapshot zombie = Proc(7001, 2048, ProcState::kZombie);
+  zombie.info.ppid = 4000;
+  zombie.info.parent_command = "python3 launcher.py --workers 8";
+  const CheckResult r = OneShot(Gpu(2048, {zombie}));
+  const Finding* z = Find(r, "zombie_holder");
+  ASSERT_NE(z, nullptr);
+  EXPECT_NE(z->action.find("end its parent, PID 4000 `python3 launcher.py --workers 8`, with SIGTERM (`kill -TERM "
+                           "4000`) so it is reaped."),
+            std::string::npos)
+      << z->action;
+  zombie.info.ppid = 1;
+  zombie.info.parent_command = "/sbin/init";
+  const CheckResult init = OneShot(Gpu(2048, {zombie}));
+  const Finding* i = Find(init, "zombie_holder");
+  ASSERT_NE(i, nullptr);
+  EXPECT_NE(i->action.find("its parent is PID 1, which reaps it once every thread of it has exited"), std::string::npos)
+      << i->action;
+  EXPECT_EQ(i->action.find("kill -TERM 1`"), std::string::npos) << i->action;
 }
 
 // A holder of a Kubernetes pod whose names the kubelet's log directory gave: the finding names the

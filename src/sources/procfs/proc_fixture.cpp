@@ -22,11 +22,11 @@ Status WriteText(const fs::path& path, const std::string& text) {
 }  // namespace
 
 std::string FormatStatLine(const FakeProcess& p) {
-  // Fields 1..52 as in proc(5); only pid, comm, state, utime, stime, starttime matter to us.
+  // Fields 1..52 as in proc(5); only pid, comm, state, ppid, utime, stime, starttime matter to us.
   std::string s = std::to_string(p.pid) + " (" + p.comm + ") " + p.state;
   for (int field = 4; field <= 52; ++field) {
     uint64_t v = 0;
-    if (field == 4) v = 1;  // ppid
+    if (field == 4) v = static_cast<uint64_t>(p.ppid);
     if (field == 14) v = p.utime_ticks;
     if (field == 15) v = p.stime_ticks;
     if (field == 20) v = 1;  // threads

@@ -26,6 +26,7 @@ struct FakeProcess {
   std::vector<int64_t> nspid;           // empty: "NSpid:\t<pid>"
   std::vector<std::string> fd_targets;  // fd/3, fd/4, ... link to these
   uint64_t utime_ticks = 0, stime_ticks = 0, starttime_ticks = 1000;
+  int64_t ppid = 1;
 };
 
 struct FixtureOptions {

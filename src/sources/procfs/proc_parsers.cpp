@@ -61,6 +61,10 @@ Result<StatFields> ParseStat(std::string_view text, std::string_view what) {
                               "'");
   }
   f.state = rest[0][0];
+  if (!ToNumber(rest[1], f.ppid)) {
+    return Status::ParseError(std::string(what) + ": field 4: expected the parent's PID, got '" + std::string(rest[1]) +
+                              "'");
+  }
   struct {
     int field;
     uint64_t* out;

@@ -21,6 +21,7 @@ struct StatFields {
   int64_t pid = 0;
   std::string comm;              // between the first '(' and the LAST ')': may hold spaces and ')'
   char state = '?';              // R S D Z T t X I W P
+  int64_t ppid = 0;              // field 4: the parent's PID (0 for the kernel's own)
   uint64_t utime_ticks = 0;      // field 14
   uint64_t stime_ticks = 0;      // field 15
   uint64_t starttime_ticks = 0;  // field 22, since boot

@@ -86,6 +86,7 @@ ProcessInfo ProcessReader::Read(int64_t pid, std::optional<double> expected_star
       }
       info.alive = true;
       info.state = StateFromLetter(stat->state);
+      if (stat->ppid > 0) info.ppid = stat->ppid;
       info.cpu_seconds = static_cast<double>(stat->utime_ticks + stat->stime_ticks) / hz;
     }
   }
@@ -110,6 +111,13 @@ ProcessInfo ProcessReader::Read(int64_t pid, std::optional<double> expected_star
     info.unreadable.push_back("cmdline: " + Brief(cmdline.status()));
   } else {
     info.command = ParseCmdline(*cmdline);
+  }
+
+  // A zombie is reaped by its parent: the finding names it, so read who it is.
+  if (info.state == ProcState::kZombie && info.ppid) {
+    if (auto parent = fs_.ReadFile(std::to_string(*info.ppid) + "/cmdline"); parent.ok()) {
+      info.parent_command = ParseCmdline(*parent);
+    }
   }
 
   auto cgroup = fs_.ReadFile(dir + "/cgroup");

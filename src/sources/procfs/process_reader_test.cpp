@@ -66,6 +66,31 @@ TEST_F(ProcessReaderTest, ReadsEveryFactOfAContainerisedProcess) {
   EXPECT_TRUE(info.unreadable.empty());
 }
 
+// A zombie's parent is read with it (the process that must reap it, which the finding names); a
+// process that is no zombie keeps only its parent's PID.
+TEST_F(ProcessReaderTest, AZombieKnowsItsParentsCommand) {
+  FakeProcess parent;
+  parent.pid = 4000;
+  parent.argv = {"python3", "launcher.py"};
+  FakeProcess zombie;
+  zombie.pid = 7001;
+  zombie.state = 'Z';
+  zombie.ppid = 4000;
+  FakeProcess child = zombie;
+  child.pid = 7002;
+  child.state = 'S';
+  Write({parent, zombie, child});
+  DirProcFs fs(root_.string());
+  ProcessReader reader(fs, Options());
+  const ProcessInfo z = reader.Read(7001);
+  EXPECT_EQ(z.state, ProcState::kZombie);
+  EXPECT_EQ(z.ppid, 4000);
+  EXPECT_EQ(z.parent_command, "python3 launcher.py");
+  const ProcessInfo c = reader.Read(7002);
+  EXPECT_EQ(c.ppid, 4000);
+  EXPECT_EQ(c.parent_command, "");
+}
+
 TEST_F(ProcessReaderTest, VanishedPidIsGoneNotGuessed) {
   Write({});
   DirProcFs fs(root_.string());

@@ -153,20 +153,36 @@ void WatchPipeline::MaybeFlush(double now, bool force) {
   if (!history_) return;
   if (!force && now - last_flush_ < config_.flush_interval_s) return;
   last_flush_ = now;
+  auto retention = [&] {
+    last_retention_ = now;
+    Status r = history_->ApplyRetention(now);
+    if (!r.ok()) std::fprintf(stderr, "vramwatch watch: history retention: %s\n", r.ToString().c_str());
+    return r.ok();
+  };
   Status s = history_->Flush();
+  // A database at its --db-max-size (or a full disk) gets room back from retention alone: while
+  // paused it still runs when due (and at the last flush, before a stop), and the batch is tried
+  // again after it (else the cap stopped history for good).
+  if (!s.ok() && (force || now - last_retention_ >= config_.retention_interval_s) && retention()) {
+    s = history_->Flush();
+  }
   if (!s.ok()) {
     if (!history_paused_) std::fprintf(stderr, "vramwatch watch: history paused: %s\n", s.ToString().c_str());
     history_paused_ = true;
     history_error_ = s.ToString();
+    // The state a restart resumes from (alerts above all: one firing now must not page again after
+    // a restart) is small: it may fit where the batch of samples does not.
+    const Status st = history_->FlushState();
+    if (!st.ok() && !state_unsaved_) {
+      std::fprintf(stderr, "vramwatch watch: alert and process state not saved either: %s\n", st.ToString().c_str());
+    }
+    state_unsaved_ = !st.ok();
     return;
   }
   if (history_paused_) std::fprintf(stderr, "vramwatch watch: history resumed\n");
   history_paused_ = false;
-  if (now - last_retention_ >= config_.retention_interval_s) {
-    last_retention_ = now;
-    Status r = history_->ApplyRetention(now);
-    if (!r.ok()) std::fprintf(stderr, "vramwatch watch: history retention: %s\n", r.ToString().c_str());
-  }
+  state_unsaved_ = false;
+  if (now - last_retention_ >= config_.retention_interval_s) retention();
 }
 
 void WatchPipeline::Flush() {

@@ -288,6 +288,7 @@ class WatchPipeline {
   double last_t_ = 0;  // latest sample time: the clock for the final flush and retention
   double last_flush_ = -1e300, last_retention_ = -1e300;
   bool history_paused_ = false;
+  bool state_unsaved_ = false;  // while paused, the restart state could not be written either (said once)
   std::string history_error_;
 };
 

@@ -214,6 +214,26 @@ void HistoryStore::Append(const std::string& series, double t, uint64_t used_byt
   }
 }
 
+Status HistoryStore::FlushState() {
+  VW_RETURN_IF_ERROR(db_->Begin().WithContext("history state flush"));
+  auto fail = [&](const Status& s) {
+    db_->Rollback();
+    return s.WithContext("history state flush");
+  };
+  if (Status s = processes_->WritePending(); !s.ok()) return fail(s);
+  if (Status s = baselines_->WritePending(); !s.ok()) return fail(s);
+  if (Status s = alerts_->WritePending(); !s.ok()) return fail(s);
+  if (Status s = xids_->WritePending(); !s.ok()) return fail(s);
+  if (Status s = gpu_identities_->WritePending(); !s.ok()) return fail(s);
+  if (Status s = db_->Commit(); !s.ok()) return fail(s);
+  processes_->Committed();
+  baselines_->Committed();
+  alerts_->Committed();
+  xids_->Committed();
+  gpu_identities_->Committed();
+  return Status::Ok();
+}
+
 Status HistoryStore::Flush() {
   VW_RETURN_IF_ERROR(db_->Begin().WithContext("history flush"));
   auto fail = [&](const Status& s) {

@@ -94,6 +94,12 @@ class HistoryStore {
   // in one transaction. On failure nothing of the batch is written and it stays pending.
   Status Flush();
 
+  // Writes the state a restart resumes from (process records, baselines, alerts, Xids, GPU
+  // identities) in one small transaction of its own, without the samples: for when Flush() fails
+  // for want of room (a size cap, a full disk), so that an alert firing meanwhile is not sent again
+  // after a restart. On failure nothing is written and the state stays pending.
+  Status FlushState();
+
   // Deletes raw samples, aggregates and ended process records older than their retention at now_s.
   Status ApplyRetention(double now_s);
 

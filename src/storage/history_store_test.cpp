@@ -262,6 +262,41 @@ TEST(HistoryStore, FullDiskReturnsStatusKeepsABoundedBatchAndRecovers) {
   EXPECT_EQ(*check, "ok");
 }
 
+// At the size cap the batch of samples does not fit, but the state a restart resumes from (a
+// firing alert) does: FlushState writes it alone, and a restart finds it (the alert is not sent
+// again); the samples stay pending.
+TEST(HistoryStore, FlushStateSavesAFiringAlertWhenTheSamplesDoNotFit) {
+  TempDir dir;
+  HistoryOptions o;
+  o.db.max_size_bytes = 64 * 1024;
+  {
+    auto store = MustOpen(dir.File("h.db"), o);
+    Status last;
+    double t = 0;
+    for (int batch = 0; batch < 200 && last.ok(); ++batch) {
+      for (int i = 0; i < 100; ++i) store->Append("gpu:0", t++, 1u << 20);
+      last = store->Flush();
+    }
+    ASSERT_FALSE(last.ok()) << "the size cap was never reached";
+    StoredAlert a;
+    a.key = "GpuOrphanedMemory|gpu=0";
+    a.name = "GpuOrphanedMemory";
+    a.labels = {{"gpu", "0"}};
+    a.severity = 2;
+    a.active_since = a.fired_at = t;
+    store->alerts().Put(a);
+    EXPECT_FALSE(store->Flush().ok());
+    const Status state = store->FlushState();
+    ASSERT_TRUE(state.ok()) << state.ToString();
+    EXPECT_EQ(store->pending_samples(), 100u);
+  }
+  auto again = MustOpen(dir.File("h.db"));
+  auto alerts = again->alerts().All();
+  ASSERT_TRUE(alerts.ok());
+  ASSERT_EQ(alerts->size(), 1u);
+  EXPECT_EQ((*alerts)[0].name, "GpuOrphanedMemory");
+}
+
 TEST(HistoryStore, ReadOnlyDatabaseGivesPermissionDenied) {
   TempDir dir;
   auto store = MustOpen(dir.File("h.db"));

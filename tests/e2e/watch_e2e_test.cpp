@@ -1172,6 +1172,37 @@ TEST(WatchE2E, FullDatabasePausesHistoryButNotMonitoring) {
   EXPECT_GT(count(later->body), count(body));
 }
 
+// A --db-max-size below what the retention keeps: history pauses at the cap, and retention, which
+// runs while paused, frees room for the newest samples (it ran only after a flush that worked, so
+// the first pause stopped history for good: a 3-hour replay kept its first 16 minutes).
+TEST(WatchE2E, HistoryAtItsSizeCapKeepsTheNewestSamplesAsRetentionFreesRoom) {
+  Scratch s;
+  const std::string csv = s.dir() + "/3h.csv";
+  {
+    std::ofstream out(csv);
+    out << "timestamp, index, memory.used [MiB], memory.total [MiB]\n";
+    for (int i = 0; i < 3 * 3600; ++i) {
+      const std::string at = fmt::format("2026/11/30 {:02d}:{:02d}:{:02d}.000", i / 3600, i / 60 % 60, i % 60);
+      for (int g = 0; g < 4; ++g) out << at << ", " << g << ", " << 1000 + 100 * g + i % 7 << " MiB, 81559 MiB\n";
+    }
+  }
+  const std::string db = s.dir() + "/capped.db";
+  RunResult r = RunVramwatch({"watch", "--replay", csv, "--db", db, "--db-max-size", "150KiB", "--raw-retention", "10m",
+                              "--aggregate-retention", "30m"},
+                             {}, 120);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("history paused"), std::string::npos) << "the cap was never reached\n" << r.err;
+  EXPECT_NE(r.err.find("history resumed"), std::string::npos) << r.err;
+  auto store = storage::HistoryStore::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto last = (*store)->db().Prepare("SELECT max(t) - min(t), max(t) FROM samples");
+  ASSERT_TRUE(last.ok());
+  ASSERT_TRUE(*last->Step());
+  const double end = 1795996800.0 + 3 * 3600 - 1;  // 2026-11-30 02:59:59 (read as UTC)
+  EXPECT_NEAR(last->ColumnDouble(1), end, 1.0) << "the newest samples were not kept";
+  EXPECT_LE(last->ColumnDouble(0), 20 * 60.0) << "the retention (10 minutes, run every 10 minutes) held";
+}
+
 // A cap below what a new database's schema needs is an unusable --db: exit 3 at start.
 TEST(WatchE2E, DbMaxSizeBelowTheFreshSchemaIsAUsageErrorAtStart) {
   Host h;

@@ -51,8 +51,8 @@ class Rules {
   CheckResult Run() {
     if (!last_.host_pids_visible) {
       Add("pid_namespace_blind", Severity::kWarning, "", std::nullopt, std::nullopt,
-          "vramwatch cannot see the host's PIDs: NVML lists host PIDs, and none of them exists in this PID "
-          "namespace" +
+          "vramwatch cannot see the host's PIDs: NVML lists host PIDs, and this is another PID namespace, where "
+          "they cannot be matched (a PID missing here may be alive on the host, one found here another process)" +
               (in_.pid_namespace_evidence.empty() ? std::string() : " (" + in_.pid_namespace_evidence + ")") +
               ". Holders cannot be checked for dead, zombie or stuck states.",
           "Run vramwatch on the host, or in a container started with --pid=host (Kubernetes: hostPID: true).");

@@ -75,10 +75,12 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
   out.hints = reader.PidNamespaceHints();
   host.host_pids_visible = HostPidsVisible(nvml_pids, nvml_infos, out.hints);
   if (!host.host_pids_visible) {
-    // NVML's host PIDs are not in this namespace: not finding one says nothing about its state.
+    // NVML's host PIDs are not in this namespace: not finding one says nothing about its state,
+    // and a process here with the same number is another one (its facts are not the holder's).
     for (auto& gpu : host.gpus) {
       for (auto& p : gpu.processes) {
-        if (!p.listed_by_nvml || p.info.state != ProcState::kGone) continue;
+        if (!p.listed_by_nvml) continue;
+        p.info = ProcessInfo{};
         p.info.state = ProcState::kUnknown;
         p.info.unreadable.push_back("state: host PID not visible in this PID namespace");
       }

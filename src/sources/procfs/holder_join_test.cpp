@@ -131,6 +131,33 @@ TEST(JoinHolders, MissingPidsInsideAContainerNamespaceMakeHostPidsInvisible) {
   }
 }
 
+// Inside a container, a process here that has the number of a host PID NVML lists is a stranger:
+// it is not taken for the holder (its user and command not shown), and the other listed PID is not
+// called dead.
+TEST(JoinHolders, AContainerProcessWithTheNumberOfAHostPidIsNotTheHolder) {
+  Tree t("collide");
+  FixtureOptions fo;
+  fo.pid1_sched = "sleep (812345, #threads: 1)\n";
+  FakeProcess mine;
+  mine.pid = 4001;
+  mine.argv = {"python3", "mine.py"};
+  ASSERT_TRUE(WriteProcFixture(t.root.string(), {mine}, fo).ok());
+  DirProcFs pfs(t.root.string());
+  ReaderOptions o;
+  o.self_pid = 1;
+  ProcessReader reader(pfs, o);
+  HostSnapshot h = TwoGpus({4001, 812399});
+  std::map<int64_t, double> starts;
+  JoinHolders(h, reader, starts);
+  EXPECT_FALSE(h.host_pids_visible);
+  for (const auto& p : h.gpus[0].processes) {
+    if (!p.listed_by_nvml) continue;
+    EXPECT_EQ(p.info.state, ProcState::kUnknown) << p.pid;
+    EXPECT_EQ(p.info.command, "") << p.pid;
+    EXPECT_EQ(p.info.user, "") << p.pid;
+  }
+}
+
 // Serves /proc/PID/stat from a script: the Nth read of a PID's stat returns the Nth state.
 class ScriptedStatFs : public ProcFs {
  public:

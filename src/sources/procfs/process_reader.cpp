@@ -245,12 +245,12 @@ NamespaceHints ProcessReader::PidNamespaceHints() const {
 
 bool HostPidsVisible(const std::vector<int64_t>& nvml_pids, const std::vector<ProcessInfo>& infos,
                      const NamespaceHints& hints) {
+  (void)infos;
   if (nvml_pids.empty()) return true;
-  for (const auto& info : infos) {
-    if (info.alive) return true;
-  }
-  // None of NVML's PIDs exists here. Dead holders, or PIDs from a namespace we cannot see?
-  // Without a namespace hint, believe they are dead (on the host a dead PID is simply dead).
+  // NVML lists host PIDs (the driver does not translate them into a PID namespace). In another
+  // namespace a listed PID that is missing here may be alive on the host, and one that exists here
+  // is another process that has the same number: none can be matched. On the host (no hint), a
+  // missing PID is dead.
   return !hints.in_pid_namespace;
 }
 

@@ -68,9 +68,9 @@ class ProcessReader {
   ReaderOptions options_;
 };
 
-// Whether NVML's host PIDs can be matched to our /proc. False when we are in a PID namespace
-// (hints) and none of the PIDs NVML lists exists here: then missing PIDs mean "invisible", not
-// "dead".
+// Whether NVML's host PIDs can be matched to our /proc. False when NVML lists PIDs and we are in
+// another PID namespace (hints): then a missing PID means "invisible", not "dead", and one that
+// exists here is a stranger with the same number (the driver does not translate PIDs).
 bool HostPidsVisible(const std::vector<int64_t>& nvml_pids, const std::vector<ProcessInfo>& infos,
                      const NamespaceHints& hints);
 

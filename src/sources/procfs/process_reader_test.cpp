@@ -321,6 +321,9 @@ TEST_F(ProcessReaderTest, NamespaceHintsFromPid1SchedAndCgroup) {
   }
 }
 
+// In another PID namespace NVML's host PIDs cannot be matched, also when one of them happens to
+// exist here (a stranger with the same number: it was taken for the holder, and the others for
+// dead).
 TEST(HostPidsVisible, MissingPidsAreInvisibleOnlyWithANamespaceHint) {
   ProcessInfo gone;
   gone.state = ProcState::kGone;
@@ -330,7 +333,9 @@ TEST(HostPidsVisible, MissingPidsAreInvisibleOnlyWithANamespaceHint) {
   NamespaceHints host{};
   EXPECT_FALSE(HostPidsVisible({5, 6}, {gone, gone}, in_ns));
   EXPECT_TRUE(HostPidsVisible({5, 6}, {gone, gone}, host));
-  EXPECT_TRUE(HostPidsVisible({5, 6}, {gone, alive}, in_ns));
+  EXPECT_FALSE(HostPidsVisible({5, 6}, {gone, alive}, in_ns));
+  EXPECT_FALSE(HostPidsVisible({5, 6}, {alive, alive}, in_ns));
+  EXPECT_TRUE(HostPidsVisible({5, 6}, {gone, alive}, host));
   EXPECT_TRUE(HostPidsVisible({}, {}, in_ns));
 }
 

@@ -106,6 +106,16 @@ HttpServer::~HttpServer() {
 
 void HttpServer::Routes() {
   httplib::Server& s = *server_;
+  // Every endpoint is read-only: any other method is answered 405 at once, before a body is read
+  // (a POST without a length held a worker until the read timeout, then got 400).
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (req.method == "GET" || req.method == "HEAD") return httplib::Server::HandlerResponse::Unhandled;
+    ++requests_;
+    res.set_header("Allow", "GET, HEAD");
+    res.set_header("Connection", "close");  // an unread body must not be taken for the next request
+    SendError(res, 405, "method " + req.method + " not allowed: every endpoint is read-only (GET, HEAD)");
+    return httplib::Server::HandlerResponse::Handled;
+  });
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     ++requests_;
     auto state = publisher_.Get();

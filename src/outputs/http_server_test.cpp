@@ -366,6 +366,31 @@ TEST(HttpServer, MalformedRequestGets400AndServingGoesOn) {
   EXPECT_EQ(res->status, 200);
 }
 
+// Every endpoint is read-only: a POST, even one without a length (whose body would be read until
+// the read timeout), is answered 405 at once, naming the methods allowed.
+TEST(HttpServer, OtherMethodsThanGetAndHeadGet405) {
+  Fixture f;
+  ASSERT_TRUE(f.server->Start().ok());
+  f.Publish();
+  int fd = f.Connect();
+  ASSERT_GE(fd, 0);
+  const char post[] = "POST /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_GT(write(fd, post, sizeof post - 1), 0);
+  char buf[512] = {};
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  ASSERT_GT(n, 0);
+  EXPECT_THAT(std::string(buf), HasSubstr("HTTP/1.1 405"));
+  EXPECT_THAT(std::string(buf), HasSubstr("Allow: GET, HEAD"));
+  auto del = f.Client().Delete("/api/v1/status");
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->status, 405);
+  EXPECT_THAT(del->body, HasSubstr("read-only"));
+  auto head = f.Client().Head("/healthz");
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
+}
+
 TEST(ListenAddress, ParsesTheSpellingsUsersWrite) {
   struct Case {
     const char* text;

@@ -90,6 +90,24 @@ Status HistoryStore::CheckAtOpen(const std::string& path) {
 }
 
 Status HistoryStore::Init() {
+  // The schema's version (PRAGMA user_version; 0 in files from before it was kept): a file written
+  // by a newer vramwatch is refused before anything is written into it (its tables may have
+  // columns this one would not fill, and every batch would fail); an older one is brought up to
+  // date below and marked.
+  int64_t version = 0;
+  {
+    auto v = db_->Prepare("PRAGMA user_version");
+    if (!v.ok()) return v.status();
+    auto row = v->Step();
+    if (!row.ok()) return row.status();
+    if (*row) version = v->ColumnInt(0);
+  }
+  if (version > kSchemaVersion) {
+    return Status::InvalidArgument(
+        fmt::format("written by a newer vramwatch (schema version {}; this one knows up to {}): run that version on "
+                    "it, or give this one another --db",
+                    version, kSchemaVersion));
+  }
   VW_RETURN_IF_ERROR(db_->Exec(
       "CREATE TABLE IF NOT EXISTS series (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
       "CREATE TABLE IF NOT EXISTS samples (series_id INTEGER NOT NULL, t REAL NOT NULL, used_bytes INTEGER NOT NULL,"
@@ -131,6 +149,8 @@ Status HistoryStore::Init() {
   auto row = max_id->Step();
   if (!row.ok()) return row.status();
   if (*row) max_series_id_ = max_id->ColumnInt(0);
+  // A marker only: a file that cannot be written (read-only) is still read, and pauses history.
+  if (version < kSchemaVersion) (void)db_->Exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
   return Status::Ok();
 }
 

@@ -83,6 +83,10 @@ struct MinuteAggregate {
 
 class HistoryStore {
  public:
+  // The version of the file's schema (PRAGMA user_version): raised with every change to a table,
+  // whose migration Init() runs on an older file. Open() refuses a file of a higher version.
+  static constexpr int64_t kSchemaVersion = 1;
+
   static Result<std::unique_ptr<HistoryStore>> Open(const std::string& path, const HistoryOptions& options = {});
   ~HistoryStore();
 

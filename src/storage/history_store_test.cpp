@@ -297,6 +297,25 @@ TEST(HistoryStore, FlushStateSavesAFiringAlertWhenTheSamplesDoNotFit) {
   EXPECT_EQ((*alerts)[0].name, "GpuOrphanedMemory");
 }
 
+// A new file is marked with the schema's version; a file from a newer vramwatch (a higher
+// version: its tables may have columns this one would not fill) is refused at open, naming both.
+TEST(HistoryStore, AFileFromANewerSchemaIsRefusedAtOpen) {
+  TempDir dir;
+  {
+    auto store = MustOpen(dir.File("h.db"));
+    auto v = store->db().Prepare("PRAGMA user_version");
+    ASSERT_TRUE(v.ok());
+    ASSERT_TRUE(*v->Step());
+    EXPECT_EQ(v->ColumnInt(0), HistoryStore::kSchemaVersion);
+    ASSERT_TRUE(store->db().Exec("PRAGMA user_version=7").ok());
+  }
+  auto newer = HistoryStore::Open(dir.File("h.db"));
+  ASSERT_FALSE(newer.ok());
+  EXPECT_NE(newer.status().message().find("written by a newer vramwatch (schema version 7; this one knows up to 1)"),
+            std::string::npos)
+      << newer.status().message();
+}
+
 TEST(HistoryStore, ReadOnlyDatabaseGivesPermissionDenied) {
   TempDir dir;
   auto store = MustOpen(dir.File("h.db"));

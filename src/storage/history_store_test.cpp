@@ -327,6 +327,62 @@ TEST(HistoryStore, ReadOnlyDatabaseGivesPermissionDenied) {
   EXPECT_EQ(store->pending_samples(), 1u);
 }
 
+// Runs `open` as a user without privileges and returns its message: as is when not root, else in
+// a child process that becomes `nobody` (file permissions do not bind root).
+std::string OpenedAsUnprivileged(const std::string& path) {
+  auto message = [&] {
+    auto s = HistoryStore::Open(path);
+    return s.ok() ? std::string("opened") : s.status().message();
+  };
+  if (geteuid() != 0) return message();
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
+    const std::string m = message();
+    if (write(fds[1], m.data(), m.size()) < 0) _exit(3);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return out;
+}
+
+// A file this user may not write, and a writable file in a directory this user may not write
+// (SQLite keeps the -wal and -shm files beside it), are refused at open with what to change: the
+// first was opened read-only by SQLite and every batch failed, the second said only "attempt to
+// write a readonly database".
+TEST(HistoryStore, AReadOnlyFileOrDirectoryIsRefusedAtOpenSayingWhich) {
+  TempDir dir;
+  const fs::path root = fs::path(dir.File(""));
+  fs::permissions(root, fs::perms::all);
+  const std::string file = dir.File("ro.db");
+  { MustOpen(file); }
+  fs::permissions(file, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  EXPECT_NE(OpenedAsUnprivileged(file).find("ro.db: the file is read-only (vramwatch writes its history there)"),
+            std::string::npos)
+      << OpenedAsUnprivileged(file);
+  const fs::path sub = root / "sub";
+  fs::create_directory(sub);
+  fs::copy_file(file, sub / "h.db");
+  fs::permissions(sub / "h.db", fs::perms::all);
+  fs::permissions(sub, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read | fs::perms::group_exec |
+                           fs::perms::others_read | fs::perms::others_exec);
+  const std::string in_sub = (sub / "h.db").string();
+  const std::string m = OpenedAsUnprivileged(in_sub);
+  fs::permissions(sub, fs::perms::all);
+  EXPECT_NE(m.find("its directory " + sub.string() + " is not writable (SQLite keeps the -wal and -shm files"),
+            std::string::npos)
+      << m;
+}
+
 TEST(HistoryStore, OpenNamesTheFileWhenItCannotBeCreated) {
   auto s = HistoryStore::Open("/nonexistent-dir/sub/h.db");
   ASSERT_FALSE(s.ok());

@@ -1,5 +1,9 @@
 #include "storage/sqlite_db.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
 
 namespace vw::storage {
@@ -8,6 +12,12 @@ namespace {
 // The last error on `db` was SQLITE_CORRUPT (or one of its extended codes).
 bool CorruptError(sqlite3* db) {
   return (sqlite3_errcode(db) & 0xff) == SQLITE_CORRUPT;
+}
+
+// The directory a database file lives in ("." for a bare name).
+std::string DirectoryOf(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
 }
 
 }  // namespace
@@ -148,8 +158,23 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const 
   // file whose first pages are damaged (a truncated one).
   auto opening = [&](const Status& s) {
     if (CorruptError(db)) return CorruptDatabase(path, sqlite3_errmsg(db));
+    // A writable file in a directory that is not: SQLite's "attempt to write a readonly database"
+    // names neither.
+    if (const std::string dir = DirectoryOf(path);
+        (sqlite3_errcode(db) & 0xff) == SQLITE_READONLY && path != ":memory:" && access(dir.c_str(), W_OK) != 0) {
+      return Status::PermissionDenied(
+          fmt::format("open {}: its directory {} is not writable (SQLite keeps the -wal and -shm files beside the "
+                      "database): make it writable by this user, or give a file in a writable directory",
+                      path, dir));
+    }
     return s.WithContext("open " + path);
   };
+  // A file this user may not write is opened read-only by SQLite, and every write would fail later.
+  if (sqlite3_db_readonly(db, "main") == 1) {
+    return Status::PermissionDenied("open " + path +
+                                    ": the file is read-only (vramwatch writes its history there): make it writable "
+                                    "by this user, or give another file");
+  }
   auto mode = out->Prepare("PRAGMA journal_mode=WAL");
   if (!mode.ok()) return opening(mode.status());
   auto row = mode->Step();

@@ -48,14 +48,24 @@ Result<std::optional<HistorySeries>> StoreHistorySource::Query(const std::string
   if (!aggs.ok()) return aggs.status();
   HistorySeries h;
   h.series = series;
-  // Minutes older than the first raw sample come from the aggregates.
-  const double raw_start = raw->empty() ? to_s + 1 : raw->front().t;
+  // Minutes before the first raw sample (raw data past its retention) come from the aggregates:
+  // each as its lowest and highest value at its middle, so a spike outlives the raw samples. Only
+  // minutes within [from, to], each point inside it too.
+  const double raw_start = raw->empty() ? to_s + 60 : raw->front().t;
+  auto inside = [&](const storage::MinuteAggregate& a) { return a.t + 60 > from_s && a.t <= to_s; };
+  auto middle = [&](const storage::MinuteAggregate& a) { return std::clamp(a.t + 30, from_s, to_s); };
+  std::vector<storage::HistoryPoint> points, floor;
   for (const auto& a : *aggs) {
-    if (a.t + 60 <= raw_start && a.t >= from_s - 60) h.points.emplace_back(a.t, a.last_bytes);
+    if (!inside(a)) continue;
+    floor.push_back({middle(a), a.floor_bytes});
+    if (a.t + 60 > raw_start) continue;
+    points.push_back({middle(a), a.min_bytes});
+    if (a.max_bytes != a.min_bytes) points.push_back({middle(a), a.max_bytes});
   }
-  auto thinned = ThinMinMax(*raw, max_points_);
-  h.points.insert(h.points.end(), thinned.begin(), thinned.end());
-  for (const auto& a : *aggs) h.floor.emplace_back(a.t, a.floor_bytes);
+  points.insert(points.end(), raw->begin(), raw->end());
+  // Both thinned to max_points, each stretch's extremes kept (30 days of minutes are 43,200).
+  h.points = ThinMinMax(points, max_points_);
+  h.floor = ThinMinMax(floor, max_points_);
   return std::optional<HistorySeries>(std::move(h));
 }
 

@@ -1,9 +1,11 @@
 // HistorySource: where /api/v1/history gets its series. StoreHistorySource reads the daemon's SQLite
 // history through its own connection (WAL lets it read while the sampler writes).
 //
-// Points are the raw samples in the range; when there are more than max_points they are thinned to
-// the minimum and maximum of each stretch (so spikes and dips survive); where raw samples have aged
-// out, the minute aggregates' last values stand in. The floor is the minute aggregates' floor.
+// Points are the raw samples in the range; where raw samples have aged out, each minute aggregate
+// stands in as its lowest and highest value at the minute's middle. The floor is the minute
+// aggregates' floor, at each minute's middle. Every point lies within [from, to] (a minute that
+// overlaps an end is placed at it), and each list is thinned to max_points: the minimum and maximum
+// of each stretch (so spikes and dips survive).
 // Units: seconds since the Unix epoch, bytes.
 // Threading: Query() may be called from several threads (calls are serialised).
 #pragma once

@@ -183,6 +183,53 @@ struct HistoryFixture : Fixture {
   ~HistoryFixture() { std::filesystem::remove_all(dir); }
 };
 
+// Where raw samples have aged out, the minutes stand in with their lowest and highest values (a
+// one-sample spike survives: it vanished, each minute was its last value), every point within
+// [from, to] (a minute that began before `from` was placed before it, and the minute holding `to`
+// was left out), and a long range is thinned like raw samples (30 days gave 43,000 points).
+TEST(StoreHistorySource, AgedOutMinutesKeepTheirExtremesWithinTheRangeAndAreThinned) {
+  char tmpl[] = "/tmp/vw_hist_XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const double t0 = 1764189000;  // a whole minute
+  {
+    storage::HistoryOptions o;
+    o.raw_retention_s = 60;
+    auto store = storage::HistoryStore::Open(dir + "/h.db", o);
+    ASSERT_TRUE(store.ok());
+    for (int i = 0; i < 30 * 60; ++i) (*store)->Append("gpu:0", t0 + i, i == 5 * 60 + 17 ? 9000u : 1000u + i % 7);
+    ASSERT_TRUE((*store)->Flush().ok());
+    ASSERT_TRUE((*store)->ApplyRetention(t0 + 30 * 60).ok());
+  }
+  auto source = StoreHistorySource::Open(dir + "/h.db", 40);
+  ASSERT_TRUE(source.ok());
+  const double from = t0 + 5 * 60 + 30, to = t0 + 8 * 60 + 30;
+  auto h = (*source)->Query("gpu:0", from, to);
+  ASSERT_TRUE(h.ok() && h->has_value());
+  const HistorySeries& s = **h;
+  ASSERT_FALSE(s.points.empty());
+  uint64_t highest = 0;
+  for (const auto& [t, v] : s.points) {
+    EXPECT_GE(t, from);
+    EXPECT_LE(t, to);
+    highest = std::max(highest, v);
+  }
+  EXPECT_EQ(highest, 9000u) << "the spike of minute 5 is kept";
+  EXPECT_DOUBLE_EQ(s.points.back().first, to) << "minute 8, which holds `to`, is in";
+  for (const auto& [t, v] : s.floor) {
+    EXPECT_GE(t, from);
+    EXPECT_LE(t, to);
+  }
+  EXPECT_EQ(s.floor.size(), 4u);  // minutes 5, 6, 7 and 8
+  auto all = (*source)->Query("gpu:0", t0, t0 + 30 * 60);
+  ASSERT_TRUE(all.ok() && all->has_value());
+  EXPECT_LE((*all)->points.size(), 40u);
+  EXPECT_LE((*all)->floor.size(), 40u);
+  uint64_t top = 0;
+  for (const auto& p : (*all)->points) top = std::max(top, p.second);
+  EXPECT_EQ(top, 9000u) << "thinning keeps the spike";
+  std::filesystem::remove_all(dir);
+}
+
 TEST(HttpServer, HistoryReturnsRawPointsAndMinuteFloorsInTheAgreedShape) {
   const double t0 = 1764189000;  // a whole minute
   HistoryFixture f(t0, 180, [](int i) { return 1000u + static_cast<uint64_t>(i); });

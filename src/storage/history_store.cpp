@@ -181,14 +181,15 @@ void HistoryStore::EvictIdle() {
   }
 }
 
-void HistoryStore::SeedMinute(SeriesState& s) {
+void HistoryStore::SeedMinute(SeriesState& s, double t) {
   // The first sample of a known series after a restart: take back what the earlier run stored for
-  // this minute, so its aggregate covers the whole minute.
+  // this minute before it, so its aggregate covers the whole minute. Not from `t` on: those samples
+  // are written again (a replay of the same file), and would count twice.
   s.open.seeded = true;
   const double start = static_cast<double>(s.open.minute) * 60.0;
   minute_seed_.Bind(1, s.id);
   minute_seed_.Bind(2, start);
-  minute_seed_.Bind(3, start + 60.0);
+  minute_seed_.Bind(3, t);
   std::vector<uint64_t> stored;
   while (true) {
     auto row = minute_seed_.Step();
@@ -221,7 +222,7 @@ void HistoryStore::Append(const std::string& series, double t, uint64_t used_byt
     if (s.open.minute >= 0 && !s.open.values.empty()) pending_aggs_.emplace_back(s.id, Summarise(s.open));
     s.open.minute = minute;
     s.open.values.clear();
-    if (!s.open.seeded) SeedMinute(s);
+    if (!s.open.seeded) SeedMinute(s, t);
   }
   s.open.values.push_back(used_bytes);
   s.open.last = used_bytes;

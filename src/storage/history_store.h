@@ -154,7 +154,7 @@ class HistoryStore {
   SeriesState& State(const std::string& name);
   void EvictIdle();
   MinuteAggregate Summarise(const OpenMinute& m) const;
-  void SeedMinute(SeriesState& s);
+  void SeedMinute(SeriesState& s, double t);
   std::optional<int64_t> KnownId(const std::string& series);
 
   // exclusive: the descriptor holding the flock. Declared before db_ so that it is closed after the

@@ -316,6 +316,26 @@ TEST(HistoryStore, AFileFromANewerSchemaIsRefusedAtOpen) {
       << newer.status().message();
 }
 
+// The same samples written again by a second run (a replay of the same file into one --db) count
+// once in their minute's aggregate: the first minute was seeded with the stored samples and then
+// given them again (120 for 60 samples).
+TEST(HistoryStore, SamplesWrittenAgainAfterARestartCountOnceInTheirMinute) {
+  TempDir dir;
+  const double t0 = 1764189000;  // a whole minute
+  for (int run = 0; run < 2; ++run) {
+    auto store = MustOpen(dir.File("h.db"));
+    for (int i = 0; i < 90; ++i) store->Append("gpu:0", t0 + i, 1000u + static_cast<uint64_t>(i));
+    ASSERT_TRUE(store->Flush().ok());
+  }
+  auto store = MustOpen(dir.File("h.db"));
+  auto aggs = store->Aggregates("gpu:0", t0, t0 + 119);
+  ASSERT_TRUE(aggs.ok());
+  ASSERT_EQ(aggs->size(), 2u);
+  EXPECT_EQ((*aggs)[0].count, 60u);
+  EXPECT_EQ((*aggs)[1].count, 30u);
+  EXPECT_EQ((*aggs)[0].min_bytes, 1000u);
+}
+
 TEST(HistoryStore, ReadOnlyDatabaseGivesPermissionDenied) {
   TempDir dir;
   auto store = MustOpen(dir.File("h.db"));

@@ -48,4 +48,15 @@ std::string UnknownCommandMessage(std::string_view word, const std::vector<std::
   return fmt::format("unknown command '{}'; the commands are: {} (see vramwatch --help)", word, list);
 }
 
+std::string ParseErrorMessage(std::string_view what) {
+  static constexpr std::string_view kTwice = "At Most 1 required but received ";
+  const size_t at = what.find(kTwice);
+  if (at == std::string_view::npos) return std::string(what);
+  const size_t from = at + kTwice.size();
+  size_t to = from;
+  while (to < what.size() && what[to] >= '0' && what[to] <= '9') ++to;
+  return std::string(what.substr(0, at)) + "given " + std::string(what.substr(from, to - from)) +
+         " times; give it once" + std::string(what.substr(to));
+}
+
 }  // namespace vw::cli

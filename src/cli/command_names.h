@@ -21,4 +21,8 @@ std::optional<std::string> SuggestCommand(std::string_view word, const std::vect
 // "unknown command 'analyse' (did you mean analyze?)", or "unknown command 'frob'; commands: a, b".
 std::string UnknownCommandMessage(std::string_view word, const std::vector<std::string>& names);
 
+// A CLI11 parse error in our words: "--nvml-lib: At Most 1 required but received 2" (a flag given
+// twice) becomes "--nvml-lib: given 2 times; give it once". Any other message is kept.
+std::string ParseErrorMessage(std::string_view what);
+
 }  // namespace vw::cli

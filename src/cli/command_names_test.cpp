@@ -7,6 +7,14 @@ namespace {
 
 const std::vector<std::string> kNames = {"check", "analyze", "demo", "watch", "record", "version"};
 
+TEST(ParseErrorMessage, AFlagGivenTwiceIsSaidSo) {
+  EXPECT_EQ(ParseErrorMessage("--nvml-lib: At Most 1 required but received 2"),
+            "--nvml-lib: given 2 times; give it once");
+  EXPECT_EQ(ParseErrorMessage("--nvml-lib: At Most 1 required but received 3\nRun with --help for more information.\n"),
+            "--nvml-lib: given 3 times; give it once\nRun with --help for more information.\n");
+  EXPECT_EQ(ParseErrorMessage("--interval: bad duration"), "--interval: bad duration");
+}
+
 TEST(SuggestCommand, TyposAndSpellingsFindTheCommand) {
   struct Case {
     const char* word;

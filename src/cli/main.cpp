@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
   }
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
 
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    return vw::cli::ParseErrorMessage(CLI::FailureMessage::simple(a, e));
+  });
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp& e) {
@@ -77,7 +80,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     // `check --json` promises a JSON object on stdout for every usage error, flag errors included.
-    if (vw::cli::ArgsAskForCheckJson(argc, argv)) return vw::cli::PrintCheckParseError(e.what(), stdout);
+    if (vw::cli::ArgsAskForCheckJson(argc, argv))
+      return vw::cli::PrintCheckParseError(vw::cli::ParseErrorMessage(e.what()), stdout);
     return vw::kExitUnknown;
   }
   for (auto& [sub, run] : commands) {

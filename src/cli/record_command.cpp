@@ -110,6 +110,10 @@ CommandRunner AddRecordCommand(CLI::App& app) {
         std::fprintf(stderr, "vramwatch record: --duration: %s\n", v.status().message().c_str());
         return kExitUnknown;
       }
+      if (*v <= 0) {
+        std::fprintf(stderr, "vramwatch record: --duration: must be above 0 (leave it out to record until SIGINT/SIGTERM)\n");
+        return kExitUnknown;
+      }
       duration = *v;
     }
     if (interval < 0.1) {

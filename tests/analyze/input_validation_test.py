@@ -68,6 +68,9 @@ def _(ctx):
                  "--interval", "too large")
     expect_error(run(ctx, "record", "--timeout", "0s", "--duration", "1s", "-o", os.devnull), "--timeout",
                  "greater than 0")
+    # A zero --duration would stop before the first sample and still exit 0.
+    expect_error(run(ctx, "record", "--duration", "0s", "-o", os.devnull), "--duration", "must be above 0")
+    expect_error(run(ctx, "watch", "--duration", "0s"), "--duration", "must be above 0")
 
 
 @check("a few samples above the card's total are ignored and counted; more of them than not is an error")

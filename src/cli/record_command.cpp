@@ -111,7 +111,8 @@ CommandRunner AddRecordCommand(CLI::App& app) {
         return kExitUnknown;
       }
       if (*v <= 0) {
-        std::fprintf(stderr, "vramwatch record: --duration: must be above 0 (leave it out to record until SIGINT/SIGTERM)\n");
+        std::fprintf(stderr,
+                     "vramwatch record: --duration: must be above 0 (leave it out to record until SIGINT/SIGTERM)\n");
         return kExitUnknown;
       }
       duration = *v;

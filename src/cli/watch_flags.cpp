@@ -58,7 +58,8 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
   if (!f.duration.empty()) {
     auto v = ParseDuration(f.duration);
     if (!v.ok()) return v.status().WithContext("--duration");
-    if (*v <= 0) return Status::InvalidArgument("--duration: must be above 0 (leave it out to run until SIGINT/SIGTERM)");
+    if (*v <= 0)
+      return Status::InvalidArgument("--duration: must be above 0 (leave it out to run until SIGINT/SIGTERM)");
     s.duration_s = *v;
   }
   if (!f.replay.empty()) {

@@ -102,6 +102,7 @@ Unattributed ComputeUnattributed(const GpuSnapshot& g, const CheckConfig& c) {
   }
   if (!g.memory_reserved_bytes) u.threshold += c.reserved_allowance_bytes;
   u.bytes = *g.memory_used_bytes > sum ? *g.memory_used_bytes - sum : 0;
+  u.overcount = sum > *g.memory_used_bytes ? sum - *g.memory_used_bytes : 0;
   return u;
 }
 

@@ -38,6 +38,7 @@ struct Unattributed {
   std::optional<uint64_t> bytes;  // used - sum(listed process memory), when computable
   uint64_t threshold = 0;         // threshold in force for this GPU (bytes; at least 1)
   std::string why_not;            // why it could not be computed
+  uint64_t overcount = 0;         // sum(listed) - used when the listed processes hold more than used (bytes)
 };
 Unattributed ComputeUnattributed(const GpuSnapshot& g, const CheckConfig& c);
 

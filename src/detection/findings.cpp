@@ -134,6 +134,14 @@ class Rules {
           "threshold is raised by {}",
           key, MiB(c_.reserved_allowance_bytes)));
     }
+    if (un.overcount >= un.threshold) {
+      // The list and the device figure are read at different moments, and some drivers count a
+      // shared allocation in each process that maps it: an unattributed 0 here proves nothing.
+      result_.notes.push_back(fmt::format(
+          "GPU {}: the listed processes hold {} more than the device reports used (read at different moments, "
+          "or memory counted in more than one process); orphaned memory is not judged on this reading",
+          key, MiB(un.overcount)));
+    }
     for (const auto& p : g.processes) Process(g, key, p, history, has_unattributed);
     Orphaned(g, key, name, un, history);
   }

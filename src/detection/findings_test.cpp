@@ -137,6 +137,20 @@ TEST(Findings, OlderDriverWithoutReservedRaisesTheThreshold) {
                           [](const std::string& n) { return n.find("reserved") != std::string::npos; }));
 }
 
+TEST(Findings, ListedProcessesHoldingMoreThanUsedIsANoteNotASilentZero) {
+  const auto overcounted = [](const CheckResult& r) {
+    return std::any_of(r.notes.begin(), r.notes.end(),
+                       [](const std::string& n) { return n.find("hold 2.0 GiB more than") != std::string::npos; });
+  };
+  const CheckResult over = OneShot(Gpu(10240, {Proc(10, 8192), Proc(11, 4096)}));
+  EXPECT_TRUE(overcounted(over));
+  EXPECT_EQ(Find(over, "orphaned_memory"), nullptr);
+  // A few MiB over (one process grew between the two reads) is below the threshold: no note.
+  const CheckResult close = OneShot(Gpu(10240, {Proc(10, 8192), Proc(11, 2050)}));
+  EXPECT_FALSE(std::any_of(close.notes.begin(), close.notes.end(),
+                           [](const std::string& n) { return n.find("more than the device") != std::string::npos; }));
+}
+
 TEST(Findings, UnknownProcessMemoryMeansOrphansAreNotJudged) {
   ProcessSnapshot p = Proc(10, 0);
   p.used_bytes.reset();

@@ -347,6 +347,29 @@ TEST(HistoryStore, ReadOnlyDatabaseGivesPermissionDenied) {
   EXPECT_EQ(store->pending_samples(), 1u);
 }
 
+// The -wal file grows past its usual size while a reader holds a checkpoint back (a burst of
+// writes during a long chart query); once the reader is done it is cut back to the limit, not kept
+// at its largest size for the life of the file.
+TEST(HistoryStore, TheWriteAheadLogIsCutBackAfterABurst) {
+  TempDir dir;
+  const std::string path = dir.File("h.db");
+  auto db = Database::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  ASSERT_TRUE((*db)->Exec("CREATE TABLE t(x BLOB)").ok());
+  auto reader = Database::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_TRUE((*reader)->Exec("BEGIN").ok());
+  ASSERT_EQ(CountRows(**reader, "t"), 0);  // the read transaction starts here and holds the log
+  for (int i = 0; i < 24; ++i) ASSERT_TRUE((*db)->Exec("INSERT INTO t VALUES (zeroblob(1048576))").ok());
+  const uintmax_t peak = fs::file_size(path + "-wal");
+  EXPECT_GT(peak, static_cast<uintmax_t>(2 * kWalSizeLimitBytes));
+  ASSERT_TRUE((*reader)->Exec("COMMIT").ok());
+  reader->reset();
+  ASSERT_TRUE((*db)->Exec("PRAGMA wal_checkpoint(PASSIVE)").ok());
+  ASSERT_TRUE((*db)->Exec("INSERT INTO t VALUES (1)").ok());  // the log starts over, cut to the limit
+  EXPECT_LE(fs::file_size(path + "-wal"), static_cast<uintmax_t>(kWalSizeLimitBytes)) << "peak " << peak;
+}
+
 // Runs `open` as a user without privileges and returns its message: as is when not root, else in
 // a child process that becomes `nobody` (file permissions do not bind root).
 std::string OpenedAsUnprivileged(const std::string& path) {

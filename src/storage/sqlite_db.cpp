@@ -184,6 +184,9 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const 
   }
   mode->Reset();
   VW_RETURN_IF_ERROR(out->Exec("PRAGMA synchronous=NORMAL").WithContext("open " + path));
+  // The -wal file keeps its largest size unless told otherwise (a burst, or a reader that held a
+  // checkpoint back); cut it back to this after each checkpoint.
+  VW_RETURN_IF_ERROR(out->Exec("PRAGMA journal_size_limit=" + std::to_string(kWalSizeLimitBytes)));
   VW_RETURN_IF_ERROR(out->Exec("PRAGMA cache_size=-" + std::to_string(options.cache_kib)));
   VW_RETURN_IF_ERROR(out->Exec("PRAGMA temp_store=MEMORY"));
   if (options.max_size_bytes > 0) {

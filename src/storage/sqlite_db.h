@@ -82,6 +82,10 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// The -wal file beside a database is cut back to this after each checkpoint (bytes); it is not
+// counted in DatabaseOptions::max_size_bytes.
+inline constexpr int64_t kWalSizeLimitBytes = 8ll << 20;
+
 struct DatabaseOptions {
   // Upper bound for the file (bytes); 0 = no cap. Reaching it behaves like a full disk.
   uint64_t max_size_bytes = 0;

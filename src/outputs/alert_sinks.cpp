@@ -210,17 +210,30 @@ void WebhookAlertSink::Run() {
         }
         failing_ = false;
         streak_failed_ = 0;
+        streak_why_.clear();
         break;
       }
       ++failed_attempts_;
       ++streak_failed_;
-      if (!failing_ && options_.note) {
-        const std::string why = res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error());
-        options_.note(
-            fmt::format("alert webhook {}: delivery failed ({}); retrying with backoff, a note follows "
-                        "when it works again (vramwatch_notifications_failed_total counts the attempts)",
-                        origin_ + path_, why));
+      const std::string why = res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error());
+      // One line per failure streak, and one more when the reason changes within it (a refusal
+      // followed by timeouts must not read as the refusal for good).
+      if ((!failing_ || why != streak_why_) && options_.note) {
+        if (permanent) {
+          options_.note(fmt::format(
+              "alert webhook {}: delivery refused ({}); a 4xx answer other than 429 is not retried: this batch and "
+              "every later one refused so are dropped (vramwatch_notifications_dropped_total counts them); check "
+              "that the URL is Alertmanager's",
+              origin_ + path_, why));
+        } else {
+          options_.note(fmt::format(
+              "alert webhook {}: delivery failed ({}); retrying with backoff, up to {} attempts a batch, then it "
+              "is dropped; a note follows when it works again (vramwatch_notifications_failed_total counts the "
+              "attempts, vramwatch_notifications_dropped_total the batches dropped)",
+              origin_ + path_, why, options_.max_attempts));
+        }
       }
+      streak_why_ = why;
       failing_ = true;
       if (permanent || stop_ || attempt == options_.max_attempts) {
         ++dropped_;  // given up: this batch is never delivered

@@ -7,8 +7,8 @@
 //   WebhookAlertSink    HTTP POST of an Alertmanager v2 payload (`POST /api/v2/alerts`, a JSON array
 //                       of {labels, annotations, startsAt, endsAt, generatorURL}) from a background
 //                       thread with a bounded queue, retries and exponential backoff. One note
-//                       (WebhookOptions::note) when deliveries start failing and one when they
-//                       work again; counters of failed attempts and of batches never delivered.
+//                       (WebhookOptions::note) when deliveries start failing (and when the
+//                       reason changes) and one when they work again; counters of failed attempts and of batches never delivered.
 // Send() never blocks on I/O that can hang: the webhook only enqueues (dropping the oldest batch,
 // counted, when the queue is full); the file sink does one buffered append per batch.
 // Times in payloads are ISO 8601 UTC; labels include alertname and severity. The log and file
@@ -107,8 +107,9 @@ struct WebhookOptions {
   double max_backoff_s = 60;
   double timeout_s = 5;       // connect and read, per attempt
   double ends_after_s = 240;  // endsAt of a firing alert (4 × the resend interval)
-  // Told one line when deliveries start failing and one when they work again (called on the
-  // sender thread); may be empty.
+  // Told one line when deliveries start failing (and again when the reason changes: "HTTP 400",
+  // "Timeout"), saying whether the batch is retried or dropped, and one when they work again
+  // (called on the sender thread); may be empty.
   std::function<void(const std::string&)> note;
 };
 
@@ -141,6 +142,7 @@ class WebhookAlertSink : public AlertSink {
   bool stop_ = false;
   bool failing_ = false;        // in a streak of failed attempts (sender thread)
   uint64_t streak_failed_ = 0;  // attempts failed in the current streak
+  std::string streak_why_;      // why the last attempt of the streak failed ("HTTP 400", "Timeout")
   std::atomic<uint64_t> delivered_{0}, failed_attempts_{0}, dropped_{0};
   std::thread thread_;
 };

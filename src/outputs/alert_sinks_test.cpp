@@ -23,6 +23,7 @@ using detection::AlertEventKind;
 using detection::AlertState;
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 AlertEvent Event(AlertEventKind kind, double t) {
   AlertEvent e;
@@ -245,6 +246,7 @@ struct FlakyReceiver {
   std::thread thread;
   int port = 0;
   int fail_first = 0;
+  int fail_status = 503;
   std::mutex mu;
   std::vector<double> arrivals;
   std::vector<std::string> bodies;
@@ -255,7 +257,7 @@ struct FlakyReceiver {
       arrivals.push_back(Now());
       path = req.path;
       if (static_cast<int>(arrivals.size()) <= fail_first) {
-        res.status = 503;
+        res.status = fail_status;
         return;
       }
       bodies.push_back(req.body);
@@ -342,6 +344,36 @@ TEST(AlertSinks, WebhookNotesOneLinePerFailureStreakAndOneWhenItRecovers) {
   EXPECT_THAT(notes[0], HasSubstr("delivery failed (HTTP 503)"));
   EXPECT_THAT(notes[0], HasSubstr("127.0.0.1:" + std::to_string(rx.port) + "/api/v2/alerts"));
   EXPECT_THAT(notes[1], HasSubstr("delivering again after 4 failed attempt(s)"));
+}
+
+// A 4xx answer is not retried: its note says the batch is dropped, not "retrying with backoff".
+TEST(AlertSinks, WebhookRefusedWithA4xxNotesTheBatchIsDropped) {
+  FlakyReceiver rx(2);
+  rx.fail_status = 400;
+  std::mutex mu;
+  std::vector<std::string> notes;
+  WebhookOptions o;
+  o.url = "http://127.0.0.1:" + std::to_string(rx.port);
+  o.initial_backoff_s = 0.01;
+  o.note = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    notes.push_back(line);
+  };
+  auto sink = WebhookAlertSink::Start(o);
+  ASSERT_TRUE(sink.ok());
+  for (int i = 0; i < 3; ++i) {
+    (*sink)->Send({Event(AlertEventKind::kFiring, i)});
+    ASSERT_TRUE((*sink)->Drain(10));
+  }
+  EXPECT_EQ((*sink)->failed_attempts(), 2u) << "one attempt per refused batch";
+  EXPECT_EQ((*sink)->dropped_batches(), 2u);
+  EXPECT_EQ((*sink)->delivered(), 1u);
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(notes.size(), 2u) << ::testing::PrintToString(notes);
+  EXPECT_THAT(notes[0], HasSubstr("delivery refused (HTTP 400)"));
+  EXPECT_THAT(notes[0], HasSubstr("dropped"));
+  EXPECT_THAT(notes[0], Not(HasSubstr("retrying")));
+  EXPECT_THAT(notes[1], HasSubstr("delivering again after 2 failed attempt(s)"));
 }
 
 TEST(AlertSinks, WebhookToAPortNobodyListensOnNotesWhyOnce) {

@@ -8,7 +8,8 @@
 //                       of {labels, annotations, startsAt, endsAt, generatorURL}) from a background
 //                       thread with a bounded queue, retries and exponential backoff. One note
 //                       (WebhookOptions::note) when deliveries start failing (and when the
-//                       reason changes) and one when they work again; counters of failed attempts and of batches never delivered.
+//                       reason changes) and one when they work again; counters of failed
+//                       attempts and of batches never delivered.
 // Send() never blocks on I/O that can hang: the webhook only enqueues (dropping the oldest batch,
 // counted, when the queue is full); the file sink does one buffered append per batch.
 // Times in payloads are ISO 8601 UTC; labels include alertname and severity. The log and file

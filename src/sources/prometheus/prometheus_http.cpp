@@ -133,12 +133,6 @@ Result<std::string> Post(const Endpoint& e, const std::string& path,
     return Status::Unavailable("Prometheus at " + e.shown + ": " + TransportErrorText(res.error(), options.timeout_s));
   }
   if (res->status != 200) {
-    // Prometheus explains errors in JSON: {"status":"error","errorType":"bad_data","error":"..."}.
-    auto j = json::parse(res->body, nullptr, false);
-    if (!j.is_discarded() && j.is_object() && j.contains("error") && j["error"].is_string()) {
-      std::string msg = "Prometheus at " + e.shown + " rejected the query: " + j["error"].get<std::string>();
-      return res->status >= 500 ? Status::Unavailable(msg) : Status::InvalidArgument(msg);
-    }
     std::string why;
     if (res->status == 401) {
       why =
@@ -147,8 +141,19 @@ Result<std::string> Post(const Endpoint& e, const std::string& path,
     } else if (res->status == 403) {
       why = " (forbidden: these credentials may not read it)";
     }
+    // Prometheus explains errors in JSON: {"status":"error","errorType":"bad_data","error":"..."}.
+    // A proxy in front of it may too, about the credentials: its words, then how to give them.
+    auto j = json::parse(res->body, nullptr, false);
+    std::string server_error;
+    if (!j.is_discarded() && j.is_object() && j.contains("error") && j["error"].is_string()) {
+      server_error = j["error"].get<std::string>();
+    }
+    if (!server_error.empty() && why.empty()) {
+      std::string msg = "Prometheus at " + e.shown + " rejected the query: " + server_error;
+      return res->status >= 500 ? Status::Unavailable(msg) : Status::InvalidArgument(msg);
+    }
     return Status::Unavailable("Prometheus at " + e.shown + ": HTTP " + std::to_string(res->status) + " for " + path +
-                               why);
+                               (server_error.empty() ? "" : ": " + server_error) + why);
   }
   return std::move(res->body);
 }

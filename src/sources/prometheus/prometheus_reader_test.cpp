@@ -303,6 +303,38 @@ TEST(PrometheusReader, CredentialsInTheUrlAreBasicAuthAndNeverShown) {
   EXPECT_THAT(wrong.status().message(), ::testing::Not(HasSubstr("guess")));
 }
 
+// A proxy in front of Prometheus may refuse credentials in Prometheus' JSON: its words are kept,
+// and so is how to give credentials.
+TEST(PrometheusReader, ARefusalOfCredentialsInJsonStillSaysHowToGiveThem) {
+  httplib::Server server;
+  server.Post("/api/v1/query_range", [&](const httplib::Request& req, httplib::Response& res) {
+    const bool forbidden = req.get_param_value("query") == "forbidden_bytes";
+    res.status = forbidden ? 403 : 401;
+    res.set_content(forbidden ? R"({"status":"error","error":"no access to tenant a"})"
+                              : R"({"status":"error","error":"unauthorized"})",
+                    "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread t([&] { server.listen_after_bind(); });
+  FetchOptions o;
+  o.step_s = 60;
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  auto unauthorized = FetchPrometheusSeries(url, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, o);
+  auto forbidden = FetchPrometheusSeries(url, "forbidden_bytes", 3600, 1700000000, ValueUnit::kAuto, o);
+  server.stop();
+  t.join();
+  ASSERT_FALSE(unauthorized.ok());
+  EXPECT_THAT(unauthorized.status().message(), HasSubstr("HTTP 401"));
+  EXPECT_THAT(unauthorized.status().message(), HasSubstr(": unauthorized ("));
+  EXPECT_THAT(unauthorized.status().message(), HasSubstr("--basic-auth-file"));
+  EXPECT_THAT(unauthorized.status().message(), HasSubstr("--bearer-token-file"));
+  ASSERT_FALSE(forbidden.ok());
+  EXPECT_THAT(forbidden.status().message(), HasSubstr("HTTP 403"));
+  EXPECT_THAT(forbidden.status().message(), HasSubstr("no access to tenant a"));
+  EXPECT_THAT(forbidden.status().message(), HasSubstr("these credentials may not read it"));
+}
+
 // A server that answers a byte now and then never passes httplib's read timeout: the request's
 // own deadline ends it.
 TEST(PrometheusReader, AnAnswerNotCompleteWithinTheTimeoutIsUnavailable) {

@@ -97,7 +97,9 @@ std::string TransportErrorText(httplib::Error error, double timeout_s) {
 }  // namespace
 
 Result<std::string> Post(const Endpoint& e, const std::string& path,
-                         const std::vector<std::pair<std::string, std::string>>& form, const ServerAccess& options) {
+                         const std::vector<std::pair<std::string, std::string>>& form, const ServerAccess& options,
+                         bool* answered) {
+  if (answered != nullptr) *answered = false;
   httplib::Params params(form.begin(), form.end());
   auto client = std::make_shared<httplib::Client>(e.origin);
   auto to = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::duration<double>(options.timeout_s));
@@ -132,6 +134,7 @@ Result<std::string> Post(const Endpoint& e, const std::string& path,
   if (!res) {
     return Status::Unavailable("Prometheus at " + e.shown + ": " + TransportErrorText(res.error(), options.timeout_s));
   }
+  if (answered != nullptr) *answered = true;
   if (res->status != 200) {
     std::string why;
     if (res->status == 401) {

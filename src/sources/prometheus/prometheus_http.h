@@ -38,8 +38,11 @@ Result<Endpoint> ParseUrl(const std::string& url);
 std::string UrlForMessages(const std::string& url);
 
 // POSTs the form `params` to `e`'s base + `path` ("/api/v1/query_range"); the body of a 200 answer.
+// `answered`, when given, is set to whether the server answered at all (any HTTP status): false
+// when it could not be reached or its answer was not complete within the timeout.
 Result<std::string> Post(const Endpoint& e, const std::string& path,
-                         const std::vector<std::pair<std::string, std::string>>& params, const ServerAccess& access);
+                         const std::vector<std::pair<std::string, std::string>>& params, const ServerAccess& access,
+                         bool* answered = nullptr);
 
 // Seconds since the epoch as Prometheus' time parameters take them ("1700000000.000").
 std::string FormatSeconds(double t);

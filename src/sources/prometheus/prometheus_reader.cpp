@@ -333,11 +333,15 @@ Result<PrometheusFetch> ParseQueryResponseOrThrow(std::string_view body, const s
 
 // The median spacing of the samples of each series of `query` (a plain selector) over 10 minutes
 // ending at `at`; the finest of them: the exporter's scrape interval. Absent when no series has
-// four samples there or the query fails.
-std::optional<double> FinestSpacing(const Endpoint& e, const std::string& query, double at,
-                                    const FetchOptions& options) {
-  auto body = Post(e, "/api/v1/query", {{"query", query + "[10m]"}, {"time", FormatSeconds(at)}}, options);
-  if (!body.ok()) return std::nullopt;
+// four samples there or the server refuses the query. A server that does not answer (no
+// connection, no complete answer within the timeout) is an error: the queries after it would wait
+// as long for nothing.
+Result<std::optional<double>> FinestSpacing(const Endpoint& e, const std::string& query, double at,
+                                            const FetchOptions& options) {
+  bool answered = false;
+  auto body = Post(e, "/api/v1/query", {{"query", query + "[10m]"}, {"time", FormatSeconds(at)}}, options, &answered);
+  if (!body.ok() && !answered) return body.status();
+  if (!body.ok()) return std::optional<double>();
   std::optional<double> finest;
   for (const auto& [labels, points] : ParseMatrixPoints(*body)) {
     std::vector<double> gaps;
@@ -411,8 +415,10 @@ Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std:
     // Fewer points to fetch: half the finest scrape interval (each sample read once or twice, so
     // none is missed to jitter; KeepEachSampleOnce keeps one), read where the series have data.
     for (double at : {end, end - range_s / 2, end - range_s + 600}) {
-      if (auto spacing = FinestSpacing(*ep, query, at, options)) {
-        step = std::max(step, std::round(*spacing / 2 * 1000) / 1000);
+      auto spacing = FinestSpacing(*ep, query, at, options);
+      if (!spacing.ok()) return spacing.status();
+      if (*spacing) {
+        step = std::max(step, std::round(**spacing / 2 * 1000) / 1000);
         break;
       }
     }

@@ -375,6 +375,45 @@ TEST(PrometheusReader, AnAnswerNotCompleteWithinTheTimeoutIsUnavailable) {
   EXPECT_LT(took, 10) << "the drip would have gone on for 20 s";
 }
 
+// A server that takes connections and never answers: the first request that gets no answer (the
+// scrape interval's, for a plain selector) ends the fetch, after one timeout, not one per request.
+TEST(PrometheusReader, AServerThatNeverAnswersIsReportedAfterOneTimeout) {
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  ASSERT_EQ(listen(listener, 8), 0);
+  ASSERT_EQ(fcntl(listener, F_SETFL, O_NONBLOCK), 0);
+  std::atomic<bool> done{false};
+  std::thread silent([&] {  // accepts, reads nothing, writes nothing
+    std::vector<int> held;
+    while (!done) {
+      const int c = accept(listener, nullptr, nullptr);
+      if (c >= 0) held.push_back(c);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    for (int c : held) close(c);
+  });
+  FetchOptions o;
+  o.timeout_s = 1;
+  const auto started = std::chrono::steady_clock::now();
+  auto r = FetchPrometheusSeries("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)), "x_bytes", 3600,
+                                 1700000000, ValueUnit::kAuto, o);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  done = true;
+  silent.join();
+  close(listener);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(r.status().message(), HasSubstr("no complete answer to /api/v1/query"));
+  EXPECT_THAT(r.status().message(), HasSubstr("within 1 s"));
+  EXPECT_LT(took, 2.5) << "one --timeout, not one per request";
+}
+
 // Two series of one GPU holding different values over the same hours are not one memory read
 // twice: each is judged on its own, told apart by the labels that differ.
 // A matrix answer of DCGM_FI_DEV_FB_USED on GPU 0 of host "ov": one series per entry, its `pod`

@@ -4,11 +4,11 @@
 Generates 12 h of DCGM_FI_DEV_FB_USED history at 15 s for two GPUs (GPU 0 leaks 200 MiB/h under
 noise after a warm-up, GPU 1 sits on a flat plateau), a MIG card (GPU 2: instance 1, 3g.40gb, leaks
 400 MiB/h; instance 2, 1g.10gb, is flat), a GPU whose `pod` label changes half-way (GPU 3, flat) and
-one whose exporter reports a card smaller than its used memory (GPU 4, left out with a note),
-loads it with `promtool tsdb create-blocks-from openmetrics`, starts Prometheus on a free loopback
-port, runs analyze over the range, and checks the verdicts, the leak rates, the card and instance
-sizes and the notes; then the flags refused with --prometheus or without it. Prometheus is always
-stopped.
+one whose exporter reports a card smaller than its used memory (GPU 4, left out with a note) and a
+gauge at 30 s holding values no GPU memory can be, loads it with `promtool tsdb create-blocks-from
+openmetrics`, starts Prometheus on a free loopback port, runs analyze over the range, and checks the
+verdicts, the leak rates, the card and instance sizes and the notes; then the flags refused with
+--prometheus or without it. Prometheus is always stopped.
 """
 import argparse
 import json
@@ -63,8 +63,12 @@ def history(start, end):
             labels = f'gpu="2",UUID="GPU-2",Hostname="node-1",{model},GPU_I_ID="{gi}",GPU_I_PROFILE="{profile}"'
             used_rows.append(f"DCGM_FI_DEV_FB_USED{{{labels}}} {used} {t}")
             free_rows.append(f"DCGM_FI_DEV_FB_FREE{{{labels}}} {size - used} {t}")
+    # A gauge scraped every 30 s (read every 15 s: each sample twice) holding 1e300 every 10 minutes.
+    weird = ["# TYPE weird_metric gauge"]
+    for t in range(start, end + 1, 30):
+        weird.append(f'weird_metric{{gpu="0"}} {"1e300" if (t - start) % 600 == 0 else "12345"} {t}')
     # OpenMetrics wants each metric family's samples together.
-    return "\n".join(lines[:1] + used_rows + lines[1:] + free_rows + ["# EOF"]) + "\n"
+    return "\n".join(lines[:1] + used_rows + lines[1:] + free_rows + weird + ["# EOF"]) + "\n"
 
 
 def main():
@@ -146,6 +150,13 @@ def main():
         nogpu = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "DCGM_FI_DEV_FB_USED", "--end",
                                 str(end), "--gpu", "7"], capture_output=True, text=True, timeout=60)
         checks.append(("--gpu matching none lists the GPUs returned", nogpu.returncode == 3 and "node-1/2/gi1" in nogpu.stderr))
+        weird = subprocess.run([a.vramwatch, "analyze", "--json", "--prometheus", url, "--query", "weird_metric",
+                                "--unit", "MiB", "--end", str(end)], capture_output=True, text=True, timeout=60)
+        weird_doc = json.loads(weird.stdout) if weird.stdout.strip() else {}
+        huge = 12 * 6 + 1
+        checks.append((f"{huge} values too large for GPU memory, each counted once",
+                       f"{huge} value(s) too large" in " ".join(weird_doc.get("notes", []))
+                       and [g.get("samples_without_memory") for g in weird_doc.get("gpus", [])] == [huge]))
         html = os.path.join(d, "r.html")
         subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "DCGM_FI_DEV_FB_USED{gpu=\"1\"}",
                         "--end", str(end), "--html", html], capture_output=True, text=True, timeout=60)

@@ -240,6 +240,7 @@ Status AddPoint(const json& p, const std::string& query, double factor, Promethe
   const double bytes = x * factor;
   if (std::isfinite(x) && (!std::isfinite(bytes) || bytes > kMaxPlausibleBytes)) {  // 1e305 MiB overflows
     if (s.implausible++ == 0) s.first_implausible = v;
+    s.implausible_at.push_back(point.t);
   } else if (std::isfinite(bytes) && bytes >= 0) {
     point.used_bytes = static_cast<uint64_t>(std::llround(bytes));
   }

@@ -254,6 +254,33 @@ TEST(PrometheusReader, ValuesNoGpuMemoryCanBeAreMissingAndCountedAndWarningsAreK
   EXPECT_EQ(s.first_implausible, "1e300");
 }
 
+// A step of half the scrape interval reads each sample twice: a value no GPU memory can be is
+// counted once per sample, as the samples are kept.
+TEST(PrometheusReader, ValuesNoGpuMemoryCanBeAreCountedOncePerSample) {
+  // Samples every 30 s, read every 15 s; the samples at 0 and 60 s are 1e300.
+  std::string values;
+  MatrixPoints times;
+  for (int step = 0; step <= 10; ++step) {
+    const int at = 15 * step, sample_at = at - at % 30;  // seconds after 1700000000
+    values += std::string(step ? "," : "") + "[" + std::to_string(1700000000 + at) + ",\"" +
+              (sample_at == 0 || sample_at == 60 ? "1e300" : "1024") + "\"]";
+    times[LabelsWithoutName({{"gpu", "0"}})].emplace_back(1700000000 + at, 1700000000 + sample_at);
+  }
+  const std::string body = R"({"status":"success","data":{"resultType":"matrix","result":[)"
+                           R"({"metric":{"__name__":"x_bytes","gpu":"0"},"values":[)" +
+                           values + "]}]}}";
+  auto r = ParseQueryResponse(body, "x_bytes", ValueUnit::kAuto);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  PrometheusSeries& s = r->series[0];
+  ASSERT_EQ(s.implausible, 4u) << "as read: each of the two samples at two steps";
+  ASSERT_TRUE(KeepEachSampleOnce(s, times));
+  ASSERT_EQ(s.points.size(), 6u);
+  EXPECT_EQ(s.implausible, 2u) << "each sample once";
+  EXPECT_EQ(s.first_implausible, "1e300");
+  EXPECT_FALSE(s.points[0].used_bytes.has_value());
+  EXPECT_FALSE(s.points[2].used_bytes.has_value());
+}
+
 TEST(PrometheusReader, CredentialsInTheUrlAreBasicAuthAndNeverShown) {
   EXPECT_EQ(UrlForMessages("http://alice:secret@prom:9090/x"), "http://alice:***@prom:9090/x");
   EXPECT_EQ(UrlForMessages("https://prom:9090"), "https://prom:9090");

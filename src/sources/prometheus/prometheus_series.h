@@ -38,6 +38,7 @@ struct PrometheusSeries {
   std::optional<uint64_t> total_bytes;      // the card's (or MIG instance's) size from the companion query
   size_t implausible = 0;                   // values above kMaxPlausibleBytes, left missing
   std::string first_implausible;            // the first of them as Prometheus wrote it
+  std::vector<double> implausible_at;       // their step times (KeepEachSampleOnce counts each sample once)
   size_t merged = 1;                        // how many Prometheus series this one is made of
   std::vector<std::string> changed_labels;  // the labels whose values differed between them
   // How many series of this GPU held values at the same times (kept apart, their differing labels

@@ -207,19 +207,27 @@ bool KeepEachSampleOnce(PrometheusSeries& s, const MatrixPoints& times) {
   std::vector<SeriesPoint> kept;
   kept.reserve(s.points.size());
   size_t k = 0;
+  size_t next_implausible = 0;  // into s.implausible_at (step times, in order like the points)
+  size_t implausible = 0;       // of the points kept
   std::optional<double> last_sample;
   for (const SeriesPoint& p : s.points) {
+    while (next_implausible < s.implausible_at.size() && s.implausible_at[next_implausible] < p.t) ++next_implausible;
+    const bool is_implausible = next_implausible < s.implausible_at.size() && s.implausible_at[next_implausible] == p.t;
     while (k < read.size() && read[k].first < p.t) ++k;
     if (k == read.size() || read[k].first != p.t) {
       kept.push_back(p);  // no time for this step: kept as read
+      implausible += is_implausible ? 1 : 0;
       continue;
     }
     const double sample_t = read[k].second;
     if (last_sample && sample_t == *last_sample) continue;  // the same sample again
     last_sample = sample_t;
     kept.push_back({sample_t, p.used_bytes});
+    implausible += is_implausible ? 1 : 0;
   }
   s.points = std::move(kept);
+  s.implausible = implausible;  // each sample once, as the points (the first of them is kept)
+  s.implausible_at.clear();
   return true;
 }
 

@@ -34,7 +34,8 @@ MatrixPoints ParseMatrixPoints(const std::string& body);
 // Each sample of `s` (read from Q over a range) once, at its own time: a step of a range query
 // reads the latest sample at or before it, so a step shorter than the scrape interval reads one
 // sample several times (a narrower rate interval than the data allow). `times` says which sample
-// each step read. False when `times` has no series of `s`'s labels (`s` is left as read).
+// each step read; `s.implausible` then counts each such sample once too. False when `times` has
+// no series of `s`'s labels (`s` is left as read).
 bool KeepEachSampleOnce(PrometheusSeries& s, const MatrixPoints& times);
 
 }  // namespace vw::prometheus

@@ -92,9 +92,14 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
   const std::string source = fmt::format("{} {}", prometheus::UrlForMessages(flags.prometheus_url), flags.query);
   std::vector<outputs::AnalyzedSeries> out;
   SeenGpus seen;
+  size_t left_out_processes = 0;  // per-process series --no-processes left out
   for (const prometheus::PrometheusSeries& ps : fetched->series) {
     if (!GpuSelected(flags, ps.gpu)) {
       seen.Note(ps.gpu);
+      continue;
+    }
+    if (flags.no_processes && ps.pid) {
+      ++left_out_processes;
       continue;
     }
     const std::string name = SeriesName(ps.gpu, ps.pid);
@@ -138,6 +143,11 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
     out.push_back({source, b.Snapshot(), b.samples_without_memory()});
   }
   if (out.empty()) {
+    if (left_out_processes > 0) {
+      return Status::NotFound(fmt::format(
+          "{}: the query '{}' returned only per-process series (a pid label), which --no-processes leaves out",
+          prometheus::UrlForMessages(flags.prometheus_url), flags.query));
+    }
     if (!flags.gpus.empty() && !fetched->series.empty()) {
       return Status::NotFound(fmt::format("{}: no GPU of the query '{}' matches --gpu {}; the GPUs it returned: {}",
                                           prometheus::UrlForMessages(flags.prometheus_url), flags.query,

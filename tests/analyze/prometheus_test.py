@@ -4,10 +4,11 @@
 Generates 12 h of DCGM_FI_DEV_FB_USED history at 15 s for two GPUs (GPU 0 leaks 200 MiB/h under
 noise after a warm-up, GPU 1 sits on a flat plateau), a MIG card (GPU 2: instance 1, 3g.40gb, leaks
 400 MiB/h; instance 2, 1g.10gb, is flat), a GPU whose `pod` label changes half-way (GPU 3, flat) and
-one whose exporter reports a card smaller than its used memory (GPU 4, left out with a note) and a
-gauge at 30 s holding values no GPU memory can be, loads it with `promtool tsdb create-blocks-from
-openmetrics`, starts Prometheus on a free loopback port, runs analyze over the range, and checks the
-verdicts, the leak rates, the card and instance sizes and the notes; then the flags refused with
+one whose exporter reports a card smaller than its used memory (GPU 4, left out with a note), a
+gauge at 30 s holding values no GPU memory can be, and vramwatch's own metrics of a GPU and of a
+process on it (node-8), loads it with `promtool tsdb create-blocks-from openmetrics`, starts
+Prometheus on a free loopback port, runs analyze over the range, and checks the verdicts, the leak
+rates, the card and instance sizes, the notes and --no-processes; then the flags refused with
 --prometheus or without it. Prometheus is always stopped.
 """
 import argparse
@@ -67,8 +68,15 @@ def history(start, end):
     weird = ["# TYPE weird_metric gauge"]
     for t in range(start, end + 1, 30):
         weird.append(f'weird_metric{{gpu="0"}} {"1e300" if (t - start) % 600 == 0 else "12345"} {t}')
+    # vramwatch's own metrics of a GPU on node-8 and of one process on it (a `pid` label).
+    own = []
+    for name, pid in (("vramwatch_gpu_memory_used_bytes", None), ("vramwatch_process_memory_used_bytes", "4242")):
+        own.append(f"# TYPE {name} gauge")
+        labels = 'hostname="node-8",gpu="0",uuid="GPU-8"' + (f',pid="{pid}",command="python"' if pid else "")
+        for t in range(start, end + 1, 60):
+            own.append(f"{name}{{{labels}}} {(20 if pid else 30) * 2**30 + (t - start) * 1000} {t}")
     # OpenMetrics wants each metric family's samples together.
-    return "\n".join(lines[:1] + used_rows + lines[1:] + free_rows + weird + ["# EOF"]) + "\n"
+    return "\n".join(lines[:1] + used_rows + lines[1:] + free_rows + weird + own + ["# EOF"]) + "\n"
 
 
 def main():
@@ -157,6 +165,24 @@ def main():
         checks.append((f"{huge} values too large for GPU memory, each counted once",
                        f"{huge} value(s) too large" in " ".join(weird_doc.get("notes", []))
                        and [g.get("samples_without_memory") for g in weird_doc.get("gpus", [])] == [huge]))
+        both = 'vramwatch_process_memory_used_bytes|vramwatch_gpu_memory_used_bytes'
+        for no_processes in (False, True):
+            p = subprocess.run([a.vramwatch, "analyze", "--json", "--prometheus", url, "--query",
+                                f'{{__name__=~"{both}",hostname="node-8"}}', "--end", str(end)]
+                               + (["--no-processes"] if no_processes else []),
+                               capture_output=True, text=True, timeout=60)
+            series = json.loads(p.stdout).get("gpus", []) if p.stdout.strip() else []
+            pids = [g.get("pid") for g in series if g.get("pid") is not None]
+            if no_processes:
+                checks.append(("--no-processes leaves the per-process series out, the GPU's is judged",
+                               pids == [] and [g.get("gpu") for g in series] == ["node-8/0"]))
+            else:
+                checks.append(("a pid label makes a per-process series", pids == [4242]))
+        only = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query",
+                               "vramwatch_process_memory_used_bytes", "--end", str(end), "--no-processes"],
+                              capture_output=True, text=True, timeout=60)
+        checks.append(("only per-process series and --no-processes: exit 3 saying so",
+                       only.returncode == 3 and "--no-processes" in only.stderr))
         html = os.path.join(d, "r.html")
         subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "DCGM_FI_DEV_FB_USED{gpu=\"1\"}",
                         "--end", str(end), "--html", html], capture_output=True, text=True, timeout=60)

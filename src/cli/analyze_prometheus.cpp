@@ -153,8 +153,10 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
                                           prometheus::UrlForMessages(flags.prometheus_url), flags.query,
                                           GpusWanted(flags), seen.Text()));
     }
-    return Status::NotFound(fmt::format("{}: the query '{}' returned no series over the last {}",
-                                        prometheus::UrlForMessages(flags.prometheus_url), flags.query, flags.range));
+    const std::string over = end ? fmt::format("the {} up to {}", flags.range, FormatIso8601(*end, true))
+                                 : fmt::format("the last {}", flags.range);
+    return Status::NotFound(fmt::format("{}: the query '{}' returned no series over {}",
+                                        prometheus::UrlForMessages(flags.prometheus_url), flags.query, over));
   }
   return out;
 }

@@ -8,8 +8,8 @@ one whose exporter reports a card smaller than its used memory (GPU 4, left out 
 gauge at 30 s holding values no GPU memory can be, and vramwatch's own metrics of a GPU and of a
 process on it (node-8), loads it with `promtool tsdb create-blocks-from openmetrics`, starts
 Prometheus on a free loopback port, runs analyze over the range, and checks the verdicts, the leak
-rates, the card and instance sizes, the notes and --no-processes; then the flags refused with
---prometheus or without it. Prometheus is always stopped.
+rates, the card and instance sizes, the notes, --no-processes and the message of a query with no
+series; then the flags refused with --prometheus or without it. Prometheus is always stopped.
 """
 import argparse
 import json
@@ -151,6 +151,13 @@ def main():
         none = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "no_such_metric", "--end",
                                str(end)], capture_output=True, text=True, timeout=60)
         checks.append(("no series is exit 3 naming the query", none.returncode == 3 and "no_such_metric" in none.stderr))
+        for end_flag, over in (([], "over the last 4h"),
+                               (["--end", "2020-01-01T00:00:00Z"], "over the 4h up to 2020-01-01T00:00:00Z"),
+                               (["--end", "1577836800"], "over the 4h up to 2020-01-01T00:00:00Z")):
+            past = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "no_such_metric",
+                                   "--range", "4h"] + end_flag, capture_output=True, text=True, timeout=60)
+            checks.append((f"no series, {' '.join(end_flag) or 'no --end'}: '{over}'",
+                           past.returncode == 3 and over in past.stderr))
         free = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "DCGM_FI_DEV_FB_FREE", "--end",
                                str(end)], capture_output=True, text=True, timeout=60)
         checks.append(("free memory is refused, naming the metric to ask for",

@@ -440,6 +440,11 @@ class LeakEngine {
   Assessment Assess() const;
 
   const std::deque<Bucket>& buckets() const { return buckets_; }
+  // The open (last, not yet closed) bucket as it would close now, its floor the floor_quantile of
+  // its samples, once Assess() counts it in the floor: two samples or more over half a width or
+  // more. Nothing before that. The charts draw it after buckets(), so the floor and peak drawn
+  // reach the samples the printed floor and peak come from.
+  std::optional<Bucket> CountedOpenBucket() const;
   size_t samples() const { return samples_; }
   // Time of the newest sample taken (seconds); meaningful when samples() > 0.
   double last_t() const { return last_t_; }

@@ -1,6 +1,7 @@
-// LeakEngine::Assess(): the segment's floor, a leak held through a rise at the end, a leak under a
-// swinging load held to the data of a while ago, and Judge, which runs the verdict's stages in order
-// (settled_floor.h, swinging_load.h, window_verdict.h).
+// LeakEngine::Assess(): the segment's floor (the open bucket's too: CountedOpenBucket()), a leak
+// held through a rise at the end, a leak under a swinging load held to the data of a while ago, and
+// Judge, which runs the verdict's stages in order (settled_floor.h, swinging_load.h,
+// window_verdict.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,6 +24,14 @@
 #include "detection/window_verdict.h"
 
 namespace vw::detection {
+
+std::optional<Bucket> LeakEngine::CountedOpenBucket() const {
+  if (open_.count < 2 || open_.t_end - open_.t_start < 0.5 * width_) return std::nullopt;
+  Bucket b = open_;
+  std::vector<double> values = open_values_;
+  b.floor_bytes = *Quantile(values, config_.floor_quantile);
+  return b;
+}
 
 Assessment LeakEngine::Assess() const {
   const EngineConfig& c = config_;
@@ -69,9 +78,9 @@ Assessment LeakEngine::Assess() const {
   }
   if (open_.count > 0) {
     peak = std::max(peak.value_or(open_.peak_bytes), open_.peak_bytes);
-    if (open_.count >= 2 && open_.t_end - open_.t_start >= 0.5 * width_ && open_.t_start >= segment_start_t_) {
-      std::vector<double> values = open_values_;
-      pts.push_back({(open_.t_start + open_.t_end) / 2, *Quantile(values, c.floor_quantile)});
+    const std::optional<Bucket> open = CountedOpenBucket();
+    if (open && open->t_start >= segment_start_t_) {
+      pts.push_back({(open->t_start + open->t_end) / 2, open->floor_bytes});
     }
   }
   a.peak_bytes = peak;

@@ -47,7 +47,8 @@ struct SeriesAnalysis {
   bool synthetic_time = false;   // the trace had no clock: times count from 0
   std::vector<SeriesPoint> raw;  // decimated raw curve, at most a few thousand points,
                                  // keeping each stretch's min and max
-  std::deque<Bucket> buckets;    // the engine's buckets (floor/peak envelopes)
+  std::deque<Bucket> buckets;    // the engine's buckets (floor/peak envelopes), the open one last
+                                 // once it counts in the floor (LeakEngine::CountedOpenBucket)
   std::vector<SeriesEvent> events;
   Assessment assessment;
   // Samples ignored because they were older than the sample before them (a file written

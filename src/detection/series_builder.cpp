@@ -219,6 +219,7 @@ SeriesAnalysis SeriesBuilder::Snapshot() const {
   SeriesAnalysis out = meta_;
   out.raw = raw_.Points();
   out.buckets = engine_.buckets();
+  if (std::optional<Bucket> open = engine_.CountedOpenBucket()) out.buckets.push_back(*open);
   out.assessment = engine_.Assess();
   out.out_of_order = engine_.out_of_order();
   out.first_out_of_order_t = engine_.first_out_of_order_t();

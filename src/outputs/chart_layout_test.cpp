@@ -1,13 +1,17 @@
 // Charts of series from a real SeriesBuilder: the floor and peak drawn reach the samples the
-// printed figures come from.
+// printed figures come from; a line's lone point is drawn as a dot.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "core/units.h"
 #include "detection/series_builder.h"
 #include "outputs/plot_geometry.h"
+#include "outputs/svg_markup.h"
+#include "outputs/svg_plot.h"
 
 namespace vw::outputs {
 namespace {
@@ -45,6 +49,39 @@ TEST(LayoutChart, TheFloorDrawnEndsAtThePrintedFloorWhenTheTraceEndsInARelease) 
     if (p.x >= L.x(a.end_t - 60)) peak_top = std::min(peak_top, p.y);
   }
   EXPECT_NEAR(peak_top, L.y(*a.peak_bytes), 0.5) << "the peak of the last minute is drawn";
+}
+
+// A trace of one sample: its one point is a dot of the line's colour, not a 2 px dash of a
+// 0.8 px stroke that leaves the chart looking empty.
+TEST(RenderSvgChart, ALoneSampleIsADot) {
+  GpuIdentity gpu;
+  gpu.key = "0";
+  detection::SeriesBuilder b(gpu);
+  b.AddMemory(1'773'478'800, static_cast<uint64_t>(1000 * kMiB), static_cast<uint64_t>(40960 * kMiB), std::nullopt);
+  const detection::SeriesAnalysis s = b.Snapshot();
+  const ChartLayout L = LayoutChart(s);
+  ASSERT_EQ(L.raw.size(), 1u);
+  const std::string svg = RenderSvgChart(s);
+  const std::string dot = "<circle class=\"vw-dot vw-dot-raw\" data-role=\"raw-dot\" cx=\"" + Num(L.raw[0].x) +
+                          "\" cy=\"" + Num(L.raw[0].y) + "\" r=\"2.5\"/>";
+  EXPECT_NE(svg.find(dot), std::string::npos) << svg;
+  EXPECT_NE(ChartCss().find(".vw-chart .vw-dot-raw{fill:"), std::string::npos) << "filled with the raw line's colour";
+}
+
+TEST(LonePointDots, MarksEachStretchOfOnePointOnly) {
+  const std::vector<Point> pts = {{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}};
+  auto roles = [&](const std::vector<size_t>& breaks) {
+    std::string cx;
+    const std::string out = LonePointDots(pts, breaks, "floor");
+    for (size_t at = out.find("cx=\""); at != std::string::npos; at = out.find("cx=\"", at + 1)) {
+      cx += out.substr(at + 4, out.find('"', at + 4) - at - 4) + " ";
+    }
+    return cx;
+  };
+  EXPECT_EQ(roles({}), "");
+  EXPECT_EQ(roles({1, 4}), "1.0 ");         // [1] [2 3 4] [5 6]
+  EXPECT_EQ(roles({2, 3, 5}), "3.0 6.0 ");  // [1 2] [3] [4 5] [6]
+  EXPECT_NE(LonePointDots({{7, 8}}, {}, "raw").find("data-role=\"raw-dot\""), std::string::npos);
 }
 
 }  // namespace

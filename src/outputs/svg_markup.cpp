@@ -80,6 +80,20 @@ std::string PathData(const std::vector<Point>& pts, const std::vector<size_t>& b
   return out;
 }
 
+std::string LonePointDots(const std::vector<Point>& pts, const std::vector<size_t>& breaks, std::string_view role) {
+  std::string out;
+  size_t next = 0;  // the first break after point i
+  for (size_t i = 0; i < pts.size(); ++i) {
+    while (next < breaks.size() && breaks[next] <= i) ++next;
+    const bool starts = i == 0 || (next > 0 && breaks[next - 1] == i);
+    const bool ends = i + 1 == pts.size() || (next < breaks.size() && breaks[next] == i + 1);
+    if (!starts || !ends) continue;
+    out += fmt::format("<circle class=\"vw-dot vw-dot-{0}\" data-role=\"{0}-dot\" cx=\"{1}\" cy=\"{2}\" r=\"2.5\"/>\n",
+                       role, Num(pts[i].x), Num(pts[i].y));
+  }
+  return out;
+}
+
 std::string PointsAttr(const std::vector<Point>& pts) {
   std::string out;
   out.reserve(pts.size() * 12);

@@ -24,8 +24,13 @@ std::string XmlEscape(std::string_view text);
 std::string Num(double v);
 
 // An SVG path through `pts` that lifts the pen at each index of `breaks` (a gap in the data); a
-// stretch of one point between gaps is a 2 px dash.
+// stretch of one point between gaps is a 2 px dash (LonePointDots marks it).
 std::string PathData(const std::vector<Point>& pts, const std::vector<size_t>& breaks = {});
+
+// A filled <circle class="vw-dot vw-dot-ROLE" data-role="ROLE-dot"> of radius 2.5 px at each point
+// of `pts` that is a stretch on its own (no neighbour before or after it across `breaks`, as in
+// PathData), so that a line of one sample is seen; empty when there is none.
+std::string LonePointDots(const std::vector<Point>& pts, const std::vector<size_t>& breaks, std::string_view role);
 
 // "x,y x,y ..." for a polyline or polygon.
 std::string PointsAttr(const std::vector<Point>& pts);

@@ -47,6 +47,9 @@ std::string ColourRules(const Palette& p, std::string_view scope) {
   rule(".vw-raw", fmt::format("stroke:{}", p.raw));
   rule(".vw-floor", fmt::format("stroke:{}", p.floor));
   rule(".vw-peak", fmt::format("stroke:{}", p.peak));
+  rule(".vw-dot-raw", fmt::format("fill:{}", p.raw));
+  rule(".vw-dot-floor", fmt::format("fill:{}", p.floor));
+  rule(".vw-dot-peak", fmt::format("fill:{}", p.peak));
   rule(".vw-trend,.vw-projection,.vw-projection-back,.vw-oom-range,.vw-oom-drop", fmt::format("stroke:{}", p.trend));
   rule(".vw-band,.vw-oom-dot", fmt::format("fill:{}", p.trend));
   rule(".vw-oom-dot", fmt::format("stroke:{}", p.bg));
@@ -94,13 +97,16 @@ std::string ChartBody(const SeriesAnalysis& s, const ChartLayout& L) {
   }
   if (!L.raw.empty()) {
     out += fmt::format("<path class=\"vw-raw\" data-role=\"raw\" d=\"{}\"/>\n", PathData(L.raw, L.raw_breaks));
+    out += LonePointDots(L.raw, L.raw_breaks, "raw");
   }
   if (!L.peak.empty()) {
     out += fmt::format("<path class=\"vw-peak\" data-role=\"peak\" d=\"{}\"/>\n", PathData(L.peak, L.envelope_breaks));
+    out += LonePointDots(L.peak, L.envelope_breaks, "peak");
   }
   if (!L.floor.empty()) {
     out +=
         fmt::format("<path class=\"vw-floor\" data-role=\"floor\" d=\"{}\"/>\n", PathData(L.floor, L.envelope_breaks));
+    out += LonePointDots(L.floor, L.envelope_breaks, "floor");
   }
   for (const auto& e : L.events) {
     out += fmt::format("<line class=\"vw-event\" data-role=\"event\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
@@ -172,6 +178,7 @@ std::string ChartCss() {
       ".vw-chart .vw-allocated,.vw-chart .vw-reserved{stroke-width:2}\n"
       ".vw-chart .vw-driver{stroke-width:1.6;stroke-dasharray:6 2}\n"
       ".vw-chart .vw-grid{stroke-width:1}\n"
+      ".vw-chart .vw-dot{stroke:none}\n"
       ".vw-chart .vw-raw{stroke-width:0.8;stroke-linejoin:round}\n"
       ".vw-chart .vw-floor{stroke-width:2.2;stroke-linejoin:round}\n"
       ".vw-chart .vw-peak{stroke-width:1.2;stroke-linejoin:round}\n"

@@ -33,7 +33,8 @@ table{border-collapse:collapse;background:var(--card);border:1px solid var(--lin
 th,td{padding:6px 12px;text-align:left;border-bottom:1px solid var(--line);white-space:nowrap}
 th{color:var(--muted);font-weight:600;font-size:12px}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-.vw-multiples{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:16px}
+.vw-scroll{overflow-x:auto}
+.vw-multiples{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(560px,100%),1fr));gap:16px}
 .vw-series,.vw-framework{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 16px;min-width:0}
 .vw-series h2,.vw-framework h2{font-size:16px;margin:0 0 6px;display:flex;gap:10px;align-items:center;flex-wrap:wrap;overflow-wrap:anywhere}
 .vw-series figure,.vw-framework figure{margin:8px 0}
@@ -156,6 +157,7 @@ std::string FrameworkSection(const FrameworkReport& r, const detection::Framewor
 
 std::string SummaryTable(const std::vector<SeriesAnalysis>& series, const HtmlReportOptions& o) {
   std::string out =
+      "<div class=\"vw-scroll\">"
       "<table class=\"vw-summary\">\n<thead><tr><th>Series</th><th>Verdict</th><th>Leak rate</th><th>Out of "
       "memory</th><th>Floor</th><th>Peak</th><th>Capacity</th></tr></thead>\n<tbody>\n";
   auto opt_bytes = [](const std::optional<double>& v) { return v ? FormatBytes(*v) : std::string("—"); };
@@ -169,7 +171,7 @@ std::string SummaryTable(const std::vector<SeriesAnalysis>& series, const HtmlRe
         a.tto_s ? XmlEscape(OomAtText(s, o.label_offset_s)) : "—", opt_bytes(a.floor_bytes), opt_bytes(a.peak_bytes),
         opt_bytes(a.capacity_bytes));
   }
-  out += "</tbody>\n</table>\n";
+  out += "</tbody>\n</table></div>\n";
   return out;
 }
 

@@ -1,7 +1,8 @@
 // The HTML report in a real browser: fixture reports (a leak with evaluation spikes, a plateau,
 // two GPUs) are written to the build folder, loaded by headless Chromium from file://, and the DOM
-// it built is checked: one chart per GPU, the verdict, the OOM marker exactly for a leak. Light and
-// dark screenshots are saved next to them (browser/report-*.png).
+// it built is checked: one chart per GPU, the verdict, the OOM marker exactly for a leak, and that
+// a report of three GPUs fits a narrow window. Light and dark screenshots are saved next to them
+// (browser/report-*.png).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -130,6 +131,33 @@ TEST(ReportInBrowser, PyTorchLogReportDrawsEachDeviceByStep) {
   EXPECT_NE(text.find("PyTorch memory log: growing in the application's live tensors."), std::string::npos);
   EXPECT_NE(text.find("1 series, 0 leaking · 3 devices of PyTorch memory logs, 1 growing"), std::string::npos);
   SaveScreenshots("report-pytorch-log", 1200, 1400);
+}
+
+// In a window narrower than a card (500 px, the narrowest headless Chromium lays out) the report
+// fits: each GPU's card is as wide as the window allows, not 560 px with its verdict and facts cut
+// off at the window's edge, and the summary table scrolls in its own box.
+TEST(ReportInBrowser, ThreeGpuReportFitsANarrowWindow) {
+  auto series = TwoGpus();
+  series.push_back(Plateau(2));
+  outputs::HtmlReportOptions opt;
+  opt.source = "fixture report-narrow";
+  opt.generated_at = "2026-07-14 14:05";
+  fs::path html = OutDir() / "report-narrow.html";
+  // The report and a script that writes how wide the page is laid out, and the window, into <html>.
+  std::ofstream(html) << outputs::RenderHtmlReport(series, opt)
+                      << "<script>document.documentElement.dataset.width = "
+                         "document.documentElement.scrollWidth;"
+                         "document.documentElement.dataset.window = innerWidth;</script>\n";
+  DomResult r = DumpDom({.url = "file://" + html.string(), .width = 500});
+  ASSERT_EQ(r.error, "");
+  auto root = Elements(r.dom, "html");
+  ASSERT_EQ(root.size(), 1u);
+  ASSERT_EQ(root[0].attrs.count("data-width"), 1u);
+  const int window = std::stoi(root[0].attrs.at("data-window"));
+  EXPECT_LT(window, 560) << "narrower than a card was";
+  EXPECT_LE(std::stoi(root[0].attrs.at("data-width")), window) << "the page scrolls sideways";
+  EXPECT_EQ(Select(r.dom, "svg", "data-gpu").size(), 3u);
+  SaveScreenshots("report-narrow", 500, 1600);
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 // the process rows with their states and flags, the findings, the alert and the status notes. A
 // second test makes the status endpoint fail and checks the page says the daemon is unreachable;
 // a third checks that a status without notes shows no notes box; a fourth runs the browser in
-// Tokyo's zone and checks that every clock time on the page is UTC and marked. Screenshots go to
-// browser/live*.png in the build folder.
+// Tokyo's zone and checks that every clock time on the page is UTC and marked. Others check that
+// a load asks for nothing the daemon does not serve (a favicon), that every point of a chart's
+// lines is inside its plot, and that the alerts' and findings' text is readable in a narrow window.
+// Screenshots go to browser/live*.png in the build folder.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -16,6 +18,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "chromium.h"
@@ -140,7 +143,7 @@ json StatusFixture(const std::vector<detection::SeriesAnalysis>& gpus, bool with
                               {"gpu", "0"},
                               {"severity", "warning"},
                               {"since", "2026-07-14T13:20:00Z"},
-                              {"summary", "GPU 0 leaks 1.50 GiB/h, OOM in 7h 0m"}},
+                              {"summary", "GPU 0 leaks 1536 MiB/h, OOM in 7h 0m"}},
                              {{"name", "VramwatchIdleHolder"},
                               {"state", "pending"},
                               {"gpu", "0"},
@@ -215,6 +218,32 @@ class FixtureDaemon {
       cv_.wait_for(lock, std::chrono::milliseconds(std::stoi(req.get_param_value("ms"))), [this] { return stopping_; });
       res.status = 404;
     });
+    // The page with a script that writes where the alert and finding text cells (an alert's
+    // summary, a finding's what and next step) are laid out (px from the left of the viewport) and
+    // the viewport's width into <html data-measure>.
+    server_.Get("/measured", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(outputs::WebPageHtml() + R"js(<script>
+setInterval(function () {
+  var cells = document.querySelectorAll('tr[data-role=alert] td:last-child, tr[data-role=finding] td:nth-last-child(-n+2)'),
+      m = {vw: document.documentElement.clientWidth,
+      n: cells.length, left: 1e9, right: 0, width: 1e9};
+  cells.forEach(function (c) {
+    var r = c.getBoundingClientRect();
+    m.left = Math.min(m.left, r.left); m.right = Math.max(m.right, r.right); m.width = Math.min(m.width, r.width);
+  });
+  document.documentElement.dataset.measure = JSON.stringify(m);
+}, 250);
+</script>)js",
+                      "text/html; charset=utf-8");
+    });
+    server_.set_logger([this](const httplib::Request& req, const httplib::Response&) {
+      static const std::set<std::string> kServed = {"/",         "/held",          "/slow",
+                                                    "/measured", "/api/v1/status", "/api/v1/history"};
+      if (kServed.count(req.path) == 0) {
+        std::lock_guard<std::mutex> lock(mu_);
+        unserved_.push_back(req.path);
+      }
+    });
     server_.Get("/api/v1/status", [this, status_fails](const httplib::Request&, httplib::Response& res) {
       int call = ++status_calls_;
       if (hang_after_ >= 0 && call > hang_after_) {  // accepted, never answered (until the test ends)
@@ -263,6 +292,22 @@ class FixtureDaemon {
   int history_calls() const { return history_calls_; }
   // Status calls after the first `n` are held open and never answered.
   void HangStatusAfter(int n) { hang_after_ = n; }
+  // Each GPU's history gets a floor point 30 s before its first raw point and one 30 s after its
+  // last, as the daemon's floor points at the middle of each minute do for a GPU first seen late
+  // in a minute. Call before the page loads.
+  void FloorBeyondRawPoints() {
+    for (auto& [series, text] : history_) {
+      json h = json::parse(text);
+      h["floor"].insert(h["floor"].begin(), json::array({h["points"].front()[0].get<double>() - 30, 20 * kGiB}));
+      h["floor"].push_back(json::array({h["points"].back()[0].get<double>() + 30, 20 * kGiB}));
+      text = h.dump();
+    }
+  }
+  // Paths the browser asked for that this server does not serve (a favicon.ico, say).
+  std::vector<std::string> unserved() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return unserved_;
+  }
 
  private:
   httplib::Server server_;
@@ -272,6 +317,7 @@ class FixtureDaemon {
   std::map<std::string, std::string> history_;
   std::atomic<int> status_calls_{0}, history_calls_{0};
   std::atomic<int> hang_after_{-1};
+  std::vector<std::string> unserved_;  // guarded by mu_
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
@@ -353,7 +399,7 @@ TEST(LivePageInBrowser, ShowsCardsChartsProcessesFindingsAndAlerts) {
     for (size_t i = 0; i < nth && it != std::sregex_iterator(); ++i) ++it;
     return it == std::sregex_iterator() ? std::string("(none)") : (*it)[1].str();
   };
-  EXPECT_EQ(stat("rate", 0), "+1.50 GiB/h");
+  EXPECT_EQ(stat("rate", 0), "+1536 MiB/h") << "the unit the alert beside it uses: GiB/h only from 10 GiB/h";
   EXPECT_EQ(stat("runway", 0), "7h 0m");
   EXPECT_EQ(stat("rate", 1), "watch +300 MiB/h");  // no leak verdict: the load's rise worth watching
   EXPECT_EQ(stat("runway", 1), "—");
@@ -524,6 +570,73 @@ TEST(LivePageInBrowser, ClockTimesAreUtcAndMarkedWhateverTheBrowserZone) {
   EXPECT_NE(text.find("since 2026-07-14 13:20 UTC"), std::string::npos) << text;
   EXPECT_NE(text.find("since 2026-07-14 13:58 UTC"), std::string::npos) << text;
   EXPECT_EQ(text.find("13:20:00Z"), std::string::npos) << text;
+}
+
+// A page load asks only for what the daemon serves: no /favicon.ico answered 404, a console error
+// on every load.
+TEST(LivePageInBrowser, APageLoadAsksForNothingTheDaemonDoesNotServe) {
+  FixtureDaemon daemon(false);
+  ASSERT_GT(daemon.port(), 0);
+  DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 3000});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(Select(r.dom, "article", "data-gpu").size(), 2u) << "the status was drawn";
+  EXPECT_EQ(daemon.unserved(), std::vector<std::string>{});
+}
+
+// Every point of a chart's lines lies inside its plot: the time axis spans the floor points too,
+// which the daemon places at the middle of their minute, before the first raw sample of a GPU seen
+// late in a minute and after the last (a floor drawn from x = -16.6 across the axis labels).
+TEST(LivePageInBrowser, ChartLinesStayInsideThePlot) {
+  FixtureDaemon daemon(false);
+  daemon.FloorBeyondRawPoints();
+  ASSERT_GT(daemon.port(), 0);
+  DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 5000});
+  ASSERT_EQ(r.error, "");
+  const std::string& dom = r.dom;
+  auto charts = Select(dom, "svg", "data-gpu");
+  ASSERT_EQ(charts.size(), 2u);
+  for (size_t c = 0; c < charts.size(); ++c) {
+    const size_t end = c + 1 < charts.size() ? charts[c + 1].offset : std::string::npos;
+    const std::string svg = dom.substr(charts[c].offset, end - charts[c].offset);
+    auto axis = Select(svg, "line", "class", "vw-axis");
+    ASSERT_EQ(axis.size(), 1u);
+    const double left = std::stod(axis[0].attrs.at("x1")), right = std::stod(axis[0].attrs.at("x2"));
+    const double bottom = std::stod(axis[0].attrs.at("y1"));
+    int points = 0;
+    for (const char* role : {"raw", "floor"}) {
+      auto path = Select(svg, "path", "data-role", role);
+      ASSERT_EQ(path.size(), 1u) << "chart " << c << " draws its " << role << " line";
+      const std::string d = path[0].attrs.at("d");
+      std::regex xy("[ML](-?[0-9.]+),(-?[0-9.]+)");
+      for (auto it = std::sregex_iterator(d.begin(), d.end(), xy); it != std::sregex_iterator(); ++it, ++points) {
+        const double x = std::stod((*it)[1].str()), y = std::stod((*it)[2].str());
+        EXPECT_TRUE(x >= left && x <= right && y >= 0 && y <= bottom)
+            << "chart " << c << " " << role << " point " << (*it)[0] << " outside x " << left << "…" << right;
+      }
+    }
+    EXPECT_GT(points, 10);
+  }
+}
+
+// In a narrow window (500 px, the narrowest headless Chromium lays out) the alerts' and findings'
+// text is laid out inside the window, each at a readable width, not pushed off to the right of a
+// table scrolled sideways in rows 200 px tall.
+TEST(LivePageInBrowser, AlertAndFindingTextIsReadableInANarrowWindow) {
+  FixtureDaemon daemon(false);
+  ASSERT_GT(daemon.port(), 0);
+  DomResult r = DumpDom({.url = daemon.url() + "measured", .width = 500, .virtual_time_budget_ms = 3000});
+  ASSERT_EQ(r.error, "");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.dom, m, std::regex("data-measure=\"([^\"]*)\""))) << r.dom.substr(0, 300);
+  std::string text = m[1].str();
+  text = std::regex_replace(text, std::regex("&quot;"), "\"");
+  const json measure = json::parse(text);
+  EXPECT_EQ(measure["n"].get<int>(), 2 + 3 * 2) << "two alerts' summaries, three findings' what and next step";
+  const double vw = measure["vw"].get<double>();
+  EXPECT_LE(vw, 500);
+  EXPECT_GE(measure["left"].get<double>(), 0) << text;
+  EXPECT_LE(measure["right"].get<double>(), vw) << text;
+  EXPECT_GE(measure["width"].get<double>(), 200) << text;
 }
 
 }  // namespace

@@ -25,11 +25,14 @@
     if (Math.abs(b) >= GiB) return (b / GiB).toFixed(1) + ' GiB';
     return Math.round(b / MiB) + ' MiB';
   }
+  // The daemon's rule for rates (FormatRate in core/units.cpp), so the card says what the alerts
+  // and the evidence beside it say: GiB/h from 10 GiB/h, whole MiB/h from 10 MiB/h, else a tenth.
   function rate(bps) {
     if (!num(bps)) return '—';
     var h = bps * 3600, sign = h >= 0 ? '+' : '-';
     h = Math.abs(h);
-    return h >= GiB ? sign + (h / GiB).toFixed(2) + ' GiB/h' : sign + Math.round(h / MiB) + ' MiB/h';
+    if (h >= 10 * GiB) return sign + (h / GiB).toFixed(1) + ' GiB/h';
+    return sign + (h / MiB).toFixed(h >= 10 * MiB ? 0 : 1) + ' MiB/h';
   }
   function duration(s) {
     if (!num(s)) return '—';
@@ -119,16 +122,21 @@
           '" y="' + H / 2 + '" text-anchor="middle" data-role="no-history">' + esc(why) + '</text></svg>';
     }
     var a = g.analysis || {}, cap = capacityOf(g, hist);
-    var t0 = pts[0][0], t1 = pts[pts.length - 1][0], span = Math.max(60, t1 - t0), tHi = t1 + 0.02 * span;
+    var floor = hist.floor ? hist.floor.filter(function (p) { return num(p[0]) && num(p[1]); }) : [];
+    // The time axis spans every line drawn: the daemon places a floor point at the middle of its
+    // minute, which can be before the first raw sample or after the last.
+    var t0 = pts[0][0], t1 = pts[pts.length - 1][0], now = t1;
+    floor.forEach(function (p) { t0 = Math.min(t0, p[0]); t1 = Math.max(t1, p[0]); });
+    var span = Math.max(60, t1 - t0), tHi = t1 + 0.02 * span;
     var oomT = null, beyond = false, start = null;
     if (a.verdict === 'leak' && num(a.time_to_oom_seconds) && cap != null) {
-      oomT = t1 + a.time_to_oom_seconds;
+      oomT = now + a.time_to_oom_seconds;
       var lastUsed = pts[pts.length - 1][1];
-      start = [t1, num(a.peak_bytes) ? a.peak_bytes : lastUsed];
+      start = [now, num(a.peak_bytes) ? a.peak_bytes : lastUsed];
       if (oomT <= t1 + 3 * span) tHi = oomT + 0.04 * (oomT - t0); else { beyond = true; tHi = t1 + 0.15 * span; }
     }
     var yMax = 0;
-    pts.forEach(function (p) { yMax = Math.max(yMax, p[1]); });
+    pts.concat(floor).forEach(function (p) { yMax = Math.max(yMax, p[1]); });
     if (cap != null) yMax = Math.max(yMax, cap);
     if (num(g.memory_total_bytes)) yMax = Math.max(yMax, g.memory_total_bytes);
     yMax = yMax > 0 ? yMax * 1.10 : GiB;
@@ -176,7 +184,7 @@
         '" text-anchor="middle">time (UTC) · ' + utcDate(t1) + '</text>';
     s += '<line class="vw-axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (T + ph) + '" y2="' + (T + ph) + '"/>';
     s += '<path class="vw-raw" data-role="raw" d="' + path(pts) + '"/>';
-    if (hist.floor && hist.floor.length > 1) s += '<path class="vw-floor" data-role="floor" d="' + path(hist.floor) + '"/>';
+    if (floor.length > 1) s += '<path class="vw-floor" data-role="floor" d="' + path(floor) + '"/>';
     if (cap != null) {
       var cy = y(cap).toFixed(1);
       s += '<line class="vw-capacity" data-role="capacity" x1="' + L + '" x2="' + (W - R) + '" y1="' + cy + '" y2="' + cy + '"/>' +
@@ -291,12 +299,12 @@
     var el = document.getElementById('vw-findings');
     el.hidden = !list.length;
     if (!list.length) { el.innerHTML = ''; return; }
-    el.innerHTML = '<h2>Findings</h2><div class="vw-scroll"><table><thead><tr><th>Severity</th><th>Kind</th><th>GPU</th><th>PID</th><th>Memory</th>' +
+    el.innerHTML = '<h2>Findings</h2><div class="vw-scroll"><table class="vw-stack"><thead><tr><th>Severity</th><th>Kind</th><th>GPU</th><th>PID</th><th>Memory</th>' +
         '<th>What</th><th>Next step</th></tr></thead><tbody>' + list.map(function (f) {
           return '<tr data-role="finding" data-kind="' + esc(f.kind) + '"><td><span class="vw-badge vw-sev-' + esc(f.severity) + '">' +
               esc(f.severity) + '</span></td><td>' + esc(f.kind) + '</td><td>' + esc(f.gpu) + '</td><td class="num">' +
-              esc(f.pid == null ? '—' : f.pid) + '</td><td class="num">' + bytes(f.bytes) + '</td><td>' + esc(f.message) +
-              '</td><td>' + esc(f.action || '') + '</td></tr>';
+              esc(f.pid == null ? '—' : f.pid) + '</td><td class="num">' + bytes(f.bytes) + '</td><td class="vw-text">' + esc(f.message) +
+              '</td><td class="vw-text" data-label="Next step">' + esc(f.action || '') + '</td></tr>';
         }).join('') + '</tbody></table></div>';
   }
   // The status document's `notes`: what the daemon cannot see or judge (e.g. an unreadable kernel log).
@@ -311,13 +319,13 @@
     var el = document.getElementById('vw-alerts');
     var firing = list.filter(function (x) { return x.state === 'firing'; });
     el.hidden = !firing.length;
-    el.innerHTML = firing.length ? '<h2>Alerts firing</h2><div class="vw-scroll"><table><tbody>' + firing.map(function (x) {
+    el.innerHTML = firing.length ? '<h2>Alerts firing</h2><div class="vw-scroll"><table class="vw-stack"><tbody>' + firing.map(function (x) {
       var sev = x.severity === 'critical' || x.severity === 'warning' ? x.severity : 'critical';
       return '<tr data-role="alert" data-name="' + esc(x.name) + '" data-severity="' + esc(sev) + '"><td>' +
           '<span class="vw-badge vw-sev-' + sev + '" data-role="severity">' + esc(sev) +
           '</span></td><td><b>' + esc(x.name) + '</b></td><td>' + (x.gpu ? 'GPU ' + esc(x.gpu) : 'host') +
           '</td><td class="vw-muted vw-nowrap" data-role="since">since ' +
-          esc(sinceText(x.since)) + '</td><td>' + esc(x.summary) + '</td></tr>';
+          esc(sinceText(x.since)) + '</td><td class="vw-text">' + esc(x.summary) + '</td></tr>';
     }).join('') + '</tbody></table></div>' : '';
   }
 

@@ -202,6 +202,8 @@ void BlockParallelReader::Parse(Slot& s, char* buf, TraceRecord* scratch) const 
   s.skipped_count = 0;
   s.skipped.clear();
   s.has_zone = false;
+  s.row_clock = RowClock::kNone;
+  s.row_clock_line = 0;
   s.use = QueryCsvBlockUse{};
   s.end = s.start;
   const uint64_t nominal = s.index * block_bytes_;
@@ -245,6 +247,8 @@ void BlockParallelReader::Parse(Slot& s, char* buf, TraceRecord* scratch) const 
   s.skipped_count = parser->block_skipped_count();
   s.skipped = parser->block_skipped_examples();
   s.has_zone = parser->block_has_zone();
+  s.row_clock = parser->block_row_clock();
+  s.row_clock_line = parser->block_row_clock_line();
 }
 
 void BlockParallelReader::Dispatch(uint64_t index) {
@@ -275,7 +279,7 @@ Status BlockParallelReader::StartTail() {
   if (fd < 0) return FromErrno(errno, "dup trace").WithContext(display_);
   auto in = LineReader::FromFd(fd, expected_begin_, lines_before_, size_);
   if (!in.ok()) return in.status().WithContext(display_);
-  QueryCsvResume from{carry_, records_, skipped_count_, skipped_, has_zone_};
+  QueryCsvResume from{carry_, records_, skipped_count_, skipped_, has_zone_, row_clock_, row_clock_line_};
   tail_ = std::make_unique<PipelinedTraceReader>(ResumeQueryCsvReader(std::move(*in), display_, options_, from));
   return Status::Ok();
 }
@@ -322,7 +326,9 @@ Result<bool> BlockParallelReader::NextBatch(SampleBatch* out) {
     Slot& s = WaitFor(next_block_);
     const bool empty = s.span.begin == s.span.end;
     if (!s.regular || (!empty && s.span.begin != expected_begin_) ||
-        (s.use.layout_read && !s.start.SameLayout(carry_))) {
+        (s.use.layout_read && !s.start.SameLayout(carry_)) ||
+        // Rows with a time zone after rows without (or the reverse): the one-thread reader names the line.
+        (s.row_clock != RowClock::kNone && row_clock_ != RowClock::kNone && s.row_clock != row_clock_)) {
       Status started = StartTail();
       if (!started.ok()) {
         done_ = true;
@@ -344,6 +350,10 @@ Result<bool> BlockParallelReader::NextBatch(SampleBatch* out) {
     }
     skipped_count_ += s.skipped_count;
     has_zone_ = has_zone_ || s.has_zone;
+    if (row_clock_ == RowClock::kNone) {
+      row_clock_ = s.row_clock;
+      row_clock_line_ = lines_before_ + s.row_clock_line;
+    }
     lines_before_ += s.lines;
     expected_begin_ = s.span.end;
     records_ += s.count;

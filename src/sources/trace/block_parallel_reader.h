@@ -124,6 +124,8 @@ class BlockParallelReader : public TraceReader {
     size_t skipped_count = 0;
     std::vector<SkippedLine> skipped;
     bool has_zone = false;
+    RowClock row_clock = RowClock::kNone;
+    size_t row_clock_line = 0;  // of its first row timestamp, within the block
   };
 
   BlockParallelReader(int fd, std::string display, TraceOptions options, const BlockParallelOptions& parallel,
@@ -167,6 +169,8 @@ class BlockParallelReader : public TraceReader {
   size_t skipped_count_ = 0;
   std::vector<SkippedLine> skipped_;
   bool has_zone_ = false;
+  RowClock row_clock_ = RowClock::kNone;  // of the blocks handed out (a block of the other kind: the tail)
+  size_t row_clock_line_ = 0;             // the line of their first row timestamp
   bool done_ = false;
   Status error_;
   std::unique_ptr<PipelinedTraceReader> tail_;

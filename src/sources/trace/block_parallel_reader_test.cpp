@@ -1,5 +1,6 @@
 #include "sources/trace/block_parallel_reader.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -381,6 +382,45 @@ TEST(BlockParallelReader, ErrorInOneBlockWhileLaterBlocksAreParsedWinsWithItsLin
     EXPECT_TRUE(p->fell_back());
     EXPECT_GT(p->parallel_blocks(), 100u);  // everything before the bad block came from the blocks
     EXPECT_LT(p->fallback_offset(), text.find("12x4"));
+  }
+}
+
+// Row(s, g) with its time in ISO 8601 UTC ("2026-07-14T10:10:10.100Z").
+std::string RowInUtc(int s, int g) {
+  std::string row = Row(s, g);
+  row.replace(0, 11, "2026-07-14T");
+  row.insert(row.find(','), "Z");
+  return row;
+}
+
+// Rows whose times carry a zone after rows whose times do not (or the reverse) cannot be put on one
+// clock: the error names the first row of the other kind, whichever block it falls in.
+TEST(BlockParallelReader, RowsMixingTimesWithAndWithoutAZoneAreAnErrorAtTheFirstOfTheOtherKind) {
+  for (const bool utc_first : {false, true}) {
+    for (const int change : {200, 1}) {  // in a later block, and within the first one
+      std::string text = kHeader;
+      for (int s = 0; s < 400; ++s) {
+        for (int g = 0; g < 8; ++g) text += (s < change) == utc_first ? RowInUtc(s, g) : Row(s, g);
+      }
+      const std::string path = WriteTemp("bp-mixed-zones.csv", text);
+      const std::string line = ":" + std::to_string(1 + change * 8 + 1) + ":1: this timestamp carries ";
+      const std::string context = fmt::format("utc first {}, change at {}", utc_first, change);
+      const Drained want = Sequential(path, {});
+      ASSERT_FALSE(want.status.ok()) << context;
+      EXPECT_NE(want.status.message().find(line), std::string::npos) << context << ": " << want.status.message();
+      EXPECT_NE(want.status.message().find(utc_first ? "carries no time zone" : "carries a time zone"),
+                std::string::npos)
+          << want.status.message();
+      EXPECT_NE(want.status.message().find("(from line 2)"), std::string::npos) << want.status.message();
+      TraceOptions lenient;
+      lenient.lenient = true;
+      EXPECT_FALSE(Sequential(path, lenient).status.ok()) << "no line is skipped to make a clock";
+      for (size_t threads : {1, 2, 4}) {
+        const Drained got = Parallel(path, {}, 512, threads);
+        ASSERT_FALSE(got.status.ok()) << context;
+        EXPECT_EQ(got.status.message(), want.status.message()) << context << ", threads " << threads;
+      }
+    }
   }
 }
 

@@ -17,11 +17,25 @@ Status NoSamplesError(const std::string& display, size_t skipped) {
           : fmt::format("{}: no samples in the trace (it is empty or holds only headers and comments)", display));
 }
 
-void LineTraceReader::Resume(uint64_t records, size_t skipped_count, std::vector<SkippedLine> examples, bool has_zone) {
+void LineTraceReader::Resume(uint64_t records, size_t skipped_count, std::vector<SkippedLine> examples, bool has_zone,
+                             RowClock row_clock, size_t row_clock_line) {
   records_ = records;
   skipped_count_ = skipped_count;
   skipped_ = std::move(examples);
   has_zone_ = has_zone;
+  row_clock_ = row_clock;
+  row_clock_line_ = row_clock_line;
+}
+
+Status LineTraceReader::MixedClock() const {
+  const bool zone = row_clock_ == RowClock::kNoZone;  // the offending row is of the other kind
+  const std::string before = row_clock_line_ != 0 ? fmt::format(" (from line {})", row_clock_line_) : "";
+  return Fatal(
+      mixed_clock_line_, 1,
+      fmt::format("this timestamp carries {} time zone and those of the rows before it{} {}: their times cannot "
+                  "be put on one clock (a time without a zone is the recording machine's local time); "
+                  "write every timestamp one way, or split the file where they change",
+                  zone ? "a" : "no", before, zone ? "do not" : "do"));
 }
 
 Result<bool> LineTraceReader::NextInto(TraceRecord* record) {

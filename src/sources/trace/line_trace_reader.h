@@ -53,6 +53,7 @@ class LineTraceReader : public TraceReader {
   Status ReadRecord(TraceRecord* out, bool* got) {
     *got = false;
     Status s = ReadNext(out, got);
+    if (s.ok() && mixed_clock_line_ != 0) s = MixedClock();
     if (s.ok() && !*got) s = InputStatus();
     if (!s.ok()) return s;
     if (*got && !out->sample.total_bytes && options_.total_bytes) out->sample.total_bytes = options_.total_bytes;
@@ -61,7 +62,9 @@ class LineTraceReader : public TraceReader {
   // Carries on where another reader of the same file stopped (block-parallel reading falling back
   // to one thread): `records` already handed out, lenient skips so far and their first examples,
   // and whether a zone was seen.
-  void Resume(uint64_t records, size_t skipped_count, std::vector<SkippedLine> examples, bool has_zone);
+  // `row_clock` is the RowClock the rows read before carried, first seen at `row_clock_line`.
+  void Resume(uint64_t records, size_t skipped_count, std::vector<SkippedLine> examples, bool has_zone,
+              RowClock row_clock, size_t row_clock_line);
 
   // A malformed line: error in strict mode, counted and skipped (ok) in lenient mode. `col` is the
   // 1-based character position of the offending text in the line.
@@ -99,6 +102,21 @@ class LineTraceReader : public TraceReader {
   const std::string& display() const { return display_; }
   const TraceOptions& options() const { return options_; }
   void NoteTime(const Timestamp& ts) { has_zone_ = has_zone_ || ts.has_zone; }
+  // A row's own timestamp (`line`, 1-based), with a zone or without. Rows that mix the two cannot be
+  // put on one clock (one without a zone is the recording machine's local time, unknown here):
+  // ReadRecord() fails at the first row of the other kind, in lenient mode too.
+  void NoteRowTime(bool zone, size_t line) {
+    has_zone_ = has_zone_ || zone;
+    const RowClock kind = zone ? RowClock::kZone : RowClock::kNoZone;
+    if (row_clock_ == RowClock::kNone) {
+      row_clock_ = kind;
+      row_clock_line_ = line;
+    } else if (row_clock_ != kind && mixed_clock_line_ == 0) {
+      mixed_clock_line_ = line;
+    }
+  }
+  RowClock row_clock() const { return row_clock_; }
+  size_t row_clock_line() const { return row_clock_line_; }
   void set_synthetic_time() { synthetic_time_ = true; }
   // Seconds between samples for files without a clock, or a Fatal error naming --interval.
   Result<double> RequireInterval(size_t line, std::string_view why) const;
@@ -114,6 +132,10 @@ class LineTraceReader : public TraceReader {
   std::vector<SkippedLine> skipped_;
   bool synthetic_time_ = false;
   bool has_zone_ = false;
+  RowClock row_clock_ = RowClock::kNone;  // the kind of the first row timestamp
+  size_t row_clock_line_ = 0;             // its line
+  size_t mixed_clock_line_ = 0;           // the first row of the other kind; 0 while none
+  Status MixedClock() const;
 };
 
 }  // namespace vw::trace

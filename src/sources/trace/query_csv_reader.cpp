@@ -101,6 +101,8 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
   size_t block_skipped_count() const override { return skipped_count(); }
   const std::vector<SkippedLine>& block_skipped_examples() const override { return skipped_examples(); }
   bool block_has_zone() const override { return has_zone(); }
+  RowClock block_row_clock() const override { return row_clock(); }
+  size_t block_row_clock_line() const override { return row_clock_line(); }
 
  protected:
   Status ReadNext(TraceRecord* out, bool* got) override {
@@ -202,11 +204,7 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
     if (!fast_layout_) return false;
     bool zone = false;
     if (!ParseQueryRowFast(line, columns_.data(), columns_.size(), &date_cache_, out, &zone)) return false;
-    if (zone) {
-      Timestamp ts;
-      ts.has_zone = true;
-      NoteTime(ts);
-    }
+    NoteRowTime(zone, line_number());
     return true;
   }
 
@@ -263,11 +261,7 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
         if (!ParseQueryRowFast(line, cols, n, &date_cache_, rec, &zone)) break;
         ToCompact(rec->sample, gpus.Intern(rec->gpu), &slot);
       }
-      if (zone) {
-        Timestamp ts;
-        ts.has_zone = true;
-        NoteTime(ts);
-      }
+      NoteRowTime(zone, input().line_number() + lines + 1);  // the lines taken are skipped after the loop
       if ((slot.present & CompactSample::kTotal) == 0 && total) {
         slot.total_bytes = *total;
         slot.present |= CompactSample::kTotal;
@@ -373,7 +367,7 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
                            : "a timestamp (YYYY/MM/DD HH:MM:SS.mmm, ISO 8601 or epoch seconds) in timestamp";
             break;
           }
-          NoteTime(ts);
+          NoteRowTime(ts.has_zone, ln);
           s.t = ts.seconds;
           have_time = true;
           break;
@@ -491,7 +485,8 @@ std::unique_ptr<TraceReader> ResumeQueryCsvReader(std::unique_ptr<LineReader> in
                                                   const TraceOptions& options, const QueryCsvResume& from) {
   auto r = std::make_unique<QueryCsvReader>(std::move(in), std::move(display), options, TraceFormat::kQueryCsv);
   r->Import(from.carry);
-  r->Resume(from.records, from.skipped_count, from.skipped_examples, from.has_zone);
+  r->Resume(from.records, from.skipped_count, from.skipped_examples, from.has_zone, from.row_clock,
+            from.row_clock_line);
   return r;
 }
 

@@ -74,6 +74,8 @@ class QueryCsvBlockParser {
   virtual size_t block_skipped_count() const = 0;
   virtual const std::vector<SkippedLine>& block_skipped_examples() const = 0;
   virtual bool block_has_zone() const = 0;
+  virtual RowClock block_row_clock() const = 0;     // the block's row timestamps (a mix is an error)
+  virtual size_t block_row_clock_line() const = 0;  // the line of its first, within the block
 };
 
 std::unique_ptr<QueryCsvBlockParser> NewQueryCsvBlockParser(std::unique_ptr<LineReader> in, std::string display,
@@ -86,6 +88,8 @@ struct QueryCsvResume {
   size_t skipped_count = 0;
   std::vector<SkippedLine> skipped_examples;
   bool has_zone = false;
+  RowClock row_clock = RowClock::kNone;
+  size_t row_clock_line = 0;  // the line of the first row timestamp
 };
 
 // A --query-gpu CSV reader over `in` (positioned at a line start) continuing from `from`.

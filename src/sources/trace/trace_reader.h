@@ -18,6 +18,9 @@
 
 namespace vw::trace {
 
+// What the row timestamps read so far carry: none yet, a time zone (or epoch seconds), or no zone.
+enum class RowClock : uint8_t { kNone, kZone, kNoZone };
+
 enum class TraceFormat {
   kAuto,       // detect from the first lines
   kQueryCsv,   // nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]

@@ -77,6 +77,9 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--process-retention", f->process_retention, "How long process lifecycle records are kept")
       ->capture_default_str();
   cmd->add_option("--listen", f->listen, "HTTP address (ADDR:PORT)")->capture_default_str();
+  cmd->add_option("--external-url", f->external_url,
+                  "The page's address as Alertmanager's users reach it, the link each --webhook alert carries "
+                  "(default: http://LISTEN-ADDRESS:PORT/, or the host name for a wildcard --listen such as 0.0.0.0)");
   cmd->add_option("--alert-log", f->alert_log, "Append alert events to this JSON-lines file");
   cmd->add_option("--webhook", f->webhook, "Alertmanager base URL for POST /api/v2/alerts");
   cmd->add_option("--for", f->leak_for,

@@ -19,6 +19,7 @@ struct LiveOnlyFlag {
 constexpr LiveOnlyFlag kLiveOnlyFlags[] = {
     {"--listen", "a replay serves no HTTP"},
     {"--webhook", "a replay sends no webhook; its alerts go to stdout and --alert-log"},
+    {"--external-url", "a replay sends no webhook, whose alerts link to it"},
     {"--duration", "a replay ends with its file; SIGINT or SIGTERM end it sooner"},
     {"--process-interval", "a replay takes the process lists its file carries"},
     {"--timeout", "a replay calls no NVML"},
@@ -70,6 +71,16 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
       }
     }
   }
+  if (!f.external_url.empty()) {
+    if (f.external_url.rfind("http://", 0) != 0 && f.external_url.rfind("https://", 0) != 0) {
+      return Status::InvalidArgument("--external-url: expected an http:// or https:// URL, got '" + f.external_url +
+                                     "'");
+    }
+    if (f.replay.empty() && f.webhook.empty()) {
+      return Status::InvalidArgument(
+          "--external-url is the link the --webhook alerts carry; it has no effect without --webhook");
+    }
+  }
   if (f.replay.empty() && s.interval_s < 0.1) return Status::InvalidArgument("--interval must be at least 100ms");
   const bool trace_flag_given =
       f.given.count("--format") || f.given.count("--columns") || f.given.count("--total") || f.given.count("--speed");
@@ -105,6 +116,16 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
     hopts.db.max_size_bytes = *cap;
   }
   return s;
+}
+
+std::string GeneratorUrl(const std::string& external_url, const std::string& listen_host, int port,
+                         const std::string& hostname) {
+  if (!external_url.empty()) return external_url;
+  const bool wildcard = listen_host.empty() || listen_host == "0.0.0.0" || listen_host == "::";
+  const std::string host = wildcard                                     ? hostname
+                           : listen_host.find(':') != std::string::npos ? "[" + listen_host + "]"
+                                                                        : listen_host;
+  return "http://" + host + ":" + std::to_string(port) + "/";
 }
 
 int WatchFail(const std::string& message) {

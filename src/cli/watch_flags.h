@@ -27,6 +27,7 @@ struct WatchFlags {
   std::string db, listen = "127.0.0.1:9490", alert_log, webhook, label, nvml_lib, proc_root = "/proc", passwd;
   std::string replay, speed = "max", db_max_size, kernel_log;
   std::string kube_logs;                        // --kube-logs: "" for /var/log, "none" to read no pod names
+  std::string external_url;                     // --external-url: the page's address in alerts
   std::string format = "auto", columns, total;  // how --replay reads its file (as analyze does)
   std::optional<std::string> hostname;          // --hostname, when given (cli/host_name.h)
   std::string host;                             // the resolved host name
@@ -53,6 +54,12 @@ struct WatchSettings {
 // flag of the live daemon alone in f.given with --replay, "--listen has no effect with --replay
 // (a replay serves no HTTP)", ...
 Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f);
+
+// The link back to the daemon that alerts carry (Alertmanager's generatorURL): `external_url`
+// (--external-url) when given; else the --listen address `listen_host`:`port` ("[::1]" for IPv6),
+// or `hostname` in its place when --listen is a wildcard (0.0.0.0, ::) that names no address.
+std::string GeneratorUrl(const std::string& external_url, const std::string& listen_host, int port,
+                         const std::string& hostname);
 
 // The end of a `watch` that cannot go on (a bad flag, a file or port it cannot use): prints
 // "vramwatch watch: MESSAGE" on stderr and returns kExitUnknown (3).

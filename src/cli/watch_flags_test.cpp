@@ -20,7 +20,7 @@ WatchFlags Replay(const std::vector<std::string>& given) {
 // naming it, as the trace flags are without --replay.
 TEST(ResolveWatchFlags, ALiveOnlyFlagGivenWithReplayIsAnErrorNamingIt) {
   for (const std::string flag : {"--listen", "--webhook", "--duration", "--process-interval", "--timeout", "--nvml-lib",
-                                 "--proc-root", "--passwd", "--kube-logs"}) {
+                                 "--proc-root", "--passwd", "--kube-logs", "--external-url"}) {
     auto s = ResolveWatchFlags(Replay({flag}));
     ASSERT_FALSE(s.ok()) << flag;
     EXPECT_EQ(s.status().message().rfind(flag + " has no effect with --replay (", 0), 0u) << s.status().message();
@@ -67,6 +67,34 @@ TEST(ResolveWatchFlags, LiveFlagsAreAcceptedWithoutReplay) {
   auto s = ResolveWatchFlags(f);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->duration_s, 2.0);
+}
+
+// Alerts link back to the daemon where Alertmanager's users can follow the link: the --listen
+// address, not the host name (a daemon on 127.0.0.1 is not served at http://node-7:9490/), the
+// host name only for a wildcard address, and --external-url (behind a proxy) over both.
+TEST(GeneratorUrl, IsTheListenAddressTheHostNameForAWildcardOrTheExternalUrl) {
+  EXPECT_EQ(GeneratorUrl("", "127.0.0.1", 9490, "node-7"), "http://127.0.0.1:9490/");
+  EXPECT_EQ(GeneratorUrl("", "10.0.0.7", 9490, "node-7"), "http://10.0.0.7:9490/");
+  EXPECT_EQ(GeneratorUrl("", "::1", 9490, "node-7"), "http://[::1]:9490/");
+  EXPECT_EQ(GeneratorUrl("", "0.0.0.0", 9490, "node-7"), "http://node-7:9490/");
+  EXPECT_EQ(GeneratorUrl("", "::", 9490, "node-7"), "http://node-7:9490/");
+  EXPECT_EQ(GeneratorUrl("https://gpu.example.org/node-7/", "127.0.0.1", 9490, "node-7"),
+            "https://gpu.example.org/node-7/");
+}
+
+TEST(ResolveWatchFlags, ExternalUrlMustBeHttpAndGoWithAWebhook) {
+  WatchFlags f;
+  f.external_url = "gpu.example.org";
+  f.webhook = "http://am:9093";
+  auto bad = ResolveWatchFlags(f);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "--external-url: expected an http:// or https:// URL, got 'gpu.example.org'");
+  f.external_url = "https://gpu.example.org/";
+  EXPECT_TRUE(ResolveWatchFlags(f).ok());
+  f.webhook.clear();
+  auto alone = ResolveWatchFlags(f);
+  ASSERT_FALSE(alone.ok());
+  EXPECT_NE(alone.status().message().find("no effect without --webhook"), std::string::npos);
 }
 
 // The trace flags say how to read a --replay file: given without it, even at their defaults

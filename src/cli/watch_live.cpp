@@ -96,8 +96,8 @@ struct LiveSinks {
     all.push_back(&log);
   }
 
-  // Opens --alert-log, then starts --webhook (whose generator URL names this host and `port`).
-  Status Open(const WatchFlags& f, int port) {
+  // Opens --alert-log, then starts --webhook (whose alerts link to `generator_url`).
+  Status Open(const WatchFlags& f, const std::string& generator_url) {
     if (!f.alert_log.empty()) {
       auto j = outputs::JsonLinesAlertSink::Open(f.alert_log);
       if (!j.ok()) return j.status();
@@ -107,7 +107,7 @@ struct LiveSinks {
     if (!f.webhook.empty()) {
       outputs::WebhookOptions wo;
       wo.url = f.webhook;
-      wo.generator_url = "http://" + f.host + ":" + std::to_string(port) + "/";
+      wo.generator_url = generator_url;
       wo.note = [](const std::string& line) { std::fprintf(stderr, "vramwatch watch: %s\n", Printable(line).c_str()); };
       auto w = outputs::WebhookAlertSink::Start(wo);
       if (!w.ok()) return w.status();
@@ -307,7 +307,8 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   LiveHistory history;
   if (Status st = OpenLiveHistory(f, s.history, &history); !st.ok()) return WatchFail(st.message());
   LiveSinks sinks(f.quiet);
-  if (Status st = sinks.Open(f, addr->port); !st.ok()) return WatchFail(st.message());
+  if (Status st = sinks.Open(f, GeneratorUrl(f.external_url, addr->host, addr->port, f.host)); !st.ok())
+    return WatchFail(st.message());
 
   WatchPipeline pipeline(s.config, history.store.get(), sinks.all);
   // Live samples are on the system clock (epoch seconds, UTC): evidence says "since 02:15 UTC",

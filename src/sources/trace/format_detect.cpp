@@ -49,9 +49,60 @@ bool IsBareValue(std::string_view t) {
          ParseMemoryValue(t, MemUnit::kMiB, &v) == ValueError::kOk;
 }
 
+// The compressed or archive format whose magic number `head` starts with, and how to read it; null
+// when it starts with none.
+const char* CompressedFormat(std::string_view head, const char** how) {
+  struct Magic {
+    std::string_view bytes;
+    const char* name;
+    const char* how;
+  };
+  static constexpr Magic kMagic[] = {
+      {std::string_view("\x1f\x8b", 2), "gzip", "zcat FILE | vramwatch analyze -"},
+      {std::string_view("BZh", 3), "bzip2", "bzcat FILE | vramwatch analyze -"},
+      {std::string_view("\xfd"
+                        "7zXZ\0",
+                        6),
+       "xz", "xzcat FILE | vramwatch analyze -"},
+      {std::string_view("\x28\xb5\x2f\xfd", 4), "zstd", "zstdcat FILE | vramwatch analyze -"},
+      {std::string_view("PK\x03\x04", 4), "zip", "unzip -p FILE | vramwatch analyze -"},
+  };
+  for (const Magic& m : kMagic) {
+    if (StartsWith(head, m.bytes) && (m.bytes != "BZh" || (head.size() > 3 && head[3] >= '1' && head[3] <= '9'))) {
+      *how = m.how;
+      return m.name;
+    }
+  }
+  return nullptr;
+}
+
+// Binary data: a NUL byte, or more than one byte in 20 a control character no text holds (tab, the
+// line ends, form feed and the escape of terminal colours are text), in the first 4 KiB.
+bool LooksBinary(std::string_view head) {
+  head = head.substr(0, 4096);
+  size_t control = 0;
+  for (const char ch : head) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == 0) return true;
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b) ++control;
+  }
+  return control * 20 > head.size();
+}
+
 }  // namespace
 
 Result<TraceFormat> DetectTraceFormat(std::string_view head, bool complete, const std::string& display) {
+  const char* how = nullptr;
+  if (const char* compressed = CompressedFormat(head, &how)) {
+    std::string command = how;
+    command.replace(command.find("FILE"), 4, display);
+    return Status::ParseError(fmt::format("{}: expected text, got a {}-compressed file: decompress it first ({})",
+                                          display, compressed, command));
+  }
+  if (LooksBinary(head)) {
+    return Status::ParseError(fmt::format(
+        "{}: expected text (an nvidia-smi capture, a recording or a training log), got binary data", display));
+  }
   const size_t head_bytes = head.size();
   size_t looked = 0;
   bool any_text = false;

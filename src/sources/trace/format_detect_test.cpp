@@ -106,6 +106,30 @@ TEST(DetectTraceFormat, LinesEndingInABareCrAreNamed) {
   ASSERT_TRUE(crlf.ok()) << crlf.status().message();
 }
 
+// A compressed capture says which compression and how to read it; other binary data says it is
+// no text (they were taken for lines ending in a bare CR, or a CSV without a header).
+TEST(DetectTraceFormat, CompressedAndBinaryFilesAreNamedSo) {
+  auto gz = DetectTraceFormat(std::string_view("\x1f\x8b\x08\x00\r\x1a\x91i", 10), true, "run.csv.gz");
+  ASSERT_FALSE(gz.ok());
+  EXPECT_EQ(gz.status().message(),
+            "run.csv.gz: expected text, got a gzip-compressed file: decompress it first (zcat run.csv.gz | "
+            "vramwatch analyze -)");
+  auto zst = DetectTraceFormat("\x28\xb5\x2f\xfd\x04\x58", true, "a.zst");
+  ASSERT_FALSE(zst.ok());
+  EXPECT_THAT(zst.status().message(), HasSubstr("zstd-compressed"));
+  std::string noise;
+  for (int i = 0; i < 2000; ++i) noise += static_cast<char>(1 + (i * 7919) % 254);
+  auto binary = DetectTraceFormat(noise, true, "x.bin");
+  ASSERT_FALSE(binary.ok());
+  EXPECT_THAT(binary.status().message(), HasSubstr("x.bin: expected text"));
+  EXPECT_THAT(binary.status().message(), HasSubstr("got binary data"));
+  // Text that starts like a magic number, and a log with terminal colours, are still text.
+  auto bz_like = DetectTraceFormat("BZh, memory.used [MiB]\n1 MiB\n", true, "x");
+  EXPECT_TRUE(bz_like.ok()) << bz_like.status().message();
+  auto coloured = DetectTraceFormat("\x1b[32mtimestamp, memory.used [MiB]\n", true, "x");
+  EXPECT_THAT(coloured.ok() ? std::string() : coloured.status().message(), ::testing::Not(HasSubstr("binary")));
+}
+
 TEST(OpenTrace, AHeaderLongerThanTheDetectionWindowIsRead) {
   std::string text = "timestamp, memory.used [MiB], memory.total [MiB]" + std::string(70000, ' ') + "\n";
   for (int i = 0; i < 3; ++i) text += fmt::format("2026/03/14 10:00:0{}.000, {} MiB, 81559 MiB\n", i, 1000 + i);

@@ -86,28 +86,32 @@ Result<uint64_t> ParseSize(std::string_view text, SizeUnits units) {
     return Status::InvalidArgument(
         fmt::format("bad size '{}': give a unit ({}MiB, or {}B for bytes)", shown, number, number));
   }
+  // Units in any case, as the headers and values of a capture take them ("80gib", "512 mb").
+  std::string unit(s);
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   double scale;
-  if (s.empty() || s == "B")
+  if (unit.empty() || unit == "b")
     scale = 1;
-  else if (s == "KiB" || s == "K")
+  else if (unit == "kib" || unit == "k")
     scale = 1024.0;
-  else if (s == "MiB" || s == "M")
+  else if (unit == "mib" || unit == "m")
     scale = kMiB;
-  else if (s == "GiB" || s == "G")
+  else if (unit == "gib" || unit == "g")
     scale = kGiB;
-  else if (s == "TiB" || s == "T")
+  else if (unit == "tib" || unit == "t")
     scale = kGiB * 1024.0;
-  else if (s == "kB" || s == "KB")
+  else if (unit == "kb")
     scale = units == SizeUnits::kGpuMemory ? 1024.0 : 1e3;
-  else if (s == "MB")
+  else if (unit == "mb")
     scale = units == SizeUnits::kGpuMemory ? kMiB : 1e6;
-  else if (s == "GB")
+  else if (unit == "gb")
     scale = units == SizeUnits::kGpuMemory ? kGiB : 1e9;
-  else if (s == "TB")
+  else if (unit == "tb")
     scale = units == SizeUnits::kGpuMemory ? kGiB * 1024.0 : 1e12;
   else {
-    return Status::InvalidArgument(
-        fmt::format("bad size '{}': unknown unit '{}' (use B, KiB, MiB, GiB, TiB, kB, MB, GB, TB)", shown, s));
+    return Status::InvalidArgument(fmt::format(
+        "bad size '{}': unknown unit '{}' (use B, KiB, MiB, GiB, TiB, kB, MB, GB, TB, or K, M, G, T for KiB to TiB)",
+        shown, s));
   }
   double bytes = v * scale;
   if (!std::isfinite(bytes) || bytes > 1.8e19) {

@@ -49,6 +49,13 @@ TEST(ParseSize, BinaryAndDecimalUnits) {
   EXPECT_EQ(*ParseSize("4096"), 4096ull);
   EXPECT_EQ(*ParseSize("81920 MiB"), 81920ull << 20);
   EXPECT_FALSE(ParseSize("12 parsecs").ok());
+  // Units in any case, as captures write them; the short forms are binary.
+  EXPECT_EQ(*ParseSize("80gib"), 80ull << 30);
+  EXPECT_EQ(*ParseSize("512 mib"), 512ull << 20);
+  EXPECT_EQ(*ParseSize("80G"), 80ull << 30);
+  EXPECT_EQ(*ParseSize("2 mb"), 2000000ull);
+  EXPECT_EQ(*ParseSize("80 gb", SizeUnits::kGpuMemory), 80ull << 30);
+  EXPECT_NE(ParseSize("12 parsecs").status().message().find("or K, M, G, T for KiB to TiB"), std::string::npos);
   // GPU memory (--total, --orphan-threshold): MB and GB as nvidia-smi means them, as the traces are
   // read; binary units are the same either way.
   EXPECT_EQ(*ParseSize("24564MB", SizeUnits::kGpuMemory), 24564ull << 20);

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/units.h"
 #include "detection/series_builder.h"
 #include "sources/trace/block_parallel_reader.h"
 #include "sources/trace/compact_sample.h"
@@ -165,6 +166,27 @@ Status NoteUnterminatedTail(const std::string& path, const trace::TraceReader& r
       trace::UnterminatedTailNote(path == "-" ? "<stdin>" : path, reader.unterminated_tail_bytes());
   if (!note.empty()) AddNote(settings, note);
   return error;
+}
+
+// A note for each file flag this file made needless, so that it is not ignored in silence: an
+// --interval for a file with its own times, a --total for a GPU whose rows give memory.total.
+void NoteNeedlessFlags(const std::string& path, const trace::TraceReader& reader,
+                       const std::vector<outputs::AnalyzedSeries>& series, AnalyzeSettings& settings) {
+  const std::string shown = path == "-" ? "<stdin>" : path;
+  if (settings.trace.interval_s && !reader.synthetic_time()) {
+    AddNote(settings, fmt::format("{}: --interval is not used: the file has its own times", shown));
+  }
+  if (!settings.trace.total_bytes) return;
+  std::vector<std::string> own;  // GPUs whose rows gave their size
+  for (const outputs::AnalyzedSeries& s : series) {
+    const detection::SeriesAnalysis& a = s.analysis;
+    if (a.pid || !a.total_bytes || *a.total_bytes == *settings.trace.total_bytes) continue;
+    own.push_back(fmt::format("GPU {} ({})", a.gpu.key, FormatBytes(static_cast<double>(*a.total_bytes))));
+  }
+  if (own.empty()) return;
+  std::string list;
+  for (const std::string& g : own) list += (list.empty() ? "" : ", ") + g;
+  AddNote(settings, fmt::format("{}: --total is not used for {}: the file gives the card's memory.total", shown, list));
 }
 
 // The series of one file by key ("gpu:0", "gpu:0/pid:4242"), in first-seen order.
@@ -433,6 +455,7 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzeFile(const std::string& path
 
   std::vector<outputs::AnalyzedSeries> out = ReportedSeries(path, builders, reader);
   builders.NoteBursts(path, settings);
+  NoteNeedlessFlags(path, reader, out, settings);
   if (out.empty()) {
     if (n == 0) return Status::ParseError(fmt::format("{}: no samples found (is it empty?)", path));
     if (!flags.gpus.empty() && !gpu_matched) {

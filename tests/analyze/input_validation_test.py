@@ -73,6 +73,24 @@ def _(ctx):
     expect_error(run(ctx, "watch", "--duration", "0s"), "--duration", "must be above 0")
 
 
+@check("a file flag the file makes needless (--interval, --total) is a note, not ignored in silence")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        rows = ["timestamp, index, memory.used [MiB], memory.total [MiB]"]
+        rows += [f"{1_780_000_000 + 10 * i}, 0, {20000 + i % 7} MiB, 81559 MiB" for i in range(100)]
+        path = write(d, "timed.csv", "\n".join(rows) + "\n")
+        r = vw(ctx, "--json", "--interval", "5s", "--total", "10GiB", path)
+        assert r.returncode == 0, (r.returncode, r.stderr)
+        notes = json.loads(r.stdout)["notes"]
+        assert f"{path}: --interval is not used: the file has its own times" in notes, notes
+        assert f"{path}: --total is not used for GPU 0 (79.6 GiB): the file gives the card's memory.total" in notes, notes
+        assert json.loads(r.stdout)["gpus"][0]["memory_total_bytes"] == 81559 << 20, r.stdout
+        # Where the flags are what the file needs, nothing is said.
+        values = write(d, "used.log", "\n".join(str(20000 + i % 7) for i in range(100)) + "\n")
+        quiet = vw(ctx, "--json", "--format", "values", "--interval", "5s", "--total", "80GiB", values)
+        assert json.loads(quiet.stdout)["notes"] == [], (quiet.stderr, quiet.stdout)
+
+
 @check("a few samples above the card's total are ignored and counted; more of them than not is an error")
 def _(ctx):
     with tempfile.TemporaryDirectory() as d:

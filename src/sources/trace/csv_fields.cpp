@@ -4,6 +4,9 @@
 #include <emmintrin.h>
 #endif
 
+#include <cctype>
+#include <string>
+
 namespace vw::trace {
 namespace {
 
@@ -146,8 +149,10 @@ bool ParseCsvColumn(std::string_view field, CsvColumnSpec* out) {
   std::string_view f = Trim(field);
   size_t n = 0;
   while (n < f.size() && IsNameChar(f[n])) ++n;
-  if (n == 0 || !((f[0] >= 'a' && f[0] <= 'z') || f[0] == '_')) return false;
-  std::string_view name = f.substr(0, n);
+  if (n == 0 || !((f[0] >= 'a' && f[0] <= 'z') || (f[0] >= 'A' && f[0] <= 'Z') || f[0] == '_')) return false;
+  // Names in any case ("Timestamp", "Memory.Used"), as a spreadsheet may write them back.
+  std::string name(f.substr(0, n));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::string_view rest = Trim(f.substr(n));
   CsvColumnSpec spec;
   spec.kind = KindOf(name);

@@ -131,7 +131,8 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
         *got = true;
         return Status::Ok();
       }
-      if ((c >= 'a' && c <= 'z') || c == '_') {
+      // A header: its first name in any case, or quoted ("timestamp","index",... as pandas writes it).
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '"') {
         if (t == header_text_) {   // the header repeated before every row
           use_.layout_set = true;  // the layout is this line's, whatever it was before
           continue;

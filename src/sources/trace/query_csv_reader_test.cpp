@@ -305,6 +305,35 @@ TEST(QueryCsvReader, LenientSkipsAndCountsBadLinesWithExamples) {
   EXPECT_THAT(r.examples[0].reason, HasSubstr("expected a number of MiB in memory.used, got 'oops'"));
 }
 
+// A capture written back by a spreadsheet or pandas: every field quoted (a comma inside a name
+// kept), or the header's names capitalised. Both read as the plain capture does.
+TEST(QueryCsvReader, AQuotedOrCapitalisedHeaderIsAHeader) {
+  const testing_util::ReadResult plain = testing_util::ReadText(
+      "timestamp, index, name, memory.used [MiB], memory.total [MiB]\n"
+      "2026/03/14 09:00:00.000, 0, A100, 1000 MiB, 81559 MiB\n2026/03/14 09:00:10.000, 0, A100, 1001 MiB, 81559 MiB\n",
+      {}, "plain.csv");
+  const testing_util::ReadResult quoted = testing_util::ReadText(
+      "\"timestamp\",\"index\",\"name\",\"memory.used [MiB]\",\"memory.total [MiB]\"\n"
+      "\"2026/03/14 09:00:00.000\",\"0\",\"NVIDIA, Inc A100\",\"1000 MiB\",\"81559 MiB\"\n"
+      "\"2026/03/14 09:00:10.000\",\"0\",\"NVIDIA, Inc A100\",\"1001 MiB\",\"81559 MiB\"\n",
+      {}, "quoted.csv");
+  const testing_util::ReadResult capitalised = testing_util::ReadText(
+      "Timestamp, Index, Name, Memory.Used [MiB], Memory.Total [MiB]\n"
+      "2026/03/14 09:00:00.000, 0, A100, 1000 MiB, 81559 MiB\n2026/03/14 09:00:10.000, 0, A100, 1001 MiB, 81559 MiB\n",
+      {}, "capitalised.csv");
+  ASSERT_TRUE(plain.status.ok()) << plain.status.ToString();
+  for (const testing_util::ReadResult* r : {&quoted, &capitalised}) {
+    ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+    ASSERT_EQ(r->records.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(r->records[i].sample.t, plain.records[i].sample.t);
+      EXPECT_EQ(r->records[i].sample.used_bytes, plain.records[i].sample.used_bytes);
+      EXPECT_EQ(r->records[i].sample.total_bytes, plain.records[i].sample.total_bytes);
+    }
+  }
+  EXPECT_EQ(quoted.records[0].gpu.name, "NVIDIA, Inc A100");
+}
+
 TEST(QueryCsvReader, ErrorIsStickyAfterTheFirstBadLine) {
   auto path = WriteTemp("sticky.csv",
                         "timestamp, memory.used [MiB]\n2026/07/14 08:12:38.696, x\n"

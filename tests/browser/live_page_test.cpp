@@ -303,6 +303,15 @@ setInterval(function () {
       text = h.dump();
     }
   }
+  // Each GPU's history gets one more raw point an hour after its last (the daemon was stopped in
+  // between, say): a point alone after a gap. Call before the page loads.
+  void LoneRawPointAfterAGap() {
+    for (auto& [series, text] : history_) {
+      json h = json::parse(text);
+      h["points"].push_back(json::array({h["points"].back()[0].get<double>() + 3600, 30 * kGiB}));
+      text = h.dump();
+    }
+  }
   // Paths the browser asked for that this server does not serve (a favicon.ico, say).
   std::vector<std::string> unserved() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -616,6 +625,29 @@ TEST(LivePageInBrowser, ChartLinesStayInsideThePlot) {
     }
     EXPECT_GT(points, 10);
   }
+}
+
+// A raw point alone after a gap (the daemon was stopped for an hour) is a dot inside the plot, as
+// in the reports of `analyze`; it was a 2 px dash of the thin raw line, hard to see.
+TEST(LivePageInBrowser, APointAloneAfterAGapIsADot) {
+  FixtureDaemon daemon(false);
+  daemon.LoneRawPointAfterAGap();
+  ASSERT_GT(daemon.port(), 0);
+  DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 5000});
+  ASSERT_EQ(r.error, "");
+  auto charts = Select(r.dom, "svg", "data-gpu");
+  ASSERT_EQ(charts.size(), 2u);
+  const std::string svg = r.dom.substr(charts[0].offset, charts[1].offset - charts[0].offset);
+  auto dots = Select(svg, "circle", "data-role", "raw-dot");
+  ASSERT_EQ(dots.size(), 1u) << svg.substr(0, 2000);
+  auto axis = Select(svg, "line", "class", "vw-axis");
+  ASSERT_EQ(axis.size(), 1u);
+  const double cx = std::stod(dots[0].attrs.at("cx"));
+  EXPECT_GT(cx, std::stod(axis[0].attrs.at("x1")));
+  EXPECT_LE(cx, std::stod(axis[0].attrs.at("x2")));
+  EXPECT_EQ(dots[0].attrs.at("r"), "2.5");
+  const std::string d = Select(svg, "path", "data-role", "raw")[0].attrs.at("d");
+  EXPECT_EQ(d.find(" h2"), std::string::npos) << "no dash for the lone point: " << d.substr(d.size() - 80);
 }
 
 // In a narrow window (500 px, the narrowest headless Chromium lays out) the alerts' and findings'

@@ -149,18 +149,33 @@
     // A path through the points that lifts the pen over a gap in the data (no point for over five
     // times the median step, and over a minute), as the analyze report's charts do: hours without
     // samples are not drawn as a line across them.
-    function path(list) {
+    // A gap in a line: five times its median step, a minute at least.
+    function gapOf(list) {
       var steps = [];
       for (var k = 1; k < list.length; k++) if (list[k][0] > list[k - 1][0]) steps.push(list[k][0] - list[k - 1][0]);
       steps.sort(function (u, w) { return u - w; });
-      var gap = steps.length ? Math.max(5 * steps[Math.floor(steps.length / 2)], 60) : Infinity;
-      return list.map(function (p, k) {
-        var lift = k === 0 || p[0] - list[k - 1][0] > gap;
-        var alone = lift && (k + 1 === list.length || list[k + 1][0] - p[0] > gap);
-        // A point alone between gaps: a 2 px dash, not a pen-down that draws nothing.
-        if (alone) return 'M' + (x(p[0]) - 1).toFixed(1) + ',' + y(p[1]).toFixed(1) + ' h2';
-        return (lift ? 'M' : 'L') + x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1);
-      }).join(' ');
+      return steps.length ? Math.max(5 * steps[Math.floor(steps.length / 2)], 60) : Infinity;
+    }
+    function lifted(list, k, gap) { return k === 0 || list[k][0] - list[k - 1][0] > gap; }
+    function alone(list, k, gap) { return lifted(list, k, gap) && (k + 1 === list.length || lifted(list, k + 1, gap)); }
+    // The line, its pen lifted over gaps; a point alone between gaps is a dot (dots()), as in the
+    // reports of `analyze`.
+    function path(list) {
+      var gap = gapOf(list), out = [];
+      list.forEach(function (p, k) {
+        if (alone(list, k, gap)) return;
+        out.push((lifted(list, k, gap) ? 'M' : 'L') + x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1));
+      });
+      return out.join(' ');
+    }
+    function dots(list, role) {
+      var gap = gapOf(list), out = '';
+      list.forEach(function (p, k) {
+        if (!alone(list, k, gap)) return;
+        out += '<circle class="vw-dot vw-dot-' + role + '" data-role="' + role + '-dot" cx="' + x(p[0]).toFixed(1) +
+            '" cy="' + y(p[1]).toFixed(1) + '" r="2.5"/>';
+      });
+      return out;
     }
     var s = head + '<rect class="vw-bg" width="' + W + '" height="' + H + '"/>';
     var unit = yMax >= GiB ? GiB : MiB, uname = unit === GiB ? ' GiB' : ' MiB';
@@ -183,8 +198,8 @@
     s += '<text class="vw-tick vw-axis-title" data-role="xtitle" x="' + (L + pw / 2).toFixed(1) + '" y="' + (H - 6) +
         '" text-anchor="middle">time (UTC) · ' + utcDate(t1) + '</text>';
     s += '<line class="vw-axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (T + ph) + '" y2="' + (T + ph) + '"/>';
-    s += '<path class="vw-raw" data-role="raw" d="' + path(pts) + '"/>';
-    if (floor.length > 1) s += '<path class="vw-floor" data-role="floor" d="' + path(floor) + '"/>';
+    s += '<path class="vw-raw" data-role="raw" d="' + path(pts) + '"/>' + dots(pts, 'raw');
+    if (floor.length > 1) s += '<path class="vw-floor" data-role="floor" d="' + path(floor) + '"/>' + dots(floor, 'floor');
     if (cap != null) {
       var cy = y(cap).toFixed(1);
       s += '<line class="vw-capacity" data-role="capacity" x1="' + L + '" x2="' + (W - R) + '" y1="' + cy + '" y2="' + cy + '"/>' +

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -240,6 +241,25 @@ TEST(AlertSinks, JsonLinesOpenFailureNamesThePath) {
   EXPECT_THAT(sink.status().message(), HasSubstr("/nonexistent-dir/alerts.jsonl"));
 }
 
+// The webhook's notes (WebhookOptions::note, called on its sender thread), collected.
+class NoteLines {
+ public:
+  std::function<void(const std::string&)> Sink() {
+    return [this](const std::string& line) {
+      std::lock_guard<std::mutex> lock(mu_);
+      lines_.push_back(line);
+    };
+  }
+  std::vector<std::string> Lines() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lines_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
+
 // A receiver that answers 503 to the first `fail_first` requests.
 struct FlakyReceiver {
   httplib::Server server;
@@ -319,16 +339,12 @@ TEST(AlertSinks, WebhookGivesUpAfterMaxAttempts) {
 
 TEST(AlertSinks, WebhookNotesOneLinePerFailureStreakAndOneWhenItRecovers) {
   FlakyReceiver rx(4);
-  std::mutex mu;
-  std::vector<std::string> notes;
+  NoteLines notes;
   WebhookOptions o;
   o.url = "http://127.0.0.1:" + std::to_string(rx.port);
   o.initial_backoff_s = 0.01;
   o.max_attempts = 3;
-  o.note = [&](const std::string& line) {
-    std::lock_guard<std::mutex> lock(mu);
-    notes.push_back(line);
-  };
+  o.note = notes.Sink();
   auto sink = WebhookAlertSink::Start(o);
   ASSERT_TRUE(sink.ok());
   // First batch: three 503s, given up. Second: one more 503, then delivered.
@@ -339,26 +355,22 @@ TEST(AlertSinks, WebhookNotesOneLinePerFailureStreakAndOneWhenItRecovers) {
   EXPECT_EQ((*sink)->failed_attempts(), 4u);
   EXPECT_EQ((*sink)->dropped_batches(), 1u);
   EXPECT_EQ((*sink)->delivered(), 1u);
-  std::lock_guard<std::mutex> lock(mu);
-  ASSERT_EQ(notes.size(), 2u) << ::testing::PrintToString(notes);
-  EXPECT_THAT(notes[0], HasSubstr("delivery failed (HTTP 503)"));
-  EXPECT_THAT(notes[0], HasSubstr("127.0.0.1:" + std::to_string(rx.port) + "/api/v2/alerts"));
-  EXPECT_THAT(notes[1], HasSubstr("delivering again after 4 failed attempt(s)"));
+  const std::vector<std::string> lines = notes.Lines();
+  ASSERT_EQ(lines.size(), 2u) << ::testing::PrintToString(lines);
+  EXPECT_THAT(lines[0], HasSubstr("delivery failed (HTTP 503)"));
+  EXPECT_THAT(lines[0], HasSubstr("127.0.0.1:" + std::to_string(rx.port) + "/api/v2/alerts"));
+  EXPECT_THAT(lines[1], HasSubstr("delivering again after 4 failed attempt(s)"));
 }
 
 // A 4xx answer is not retried: its note says the batch is dropped, not "retrying with backoff".
 TEST(AlertSinks, WebhookRefusedWithA4xxNotesTheBatchIsDropped) {
   FlakyReceiver rx(2);
   rx.fail_status = 400;
-  std::mutex mu;
-  std::vector<std::string> notes;
+  NoteLines notes;
   WebhookOptions o;
   o.url = "http://127.0.0.1:" + std::to_string(rx.port);
   o.initial_backoff_s = 0.01;
-  o.note = [&](const std::string& line) {
-    std::lock_guard<std::mutex> lock(mu);
-    notes.push_back(line);
-  };
+  o.note = notes.Sink();
   auto sink = WebhookAlertSink::Start(o);
   ASSERT_TRUE(sink.ok());
   for (int i = 0; i < 3; ++i) {
@@ -368,38 +380,34 @@ TEST(AlertSinks, WebhookRefusedWithA4xxNotesTheBatchIsDropped) {
   EXPECT_EQ((*sink)->failed_attempts(), 2u) << "one attempt per refused batch";
   EXPECT_EQ((*sink)->dropped_batches(), 2u);
   EXPECT_EQ((*sink)->delivered(), 1u);
-  std::lock_guard<std::mutex> lock(mu);
-  ASSERT_EQ(notes.size(), 2u) << ::testing::PrintToString(notes);
-  EXPECT_THAT(notes[0], HasSubstr("delivery refused (HTTP 400)"));
-  EXPECT_THAT(notes[0], HasSubstr("dropped"));
-  EXPECT_THAT(notes[0], Not(HasSubstr("retrying")));
-  EXPECT_THAT(notes[1], HasSubstr("delivering again after 2 failed attempt(s)"));
+  const std::vector<std::string> lines = notes.Lines();
+  ASSERT_EQ(lines.size(), 2u) << ::testing::PrintToString(lines);
+  EXPECT_THAT(lines[0], HasSubstr("delivery refused (HTTP 400)"));
+  EXPECT_THAT(lines[0], HasSubstr("dropped"));
+  EXPECT_THAT(lines[0], Not(HasSubstr("retrying")));
+  EXPECT_THAT(lines[1], HasSubstr("delivering again after 2 failed attempt(s)"));
 }
 
 TEST(AlertSinks, WebhookToAPortNobodyListensOnNotesWhyOnce) {
   // A port that was free a moment ago: bound, read, closed again, so nothing listens there.
   const int port = vw::test_support::FreeLoopbackPort();
   ASSERT_GT(port, 0);
-  std::vector<std::string> notes;
-  std::mutex mu;
+  NoteLines notes;
   WebhookOptions o;
   o.url = "http://127.0.0.1:" + std::to_string(port);
   o.initial_backoff_s = 0.01;
   o.max_attempts = 2;
   o.timeout_s = 1;
-  o.note = [&](const std::string& line) {
-    std::lock_guard<std::mutex> lock(mu);
-    notes.push_back(line);
-  };
+  o.note = notes.Sink();
   auto sink = WebhookAlertSink::Start(o);
   ASSERT_TRUE(sink.ok());
   for (int i = 0; i < 3; ++i) (*sink)->Send({Event(AlertEventKind::kFiring, i)});
   ASSERT_TRUE((*sink)->Drain(10));
   EXPECT_EQ((*sink)->failed_attempts(), 6u);
   EXPECT_EQ((*sink)->dropped_batches(), 3u);
-  std::lock_guard<std::mutex> lock(mu);
-  ASSERT_EQ(notes.size(), 1u) << ::testing::PrintToString(notes);
-  EXPECT_THAT(notes[0], HasSubstr("delivery failed (Connection)"));
+  const std::vector<std::string> lines = notes.Lines();
+  ASSERT_EQ(lines.size(), 1u) << ::testing::PrintToString(lines);
+  EXPECT_THAT(lines[0], HasSubstr("delivery failed (Connection)"));
 }
 
 TEST(AlertSinks, WebhookSendNeverBlocksAndItsQueueIsBounded) {

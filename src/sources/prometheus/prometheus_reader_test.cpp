@@ -16,6 +16,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "core/testing/free_port.h"
@@ -362,20 +363,47 @@ TEST(PrometheusReader, ARefusalOfCredentialsInJsonStillSaysHowToGiveThem) {
   EXPECT_THAT(forbidden.status().message(), HasSubstr("these credentials may not read it"));
 }
 
+// A listening TCP socket on a free loopback port (its address in *addr), or -1.
+int LoopbackListener(sockaddr_in* addr, int backlog) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  addr->sin_family = AF_INET;
+  addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof *addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(addr), sizeof *addr) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(addr), &len) != 0 || listen(fd, backlog) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// x_bytes over an hour from a raw loopback server: `serve(listener, done)` runs on its own thread
+// until `done`, which is set once the fetch returns; *took is the seconds the fetch took.
+Result<PrometheusFetch> FetchFromRawServer(int backlog, bool nonblocking,
+                                           const std::function<void(int, const std::atomic<bool>&)>& serve,
+                                           const FetchOptions& o, double* took) {
+  sockaddr_in addr{};
+  const int listener = LoopbackListener(&addr, backlog);
+  if (listener < 0 || (nonblocking && fcntl(listener, F_SETFL, O_NONBLOCK) != 0)) {
+    return Status::Internal("no loopback listener");
+  }
+  std::atomic<bool> done{false};
+  std::thread server([&] { serve(listener, done); });
+  const auto started = std::chrono::steady_clock::now();
+  auto r = FetchPrometheusSeries("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)), "x_bytes", 3600,
+                                 1700000000, ValueUnit::kAuto, o);
+  *took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  done = true;
+  server.join();
+  close(listener);
+  return r;
+}
+
 // A server that answers a byte now and then never passes httplib's read timeout: the request's
 // own deadline ends it.
 TEST(PrometheusReader, AnAnswerNotCompleteWithinTheTimeoutIsUnavailable) {
-  const int listener = socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(listener, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  ASSERT_EQ(listen(listener, 1), 0);
-  std::atomic<bool> done{false};
-  std::thread drip([&] {
+  auto drip = [](int listener, const std::atomic<bool>& done) {
     const int c = accept(listener, nullptr, nullptr);
     if (c < 0) return;
     const char head[] = "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n";
@@ -385,17 +413,12 @@ TEST(PrometheusReader, AnAnswerNotCompleteWithinTheTimeoutIsUnavailable) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     close(c);
-  });
+  };
   FetchOptions o;
   o.step_s = 60;
   o.timeout_s = 1;
-  const auto started = std::chrono::steady_clock::now();
-  auto r = FetchPrometheusSeries("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)), "x_bytes", 3600,
-                                 1700000000, ValueUnit::kAuto, o);
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  done = true;
-  drip.join();
-  close(listener);
+  double took = 0;
+  auto r = FetchFromRawServer(1, false, drip, o, &took);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(r.status().message(), HasSubstr("no complete answer"));
@@ -405,18 +428,7 @@ TEST(PrometheusReader, AnAnswerNotCompleteWithinTheTimeoutIsUnavailable) {
 // A server that takes connections and never answers: the first request that gets no answer (the
 // scrape interval's, for a plain selector) ends the fetch, after one timeout, not one per request.
 TEST(PrometheusReader, AServerThatNeverAnswersIsReportedAfterOneTimeout) {
-  const int listener = socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(listener, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  ASSERT_EQ(listen(listener, 8), 0);
-  ASSERT_EQ(fcntl(listener, F_SETFL, O_NONBLOCK), 0);
-  std::atomic<bool> done{false};
-  std::thread silent([&] {  // accepts, reads nothing, writes nothing
+  auto silent = [](int listener, const std::atomic<bool>& done) {  // accepts, reads nothing, writes nothing
     std::vector<int> held;
     while (!done) {
       const int c = accept(listener, nullptr, nullptr);
@@ -424,16 +436,11 @@ TEST(PrometheusReader, AServerThatNeverAnswersIsReportedAfterOneTimeout) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     for (int c : held) close(c);
-  });
+  };
   FetchOptions o;
   o.timeout_s = 1;
-  const auto started = std::chrono::steady_clock::now();
-  auto r = FetchPrometheusSeries("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)), "x_bytes", 3600,
-                                 1700000000, ValueUnit::kAuto, o);
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  done = true;
-  silent.join();
-  close(listener);
+  double took = 0;
+  auto r = FetchFromRawServer(8, true, silent, o, &took);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(r.status().message(), HasSubstr("no complete answer to /api/v1/query"));

@@ -401,7 +401,17 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
           break;
         case CsvColumn::kName:
           if (!IsMissingValue(v)) {
-            if (!SameBytes(rec->gpu.name, v)) rec->gpu.name.assign(v.data(), v.size());
+            if (v.find("\"\"") != std::string_view::npos) {
+              // A quoted field writes a quote as two: "NVIDIA ""X""" is NVIDIA "X".
+              std::string text;
+              for (size_t i = 0; i < v.size(); ++i) {
+                text += v[i];
+                if (v[i] == '"' && i + 1 < v.size() && v[i + 1] == '"') ++i;
+              }
+              rec->gpu.name = std::move(text);
+            } else if (!SameBytes(rec->gpu.name, v)) {
+              rec->gpu.name.assign(v.data(), v.size());
+            }
             have_name = true;
           }
           break;

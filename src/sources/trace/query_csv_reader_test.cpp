@@ -315,7 +315,7 @@ TEST(QueryCsvReader, AQuotedOrCapitalisedHeaderIsAHeader) {
   const testing_util::ReadResult quoted = testing_util::ReadText(
       "\"timestamp\",\"index\",\"name\",\"memory.used [MiB]\",\"memory.total [MiB]\"\n"
       "\"2026/03/14 09:00:00.000\",\"0\",\"NVIDIA, Inc A100\",\"1000 MiB\",\"81559 MiB\"\n"
-      "\"2026/03/14 09:00:10.000\",\"0\",\"NVIDIA, Inc A100\",\"1001 MiB\",\"81559 MiB\"\n",
+      "\"2026/03/14 09:00:10.000\",\"0\",\"NVIDIA \"\"A100\"\"\",\"1001 MiB\",\"81559 MiB\"\n",
       {}, "quoted.csv");
   const testing_util::ReadResult capitalised = testing_util::ReadText(
       "Timestamp, Index, Name, Memory.Used [MiB], Memory.Total [MiB]\n"
@@ -332,6 +332,7 @@ TEST(QueryCsvReader, AQuotedOrCapitalisedHeaderIsAHeader) {
     }
   }
   EXPECT_EQ(quoted.records[0].gpu.name, "NVIDIA, Inc A100");
+  EXPECT_EQ(quoted.records[1].gpu.name, "NVIDIA \"A100\"") << "a doubled quote in a quoted field is one quote";
 }
 
 TEST(QueryCsvReader, ErrorIsStickyAfterTheFirstBadLine) {

@@ -2,9 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <charconv>
 #include <cmath>
+
+#include "core/ascii.h"
 
 namespace vw {
 namespace {
@@ -87,8 +88,7 @@ Result<uint64_t> ParseSize(std::string_view text, SizeUnits units) {
         fmt::format("bad size '{}': give a unit ({}MiB, or {}B for bytes)", shown, number, number));
   }
   // Units in any case, as the headers and values of a capture take them ("80gib", "512 mb").
-  std::string unit(s);
-  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string unit = AsciiLower(s);
   double scale;
   if (unit.empty() || unit == "b")
     scale = 1;

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/ascii.h"
+
 namespace vw::prometheus {
 
 namespace {
@@ -164,8 +166,8 @@ Result<std::string> Post(const Endpoint& e, const std::string& path,
 Result<Endpoint> ParseUrl(const std::string& url) {
   const std::string shown = MaskPassword(url);
   const size_t scheme_end = url.find("://");
-  std::string scheme = scheme_end == std::string::npos ? std::string() : url.substr(0, scheme_end);
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string scheme =
+      AsciiLower(scheme_end == std::string::npos ? std::string_view() : std::string_view(url).substr(0, scheme_end));
   if (scheme != "http" && scheme != "https") {
     return Status::InvalidArgument("--prometheus '" + shown +
                                    "': expected http(s)://[USER:PASSWORD@]HOST[:PORT][/PATH]");

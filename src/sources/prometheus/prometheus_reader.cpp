@@ -8,6 +8,7 @@
 #include <regex>
 #include <set>
 
+#include "core/ascii.h"
 #include "core/time.h"
 #include "sources/prometheus/series_merge.h"
 
@@ -380,8 +381,7 @@ std::string NotUsedQueryReason(const std::string& query) {
   for (const std::string& name : NamesIn(query)) {
     const std::string why = NotUsedMemoryReason(name);
     if (!why.empty() && first_not_used.empty()) first_not_used = why;
-    std::string lower = name;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = AsciiLower(name);
     if (why.empty() && lower.find("used") != std::string::npos) return {};  // used memory is in it
   }
   return first_not_used;

@@ -4,8 +4,9 @@
 #include <emmintrin.h>
 #endif
 
-#include <cctype>
 #include <string>
+
+#include "core/ascii.h"
 
 namespace vw::trace {
 namespace {
@@ -151,8 +152,7 @@ bool ParseCsvColumn(std::string_view field, CsvColumnSpec* out) {
   while (n < f.size() && IsNameChar(f[n])) ++n;
   if (n == 0 || !((f[0] >= 'a' && f[0] <= 'z') || (f[0] >= 'A' && f[0] <= 'Z') || f[0] == '_')) return false;
   // Names in any case ("Timestamp", "Memory.Used"), as a spreadsheet may write them back.
-  std::string name(f.substr(0, n));
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string name = AsciiLower(f.substr(0, n));
   std::string_view rest = Trim(f.substr(n));
   CsvColumnSpec spec;
   spec.kind = KindOf(name);

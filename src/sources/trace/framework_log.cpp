@@ -9,6 +9,7 @@
 #include <optional>
 #include <string_view>
 
+#include "core/ascii.h"
 #include "sources/trace/framework_log_match.h"
 #include "sources/trace/trace_formats.h"
 #include "sources/trace/trace_values.h"
@@ -38,15 +39,6 @@ struct Value {
   int device;
   uint64_t bytes;
 };
-
-// ASCII letters lowered, as std::tolower() does in the "C" locale (vramwatch sets no other).
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 // Bytes per unit as the lines write it ("kb", "MiB", "G", "bytes"; binary, as trace_values.h's
 // MemUnit); 0 for no unit or an unknown one.
@@ -112,7 +104,7 @@ int DeviceBefore(const std::string& lower, size_t at, int fallback) {
 Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, const std::string& where,
                                     std::vector<std::string>* left_out) {
   std::vector<Value> out;
-  const std::string lower = Lower(line);
+  const std::string lower = AsciiLower(line);
   const double line_unit = LineUnit(lower);
   const int line_device = table_device >= 0 ? table_device : 0;
 
@@ -238,7 +230,7 @@ std::optional<CsvColumns> CsvHeader(const std::vector<std::string_view>& fields)
   CsvColumns c;
   c.fields = fields.size();
   for (size_t i = 0; i < fields.size(); ++i) {
-    const std::string f = Lower(fields[i]);
+    const std::string f = AsciiLower(fields[i]);
     auto ends = [&](std::string_view suffix) {
       return f.size() >= suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0 &&
              (f.size() == suffix.size() || !std::isalnum(static_cast<unsigned char>(f[f.size() - suffix.size() - 1])));
@@ -296,7 +288,7 @@ bool LooksLikeFrameworkLog(std::string_view head) {
     if (whole.empty() || whole.front() == '#') continue;
     if (CsvHeader(whole)) return true;
     const std::string_view line = whole.substr(0, kMaxLineLooked);
-    const std::string lower = Lower(line);
+    const std::string lower = AsciiLower(line);
     if (!MayHoldValues(lower)) continue;
     if (TableDevice(lower) >= 0) return true;
     std::vector<std::string> left_out;
@@ -312,7 +304,7 @@ bool LooksLikeFrameworkLog(std::string_view head) {
 }
 
 bool IsFrameworkLogHead(std::string_view head, bool complete) {
-  const std::string lower = Lower(head);
+  const std::string lower = AsciiLower(head);
   // `nvidia-smi -q` prints "Reserved : 408 MiB" among its FB memory figures: not PyTorch's.
   if (lower.find("nvsmi log") != std::string::npos || lower.find("fb memory usage") != std::string::npos ||
       lower.find("<nvidia_smi_log>") != std::string::npos) {
@@ -330,7 +322,7 @@ bool IsFrameworkLogHead(std::string_view head, bool complete) {
     if (line.empty() || line.front() == '#') continue;
     if (CsvHeader(line)) return true;
     // memory_stats() printed as JSON or a dict opens with '{', as a recording does.
-    const std::string first = Lower(line);
+    const std::string first = AsciiLower(line);
     if (line.front() == '{' && first.find("vramwatch.record") == std::string::npos &&
         (first.find("allocated_bytes.all.current") != std::string::npos ||
          first.find("reserved_bytes.all.current") != std::string::npos)) {
@@ -365,7 +357,7 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
       if (CsvHeader(fields)) continue;  // the header (again)
       values = CsvValues(fields, *csv, fmt::format("{}:{}", display, line_no));
     } else {
-      const std::string lower = Lower(line);
+      const std::string lower = AsciiLower(line);
       if (!MayHoldValues(lower)) continue;
       if (int d = TableDevice(lower); d >= 0) {
         table_device = d;

@@ -184,9 +184,8 @@ void NoteNeedlessFlags(const std::string& path, const trace::TraceReader& reader
     own.push_back(fmt::format("GPU {} ({})", a.gpu.key, FormatBytes(static_cast<double>(*a.total_bytes))));
   }
   if (own.empty()) return;
-  std::string list;
-  for (const std::string& g : own) list += (list.empty() ? "" : ", ") + g;
-  AddNote(settings, fmt::format("{}: --total is not used for {}: the file gives the card's memory.total", shown, list));
+  AddNote(settings, fmt::format("{}: --total is not used for {}: the file gives the card's memory.total", shown,
+                                fmt::join(own, ", ")));
 }
 
 // The series of one file by key ("gpu:0", "gpu:0/pid:4242"), in first-seen order.

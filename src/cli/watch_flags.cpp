@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/exit_codes.h"
+#include "outputs/http_server.h"
 
 namespace vw::cli {
 namespace {
@@ -122,10 +123,7 @@ std::string GeneratorUrl(const std::string& external_url, const std::string& lis
                          const std::string& hostname) {
   if (!external_url.empty()) return external_url;
   const bool wildcard = listen_host.empty() || listen_host == "0.0.0.0" || listen_host == "::";
-  const std::string host = wildcard                                     ? hostname
-                           : listen_host.find(':') != std::string::npos ? "[" + listen_host + "]"
-                                                                        : listen_host;
-  return "http://" + host + ":" + std::to_string(port) + "/";
+  return outputs::HttpUrl(wildcard ? hostname : listen_host, port);
 }
 
 int WatchFail(const std::string& message) {

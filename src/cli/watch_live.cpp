@@ -333,10 +333,8 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   Status started = server.Start();
   if (!started.ok()) return WatchFail(started.message());
   if (!f.quiet) {
-    // An IPv6 address is written in brackets in a URL: http://[::1]:9400/.
-    const bool v6 = addr->host.find(':') != std::string::npos;
-    std::fprintf(stderr, "vramwatch watch: serving http://%s%s%s:%d/ (metrics at /metrics)\n", v6 ? "[" : "",
-                 addr->host.c_str(), v6 ? "]" : "", server.port());
+    std::fprintf(stderr, "vramwatch watch: serving %s (metrics at /metrics)\n",
+                 outputs::HttpUrl(addr->host, server.port()).c_str());
   }
 
   procfs::DirProcFs fs(f.proc_root);

@@ -70,6 +70,11 @@ std::string BindFailureReason(const ListenAddress& a) {
 
 }  // namespace
 
+std::string HttpUrl(const std::string& host, int port) {
+  const bool v6 = host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/";
+}
+
 Result<ListenAddress> ParseListenAddress(const std::string& text) {
   ListenAddress out;
   std::string port_text;

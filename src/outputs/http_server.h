@@ -58,6 +58,9 @@ struct ListenAddress {
 // "127.0.0.1:9490", "0.0.0.0:9490", "[::1]:9490", ":9490" (loopback), "9490".
 Result<ListenAddress> ParseListenAddress(const std::string& text);
 
+// "http://HOST:PORT/", an IPv6 address in brackets ("http://[::1]:9490/").
+std::string HttpUrl(const std::string& host, int port);
+
 struct HttpOptions {
   ListenAddress listen;
   double read_timeout_s = 5;

@@ -458,6 +458,12 @@ TEST(ListenAddress, ParsesTheSpellingsUsersWrite) {
   }
 }
 
+TEST(ListenAddress, HttpUrlBracketsAnIpv6Address) {
+  EXPECT_EQ(HttpUrl("127.0.0.1", 9490), "http://127.0.0.1:9490/");
+  EXPECT_EQ(HttpUrl("::1", 9400), "http://[::1]:9400/");
+  EXPECT_EQ(HttpUrl("node-7", 80), "http://node-7:80/");
+}
+
 TEST(HistoryThinning, KeepsEachStretchsExtremesAndTheEnds) {
   std::vector<storage::HistoryPoint> pts;
   for (int i = 0; i < 10000; ++i) pts.push_back({static_cast<double>(i), static_cast<uint64_t>(i % 100)});

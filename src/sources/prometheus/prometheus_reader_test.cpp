@@ -282,6 +282,29 @@ TEST(PrometheusReader, ValuesNoGpuMemoryCanBeAreCountedOncePerSample) {
   EXPECT_FALSE(s.points[2].used_bytes.has_value());
 }
 
+// `server` on a free loopback port (port() > 0 when bound), served on its own thread until Stop()
+// or the end of the scope.
+class LoopbackServer {
+ public:
+  explicit LoopbackServer(httplib::Server& server) : server_(server), port_(server.bind_to_any_port("127.0.0.1")) {
+    if (port_ > 0) thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~LoopbackServer() { Stop(); }
+  LoopbackServer(const LoopbackServer&) = delete;
+  LoopbackServer& operator=(const LoopbackServer&) = delete;
+  int port() const { return port_; }
+  void Stop() {
+    if (!thread_.joinable()) return;
+    server_.stop();
+    thread_.join();
+  }
+
+ private:
+  httplib::Server& server_;
+  int port_;
+  std::thread thread_;
+};
+
 TEST(PrometheusReader, CredentialsInTheUrlAreBasicAuthAndNeverShown) {
   EXPECT_EQ(UrlForMessages("http://alice:secret@prom:9090/x"), "http://alice:***@prom:9090/x");
   EXPECT_EQ(UrlForMessages("https://prom:9090"), "https://prom:9090");
@@ -298,9 +321,9 @@ TEST(PrometheusReader, CredentialsInTheUrlAreBasicAuthAndNeverShown) {
       {"metric":{"gpu":"0"},"values":[[1700000000,"5"]]}]}})",
                     "application/json");
   });
-  const int port = server.bind_to_any_port("127.0.0.1");
+  LoopbackServer running(server);
+  const int port = running.port();
   ASSERT_GT(port, 0);
-  std::thread t([&] { server.listen_after_bind(); });
   FetchOptions o;
   o.step_s = 60;
   const std::string base = "127.0.0.1:" + std::to_string(port);
@@ -315,8 +338,7 @@ TEST(PrometheusReader, CredentialsInTheUrlAreBasicAuthAndNeverShown) {
   FetchOptions both = o;
   both.bearer_token = "t0ken";
   auto two = FetchPrometheusSeries("http://alice:secret@" + base, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, both);
-  server.stop();
-  t.join();
+  running.Stop();
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->series.size(), 1u);
   EXPECT_TRUE(encoded.ok()) << "a percent-encoded '@' and ':' in the password, an upper-case scheme: "
@@ -342,16 +364,15 @@ TEST(PrometheusReader, ARefusalOfCredentialsInJsonStillSaysHowToGiveThem) {
                               : R"({"status":"error","error":"unauthorized"})",
                     "application/json");
   });
-  const int port = server.bind_to_any_port("127.0.0.1");
+  LoopbackServer running(server);
+  const int port = running.port();
   ASSERT_GT(port, 0);
-  std::thread t([&] { server.listen_after_bind(); });
   FetchOptions o;
   o.step_s = 60;
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
   auto unauthorized = FetchPrometheusSeries(url, "x_bytes", 3600, 1700000000, ValueUnit::kAuto, o);
   auto forbidden = FetchPrometheusSeries(url, "forbidden_bytes", 3600, 1700000000, ValueUnit::kAuto, o);
-  server.stop();
-  t.join();
+  running.Stop();
   ASSERT_FALSE(unauthorized.ok());
   EXPECT_THAT(unauthorized.status().message(), HasSubstr("HTTP 401"));
   EXPECT_THAT(unauthorized.status().message(), HasSubstr(": unauthorized ("));
@@ -550,15 +571,14 @@ TEST(PrometheusReader, SampleTimesThatMatchNoSeriesAreSaidAndTheTokenIsSent) {
                         (times ? "9" : "0") + R"("},"values":[[1700000000,"5"],[1700000008,"5"]]}]}})",
                     "application/json");
   });
-  const int port = server.bind_to_any_port("127.0.0.1");
+  LoopbackServer running(server);
+  const int port = running.port();
   ASSERT_GT(port, 0);
-  std::thread t([&] { server.listen_after_bind(); });
   FetchOptions o;
   o.bearer_token = "t0ken";
   auto r =
       FetchPrometheusSeries("http://127.0.0.1:" + std::to_string(port), "x_bytes", 60, 1700000008, ValueUnit::kAuto, o);
-  server.stop();
-  t.join();
+  running.Stop();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_DOUBLE_EQ(r->step_s, 7.5) << "half the spacing the first query read";
   EXPECT_FALSE(r->each_sample_once);

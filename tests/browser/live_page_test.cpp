@@ -15,8 +15,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <set>
 #include <thread>
@@ -296,21 +298,17 @@ setInterval(function () {
   // last, as the daemon's floor points at the middle of each minute do for a GPU first seen late
   // in a minute. Call before the page loads.
   void FloorBeyondRawPoints() {
-    for (auto& [series, text] : history_) {
-      json h = json::parse(text);
+    EditHistories([](json& h) {
       h["floor"].insert(h["floor"].begin(), json::array({h["points"].front()[0].get<double>() - 30, 20 * kGiB}));
       h["floor"].push_back(json::array({h["points"].back()[0].get<double>() + 30, 20 * kGiB}));
-      text = h.dump();
-    }
+    });
   }
   // Each GPU's history gets one more raw point an hour after its last (the daemon was stopped in
   // between, say): a point alone after a gap. Call before the page loads.
   void LoneRawPointAfterAGap() {
-    for (auto& [series, text] : history_) {
-      json h = json::parse(text);
+    EditHistories([](json& h) {
       h["points"].push_back(json::array({h["points"].back()[0].get<double>() + 3600, 30 * kGiB}));
-      text = h.dump();
-    }
+    });
   }
   // Paths the browser asked for that this server does not serve (a favicon.ico, say).
   std::vector<std::string> unserved() {
@@ -319,6 +317,15 @@ setInterval(function () {
   }
 
  private:
+  // Changes each GPU's /api/v1/history answer as `edit` says.
+  void EditHistories(const std::function<void(json&)>& edit) {
+    for (auto& [series, text] : history_) {
+      json h = json::parse(text);
+      edit(h);
+      text = h.dump();
+    }
+  }
+
   httplib::Server server_;
   std::thread thread_;
   int port_ = -1;
@@ -581,6 +588,28 @@ TEST(LivePageInBrowser, ClockTimesAreUtcAndMarkedWhateverTheBrowserZone) {
   EXPECT_EQ(text.find("13:20:00Z"), std::string::npos) << text;
 }
 
+// Each chart's markup on the page, from its <svg data-gpu> to the next one (the last to the end).
+std::vector<std::string> ChartSvgs(const std::string& dom) {
+  auto charts = Select(dom, "svg", "data-gpu");
+  std::vector<std::string> out;
+  for (size_t c = 0; c < charts.size(); ++c) {
+    const size_t end = c + 1 < charts.size() ? charts[c + 1].offset : std::string::npos;
+    out.push_back(dom.substr(charts[c].offset, end - charts[c].offset));
+  }
+  return out;
+}
+
+// The plot area of a chart, from its time axis: x from left to right, y above bottom (px).
+struct PlotArea {
+  double left = 0, right = 0, bottom = 0;
+};
+std::optional<PlotArea> PlotOf(const std::string& svg) {
+  auto axis = Select(svg, "line", "class", "vw-axis");
+  if (axis.size() != 1) return std::nullopt;
+  return PlotArea{std::stod(axis[0].attrs.at("x1")), std::stod(axis[0].attrs.at("x2")),
+                  std::stod(axis[0].attrs.at("y1"))};
+}
+
 // A page load asks only for what the daemon serves: no /favicon.ico answered 404, a console error
 // on every load.
 TEST(LivePageInBrowser, APageLoadAsksForNothingTheDaemonDoesNotServe) {
@@ -601,16 +630,13 @@ TEST(LivePageInBrowser, ChartLinesStayInsideThePlot) {
   ASSERT_GT(daemon.port(), 0);
   DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 5000});
   ASSERT_EQ(r.error, "");
-  const std::string& dom = r.dom;
-  auto charts = Select(dom, "svg", "data-gpu");
+  const std::vector<std::string> charts = ChartSvgs(r.dom);
   ASSERT_EQ(charts.size(), 2u);
   for (size_t c = 0; c < charts.size(); ++c) {
-    const size_t end = c + 1 < charts.size() ? charts[c + 1].offset : std::string::npos;
-    const std::string svg = dom.substr(charts[c].offset, end - charts[c].offset);
-    auto axis = Select(svg, "line", "class", "vw-axis");
-    ASSERT_EQ(axis.size(), 1u);
-    const double left = std::stod(axis[0].attrs.at("x1")), right = std::stod(axis[0].attrs.at("x2"));
-    const double bottom = std::stod(axis[0].attrs.at("y1"));
+    const std::string& svg = charts[c];
+    const std::optional<PlotArea> plot = PlotOf(svg);
+    ASSERT_TRUE(plot.has_value()) << "chart " << c << " has one time axis";
+    const double left = plot->left, right = plot->right, bottom = plot->bottom;
     int points = 0;
     for (const char* role : {"raw", "floor"}) {
       auto path = Select(svg, "path", "data-role", role);
@@ -635,16 +661,16 @@ TEST(LivePageInBrowser, APointAloneAfterAGapIsADot) {
   ASSERT_GT(daemon.port(), 0);
   DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 5000});
   ASSERT_EQ(r.error, "");
-  auto charts = Select(r.dom, "svg", "data-gpu");
+  const std::vector<std::string> charts = ChartSvgs(r.dom);
   ASSERT_EQ(charts.size(), 2u);
-  const std::string svg = r.dom.substr(charts[0].offset, charts[1].offset - charts[0].offset);
+  const std::string& svg = charts[0];
   auto dots = Select(svg, "circle", "data-role", "raw-dot");
   ASSERT_EQ(dots.size(), 1u) << svg.substr(0, 2000);
-  auto axis = Select(svg, "line", "class", "vw-axis");
-  ASSERT_EQ(axis.size(), 1u);
+  const std::optional<PlotArea> plot = PlotOf(svg);
+  ASSERT_TRUE(plot.has_value());
   const double cx = std::stod(dots[0].attrs.at("cx"));
-  EXPECT_GT(cx, std::stod(axis[0].attrs.at("x1")));
-  EXPECT_LE(cx, std::stod(axis[0].attrs.at("x2")));
+  EXPECT_GT(cx, plot->left);
+  EXPECT_LE(cx, plot->right);
   EXPECT_EQ(dots[0].attrs.at("r"), "2.5");
   const std::string d = Select(svg, "path", "data-role", "raw")[0].attrs.at("d");
   EXPECT_EQ(d.find(" h2"), std::string::npos) << "no dash for the lone point: " << d.substr(d.size() - 80);

@@ -49,15 +49,16 @@ bool IsBareValue(std::string_view t) {
          ParseMemoryValue(t, MemUnit::kMiB, &v) == ValueError::kOk;
 }
 
-// The compressed or archive format whose magic number `head` starts with, and how to read it; null
-// when it starts with none.
-const char* CompressedFormat(std::string_view head, const char** how) {
-  struct Magic {
-    std::string_view bytes;
-    const char* name;
-    const char* how;
-  };
-  static constexpr Magic kMagic[] = {
+// A compressed or archive format: its magic number, its name and the command that reads it.
+struct Compression {
+  std::string_view magic;
+  const char* name;
+  const char* how;  // FILE stands for the file
+};
+
+// The format whose magic number `head` starts with, or null.
+const Compression* CompressionOf(std::string_view head) {
+  static constexpr Compression kKnown[] = {
       {std::string_view("\x1f\x8b", 2), "gzip", "zcat FILE | vramwatch analyze -"},
       {std::string_view("BZh", 3), "bzip2", "bzcat FILE | vramwatch analyze -"},
       {std::string_view("\xfd"
@@ -67,10 +68,10 @@ const char* CompressedFormat(std::string_view head, const char** how) {
       {std::string_view("\x28\xb5\x2f\xfd", 4), "zstd", "zstdcat FILE | vramwatch analyze -"},
       {std::string_view("PK\x03\x04", 4), "zip", "unzip -p FILE | vramwatch analyze -"},
   };
-  for (const Magic& m : kMagic) {
-    if (StartsWith(head, m.bytes) && (m.bytes != "BZh" || (head.size() > 3 && head[3] >= '1' && head[3] <= '9'))) {
-      *how = m.how;
-      return m.name;
+  for (const Compression& c : kKnown) {
+    // "BZh" is followed by the block size, 1 to 9: a CSV header may start "BZh," too.
+    if (StartsWith(head, c.magic) && (c.magic != "BZh" || (head.size() > 3 && head[3] >= '1' && head[3] <= '9'))) {
+      return &c;
     }
   }
   return nullptr;
@@ -92,12 +93,11 @@ bool LooksBinary(std::string_view head) {
 }  // namespace
 
 Result<TraceFormat> DetectTraceFormat(std::string_view head, bool complete, const std::string& display) {
-  const char* how = nullptr;
-  if (const char* compressed = CompressedFormat(head, &how)) {
-    std::string command = how;
+  if (const Compression* c = CompressionOf(head)) {
+    std::string command = c->how;
     command.replace(command.find("FILE"), 4, display);
     return Status::ParseError(fmt::format("{}: expected text, got a {}-compressed file: decompress it first ({})",
-                                          display, compressed, command));
+                                          display, c->name, command));
   }
   if (LooksBinary(head)) {
     return Status::ParseError(fmt::format(

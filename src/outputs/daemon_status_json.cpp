@@ -73,6 +73,10 @@ nlohmann::ordered_json StatusJson(const DaemonState& state) {
   nlohmann::ordered_json out = CheckReportJson(report);
   out["time"] = FormatIso8601(state.t, true);
   out["host"]["kernel_log_up"] = Opt(state.kernel_log_up);
+  // Whether /api/v1/history has anything to give (--db), and whether its writes are paused; the
+  // live page asks for history only when it is kept.
+  out["host"]["history_kept"] = state.history_enabled;
+  out["host"]["history_paused"] = state.history_paused;
   auto& gpus = out["gpus"];
   for (size_t i = 0; i < state.gpus.size() && i < gpus.size(); ++i) {
     const GpuState& g = state.gpus[i];

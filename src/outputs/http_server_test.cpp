@@ -136,6 +136,22 @@ TEST(DaemonStatus, KernelLogStateAndItsNoteAreInTheStatus) {
   EXPECT_TRUE(StatusJson(s)["host"]["kernel_log_up"].is_null());
 }
 
+// The page and scripts can tell from the status whether the daemon keeps history (--db) without
+// asking /api/v1/history and reading a 404.
+TEST(DaemonStatus, SaysWhetherHistoryIsKeptAndWhetherItsWritesArePaused) {
+  DaemonState s = testing::MakeDaemonState(1, 0);
+  auto kept = StatusJson(s);
+  EXPECT_EQ(kept["host"]["history_kept"], true);
+  EXPECT_EQ(kept["host"]["history_paused"], false);
+  s.history_paused = true;
+  EXPECT_EQ(StatusJson(s)["host"]["history_paused"], true);
+  s.history_enabled = false;
+  s.history_paused = false;
+  auto off = StatusJson(s);
+  EXPECT_EQ(off["host"]["history_kept"], false);
+  EXPECT_EQ(off["host"]["history_paused"], false);
+}
+
 // The status document's host block says what the daemon read, as check's does: NVML's library,
 // calls and versions, the kernel log and the Xid events read from it; null only when unknown.
 TEST(DaemonStatus, HostBlockNamesTheNvmlLibraryVersionsAndKernelLog) {

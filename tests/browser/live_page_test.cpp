@@ -310,6 +310,14 @@ setInterval(function () {
       h["points"].push_back(json::array({h["points"].back()[0].get<double>() + 3600, 30 * kGiB}));
     });
   }
+  // The status says the daemon keeps no history, as a daemon without --db says it. Call before
+  // the page loads.
+  void StatusSaysHistoryIsOff() {
+    json status = json::parse(status_);
+    status["host"]["history_kept"] = false;
+    status["host"]["history_paused"] = false;
+    status_ = status.dump();
+  }
   // Paths the browser asked for that this server does not serve (a favicon.ico, say).
   std::vector<std::string> unserved() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -507,8 +515,9 @@ TEST(LivePageInBrowser, ALostGpusCardSaysItIsLostAndWhenItWasLastRead) {
   EXPECT_NE(r.dom.find("The processes of this GPU cannot be listed now."), std::string::npos);
 }
 
-// A daemon without --db keeps no history: each chart says so in the daemon's words, and the page
-// does not ask again every 15 s.
+// A history request answered with the daemon's 404 for "no --db" (a status that does not say
+// whether history is kept): each chart says so in the daemon's words, and the page does not ask
+// again every 15 s.
 TEST(LivePageInBrowser, ADaemonWithoutHistorySaysSoOnceInsteadOfAnHttpError) {
   FixtureDaemon daemon(false, true, false, /*history_off=*/true);
   ASSERT_GT(daemon.port(), 0);
@@ -519,6 +528,21 @@ TEST(LivePageInBrowser, ADaemonWithoutHistorySaysSoOnceInsteadOfAnHttpError) {
   EXPECT_NE(r.dom.find(">history is off (start the daemon with --db PATH)<"), std::string::npos);
   EXPECT_EQ(r.dom.find("HTTP 404"), std::string::npos);
   EXPECT_EQ(daemon.history_calls(), 2) << "asked once for each GPU, not again every 15 s over the 40 s";
+}
+
+// A daemon whose status says it keeps no history is not asked for any: the charts say why, and
+// the browser logs no failed request.
+TEST(LivePageInBrowser, ADaemonWhoseStatusSaysHistoryIsOffIsNotAskedForIt) {
+  FixtureDaemon daemon(false, true, false, /*history_off=*/true);
+  ASSERT_GT(daemon.port(), 0);
+  daemon.StatusSaysHistoryIsOff();
+  DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 40000});
+  ASSERT_EQ(r.error, "");
+  auto why = Select(r.dom, "text", "data-role", "no-history");
+  ASSERT_EQ(why.size(), 2u) << "one per card";
+  EXPECT_NE(r.dom.find(">history is off (start the daemon with --db PATH)<"), std::string::npos);
+  EXPECT_EQ(daemon.history_calls(), 0) << "the status said there is none";
+  EXPECT_GE(daemon.status_calls(), 2) << "the page goes on polling the status";
 }
 
 // A GPU with a swarm of small jobs shows its 20 largest and a row to show the rest, not a card

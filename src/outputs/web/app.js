@@ -371,6 +371,11 @@
   function pollHistory() {
     var st = state.status;
     if (!st || !st.gpus || state.historyOff) return Promise.resolve();
+    // A daemon without --db says so in its status: nothing to ask for, no request that fails.
+    if (st.host && st.host.history_kept === false) {
+      state.historyOff = 'history is off (start the daemon with --db PATH)';
+      return Promise.resolve().then(render);
+    }
     var now = Date.now(), from = new Date(now - HISTORY_HOURS * 3600 * 1000).toISOString(), to = new Date(now).toISOString();
     state.historyAt = now;
     return Promise.all(st.gpus.map(function (g) {

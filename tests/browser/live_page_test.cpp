@@ -233,6 +233,19 @@ setInterval(function () {
     var r = c.getBoundingClientRect();
     m.left = Math.min(m.left, r.left); m.right = Math.max(m.right, r.right); m.width = Math.min(m.width, r.width);
   });
+  // The charts: how many have a plot, the smallest shown-to-drawn width ratio, and the text of
+  // a chart that falls outside its drawing.
+  m.charts = 0; m.scale = 1e9; m.textOut = [];
+  document.querySelectorAll('svg.vw-chart').forEach(function (svg) {
+    if (!svg.querySelector('[data-role=raw]')) return;
+    var vb = svg.viewBox.baseVal;
+    m.charts++;
+    m.scale = Math.min(m.scale, svg.getBoundingClientRect().width / vb.width);
+    svg.querySelectorAll('text').forEach(function (t) {
+      var b = t.getBBox();
+      if (b.x < 0 || b.x + b.width > vb.width || b.y < 0 || b.y + b.height > vb.height) m.textOut.push(t.textContent);
+    });
+  });
   document.documentElement.dataset.measure = JSON.stringify(m);
 }, 250);
 </script>)js",
@@ -719,6 +732,22 @@ TEST(LivePageInBrowser, AlertAndFindingTextIsReadableInANarrowWindow) {
   EXPECT_GE(measure["left"].get<double>(), 0) << text;
   EXPECT_LE(measure["right"].get<double>(), vw) << text;
   EXPECT_GE(measure["width"].get<double>(), 200) << text;
+}
+
+// In a narrow window the charts are drawn at the width they are shown at, so their 11 px text is
+// not scaled down (to 6 px at a phone's 360 px), and none of it falls outside the chart.
+TEST(LivePageInBrowser, ChartsAreDrawnAtTheirShownWidthInANarrowWindow) {
+  FixtureDaemon daemon(false);
+  ASSERT_GT(daemon.port(), 0);
+  DomResult r = DumpDom({.url = daemon.url() + "measured", .width = 500, .virtual_time_budget_ms = 3000});
+  ASSERT_EQ(r.error, "");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.dom, m, std::regex("data-measure=\"([^\"]*)\""))) << r.dom.substr(0, 300);
+  const json measure = json::parse(std::regex_replace(m[1].str(), std::regex("&quot;"), "\""));
+  EXPECT_EQ(measure["charts"].get<int>(), 2) << measure;
+  EXPECT_GE(measure["scale"].get<double>(), 0.99) << measure;
+  EXPECT_LE(measure["scale"].get<double>(), 1.01) << measure;
+  EXPECT_EQ(measure["textOut"], json::array()) << measure;
 }
 
 }  // namespace

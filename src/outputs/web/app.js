@@ -110,8 +110,16 @@
     for (var i = 0; i < ms.length; i++) if (ms[i] * mag >= raw * (1 - 1e-9)) return ms[i] * mag;
     return 10 * mag;
   }
+  // The width a chart is drawn at: the width it is shown at, 280 to 560 px, so that in a narrow
+  // window its 11 px text stays 11 px instead of shrinking with a scaled-down drawing (wider boxes
+  // scale the 560 px drawing up).
+  function chartWidth() {
+    var box = document.querySelector('.vw-chart-box'), gpus = document.getElementById('vw-gpus');
+    var w = box ? box.clientWidth : (gpus ? gpus.clientWidth - 30 : 0);  // a card's padding and border: 30 px
+    return w > 0 ? Math.max(280, Math.min(560, Math.floor(w))) : 560;
+  }
   function chart(g, hist) {
-    var W = 560, H = 244, L = 56, R = 12, T = 10, B = 40;
+    var W = chartWidth(), H = 244, L = 56, R = 12, T = 10, B = 40;
     var head = '<svg class="vw-chart" data-gpu="' + esc(g.index) + '" viewBox="0 0 ' + W + ' ' + H + '" role="img"' +
         ' aria-label="GPU ' + esc(g.index) + ' memory">';
     var pts = hist && hist.points ? hist.points.filter(function (p) { return num(p[0]) && num(p[1]); }) : [];
@@ -408,6 +416,13 @@
     if (!b) return;
     state.showAll[b.getAttribute('data-gpu')] = true;
     render();
+  });
+  // A window made narrower or wider redraws the charts at their new width (chartWidth).
+  var resizeQueued = false;
+  window.addEventListener('resize', function () {
+    if (resizeQueued) return;
+    resizeQueued = true;
+    requestAnimationFrame(function () { resizeQueued = false; render(); });
   });
   // One poll at a time: the next starts STATUS_EVERY_MS after the last ended (answered, failed or
   // given up), so a slow daemon is never sent a pile of requests that each hold one of its threads.

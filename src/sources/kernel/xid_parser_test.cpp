@@ -274,7 +274,7 @@ TEST(DropOlderThan, KeepsRecentUntimedAndAlwaysKeptCodes) {
 }
 
 TEST(XidCatalog, HardwareSetPointsAtADifferentIncident) {
-  for (int code : {48, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140}) {
+  for (int code : {48, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140}) {
     const XidInfo* info = LookupXid(code);
     ASSERT_NE(info, nullptr) << code;
     EXPECT_TRUE(info->hardware()) << code;
@@ -285,6 +285,12 @@ TEST(XidCatalog, HardwareSetPointsAtADifferentIncident) {
     EXPECT_FALSE(LookupXid(code)->hardware()) << code;
   }
   EXPECT_EQ(LookupXid(79)->mnemonic, "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS");
+  // The micro-controller's codes by their names in the driver's error list: 61 a breakpoint or
+  // warning, 62 a halt that needs a reset.
+  ASSERT_NE(LookupXid(61), nullptr);
+  EXPECT_EQ(LookupXid(61)->mnemonic, "PMU_BREAKPOINT");
+  EXPECT_FALSE(LookupXid(61)->hardware());
+  EXPECT_EQ(LookupXid(62)->mnemonic, "PMU_HALT_ERROR");
   EXPECT_EQ(LookupXid(4242), nullptr);
 }
 

@@ -202,6 +202,11 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
       }
     }
   }
+  // A line that names an Xid but cannot be read is said, not dropped in silence (line numbers
+  // only for a whole file).
+  if (std::string n = kernel::UnreadableXidNote(klog.scan, klog.source, !o.kernel_log.empty()); !n.empty()) {
+    klog.notes.push_back("kernel log " + n);
+  }
   input.xids = SummarizeXids(klog.scan, input.samples.back());
   input.pid_namespace_evidence = last_join.hints.evidence;
   input.fd_dirs_unreadable = last_join.fd_dirs_unreadable;

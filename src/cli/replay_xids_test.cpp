@@ -55,6 +55,14 @@ TEST(XidWallTimeTest, ReadsEveryPrefixThatNamesAnAbsoluteTime) {
       {"Dec 31 23:00:00 node1 kernel: NVRM: Xid (PCI:0000:3c:00): 13, Graphics Exception", "2026-12-31T23:00:00"},
       {"2026-11-27T08:30:00.5+00:00 node1 kernel: NVRM: Xid (PCI:0000:3b:00): 48, DBE", "2026-11-27T08:30:00.5Z", true},
       {"2026-11-27T10:30:00+0200 node1 kernel: NVRM: Xid (PCI:0000:3b:00): 48, DBE", "2026-11-27T08:30:00Z", true},
+      // journalctl -o short-full, with the zone's name and without one.
+      {"Fri 2026-11-27 08:30:00 UTC node1 kernel: NVRM: Xid (PCI:0000:3b:00): 48, DBE", "2026-11-27T08:30:00Z", true},
+      {"Fri 2026-11-27 08:30:00 node1 kernel: NVRM: Xid (PCI:0000:3b:00): 48, DBE", "2026-11-27T08:30:00"},
+      // RFC 5424 as forwarded by a syslog daemon, with its priority.
+      {"<4>1 2026-11-27T08:30:00.25Z node1 kernel - - - NVRM: Xid (PCI:0000:3b:00): 48, DBE", "2026-11-27T08:30:00.25Z",
+       true},
+      // RFC 3164 with its priority.
+      {"<4>Nov 27 10:00:05 node1 kernel: NVRM: Xid (PCI:0000:3c:00): 13, Graphics Exception", "2026-11-27T10:00:05"},
       {"[  123.456] NVRM: Xid (PCI:0000:3b:00): 31, pid=1, name=a, MMU Fault", std::nullopt},
       {"6,1234,5678901,-;NVRM: Xid (PCI:0000:3b:00): 31, pid=1, name=a, MMU Fault", std::nullopt},
       {"NVRM: Xid (PCI:0000:3b:00): 31, pid=1, name=a, MMU Fault", std::nullopt},

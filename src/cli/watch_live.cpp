@@ -221,6 +221,9 @@ class Sampler {
       auto xids = klog_.ReadNew();
       if (xids.ok()) {
         pipeline_.IngestXids(*xids, snap.t);
+        if (std::string n = kernel::UnreadableXidNote(*xids, klog_.source(), false); !n.empty()) {
+          std::fprintf(stderr, "vramwatch watch: kernel log %s\n", Printable(n).c_str());
+        }
         if (!klog_error_.empty()) {
           if (!quiet_) std::fprintf(stderr, "vramwatch watch: kernel log: can be read now; Xid events are read\n");
           pipeline_.SetKernelLogSource(klog_.source());

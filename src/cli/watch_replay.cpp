@@ -244,6 +244,8 @@ class ReplayFeeder {
     pipeline_.SetEvidenceTimes(detection::EvidenceTimesFor(io_.reader->has_zone(), io_.reader->synthetic_time()));
     if (io_.klog) {
       xids_.emplace(*io_.klog, io_.reader->has_zone(), t0);
+      if (std::string n = kernel::UnreadableXidNote(*io_.klog, f_.kernel_log, true); !n.empty())
+        Note("kernel log " + n);
       for (const std::string& n : xids_->notes()) Note(n);
     }
   }

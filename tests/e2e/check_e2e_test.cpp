@@ -440,6 +440,29 @@ TEST(CheckE2E, XidLinesAreMatchedToTheGpuAndHardwareOnesAreCritical) {
   EXPECT_EQ(r.json["host"]["xid_events"], 3);
 }
 
+// An Xid line cut short is said in a note naming the file, its line and what was expected, not
+// dropped in silence; the readable lines around it are still judged.
+TEST(CheckE2E, AnXidLineThatCannotBeReadIsNamedInANote) {
+  Scratch s;
+  std::string proc = s.Proc({});
+  std::string klog = s.Write("kern.log",
+                             "Nov 29 10:00:01 node kernel: [ 100.2] NVRM: Xid (PCI:0000:3b:00): 13, pid=777, "
+                             "name=python3, Graphics Exception\n"
+                             "Nov 29 10:00:02 node kernel: [ 100.3] NVRM: Xid (PCI:0000:3b:0\n");
+  std::string sc = s.Write("s.yaml", OneGpu(""));
+  RunResult r = Check(sc, proc, klog);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(FindingsOf(r.json, "xid").size(), 1u) << r.out;
+  std::string note;
+  for (const auto& n : r.json["notes"]) {
+    if (n.get<std::string>().find("could not be read") != std::string::npos) note = n.get<std::string>();
+  }
+  EXPECT_EQ(note, "kernel log " + klog +
+                      ": 1 Xid line could not be read and was left out (line 2: \"Nov 29 10:00:02 node kernel: [ "
+                      "100.3] NVRM: Xid (PCI:0000:3b:0\"); expected \"NVRM: Xid (PCI:<bus id>): <code>, ...\"")
+      << r.json["notes"].dump();
+}
+
 TEST(CheckE2E, OlderDriverWithoutMemoryV2StillReportsAndRaisesTheOrphanThreshold) {
   Scratch s;
   std::string proc = s.Proc({Holder(5600)});

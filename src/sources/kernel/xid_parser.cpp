@@ -1,5 +1,6 @@
 #include "sources/kernel/xid_parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -33,8 +34,36 @@ bool ToNumber(std::string_view s, T& out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
+// The words of `s` between single or repeated spaces.
+std::vector<std::string_view> Words(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t at = 0;
+  while (at < s.size()) {
+    while (at < s.size() && s[at] == ' ') ++at;
+    const size_t end = std::min(s.find(' ', at), s.size());
+    if (end > at) out.push_back(s.substr(at, end - at));
+    at = end;
+  }
+  return out;
+}
+
+bool StartsWithIsoDate(std::string_view s) {
+  return s.size() >= 10 && std::isdigit(static_cast<unsigned char>(s[0])) && s[4] == '-' && s[7] == '-';
+}
+
 // Reads what precedes "NVRM:" for a monotonic time and a wall clock.
 void ParsePrefix(std::string_view prefix, XidEvent& e) {
+  // A syslog priority as forwarded over the network: "<4>".
+  if (prefix.substr(0, 1) == "<") {
+    const size_t gt = prefix.find('>');
+    if (gt != std::string_view::npos && gt <= 4) prefix.remove_prefix(gt + 1);
+  }
+  // RFC 5424: "1 2026-12-07T13:47:00.123Z host kernel - - - " (version, then the time).
+  if (prefix.substr(0, 2) == "1 " && StartsWithIsoDate(prefix.substr(2))) {
+    const std::vector<std::string_view> words = Words(prefix);
+    e.wall_clock = std::string(words[1]);
+    return;
+  }
   // kmsg: "6,1234,5678901,-;" (level,seq,usec,flags;)
   size_t semi = prefix.find(';');
   if (semi != std::string_view::npos) {
@@ -62,15 +91,27 @@ void ParsePrefix(std::string_view prefix, XidEvent& e) {
     }
   }
   // syslog / journald: "Feb 15 17:37:45 host kernel: ", or with an ISO 8601 stamp (rsyslog's
-  // RFC 3339 format, journalctl -o short-iso): "2026-11-27T10:00:00.123456+00:00 host kernel: "
+  // RFC 3339 format, journalctl -o short-iso): "2026-11-27T10:00:00.123456+00:00 host kernel: ",
+  // or journalctl -o short-full's "Mon 2026-12-07 13:47:00 UTC host kernel: ".
   std::string_view before = open == std::string_view::npos ? prefix : prefix.substr(0, open);
   size_t k = before.find(" kernel:");
   if (k != std::string_view::npos && e.wall_clock.empty()) {
     std::string_view head = Trim(before.substr(0, k));
+    if (head.size() > 4 && std::isalpha(static_cast<unsigned char>(head[0])) && head[3] == ' ' &&
+        StartsWithIsoDate(head.substr(4))) {
+      head.remove_prefix(4);  // short-full's weekday
+    }
     size_t last_space = head.rfind(' ');  // drop the host name
-    const bool iso = head.size() > 10 && head[4] == '-' && head[7] == '-' && (head[10] == 'T' || head[10] == ' ');
+    const bool iso = head.size() > 10 && StartsWithIsoDate(head) && (head[10] == 'T' || head[10] == ' ');
     if (iso) {
-      e.wall_clock = std::string(head.substr(0, head.find(' ', 11)));  // up to the host name
+      // Every word up to the host name: "2026-11-27T10:00:00+00:00", "2026-12-07 13:47:00", or
+      // with the zone's name, "2026-12-07 13:47:00 UTC".
+      const std::vector<std::string_view> words = Words(head);
+      const size_t stamp_words = words.size() > 1 ? words.size() - 1 : words.size();
+      for (size_t i = 0; i < stamp_words; ++i) {
+        if (!e.wall_clock.empty()) e.wall_clock += ' ';
+        e.wall_clock += words[i];
+      }
     } else if (last_space != std::string_view::npos && head.size() >= 15) {
       e.wall_clock = std::string(head.substr(0, 15));
     }
@@ -142,13 +183,13 @@ std::optional<XidEvent> ParseXidLine(std::string_view line) {
   if (rest.substr(0, 1) != ":") return std::nullopt;
   rest = Trim(rest.substr(1));
   size_t comma = rest.find(',');
-  if (!ToNumber(Trim(rest.substr(0, comma)), e.xid)) return std::nullopt;
+  if (!ToNumber(Trim(rest.substr(0, comma)), e.xid) || e.xid < 0) return std::nullopt;
   rest = comma == std::string_view::npos ? std::string_view() : Trim(rest.substr(comma + 1));
   if (rest.substr(0, 4) == "pid=") {
     size_t end = rest.find(',');
     std::string_view pid = Trim(rest.substr(4, end == std::string_view::npos ? std::string_view::npos : end - 4));
     int64_t p = 0;
-    if (ToNumber(pid, p)) e.pid = p;  // '<unknown>' stays missing
+    if (ToNumber(pid, p) && p >= 0) e.pid = p;  // '<unknown>' (or a negative PID) stays missing
     rest = end == std::string_view::npos ? std::string_view() : Trim(rest.substr(end + 1));
     if (rest.substr(0, 5) == "name=") {
       size_t name_end = rest.find(", ");
@@ -172,6 +213,18 @@ std::optional<XidEvent> ParseXidLine(std::string_view line) {
   return e;
 }
 
+std::string UnreadableXidNote(const KernelLogScan& scan, std::string_view source, bool line_numbers) {
+  if (scan.unreadable_xid_lines == 0) return "";
+  const bool one = scan.unreadable_xid_lines == 1;
+  // "(line 3: ...)", "(...)", "(the first, line 3: ...)" or "(the first: ...)".
+  std::string which = one ? "" : "the first";
+  if (line_numbers) which += (one ? "line " : ", line ") + std::to_string(scan.first_unreadable_line);
+  if (!which.empty()) which += ": ";
+  return std::string(source) + ": " + std::to_string(scan.unreadable_xid_lines) + (one ? " Xid line" : " Xid lines") +
+         " could not be read and " + (one ? "was" : "were") + " left out (" + which + "\"" + scan.first_unreadable +
+         "\"); expected \"NVRM: Xid (PCI:<bus id>): <code>, ...\"";
+}
+
 KernelLogScan ScanKernelLog(std::string_view text) {
   KernelLogScan scan;
   static constexpr std::string_view kMap = "NVRM: GPU at PCI:";
@@ -184,6 +237,13 @@ KernelLogScan ScanKernelLog(std::string_view text) {
     ++scan.lines;
     if (auto e = ParseXidLine(line)) {
       scan.events.push_back(std::move(*e));
+      continue;
+    }
+    if (line.find("NVRM: Xid (") != std::string_view::npos) {
+      if (scan.unreadable_xid_lines++ == 0) {
+        scan.first_unreadable_line = scan.lines;
+        scan.first_unreadable = std::string(Trim(line.substr(0, 200)));
+      }
       continue;
     }
     size_t at = line.find(kMap);

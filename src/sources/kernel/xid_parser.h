@@ -5,8 +5,11 @@
 //   - MIG attribution "(PCI:0000:3b:00 GPU-I:02 GPU-CI:01)"; the pre-2015 form without "PCI:";
 //   - a trailing " caused by previous Xid N" (570.124+);
 //   - prefixes: dmesg "[ 1936.51] ", "dmesg --ctime" "[Fri Aug 30 11:43:09 2024] ", journald/syslog
-//     "Feb 15 17:37:45 host kernel: " or "2026-11-27T10:00:00.5+00:00 host kernel: " (RFC 3339), and
+//     "Feb 15 17:37:45 host kernel: " or "2026-11-27T10:00:00.5+00:00 host kernel: " (RFC 3339),
+//     journalctl -o short-full "Fri 2026-11-27 10:00:00 UTC host kernel: ", RFC 5424
+//     "<4>1 2026-11-27T10:00:00Z host kernel - - - " (a leading priority "<4>" is skipped), and
 //     /dev/kmsg records "6,1234,5678,-;" (time in µs).
+// A line that names an Xid but cannot be read is counted in the scan (UnreadableXidNote).
 // Also the map line "NVRM: GPU at PCI:0000:3b:00: GPU-<uuid>" the driver logs once per GPU.
 //
 // PCI addresses are normalised to NVML's spelling "00000000:3B:00.0" so events match GpuSnapshot.
@@ -47,10 +50,20 @@ struct KernelLogScan {
   std::vector<XidEvent> events;                    // in log order
   std::map<std::string, std::string> uuid_by_pci;  // normalised PCI -> "GPU-..." from map lines
   size_t lines = 0;
+  // Lines that name an Xid ("NVRM: Xid (") but could not be read (cut short, no code, a code out
+  // of range): how many, and the first one with its line number (1-based in the text scanned).
+  size_t unreadable_xid_lines = 0;
+  size_t first_unreadable_line = 0;
+  std::string first_unreadable;
 };
 
 // Every line of `text` ("\n"-separated, "\r" tolerated).
 KernelLogScan ScanKernelLog(std::string_view text);
+
+// What a reader tells the user about the Xid lines of `source` that could not be read (empty when
+// none): how many, the first (with its line number when `line_numbers`, i.e. the text scanned was
+// the whole file), and the form expected.
+std::string UnreadableXidNote(const KernelLogScan& scan, std::string_view source, bool line_numbers);
 
 // Removes events whose monotonic time is more than `max_age_s` before `uptime_s` (both seconds
 // since boot), except codes for which `keep_always(xid)` is true. Events without a time stay.

@@ -213,9 +213,42 @@ TEST(ParseXidLine, RejectsNonXidDriverLines) {
       "NVRM: Xid (PCI:0000:3b:00) 79 missing colon",
       "NVRM: Xid (PCI:zz:00): 79, bad address",
       "NVRM: Xid (PCI:0000:3b:00): abc, not a number",
+      "NVRM: Xid (PCI:0000:3b:00): -5, a code is never negative",
+      "NVRM: Xid (PCI:0000:3b:00): 99999999999, beyond any code",
       "",
   };
   for (const char* l : lines) EXPECT_FALSE(ParseXidLine(l).has_value()) << l;
+}
+
+// A negative PID (which the driver never writes) is missing, not a process.
+TEST(ParseXidLine, ANegativePidIsMissing) {
+  auto e = ParseXidLine("NVRM: Xid (PCI:0000:3b:00): 31, pid=-1, name=x, MMU Fault");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_FALSE(e->pid.has_value());
+  EXPECT_EQ(e->process_name, "x");
+}
+
+// A line that names an Xid but cannot be read is counted, and the first is kept with its line
+// number, so that the reader can say so instead of dropping it in silence.
+TEST(ScanKernelLog, CountsXidLinesItCannotRead) {
+  std::string log =
+      "[ 10.0] NVRM: Xid (PCI:0000:3b:00): 48, pid=1, name=x, DBE\n"
+      "[ 10.1] usb 1-1: new device\n"
+      "[ 10.2] NVRM: Xid (PCI:0000:3b:0\n"
+      "[ 10.3] NVRM: Xid (PCI:0000:3b:00): -5, bad\n"
+      "[ 10.4] NVRM: Xid (PCI:0000:3b:00): 31, pid=2, name=y, MMU Fault\n";
+  KernelLogScan scan = ScanKernelLog(log);
+  ASSERT_EQ(scan.events.size(), 2u);
+  EXPECT_EQ(scan.unreadable_xid_lines, 2u);
+  EXPECT_EQ(scan.first_unreadable_line, 3u);
+  EXPECT_EQ(scan.first_unreadable, "[ 10.2] NVRM: Xid (PCI:0000:3b:0");
+  EXPECT_EQ(UnreadableXidNote(scan, "/var/log/kern.log", true),
+            "/var/log/kern.log: 2 Xid lines could not be read and were left out (the first, line 3: "
+            "\"[ 10.2] NVRM: Xid (PCI:0000:3b:0\"); expected \"NVRM: Xid (PCI:<bus id>): <code>, ...\"");
+  EXPECT_EQ(UnreadableXidNote(scan, "/dev/kmsg", false),
+            "/dev/kmsg: 2 Xid lines could not be read and were left out (the first: "
+            "\"[ 10.2] NVRM: Xid (PCI:0000:3b:0\"); expected \"NVRM: Xid (PCI:<bus id>): <code>, ...\"");
+  EXPECT_EQ(UnreadableXidNote(ScanKernelLog("[ 1.0] NVRM: Xid (PCI:0000:3b:00): 48, DBE\n"), "f", true), "");
 }
 
 TEST(ScanKernelLog, MapsPciToUuidAndKeepsEventsInOrder) {

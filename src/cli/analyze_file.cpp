@@ -1,6 +1,7 @@
 #include "cli/analyze_file.h"
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/printable.h"
 #include "core/units.h"
 #include "detection/series_builder.h"
 #include "sources/trace/block_parallel_reader.h"
@@ -77,9 +79,17 @@ std::vector<detection::SeriesAnalysis> SnapshotAll(const std::vector<detection::
   return out;
 }
 
+// "FILE:  42 %" on one row of the terminal on stderr, rewritten in place (only on a terminal, for
+// files of 64 MiB and more); cleared when done. The name is written out as Printable does and cut
+// at its start to fit the row, since "\r" can only rewrite a line that did not wrap.
 class Progress {
  public:
-  explicit Progress(const std::string& file, bool enabled) : file_(file), enabled_(enabled && isatty(2)) {}
+  explicit Progress(const std::string& file, bool enabled) : enabled_(enabled && isatty(2)) {
+    if (!enabled_) return;
+    winsize ws{};
+    const size_t columns = ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+    file_ = PrintableTail(file, std::max<size_t>(columns, 20) - 8);  // ": 100 %" and a spare column
+  }
   void Update(uint64_t done, uint64_t total) {
     if (!enabled_ || total < (64ull << 20)) return;
     int pct = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));

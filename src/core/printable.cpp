@@ -96,4 +96,19 @@ std::string_view Utf8Prefix(std::string_view text, size_t max_bytes) {
   return text.substr(0, end);
 }
 
+std::string PrintableTail(std::string_view text, size_t max_columns) {
+  std::string shown = Printable(text);  // valid UTF-8 from here on
+  size_t chars = 0;
+  for (unsigned char c : shown) chars += (c & 0xC0) != 0x80;
+  if (chars <= max_columns) return shown;
+  // Skip the first chars - (max_columns - 1) characters.
+  size_t skip = chars - (max_columns - 1), at = 0;
+  while (skip > 0) {
+    ++at;
+    while (at < shown.size() && (static_cast<unsigned char>(shown[at]) & 0xC0) == 0x80) ++at;
+    --skip;
+  }
+  return "…" + shown.substr(at);
+}
+
 }  // namespace vw

@@ -33,4 +33,9 @@ size_t Utf8SequenceLength(std::string_view text, size_t i);
 // boundary (never half a character).
 std::string_view Utf8Prefix(std::string_view text, size_t max_bytes);
 
+// Printable(text) in at most `max_columns` characters (code points) for one terminal row: when it
+// is longer, "…" and its last max_columns - 1 characters (a file's name is at its end). Wide
+// characters (CJK) count as one. Precondition: max_columns >= 2.
+std::string PrintableTail(std::string_view text, size_t max_columns);
+
 }  // namespace vw

@@ -50,5 +50,16 @@ TEST(Utf8Prefix, NeverCutsACharacter) {
   EXPECT_EQ(Utf8Prefix("模", 0), "");
 }
 
+// A progress line names its file in one terminal row: control characters written out, and a
+// long name cut at its start, never inside a character.
+TEST(PrintableTail, FitsOneRowAndKeepsTheEnd) {
+  EXPECT_EQ(PrintableTail("trace.csv", 20), "trace.csv");
+  EXPECT_EQ(PrintableTail("x\x1b]0;pwned\a.csv", 40), "x\\x1b]0;pwned\\x07.csv");
+  EXPECT_EQ(PrintableTail("/data/runs/node017/gpu-trace.csv", 12), "…u-trace.csv");
+  EXPECT_EQ(PrintableTail("模型模型.csv", 6), "…型.csv");
+  EXPECT_EQ(PrintableTail("abc", 3), "abc");
+  EXPECT_EQ(PrintableTail("abcd", 3), "…cd");
+}
+
 }  // namespace
 }  // namespace vw

@@ -287,15 +287,21 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
               return std::max(0.0, now_s - *g.last_sample_t);
             });
 
-  if (!state.gpus.empty()) {
-    w.Family("vramwatch_xid_events_total", "counter",
-             "Xid events seen since the daemon started, or with a history database since the host booted "
-             "(hardware codes listed at 0 before their first event).");
-  }
+  // The hardware codes are listed at 0 only while a kernel log is read (kernel_log_up set): under
+  // --kernel-log none nothing is read, and a 0 would claim that none happened.
+  bool xid_family = false;
   for (size_t i = 0; i < state.gpus.size(); ++i) {
     std::map<unsigned, uint64_t> counts = state.gpus[i].xid_events;
-    for (unsigned code : HardwareXidCodes()) counts.emplace(code, 0);
+    if (state.kernel_log_up) {
+      for (unsigned code : HardwareXidCodes()) counts.emplace(code, 0);
+    }
     for (const auto& [code, count] : counts) {
+      if (!xid_family) {
+        w.Family("vramwatch_xid_events_total", "counter",
+                 "Xid events seen since the daemon started, or with a history database since the host booted "
+                 "(hardware codes listed at 0 before their first event while a kernel log is read).");
+        xid_family = true;
+      }
       w.Sample("vramwatch_xid_events_total", gpu_labels[i], Label("xid", std::to_string(code)), count);
     }
   }

@@ -335,6 +335,16 @@ TEST(PrometheusText, HardwareXidCountersStartAtZeroOnEveryGpu) {
   }
   EXPECT_EQ(value_of("1", "13"), "4");
   EXPECT_EQ(value_of("0", "13"), "absent");  // application codes only once seen
+  // Under --kernel-log none nothing is read: no code is claimed at 0, counts seen stay.
+  s.kernel_log_up = std::nullopt;
+  text = RenderPrometheus(s, s.t);
+  EXPECT_EQ(value_of("1", "48"), "absent");
+  EXPECT_EQ(value_of("1", "79"), "absent");
+  EXPECT_EQ(value_of("0", "79"), "2");
+  EXPECT_EQ(value_of("1", "13"), "4");
+  s.gpus[0].xid_events.clear();
+  s.gpus[1].xid_events.clear();
+  EXPECT_THAT(RenderPrometheus(s, s.t), Not(HasSubstr("vramwatch_xid_events_total"))) << "no family without a sample";
 }
 
 // A MIG GPU instance's memory is what its processes run out of: served per instance (once, not

@@ -55,6 +55,10 @@ std::vector<detection::XidSummary> SummarizeXids(const kernel::KernelLogScan& sc
     if (e.pid && std::find(s.pids.begin(), s.pids.end(), *e.pid) == s.pids.end() && *e.pid != 0) {
       s.pids.push_back(*e.pid);
     }
+    if (e.gpu_instance &&
+        std::find(s.gpu_instances.begin(), s.gpu_instances.end(), *e.gpu_instance) == s.gpu_instances.end()) {
+      s.gpu_instances.push_back(*e.gpu_instance);
+    }
     s.last_message = e.message;
     s.klass = ClassOf(kernel::ClassOfLine(e.xid, e.message));  // 154: the action of its latest line
     s.last_monotonic_s = e.monotonic_s;

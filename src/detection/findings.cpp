@@ -488,8 +488,15 @@ class Rules {
     if (x.klass == C::kHardware) sev = Severity::kCritical;
     if (x.klass == C::kInformational) sev = Severity::kOk;
     std::string what = x.meaning.empty() ? "unknown Xid" : x.meaning;
-    std::string msg = fmt::format("Xid {} ({}{}) on GPU {}: {} time{}", x.xid, what,
-                                  x.mnemonic.empty() ? "" : ", " + x.mnemonic, x.gpu, x.count, x.count == 1 ? "" : "s");
+    // On a MIG GPU the driver names the GPU instance the fault hit: "on GPU 0, MIG GPU instance 9".
+    std::string instances;
+    if (!x.gpu_instances.empty()) {
+      instances = fmt::format(", MIG GPU instance{} {}", x.gpu_instances.size() == 1 ? "" : "s",
+                              fmt::join(x.gpu_instances, ", "));
+    }
+    std::string msg =
+        fmt::format("Xid {} ({}{}) on GPU {}{}: {} time{}", x.xid, what, x.mnemonic.empty() ? "" : ", " + x.mnemonic,
+                    x.gpu, instances, x.count, x.count == 1 ? "" : "s");
     if (!x.pids.empty()) {
       std::vector<std::string> pids;
       for (auto pid : x.pids) pids.push_back(std::to_string(pid));

@@ -54,8 +54,9 @@ struct XidSummary {
   std::string gpu;  // GPU key ("0"), or the PCI bus id when no GPU matched
   int xid = 0;
   size_t count = 0;
-  std::vector<int64_t> pids;  // distinct PIDs named by the lines
-  std::string last_message;   // driver text of the latest line
+  std::vector<int64_t> pids;            // distinct PIDs named by the lines
+  std::vector<unsigned> gpu_instances;  // distinct MIG GPU instances named by the lines ("GPU-I:09")
+  std::string last_message;             // driver text of the latest line
   std::optional<double> last_monotonic_s;
   std::optional<int> caused_by_xid;
   std::string mnemonic, meaning, action;  // empty for unknown codes

@@ -440,6 +440,30 @@ TEST(CheckE2E, XidLinesAreMatchedToTheGpuAndHardwareOnesAreCritical) {
   EXPECT_EQ(r.json["host"]["xid_events"], 3);
 }
 
+// On a MIG GPU the driver names the GPU instance an Xid hit; the finding names it too, so the
+// operator knows which tenant it concerns.
+TEST(CheckE2E, AnXidOnAMigInstanceNamesTheInstance) {
+  Scratch s;
+  std::string proc = s.Proc({});
+  std::string klog = s.Write("kern.log",
+                             "[ 100.2] NVRM: Xid (PCI:0000:3b:00 GPU-I:09 GPU-CI:00): 95, pid=777, name=python3, "
+                             "Uncontained: FBHUB. RST: Yes, D-RST: No\n"
+                             "[ 100.3] NVRM: Xid (PCI:0000:3b:00 GPU-I:03 GPU-CI:00): 95, pid=778, name=python3, "
+                             "Uncontained: FBHUB. RST: Yes, D-RST: No\n"
+                             "[ 100.4] NVRM: Xid (PCI:0000:3b:00): 13, pid=779, name=python3, Graphics Exception\n");
+  std::string sc = s.Write("s.yaml", OneGpu(""));
+  RunResult r = Check(sc, proc, klog);
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;
+  auto x = FindingsOf(r.json, "xid");
+  ASSERT_EQ(x.size(), 2u) << r.out;
+  EXPECT_NE(x[0]["message"].get<std::string>().find("Xid 95 (uncontained memory error (several applications "
+                                                    "affected), ROBUST_CHANNEL_UNCONTAINED_ERROR) on GPU 0, MIG GPU "
+                                                    "instances 9, 3: 2 times"),
+            std::string::npos)
+      << x[0]["message"];
+  EXPECT_NE(x[1]["message"].get<std::string>().find(") on GPU 0: 1 time"), std::string::npos) << x[1]["message"];
+}
+
 // An Xid line cut short is said in a note naming the file, its line and what was expected, not
 // dropped in silence; the readable lines around it are still judged.
 TEST(CheckE2E, AnXidLineThatCannotBeReadIsNamedInANote) {

@@ -381,9 +381,15 @@ unsigned long long MigUsed(const MigSpec& m, double t) {
 MemoryNow MemoryAt(const GpuSpec& gpu, const MigSpec* mig, double t) {
   MemoryNow m;
   if (mig != nullptr) {
+    // A GPU instance's memory is shared by its compute instances: each of them reports the
+    // whole instance's use.
     m.total = Mib(mig->memory_total_mib);
     m.reserved = 0;
-    m.used = MigUsed(*mig, t);
+    m.used = 0;
+    for (const auto& d : gpu.mig_devices) {
+      if (d.gpu_instance_id == mig->gpu_instance_id) m.used += MigUsed(d, t);
+    }
+    m.used = std::min(m.used, m.total);
   } else {
     m.total = Mib(gpu.memory_total_mib);
     m.reserved = Mib(gpu.memory_reserved_mib);

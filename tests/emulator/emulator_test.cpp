@@ -289,6 +289,37 @@ gpus:
   EXPECT_EQ(f.nvmlDeviceGetUtilizationRates(d, &u), api::NVML_ERROR_NOT_SUPPORTED);
 }
 
+// The compute instances of one GPU instance share its memory: each reports the instance's whole
+// use, as NVML does, and the GPU counts it once.
+TEST(EmulatorTest, ComputeInstancesOfOneGpuInstanceReportItsWholeUse) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-m
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+    mig_devices:
+      - {gpu_instance_id: 3, compute_instance_id: 0, uuid: MIG-a, memory_total_mib: 40448, processes: [{pid: 9, used_mib: 7}]}
+      - {gpu_instance_id: 3, compute_instance_id: 1, uuid: MIG-b, memory_total_mib: 40448, processes: [{pid: 10, used_mib: 5}]}
+      - {gpu_instance_id: 5, compute_instance_id: 0, uuid: MIG-c, memory_total_mib: 20096, processes: [{pid: 11, used_mib: 2}]}
+)");
+  auto lib = Load(emu);
+  const auto& f = lib->fn();
+  ASSERT_EQ(f.nvmlInit_v2(), api::NVML_SUCCESS);
+  api::nvmlDevice_t d = nullptr;
+  ASSERT_EQ(f.nvmlDeviceGetHandleByIndex_v2(0, &d), api::NVML_SUCCESS);
+  const unsigned long long expect[] = {12 * kMiB, 12 * kMiB, 2 * kMiB};
+  for (unsigned i = 0; i < 3; ++i) {
+    api::nvmlDevice_t m = nullptr;
+    ASSERT_EQ(f.nvmlDeviceGetMigDeviceHandleByIndex(d, i, &m), api::NVML_SUCCESS);
+    api::nvmlMemory_t mem{};
+    ASSERT_EQ(f.nvmlDeviceGetMemoryInfo(m, &mem), api::NVML_SUCCESS);
+    EXPECT_EQ(mem.used, expect[i]) << "MIG device " << i;
+  }
+  api::nvmlMemory_t whole{};
+  ASSERT_EQ(f.nvmlDeviceGetMemoryInfo(d, &whole), api::NVML_SUCCESS);
+  EXPECT_EQ(whole.used, (14 + 479) * kMiB) << "the v1 call counts the reserved memory as used";
+}
+
 TEST(EmulatorTest, DeliversScenarioXidsAsEventsOnceEach) {
   EmulatedNvml emu(R"(
 gpus:
@@ -367,6 +398,23 @@ TEST(ScenarioTest, BadFilesNameFileLineColumnAndExpectation) {
        ":4:33: pid 1 listed twice"},
       {"gpus:\n  - uuid: G\n    memory_total_mib: 10\n    processes: [{pid: 1, type: cuda}]\n",
        ":4:32: expected process type compute, graphics or mps, got 'cuda'"},
+      {"gpus:\n  - uuid: G\n    memory_total_mib: 100\n    mig_devices:\n"
+       "      - {gpu_instance_id: 1, uuid: M1, memory_total_mib: 10}\n"
+       "      - {gpu_instance_id: 1, uuid: M2, memory_total_mib: 10}\n",
+       ":6:9: gpus[0].mig_devices[1]: gpu_instance_id 1 with compute_instance_id 0 listed twice"},
+      {"gpus:\n  - uuid: G\n    memory_total_mib: 100\n    mig_devices:\n"
+       "      - {gpu_instance_id: 1, uuid: M1, memory_total_mib: 10}\n"
+       "      - {gpu_instance_id: 2, uuid: M1, memory_total_mib: 10}\n",
+       ":6:36: gpus[0].mig_devices[1]: uuid M1 used twice"},
+      {"gpus:\n  - uuid: G\n    memory_total_mib: 100\n    mig_devices:\n"
+       "      - {gpu_instance_id: 1, uuid: M1, memory_total_mib: 10}\n"
+       "      - {gpu_instance_id: 1, compute_instance_id: 1, uuid: M2, memory_total_mib: 20}\n",
+       ":6:82: gpus[0].mig_devices[1]: the compute instances of GPU instance 1 share its memory, so they need the "
+       "same memory_total_mib"},
+      {"gpus:\n  - uuid: G\n    memory_total_mib: 100\n    mig_devices:\n"
+       "      - {gpu_instance_id: 1, uuid: M1, memory_total_mib: 60}\n"
+       "      - {gpu_instance_id: 2, uuid: M2, memory_total_mib: 60}\n",
+       ":5:7: gpus[0]: the GPU instances' memory_total_mib add up to more than the GPU's"},
   };
   char dir[] = "/tmp/vw-scenario-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);

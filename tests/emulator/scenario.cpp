@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <initializer_list>
+#include <map>
 #include <set>
 
 namespace vw::emulator {
@@ -237,6 +238,37 @@ class Reader {
     return s;
   }
 
+  // A layout a driver could make: each (GPU instance, compute instance) and each MIG UUID once,
+  // the compute instances of one GPU instance sharing its memory (one total), and the GPU
+  // instances' memory within the card's.
+  void CheckMigLayout(const YAML::Node& g, const GpuSpec& s, const std::string& where) const {
+    std::set<std::pair<unsigned, unsigned>> ids;
+    std::set<std::string> uuids = {s.uuid};
+    std::map<unsigned, double> gi_total;
+    double sum = 0;
+    for (size_t i = 0; i < s.mig_devices.size(); ++i) {
+      const MigSpec& m = s.mig_devices[i];
+      const YAML::Node& node = g["mig_devices"][i];
+      const std::string at = where + ".mig_devices[" + std::to_string(i) + "]";
+      if (!ids.insert({m.gpu_instance_id, m.compute_instance_id}).second) {
+        Fail(node, at + ": gpu_instance_id " + std::to_string(m.gpu_instance_id) + " with compute_instance_id " +
+                       std::to_string(m.compute_instance_id) + " listed twice");
+      }
+      if (!uuids.insert(m.uuid).second) Fail(node["uuid"], at + ": uuid " + m.uuid + " used twice");
+      auto [it, first] = gi_total.emplace(m.gpu_instance_id, m.memory_total_mib);
+      if (first) {
+        sum += m.memory_total_mib;
+      } else if (it->second != m.memory_total_mib) {
+        Fail(node["memory_total_mib"], at + ": the compute instances of GPU instance " +
+                                           std::to_string(m.gpu_instance_id) +
+                                           " share its memory, so they need the same memory_total_mib");
+      }
+    }
+    if (sum > s.memory_total_mib) {
+      Fail(g["mig_devices"], where + ": the GPU instances' memory_total_mib add up to more than the GPU's");
+    }
+  }
+
   GpuSpec Gpu(const YAML::Node& g, size_t index) const {
     std::string where = "gpus[" + std::to_string(index) + "]";
     CheckKeys(g,
@@ -308,6 +340,7 @@ class Reader {
       size_t i = 0;
       for (const auto& m : g["mig_devices"])
         s.mig_devices.push_back(Mig(m, where + ".mig_devices[" + std::to_string(i++) + "]"));
+      CheckMigLayout(g, s, where);
       if (!s.processes.empty()) {
         Fail(g["processes"], where + ": with mig_devices, list processes under their MIG device");
       }

@@ -82,9 +82,11 @@ inline const std::string& CommandOf(const ProcessSnapshot& p) {
 }
 
 struct MigDeviceSnapshot {
-  unsigned gpu_instance_id = 0;
-  unsigned compute_instance_id = 0;
-  std::string uuid;
+  // Missing when NVML did not give them (nvmlDeviceGetGpuInstanceId / ...ComputeInstanceId failed):
+  // never 0, which is a real instance id. The compute instances of one GPU instance share its id.
+  std::optional<unsigned> gpu_instance_id;
+  std::optional<unsigned> compute_instance_id;
+  std::string uuid;  // "MIG-..."; empty when unknown
   std::optional<uint64_t> memory_total_bytes, memory_used_bytes;
   std::optional<unsigned> index;  // MIG device index on its parent GPU
   std::string name;               // "NVIDIA H100 80GB HBM3 MIG 3g.40gb"
@@ -93,12 +95,13 @@ struct MigDeviceSnapshot {
 
 // The MIG device of `p`'s GPU instance on `g` whose memory size is known (the first listed: the
 // compute instances of one GPU instance share its memory); null when `p` is not on a MIG
-// instance or its size is unknown. A process's room is then the instance's, not the card's.
+// instance, the instance's id or its size is unknown. A process's room is then the instance's,
+// not the card's.
 inline const MigDeviceSnapshot* MigInstanceOf(const std::vector<MigDeviceSnapshot>& mig_devices,
                                               const ProcessSnapshot& p) {
   if (!p.gpu_instance_id) return nullptr;
   for (const MigDeviceSnapshot& m : mig_devices) {
-    if (m.gpu_instance_id == *p.gpu_instance_id && m.memory_total_bytes) return &m;
+    if (m.gpu_instance_id == p.gpu_instance_id && m.memory_total_bytes) return &m;
   }
   return nullptr;
 }

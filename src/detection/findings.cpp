@@ -124,6 +124,7 @@ class Rules {
             "If it persists, check the driver (nvidia-smi -q) and the kernel log.");
       }
     }
+    MissingMigIds(g, key);
     auto history = History(in_, g);
     if (g.responsive && !g.lost) EarlierTrouble(g, key, name, history);
     Unattributed un = ComputeUnattributed(g, c_);
@@ -144,6 +145,33 @@ class Rules {
     }
     for (const auto& p : g.processes) Process(g, key, p, history, has_unattributed);
     Orphaned(g, key, name, un, history);
+  }
+
+  // MIG devices whose GPU (or compute) instance id NVML did not give: said even when the call
+  // answered NOT_SUPPORTED (a capability code, otherwise quiet), since their memory and processes
+  // can then be put on no instance.
+  void MissingMigIds(const GpuSnapshot& g, const std::string& key) {
+    if (!g.mig_enabled) return;
+    std::vector<std::string> no_gi, no_ci;
+    for (const MigDeviceSnapshot& m : g.mig_devices) {
+      std::string which = m.index ? fmt::format("MIG device {}", *m.index) : std::string("a MIG device");
+      if (!m.uuid.empty()) which += " (" + m.uuid + ")";
+      if (!m.gpu_instance_id) {
+        no_gi.push_back(which);
+      } else if (!m.compute_instance_id) {
+        no_ci.push_back(which);
+      }
+    }
+    if (!no_gi.empty()) {
+      result_.notes.push_back(fmt::format(
+          "GPU {}: NVML did not give the GPU instance id of {}: shown without one, not as instance 0; its memory is "
+          "judged on no GPU instance",
+          key, Join(no_gi)));
+    }
+    if (!no_ci.empty()) {
+      result_.notes.push_back(
+          fmt::format("GPU {}: NVML did not give the compute instance id of {}: shown without one", key, Join(no_ci)));
+    }
   }
 
   // A window's earlier samples of a GPU that answers now: a call that hung or failed there is

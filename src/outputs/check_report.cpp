@@ -34,8 +34,8 @@ std::string WindowText(double seconds) {
 json GpuJson(const GpuSnapshot& g) {
   json mig = json::array();
   for (const auto& m : g.mig_devices) {
-    mig.push_back({{"gpu_instance_id", m.gpu_instance_id},
-                   {"compute_instance_id", m.compute_instance_id},
+    mig.push_back({{"gpu_instance_id", Opt(m.gpu_instance_id)},
+                   {"compute_instance_id", Opt(m.compute_instance_id)},
                    {"index", Opt(m.index)},
                    {"uuid", Str(m.uuid)},
                    {"name", Str(m.name)},

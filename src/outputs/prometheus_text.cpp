@@ -233,7 +233,9 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
             sampled([](const GpuState& g) { return g.snapshot.gpu_util_ratio; }));
 
   // MIG: each GPU instance's memory, which its processes run out of (not the card's); the first of
-  // its compute instances listed with a size stands for it (they share its memory).
+  // its compute instances listed with a size stands for it (they share its memory). A MIG device
+  // whose GPU instance id NVML did not give is its own row (gpu_instance_id ""), told apart by
+  // its MIG UUID: it is never folded into another instance.
   struct MigRow {
     size_t gpu;
     const MigDeviceSnapshot* m;
@@ -241,13 +243,16 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
   };
   std::vector<MigRow> mig;
   for (size_t i = 0; i < state.gpus.size(); ++i) {
-    std::set<unsigned> seen;
+    std::set<unsigned> seen_instances;
+    std::set<std::string> seen_labels;  // two devices with neither id nor UUID cannot be told apart
     for (const MigDeviceSnapshot& m : state.gpus[i].snapshot.mig_devices) {
-      if (!m.memory_total_bytes || !seen.insert(m.gpu_instance_id).second) continue;
+      if (!m.memory_total_bytes) continue;
+      if (m.gpu_instance_id && !seen_instances.insert(*m.gpu_instance_id).second) continue;
       std::string labels = gpu_labels[i];
-      AppendLabel("gpu_instance_id", std::to_string(m.gpu_instance_id), labels);
+      AppendLabel("gpu_instance_id", m.gpu_instance_id ? std::to_string(*m.gpu_instance_id) : "", labels);
       AppendLabel("mig_profile", MigProfile(m.name), labels);
       AppendLabel("mig_uuid", m.uuid, labels);
+      if (!seen_labels.insert(labels).second) continue;
       mig.push_back({i, &m, std::move(labels)});
     }
   }

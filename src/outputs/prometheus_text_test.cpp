@@ -389,6 +389,40 @@ TEST(PrometheusText, MigInstancesServeTheirOwnMemory) {
   EXPECT_THAT(RenderPrometheus(testing::MakeDaemonState(1, 0), s.t), Not(HasSubstr("vramwatch_mig_instance")));
 }
 
+// MIG devices whose GPU instance id is unknown are not folded into one instance (as if all were
+// instance 0): each is its own series, told apart by its MIG UUID, with an empty gpu_instance_id.
+TEST(PrometheusText, MigDevicesWithoutAnInstanceIdAreNotFoldedTogether) {
+  DaemonState s = testing::MakeDaemonState(1, 0);
+  GpuSnapshot& g = s.gpus[0].snapshot;
+  g.mig_enabled = true;
+  for (const char* uuid : {"MIG-aaaa", "MIG-bbbb", "MIG-cccc"}) {
+    MigDeviceSnapshot m;
+    m.compute_instance_id = 0;
+    m.uuid = uuid;
+    m.name = "NVIDIA H100 80GB HBM3 MIG 1g.10gb";
+    m.memory_total_bytes = 10ull << 30;
+    m.memory_used_bytes = 1ull << 30;
+    g.mig_devices.push_back(m);
+  }
+  MigDeviceSnapshot zero = g.mig_devices[0];  // a real instance 0 stays apart from them
+  zero.gpu_instance_id = 0;
+  zero.uuid = "MIG-0000";
+  g.mig_devices.push_back(zero);
+  const std::string text = RenderPrometheus(s, s.t);
+  size_t total = 0, used = 0;
+  for (const std::string& line : Lines(text)) {
+    total += MetricName(line) == "vramwatch_mig_instance_memory_total_bytes";
+    used += MetricName(line) == "vramwatch_mig_instance_memory_used_bytes";
+  }
+  EXPECT_EQ(total, 4u) << text;
+  EXPECT_EQ(used, 4u) << text;
+  for (const char* uuid : {"MIG-aaaa", "MIG-bbbb", "MIG-cccc"}) {
+    EXPECT_THAT(text, HasSubstr(std::string(",gpu_instance_id=\"\",mig_profile=\"1g.10gb\",mig_uuid=\"") + uuid))
+        << text;
+  }
+  EXPECT_THAT(text, HasSubstr(",gpu_instance_id=\"0\",mig_profile=\"1g.10gb\",mig_uuid=\"MIG-0000\"")) << text;
+}
+
 TEST(PrometheusText, PassesPromtoolCheckMetrics) {
   CommandResult which = RunShell("command -v promtool");
   ASSERT_EQ(which.exit_code, 0) << "promtool is not on PATH; install Debian's 'prometheus' package "

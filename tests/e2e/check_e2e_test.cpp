@@ -31,6 +31,43 @@ gpus:
          (processes.empty() ? std::string() : "    processes:\n" + processes);
 }
 
+// An H100 in MIG mode (minor 0) with four GPU instances, as `nvidia-smi mig -lgi` could list them:
+// GI 1 3g.40gb, GI 5 2g.20gb, GI 13 and GI 14 1g.10gb, each with one compute instance; `instance[i]`
+// adds keys (processes, unattributed_mib) to the i-th, `extra` to the GPU.
+std::string MigGpu(const std::vector<std::string>& instance, const std::string& extra = "") {
+  struct Gi {
+    int id;
+    const char* profile;
+    int mib;
+  };
+  static constexpr Gi kInstances[] = {
+      {1, "3g.40gb", 40448}, {5, "2g.20gb", 20096}, {13, "1g.10gb", 9984}, {14, "1g.10gb", 9984}};
+  std::string out = R"(driver_version: "590.48.01"
+gpus:
+  - name: "NVIDIA H100 80GB HBM3"
+    uuid: "GPU-5b8c1c1e-0d1a-4f5e-9a43-1b2c3d4e5f60"
+    pci_bus_id: "00000000:3B:00.0"
+    minor: 0
+    memory_total_mib: 81559
+    memory_reserved_mib: 479
+)" + extra + "    mig_devices:\n";
+  for (size_t i = 0; i < 4; ++i) {
+    const Gi& gi = kInstances[i];
+    out += "      - gpu_instance_id: " + std::to_string(gi.id) + "\n        compute_instance_id: 0\n" +
+           "        uuid: MIG-" + std::to_string(gi.id) + "0000000-0000-0000-0000-000000000000\n" +
+           "        name: \"NVIDIA H100 80GB HBM3 MIG " + gi.profile +
+           "\"\n        memory_total_mib: " + std::to_string(gi.mib) + "\n" +
+           (i < instance.size() ? instance[i] : std::string());
+  }
+  return out;
+}
+
+// The four instances of MigGpu with one process each: 6100 (10 GiB), 6200, 6300, 6400.
+std::vector<std::string> MigProcesses() {
+  return {"        processes: [{pid: 6100, used_mib: 10240}]\n", "        processes: [{pid: 6200, used_mib: 4096}]\n",
+          "        processes: [{pid: 6300, used_mib: 2048}]\n", "        processes: [{pid: 6400, used_mib: 1024}]\n"};
+}
+
 FakeProcess Holder(int64_t pid, char state = 'S', std::vector<std::string> argv = {"python3", "train.py"}) {
   FakeProcess p;
   p.pid = pid;
@@ -279,6 +316,41 @@ TEST(CheckE2E, UnheldOrphanedMemoryIsCriticalAndSaysOnlyAResetFreesIt) {
   EXPECT_EQ(f[0]["bytes"], 12288 * kMiB);
   EXPECT_NE(f[0]["action"].get<std::string>().find("GPU reset"), std::string::npos);
   EXPECT_EQ(r.json["gpus"][0]["memory_unattributed_bytes"], 12288 * kMiB);
+}
+
+// NVML answers nvmlDeviceGetGpuInstanceId with an error (or NOT_SUPPORTED) on a MIG GPU: the
+// instances' ids are missing (null), not all instance 0; each process keeps the instance its
+// process list gives it; and the report says so, even for NOT_SUPPORTED.
+TEST(CheckE2E, MigInstanceIdsNvmlDoesNotGiveAreMissingNotInstanceZero) {
+  for (int code : {999, 4, 3}) {
+    Scratch s;
+    std::string proc = s.Proc({Holder(6100), Holder(6200), Holder(6300), Holder(6400)});
+    std::string sc = s.Write(
+        "s.yaml", MigGpu(MigProcesses(),
+                         "    errors: [{function: nvmlDeviceGetGpuInstanceId, code: " + std::to_string(code) + "}]\n"));
+    RunResult r = Check(sc, proc, "");
+    ASSERT_TRUE(r.json.is_object()) << r.out << r.err;
+    const json& g = r.json["gpus"][0];
+    ASSERT_EQ(g["mig_devices"].size(), 4u) << code << g.dump();
+    for (const json& m : g["mig_devices"]) {
+      EXPECT_TRUE(m["gpu_instance_id"].is_null()) << code << m.dump();
+      EXPECT_EQ(m["compute_instance_id"], 0) << code << m.dump();
+    }
+    std::map<int64_t, json> gi;
+    for (const json& p : g["processes"]) gi[p["pid"].get<int64_t>()] = p["gpu_instance_id"];
+    EXPECT_EQ(gi[6100], 1) << code;
+    EXPECT_EQ(gi[6200], 5) << code;
+    EXPECT_EQ(gi[6300], 13) << code;
+    EXPECT_EQ(gi[6400], 14) << code;
+    bool said = false;
+    for (const json& n : r.json["notes"]) {
+      said |= n.get<std::string>().find("did not give the GPU instance id of MIG device 0") != std::string::npos;
+    }
+    EXPECT_TRUE(said) << code << r.json["notes"].dump();
+    if (code != 3) {
+      EXPECT_FALSE(FindingsOf(r.json, "nvml_error").empty()) << code << r.out;
+    }
+  }
 }
 
 TEST(CheckE2E, OrphanedMemoryThatPersistsOverTheWindowIsCritical) {

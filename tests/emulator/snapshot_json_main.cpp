@@ -43,8 +43,8 @@ int main(int argc, char** argv) {
     nlohmann::json migs = nlohmann::json::array();
     for (const auto& m : g.mig_devices) {
       migs.push_back({{"uuid", m.uuid},
-                      {"gpu_instance_id", m.gpu_instance_id},
-                      {"compute_instance_id", m.compute_instance_id},
+                      {"gpu_instance_id", Opt(m.gpu_instance_id)},
+                      {"compute_instance_id", Opt(m.compute_instance_id)},
                       {"memory_total_bytes", Opt(m.memory_total_bytes)},
                       {"memory_used_bytes", Opt(m.memory_used_bytes)}});
     }

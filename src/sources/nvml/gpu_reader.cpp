@@ -293,8 +293,8 @@ void GpuReader::ReadMig() {
     if (Dead()) return;
     auto ci = id("nvmlDeviceGetComputeInstanceId", f_.nvmlDeviceGetComputeInstanceId);
     if (Dead()) return;
-    mig.gpu_instance_id = gi.value_or(0);
-    mig.compute_instance_id = ci.value_or(0);
+    mig.gpu_instance_id = gi;  // missing stays missing: 0 is a real instance
+    mig.compute_instance_id = ci;
     if (auto fn = f_.nvmlDeviceGetUUID) {
       auto r = call_.CallString("nvmlDeviceGetUUID", api::kDeviceUuidV2BufferSize,
                                 [fn, md](char* b, unsigned n) { return fn(md, b, n); });
@@ -421,8 +421,11 @@ void GpuReader::ReadProcesses(api::nvmlDevice_t d, std::optional<unsigned> gi, s
       if (it == procs.end()) {
         ProcessSnapshot p;
         p.pid = raw.pid;
-        p.gpu_instance_id = gi ? gi : Instance(raw.gi);
-        p.compute_instance_id = ci ? ci : Instance(raw.ci);
+        // The instance NVML's list gives the process; the MIG device's own ids only when the list
+        // has none (v1 lists carry no instance fields).
+        const std::optional<unsigned> listed_gi = Instance(raw.gi), listed_ci = Instance(raw.ci);
+        p.gpu_instance_id = listed_gi ? listed_gi : gi;
+        p.compute_instance_id = listed_ci ? listed_ci : (p.gpu_instance_id == gi ? ci : std::nullopt);
         procs.push_back(std::move(p));
         it = procs.end() - 1;
       }

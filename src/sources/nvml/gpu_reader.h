@@ -121,6 +121,8 @@ class GpuReader {
   };
   Memory ReadMemory(api::nvmlDevice_t dev);
   void ReadMig();
+  // The processes of `dev` (the GPU, or one of its MIG devices); `gi`/`ci` are that MIG device's
+  // instance ids (missing when unknown), used only for entries whose list gives none.
   void ReadProcesses(api::nvmlDevice_t dev, std::optional<unsigned> gi, std::optional<unsigned> ci);
   Result<std::vector<RawProcess>> ReadList(api::nvmlDevice_t dev, Kind kind);
   void ReadProcessUtilization();

@@ -541,6 +541,38 @@ gpus:
   EXPECT_FALSE(two_ci->compute_instance_id.has_value());
 }
 
+// When NVML does not give a MIG device's GPU instance id (the call fails), the device has none,
+// not instance 0, and each process keeps the instance NVML's process list gives it.
+TEST(NvmlSourceTest, AMigDeviceWithoutItsInstanceIdHasNoneAndItsProcessesKeepTheirs) {
+  for (int code : {999, 3}) {
+    EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-mig
+    memory_total_mib: 81559
+    errors: [{function: nvmlDeviceGetGpuInstanceId, code: )" +
+                     std::to_string(code) + R"(}]
+    mig_devices:
+      - {gpu_instance_id: 1, compute_instance_id: 0, uuid: MIG-a, memory_total_mib: 40448,
+         processes: [{pid: 6100, used_mib: 1000}]}
+      - {gpu_instance_id: 5, compute_instance_id: 0, uuid: MIG-b, memory_total_mib: 20096,
+         processes: [{pid: 6200, used_mib: 2000}]}
+)");
+    auto src = OpenOrDie(emu);
+    ASSERT_TRUE(src);
+    GpuSnapshot g = src->TakeGpuSnapshot(0);
+    ASSERT_EQ(g.mig_devices.size(), 2u) << code;
+    for (const MigDeviceSnapshot& m : g.mig_devices) {
+      EXPECT_FALSE(m.gpu_instance_id.has_value()) << code << " " << m.uuid;
+      EXPECT_EQ(m.compute_instance_id, 0u) << code << " " << m.uuid;
+    }
+    ASSERT_NE(FindPid(g, 6100), nullptr);
+    EXPECT_EQ(FindPid(g, 6100)->gpu_instance_id, 1u) << code;
+    EXPECT_EQ(FindPid(g, 6100)->compute_instance_id, 0u) << code;
+    ASSERT_NE(FindPid(g, 6200), nullptr);
+    EXPECT_EQ(FindPid(g, 6200)->gpu_instance_id, 5u) << code;
+  }
+}
+
 TEST(NvmlSourceTest, OpenFailsWithPathAndReason) {
   SourceOptions o;
   o.library_path = "/nonexistent/libnvidia-ml.so.1";

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "detection/mig_instances.h"
 #include "outputs/check_report.h"
 #include "outputs/daemon_status_json.h"
 
@@ -104,6 +105,7 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
       }
       if (processes_fresh) {
         t.unattributed = outputs::UnattributedBytes(g);
+        t.mig_unattributed = detection::MigUnattributedByInstance(g);
         RefreshProcesses(key, t, g, now);
       }
     } else {

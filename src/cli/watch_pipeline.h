@@ -177,6 +177,9 @@ class WatchPipeline {
     // could not be computed): both read together, never the used memory of a later sample less
     // a list seconds old (a growing process would show memory nobody owns).
     std::optional<uint64_t> unattributed;
+    // On a MIG GPU, the same per GPU instance (instance used less its listed processes', bytes), by
+    // GPU instance id, for the instances where it could be computed (detection::MigInstances).
+    std::map<unsigned, uint64_t> mig_unattributed;
     double last_assess_t = -1e300;
     double last_proc_assess_t = -1e300;
     double last_baseline_t = -1e300;

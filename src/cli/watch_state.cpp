@@ -55,6 +55,7 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
     g.snapshot = t->last;
     g.last_sample_t = t->last_ok_t;
     g.unattributed_bytes = t->unattributed;
+    g.mig_unattributed_bytes = t->mig_unattributed;
     g.analysis = t->verdict;
     g.stale = !t->answered;
     g.xid_events = t->xids;

@@ -93,6 +93,13 @@ struct MigDeviceSnapshot {
   std::optional<uint64_t> memory_free_bytes;
 };
 
+// A MIG device's profile from its name ("NVIDIA H100 80GB HBM3 MIG 3g.40gb" -> "3g.40gb"), or the
+// name when it has no " MIG ".
+inline std::string MigProfile(const std::string& name) {
+  const size_t at = name.rfind(" MIG ");
+  return at == std::string::npos ? name : name.substr(at + 5);
+}
+
 // The MIG device of `p`'s GPU instance on `g` whose memory size is known (the first listed: the
 // compute instances of one GPU instance share its memory); null when `p` is not on a MIG
 // instance, the instance's id or its size is unknown. A process's room is then the instance's,

@@ -53,6 +53,16 @@ std::string KillHint(const ProcessSnapshot& p) {
   return s;
 }
 
+std::string MigInstanceName(const MigDeviceSnapshot& m) {
+  std::vector<std::string> about;
+  if (!m.name.empty()) about.push_back(MigProfile(m.name));
+  if (!m.uuid.empty()) about.push_back(m.uuid);
+  std::string s = m.gpu_instance_id ? fmt::format("MIG GPU instance {}", *m.gpu_instance_id)
+                                    : (m.index ? fmt::format("MIG device {}", *m.index) : std::string("a MIG device"));
+  if (!about.empty()) s += " (" + fmt::format("{}", fmt::join(about, ", ")) + ")";
+  return s;
+}
+
 std::string MiB(uint64_t bytes) {
   return FormatBytes(static_cast<double>(bytes));
 }

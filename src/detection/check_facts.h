@@ -23,6 +23,9 @@ std::string Who(const ProcessSnapshot& p);
 std::string PidAndCommand(const ProcessSnapshot& p);
 // "`kill -TERM 1234` on the host", with the container-side spelling when the PID differs there.
 std::string KillHint(const ProcessSnapshot& p);
+// "MIG GPU instance 5 (2g.20gb, MIG-...)": a MIG device's GPU instance with its profile and MIG
+// UUID (those known).
+std::string MigInstanceName(const MigDeviceSnapshot& m);
 // A size in bytes as people read it ("4.0 GiB").
 std::string MiB(uint64_t bytes);
 

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
 #include "core/units.h"
 #include "detection/check_facts.h"
+#include "detection/mig_instances.h"
 
 namespace vw::detection {
 
@@ -36,6 +38,7 @@ using check_facts::History;
 using check_facts::IsCapabilityCode;
 using check_facts::KillHint;
 using check_facts::MiB;
+using check_facts::MigInstanceName;
 using check_facts::PidAndCommand;
 using check_facts::SamePid;
 using check_facts::Unattributed;
@@ -129,6 +132,17 @@ class Rules {
     if (g.responsive && !g.lost) EarlierTrouble(g, key, name, history);
     Unattributed un = ComputeUnattributed(g, c_);
     bool has_unattributed = un.bytes && *un.bytes >= un.threshold;
+    // On a MIG GPU each GPU instance has its own used memory: the instances that can be judged are
+    // (a process whose memory NVML does not report on one leaves the others judgeable), and the
+    // whole card only when none can.
+    const std::vector<MigInstance> instances = MigInstances(g);
+    const bool per_instance = std::any_of(instances.begin(), instances.end(),
+                                          [](const MigInstance& i) { return i.unattributed_bytes.has_value(); });
+    if (per_instance) {
+      has_unattributed = std::any_of(instances.begin(), instances.end(), [&](const MigInstance& i) {
+        return i.unattributed_bytes && *i.unattributed_bytes >= InstanceThreshold();
+      });
+    }
     if (!g.memory_reserved_bytes && g.memory_used_bytes) {
       result_.notes.push_back(fmt::format(
           "GPU {}: the driver does not report reserved memory (older driver: used includes it); the orphaned-memory "
@@ -144,7 +158,11 @@ class Rules {
           key, MiB(un.overcount)));
     }
     for (const auto& p : g.processes) Process(g, key, p, history, has_unattributed);
-    Orphaned(g, key, name, un, history);
+    if (!per_instance) {
+      OrphanedOnGpu(g, key, name, un, history);
+      return;
+    }
+    for (const MigInstance& i : instances) OrphanedInInstance(g, key, name, i, history);
   }
 
   // MIG devices whose GPU (or compute) instance id NVML did not give: said even when the call
@@ -394,13 +412,63 @@ class Rules {
             ". A server idling between requests is fine.");
   }
 
-  void Orphaned(const GpuSnapshot& g, const std::string& key, const std::string& name, const Unattributed& un,
-                const std::vector<const GpuSnapshot*>& history) {
+  // A MIG GPU instance reports no reserved memory of its own (the card keeps it): its threshold is
+  // the configured one, without the allowance for drivers that do not report reserved memory.
+  uint64_t InstanceThreshold() const { return std::max<uint64_t>(c_.orphan_threshold_bytes, 1); }
+
+  // What one orphaned-memory judgement is about: the whole GPU, or one MIG GPU instance of it.
+  struct OrphanScope {
+    std::string name;                             // as the message names it
+    uint64_t bytes = 0, threshold = 0;            // unattributed memory now, the threshold in force
+    const MigDeviceSnapshot* instance = nullptr;  // the instance's device; null for the whole GPU
+    // The same figure and threshold in a sample of the window; missing where it cannot be computed.
+    std::function<std::optional<std::pair<uint64_t, uint64_t>>(const GpuSnapshot&)> at;
+  };
+
+  void OrphanedOnGpu(const GpuSnapshot& g, const std::string& key, const std::string& name, const Unattributed& un,
+                     const std::vector<const GpuSnapshot*>& history) {
     if (!un.bytes) {
       result_.notes.push_back(fmt::format("GPU {}: orphaned memory not judged: {}", key, un.why_not));
       return;
     }
-    if (*un.bytes < un.threshold) return;
+    OrphanScope scope{name, *un.bytes, un.threshold, nullptr,
+                      [this](const GpuSnapshot& h) -> std::optional<std::pair<uint64_t, uint64_t>> {
+                        Unattributed u = ComputeUnattributed(h, c_);
+                        if (!u.bytes) return std::nullopt;
+                        return std::make_pair(*u.bytes, u.threshold);
+                      }};
+    Orphaned(g, key, scope, history);
+  }
+
+  void OrphanedInInstance(const GpuSnapshot& g, const std::string& key, const std::string& name, const MigInstance& i,
+                          const std::vector<const GpuSnapshot*>& history) {
+    const MigDeviceSnapshot& m = *i.device;
+    const std::string instance = MigInstanceName(m);
+    if (!i.unattributed_bytes) {
+      result_.notes.push_back(fmt::format("GPU {}: orphaned memory not judged on {}: {}", key, instance, i.why_not));
+      return;
+    }
+    const unsigned gi = *m.gpu_instance_id;
+    const uint64_t threshold = InstanceThreshold();
+    OrphanScope scope{instance + " of " + name, *i.unattributed_bytes, threshold, &m,
+                      [gi, threshold](const GpuSnapshot& h) -> std::optional<std::pair<uint64_t, uint64_t>> {
+                        for (const MigInstance& j : MigInstances(h)) {
+                          if (j.device->gpu_instance_id != gi) continue;
+                          if (!j.unattributed_bytes) return std::nullopt;
+                          return std::make_pair(*j.unattributed_bytes, threshold);
+                        }
+                        return std::nullopt;
+                      }};
+    Orphaned(g, key, scope, history);
+  }
+
+  void Orphaned(const GpuSnapshot& g, const std::string& key, const OrphanScope& scope,
+                const std::vector<const GpuSnapshot*>& history) {
+    if (scope.bytes < scope.threshold) return;
+    // On a MIG instance, the processes listed on it: those on the other instances are other tenants.
+    auto on_scope = [&](const ProcessSnapshot& p) {
+      return scope.instance == nullptr || p.gpu_instance_id == scope.instance->gpu_instance_id;
+    };
     // Suspects: fd holders NVML lists nowhere (e.g. a forked worker that inherited the device file).
     // Holders listed on another GPU only have this GPU's file open because CUDA opens them all.
     // The message names each PID with its command (CommandOf: one name per PID on every GPU).
@@ -410,7 +478,7 @@ class Rules {
         const bool other = last_.host_pids_visible && ListedOn(p.pid).has_value();
         (other ? elsewhere : holders).push_back(std::to_string(p.pid));
         (other ? elsewhere_names : holder_names).push_back(PidAndCommand(p));
-      } else if (p.info.alive) {
+      } else if (p.info.alive && on_scope(p)) {
         listed.push_back(std::to_string(p.pid));
         listed_names.push_back(PidAndCommand(p));
       }
@@ -434,8 +502,8 @@ class Rules {
       users.insert(users.end(), elsewhere.begin(), elsewhere.end());
       std::vector<std::string> others;
       if (!listed.empty()) {
-        others.push_back("the processes NVML lists on this GPU, whose memory is counted (" + JoinFew(listed_names) +
-                         ")");
+        others.push_back(std::string("the processes NVML lists on this ") + (scope.instance ? "GPU instance" : "GPU") +
+                         ", whose memory is counted (" + JoinFew(listed_names) + ")");
       }
       if (!elsewhere.empty()) others.push_back("processes computing on other GPUs (" + JoinFew(elsewhere_names) + ")");
       if (!holders.empty()) {
@@ -462,19 +530,20 @@ class Rules {
               : "End those PIDs with SIGTERM (then SIGKILL if they do not exit), then check that the memory comes "
                 "back.";
     }
-    std::string amount = fmt::format("{} of used memory on {} belongs to no process NVML lists", MiB(*un.bytes), name);
+    std::string amount = fmt::format("{} of used memory on {} belongs to no process NVML lists{}", MiB(scope.bytes),
+                                     scope.name, scope.instance ? " on it" : "");
     if (windowed_ && span_s_ >= c_.grace_s) {
       // Judged on the samples where it could be computed: one whose process list or memory could
       // not be read says nothing either way (it is not "below").
       size_t above = 0, readable = 0;
       for (const auto* h : history) {
-        Unattributed u = ComputeUnattributed(*h, c_);
-        if (!u.bytes) continue;
+        auto u = scope.at(*h);
+        if (!u) continue;
         ++readable;
-        if (*u.bytes >= u.threshold) ++above;
+        if (u->first >= u->second) ++above;
       }
       if (readable < 2) {
-        Add("orphaned_memory", Severity::kWarning, key, std::nullopt, un.bytes,
+        Add("orphaned_memory", Severity::kWarning, key, std::nullopt, scope.bytes,
             amount + fmt::format(" now; it could be computed in only {} of {} samples over {}, too few to say "
                                  "whether it persists.",
                                  readable, history.size(), FormatDuration(span_s_)),
@@ -482,9 +551,9 @@ class Rules {
         return;
       }
       if (above < readable) {
-        Add("orphaned_memory", Severity::kWarning, key, std::nullopt, un.bytes,
+        Add("orphaned_memory", Severity::kWarning, key, std::nullopt, scope.bytes,
             amount + fmt::format(" now, but it was below {} in {} of {} samples over {}: it may still be reclaimed.",
-                                 MiB(un.threshold), readable - above, readable, FormatDuration(span_s_)),
+                                 MiB(scope.threshold), readable - above, readable, FormatDuration(span_s_)),
             "Check again in a minute. " + holder_text + ".");
         return;
       }
@@ -492,15 +561,15 @@ class Rules {
           readable < history.size()
               ? fmt::format(" (in every sample that could be read: {} of {})", readable, history.size())
               : std::string();
-      Add("orphaned_memory", Severity::kCritical, key, std::nullopt, un.bytes,
+      Add("orphaned_memory", Severity::kCritical, key, std::nullopt, scope.bytes,
           amount + fmt::format(", and has for the whole {}{} (grace {}). {}.", FormatDuration(span_s_), unread,
                                FormatDuration(c_.grace_s), holder_text),
           action);
       return;
     }
     bool large_and_unheld =
-        *un.bytes >= c_.orphan_large_bytes && holders.empty() && !live_listed && last_.host_pids_visible;
-    Add("orphaned_memory", large_and_unheld ? Severity::kCritical : Severity::kWarning, key, std::nullopt, un.bytes,
+        scope.bytes >= c_.orphan_large_bytes && holders.empty() && !live_listed && last_.host_pids_visible;
+    Add("orphaned_memory", large_and_unheld ? Severity::kCritical : Severity::kWarning, key, std::nullopt, scope.bytes,
         amount + ". " + holder_text + "." +
             (large_and_unheld
                  ? std::string()

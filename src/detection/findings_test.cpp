@@ -160,6 +160,47 @@ TEST(Findings, UnknownProcessMemoryMeansOrphansAreNotJudged) {
                           [](const std::string& n) { return n.find("N/A") != std::string::npos; }));
 }
 
+// A MIG GPU with GPU instances 1 (one process, `used_mib` its memory; none: N/A) and 2 (one 1 GiB
+// process), the instances using `used1_mib` and `used2_mib`.
+GpuSnapshot MigGpu(std::optional<uint64_t> used_mib, uint64_t used1_mib, uint64_t used2_mib) {
+  ProcessSnapshot a = Proc(10, used_mib.value_or(0));
+  if (!used_mib) a.used_bytes.reset();
+  a.gpu_instance_id = 1;
+  ProcessSnapshot b = Proc(20, 1024);
+  b.gpu_instance_id = 2;
+  GpuSnapshot g = Gpu(used1_mib + used2_mib, {a, b});
+  g.mig_enabled = true;
+  for (unsigned gi : {1u, 2u}) {
+    MigDeviceSnapshot m;
+    m.gpu_instance_id = gi;
+    m.compute_instance_id = 0;
+    m.index = gi - 1;
+    m.uuid = "MIG-" + std::to_string(gi);
+    m.name = gi == 1 ? "NVIDIA H100 80GB HBM3 MIG 3g.40gb" : "NVIDIA H100 80GB HBM3 MIG 2g.20gb";
+    m.memory_total_bytes = (gi == 1 ? 40448 : 20096) * kMiB;
+    m.memory_used_bytes = (gi == 1 ? used1_mib : used2_mib) * kMiB;
+    g.mig_devices.push_back(m);
+  }
+  return g;
+}
+
+// On a MIG GPU each GPU instance is judged on its own memory: a process whose memory NVML does not
+// report (N/A) on instance 1 does not hide the memory no process owns on instance 2.
+TEST(Findings, MigOrphanOnOneInstanceIsFoundDespiteAnUnknownProcessOnAnother) {
+  CheckResult r = OneShot(MigGpu(std::nullopt, 5000, 1024 + 4096));
+  const Finding* f = Find(r, "orphaned_memory");
+  ASSERT_NE(f, nullptr) << (r.notes.empty() ? "" : r.notes[0]);
+  EXPECT_EQ(f->bytes, 4096 * kMiB);
+  EXPECT_NE(f->message.find("MIG GPU instance 2 (2g.20gb, MIG-2)"), std::string::npos) << f->message;
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("not judged on MIG GPU instance 1") != std::string::npos && n.find("N/A") != std::string::npos;
+  })) << r.notes.size();
+  // Nothing unowned on either instance: no finding, though the card-level sum would be unknown.
+  EXPECT_EQ(Find(OneShot(MigGpu(std::nullopt, 5000, 1024 + 10)), "orphaned_memory"), nullptr);
+  // Every process's memory known and every instance's memory owned: nothing to report either.
+  EXPECT_EQ(Find(OneShot(MigGpu(5000, 5000, 1024)), "orphaned_memory"), nullptr);
+}
+
 TEST(Findings, WindowedOrphanIsCriticalOnlyWhenItPersistsPastGrace) {
   CheckConfig c;
   c.window_s = 30;

@@ -9,6 +9,7 @@
 #include "core/printable.h"
 #include "core/time.h"
 #include "core/units.h"
+#include "detection/mig_instances.h"
 
 namespace vw::outputs {
 namespace {
@@ -33,7 +34,9 @@ std::string WindowText(double seconds) {
 
 json GpuJson(const GpuSnapshot& g) {
   json mig = json::array();
+  const std::vector<detection::MigInstance> instances = detection::MigInstances(g);
   for (const auto& m : g.mig_devices) {
+    const detection::MigInstance* instance = detection::InstanceOfDevice(instances, m);
     mig.push_back({{"gpu_instance_id", Opt(m.gpu_instance_id)},
                    {"compute_instance_id", Opt(m.compute_instance_id)},
                    {"index", Opt(m.index)},
@@ -41,7 +44,9 @@ json GpuJson(const GpuSnapshot& g) {
                    {"name", Str(m.name)},
                    {"memory_total_bytes", Opt(m.memory_total_bytes)},
                    {"memory_used_bytes", Opt(m.memory_used_bytes)},
-                   {"memory_free_bytes", Opt(m.memory_free_bytes)}});
+                   {"memory_free_bytes", Opt(m.memory_free_bytes)},
+                   // its GPU instance's used memory less that of the processes listed on it
+                   {"memory_unattributed_bytes", instance ? Opt(instance->unattributed_bytes) : json(nullptr)}});
   }
   json procs = json::array();
   for (const auto& p : g.processes) procs.push_back(ProcessJson(p));

@@ -43,6 +43,9 @@ struct GpuState {
   GpuSnapshot snapshot;                        // the latest sample that succeeded (times inside it)
   std::optional<double> last_sample_t;         // when memory was last read successfully
   std::optional<uint64_t> unattributed_bytes;  // used − Σ listed processes (driver view), when known
+  // MIG: per GPU instance id, its used memory − Σ the processes listed on it (bytes); only the
+  // instances where that could be computed, read with the same process list as unattributed_bytes.
+  std::map<unsigned, uint64_t> mig_unattributed_bytes;
   SeriesVerdict analysis;
   std::map<std::string, SeriesVerdict> process_analysis;  // key: PID as text
   // The latest sample could not read this GPU's memory (a call hung past its deadline or failed,

@@ -101,13 +101,6 @@ std::string GpuLabels(const GpuSnapshot& g, std::string_view hostname) {
   return s;
 }
 
-// A MIG device's profile from its name ("NVIDIA H100 80GB HBM3 MIG 3g.40gb" -> "3g.40gb"), or the
-// name when it has no " MIG ".
-std::string MigProfile(const std::string& name) {
-  const size_t at = name.rfind(" MIG ");
-  return at == std::string::npos ? name : name.substr(at + 5);
-}
-
 std::string ProcessLabels(const std::string& gpu_labels, const ProcessSnapshot& p) {
   std::string s = gpu_labels;
   AppendLabel("pid", std::to_string(p.pid), s);
@@ -268,6 +261,19 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
         w.Family("vramwatch_mig_instance_memory_used_bytes", "gauge", "Memory in use in a MIG GPU instance in bytes.");
       any = true;
       w.Sample("vramwatch_mig_instance_memory_used_bytes", r.labels, "", *r.m->memory_used_bytes);
+    }
+    any = false;
+    for (const MigRow& r : mig) {
+      const GpuState& g = state.gpus[r.gpu];
+      if (!up(g) || !r.m->gpu_instance_id) continue;
+      auto it = g.mig_unattributed_bytes.find(*r.m->gpu_instance_id);
+      if (it == g.mig_unattributed_bytes.end()) continue;
+      if (!any) {
+        w.Family("vramwatch_mig_instance_memory_unattributed_bytes", "gauge",
+                 "Used memory of a MIG GPU instance that no process listed on it owns, in bytes.");
+      }
+      any = true;
+      w.Sample("vramwatch_mig_instance_memory_unattributed_bytes", r.labels, "", it->second);
     }
   }
 

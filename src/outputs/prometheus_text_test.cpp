@@ -423,6 +423,36 @@ TEST(PrometheusText, MigDevicesWithoutAnInstanceIdAreNotFoldedTogether) {
   EXPECT_THAT(text, HasSubstr(",gpu_instance_id=\"0\",mig_profile=\"1g.10gb\",mig_uuid=\"MIG-0000\"")) << text;
 }
 
+// Per MIG GPU instance: the used memory no process listed on it owns, with the instance's labels;
+// absent (not 0) for an instance where it could not be computed, and while the GPU is not up.
+TEST(PrometheusText, MigInstancesServeTheirUnattributedMemory) {
+  DaemonState s = testing::MakeDaemonState(1, 0);
+  GpuSnapshot& g = s.gpus[0].snapshot;
+  g.mig_enabled = true;
+  MigDeviceSnapshot a;
+  a.gpu_instance_id = 1;
+  a.compute_instance_id = 0;
+  a.uuid = "MIG-aaaa";
+  a.name = "NVIDIA H100 80GB HBM3 MIG 3g.40gb";
+  a.memory_total_bytes = 40ull << 30;
+  a.memory_used_bytes = 12ull << 30;
+  MigDeviceSnapshot b = a;
+  b.gpu_instance_id = 2;
+  b.uuid = "MIG-bbbb";
+  g.mig_devices = {a, b};
+  s.gpus[0].mig_unattributed_bytes = {{1, 3ull << 30}};  // instance 2 could not be judged
+  std::string text = RenderPrometheus(s, s.t);
+  EXPECT_THAT(text, HasSubstr("# TYPE vramwatch_mig_instance_memory_unattributed_bytes gauge\n"));
+  EXPECT_THAT(text, HasSubstr("vramwatch_mig_instance_memory_unattributed_bytes{gpu=\"0\""));
+  EXPECT_THAT(text, HasSubstr(",gpu_instance_id=\"1\",mig_profile=\"3g.40gb\",mig_uuid=\"MIG-aaaa\"} 3221225472\n"));
+  size_t n = 0;
+  for (const std::string& line : Lines(text))
+    n += MetricName(line) == "vramwatch_mig_instance_memory_unattributed_bytes";
+  EXPECT_EQ(n, 1u) << text;
+  s.gpus[0].stale = true;
+  EXPECT_THAT(RenderPrometheus(s, s.t), Not(HasSubstr("vramwatch_mig_instance_memory_unattributed_bytes")));
+}
+
 TEST(PrometheusText, PassesPromtoolCheckMetrics) {
   CommandResult which = RunShell("command -v promtool");
   ASSERT_EQ(which.exit_code, 0) << "promtool is not on PATH; install Debian's 'prometheus' package "

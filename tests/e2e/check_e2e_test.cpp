@@ -353,6 +353,30 @@ TEST(CheckE2E, MigInstanceIdsNvmlDoesNotGiveAreMissingNotInstanceZero) {
   }
 }
 
+// On a MIG GPU, one process whose memory NVML does not report (N/A) on GPU instance 1 leaves the
+// card's "used minus listed" unknown, but not instance 14's: its 3 GiB that no process listed on it
+// owns is reported, in its mig_devices entry and as orphaned memory on that instance.
+TEST(CheckE2E, MigOrphanOnOneInstanceIsFoundDespiteAnNaProcessOnAnother) {
+  Scratch s;
+  std::string proc = s.Proc({Holder(6100), Holder(6200), Holder(6300), Holder(6400)});
+  std::vector<std::string> instance = MigProcesses();
+  instance[0] = "        processes: [{pid: 6100, used_mib: \"N/A\"}]\n        unattributed_mib: 10240\n";
+  instance[3] += "        unattributed_mib: 3072\n";
+  RunResult r = Check(s.Write("s.yaml", MigGpu(instance)), proc, "");
+  ASSERT_TRUE(r.json.is_object()) << r.out << r.err;
+  const json& g = r.json["gpus"][0];
+  EXPECT_TRUE(g["memory_unattributed_bytes"].is_null()) << "the card's figure needs every process's memory";
+  ASSERT_EQ(g["mig_devices"].size(), 4u);
+  EXPECT_TRUE(g["mig_devices"][0]["memory_unattributed_bytes"].is_null()) << g["mig_devices"][0].dump();
+  EXPECT_EQ(g["mig_devices"][1]["memory_unattributed_bytes"], 0);
+  EXPECT_EQ(g["mig_devices"][3]["memory_unattributed_bytes"], 3072 * kMiB);
+  auto f = FindingsOf(r.json, "orphaned_memory");
+  ASSERT_EQ(f.size(), 1u) << r.out;
+  EXPECT_EQ(f[0]["bytes"], 3072 * kMiB);
+  EXPECT_NE(f[0]["message"].get<std::string>().find("MIG GPU instance 14 (1g.10gb, MIG-"), std::string::npos)
+      << f[0]["message"];
+}
+
 TEST(CheckE2E, OrphanedMemoryThatPersistsOverTheWindowIsCritical) {
   Scratch s;
   std::string proc = s.Proc({Holder(5200)});

@@ -1858,7 +1858,7 @@ gpus:
       - {gpu_instance_id: 9, compute_instance_id: 0, uuid: MIG-a, name: "NVIDIA H100 80GB HBM3 MIG 1g.10gb",
          memory_total_mib: 9984, processes: [{pid: 5100, name: "serve", used_mib: 2048}]}
       - {gpu_instance_id: 2, compute_instance_id: 0, uuid: MIG-b, name: "NVIDIA H100 80GB HBM3 MIG 3g.40gb",
-         memory_total_mib: 40192}
+         memory_total_mib: 40192, unattributed_mib: 1024}
 )");
   int port = FreePort();
   Daemon d(h.Args(port), h.env, h.s.dir() + "/d.log");
@@ -1878,6 +1878,14 @@ gpus:
       << m->body;
   const std::string used9 = MetricLine(m->body, "vramwatch_mig_instance_memory_used_bytes{gpu=\"0\"");
   EXPECT_NE(used9.find("mig_uuid=\"MIG-a\"}"), std::string::npos) << m->body;
+  // Each instance's used memory that no process listed on it owns: none on 9, 1 GiB on 2.
+  EXPECT_NE(m->body.find("vramwatch_mig_instance_memory_unattributed_bytes{gpu=\"0\""), std::string::npos) << m->body;
+  EXPECT_NE(m->body.find("gpu_instance_id=\"9\",mig_profile=\"1g.10gb\",mig_uuid=\"MIG-a\"} 0\n"), std::string::npos)
+      << m->body;
+  EXPECT_NE(m->body.find("gpu_instance_id=\"2\",mig_profile=\"3g.40gb\",mig_uuid=\"MIG-b\"} " +
+                         std::to_string(1024ull << 20) + "\n"),
+            std::string::npos)
+      << m->body;
 }
 
 // A process list that could not be read is left out of the line (missing), never written as an

@@ -63,6 +63,23 @@ std::string MigInstanceName(const MigDeviceSnapshot& m) {
   return s;
 }
 
+std::string MigInstanceFreeAction(const MigDeviceSnapshot& m, const std::string& gpu_key, const std::string& stop_first,
+                                  size_t stop_count, bool nothing_holds) {
+  const std::string gi = std::to_string(m.gpu_instance_id.value_or(0));
+  const std::string profile = m.name.empty() ? std::string("<profile>") : MigProfile(m.name);
+  std::string s = nothing_holds ? "Nothing holds it any more, so no kill can free it"
+                                : "No process NVML does not list holds it, so ending one cannot free it";
+  s += ". To free it without disturbing the other GPU instances' tenants, ";
+  if (stop_count > 0) s += (stop_count == 1 ? "stop PID " : "stop PIDs ") + stop_first + " on this instance, then ";
+  s += fmt::format(
+      "destroy GPU instance {0} (`nvidia-smi mig -dci -gi {0} -i {1}`, then `nvidia-smi mig -dgi -gi {0} -i {1}`) "
+      "and create it again (`nvidia-smi mig -cgi {2} -C -i {1}`; it may get another id). A full GPU reset "
+      "(`nvidia-smi --gpu-reset -i {1}`) frees it too, but only once every GPU instance is idle. To be done by a "
+      "person.",
+      gi, gpu_key, profile);
+  return s;
+}
+
 std::string MiB(uint64_t bytes) {
   return FormatBytes(static_cast<double>(bytes));
 }

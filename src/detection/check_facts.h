@@ -26,6 +26,12 @@ std::string KillHint(const ProcessSnapshot& p);
 // "MIG GPU instance 5 (2g.20gb, MIG-...)": a MIG device's GPU instance with its profile and MIG
 // UUID (those known).
 std::string MigInstanceName(const MigDeviceSnapshot& m);
+// What frees memory that no process owns in the MIG GPU instance of `m` (id known) on GPU `gpu_key`
+// without disturbing the other instances' tenants: stopping `stop_first` (the instance's processes,
+// already joined; empty: none), then destroying and recreating the instance with nvidia-smi; a
+// full GPU reset only when every instance is idle. `nothing_holds`: no process has the device open.
+std::string MigInstanceFreeAction(const MigDeviceSnapshot& m, const std::string& gpu_key, const std::string& stop_first,
+                                  size_t stop_count, bool nothing_holds);
 // A size in bytes as people read it ("4.0 GiB").
 std::string MiB(uint64_t bytes);
 

@@ -38,6 +38,7 @@ using check_facts::History;
 using check_facts::IsCapabilityCode;
 using check_facts::KillHint;
 using check_facts::MiB;
+using check_facts::MigInstanceFreeAction;
 using check_facts::MigInstanceName;
 using check_facts::PidAndCommand;
 using check_facts::SamePid;
@@ -510,6 +511,13 @@ class Rules {
         holder_text = "PIDs with " + dev + " open that NVML does not list: " + JoinFew(holder_names);
         if (!elsewhere.empty())
           holder_text += "; processes computing on other GPUs have it open too (" + JoinFew(elsewhere_names) + ")";
+      } else if (scope.instance != nullptr) {
+        // The other instances' processes have the device open too: they are other tenants.
+        holder_text = (listed.empty() ? std::string("No process is listed on this GPU instance, and")
+                                      : "Apart from the processes NVML lists on this GPU instance, whose memory is "
+                                        "counted (" +
+                                            JoinFew(listed_names) + "),") +
+                      " no process NVML does not list has " + dev + " open" + unreadable_hint;
       } else if (others.empty()) {
         holder_text = "No process has " + dev + " open" + unreadable_hint;
       } else if (listed.empty()) {
@@ -520,7 +528,9 @@ class Rules {
                       " open" + unreadable_hint;
       }
       action =
-          holders.empty()
+          holders.empty() && scope.instance != nullptr
+              ? MigInstanceFreeAction(*scope.instance, key, JoinFew(listed), listed.size(), listed.empty())
+          : holders.empty()
               ? std::string(others.empty() ? "Nothing holds it any more, so no kill can free it"
                                            : "No process NVML does not list holds it, so ending one cannot free it") +
                     ": only a GPU reset (`nvidia-smi --gpu-reset -i " + key + "`, with no process using the GPU" +

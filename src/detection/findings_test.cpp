@@ -201,6 +201,24 @@ TEST(Findings, MigOrphanOnOneInstanceIsFoundDespiteAnUnknownProcessOnAnother) {
   EXPECT_EQ(Find(OneShot(MigGpu(5000, 5000, 1024)), "orphaned_memory"), nullptr);
 }
 
+// Memory no process owns in one MIG GPU instance: the step names the instance and frees it without
+// disturbing the other instances' tenants (stop the instance's own process, destroy and recreate
+// the instance); a full GPU reset only once every instance is idle, and no other tenant to stop.
+TEST(Findings, MigOrphanActionRecreatesItsInstanceNotTheWholeGpu) {
+  CheckResult r = OneShot(MigGpu(5000, 5000, 1024 + 4096));
+  const Finding* f = Find(r, "orphaned_memory");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("MIG GPU instance 2 (2g.20gb, MIG-2) of GPU 0"), std::string::npos) << f->message;
+  const std::string& a = f->action;
+  EXPECT_NE(a.find("stop PID 20 on this instance"), std::string::npos) << a;
+  EXPECT_EQ(a.find("10"), std::string::npos) << "the other instance's process is another tenant: " << a;
+  EXPECT_NE(a.find("`nvidia-smi mig -dci -gi 2 -i 0`"), std::string::npos) << a;
+  EXPECT_NE(a.find("`nvidia-smi mig -dgi -gi 2 -i 0`"), std::string::npos) << a;
+  EXPECT_NE(a.find("`nvidia-smi mig -cgi 2g.20gb -C -i 0`"), std::string::npos) << a;
+  EXPECT_NE(a.find("only once every GPU instance is idle"), std::string::npos) << a;
+  EXPECT_LT(a.find("-dgi"), a.find("--gpu-reset")) << a;
+}
+
 TEST(Findings, WindowedOrphanIsCriticalOnlyWhenItPersistsPastGrace) {
   CheckConfig c;
   c.window_s = 30;

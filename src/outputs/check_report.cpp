@@ -109,6 +109,28 @@ std::string Paint(const std::string& s, Severity sev, bool color) {
   return code + s + "\033[0m";
 }
 
+std::string OptText(const std::optional<unsigned>& v) {
+  return v ? std::to_string(*v) : std::string("-");
+}
+
+// nvidia-smi's "MIG devices" table: per MIG device its GPU and compute instance, profile, its GPU
+// instance's memory and what no process listed on that instance owns ("-" where unknown).
+std::string MigTable(const GpuSnapshot& g) {
+  if (g.mig_devices.empty()) return "  MIG mode on: no MIG device (none created, or none could be read)\n";
+  const std::vector<detection::MigInstance> instances = detection::MigInstances(g);
+  std::string out = fmt::format("  {:>4} {:>4} {:<10} {:>10} {:>10} {:>12}  {}\n", "GI", "CI", "PROFILE", "USED",
+                                "TOTAL", "UNATTRIBUTED", "MIG UUID");
+  for (const MigDeviceSnapshot& m : g.mig_devices) {
+    const detection::MigInstance* instance = detection::InstanceOfDevice(instances, m);
+    out += fmt::format("  {:>4} {:>4} {:<10} {:>10} {:>10} {:>12}  {}\n", OptText(m.gpu_instance_id),
+                       OptText(m.compute_instance_id),
+                       m.name.empty() ? std::string("-") : Printable(MigProfile(m.name)), Bytes(m.memory_used_bytes),
+                       Bytes(m.memory_total_bytes), Bytes(instance ? instance->unattributed_bytes : std::nullopt),
+                       m.uuid.empty() ? std::string("-") : Printable(m.uuid));
+  }
+  return out;
+}
+
 std::string Upper(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -244,6 +266,7 @@ std::string CheckReportText(const CheckReport& r, bool color) {
                        Bytes(g.memory_used_bytes), Bytes(g.memory_total_bytes), Bytes(g.memory_free_bytes),
                        Bytes(g.memory_reserved_bytes), Bytes(UnattributedBytes(g)), Bytes(g.bar1_used_bytes),
                        Bytes(g.bar1_total_bytes), Percent(g.gpu_util_ratio));
+    if (g.mig_enabled) out += MigTable(g);
     if (g.processes.empty()) {
       out += "  no processes\n";
       continue;
@@ -259,14 +282,20 @@ std::string CheckReportText(const CheckReport& r, bool color) {
       user_w = std::max(user_w, user_of(p).size());
       where_w = std::max(where_w, where_of(p).size());
     }
-    out += fmt::format("  {:>8} {:>8} {:<{}} {:<5} {:>10} {:>5} {:<4} {:<{}} {}\n", "PID", "CPID", "USER", user_w,
-                       "STATE", "MEMORY", "SM", "TYPE", "CONTAINER/POD/JOB", where_w, "COMMAND");
+    // On a MIG GPU, the GPU and compute instance each process runs on (nvidia-smi's GI and CI).
+    auto instance_of = [&](const ProcessSnapshot& p) {
+      if (!g.mig_enabled) return std::string();
+      return fmt::format(" {:>7}", fmt::format("{}/{}", OptText(p.gpu_instance_id), OptText(p.compute_instance_id)));
+    };
+    out += fmt::format("  {:>8}{} {:>8} {:<{}} {:<5} {:>10} {:>5} {:<4} {:<{}} {}\n", "PID",
+                       g.mig_enabled ? fmt::format(" {:>7}", "GI/CI") : std::string(), "CPID", "USER", user_w, "STATE",
+                       "MEMORY", "SM", "TYPE", "CONTAINER/POD/JOB", where_w, "COMMAND");
     for (const auto& p : g.processes) {
       std::string cmd = Printable(CommandOf(p));
       if (cmd.empty() && p.info.state == ProcState::kZombie) cmd = "(zombie: no command line)";
       if (cmd.empty()) cmd = p.info.unreadable.empty() ? "-" : "(" + Printable(p.info.unreadable.front()) + ")";
       if (cmd.size() > 60) cmd = std::string(Utf8Prefix(cmd, 57)) + "...";
-      out += fmt::format("  {:>8} {:>8} {:<{}} {:<5} {:>10} {:>5} {:<4} {:<{}} {}\n", p.pid,
+      out += fmt::format("  {:>8}{} {:>8} {:<{}} {:<5} {:>10} {:>5} {:<4} {:<{}} {}\n", p.pid, instance_of(p),
                          p.info.container_pid ? std::to_string(*p.info.container_pid) : "-", user_of(p), user_w,
                          StateName(p.info.state), p.listed_by_nvml ? Bytes(p.used_bytes) : "(fd only)",
                          Percent(p.sm_util_ratio), ProcessTypes(p), where_of(p), where_w, cmd);

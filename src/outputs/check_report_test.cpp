@@ -94,6 +94,36 @@ TEST(CheckReportText, ShowsEveryHolderFindingsAndStatus) {
   EXPECT_EQ(t.find("\033["), std::string::npos);
 }
 
+// A MIG GPU: a table of its MIG devices like nvidia-smi's (GI, CI, profile, used / total, what no
+// process on the instance owns, MIG UUID; "-" where unknown) and each process's GI/CI; a GPU
+// without MIG shows neither.
+TEST(CheckReportText, AMigGpuShowsItsInstancesAndEachProcesssInstance) {
+  CheckReport r = Sample();
+  EXPECT_EQ(CheckReportText(r, false).find("GI/CI"), std::string::npos);
+  GpuSnapshot& g = r.snapshot.gpus[0];
+  g.mig_enabled = true;
+  g.processes[0].gpu_instance_id = 1;
+  g.processes[0].compute_instance_id = 0;
+  g.processes.pop_back();  // the fd-only holder
+  MigDeviceSnapshot a;
+  a.gpu_instance_id = 1;
+  a.compute_instance_id = 0;
+  a.uuid = "MIG-aaaa";
+  a.name = "NVIDIA H100 80GB HBM3 MIG 3g.40gb";
+  a.memory_total_bytes = 40ull << 30;
+  a.memory_used_bytes = 500 + (2ull << 30);
+  MigDeviceSnapshot b;  // NVML gave neither id nor memory
+  b.uuid = "MIG-bbbb";
+  b.name = "NVIDIA H100 80GB HBM3 MIG 1g.10gb";
+  g.mig_devices = {a, b};
+  const std::string t = CheckReportText(r, false);
+  EXPECT_NE(t.find("  GI   CI PROFILE          USED      TOTAL UNATTRIBUTED  MIG UUID\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("     1    0 3g.40gb       2.0 GiB   40.0 GiB      2.0 GiB  MIG-aaaa\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("     -    - 1g.10gb             -          -            -  MIG-bbbb\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("       PID   GI/CI     CPID"), std::string::npos) << t;
+  EXPECT_NE(t.find("        42     1/0        7"), std::string::npos) << t;
+}
+
 // A command line, a pod's name and a finding's message hold what a terminal would obey (a title
 // change, colours, a carriage return, a newline that fakes a row): the text writes them out, the
 // JSON keeps them as they are (JSON escapes them by its own rules).

@@ -101,7 +101,9 @@ std::string GpuLabels(const GpuSnapshot& g, std::string_view hostname) {
   return s;
 }
 
-std::string ProcessLabels(const std::string& gpu_labels, const ProcessSnapshot& p) {
+// On a MIG GPU the process series also carry gpu_instance_id (empty when NVML did not give it); a
+// GPU without MIG keeps the label set it always had.
+std::string ProcessLabels(const std::string& gpu_labels, const GpuSnapshot& g, const ProcessSnapshot& p) {
   std::string s = gpu_labels;
   AppendLabel("pid", std::to_string(p.pid), s);
   // The command line from /proc, or NVML's name for the PID when that could not be read (as `check`).
@@ -113,6 +115,7 @@ std::string ProcessLabels(const std::string& gpu_labels, const ProcessSnapshot& 
   AppendLabel("pod_name", p.info.pod_name, s);
   AppendLabel("container_name", p.info.container_name, s);
   AppendLabel("slurm_job", p.info.slurm_job, s);
+  if (g.mig_enabled) AppendLabel("gpu_instance_id", p.gpu_instance_id ? std::to_string(*p.gpu_instance_id) : "", s);
   return s;
 }
 
@@ -174,7 +177,7 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
     gpu_labels.push_back(GpuLabels(g.snapshot, state.hostname));
     if (!up(g)) continue;
     for (const ProcessSnapshot& p : g.snapshot.processes) {
-      procs.push_back({&p, &g, ProcessLabels(gpu_labels.back(), p)});
+      procs.push_back({&p, &g, ProcessLabels(gpu_labels.back(), g.snapshot, p)});
     }
   }
   out.reserve(out.size() + 400 + state.gpus.size() * 2500 + procs.size() * 700);

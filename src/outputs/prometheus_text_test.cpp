@@ -453,6 +453,30 @@ TEST(PrometheusText, MigInstancesServeTheirUnattributedMemory) {
   EXPECT_THAT(RenderPrometheus(s, s.t), Not(HasSubstr("vramwatch_mig_instance_memory_unattributed_bytes")));
 }
 
+// On a MIG GPU the process series carry the process's gpu_instance_id (last, after the labels every
+// process series has); on a GPU without MIG the label set is unchanged.
+TEST(PrometheusText, ProcessSeriesOfAMigGpuCarryTheirGpuInstance) {
+  DaemonState s = testing::MakeDaemonState(2, 1);
+  const std::string plain = RenderPrometheus(s, s.t);
+  s.gpus[1].snapshot.mig_enabled = true;
+  s.gpus[1].snapshot.processes[0].gpu_instance_id = 5;
+  const std::string text = RenderPrometheus(s, s.t);
+  size_t with = 0, without = 0;
+  for (const std::string& line : Lines(text)) {
+    if (MetricName(line).rfind("vramwatch_process_", 0) != 0 || line[0] == '#') continue;
+    const bool mig = line.find("gpu=\"1\"") != std::string::npos;
+    EXPECT_EQ(line.find("gpu_instance_id=\"5\"") != std::string::npos, mig) << line;
+    (mig ? with : without) += 1;
+  }
+  EXPECT_GT(with, 0u);
+  EXPECT_GT(without, 0u);
+  EXPECT_THAT(text, HasSubstr(",gpu_instance_id=\"5\"} "));
+  for (const std::string& line : Lines(plain)) {
+    if (line.find("gpu=\"0\"") == std::string::npos) continue;
+    EXPECT_THAT(text, HasSubstr(line)) << "GPU 0 is unchanged";
+  }
+}
+
 TEST(PrometheusText, PassesPromtoolCheckMetrics) {
   CommandResult which = RunShell("command -v promtool");
   ASSERT_EQ(which.exit_code, 0) << "promtool is not on PATH; install Debian's 'prometheus' package "

@@ -568,5 +568,53 @@ TEST(HistoryStore, SigkillDuringWritesLosesAtMostTheUnflushedBatch) {
   for (size_t i = 0; i < pts->size(); ++i) ASSERT_EQ((*pts)[i].used_bytes, static_cast<uint64_t>(i));
 }
 
+// "unable to open database file" names no cause: a directory that does not exist, and a new file
+// in a directory this user may not write, are named as such.
+TEST(HistoryStore, OpenSaysWhyAFileCannotBeCreated) {
+  TempDir dir;
+  auto missing = HistoryStore::Open(dir.File("no/such/h.db"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("its directory " + dir.File("no/such") + " does not exist"),
+            std::string::npos)
+      << missing.status().message();
+  const fs::path ro = fs::path(dir.File("ro"));
+  fs::create_directory(ro);
+  fs::permissions(fs::path(dir.File("")), fs::perms::all);
+  fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read | fs::perms::group_exec |
+                          fs::perms::others_read | fs::perms::others_exec);
+  const std::string m = OpenedAsUnprivileged((ro / "new.db").string());
+  fs::permissions(ro, fs::perms::all);
+  EXPECT_NE(m.find("the file cannot be created: its directory " + ro.string() + " is not writable"), std::string::npos)
+      << m;
+}
+
+// -wal and -shm files left by another user (root ran the daemon once on the file) are refused at
+// open, naming the file that cannot be written; SQLite opened the database and every write failed,
+// so the daemon ran with history paused for good.
+TEST(HistoryStore, AStaleWalOrShmFileThisUserMayNotWriteIsRefusedAtOpen) {
+  TempDir dir;
+  fs::permissions(fs::path(dir.File("")), fs::perms::all);
+  const std::string path = dir.File("h.db");
+  const std::string saved = dir.File("saved");
+  {
+    auto store = MustOpen(path);
+    store->Append("gpu:0", 1, 1);
+    ASSERT_TRUE(store->Flush().ok());
+    fs::copy_file(path + "-wal", saved + "-wal");
+    fs::copy_file(path + "-shm", saved + "-shm");
+  }
+  fs::permissions(path, fs::perms::all);
+  for (const char* suffix : {"-wal", "-shm"}) {
+    fs::copy_file(saved + suffix, path + suffix, fs::copy_options::overwrite_existing);
+    fs::permissions(path + suffix,
+                    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  }
+  const std::string m = OpenedAsUnprivileged(path);
+  EXPECT_NE(m.find(path + "-wal is not writable by this user"), std::string::npos) << m;
+  fs::permissions(path + "-wal", fs::perms::all);
+  const std::string shm = OpenedAsUnprivileged(path);
+  EXPECT_NE(shm.find(path + "-shm is not writable by this user"), std::string::npos) << shm;
+}
+
 }  // namespace
 }  // namespace vw::storage

@@ -9,9 +9,16 @@
 namespace vw::storage {
 namespace {
 
-// The last error on `db` was SQLITE_CORRUPT (or one of its extended codes).
+// The last error on `db` was SQLITE_CORRUPT (or one of its extended codes), or SQLITE_NOTADB (a
+// damaged header, or a file that is no database at all).
 bool CorruptError(sqlite3* db) {
-  return (sqlite3_errcode(db) & 0xff) == SQLITE_CORRUPT;
+  const int primary = sqlite3_errcode(db) & 0xff;
+  return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
+bool Exists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
 }
 
 // The directory a database file lives in ("." for a bare name).
@@ -35,6 +42,8 @@ Status FromSqlite(int rc, std::string_view what, sqlite3* db) {
   }
   if (primary == SQLITE_CORRUPT) {
     m += " (the database file is corrupt)";
+  } else if (primary == SQLITE_NOTADB) {
+    m += " (not a SQLite database, or its header is damaged)";
   }
   switch (primary) {
     case SQLITE_OK:
@@ -59,6 +68,18 @@ Status CorruptDatabase(const std::string& path, std::string_view detail) {
                          "): move it aside to start a new history; to keep what it still holds, `sqlite3 " + path +
                          " .dump` it (change its last line, `ROLLBACK; -- due to errors`, to `COMMIT;`) into a new "
                          "file and start on that");
+}
+
+Status NotADatabase(const std::string& path) {
+  return Status::IoError(path +
+                         " is not a SQLite database, or its header is damaged (SQLite: file is not a database): if it "
+                         "is a vramwatch history, it is corrupt: move it aside to start a new history; otherwise give "
+                         "another file");
+}
+
+Status DamagedDatabase(const std::string& path, sqlite3* db) {
+  if ((sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB) return NotADatabase(path);
+  return CorruptDatabase(path, sqlite3_errmsg(db));
 }
 
 Statement& Statement::operator=(Statement&& o) noexcept {
@@ -149,57 +170,105 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const 
   if (rc != SQLITE_OK) {
     Status s = FromSqlite(rc, "open " + path, db);
     sqlite3_close(db);
+    // SQLite's "unable to open database file" names no cause.
+    const std::string dir = DirectoryOf(path);
+    if ((rc & 0xff) == SQLITE_CANTOPEN && path != ":memory:" && path.rfind("file:", 0) != 0) {
+      if (!Exists(dir)) {
+        return Status::IoError(fmt::format(
+            "open {}: its directory {} does not exist: create it, or give a file in a directory that does", path, dir));
+      }
+      if (!Exists(path) && access(dir.c_str(), W_OK) != 0) {
+        return Status::PermissionDenied(fmt::format(
+            "open {}: the file cannot be created: its directory {} is not writable by this user: make it writable, or "
+            "give a file in a writable directory",
+            path, dir));
+      }
+    }
     return s;
   }
   std::unique_ptr<Database> out(new Database(db, path));
   sqlite3_busy_timeout(db, options.busy_timeout_ms);
   sqlite3_extended_result_codes(db, 1);
-  // journal_mode returns a row; a read-only file or directory shows up here first, and so does a
-  // file whose first pages are damaged (a truncated one).
-  auto opening = [&](const Status& s) {
-    if (CorruptError(db)) return CorruptDatabase(path, sqlite3_errmsg(db));
-    // A writable file in a directory that is not: SQLite's "attempt to write a readonly database"
-    // names neither.
-    if (const std::string dir = DirectoryOf(path);
-        (sqlite3_errcode(db) & 0xff) == SQLITE_READONLY && path != ":memory:" && access(dir.c_str(), W_OK) != 0) {
-      return Status::PermissionDenied(
-          fmt::format("open {}: its directory {} is not writable (SQLite keeps the -wal and -shm files beside the "
-                      "database): make it writable by this user, or give a file in a writable directory",
-                      path, dir));
-    }
-    return s.WithContext("open " + path);
-  };
   // A file this user may not write is opened read-only by SQLite, and every write would fail later.
   if (sqlite3_db_readonly(db, "main") == 1) {
     return Status::PermissionDenied("open " + path +
                                     ": the file is read-only (vramwatch writes its history there): make it writable "
                                     "by this user, or give another file");
   }
-  auto mode = out->Prepare("PRAGMA journal_mode=WAL");
-  if (!mode.ok()) return opening(mode.status());
-  auto row = mode->Step();
-  if (!row.ok()) return opening(row.status());
-  if (path != ":memory:" && (!*row || mode->ColumnText(0) != "wal")) {
-    return Status::IoError("open " + path + ": could not switch the database to WAL mode");
+  // A -wal or -shm file left by another user (root ran the daemon once, the service user runs it
+  // now): SQLite opens the database, and every write fails later.
+  if (const char* file = sqlite3_db_filename(db, "main"); file != nullptr && *file != '\0') {
+    for (const char* suffix : {"-wal", "-shm"}) {
+      const std::string side = std::string(file) + suffix;
+      if (Exists(side) && access(side.c_str(), W_OK) != 0) {
+        return Status::PermissionDenied(fmt::format(
+            "open {}: {} is not writable by this user (left by another user that ran vramwatch on this file, such as "
+            "root): give it to the user the daemon runs as (chown), or run the daemon as its owner",
+            path, side));
+      }
+    }
   }
-  mode->Reset();
-  VW_RETURN_IF_ERROR(out->Exec("PRAGMA synchronous=NORMAL").WithContext("open " + path));
-  // The -wal file keeps its largest size unless told otherwise (a burst, or a reader that held a
-  // checkpoint back); cut it back to this after each checkpoint.
-  VW_RETURN_IF_ERROR(out->Exec("PRAGMA journal_size_limit=" + std::to_string(kWalSizeLimitBytes)));
-  VW_RETURN_IF_ERROR(out->Exec("PRAGMA cache_size=-" + std::to_string(options.cache_kib)));
-  VW_RETURN_IF_ERROR(out->Exec("PRAGMA temp_store=MEMORY"));
+  // These read the file's header (and open the -wal of a file in WAL mode): a read-only directory,
+  // a damaged or foreign file can show up here first.
+  for (const std::string& pragma :
+       {std::string("PRAGMA synchronous=NORMAL"),
+        // The -wal file keeps its largest size unless told otherwise (a burst, or a reader that held
+        // a checkpoint back); cut it back to this after each checkpoint.
+        "PRAGMA journal_size_limit=" + std::to_string(kWalSizeLimitBytes),
+        "PRAGMA cache_size=-" + std::to_string(options.cache_kib), std::string("PRAGMA temp_store=MEMORY")}) {
+    if (Status s = out->Exec(pragma); !s.ok()) return out->OpenFailure(s);
+  }
   if (options.max_size_bytes > 0) {
+    // The page size is read from the file's header: a damaged or foreign file shows up here.
     auto ps = out->Prepare("PRAGMA page_size");
-    if (!ps.ok()) return ps.status();
+    if (!ps.ok()) return out->OpenFailure(ps.status());
     auto r = ps->Step();
-    if (!r.ok()) return r.status();
+    if (!r.ok()) return out->OpenFailure(r.status());
     int64_t page = *r ? ps->ColumnInt(0) : 4096;
+    ps->Reset();
     int64_t pages = static_cast<int64_t>(options.max_size_bytes) / (page > 0 ? page : 4096);
     if (pages < 8) pages = 8;
-    VW_RETURN_IF_ERROR(out->Exec("PRAGMA max_page_count=" + std::to_string(pages)));
+    if (Status s = out->Exec("PRAGMA max_page_count=" + std::to_string(pages)); !s.ok()) return out->OpenFailure(s);
   }
+  if (!options.defer_wal) VW_RETURN_IF_ERROR(out->UseWal());
   return out;
+}
+
+Status Database::OpenFailure(const Status& s) {
+  if (CorruptError(db_)) return DamagedDatabase(path_, db_);
+  // A writable file in a directory that is not: SQLite's "attempt to write a readonly database"
+  // names neither.
+  if (const std::string dir = DirectoryOf(path_);
+      (sqlite3_errcode(db_) & 0xff) == SQLITE_READONLY && path_ != ":memory:" && access(dir.c_str(), W_OK) != 0) {
+    return Status::PermissionDenied(
+        fmt::format("open {}: its directory {} is not writable (SQLite keeps the -wal and -shm files beside the "
+                    "database): make it writable by this user, or give a file in a writable directory",
+                    path_, dir));
+  }
+  return s.WithContext("open " + path_);
+}
+
+Status Database::UseWal() {
+  // journal_mode returns a row; a read-only file or directory shows up here first, and so does a
+  // file whose first pages are damaged (a truncated one).
+  auto mode = Prepare("PRAGMA journal_mode=WAL");
+  if (!mode.ok()) return OpenFailure(mode.status());
+  auto row = mode->Step();
+  if (!row.ok()) return OpenFailure(row.status());
+  const bool wal = *row && mode->ColumnText(0) == "wal";
+  mode->Reset();
+  if (path_ != ":memory:" && !wal) {
+    return Status::IoError("open " + path_ + ": could not switch the database to WAL mode");
+  }
+  return Status::Ok();
+}
+
+void Database::SetBusyTimeout(int ms) {
+  sqlite3_busy_timeout(db_, ms);
+}
+
+bool Database::LastErrorIsFull() const {
+  return (sqlite3_errcode(db_) & 0xff) == SQLITE_FULL;
 }
 
 Database::~Database() {

@@ -4,9 +4,13 @@
 // size cap (max_size_bytes) that makes SQLite report "database or disk is full" like a full disk.
 //
 // Errors become Status: SQLITE_FULL -> io_error "... database or disk is full", SQLITE_READONLY and
-// SQLITE_PERM -> permission_denied, SQLITE_CANTOPEN -> io_error naming the path, SQLITE_CORRUPT ->
-// io_error that says the file is corrupt (SQLite's own words, "database disk image is malformed",
-// do not). A file that Open() finds corrupt is CorruptDatabase(): named, with what to do.
+// SQLITE_PERM -> permission_denied, SQLITE_CANTOPEN -> io_error naming the path (and, at Open, the
+// cause: a directory that does not exist or is not writable), SQLITE_CORRUPT -> io_error that says
+// the file is corrupt (SQLite's own words, "database disk image is malformed", do not),
+// SQLITE_NOTADB -> io_error that says it is no SQLite database or its header is damaged. A file
+// that Open() finds corrupt is CorruptDatabase() (NotADatabase() for a bad header): named, with
+// what to do. Open() refuses a -wal or -shm file beside the database that this user may not write
+// (left by another user): SQLite would open it and fail every write.
 // Threading: one Database and its Statements are used by one thread at a time.
 #pragma once
 
@@ -29,6 +33,11 @@ Status FromSqlite(int rc, std::string_view what, sqlite3* db = nullptr);
 // `detail` is what SQLite said): an io_error naming the file and what to do (move it aside, or
 // keep what it still holds with sqlite3's .dump).
 Status CorruptDatabase(const std::string& path, std::string_view detail);
+// The file at `path` is not a SQLite database, or its header (first 100 bytes) is damaged
+// (SQLITE_NOTADB): an io_error naming it, with what to do.
+Status NotADatabase(const std::string& path);
+// CorruptDatabase or NotADatabase, after the last error on `db`.
+Status DamagedDatabase(const std::string& path, sqlite3* db);
 
 class Statement {
  public:
@@ -91,6 +100,9 @@ struct DatabaseOptions {
   uint64_t max_size_bytes = 0;
   int cache_kib = 2048;  // SQLite page cache per connection
   int busy_timeout_ms = 2000;
+  // Open() leaves the journal mode as it is; the caller calls UseWal() once it has checked the file
+  // (so a file it refuses is left byte for byte as it was: the switch to WAL writes its header).
+  bool defer_wal = false;
 };
 
 class Database {
@@ -100,6 +112,14 @@ class Database {
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
+
+  // Switches the file to WAL mode (Open() does, unless DatabaseOptions::defer_wal).
+  Status UseWal();
+  // How long a statement waits for another connection's lock before SQLITE_BUSY (ms).
+  void SetBusyTimeout(int ms);
+  // A failure while opening, explained: a corrupt or foreign file (DamagedDatabase), a directory
+  // that is not writable; otherwise `s` with the path.
+  Status OpenFailure(const Status& s);
 
   Status Exec(std::string_view sql);
   // Adds `column` (with its SQL `declaration`, "REAL NOT NULL DEFAULT 0") to `table` when a file
@@ -121,8 +141,10 @@ class Database {
   Result<std::string> QuickCheck(std::string_view table = {});
   const std::string& path() const { return path_; }
   sqlite3* handle() const { return db_; }
-  // The last call failed because the file is corrupt (SQLITE_CORRUPT).
+  // The last call failed because the file is corrupt (SQLITE_CORRUPT, or SQLITE_NOTADB).
   bool LastErrorIsCorrupt() const;
+  // The last call failed for want of room (SQLITE_FULL: the size cap, or a full disk).
+  bool LastErrorIsFull() const;
 
  private:
   Database(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

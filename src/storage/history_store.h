@@ -8,11 +8,19 @@
 // alerts firing (alerts()), the Xid events counted (xids()) and the card seen at each GPU key
 // (gpu_identities()).
 //
-// Writes are buffered: Append() is O(1) in memory, Flush() writes everything pending in ONE
-// transaction with prepared statements. A crash loses at most what was not flushed; a committed
-// batch is never half-written. When a flush fails (disk full, read-only file, size cap reached) it
-// returns that Status and keeps the batch for the next try; the buffer is bounded (max_pending):
-// beyond it the oldest raw samples are dropped and counted — monitoring never waits on the disk.
+// Writes are buffered: Append() is O(1) in memory, Flush() writes what is pending with prepared
+// statements, newest first, in transactions of at most kFlushBatch samples (the first also holds the
+// aggregates and the state a restart resumes from). A crash loses at most what was not flushed; a
+// committed transaction is never half-written. When a flush fails (disk full, read-only file,
+// another connection holding the write lock) it returns that Status and keeps what it did not write
+// for the next try; the buffer is bounded (max_pending): beyond it the oldest raw samples are
+// dropped and counted — monitoring never waits on the disk.
+//
+// At the size cap (db.max_size_bytes) with make_room_at_cap, a flush makes room instead of failing:
+// it deletes the oldest stored raw samples older than what it writes, then, when none are left, the
+// oldest aggregates, and writes on; pending samples older than anything it can make room for are
+// dropped (counted in dropped_samples()). So a cap below what the retentions keep holds the newest
+// samples. Such deletions are counted in evicted_rows().
 //
 // A corrupt file: with check_at_open, Open() refuses it (CorruptDatabase: named, with what to do)
 // after a PRAGMA quick_check of every table but the 1-minute aggregates. Those are what a start
@@ -67,6 +75,13 @@ struct HistoryOptions {
   // history twice and send every alert twice. The daemon's --db. Not for ":memory:" or a "file:"
   // URI (nothing to lock); on a network filesystem the lock may hold only on this host.
   bool exclusive = false;
+  // At db.max_size_bytes, Flush() deletes the oldest stored samples (then aggregates) to make room
+  // (see above) instead of failing as on a full disk. The daemon's --db-max-size.
+  bool make_room_at_cap = false;
+  // How long the writes after Open() (Flush, FlushState, ApplyRetention) wait for another
+  // connection's write lock (ms) before they fail with Unavailable; < 0: db.busy_timeout_ms. The
+  // daemon's is short: they run on the sampling thread.
+  int write_busy_timeout_ms = -1;
   DatabaseOptions db;
 };
 
@@ -94,8 +109,14 @@ class HistoryStore {
   // a stored one replaces it.
   void Append(const std::string& series, double t, uint64_t used_bytes);
 
-  // Writes all pending samples, closed and open minute aggregates, process records and baselines
-  // in one transaction. On failure nothing of the batch is written and it stays pending.
+  // Samples written per transaction by Flush().
+  static constexpr size_t kFlushBatch = 2000;
+
+  // Writes all pending samples, closed and open minute aggregates, process records and baselines:
+  // newest samples first, in transactions of at most kFlushBatch samples, the first of which also
+  // holds everything but the samples. On failure what was not committed stays pending. At the size
+  // cap with make_room_at_cap, room is made (see above); it fails only when nothing older is left
+  // to delete and not even the aggregates and state fit.
   Status Flush();
 
   // Writes the state a restart resumes from (process records, baselines, alerts, Xids, GPU
@@ -104,7 +125,9 @@ class HistoryStore {
   // after a restart. On failure nothing is written and the state stays pending.
   Status FlushState();
 
-  // Deletes raw samples, aggregates and ended process records older than their retention at now_s.
+  // Deletes raw samples, aggregates and ended process records older than their retention at now_s,
+  // each in a transaction of its own: one that fails (a corrupt aggregates table) does not keep the
+  // others from running. The error names every part that failed.
   Status ApplyRetention(double now_s);
 
   // Stored samples of a series with from_s <= t <= to_s, in time order (pending ones not included).
@@ -127,6 +150,11 @@ class HistoryStore {
   size_t series_in_memory() const { return series_.size(); }
   uint64_t dropped_samples() const { return dropped_; }
   uint64_t flushed_batches() const { return flushed_batches_; }
+  // Stored raw samples and aggregates deleted before their retention to make room at the cap.
+  uint64_t evicted_rows() const { return evicted_rows_; }
+  // Reads that failed where no caller was there to be told (the lookup of a series' id, the samples
+  // that seed a minute after a restart), oldest first, since the last call; at most 16 are kept.
+  std::vector<std::string> TakeErrors();
 
  private:
   struct PendingSample {
@@ -149,13 +177,35 @@ class HistoryStore {
   HistoryStore(std::unique_ptr<Database> db, HistoryOptions options);
   // check_at_open: quick_check of every table but the aggregates; CorruptDatabase when one fails.
   Status CheckAtOpen(const std::string& path);
+  // Reads the file's schema version and refuses a file that is not vramwatch's to take: written by a
+  // newer vramwatch, or holding tables none of which are vramwatch's (another program's database).
+  // Writes nothing.
+  Status CheckSchema();
   Status Init();
+  // One transaction of Flush(): names of new series, pending_[from, pending_.size()) and, with
+  // `rest`, the aggregates and the state. `*full`: it failed for want of room.
+  Status WriteBatch(size_t from, bool rest, bool* full);
+  // Names the new series of pending_series_ inside the open transaction: a name the file already
+  // holds (a lookup that failed earlier, KnownId) takes its stored id, an id another name holds is
+  // replaced, so no sample is written under an id without its name.
+  Status WriteSeriesNames();
+  // Moves every sample, aggregate and state of series id `from` to `to`.
+  void Remap(int64_t from, int64_t to);
+  // At the cap: deletes, in a transaction, the oldest `step_s` seconds of raw samples older than
+  // `older_than` (seconds), or when there are none the oldest aggregates of minutes before it. The
+  // number of rows deleted (0: nothing older is left).
+  Result<uint64_t> MakeRoom(double older_than, double step_s);
+  // Runs `body` in a transaction (BEGIN IMMEDIATE ... COMMIT), rolled back when it fails.
+  template <class F>
+  Status InTransaction(F&& body);
+  void NoteError(std::string error);
   // The series' state; a name the database does not know gets a new id (written with the batch).
   SeriesState& State(const std::string& name);
   void EvictIdle();
   MinuteAggregate Summarise(const OpenMinute& m) const;
   void SeedMinute(SeriesState& s, double t);
-  std::optional<int64_t> KnownId(const std::string& series);
+  // The series' id: in memory, else looked up in the file (unset when the file lacks it).
+  Result<std::optional<int64_t>> KnownId(const std::string& series);
 
   // exclusive: the descriptor holding the flock. Declared before db_ so that it is closed after the
   // database: closing a descriptor of the file drops every POSIX lock this process holds on it,
@@ -169,13 +219,15 @@ class HistoryStore {
   } lock_;
   std::unique_ptr<Database> db_;
   HistoryOptions options_;
+  int64_t version_at_open_ = 0;  // the file's schema version when it was opened (CheckSchema)
   std::unique_ptr<ProcessLog> processes_;
   std::unique_ptr<BaselineStore> baselines_;
   std::unique_ptr<AlertStateStore> alerts_;
   std::unique_ptr<XidLog> xids_;
   std::unique_ptr<GpuIdentityStore> gpu_identities_;
   Statement insert_sample_, upsert_agg_, find_series_, insert_series_, raw_range_, agg_range_, list_series_,
-      delete_raw_, delete_agg_, minute_seed_, all_ids_, empty_series_, delete_series_;
+      delete_raw_, delete_agg_, minute_seed_, all_ids_, empty_series_, delete_series_, oldest_raw_, oldest_agg_,
+      max_id_;
   std::unordered_map<std::string, SeriesState> series_;
   std::deque<PendingSample> pending_;
   std::vector<std::pair<int64_t, std::string>> pending_series_;
@@ -183,7 +235,9 @@ class HistoryStore {
   std::vector<std::pair<int64_t, MinuteAggregate>> pending_aggs_;  // closed minutes
   uint64_t dropped_ = 0;
   uint64_t flushed_batches_ = 0;
-  double latest_t_ = -1e300;  // latest sample appended to any series
+  uint64_t evicted_rows_ = 0;
+  std::vector<std::string> errors_;  // TakeErrors()
+  double latest_t_ = -1e300;         // latest sample appended to any series
 };
 
 }  // namespace vw::storage

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -568,6 +569,158 @@ TEST(HistoryStore, SigkillDuringWritesLosesAtMostTheUnflushedBatch) {
   for (size_t i = 0; i < pts->size(); ++i) ASSERT_EQ((*pts)[i].used_bytes, static_cast<uint64_t>(i));
 }
 
+// A cap below what the retention keeps: each flush at the cap deletes the oldest stored samples to
+// make room and goes on, so the file keeps the newest samples; a backlog bigger than the whole cap
+// keeps its newest samples and drops (and counts) the oldest. (A flush at the cap used to fail
+// until retention, every 10 minutes, freed room, and never caught up with a backlog.)
+TEST(HistoryStore, AtItsSizeCapAFlushMakesRoomForTheNewestSamples) {
+  TempDir dir;
+  HistoryOptions o;
+  o.db.max_size_bytes = 160 * 1024;
+  o.make_room_at_cap = true;
+  auto store = MustOpen(dir.File("h.db"), o);
+  double t = 0;
+  for (int batch = 0; batch < 300; ++batch) {
+    for (int i = 0; i < 100; ++i, t += 1) {
+      store->Append("gpu:0", t, 1u << 20);
+      store->Append("gpu:1", t, 2u << 20);
+    }
+    const Status s = store->Flush();
+    ASSERT_TRUE(s.ok()) << "batch " << batch << ": " << s.ToString();
+  }
+  EXPECT_GT(store->evicted_rows(), 0u) << "the cap was never reached";
+  EXPECT_EQ(store->dropped_samples(), 0u);
+  auto newest = store->Raw("gpu:1", t - 1, t);
+  ASSERT_TRUE(newest.ok());
+  ASSERT_EQ(newest->size(), 1u) << "the newest sample is stored";
+  auto oldest = store->Raw("gpu:0", 0, 100);
+  ASSERT_TRUE(oldest.ok());
+  EXPECT_TRUE(oldest->empty()) << "the oldest samples made room";
+  // A backlog of more than the cap holds (a long pause): its newest samples are written.
+  for (int i = 0; i < 40000; ++i, t += 1) store->Append("gpu:0", t, 3u << 20);
+  const Status s = store->Flush();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(store->pending_samples(), 0u);
+  EXPECT_GT(store->dropped_samples(), 0u) << "40000 samples do not fit in 160 KiB";
+  newest = store->Raw("gpu:0", t - 1, t);
+  ASSERT_TRUE(newest.ok());
+  ASSERT_EQ(newest->size(), 1u);
+  EXPECT_EQ(newest->front().used_bytes, 3u << 20);
+  auto check = store->db().IntegrityCheck();
+  ASSERT_TRUE(check.ok());
+  EXPECT_EQ(*check, "ok");
+}
+
+// The daemon's writes wait only a short time for a write lock another program holds: the flush
+// fails (Unavailable), keeps its batch, and goes through once the lock is released. (They waited
+// SQLite's 2 s busy timeout each, on the sampling thread.)
+TEST(HistoryStore, AWriteLockHeldElsewhereFailsAFlushWithinItsShortWait) {
+  TempDir dir;
+  HistoryOptions o;
+  o.write_busy_timeout_ms = 150;
+  const std::string path = dir.File("h.db");
+  auto store = MustOpen(path, o);
+  auto other = Database::Open(path);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  ASSERT_TRUE((*other)->Exec("BEGIN IMMEDIATE").ok());
+  store->Append("gpu:0", 1, 1);
+  const auto start = std::chrono::steady_clock::now();
+  const Status s = store->Flush();
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_LT(waited, 1.0);
+  EXPECT_EQ(store->pending_samples(), 1u);
+  ASSERT_TRUE((*other)->Exec("COMMIT").ok());
+  EXPECT_TRUE(store->Flush().ok());
+  EXPECT_EQ(store->pending_samples(), 0u);
+}
+
+// A "file:" URI names a file like a path does: it is locked for one daemon too. (Any name that
+// began with "file:" skipped the lock.)
+TEST(HistoryStore, ExclusiveStoreLocksAFileNamedByAUri) {
+  TempDir dir;
+  HistoryOptions o;
+  o.exclusive = true;
+  const std::string path = dir.File("h.db");
+  auto first = MustOpen(path, o);
+  ASSERT_NE(first, nullptr);
+  auto second = HistoryStore::Open("file:" + path, o);
+  ASSERT_FALSE(second.ok()) << "a URI for a file another store holds was opened";
+  EXPECT_EQ(second.status().code(), StatusCode::kUnavailable) << second.status().ToString();
+  first.reset();
+  EXPECT_NE(MustOpen("file:" + path, o), nullptr);
+}
+
+// Writes a SQLite file the way another program would: rollback journal, its own tables.
+void WriteForeignDatabase(const std::string& path, int user_version) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const std::string sql =
+      "CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT);"
+      "CREATE TABLE orders(id INTEGER PRIMARY KEY, customer INTEGER);"
+      "INSERT INTO customers VALUES (1, 'ada');"
+      "PRAGMA user_version=" +
+      std::to_string(user_version) + ";";
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Another program's database (tables, none of them vramwatch's) is refused, naming its tables, and
+// left byte for byte as it was: no tables added, not switched to WAL. So is a file of a newer
+// schema that is not in WAL mode. (The first got vramwatch's tables and WAL mode; the second was
+// switched to WAL before it was refused.)
+TEST(HistoryStore, AnotherProgramsDatabaseIsRefusedAndLeftAsItWas) {
+  TempDir dir;
+  HistoryOptions o;
+  o.check_at_open = true;
+  const std::string foreign = dir.File("app.db");
+  WriteForeignDatabase(foreign, 0);
+  const std::string before = FileBytes(foreign);
+  auto s = HistoryStore::Open(foreign, o);
+  ASSERT_FALSE(s.ok()) << "another program's database was taken over";
+  EXPECT_NE(s.status().message().find("not a vramwatch history"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find("customers, orders"), std::string::npos) << s.status().message();
+  EXPECT_EQ(FileBytes(foreign), before);
+  EXPECT_FALSE(fs::exists(foreign + "-wal"));
+
+  const std::string newer = dir.File("newer.db");
+  WriteForeignDatabase(newer, 9);
+  const std::string newer_before = FileBytes(newer);
+  auto n = HistoryStore::Open(newer, o);
+  ASSERT_FALSE(n.ok());
+  EXPECT_NE(n.status().message().find("written by a newer vramwatch"), std::string::npos) << n.status().message();
+  EXPECT_EQ(FileBytes(newer), newer_before) << "a refused file was written to";
+}
+
+// A file that is no SQLite database at all (a CSV given as --db) or whose header is damaged says
+// so, with what to do; SQLite's "file is not a database" did not call it damaged.
+TEST(HistoryStore, AFileThatIsNoDatabaseSaysSoWithWhatToDo) {
+  TempDir dir;
+  const std::string text = dir.File("notes.csv");
+  std::ofstream(text) << "timestamp,memory.used\n2026-03-14T10:00:00,1\n" << std::string(4096, 'x') << "\n";
+  const std::string header = dir.File("header.db");
+  WriteHistory(header);
+  Scribble(header, 0, 16);  // "SQLite format 3\0"
+  for (const std::string& path : {text, header}) {
+    for (bool check : {false, true}) {
+      HistoryOptions o;
+      o.check_at_open = check;
+      auto s = HistoryStore::Open(path, o);
+      ASSERT_FALSE(s.ok()) << path;
+      EXPECT_NE(s.status().message().find(path + " is not a SQLite database, or its header is damaged"),
+                std::string::npos)
+          << s.status().message();
+      EXPECT_NE(s.status().message().find("move it aside"), std::string::npos) << s.status().message();
+    }
+  }
+}
+
 // "unable to open database file" names no cause: a directory that does not exist, and a new file
 // in a directory this user may not write, are named as such.
 TEST(HistoryStore, OpenSaysWhyAFileCannotBeCreated) {
@@ -614,6 +767,65 @@ TEST(HistoryStore, AStaleWalOrShmFileThisUserMayNotWriteIsRefusedAtOpen) {
   fs::permissions(path + "-wal", fs::perms::all);
   const std::string shm = OpenedAsUnprivileged(path);
   EXPECT_NE(shm.find(path + "-shm is not writable by this user"), std::string::npos) << shm;
+}
+
+// The aggregates' pages are damaged: retention still deletes the raw samples past their retention
+// (each part runs on its own) and its error names the part that failed. (One transaction rolled the
+// raw samples' retention back with the aggregates', and the file grew without limit.)
+TEST(HistoryStore, RetentionOfRawSamplesGoesOnWhenTheAggregatesAreCorrupt) {
+  TempDir dir;
+  const std::string path = dir.File("h.db");
+  int64_t root = 0;
+  {
+    auto store = MustOpen(path);
+    for (int i = 0; i < 3 * 3600; ++i) {
+      store->Append("gpu:0", 1000.0 + i, 1ull << 30);
+      store->Append("gpu:1", 1000.0 + i, 1ull << 30);
+    }
+    ASSERT_TRUE(store->Flush().ok());
+    ASSERT_TRUE(store->db().Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+    auto st = store->db().Prepare("SELECT rootpage FROM sqlite_master WHERE name = 'minutes'");
+    ASSERT_TRUE(st.ok());
+    ASSERT_TRUE(*st->Step());
+    root = st->ColumnInt(0);
+  }
+  Scribble(path, (root - 1) * 4096, 4096);
+  HistoryOptions o;
+  o.raw_retention_s = 3600;
+  auto store = MustOpen(path, o);
+  ASSERT_NE(store, nullptr);
+  const double now = 1000.0 + 3 * 3600;
+  const Status s = store->ApplyRetention(now);
+  ASSERT_FALSE(s.ok()) << "the aggregates were not damaged";
+  EXPECT_NE(s.message().find("aggregates"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("raw samples"), std::string::npos) << s.message();
+  auto old = store->Raw("gpu:0", 0, now - 3600 - 1);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_TRUE(old->empty()) << old->size() << " raw samples past their retention were kept";
+}
+
+// Two stores on one file (a writer opened after a reader took its ids): a series that the second
+// names with an id the file already gives another name is stored under a new id with its own name,
+// never under the other series' id. (Its samples went under the other name's id.)
+TEST(HistoryStore, ASeriesIsNeverStoredUnderAnIdWithoutItsName) {
+  TempDir dir;
+  const std::string path = dir.File("h.db");
+  auto first = MustOpen(path);
+  auto second = MustOpen(path);
+  first->Append("gpu:0", 1, 100);
+  ASSERT_TRUE(first->Flush().ok());
+  second->Append("gpu:1", 2, 200);  // the second store takes id 1 as well
+  ASSERT_TRUE(second->Flush().ok());
+  auto reader = MustOpen(path);
+  auto gpu0 = reader->Raw("gpu:0", 0, 10);
+  auto gpu1 = reader->Raw("gpu:1", 0, 10);
+  ASSERT_TRUE(gpu0.ok() && gpu1.ok());
+  ASSERT_EQ(gpu0->size(), 1u);
+  EXPECT_EQ(gpu0->front().used_bytes, 100u);
+  ASSERT_EQ(gpu1->size(), 1u);
+  EXPECT_EQ(gpu1->front().used_bytes, 200u);
+  EXPECT_EQ(CountRows(reader->db(), "samples"),
+            CountRows(reader->db(), "samples WHERE series_id IN (SELECT id FROM series)"));
 }
 
 }  // namespace

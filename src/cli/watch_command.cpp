@@ -20,7 +20,11 @@
 //   a hung NVML call                  -> that GPU is stale (its samples stop, sample age grows)
 //   --db cannot be opened at start,
 //   or is corrupt there               -> exit 3 naming the file (corrupt: saying what to do)
-//   disk full / read-only database    -> history paused (vramwatch_history_paused 1), resumes by itself
+//   disk full / read-only database,
+//   file size limit (SIGXFSZ ignored),
+//   write lock held by another program -> history paused (vramwatch_history_paused 1), resumes by itself
+//   --db-max-size reached             -> the oldest samples make room for the newest (a stderr line once)
+//   retention failing                 -> a stderr line and a status note; each part runs on its own
 //   corrupt database while running    -> history paused, its message says the file is corrupt
 //   SIGHUP                            -> the --alert-log file is reopened (logrotate); nothing else
 //
@@ -70,7 +74,7 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--db", f->db, "SQLite history file (WAL); without it nothing is kept across restarts");
   cmd->add_option("--db-max-size", f->db_max_size,
-                  "Cap on the history file (e.g. 2GiB); reaching it pauses history like a full disk");
+                  "Cap on the history file (e.g. 2GiB); at it, the oldest samples make room for the newest");
   cmd->add_option("--raw-retention", f->raw_retention, "How long raw samples are kept")->capture_default_str();
   cmd->add_option("--aggregate-retention", f->aggregate_retention, "How long 1-minute aggregates are kept")
       ->capture_default_str();
@@ -129,6 +133,9 @@ CommandRunner AddWatchCommand(CLI::App& app) {
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
     std::signal(SIGPIPE, SIG_IGN);
+    // A file size limit (ulimit -f) reached by the history: the write fails (EFBIG) and history
+    // pauses, instead of the signal killing the daemon.
+    std::signal(SIGXFSZ, SIG_IGN);
     std::signal(SIGHUP, OnHangup);
     f->given = FlagsGiven(*cmd);
     f->interval_given = f->given.count("--interval") > 0;

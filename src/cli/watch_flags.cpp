@@ -111,6 +111,13 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
   // A corrupt --db is refused at start (exit 3), live or replayed, before anything is written to it.
   hopts.check_at_open = true;
   hopts.exclusive = true;  // one daemon per --db
+  // A cap below what the retentions keep holds the newest samples (HistoryStore::Flush).
+  hopts.make_room_at_cap = true;
+  // The writes run on the sampling thread: a lock another program holds pauses history, not sampling.
+  hopts.write_busy_timeout_ms = kHistoryWriteWaitMs;
+  if (f.given.count("--db") > 0 && f.db.empty()) {
+    return Status::InvalidArgument("--db: an empty file name (leave --db out to keep no history)");
+  }
   if (!f.db_max_size.empty()) {
     auto cap = ParseSize(f.db_max_size);
     if (!cap.ok()) return cap.status().WithContext("--db-max-size");

@@ -48,6 +48,10 @@ struct WatchSettings {
   std::optional<double> duration_s;  // --duration, when given
 };
 
+// How long the daemon's history writes wait for a write lock another program holds (ms): they run
+// on the sampling thread (HistoryOptions::write_busy_timeout_ms).
+inline constexpr int kHistoryWriteWaitMs = 200;
+
 // Resolves and checks `f` (f.host is not read: the host name is resolved by its own rules).
 // Errors name the flag: "--grace: ...", "--interval must be at least 100ms" (live), "--format,
 // --columns, --total and --speed say how to read a --replay file; they need --replay", and, for a

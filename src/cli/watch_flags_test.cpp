@@ -51,6 +51,7 @@ TEST(ResolveWatchFlags, FlagsAReplayUsesAreAcceptedWithIt) {
                          "--columns",
                          "--total",
                          "--quiet"});
+  f.db = "history.db";
   f.db_max_size = "1GiB";
   f.raw_retention = "2d";
   auto s = ResolveWatchFlags(f);
@@ -108,6 +109,25 @@ TEST(ResolveWatchFlags, ATraceFlagGivenWithoutReplayIsAnErrorEvenAtItsDefault) {
     EXPECT_NE(s.status().message().find("they need --replay"), std::string::npos) << s.status().message();
   }
   EXPECT_TRUE(ResolveWatchFlags(WatchFlags{}).ok());
+}
+
+// `--db ''` is a usage error, not history turned off without a word.
+TEST(ResolveWatchFlags, AnEmptyDbIsAUsageError) {
+  WatchFlags f;
+  f.given.insert("--db");
+  auto s = ResolveWatchFlags(f);
+  ASSERT_FALSE(s.ok()) << "an empty --db was taken as no history";
+  EXPECT_EQ(s.status().message().rfind("--db: an empty file name", 0), 0u) << s.status().message();
+}
+
+// The daemon's history: a cap makes room for the newest samples, and its writes wait for another
+// program's write lock only briefly, on the sampling thread (they waited 2 s each).
+TEST(ResolveWatchFlags, TheDaemonsHistoryMakesRoomAtItsCapAndWaitsBrieflyForALock) {
+  auto s = ResolveWatchFlags(WatchFlags{});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_TRUE(s->history.make_room_at_cap);
+  EXPECT_GE(s->history.write_busy_timeout_ms, 0);
+  EXPECT_LE(s->history.write_busy_timeout_ms, 250);
 }
 
 }  // namespace

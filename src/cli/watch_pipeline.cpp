@@ -157,21 +157,40 @@ void WatchPipeline::MaybeFlush(double now, bool force) {
   last_flush_ = now;
   auto retention = [&] {
     last_retention_ = now;
-    Status r = history_->ApplyRetention(now);
-    if (!r.ok()) std::fprintf(stderr, "vramwatch watch: history retention: %s\n", r.ToString().c_str());
-    return r.ok();
+    // Each part of it runs on its own (HistoryStore::ApplyRetention): a failure is said on stderr
+    // when it starts or changes, and shown in the status notes while it lasts.
+    const Status r = history_->ApplyRetention(now);
+    if (!r.ok() && r.ToString() != retention_error_) {
+      std::fprintf(stderr, "vramwatch watch: history retention: %s\n", r.ToString().c_str());
+    } else if (r.ok() && !retention_error_.empty()) {
+      std::fprintf(stderr, "vramwatch watch: history retention works again\n");
+    }
+    retention_error_ = r.ok() ? std::string() : r.ToString();
   };
   Status s = history_->Flush();
-  // A database at its --db-max-size (or a full disk) gets room back from retention alone: while
-  // paused it still runs when due (and at the last flush, before a stop), and the batch is tried
-  // again after it (else the cap stopped history for good).
-  if (!s.ok() && (force || now - last_retention_ >= config_.retention_interval_s) && retention()) {
+  // Another program holding the write lock: the flush waited its short busy timeout
+  // (HistoryOptions::write_busy_timeout_ms); nothing else is tried now, so that sampling does not
+  // wait on the lock, and the batch is tried again at the next flush.
+  const bool busy = !s.ok() && s.code() == StatusCode::kUnavailable;
+  // A full disk (or a cap without room to make) gets room back from retention alone: while paused
+  // it still runs when due (and at the last flush, before a stop), and the batch is tried again
+  // after it.
+  if (!s.ok() && !busy && (force || now - last_retention_ >= config_.retention_interval_s)) {
+    retention();
     s = history_->Flush();
+  }
+  for (const std::string& e : history_->TakeErrors()) std::fprintf(stderr, "vramwatch watch: %s\n", e.c_str());
+  if (history_->evicted_rows() > 0 && !room_made_said_) {
+    room_made_said_ = true;
+    std::fprintf(stderr,
+                 "vramwatch watch: history is at its --db-max-size: the oldest samples are deleted to make room for "
+                 "the newest (raise --db-max-size, or shorten --raw-retention or --aggregate-retention)\n");
   }
   if (!s.ok()) {
     if (!history_paused_) std::fprintf(stderr, "vramwatch watch: history paused: %s\n", s.ToString().c_str());
     history_paused_ = true;
     history_error_ = s.ToString();
+    if (busy) return;
     // The state a restart resumes from (alerts above all: one firing now must not page again after
     // a restart) is small: it may fit where the batch of samples does not.
     const Status st = history_->FlushState();

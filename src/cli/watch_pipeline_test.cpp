@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "cli/watch_pipeline_testing.h"
 #include "outputs/daemon_status_json.h"
 #include "outputs/prometheus_text.h"
@@ -200,6 +202,44 @@ TEST(WatchPipelineState, AGpuWhoseMemoryWasNotReadInTheLatestSampleIsStaleAndDow
   EXPECT_EQ(metrics.find("vramwatch_gpu_sample_age_seconds{gpu=\"1\""), std::string::npos) << metrics;
   EXPECT_EQ(metrics.find("vramwatch_gpu_sample_age_seconds{gpu=\"2\""), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("vramwatch_gpu_sample_age_seconds{gpu=\"3\""), std::string::npos) << metrics;
+}
+
+// Retention that fails (the aggregates' pages are damaged) is shown in the status notes while it
+// lasts, not only on stderr: the file grows past its retention meanwhile.
+TEST(WatchPipelineState, AFailingRetentionIsAStatusNote) {
+  TempDb db;
+  const double end = 1790000000.0;
+  FillHistory(db.path(), end);
+  int64_t root = 0;
+  {
+    auto store = storage::HistoryStore::Open(db.path());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_TRUE((*store)->db().Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+    auto st = (*store)->db().Prepare("SELECT rootpage FROM sqlite_master WHERE name = 'minutes'");
+    ASSERT_TRUE(st.ok());
+    ASSERT_TRUE(*st->Step());
+    root = st->ColumnInt(0);
+  }
+  {
+    std::fstream f(db.path(), std::ios::in | std::ios::out | std::ios::binary);
+    const std::string junk(4096, '\x5a');
+    f.seekp((root - 1) * 4096);
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+    ASSERT_TRUE(f.good());
+  }
+  storage::HistoryOptions o;
+  o.raw_retention_s = 3600;
+  auto store = storage::HistoryStore::Open(db.path(), o);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  WatchPipeline p(WatchConfig{}, store->get(), {});
+  p.Ingest(Host(end + 10, {Gpu(0, end + 10, 20000)}), false, false);
+  auto state = p.BuildState(end + 10);
+  bool noted = false;
+  for (const std::string& n : state->notes) noted |= n.find("history retention fails") != std::string::npos;
+  EXPECT_TRUE(noted) << "no note says that retention fails";
+  auto old = (*store)->Raw("gpu:0", 0, end - 3600 - 1);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_TRUE(old->empty()) << "the raw samples' retention was held back by the aggregates'";
 }
 
 }  // namespace

@@ -13,11 +13,22 @@
 
 namespace vw::cli {
 
+namespace {
+
+// A read of history that failed at a restart: what it would have restored is missing, and says so.
+void ReadFailed(const Status& s, const char* what) {
+  std::fprintf(stderr, "vramwatch watch: history: %s not restored: %s\n", what, s.ToString().c_str());
+}
+
+}  // namespace
+
 size_t WatchPipeline::Resume(double now, const std::optional<std::string>& hostname) {
   if (history_ == nullptr) return 0;
   size_t fed = 0;
   if (auto all = history_->baselines().All(); all.ok()) {
     for (auto& b : *all) baselines_[b.key] = b;
+  } else {
+    ReadFailed(all.status(), "baselines");
   }
   // Alerts firing before the restart fire on (or resolve) without waiting out `for:` again.
   if (auto firing = history_->alerts().All(); firing.ok()) {
@@ -42,6 +53,8 @@ size_t WatchPipeline::Resume(double now, const std::optional<std::string>& hostn
       tracker_.RestoreFiring(c, a.active_since, a.fired_at, a.unseen_s);
       stored_unseen_[a.key] = a.unseen_s;
     }
+  } else {
+    ReadFailed(firing.status(), "firing alerts");
   }
   if (auto running = history_->processes().Running(); running.ok()) {
     for (auto& r : *running) {
@@ -53,6 +66,8 @@ size_t WatchPipeline::Resume(double now, const std::optional<std::string>& hostn
         history_->processes().Upsert(r);
       }
     }
+  } else {
+    ReadFailed(running.status(), "running process records");
   }
   ResumeXids();
   if (auto ids = history_->gpu_identities().All(); ids.ok()) {
@@ -60,8 +75,12 @@ size_t WatchPipeline::Resume(double now, const std::optional<std::string>& hostn
   } else {
     std::fprintf(stderr, "vramwatch watch: history: %s\n", ids.status().ToString().c_str());
   }
+  for (const std::string& e : history_->TakeErrors()) std::fprintf(stderr, "vramwatch watch: %s\n", e.c_str());
   auto names = history_->SeriesNames();
-  if (!names.ok()) return 0;
+  if (!names.ok()) {
+    ReadFailed(names.status(), "samples (the leak detectors start blind)");
+    return 0;
+  }
   for (const std::string& name : *names) {
     if (name.rfind("gpu:", 0) != 0 || name.find('/') != std::string::npos) continue;
     const std::string key = name.substr(4);
@@ -70,6 +89,7 @@ size_t WatchPipeline::Resume(double now, const std::optional<std::string>& hostn
     double since = now - config_.resume_s;
     if (auto id = gpu_ids_.find(key); id != gpu_ids_.end()) since = std::max(since, id->second.since_s);
     auto pts = history_->Recent(name, since);
+    if (!pts.ok()) ReadFailed(pts.status(), ("samples of " + name).c_str());
     if (!pts.ok() || pts->empty()) continue;
     auto it = gpus_.find(key);
     if (it == gpus_.end()) it = gpus_.emplace(key, GpuTrack(config_.engine)).first;
@@ -166,8 +186,12 @@ void WatchPipeline::ResumeProcess(const std::string& key, GpuTrack& t, int64_t p
   }
   pt.first_seen = r.first_seen_s;
   pt.peak = r.peak_bytes.value_or(0);
-  auto pts = history_->Recent(outputs::ProcessSeriesName(key, pid), std::max(r.first_seen_s, now - config_.resume_s));
-  if (!pts.ok()) return;
+  const std::string series = outputs::ProcessSeriesName(key, pid);
+  auto pts = history_->Recent(series, std::max(r.first_seen_s, now - config_.resume_s));
+  if (!pts.ok()) {
+    ReadFailed(pts.status(), ("samples of " + series).c_str());
+    return;
+  }
   for (const auto& s : *pts) {
     if (s.t >= now) break;
     pt.engine.Add(s.t, static_cast<double>(s.used_bytes));
@@ -179,6 +203,7 @@ std::optional<uint64_t> WatchPipeline::LastStoredBytes(const std::string& key, c
   if (!history_) return std::nullopt;
   auto pts = history_->Raw(outputs::ProcessSeriesName(key, r.pid),
                            std::max(r.first_seen_s, r.last_seen_s - config_.resume_s), r.last_seen_s);
+  if (!pts.ok()) ReadFailed(pts.status(), "the last memory of an ended process");
   if (!pts.ok() || pts->empty()) return std::nullopt;
   return pts->back().used_bytes;
 }

@@ -64,6 +64,18 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
   }
   s->findings = findings_.findings;
   s->notes = findings_.notes;
+  if (!retention_error_.empty()) {
+    s->notes.push_back(
+        "history retention fails, so the database grows past --raw-retention and "
+        "--aggregate-retention: " +
+        retention_error_);
+  }
+  if (history_ && history_->evicted_rows() > 0) {
+    s->notes.push_back(fmt::format(
+        "history is at its --db-max-size: {} stored samples and aggregates were deleted before their retention to "
+        "make room for the newest",
+        history_->evicted_rows()));
+  }
   s->findings_window_s = findings_window_s_;
   using Times = detection::EngineConfig::EvidenceTimes;
   const Times times = config_.engine.evidence_times;

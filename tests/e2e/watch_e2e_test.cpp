@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1136,19 +1137,21 @@ TEST(WatchE2E, AGpuWhoseMemoryWasNeverReadIsDownAndStale) {
 TEST(WatchE2E, FullDatabasePausesHistoryButNotMonitoring) {
   Host h;
   int port = FreePort();
-  // A database with its schema and room for one more page: full within seconds.
+  // A database with its schema, and a file size limit (ulimit -f) that leaves its -wal file a few
+  // pages: the disk refuses writes within seconds. (A --db-max-size with room for one page stood in
+  // for a full disk; at its cap the daemon now makes room for the newest samples instead.)
   const std::string small = h.s.dir() + "/small.db";
-  int64_t pages = 0;
   {
     auto store = storage::HistoryStore::Open(small);
     ASSERT_TRUE(store.ok());
-    auto st = (*store)->db().Prepare("PRAGMA page_count");
-    ASSERT_TRUE(st.ok());
-    ASSERT_TRUE(*st->Step());
-    pages = st->ColumnInt(0);
   }
-  Daemon d(h.Args(port, {"--db", small, "--db-max-size", std::to_string((pages + 1) * 4096)}), h.env,
-           h.s.dir() + "/d.log");
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+  rlimit limited = before;
+  limited.rlim_cur = static_cast<rlim_t>(std::filesystem::file_size(small)) + 16 * 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limited), 0);
+  Daemon d(h.Args(port, {"--db", small}), h.env, h.s.dir() + "/d.log");
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &before), 0);
   std::string body;
   for (int i = 0; i < 150; ++i) {
     auto m = Get(port, "/metrics");
@@ -1172,27 +1175,32 @@ TEST(WatchE2E, FullDatabasePausesHistoryButNotMonitoring) {
   EXPECT_GT(count(later->body), count(body));
 }
 
-// A --db-max-size below what the retention keeps: history pauses at the cap, and retention, which
-// runs while paused, frees room for the newest samples (it ran only after a flush that worked, so
-// the first pause stopped history for good: a 3-hour replay kept its first 16 minutes).
+// Writes `hours` of a `gpus`-GPU query-gpu CSV, one line per GPU every `step_s` seconds, from
+// 2026-11-30 00:00:00; returns its path.
+std::string LongTrace(Scratch& s, const std::string& name, int hours, int gpus, int step_s) {
+  const std::string csv = s.dir() + "/" + name;
+  std::ofstream out(csv);
+  out << "timestamp, index, memory.used [MiB], memory.total [MiB]\n";
+  for (int i = 0; i < hours * 3600; i += step_s) {
+    const std::string at = fmt::format("2026/11/30 {:02d}:{:02d}:{:02d}.000", i / 3600, i / 60 % 60, i % 60);
+    for (int g = 0; g < gpus; ++g) out << at << ", " << g << ", " << 1000 + 100 * g + i % 7 << " MiB, 81559 MiB\n";
+  }
+  return csv;
+}
+
+// A --db-max-size below what the retention keeps: at the cap the oldest samples make room for the
+// newest (said once on stderr), and the raw retention still holds. (The expectation that history
+// pauses at the cap and resumes as retention frees room was the bug: a longer trace never resumed.)
 TEST(WatchE2E, HistoryAtItsSizeCapKeepsTheNewestSamplesAsRetentionFreesRoom) {
   Scratch s;
-  const std::string csv = s.dir() + "/3h.csv";
-  {
-    std::ofstream out(csv);
-    out << "timestamp, index, memory.used [MiB], memory.total [MiB]\n";
-    for (int i = 0; i < 3 * 3600; ++i) {
-      const std::string at = fmt::format("2026/11/30 {:02d}:{:02d}:{:02d}.000", i / 3600, i / 60 % 60, i % 60);
-      for (int g = 0; g < 4; ++g) out << at << ", " << g << ", " << 1000 + 100 * g + i % 7 << " MiB, 81559 MiB\n";
-    }
-  }
+  const std::string csv = LongTrace(s, "3h.csv", 3, 4, 1);
   const std::string db = s.dir() + "/capped.db";
   RunResult r = RunVramwatch({"watch", "--replay", csv, "--db", db, "--db-max-size", "150KiB", "--raw-retention", "10m",
                               "--aggregate-retention", "30m"},
                              {}, 120);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("history paused"), std::string::npos) << "the cap was never reached\n" << r.err;
-  EXPECT_NE(r.err.find("history resumed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("history is at its --db-max-size"), std::string::npos) << "the cap was never reached\n" << r.err;
+  EXPECT_EQ(r.err.find("history paused"), std::string::npos) << r.err;
   auto store = storage::HistoryStore::Open(db);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   auto last = (*store)->db().Prepare("SELECT max(t) - min(t), max(t) FROM samples");
@@ -1201,6 +1209,56 @@ TEST(WatchE2E, HistoryAtItsSizeCapKeepsTheNewestSamplesAsRetentionFreesRoom) {
   const double end = 1795996800.0 + 3 * 3600 - 1;  // 2026-11-30 02:59:59 (read as UTC)
   EXPECT_NEAR(last->ColumnDouble(1), end, 1.0) << "the newest samples were not kept";
   EXPECT_LE(last->ColumnDouble(0), 20 * 60.0) << "the retention (10 minutes, run every 10 minutes) held";
+}
+
+// The review's case: 6 h of 2 GPUs every 2 s under a 200 KiB cap with 2 h of raw retention, which
+// the cap cannot hold. History paused at the cap for good (the whole backlog in one transaction,
+// retention freeing 10 minutes' worth every 10 minutes) and retention then deleted every stored
+// sample: the file ended with none. Now the newest samples are stored, and history, if it pauses,
+// resumes.
+TEST(WatchE2E, AHistoryCapBelowTheRawRetentionKeepsStoringTheNewestSamples) {
+  Scratch s;
+  const std::string csv = LongTrace(s, "6h.csv", 6, 2, 2);
+  const std::string db = s.dir() + "/cap8.db";
+  RunResult r = RunVramwatch({"watch", "--replay", csv, "--db", db, "--db-max-size", "200KiB", "--raw-retention", "2h",
+                              "--kernel-log", "none"},
+                             {}, 180);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t paused = r.err.rfind("history paused");
+  if (paused != std::string::npos) {
+    EXPECT_NE(r.err.find("history resumed", paused), std::string::npos) << "history never resumed\n" << r.err;
+  }
+  auto store = storage::HistoryStore::Open(db);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto st = (*store)->db().Prepare("SELECT count(*), max(t) FROM samples");
+  ASSERT_TRUE(st.ok());
+  ASSERT_TRUE(*st->Step());
+  EXPECT_GT(st->ColumnInt(0), 1000) << "the raw samples are gone\n" << r.err;
+  const double end = 1795996800.0 + 6 * 3600 - 2;  // the trace's last line, 2026-11-30 05:59:58
+  EXPECT_NEAR(st->ColumnDouble(1), end, 1.0) << "the newest samples were not stored\n" << r.err;
+  for (const char* gpu : {"gpu:0", "gpu:1"}) {
+    auto newest = (*store)->Raw(gpu, end - 1, end + 1);
+    ASSERT_TRUE(newest.ok());
+    EXPECT_EQ(newest->size(), 1u) << gpu;
+  }
+}
+
+// A file size limit (ulimit -f) below what the history needs: the write fails and history pauses;
+// the replay goes on to its end. (SIGXFSZ killed it.)
+TEST(WatchE2E, AFileSizeLimitPausesHistoryInsteadOfKillingTheDaemon) {
+  Scratch s;
+  const std::string csv = LongTrace(s, "2h.csv", 2, 2, 1);
+  const std::string db = s.dir() + "/limited.db";
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+  rlimit limited = before;
+  limited.rlim_cur = 256 * 1024;  // room for the schema, not for 2 hours of samples
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limited), 0);
+  RunResult r = RunVramwatch({"watch", "--replay", csv, "--db", db, "--kernel-log", "none"}, {}, 120);
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &before), 0);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("history paused"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("GPU 1:"), std::string::npos) << "the replay did not reach its end\n" << r.out << r.err;
 }
 
 // A cap below what a new database's schema needs is an unusable --db: exit 3 at start.

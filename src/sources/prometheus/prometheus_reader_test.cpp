@@ -466,7 +466,7 @@ TEST(PrometheusReader, AServerThatNeverAnswersIsReportedAfterOneTimeout) {
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_THAT(r.status().message(), HasSubstr("no complete answer to /api/v1/query"));
   EXPECT_THAT(r.status().message(), HasSubstr("within 1 s"));
-  EXPECT_LT(took, 2.5) << "one --timeout, not one per request";
+  EXPECT_LT(took, 3.5) << "one --timeout, not one per request (four requests would take 4 s)";
 }
 
 // Two series of one GPU holding different values over the same hours are not one memory read

@@ -497,6 +497,7 @@ TEST(CheckE2E, ContainerWithoutHostPidNamespaceSaysItIsBlindInsteadOfCallingPids
   Scratch s;
   procfs::FixtureOptions o;
   o.pid1_sched = "sleep (812345, #threads: 1)\n";
+  o.kthreadd = false;
   std::string proc = s.Proc({}, o);
   std::string sc = s.Write("s.yaml", OneGpu("      - {pid: 812399, used_mib: 4096}\n"));
   RunResult r = Check(sc, proc, "");
@@ -507,6 +508,55 @@ TEST(CheckE2E, ContainerWithoutHostPidNamespaceSaysItIsBlindInsteadOfCallingPids
   EXPECT_NE(f[0]["message"].get<std::string>().find("812345"), std::string::npos);
   EXPECT_EQ(r.json["host"]["host_pids_visible"], false);
   EXPECT_EQ(r.json["gpus"][0]["processes"][0]["state"], "unknown") << r.out;  // invisible, not gone
+}
+
+// A container with its own PID namespace and procfs (`unshare --pid --fork --mount-proc`, docker
+// without --pid=host) on a current kernel: PID 1 says it is PID 1, its cgroup is "/", and there is
+// no kthreadd. The PID NVML lists is a host PID: a process here with that number is a stranger,
+// not the holder, and not finding one is no death.
+TEST(CheckE2E, AContainersOwnProcWithoutKthreaddIsBlindThoughPid1LooksLikeInit) {
+  Scratch s;
+  procfs::FixtureOptions o;
+  o.pid1_sched = "sh (1, #threads: 1)\n";
+  o.pid1_cgroup = "0::/\n";
+  o.kthreadd = false;
+  FakeProcess stranger = Holder(4001, 'S', {"bash"});
+  stranger.fd_targets.clear();
+  std::string proc = s.Proc({stranger}, o);
+  std::string sc =
+      s.Write("s.yaml", OneGpu("      - {pid: 4001, used_mib: 4096}\n      - {pid: 812399, used_mib: 4096}\n"));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(FindingsOf(r.json, "dead_holder").empty()) << r.out;
+  auto f = FindingsOf(r.json, "pid_namespace_blind");
+  ASSERT_EQ(f.size(), 1u) << r.out;
+  EXPECT_NE(f[0]["message"].get<std::string>().find("no PID 2"), std::string::npos) << f[0].dump();
+  for (const auto& p : r.json["gpus"][0]["processes"]) {
+    EXPECT_EQ(p["state"], "unknown") << p.dump();
+    EXPECT_TRUE(p["command"].is_null()) << p.dump();  // not the stranger's `bash`
+  }
+}
+
+// `--proc-root /host/proc` inside a container: that procfs shows the host's PIDs (kthreadd is its
+// PID 2), though vramwatch's own NSpid there has two levels; a listed PID missing from it is dead,
+// and vramwatch's own /dev/nvidia0 (its "self" in that procfs, not getpid()) is no holder.
+TEST(CheckE2E, TheHostsProcMountedIntoAContainerIsNotBlindAndSkipsVramwatchItself) {
+  Scratch s;
+  FakeProcess self = Holder(90210, 'S', {"vramwatch", "check"});
+  self.nspid = {90210, 7};
+  procfs::FixtureOptions o;
+  o.self_pid = 90210;
+  std::string proc = s.Proc({self}, o);
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: 812399, used_mib: 4096}\n"));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(FindingsOf(r.json, "pid_namespace_blind").empty()) << r.out;
+  EXPECT_EQ(r.json["host"]["host_pids_visible"], true);
+  auto d = FindingsOf(r.json, "dead_holder");
+  ASSERT_EQ(d.size(), 1u) << r.out;
+  EXPECT_EQ(d[0]["pid"], 812399);
+  EXPECT_TRUE(FindingsOf(r.json, "unlisted_holder").empty()) << r.out;
+  ASSERT_EQ(r.json["gpus"][0]["processes"].size(), 1u) << r.out;
 }
 
 TEST(CheckE2E, XidLinesAreMatchedToTheGpuAndHardwareOnesAreCritical) {

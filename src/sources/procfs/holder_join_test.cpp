@@ -111,6 +111,7 @@ TEST(JoinHolders, MissingPidsInsideAContainerNamespaceMakeHostPidsInvisible) {
   Tree t("blind");
   FixtureOptions fo;
   fo.pid1_sched = "sh (81000, #threads: 1)\n";
+  fo.kthreadd = false;
   ASSERT_TRUE(WriteProcFixture(t.root.string(), {}, fo).ok());
   DirProcFs pfs(t.root.string());
   ReaderOptions o;
@@ -138,6 +139,7 @@ TEST(JoinHolders, AContainerProcessWithTheNumberOfAHostPidIsNotTheHolder) {
   Tree t("collide");
   FixtureOptions fo;
   fo.pid1_sched = "sleep (812345, #threads: 1)\n";
+  fo.kthreadd = false;
   FakeProcess mine;
   mine.pid = 4001;
   mine.argv = {"python3", "mine.py"};

@@ -59,6 +59,18 @@ Status WriteProcFixture(const std::string& root, const std::vector<FakeProcess>&
     init.starttime_ticks = 1;
     all.insert(all.begin(), init);
   }
+  // The host's procfs shows the kernel's threads too: kthreadd is PID 2, child of PID 0.
+  if (options.kthreadd && std::none_of(all.begin(), all.end(), [](const FakeProcess& p) { return p.pid == 2; })) {
+    FakeProcess kthreadd;
+    kthreadd.pid = 2;
+    kthreadd.comm = "kthreadd";
+    kthreadd.uid = 0;
+    kthreadd.argv = {};
+    kthreadd.cgroup = "0::/\n";
+    kthreadd.starttime_ticks = 1;
+    kthreadd.ppid = 0;
+    all.push_back(kthreadd);
+  }
   for (const auto& p : all) {
     fs::path dir = fs::path(root) / std::to_string(p.pid);
     fs::create_directories(dir / "fd", ec);
@@ -73,8 +85,9 @@ Status WriteProcFixture(const std::string& root, const std::vector<FakeProcess>&
     std::string uid = std::to_string(p.uid);
     VW_RETURN_IF_ERROR(WriteText(dir / "status", "Name:\t" + p.comm + "\nState:\t" + std::string(1, p.state) +
                                                      "\nTgid:\t" + std::to_string(p.pid) + "\nPid:\t" +
-                                                     std::to_string(p.pid) + "\nUid:\t" + uid + "\t" + uid + "\t" +
-                                                     uid + "\t" + uid + "\n" + nspid + "\n"));
+                                                     std::to_string(p.pid) + "\nPPid:\t" + std::to_string(p.ppid) +
+                                                     "\nUid:\t" + uid + "\t" + uid + "\t" + uid + "\t" + uid + "\n" +
+                                                     nspid + "\n"));
     std::string cmdline;
     if (p.state != 'Z') {
       for (const auto& a : p.argv) {
@@ -99,6 +112,12 @@ Status WriteProcFixture(const std::string& root, const std::vector<FakeProcess>&
     if (!options.pid1_cgroup.empty()) {
       VW_RETURN_IF_ERROR(WriteText(fs::path(root) / "1" / "cgroup", options.pid1_cgroup));
     }
+  }
+  if (options.self_pid > 0) {
+    fs::path self = fs::path(root) / "self";
+    fs::remove(self, ec);
+    fs::create_symlink(std::to_string(options.self_pid), self, ec);
+    if (ec) return Status::IoError("symlink " + self.string() + ": " + ec.message());
   }
   return Status::Ok();
 }

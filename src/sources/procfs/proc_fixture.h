@@ -4,6 +4,8 @@
 // The tree holds, per process, stat / status / cmdline / cgroup files and an fd/ directory of
 // symbolic links (e.g. fd/3 -> /dev/nvidia0), and a passwd-format file at <root>/passwd. Like a real
 // procfs it always holds PID 1: an idle init with no device file open, unless `processes` gives PID 1.
+// Like the host's procfs it holds PID 2, the kernel's kthreadd (PPid 0), unless `processes` gives
+// PID 2 or FixtureOptions::kthreadd is false (a container's own /proc, in another PID namespace).
 // Times are clock ticks as the kernel writes them (100 per second).
 #pragma once
 
@@ -33,6 +35,8 @@ struct FixtureOptions {
   std::vector<std::pair<uint32_t, std::string>> users = {{0, "root"}, {1000, "alice"}};
   std::string pid1_sched;   // when set, written as 1/sched (container hints)
   std::string pid1_cgroup;  // when set, written as 1/cgroup
+  bool kthreadd = true;     // write PID 2 as kthreadd: the tree shows the host's PID namespace
+  int64_t self_pid = 0;     // when set, <root>/self links to that PID's directory, as in a real procfs
 };
 
 // Creates `root` (and parents) and writes the tree. Fails with the path that could not be written.

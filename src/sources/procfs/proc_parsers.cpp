@@ -132,6 +132,9 @@ Result<StatusFields> ParseStatus(std::string_view text, std::string_view what) {
                                   ": expected a numeric UID after 'Uid:'");
       }
       f.uid = uid;
+    } else if (key == "PPid") {
+      int64_t ppid = 0;
+      if (!values.empty() && ToNumber(values[0], ppid)) f.ppid = ppid;
     } else if (key == "NSpid") {
       for (auto v : values) {
         int64_t p = 0;

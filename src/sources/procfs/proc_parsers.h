@@ -37,6 +37,7 @@ char LetterFromState(ProcState s);  // '?' for unknown, 'G' never: kGone -> '-'
 // Fields of /proc/PID/status.
 struct StatusFields {
   std::optional<uint32_t> uid;  // real UID (first number of "Uid:")
+  std::optional<int64_t> ppid;  // "PPid:" (0 for the kernel's own threads)
   std::vector<int64_t> nspid;   // "NSpid:" outermost first; empty on kernels before 4.1
   std::string name;
 };

@@ -30,7 +30,17 @@ bool IsNumber(const std::string& s) {
 }  // namespace
 
 ProcessReader::ProcessReader(const ProcFs& fs, ReaderOptions options) : fs_(fs), options_(std::move(options)) {
-  if (!options_.self_pid) options_.self_pid = static_cast<int64_t>(::getpid());
+  if (!options_.self_pid) {
+    // A host's /proc mounted into a container numbers us as the host does, not as getpid() does:
+    // its "self" link says which PID we are there.
+    if (auto self = fs_.ReadLink("self"); self.ok() && IsNumber(*self)) {
+      int64_t pid = 0;
+      std::from_chars(self->data(), self->data() + self->size(), pid);
+      options_.self_pid = pid;
+    } else {
+      options_.self_pid = static_cast<int64_t>(::getpid());
+    }
+  }
   if (options_.clock_ticks_per_second <= 0) {
     long hz = ::sysconf(_SC_CLK_TCK);
     options_.clock_ticks_per_second = hz > 0 ? static_cast<double>(hz) : 100.0;
@@ -217,6 +227,15 @@ DeviceFdScan ProcessReader::ScanDeviceFds() const {
 
 NamespaceHints ProcessReader::PidNamespaceHints() const {
   NamespaceHints hints;
+  // PID 2 is the kernel's kthreadd, child of PID 0, in the host's PID namespace only: a procfs
+  // that shows it shows host PIDs, whatever namespace vramwatch itself runs in (a host's /proc
+  // mounted into a container). One that shows another PID 2, or none, is a container's own.
+  auto pid2 = fs_.ReadFile("2/status");
+  std::optional<StatusFields> pid2_status;
+  if (pid2.ok()) {
+    if (auto parsed = ParseStatus(*pid2, fs_.Describe("2/status")); parsed.ok()) pid2_status = *parsed;
+  }
+  if (pid2_status && pid2_status->name == "kthreadd" && pid2_status->ppid == 0) return hints;
   if (auto sched = fs_.ReadFile("1/sched"); sched.ok()) {
     if (auto pid = PidFromSched(*sched); pid && *pid != 1) {
       hints.in_pid_namespace = true;
@@ -233,13 +252,15 @@ NamespaceHints ProcessReader::PidNamespaceHints() const {
       return hints;
     }
   }
-  if (auto status = fs_.ReadFile("self/status"); status.ok()) {
-    if (auto parsed = ParseStatus(*status, "self/status"); parsed.ok() && parsed->nspid.size() > 1) {
-      hints.in_pid_namespace = true;
-      hints.evidence = "vramwatch itself runs in a nested PID namespace (NSpid has " +
-                       std::to_string(parsed->nspid.size()) + " levels)";
-    }
+  if (pid2_status) {
+    hints.in_pid_namespace = true;
+    hints.evidence = "PID 2 here is `" + pid2_status->name + "`, not the kernel's kthreadd of the host (" +
+                     fs_.Describe("2/status") + ")";
+  } else if (!pid2.ok() && pid2.status().code() == StatusCode::kNotFound) {
+    hints.in_pid_namespace = true;
+    hints.evidence = fs_.Describe("") + " has no PID 2, the kernel's kthreadd of the host's PID namespace";
   }
+  // PID 2 unreadable (EACCES): nothing says we are in a container; taken as the host.
   return hints;
 }
 

@@ -10,8 +10,10 @@
 //   its files mixing two processes.
 // - ScanDeviceFds(): what `fuser -v /dev/nvidia*` does: every PID with an open fd on
 //   /dev/nvidia<minor>; /dev/nvidiactl and /dev/nvidia-uvm are recorded separately (they are not
-//   tied to one GPU). vramwatch's own PID is excluded.
-// - PidNamespaceHints(): signs that we run inside a PID namespace that hides host PIDs.
+//   tied to one GPU). vramwatch's own PID is excluded (as this procfs numbers it: `<root>/self`).
+// - PidNamespaceHints(): whether this procfs shows a PID namespace other than the host's (NVML
+//   lists host PIDs). PID 2 is the kernel's kthreadd (PPid 0) in the host's namespace only: when
+//   `<root>/2/status` can be read it decides; then /proc/1/sched and PID 1's cgroup are looked at.
 //
 // Times are seconds (start time since boot, CPU time as utime + stime). Thread-safe for reads.
 #pragma once
@@ -28,7 +30,8 @@ namespace vw::procfs {
 
 struct ReaderOptions {
   std::string passwd_path;            // passwd-format file for uid -> user; empty: getpwuid()
-  std::optional<int64_t> self_pid;    // excluded from the fd scan; default: getpid()
+  std::optional<int64_t> self_pid;    // excluded from the fd scan; default: the PID `<root>/self`
+                                      // links to (this procfs's number for us), else getpid()
   double clock_ticks_per_second = 0;  // 0: sysconf(_SC_CLK_TCK)
 };
 
@@ -48,7 +51,7 @@ struct DeviceFdScan {
 };
 
 struct NamespaceHints {
-  bool in_pid_namespace = false;  // some evidence that our PID namespace is not the host's
+  bool in_pid_namespace = false;  // evidence that this procfs shows a PID namespace other than the host's
   std::string evidence;           // what said so, for notes and the finding message
 };
 

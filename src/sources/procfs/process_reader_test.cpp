@@ -257,7 +257,7 @@ TEST_F(ProcessReaderTest, FdScanFindsDeviceHoldersSeparatesControlFilesAndSkipsS
   DirProcFs fs(root_.string());
   ProcessReader reader(fs, Options());
   DeviceFdScan scan = reader.ScanDeviceFds();
-  EXPECT_EQ(scan.pids_scanned, 4u);
+  EXPECT_EQ(scan.pids_scanned, 5u);  // 10 to 13, and the fixture's kthreadd (PID 2)
   ASSERT_EQ(scan.holders.size(), 3u);
   EXPECT_EQ(scan.holders[0].pid, 10);
   EXPECT_EQ(scan.holders[0].minors, std::vector<unsigned>({0}));
@@ -296,6 +296,7 @@ TEST_F(ProcessReaderTest, NamespaceHintsFromPid1SchedAndCgroup) {
   {
     FixtureOptions o;
     o.pid1_sched = "sh (81000, #threads: 1)\n";
+    o.kthreadd = false;
     Write({}, o);
     DirProcFs fs(root_.string());
     NamespaceHints h = ProcessReader(fs, Options()).PidNamespaceHints();
@@ -315,10 +316,71 @@ TEST_F(ProcessReaderTest, NamespaceHintsFromPid1SchedAndCgroup) {
   {
     FixtureOptions o;
     o.pid1_cgroup = "0::/system.slice/docker-" + std::string(64, 'b') + ".scope\n";
+    o.kthreadd = false;
     Write({}, o);
     DirProcFs fs(root_.string());
     EXPECT_TRUE(ProcessReader(fs, Options()).PidNamespaceHints().in_pid_namespace);
   }
+}
+
+// `unshare --pid --fork --mount-proc`, docker without --pid=host: PID 1 is the container's own
+// (sched says 1 on current kernels), its cgroup is "/" (private cgroup namespace), and vramwatch
+// has one NSpid level. Only PID 2 tells: the host's is the kernel's kthreadd.
+TEST_F(ProcessReaderTest, AContainersOwnProcIsAnotherPidNamespaceThoughPid1LooksLikeInit) {
+  FakeProcess self;
+  self.pid = 7;
+  self.argv = {"vramwatch", "check"};
+  self.cgroup = "0::/\n";
+  FixtureOptions o;
+  o.pid1_sched = "sh (1, #threads: 1)\n";
+  o.pid1_cgroup = "0::/\n";
+  o.kthreadd = false;
+  o.self_pid = 7;
+  {
+    Write({self}, o);
+    DirProcFs fs(root_.string());
+    NamespaceHints h = ProcessReader(fs, Options()).PidNamespaceHints();
+    EXPECT_TRUE(h.in_pid_namespace);
+    EXPECT_NE(h.evidence.find("no PID 2"), std::string::npos) << h.evidence;
+  }
+  fs::remove_all(root_);
+  {
+    FakeProcess worker;  // a container's PID 2 is one of its own processes
+    worker.pid = 2;
+    worker.comm = "python3";
+    Write({self, worker}, o);
+    DirProcFs fs(root_.string());
+    NamespaceHints h = ProcessReader(fs, Options()).PidNamespaceHints();
+    EXPECT_TRUE(h.in_pid_namespace);
+    EXPECT_NE(h.evidence.find("`python3`, not the kernel's kthreadd"), std::string::npos) << h.evidence;
+  }
+}
+
+// `--proc-root /host/proc` from inside a container: that procfs numbers PIDs as the host does
+// (kthreadd is its PID 2), so NVML's PIDs can be matched, although vramwatch's own NSpid there has
+// two levels (host, container). vramwatch is the PID its "self" link names, not getpid(): its own
+// /dev/nvidia* files are not a holder.
+TEST_F(ProcessReaderTest, TheHostsProcMountedIntoAContainerShowsHostPidsAndNamesUsBySelf) {
+  FakeProcess self;
+  self.pid = 90210;
+  self.nspid = {90210, 7};
+  self.argv = {"vramwatch", "check"};
+  self.fd_targets = {"/dev/nvidiactl", "/dev/nvidia0"};
+  FakeProcess trainer;
+  trainer.pid = 4001;
+  trainer.fd_targets = {"/dev/nvidia0"};
+  FixtureOptions o;
+  o.self_pid = 90210;
+  Write({self, trainer}, o);
+  DirProcFs fs(root_.string());
+  ReaderOptions ro = Options();
+  ro.self_pid.reset();
+  ProcessReader reader(fs, ro);
+  NamespaceHints h = reader.PidNamespaceHints();
+  EXPECT_FALSE(h.in_pid_namespace) << h.evidence;
+  DeviceFdScan scan = reader.ScanDeviceFds();
+  ASSERT_EQ(scan.holders.size(), 1u);
+  EXPECT_EQ(scan.holders[0].pid, 4001);
 }
 
 // In another PID namespace NVML's host PIDs cannot be matched, also when one of them happens to

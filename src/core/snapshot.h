@@ -150,6 +150,8 @@ struct HostSnapshot {
   std::optional<int> cuda_driver_version;  // e.g. 12040
   std::vector<GpuSnapshot> gpus;
   bool host_pids_visible = true;    // false inside a container without the host PID namespace
+  std::string pids_hidden;          // why other users' processes cannot be seen in /proc (mounted with
+                                    // hidepid), and what to do; empty when every process can be
   std::string nvml_version;         // nvmlSystemGetNVMLVersion, e.g. "12.550.54.15"
   std::vector<std::string> errors;  // failed system-wide calls (driver/CUDA version)
 };

@@ -67,6 +67,7 @@ class Rules {
     }
     for (const auto& gpu : last_.gpus) Gpu(gpu);
     for (const auto& x : in_.xids) Xid(x);
+    if (!last_.pids_hidden.empty()) result_.notes.push_back(last_.pids_hidden);
     if (in_.fd_dirs_unreadable > 0) {
       result_.notes.push_back(
           fmt::format("the open files of {} processes could not be read (run as root to see every /dev/nvidia* holder)",

@@ -345,6 +345,19 @@ TEST(Findings, NamespaceBlindnessSuppressesDeadHolders) {
   EXPECT_NE(f->action.find("--pid=host"), std::string::npos);
 }
 
+// /proc mounted hidepid=invisible, vramwatch not root: a listed holder not found is of unknown
+// state (not dead), and the notes say that other users' processes are hidden and what to do.
+TEST(Findings, HiddenProcessesAreNotDeadAndANoteSaysWhy) {
+  ProcessSnapshot hidden = Proc(100, 1024, ProcState::kUnknown);
+  hidden.info.alive = false;
+  CheckInput in;
+  in.samples.push_back(Host(0, {Gpu(1024, {hidden})}));
+  in.samples[0].pids_hidden = "/proc is mounted with hidepid=invisible ... Run vramwatch as root";
+  CheckResult r = EvaluateCheck(in, {});
+  EXPECT_EQ(Find(r, "dead_holder"), nullptr);
+  EXPECT_NE(std::find(r.notes.begin(), r.notes.end(), in.samples[0].pids_hidden), r.notes.end());
+}
+
 TEST(Findings, IdleHolderNeedsZeroSmInEverySampleOfTheWindow) {
   CheckConfig c;
   c.window_s = 30;

@@ -72,6 +72,7 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
     }
   }
 
+  host.pids_hidden = reader.Hidden().note;
   out.hints = reader.PidNamespaceHints();
   host.host_pids_visible = HostPidsVisible(nvml_pids, nvml_infos, out.hints);
   if (!host.host_pids_visible) {

@@ -6,7 +6,8 @@
 // that lists it (ProcessSnapshot::nvml_name), so CommandOf() gives one name per PID across the
 // host. PIDs that hold only /dev/nvidiactl or
 // /dev/nvidia-uvm are not tied to a GPU: they are returned in `control_only`. Finally sets
-// HostSnapshot::host_pids_visible (see HostPidsVisible).
+// HostSnapshot::host_pids_visible (see HostPidsVisible) and HostSnapshot::pids_hidden (hidepid:
+// ProcessReader::Hidden).
 //
 // `start_times` carries the start time first seen for each PID across the samples of one check,
 // so a PID reused during a --window reads as gone (PID-reuse guard). Sampler thread only.

@@ -132,6 +132,29 @@ TEST(JoinHolders, MissingPidsInsideAContainerNamespaceMakeHostPidsInvisible) {
   }
 }
 
+// hidepid=invisible, vramwatch not root: the listed PIDs of other users are not in /proc (neither
+// is kthreadd, PID 2, which is root's): they are not called gone, nor is this taken for another PID
+// namespace; the host says why (HostSnapshot::pids_hidden, a note of the findings).
+TEST(JoinHolders, UnderHidepidListedPidsNotFoundAreUnknownAndTheHostSaysWhy) {
+  Tree t("hidepid");
+  FixtureOptions fo;
+  fo.kthreadd = false;  // root's, so hidden too
+  fo.mountinfo = "23 1 0:22 / " + t.root.string() + " rw - proc proc rw,hidepid=invisible\n";
+  ASSERT_TRUE(WriteProcFixture(t.root.string(), {}, fo).ok());
+  DirProcFs pfs(t.root.string());
+  ReaderOptions o;
+  o.self_pid = 1;
+  o.euid = 1000;
+  o.groups = std::vector<uint32_t>{1000};
+  ProcessReader reader(pfs, o);
+  HostSnapshot h = TwoGpus({4001});
+  std::map<int64_t, double> starts;
+  JoinResult r = JoinHolders(h, reader, starts);
+  EXPECT_TRUE(h.host_pids_visible) << r.hints.evidence;
+  EXPECT_EQ(h.gpus[0].processes[0].info.state, ProcState::kUnknown);
+  EXPECT_NE(h.pids_hidden.find("hidepid=invisible"), std::string::npos) << h.pids_hidden;
+}
+
 // Inside a container, a process here that has the number of a host PID NVML lists is a stranger:
 // it is not taken for the holder (its user and command not shown), and the other listed PID is not
 // called dead.

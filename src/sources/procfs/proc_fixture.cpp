@@ -119,6 +119,12 @@ Status WriteProcFixture(const std::string& root, const std::vector<FakeProcess>&
     fs::create_symlink(std::to_string(options.self_pid), self, ec);
     if (ec) return Status::IoError("symlink " + self.string() + ": " + ec.message());
   }
+  if (!options.mountinfo.empty()) {
+    fs::path dir = fs::path(root) / (options.self_pid > 0 ? std::to_string(options.self_pid) : "self");
+    fs::create_directories(dir, ec);
+    if (ec) return Status::IoError("create " + dir.string() + ": " + ec.message());
+    VW_RETURN_IF_ERROR(WriteText(dir / "mountinfo", options.mountinfo));
+  }
   return Status::Ok();
 }
 

@@ -37,6 +37,7 @@ struct FixtureOptions {
   std::string pid1_cgroup;  // when set, written as 1/cgroup
   bool kthreadd = true;     // write PID 2 as kthreadd: the tree shows the host's PID namespace
   int64_t self_pid = 0;     // when set, <root>/self links to that PID's directory, as in a real procfs
+  std::string mountinfo;    // when set, written as <root>/self/mountinfo (a directory "self" without self_pid)
 };
 
 // Creates `root` (and parents) and writes the tree. Fails with the path that could not be written.

@@ -1,5 +1,6 @@
 #include "sources/procfs/proc_parsers.h"
 
+#include <algorithm>
 #include <charconv>
 #include <regex>
 
@@ -255,6 +256,64 @@ std::optional<int64_t> PidFromSched(std::string_view text) {
   int64_t pid = 0;
   if (!ToNumber(first.substr(open + 1, close - open - 1), pid)) return std::nullopt;
   return pid;
+}
+
+namespace {
+
+// "/host\\040proc" -> "/host proc" (the kernel writes space, tab, newline and backslash as octal).
+std::string UnescapeMountPath(std::string_view s) {
+  auto octal = [](char c) { return c >= '0' && c <= '7'; };
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 3 < s.size() && octal(s[i + 1]) && octal(s[i + 2]) && octal(s[i + 3])) {
+      out.push_back(static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
+      i += 3;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<ProcMountOptions> ProcMountOptionsAt(std::string_view text, std::string_view mount_point) {
+  std::optional<ProcMountOptions> found;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    auto fields = SplitWhitespace(text.substr(pos, end - pos));
+    pos = end + 1;
+    std::string_view where, fstype, options;
+    auto dash = std::find(fields.begin(), fields.end(), std::string_view("-"));
+    if (dash != fields.end() && dash - fields.begin() >= 6 && fields.end() - dash >= 4) {
+      // mountinfo: ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS
+      where = fields[4];
+      fstype = *(dash + 1);
+      options = *(dash + 3);
+    } else if (dash == fields.end() && fields.size() >= 4) {
+      // mounts: SOURCE MOUNT_POINT FSTYPE OPTIONS DUMP PASS
+      where = fields[1];
+      fstype = fields[2];
+      options = fields[3];
+    } else {
+      continue;
+    }
+    if (fstype != "proc" || UnescapeMountPath(where) != mount_point) continue;
+    ProcMountOptions o;
+    size_t i = 0;
+    while (i <= options.size()) {
+      size_t comma = options.find(',', i);
+      if (comma == std::string_view::npos) comma = options.size();
+      std::string_view opt = options.substr(i, comma - i);
+      if (opt.substr(0, 8) == "hidepid=") o.hidepid = std::string(opt.substr(8));
+      if (uint32_t gid = 0; opt.substr(0, 4) == "gid=" && ToNumber(opt.substr(4), gid)) o.gid = gid;
+      i = comma + 1;
+    }
+    found = o;
+  }
+  return found;
 }
 
 std::optional<double> ParseUptime(std::string_view text) {

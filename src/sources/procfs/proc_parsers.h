@@ -64,6 +64,16 @@ std::string UserFromPasswd(std::string_view passwd_text, uint32_t uid);
 // older kernels /proc/1/sched shows the host PID of the container's init.
 std::optional<int64_t> PidFromSched(std::string_view text);
 
+// The options of the proc filesystem mounted at `mount_point` that decide whose processes it shows.
+struct ProcMountOptions {
+  std::string hidepid;          // as written: "2", "invisible", "noaccess", ...; empty when absent
+  std::optional<uint32_t> gid;  // gid=: members of this group see every process
+};
+// From /proc/self/mountinfo text (the super options after " - proc ") or /proc/mounts text (the
+// fourth field); the last proc mount at `mount_point` wins (it hides those below it). nullopt
+// when no proc filesystem is mounted there. Octal escapes in mount points (\040) are decoded.
+std::optional<ProcMountOptions> ProcMountOptionsAt(std::string_view text, std::string_view mount_point);
+
 // /proc/uptime "12345.67 54321.00" -> 12345.67 (seconds since boot).
 std::optional<double> ParseUptime(std::string_view text);
 

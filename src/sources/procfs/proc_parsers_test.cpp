@@ -164,6 +164,35 @@ TEST(PidFromSched, ReadsThePidInTheFirstLine) {
   EXPECT_EQ(PidFromSched("nonsense\n"), std::nullopt);
 }
 
+// Whose processes a procfs shows: mountinfo's super options (after " - proc proc") or mounts'
+// options, of the proc mount at the given mount point; the last mount there hides those below.
+TEST(ProcMountOptionsAt, ReadsHidepidAndGidOfTheProcMountAtThePath) {
+  const std::string mountinfo =
+      "22 1 0:21 / /sys rw,nosuid shared:7 - sysfs sysfs rw\n"
+      "23 1 0:22 / /proc rw,nosuid,nodev,noexec,relatime shared:13 - proc proc rw\n"
+      "98 23 0:48 / /proc rw,relatime shared:50 master:3 - proc proc rw,hidepid=invisible,gid=1001\n"
+      "99 1 0:49 / /host\\040proc rw,relatime - proc proc rw,hidepid=2\n";
+  auto at_proc = ProcMountOptionsAt(mountinfo, "/proc");
+  ASSERT_TRUE(at_proc.has_value());
+  EXPECT_EQ(at_proc->hidepid, "invisible");
+  EXPECT_EQ(at_proc->gid, 1001u);
+  auto host = ProcMountOptionsAt(mountinfo, "/host proc");
+  ASSERT_TRUE(host.has_value());
+  EXPECT_EQ(host->hidepid, "2");
+  EXPECT_FALSE(host->gid.has_value());
+  EXPECT_FALSE(ProcMountOptionsAt(mountinfo, "/sys").has_value());  // not a proc mount
+  EXPECT_FALSE(ProcMountOptionsAt(mountinfo, "/tmp/fixture").has_value());
+
+  const std::string mounts =
+      "sysfs /sys sysfs rw,nosuid 0 0\nproc /proc proc rw,nosuid,nodev,noexec,relatime,hidepid=noaccess 0 0\n";
+  auto from_mounts = ProcMountOptionsAt(mounts, "/proc");
+  ASSERT_TRUE(from_mounts.has_value());
+  EXPECT_EQ(from_mounts->hidepid, "noaccess");
+  auto plain = ProcMountOptionsAt("proc /proc proc rw,relatime 0 0\n", "/proc");
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->hidepid, "");
+}
+
 TEST(ParseUptime, ReadsSecondsSinceBoot) {
   EXPECT_EQ(ParseUptime("12345.67 54321.00\n"), 12345.67);
   EXPECT_EQ(ParseUptime(""), std::nullopt);

@@ -27,6 +27,44 @@ bool IsNumber(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// hidepid (Linux 3.3+; names since 5.8): 0/off shows every process; 1/noaccess lists them but
+// refuses their files to others; 2/invisible and 4/ptraceable do not even list them.
+HiddenPids HiddenPidsOf(const ProcFs& fs, const ReaderOptions& o) {
+  HiddenPids h;
+  std::optional<ProcMountOptions> mount;
+  for (const char* file : {"self/mountinfo", "mounts"}) {
+    if (auto text = fs.ReadFile(file); text.ok()) {
+      mount = ProcMountOptionsAt(*text, fs.Describe(""));
+      if (mount) break;
+    }
+  }
+  if (!mount || mount->hidepid.empty() || mount->hidepid == "0" || mount->hidepid == "off") return h;
+  const uint32_t euid = o.euid ? *o.euid : static_cast<uint32_t>(::geteuid());
+  if (euid == 0) return h;
+  std::vector<uint32_t> groups;
+  if (o.groups) {
+    groups = *o.groups;
+  } else {
+    groups.push_back(static_cast<uint32_t>(::getegid()));
+    int n = ::getgroups(0, nullptr);
+    std::vector<gid_t> list(n > 0 ? static_cast<size_t>(n) : 0);
+    if (n > 0 && ::getgroups(n, list.data()) == n) groups.insert(groups.end(), list.begin(), list.end());
+  }
+  if (mount->gid && std::find(groups.begin(), groups.end(), *mount->gid) != groups.end()) return h;
+  const std::string& v = mount->hidepid;
+  h.hidden = true;
+  h.missing_is_unknown = v != "1" && v != "noaccess";
+  h.option = "hidepid=" + v;
+  h.note =
+      fs.Describe("") + " is mounted with " + h.option + " and vramwatch runs as uid " + std::to_string(euid) +
+      ": processes of other users are " +
+      (h.missing_is_unknown ? "hidden (a listed PID not found may be alive: its state is unknown)" : "unreadable") +
+      ", and their /dev/nvidia* files cannot be seen. Run vramwatch as root" +
+      (mount->gid ? " or in group " + std::to_string(*mount->gid) + " (the mount's gid=)" : std::string()) +
+      " to see every process.";
+  return h;
+}
+
 }  // namespace
 
 ProcessReader::ProcessReader(const ProcFs& fs, ReaderOptions options) : fs_(fs), options_(std::move(options)) {
@@ -41,6 +79,7 @@ ProcessReader::ProcessReader(const ProcFs& fs, ReaderOptions options) : fs_(fs),
       options_.self_pid = static_cast<int64_t>(::getpid());
     }
   }
+  hidden_ = HiddenPidsOf(fs_, options_);
   if (options_.clock_ticks_per_second <= 0) {
     long hz = ::sysconf(_SC_CLK_TCK);
     options_.clock_ticks_per_second = hz > 0 ? static_cast<double>(hz) : 100.0;
@@ -70,6 +109,13 @@ ProcessInfo ProcessReader::Read(int64_t pid, std::optional<double> expected_star
 
   auto stat_text = fs_.ReadFile(dir + "/stat");
   if (!stat_text.ok()) {
+    if (stat_text.status().code() == StatusCode::kNotFound && hidden_.missing_is_unknown) {
+      // Not listed may be hidden: another user's process is invisible to us, alive or not.
+      info.alive = false;
+      info.state = ProcState::kUnknown;
+      info.unreadable.push_back("state: not visible (" + hidden_.option + " hides other users' processes)");
+      return info;
+    }
     if (stat_text.status().code() == StatusCode::kNotFound) {
       info.alive = false;
       info.state = ProcState::kGone;
@@ -256,11 +302,12 @@ NamespaceHints ProcessReader::PidNamespaceHints() const {
     hints.in_pid_namespace = true;
     hints.evidence = "PID 2 here is `" + pid2_status->name + "`, not the kernel's kthreadd of the host (" +
                      fs_.Describe("2/status") + ")";
-  } else if (!pid2.ok() && pid2.status().code() == StatusCode::kNotFound) {
+  } else if (!pid2.ok() && pid2.status().code() == StatusCode::kNotFound && !hidden_.missing_is_unknown) {
     hints.in_pid_namespace = true;
     hints.evidence = fs_.Describe("") + " has no PID 2, the kernel's kthreadd of the host's PID namespace";
   }
-  // PID 2 unreadable (EACCES): nothing says we are in a container; taken as the host.
+  // PID 2 unreadable (EACCES), or hidden by hidepid: nothing says we are in a container; taken as
+  // the host.
   return hints;
 }
 

@@ -383,6 +383,55 @@ TEST_F(ProcessReaderTest, TheHostsProcMountedIntoAContainerShowsHostPidsAndNames
   EXPECT_EQ(scan.holders[0].pid, 4001);
 }
 
+// procfs mounted hidepid=invisible (or 2): another user's process is not listed at all, so a PID
+// not found may be alive; its state is unknown and says why, never "gone". Root, and members of
+// the mount's gid= group, see every process: there a missing PID is gone. hidepid=noaccess lists
+// them (their files are refused): missing is gone there too. Without mountinfo (a fixture): as
+// before.
+TEST_F(ProcessReaderTest, UnderHidepidAMissingPidIsUnknownNotGone) {
+  auto write_mount = [&](const std::string& options) {
+    fs::remove_all(root_);
+    FixtureOptions o;
+    o.mountinfo = "23 1 0:22 / " + root_.string() + " rw,relatime shared:13 - proc proc " + options + "\n";
+    Write({}, o);
+  };
+  auto read_as = [&](uint32_t euid, std::vector<uint32_t> groups) {
+    DirProcFs fs(root_.string());
+    ReaderOptions ro = Options();
+    ro.euid = euid;
+    ro.groups = std::move(groups);
+    ProcessReader reader(fs, ro);
+    return std::make_pair(reader.Read(4242), reader.Hidden());
+  };
+  write_mount("rw,hidepid=invisible,gid=1001");
+  {
+    auto [info, hidden] = read_as(1000, {1000});
+    EXPECT_FALSE(info.alive);
+    EXPECT_EQ(info.state, ProcState::kUnknown);
+    ASSERT_EQ(info.unreadable.size(), 1u);
+    EXPECT_NE(info.unreadable[0].find("hidepid=invisible"), std::string::npos) << info.unreadable[0];
+    EXPECT_TRUE(hidden.hidden);
+    EXPECT_NE(hidden.note.find("processes of other users are hidden"), std::string::npos) << hidden.note;
+    EXPECT_NE(hidden.note.find("as root or in group 1001"), std::string::npos) << hidden.note;
+  }
+  EXPECT_EQ(read_as(0, {0}).first.state, ProcState::kGone);
+  EXPECT_EQ(read_as(1000, {1000, 1001}).first.state, ProcState::kGone);
+  write_mount("rw,hidepid=2");
+  EXPECT_EQ(read_as(1000, {1000}).first.state, ProcState::kUnknown);
+  write_mount("rw,hidepid=noaccess");
+  {
+    auto [info, hidden] = read_as(1000, {1000});
+    EXPECT_EQ(info.state, ProcState::kGone);
+    EXPECT_TRUE(hidden.hidden);
+    EXPECT_NE(hidden.note.find("unreadable"), std::string::npos) << hidden.note;
+  }
+  write_mount("rw");
+  EXPECT_FALSE(read_as(1000, {1000}).second.hidden);
+  fs::remove_all(root_);
+  Write({});
+  EXPECT_EQ(read_as(1000, {1000}).first.state, ProcState::kGone);
+}
+
 // In another PID namespace NVML's host PIDs cannot be matched, also when one of them happens to
 // exist here (a stranger with the same number: it was taken for the holder, and the others for
 // dead).

@@ -251,6 +251,12 @@ DeviceFdScan ProcessReader::ScanDeviceFds() const {
       auto target = fs_.ReadLink(fd_dir + "/" + fd);
       if (!target.ok()) continue;  // closed meanwhile, or not a link
       std::string_view t = *target;
+      // A device node unlinked while open (a container's /dev torn down, nvidia-modprobe making it
+      // again) reads "/dev/nvidia1 (deleted)": the file is still open, and holds the GPU.
+      static constexpr std::string_view kDeleted = " (deleted)";
+      if (t.size() > kDeleted.size() && t.substr(t.size() - kDeleted.size()) == kDeleted) {
+        t.remove_suffix(kDeleted.size());
+      }
       static constexpr std::string_view kPrefix = "/dev/nvidia";
       if (t.substr(0, kPrefix.size()) != kPrefix) continue;
       std::string_view rest = t.substr(kPrefix.size());

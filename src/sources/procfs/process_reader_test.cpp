@@ -272,6 +272,25 @@ TEST_F(ProcessReaderTest, FdScanFindsDeviceHoldersSeparatesControlFilesAndSkipsS
   EXPECT_TRUE(scan.holders[2].uvm);
 }
 
+// A device file unlinked while open: its link reads "/dev/nvidia1 (deleted)", and the process still
+// holds the GPU (it was ignored, and the GPU's memory said to be held by nothing).
+TEST_F(ProcessReaderTest, FdScanCountsADeviceFileUnlinkedWhileOpen) {
+  FakeProcess a;
+  a.pid = 10;
+  a.fd_targets = {"/dev/nvidiactl (deleted)", "/dev/nvidia1 (deleted)", "/dev/nvidia-uvm (deleted)"};
+  FakeProcess b;
+  b.pid = 11;
+  b.fd_targets = {"/dev/nvidia2 (deleted) (deleted)", "/tmp/nvidia3 (deleted)"};
+  Write({a, b});
+  DirProcFs fs(root_.string());
+  DeviceFdScan scan = ProcessReader(fs, Options()).ScanDeviceFds();
+  ASSERT_EQ(scan.holders.size(), 1u);
+  EXPECT_EQ(scan.holders[0].pid, 10);
+  EXPECT_EQ(scan.holders[0].minors, std::vector<unsigned>({1}));
+  EXPECT_TRUE(scan.holders[0].control);
+  EXPECT_TRUE(scan.holders[0].uvm);
+}
+
 TEST_F(ProcessReaderTest, FdScanCountsUnreadableFdDirectories) {
   FakeProcess a;
   a.pid = 20;

@@ -202,6 +202,7 @@ class ScriptedStatFs : public ProcFs {
   }
   Result<std::vector<std::string>> ListDir(const std::string& rel) const override { return inner_.ListDir(rel); }
   Result<std::string> ReadLink(const std::string& rel) const override { return inner_.ReadLink(rel); }
+  Result<FileKind> Stat(const std::string& rel) const override { return inner_.Stat(rel); }
   std::string Describe(const std::string& rel) const override { return inner_.Describe(rel); }
 
  private:

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,6 +51,19 @@ Result<std::string> DirProcFs::ReadLink(const std::string& rel) const {
   return std::string(buf, static_cast<size_t>(n));
 }
 
+Result<FileKind> DirProcFs::Stat(const std::string& rel) const {
+  std::string path = Describe(rel);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return FromErrno(errno, "stat " + path);
+  FileKind k;
+  k.char_device = S_ISCHR(st.st_mode);
+  if (k.char_device) {
+    k.major = ::major(st.st_rdev);
+    k.minor = ::minor(st.st_rdev);
+  }
+  return k;
+}
+
 Status CheckProcRoot(const std::string& root) {
   struct stat st {};
   if (::stat(root.c_str(), &st) != 0) {
@@ -86,6 +100,11 @@ Result<std::vector<std::string>> FaultInjectingProcFs::ListDir(const std::string
 Result<std::string> FaultInjectingProcFs::ReadLink(const std::string& rel) const {
   if (const Status* s = FaultFor(rel)) return *s;
   return inner_.ReadLink(rel);
+}
+
+Result<FileKind> FaultInjectingProcFs::Stat(const std::string& rel) const {
+  if (const Status* s = FaultFor(rel)) return *s;
+  return inner_.Stat(rel);
 }
 
 }  // namespace vw::procfs

@@ -18,6 +18,12 @@
 
 namespace vw::procfs {
 
+// The kind of a file as far as the fd scan needs it: a character device and its device number.
+struct FileKind {
+  bool char_device = false;
+  unsigned major = 0, minor = 0;  // when char_device
+};
+
 class ProcFs {
  public:
   virtual ~ProcFs() = default;
@@ -27,6 +33,9 @@ class ProcFs {
   virtual Result<std::vector<std::string>> ListDir(const std::string& rel) const = 0;
   // Target of a symbolic link ("/dev/nvidia0").
   virtual Result<std::string> ReadLink(const std::string& rel) const = 0;
+  // What stat() says of the file, following links (for /proc/PID/fd/N: the open file itself,
+  // even when its name was unlinked).
+  virtual Result<FileKind> Stat(const std::string& rel) const = 0;
   // Human name of the root for messages ("/proc").
   virtual std::string Describe(const std::string& rel) const = 0;
 };
@@ -38,6 +47,7 @@ class DirProcFs : public ProcFs {
   Result<std::string> ReadFile(const std::string& rel) const override;
   Result<std::vector<std::string>> ListDir(const std::string& rel) const override;
   Result<std::string> ReadLink(const std::string& rel) const override;
+  Result<FileKind> Stat(const std::string& rel) const override;
   std::string Describe(const std::string& rel) const override;
 
  private:
@@ -58,6 +68,7 @@ class FaultInjectingProcFs : public ProcFs {
   Result<std::string> ReadFile(const std::string& rel) const override;
   Result<std::vector<std::string>> ListDir(const std::string& rel) const override;
   Result<std::string> ReadLink(const std::string& rel) const override;
+  Result<FileKind> Stat(const std::string& rel) const override;
   std::string Describe(const std::string& rel) const override { return inner_.Describe(rel); }
 
  private:

@@ -63,5 +63,24 @@ TEST_F(CheckProcRootTest, FixtureAndLiveProcAreAccepted) {
   EXPECT_TRUE(CheckProcRoot(root_.string()).ok());
 }
 
+// stat() follows the link, as /proc/PID/fd/N does to the open file: /dev/null is character device
+// (1, 3); a link to nothing fails, and a regular file is no device.
+TEST_F(CheckProcRootTest, StatGivesTheDeviceNumberOfALinksTarget) {
+  fs::create_directories(root_ / "10" / "fd");
+  fs::create_symlink("/dev/null", root_ / "10" / "fd" / "3");
+  fs::create_symlink("/dev/nvidia-nonexistent", root_ / "10" / "fd" / "4");
+  std::ofstream(root_ / "10" / "stat") << "10 (x) S\n";
+  DirProcFs dir(root_.string());
+  auto null = dir.Stat("10/fd/3");
+  ASSERT_TRUE(null.ok()) << null.status().ToString();
+  EXPECT_TRUE(null->char_device);
+  EXPECT_EQ(null->major, 1u);
+  EXPECT_EQ(null->minor, 3u);
+  EXPECT_EQ(dir.Stat("10/fd/4").status().code(), StatusCode::kNotFound);
+  auto file = dir.Stat("10/stat");
+  ASSERT_TRUE(file.ok());
+  EXPECT_FALSE(file->char_device);
+}
+
 }  // namespace
 }  // namespace vw::procfs

@@ -23,6 +23,10 @@ std::string Brief(const Status& s) {
   }
 }
 
+constexpr unsigned kNvidiaMajor = 195;  // NVIDIA's character devices (Documentation/admin-guide/devices.txt)
+constexpr unsigned kNvidiaCtlMinor = 255;
+constexpr unsigned kNvidiaModesetMinor = 254;
+
 bool IsNumber(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
@@ -248,9 +252,28 @@ DeviceFdScan ProcessReader::ScanDeviceFds() const {
     holder.pid = pid;
     std::set<unsigned> minors;
     for (const auto& fd : *fds) {
-      auto target = fs_.ReadLink(fd_dir + "/" + fd);
+      const std::string link = fd_dir + "/" + fd;
+      auto target = fs_.ReadLink(link);
       if (!target.ok()) continue;  // closed meanwhile, or not a link
       std::string_view t = *target;
+      // The device number says which GPU, whatever the file is called: a container given
+      // `--device /dev/nvidia1:/dev/nvidia0` holds GPU 1 through its /dev/nvidia0. NVIDIA's character
+      // devices have major 195: minor 255 is nvidiactl, 254 nvidia-modeset, the others one GPU's.
+      // Where stat() fails (a fixture's link to nothing, a file closed meanwhile) the name decides.
+      bool other_device = false;
+      if (t.substr(0, 5) == "/dev/") {
+        if (auto kind = fs_.Stat(link); kind.ok() && kind->char_device) {
+          if (kind->major == kNvidiaMajor) {
+            if (kind->minor == kNvidiaCtlMinor) {
+              holder.control = true;
+            } else if (kind->minor != kNvidiaModesetMinor) {
+              minors.insert(kind->minor);
+            }
+            continue;
+          }
+          other_device = true;  // nvidia-uvm (its major is assigned at load), or no NVIDIA device at all
+        }
+      }
       // A device node unlinked while open (a container's /dev torn down, nvidia-modprobe making it
       // again) reads "/dev/nvidia1 (deleted)": the file is still open, and holds the GPU.
       static constexpr std::string_view kDeleted = " (deleted)";
@@ -264,7 +287,9 @@ DeviceFdScan ProcessReader::ScanDeviceFds() const {
         holder.control = true;
       } else if (rest == "-uvm" || rest == "-uvm-tools") {
         holder.uvm = true;
-      } else if (!rest.empty() && std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      } else if (!other_device && !rest.empty() && (rest.size() == 1 || rest[0] != '0') &&
+                 std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        // The driver names GPU N /dev/nvidiaN: "/dev/nvidia01" is no GPU's file.
         unsigned minor = 0;
         auto [p, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), minor);
         if (ec == std::errc() && p == rest.data() + rest.size()) minors.insert(minor);

@@ -11,7 +11,9 @@
 //   its files mixing two processes.
 // - ScanDeviceFds(): what `fuser -v /dev/nvidia*` does: every PID with an open fd on
 //   /dev/nvidia<minor>; /dev/nvidiactl and /dev/nvidia-uvm are recorded separately (they are not
-//   tied to one GPU). vramwatch's own PID is excluded (as this procfs numbers it: `<root>/self`).
+//   tied to one GPU). The minor is the device number's (major 195) where stat() of the fd works,
+//   else the name's ("/dev/nvidia1", also "/dev/nvidia1 (deleted)"; never "/dev/nvidia01"). vramwatch's own PID is
+//   excluded (as this procfs numbers it: `<root>/self`).
 // - Hidden(): whether the procfs is mounted with hidepid (read from `<root>/self/mountinfo`, else
 //   `<root>/mounts`, for the proc mount at the root's path) in a way that hides processes of
 //   other users from us: not when we run as root or in the mount's gid= group. A tree without

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <utility>
 
 #include "sources/procfs/proc_fixture.h"
@@ -162,6 +163,7 @@ class ChangesAfterFirstStat : public ProcFs {
   }
   Result<std::vector<std::string>> ListDir(const std::string& rel) const override { return inner_.ListDir(rel); }
   Result<std::string> ReadLink(const std::string& rel) const override { return inner_.ReadLink(rel); }
+  Result<FileKind> Stat(const std::string& rel) const override { return inner_.Stat(rel); }
   std::string Describe(const std::string& rel) const override { return inner_.Describe(rel); }
 
  private:
@@ -289,6 +291,58 @@ TEST_F(ProcessReaderTest, FdScanCountsADeviceFileUnlinkedWhileOpen) {
   EXPECT_EQ(scan.holders[0].minors, std::vector<unsigned>({1}));
   EXPECT_TRUE(scan.holders[0].control);
   EXPECT_TRUE(scan.holders[0].uvm);
+}
+
+// Serves stat() of chosen paths: the device numbers a real /proc/PID/fd/N gives.
+class DeviceNumbersFs : public ProcFs {
+ public:
+  DeviceNumbersFs(const ProcFs& inner, std::map<std::string, FileKind> kinds) : inner_(inner), kinds_(kinds) {}
+  Result<std::string> ReadFile(const std::string& rel) const override { return inner_.ReadFile(rel); }
+  Result<std::vector<std::string>> ListDir(const std::string& rel) const override { return inner_.ListDir(rel); }
+  Result<std::string> ReadLink(const std::string& rel) const override { return inner_.ReadLink(rel); }
+  Result<FileKind> Stat(const std::string& rel) const override {
+    auto it = kinds_.find(rel);
+    if (it == kinds_.end()) return Status::NotFound("stat " + rel);
+    return it->second;
+  }
+  std::string Describe(const std::string& rel) const override { return inner_.Describe(rel); }
+
+ private:
+  const ProcFs& inner_;
+  std::map<std::string, FileKind> kinds_;
+};
+
+// `docker run --device /dev/nvidia1:/dev/nvidia0`: the container's /dev/nvidia0 is GPU 1, as its
+// device number (195, 1) says; the name decides only where stat() fails. "/dev/nvidia01" is no
+// GPU's name, and a file of another device called /dev/nvidia0 is not a GPU's.
+TEST_F(ProcessReaderTest, FdScanTakesTheGpuFromTheDeviceNumberNotTheName) {
+  FakeProcess remapped;
+  remapped.pid = 10;
+  remapped.fd_targets = {"/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-modeset"};
+  FakeProcess zeros;
+  zeros.pid = 11;
+  zeros.fd_targets = {"/dev/nvidia01", "/dev/nvidia00"};
+  FakeProcess impostor;
+  impostor.pid = 12;
+  impostor.fd_targets = {"/dev/nvidia0"};
+  FakeProcess by_name;
+  by_name.pid = 13;
+  by_name.fd_targets = {"/dev/nvidia0", "/dev/nvidia-uvm"};
+  Write({remapped, zeros, impostor, by_name});
+  DirProcFs real(root_.string());
+  DeviceNumbersFs fs(real, {{"10/fd/3", {true, 195, 1}},
+                            {"10/fd/4", {true, 195, 255}},
+                            {"10/fd/5", {true, 195, 254}},
+                            {"12/fd/3", {true, 1, 3}},
+                            {"13/fd/4", {true, 508, 0}}});
+  DeviceFdScan scan = ProcessReader(fs, Options()).ScanDeviceFds();
+  ASSERT_EQ(scan.holders.size(), 2u);
+  EXPECT_EQ(scan.holders[0].pid, 10);
+  EXPECT_EQ(scan.holders[0].minors, std::vector<unsigned>({1}));
+  EXPECT_TRUE(scan.holders[0].control);
+  EXPECT_EQ(scan.holders[1].pid, 13);
+  EXPECT_EQ(scan.holders[1].minors, std::vector<unsigned>({0}));
+  EXPECT_TRUE(scan.holders[1].uvm);
 }
 
 TEST_F(ProcessReaderTest, FdScanCountsUnreadableFdDirectories) {

@@ -22,7 +22,11 @@ struct ProcessInfo {
   ProcState state = ProcState::kUnknown;
   std::optional<double> start_time_s;  // since boot, from /proc/PID/stat field 22 (PID-reuse guard)
   std::optional<int64_t> ppid;         // the parent's PID (stat field 4), when read and above 0
-  std::string parent_command;          // a zombie's parent's command line (who must reap it); else empty
+  // The main thread has exited (a zombie) while other threads live: the process is not reaped
+  // until they exit, and `state` is theirs (D when one of them is in D: `stuck_tid`, the first).
+  bool main_thread_exited = false;
+  std::optional<int64_t> stuck_tid;
+  std::string parent_command;  // a zombie's parent's command line (who must reap it); else empty
   std::optional<uint32_t> uid;
   std::string user;                      // name for uid, empty when unknown
   std::string command;                   // full command line, spaces between arguments

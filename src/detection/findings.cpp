@@ -324,6 +324,15 @@ class Rules {
               "only a GPU reset (nvidia-smi --gpu-reset) or a reboot frees it, done by a person.");
       return;
     }
+    if (p.info.main_thread_exited && p.info.state != ProcState::kDiskSleep) {
+      result_.notes.push_back(fmt::format(
+          "PID {}: its main thread has exited (zombie) but other threads still run ({}): the process is alive, not "
+          "a zombie to reap",
+          p.pid,
+          p.info.state == ProcState::kRunning    ? "running"
+          : p.info.state == ProcState::kSleeping ? "sleeping"
+                                                 : "stopped"));
+    }
     if (p.info.state == ProcState::kZombie) {
       Add("zombie_holder", Severity::kCritical, key, p.pid, p.used_bytes,
           Who(p) + " is a zombie (exited, not yet reaped) and NVML still counts " +
@@ -341,6 +350,21 @@ class Rules {
       }
       if (windowed_ && in_d < seen) {
         result_.notes.push_back(fmt::format("PID {} was in D state in {} of {} samples: not stuck", p.pid, in_d, seen));
+      } else if (p.info.main_thread_exited) {
+        // `ps` shows it <defunct>, yet it is no zombie its parent could reap: a thread of it is
+        // still in the driver, and the process (its GPU memory with it) stays until that returns.
+        const std::string tid =
+            p.info.stuck_tid ? fmt::format("thread {}", *p.info.stuck_tid) : std::string("one of its threads");
+        Add("stuck_holder", Severity::kCritical, key, p.pid, p.used_bytes,
+            Who(p) + " is stuck: its main thread has exited (zombie, `<defunct>` in ps) but " + tid +
+                " is in uninterruptible sleep (D), usually inside the NVIDIA driver" +
+                (windowed_ ? fmt::format(", in every sample over {}", FormatDuration(span_s_)) : std::string()) +
+                "; the process cannot be reaped until that call returns.",
+            "Ending its parent does not help: the process is reaped only once " + tid +
+                " leaves the driver. Send SIGTERM (" + KillHint(p) +
+                "); it acts once the call returns. If it stays in D, check the kernel log for Xid and hung-task "
+                "messages; a person may need to reset the GPU or reboot.");
+        return;
       } else {
         Add("stuck_holder", Severity::kCritical, key, p.pid, p.used_bytes,
             Who(p) + " is in uninterruptible sleep (D), usually inside the NVIDIA driver" +

@@ -290,6 +290,36 @@ TEST(Findings, AZombiesStepNamesItsParent) {
   EXPECT_EQ(i->action.find("kill -TERM 1`"), std::string::npos) << i->action;
 }
 
+// The classic defunct GPU process: its main thread a zombie, a thread of it stuck in the driver (D).
+// It is stuck, not a zombie; its parent cannot reap it, and the step does not say to end the
+// parent.
+TEST(Findings, ADefunctProcessWithAThreadInTheDriverIsStuckNotAZombie) {
+  ProcessSnapshot defunct = Proc(7001, 2048, ProcState::kDiskSleep);
+  defunct.info.main_thread_exited = true;
+  defunct.info.stuck_tid = 7003;
+  defunct.info.ppid = 4000;
+  const CheckResult r = OneShot(Gpu(2048, {defunct}));
+  EXPECT_EQ(Find(r, "zombie_holder"), nullptr);
+  const Finding* s = Find(r, "stuck_holder");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->severity, Severity::kCritical);
+  EXPECT_NE(s->message.find("main thread has exited (zombie"), std::string::npos) << s->message;
+  EXPECT_NE(s->message.find("thread 7003 is in uninterruptible sleep (D)"), std::string::npos) << s->message;
+  EXPECT_NE(s->action.find("Ending its parent does not help"), std::string::npos) << s->action;
+  EXPECT_EQ(s->action.find("kill -TERM 4000"), std::string::npos) << s->action;
+  EXPECT_NE(s->action.find("kill -TERM 7001"), std::string::npos) << s->action;
+
+  ProcessSnapshot running = Proc(7101, 2048, ProcState::kRunning);
+  running.info.main_thread_exited = true;
+  const CheckResult alive = OneShot(Gpu(2048, {running}));
+  EXPECT_EQ(Find(alive, "zombie_holder"), nullptr);
+  EXPECT_EQ(Find(alive, "stuck_holder"), nullptr);
+  EXPECT_TRUE(std::any_of(alive.notes.begin(), alive.notes.end(), [](const std::string& n) {
+    return n.find("PID 7101: its main thread has exited (zombie) but other threads still run (running)") !=
+           std::string::npos;
+  })) << alive.notes.size();
+}
+
 // A holder of a Kubernetes pod whose names the kubelet's log directory gave: the finding names the
 // container and the pod by them.
 TEST(Findings, AHolderInANamedPodIsNamedByItsPodAndContainer) {

@@ -462,6 +462,29 @@ TEST(CheckE2E, ZombieAndStuckHoldersAreCriticalAndNameBothPids) {
   EXPECT_NE(action.find("PID 41"), std::string::npos) << action;
 }
 
+// `ps` shows it <defunct>: its main thread exited, one thread is still in the driver (D). It is
+// stuck, not a zombie for its parent to reap, and the step does not say to end the parent.
+TEST(CheckE2E, ADefunctProcessWithAThreadStuckInTheDriverIsStuckNotAZombie) {
+  Scratch s;
+  FakeProcess parent = Holder(5350, 'S', {"python3", "launcher.py"});
+  parent.fd_targets.clear();
+  FakeProcess defunct = Holder(5351, 'Z');
+  defunct.ppid = 5350;
+  defunct.thread_states = "D";
+  std::string proc = s.Proc({parent, defunct});
+  std::string sc = s.Write("s.yaml", OneGpu("      - {pid: 5351, used_mib: 2048}\n"));
+  RunResult r = Check(sc, proc, "");
+  ASSERT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(FindingsOf(r.json, "zombie_holder").empty()) << r.out;
+  auto d = FindingsOf(r.json, "stuck_holder");
+  ASSERT_EQ(d.size(), 1u) << r.out;
+  EXPECT_EQ(d[0]["pid"], 5351);
+  EXPECT_NE(d[0]["message"].get<std::string>().find("thread 5352 is in uninterruptible sleep"), std::string::npos)
+      << d[0].dump();
+  EXPECT_EQ(d[0]["action"].get<std::string>().find("kill -TERM 5350"), std::string::npos) << d[0].dump();
+  EXPECT_EQ(r.json["gpus"][0]["processes"][0]["state"], "D") << r.out;
+}
+
 TEST(CheckE2E, HolderWithZeroSmForTheWholeWindowIsIdle) {
   Scratch s;
   std::string proc = s.Proc({Holder(5400)});

@@ -29,7 +29,7 @@ std::string FormatStatLine(const FakeProcess& p) {
     if (field == 4) v = static_cast<uint64_t>(p.ppid);
     if (field == 14) v = p.utime_ticks;
     if (field == 15) v = p.stime_ticks;
-    if (field == 20) v = 1;  // threads
+    if (field == 20) v = 1 + p.thread_states.size();  // threads
     if (field == 22) v = p.starttime_ticks;
     s += " " + std::to_string(v);
   }
@@ -76,6 +76,18 @@ Status WriteProcFixture(const std::string& root, const std::vector<FakeProcess>&
     fs::create_directories(dir / "fd", ec);
     if (ec) return Status::IoError("create " + dir.string() + ": " + ec.message());
     VW_RETURN_IF_ERROR(WriteText(dir / "stat", FormatStatLine(p)));
+    fs::create_directories(dir / "task" / std::to_string(p.pid), ec);
+    if (ec) return Status::IoError("create " + dir.string() + "/task: " + ec.message());
+    VW_RETURN_IF_ERROR(WriteText(dir / "task" / std::to_string(p.pid) / "stat", FormatStatLine(p)));
+    for (size_t i = 0; i < p.thread_states.size(); ++i) {
+      FakeProcess thread = p;
+      thread.pid = p.pid + 1 + static_cast<int64_t>(i);
+      thread.state = p.thread_states[i];
+      fs::path task = dir / "task" / std::to_string(thread.pid);
+      fs::create_directories(task, ec);
+      if (ec) return Status::IoError("create " + task.string() + ": " + ec.message());
+      VW_RETURN_IF_ERROR(WriteText(task / "stat", FormatStatLine(thread)));
+    }
     std::string nspid = "NSpid:";
     if (p.nspid.empty()) {
       nspid += "\t" + std::to_string(p.pid);

@@ -24,6 +24,7 @@ struct StatFields {
   int64_t ppid = 0;              // field 4: the parent's PID (0 for the kernel's own)
   uint64_t utime_ticks = 0;      // field 14
   uint64_t stime_ticks = 0;      // field 15
+  int64_t num_threads = 0;       // field 20: threads of the process, a zombie main thread included
   uint64_t starttime_ticks = 0;  // field 22, since boot
 };
 

@@ -9,7 +9,7 @@ std::string StatWith(const std::string& head) {
   // head = "PID (comm) S"; then fields 4..52 with ppid=31 utime=250 stime=50 starttime=123456.
   std::string s = head;
   for (int f = 4; f <= 52; ++f) {
-    uint64_t v = f == 4 ? 31 : f == 14 ? 250 : f == 15 ? 50 : f == 22 ? 123456 : 0;
+    uint64_t v = f == 4 ? 31 : f == 14 ? 250 : f == 15 ? 50 : f == 20 ? 3 : f == 22 ? 123456 : 0;
     s += " " + std::to_string(v);
   }
   return s + "\n";
@@ -38,6 +38,7 @@ TEST(ParseStat, ReadsCommWithSpacesAndParenthesesUpToTheLastParen) {
     EXPECT_EQ(r->utime_ticks, 250u) << c.head;
     EXPECT_EQ(r->stime_ticks, 50u) << c.head;
     EXPECT_EQ(r->starttime_ticks, 123456u) << c.head;
+    EXPECT_EQ(r->num_threads, 3) << c.head;
   }
 }
 

@@ -148,6 +148,7 @@ ProcessInfo ProcessReader::Read(int64_t pid, std::optional<double> expected_star
       info.state = StateFromLetter(stat->state);
       if (stat->ppid > 0) info.ppid = stat->ppid;
       info.cpu_seconds = static_cast<double>(stat->utime_ticks + stat->stime_ticks) / hz;
+      if (info.state == ProcState::kZombie) ReadThreadsOfZombie(pid, stat->num_threads, info);
     }
   }
 
@@ -221,6 +222,50 @@ ProcessInfo ProcessReader::Read(int64_t pid, std::optional<double> expected_star
     }
   }
   return info;
+}
+
+// A zombie main thread with live threads is no zombie to reap: `ps` shows the process <defunct>
+// while a thread of it is still inside the driver (D), or still running. Their states decide.
+void ProcessReader::ReadThreadsOfZombie(int64_t pid, int64_t num_threads, ProcessInfo& info) const {
+  const std::string task_dir = std::to_string(pid) + "/task";
+  auto tasks = fs_.ListDir(task_dir);
+  if (!tasks.ok()) {
+    if (num_threads > 1) info.unreadable.push_back("task: " + Brief(tasks.status()));
+    return;
+  }
+  std::vector<int64_t> tids;
+  for (const std::string& name : *tasks) {
+    int64_t tid = 0;
+    if (IsNumber(name) && std::from_chars(name.data(), name.data() + name.size(), tid).ec == std::errc() &&
+        tid != pid) {
+      tids.push_back(tid);
+    }
+  }
+  std::sort(tids.begin(), tids.end());
+  std::optional<ProcState> live;  // the busiest live thread's: R before S before the others
+  auto rank = [](ProcState s) { return s == ProcState::kRunning ? 0 : s == ProcState::kSleeping ? 1 : 2; };
+  for (int64_t tid : tids) {
+    const std::string rel = task_dir + "/" + std::to_string(tid) + "/stat";
+    auto text = fs_.ReadFile(rel);
+    if (!text.ok()) continue;  // exited meanwhile, or not readable: says nothing of the others
+    auto stat = ParseStat(*text, fs_.Describe(rel));
+    if (!stat.ok()) continue;
+    const ProcState s = StateFromLetter(stat->state);
+    if (s == ProcState::kDiskSleep) {
+      info.state = ProcState::kDiskSleep;
+      info.main_thread_exited = true;
+      info.stuck_tid = tid;
+      return;
+    }
+    if (s == ProcState::kZombie || s == ProcState::kDead || s == ProcState::kUnknown) continue;
+    if (!live || rank(s) < rank(*live)) live = s;
+  }
+  if (live) {
+    info.state = *live;
+    info.main_thread_exited = true;
+  } else if (num_threads > 1 && tids.empty()) {
+    info.unreadable.push_back("task: " + std::to_string(num_threads) + " threads, none listed");
+  }
 }
 
 DeviceFdScan ProcessReader::ScanDeviceFds() const {

@@ -8,7 +8,9 @@
 //   denied", "cmdline: missing") and its fields stay empty, never guessed. The stat is read again after the other
 //   files: a process that exited meanwhile is gone (keeping what was read before it went, its
 //   files not called missing), one whose PID now has another start time is gone ("pid reused"),
-//   its files mixing two processes.
+//   its files mixing two processes. A process whose main thread is a zombie while other threads
+//   live (stat field 20, /proc/PID/task) takes their state: D when one is in D (a thread stuck in
+//   the driver keeps the defunct process and its GPU memory), and main_thread_exited is set.
 // - ScanDeviceFds(): what `fuser -v /dev/nvidia*` does: every PID with an open fd on
 //   /dev/nvidia<minor>; /dev/nvidiactl and /dev/nvidia-uvm are recorded separately (they are not
 //   tied to one GPU). The minor is the device number's (major 195) where stat() of the fd works,
@@ -85,6 +87,7 @@ class ProcessReader {
 
  private:
   std::string UserFor(uint32_t uid, std::vector<std::string>& unreadable) const;
+  void ReadThreadsOfZombie(int64_t pid, int64_t num_threads, ProcessInfo& info) const;
   const ProcFs& fs_;
   ReaderOptions options_;
   HiddenPids hidden_;

@@ -92,6 +92,42 @@ TEST_F(ProcessReaderTest, AZombieKnowsItsParentsCommand) {
   EXPECT_EQ(c.parent_command, "");
 }
 
+// A defunct main thread with live threads (stat field 20 > 1, task/ lists them): the process is
+// not a zombie to reap. A thread in D makes it stuck (D), naming that thread; threads that run
+// make it alive with their state. Its parent is not read: no one is to reap it.
+TEST_F(ProcessReaderTest, AZombieMainThreadWithLiveThreadsTakesTheirState) {
+  FakeProcess parent;
+  parent.pid = 4000;
+  parent.argv = {"python3", "launcher.py"};
+  FakeProcess stuck;
+  stuck.pid = 7001;
+  stuck.state = 'Z';
+  stuck.ppid = 4000;
+  stuck.thread_states = "SD";
+  FakeProcess running = stuck;
+  running.pid = 7101;
+  running.thread_states = "ZSR";
+  FakeProcess zombie = stuck;
+  zombie.pid = 7201;
+  zombie.thread_states = "";
+  Write({parent, stuck, running, zombie});
+  DirProcFs fs(root_.string());
+  ProcessReader reader(fs, Options());
+  ProcessInfo s = reader.Read(7001);
+  EXPECT_EQ(s.state, ProcState::kDiskSleep);
+  EXPECT_TRUE(s.main_thread_exited);
+  EXPECT_EQ(s.stuck_tid, 7003);
+  EXPECT_EQ(s.parent_command, "");
+  ProcessInfo r = reader.Read(7101);
+  EXPECT_EQ(r.state, ProcState::kRunning);
+  EXPECT_TRUE(r.main_thread_exited);
+  EXPECT_FALSE(r.stuck_tid.has_value());
+  ProcessInfo z = reader.Read(7201);
+  EXPECT_EQ(z.state, ProcState::kZombie);
+  EXPECT_FALSE(z.main_thread_exited);
+  EXPECT_EQ(z.parent_command, "python3 launcher.py");
+}
+
 TEST_F(ProcessReaderTest, VanishedPidIsGoneNotGuessed) {
   Write({});
   DirProcFs fs(root_.string());

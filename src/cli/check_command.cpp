@@ -209,7 +209,6 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   }
   input.xids = SummarizeXids(klog.scan, input.samples.back());
   input.pid_namespace_evidence = last_join.hints.evidence;
-  input.fd_dirs_unreadable = last_join.fd_dirs_unreadable;
 
   outputs::CheckReport report;
   report.result = detection::EvaluateCheck(input, o.config);

@@ -22,6 +22,7 @@ inline GpuSnapshot Gpu(unsigned index, double t, double used_mib) {
   g.t = t;
   g.index = index;
   g.uuid = "GPU-" + std::to_string(index);
+  g.minor = index;  // /dev/nvidia<index>: the fd scan can look for its holders
   g.memory_total_bytes = static_cast<uint64_t>(81559 * kMiB);
   g.memory_reserved_bytes = static_cast<uint64_t>(479 * kMiB);
   g.memory_used_bytes = static_cast<uint64_t>(used_mib * kMiB);

@@ -68,10 +68,10 @@ class Rules {
     for (const auto& gpu : last_.gpus) Gpu(gpu);
     for (const auto& x : in_.xids) Xid(x);
     if (!last_.pids_hidden.empty()) result_.notes.push_back(last_.pids_hidden);
-    if (in_.fd_dirs_unreadable > 0) {
+    if (last_.fd_dirs_unreadable > 0) {
       result_.notes.push_back(
           fmt::format("the open files of {} processes could not be read (run as root to see every /dev/nvidia* holder)",
-                      in_.fd_dirs_unreadable));
+                      last_.fd_dirs_unreadable));
     }
     std::stable_sort(result_.findings.begin(), result_.findings.end(), [](const Finding& a, const Finding& b) {
       if (a.severity != b.severity) return a.severity > b.severity;
@@ -511,7 +511,15 @@ class Rules {
     }
     const bool live_listed = !listed.empty();
     std::string dev = g.minor ? fmt::format("/dev/nvidia{}", *g.minor) : std::string("/dev/nvidia*");
-    std::string unreadable_hint = in_.fd_dirs_unreadable ? " (as far as vramwatch may look)" : "";
+    // What the fd scan could not see: a holder may be there, so "nothing holds it" is not known.
+    std::vector<std::string> unseen;
+    if (!g.minor) unseen.push_back("NVML gives no minor number for this GPU, so its device file cannot be looked for");
+    if (last_.fd_dirs_unreadable > 0) {
+      unseen.push_back(fmt::format("the open files of {} processes could not be read", last_.fd_dirs_unreadable));
+    }
+    if (!last_.pids_hidden.empty()) unseen.push_back("other users' processes are hidden from vramwatch (hidepid)");
+    const bool scan_blind = !unseen.empty();
+    const std::string unreadable_hint = scan_blind ? " as far as vramwatch could see (" + Join(unseen) + ")" : "";
     std::string holder_text;
     std::string action;
     if (!last_.host_pids_visible) {
@@ -553,7 +561,17 @@ class Rules {
                       " open" + unreadable_hint;
       }
       action =
-          holders.empty() && scope.instance != nullptr
+          holders.empty() && scan_blind
+              ? "Find the holder first: " +
+                    std::string(last_.fd_dirs_unreadable > 0 || !last_.pids_hidden.empty()
+                                    ? "run vramwatch as root so it can read every process's open files (or `sudo "
+                                      "fuser -v " +
+                                          dev + "`)"
+                                    : "look for it with `sudo fuser -v /dev/nvidia*` (`nvidia-smi -q` gives the "
+                                      "GPU's minor number)") +
+                    ", and end the process that has it open with SIGTERM. Whether anything holds this memory cannot "
+                    "be told from here, so a GPU reset is not called for yet."
+          : holders.empty() && scope.instance != nullptr
               ? MigInstanceFreeAction(*scope.instance, key, JoinFew(listed), listed.size(), listed.empty())
           : holders.empty()
               ? std::string(others.empty() ? "Nothing holds it any more, so no kill can free it"
@@ -596,14 +614,16 @@ class Rules {
           readable < history.size()
               ? fmt::format(" (in every sample that could be read: {} of {})", readable, history.size())
               : std::string();
-      Add("orphaned_memory", Severity::kCritical, key, std::nullopt, scope.bytes,
+      // Persistent, but whether anything holds it is unknown when the scan could not see everything.
+      Add("orphaned_memory", holders.empty() && scan_blind ? Severity::kWarning : Severity::kCritical, key,
+          std::nullopt, scope.bytes,
           amount + fmt::format(", and has for the whole {}{} (grace {}). {}.", FormatDuration(span_s_), unread,
                                FormatDuration(c_.grace_s), holder_text),
           action);
       return;
     }
     bool large_and_unheld =
-        scope.bytes >= c_.orphan_large_bytes && holders.empty() && !live_listed && last_.host_pids_visible;
+        scope.bytes >= c_.orphan_large_bytes && holders.empty() && !live_listed && last_.host_pids_visible && !scan_blind;
     Add("orphaned_memory", large_and_unheld ? Severity::kCritical : Severity::kWarning, key, std::nullopt, scope.bytes,
         amount + ". " + holder_text + "." +
             (large_and_unheld

@@ -23,9 +23,11 @@
 //                      window >= grace and above threshold in every sample -> critical;
 //                      one-shot -> warning ("may be lazy reclaim"), critical when >= orphan_large
 //                      and no holder exists (no fd holder, no live listed process, host PIDs
-//                      visible); samples of the window that could not be read are not counted; without `reserved` (v1
-//                      driver) the threshold is raised by reserved_allowance since `used` then includes driver-reserved
-//                      memory
+//                      visible); where the fd scan could not see every holder (fd directories
+//                      unreadable, hidepid, no minor number for the GPU) and found none, it is a
+//                      warning that says so, never "only a GPU reset"; samples of the window that could not be read are
+//                      not counted; without `reserved` (v1 driver) the threshold is raised by reserved_allowance since
+//                      `used` then includes driver-reserved memory
 //   xid                critical for the hardware set, warning for application/stuck codes, ok for
 //                      informational ones (45 cleanup, unknown codes are warning); a 154 line's
 //                      class follows the recovery action it names (kernel::ClassOfLine)
@@ -67,7 +69,6 @@ struct CheckInput {
   std::vector<HostSnapshot> samples;  // oldest first; must not be empty
   std::vector<XidSummary> xids;
   std::string pid_namespace_evidence;  // why host PIDs are thought invisible
-  size_t fd_dirs_unreadable = 0;       // PIDs whose /proc/PID/fd could not be read
 };
 
 struct CheckResult {

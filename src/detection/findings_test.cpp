@@ -91,6 +91,42 @@ TEST(Findings, OneShotOrphanIsWarningWhenSmallOrHeldAndCriticalWhenLargeAndUnhel
   EXPECT_EQ(u->severity, Severity::kWarning);
 }
 
+// "Nothing holds it, only a GPU reset" needs the fd scan to have seen every process: where fd
+// directories could not be read, other users' processes are hidden (hidepid), or NVML gives no
+// minor number for the GPU, a holder may be unseen. Then it is a warning that says what could not
+// be read, and the step is to find the holder, not a reset.
+TEST(Findings, OrphanWithNoHolderInSightIsAWarningWhenTheFdScanCouldNotSeeEverything) {
+  auto expect_unsure = [](const CheckResult& r, const std::string& why) {
+    const Finding* f = Find(r, "orphaned_memory");
+    ASSERT_NE(f, nullptr) << why;
+    EXPECT_EQ(f->severity, Severity::kWarning) << why;
+    EXPECT_NE(f->message.find(why), std::string::npos) << f->message;
+    EXPECT_EQ(f->action.find("only a GPU reset"), std::string::npos) << f->action;
+    EXPECT_NE(f->action.find("Find the holder first"), std::string::npos) << f->action;
+  };
+  CheckInput in;
+  in.samples.push_back(Host(100, {Gpu(12288, {})}));
+  in.samples[0].fd_dirs_unreadable = 3;
+  expect_unsure(EvaluateCheck(in, {}), "the open files of 3 processes could not be read");
+  in.samples[0].fd_dirs_unreadable = 0;
+  in.samples[0].pids_hidden = "/proc is mounted with hidepid=2 ...";
+  expect_unsure(EvaluateCheck(in, {}), "other users' processes are hidden from vramwatch (hidepid)");
+  in.samples[0].pids_hidden.clear();
+  in.samples[0].gpus[0].minor.reset();
+  expect_unsure(EvaluateCheck(in, {}), "NVML gives no minor number for this GPU");
+
+  // With a window past grace: persistent, but still not "nothing holds it".
+  CheckConfig c;
+  c.window_s = 20;
+  CheckInput w;
+  w.samples.push_back(Host(0, {Gpu(12288, {})}));
+  w.samples.push_back(Host(20, {Gpu(12288, {})}));
+  w.samples[1].fd_dirs_unreadable = 2;
+  expect_unsure(EvaluateCheck(w, c), "the open files of 2 processes could not be read");
+  w.samples[1].fd_dirs_unreadable = 0;
+  EXPECT_EQ(Find(EvaluateCheck(w, c), "orphaned_memory")->severity, Severity::kCritical);
+}
+
 TEST(Findings, ThresholdFlagIsRespected) {
   CheckConfig c;
   c.orphan_threshold_bytes = 1024 * kMiB;

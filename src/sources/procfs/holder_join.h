@@ -6,8 +6,8 @@
 // that lists it (ProcessSnapshot::nvml_name), so CommandOf() gives one name per PID across the
 // host. PIDs that hold only /dev/nvidiactl or
 // /dev/nvidia-uvm are not tied to a GPU: they are returned in `control_only`. Finally sets
-// HostSnapshot::host_pids_visible (see HostPidsVisible) and HostSnapshot::pids_hidden (hidepid:
-// ProcessReader::Hidden).
+// HostSnapshot::host_pids_visible (see HostPidsVisible), HostSnapshot::pids_hidden (hidepid:
+// ProcessReader::Hidden) and HostSnapshot::fd_dirs_unreadable (the fd scan's unreadable PIDs).
 //
 // `start_times` carries the start time first seen for each PID across the samples of one check,
 // so a PID reused during a --window reads as gone (PID-reuse guard). Sampler thread only.
@@ -25,7 +25,6 @@ namespace vw::procfs {
 struct JoinResult {
   NamespaceHints hints;
   std::vector<int64_t> control_only;  // PIDs with /dev/nvidiactl or /dev/nvidia-uvm open and no /dev/nvidia<N>
-  size_t fd_dirs_unreadable = 0;
   std::vector<std::string> notes;
 };
 

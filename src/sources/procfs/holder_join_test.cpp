@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <map>
 
@@ -74,6 +75,27 @@ TEST(JoinHolders, FillsListedPidsAndAddsFdOnlyHoldersToTheirGpu) {
   EXPECT_EQ(r.control_only, std::vector<int64_t>({300}));
   EXPECT_TRUE(h.host_pids_visible);
   EXPECT_EQ(starts.count(100), 1u);
+}
+
+// The fd directories that could not be read are counted on the snapshot itself, so the findings of
+// check and watch alike know that a holder may be missing.
+TEST(JoinHolders, CountsUnreadableFdDirectoriesOnTheSnapshot) {
+  Tree t("fdunreadable");
+  FakeProcess other;
+  other.pid = 200;
+  other.fd_targets = {"/dev/nvidia0"};
+  ASSERT_TRUE(WriteProcFixture(t.root.string(), {other}).ok());
+  DirProcFs real(t.root.string());
+  FaultInjectingProcFs pfs(real);
+  pfs.Fail("200/fd", FromErrno(EACCES, "opendir 200/fd"));
+  ReaderOptions o;
+  o.self_pid = 1;
+  ProcessReader reader(pfs, o);
+  HostSnapshot h = TwoGpus({});
+  std::map<int64_t, double> starts;
+  JoinHolders(h, reader, starts);
+  EXPECT_EQ(h.fd_dirs_unreadable, 1u);
+  EXPECT_TRUE(h.gpus[0].processes.empty());
 }
 
 // NVML names a PID on the GPU that lists it; its fd-only row on another GPU takes that name, so

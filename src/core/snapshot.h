@@ -31,8 +31,11 @@ struct ProcessInfo {
   std::string user;                      // name for uid, empty when unknown
   std::string command;                   // full command line, spaces between arguments
   std::optional<double> cpu_seconds;     // utime + stime
-  std::optional<int64_t> container_pid;  // innermost NSpid when it differs from the host PID
+  std::optional<int64_t> container_pid;  // the PID in its container: NSpid's second level (one below the
+                                         // host's), when there is one and it differs from the host PID
   std::string container_id;              // Docker/containerd/CRI-O ID from the cgroup path
+  std::string container_runtime;         // "docker", "containerd", "crio", "podman" from the cgroup path;
+                                         // empty when only an ID was seen
   std::string pod_uid;                   // Kubernetes pod UID from the cgroup path
   std::string pod_namespace;             // the pod's namespace, pod name and the container's name,
   std::string pod_name;                  // from the kubelet's log directories (procfs/kube_names.h);
@@ -50,6 +53,7 @@ inline void CopyIdentity(const ProcessInfo& from, ProcessInfo& to) {
   to.command = from.command;
   to.container_pid = from.container_pid;
   to.container_id = from.container_id;
+  to.container_runtime = from.container_runtime;
   to.pod_uid = from.pod_uid;
   to.pod_namespace = from.pod_namespace;
   to.pod_name = from.pod_name;

@@ -46,7 +46,13 @@ std::string KillHint(const ProcessSnapshot& p) {
       s += fmt::format(": `kubectl exec -n {} {} -c {} -- kill -TERM {}`", p.info.pod_namespace, p.info.pod_name,
                        p.info.container_name, *p.info.container_pid);
     } else if (!p.info.container_id.empty()) {
-      s += fmt::format(": `docker exec {} kill -TERM {}`", p.info.container_id.substr(0, 12), *p.info.container_pid);
+      // The runtime's own client, as the cgroup path names the runtime; a bare ID under a pod's
+      // cgroup is a CRI runtime's (containerd or CRI-O), any other Docker's.
+      const std::string& rt = p.info.container_runtime;
+      const bool cri = rt == "containerd" || rt == "crio" || (rt.empty() && !p.info.pod_uid.empty());
+      const char* client = rt == "podman" ? "podman" : cri ? "crictl" : "docker";
+      s +=
+          fmt::format(": `{} exec {} kill -TERM {}`", client, p.info.container_id.substr(0, 12), *p.info.container_pid);
     }
     s += ")";
   }

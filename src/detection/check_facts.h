@@ -21,7 +21,9 @@ std::string Who(const ProcessSnapshot& p);
 // "41877 `python3 train.py`" (the command cut at 40 characters), or the PID alone when no command
 // is known.
 std::string PidAndCommand(const ProcessSnapshot& p);
-// "`kill -TERM 1234` on the host", with the container-side spelling when the PID differs there.
+// "`kill -TERM 1234` on the host", with the container-side spelling when the PID differs there:
+// `kubectl exec` when the pod's names are known, else the runtime's client (`crictl exec` for
+// containerd and CRI-O, `podman exec`, `docker exec`).
 std::string KillHint(const ProcessSnapshot& p);
 // "MIG GPU instance 5 (2g.20gb, MIG-...)": a MIG device's GPU instance with its profile and MIG
 // UUID (those known).

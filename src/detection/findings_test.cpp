@@ -303,6 +303,28 @@ TEST(Findings, DeadZombieAndStuckHoldersAreCritical) {
   EXPECT_EQ(r.findings.front().severity, Severity::kCritical);
 }
 
+// A container PID is killed with the client of the runtime the cgroup path names: crictl for
+// containerd and CRI-O (and a bare ID in a pod), podman for podman, docker for Docker.
+TEST(Findings, TheKillHintForAContainerUsesItsRuntimesClient) {
+  auto action_for = [](const std::string& runtime, const std::string& pod_uid) {
+    ProcessSnapshot stuck = Proc(102, 4096, ProcState::kDiskSleep);
+    stuck.info.container_pid = 60;
+    stuck.info.container_id = std::string(64, 'c');
+    stuck.info.container_runtime = runtime;
+    stuck.info.pod_uid = pod_uid;
+    const CheckResult r = OneShot(Gpu(4096, {stuck}));
+    const Finding* s = Find(r, "stuck_holder");
+    return s == nullptr ? std::string() : s->action;
+  };
+  const std::string pod = "6b8e2a1c-4d5f-4e3a-9b7c-0d1e2f3a4b5c";
+  EXPECT_NE(action_for("crio", pod).find("`crictl exec cccccccccccc kill -TERM 60`"), std::string::npos);
+  EXPECT_NE(action_for("containerd", "").find("`crictl exec cccccccccccc kill -TERM 60`"), std::string::npos);
+  EXPECT_NE(action_for("", pod).find("`crictl exec cccccccccccc kill -TERM 60`"), std::string::npos);
+  EXPECT_NE(action_for("podman", "").find("`podman exec cccccccccccc kill -TERM 60`"), std::string::npos);
+  EXPECT_NE(action_for("docker", "").find("`docker exec cccccccccccc kill -TERM 60`"), std::string::npos);
+  EXPECT_NE(action_for("", "").find("`docker exec cccccccccccc kill -TERM 60`"), std::string::npos);
+}
+
 // A zombie's step names its parent, the process that must reap it, by PID and command; a zombie
 // whose parent is PID 1 is not reaped for want of a parent, and the step does not say to end init.
 TEST(Findings, AZombiesStepNamesItsParent) {

@@ -162,7 +162,9 @@ ProcessInfo ProcessReader::Read(int64_t pid, std::optional<double> expected_star
       info.unreadable.push_back("status: " + status.status().message());
     } else {
       info.uid = status->uid;
-      if (status->nspid.size() > 1 && status->nspid.back() != pid) info.container_pid = status->nspid.back();
+      // NSpid lists the PID in each namespace from the host's down: the second is the container's
+      // (`docker exec`, `kubectl exec` act there), whatever a process in it nested further below.
+      if (status->nspid.size() > 1 && status->nspid[1] != pid) info.container_pid = status->nspid[1];
       if (info.uid) info.user = UserFor(*info.uid, info.unreadable);
     }
   }
@@ -187,6 +189,7 @@ ProcessInfo ProcessReader::Read(int64_t pid, std::optional<double> expected_star
   } else {
     CgroupRefs refs = ParseCgroup(*cgroup);
     info.container_id = refs.container_id;
+    info.container_runtime = refs.runtime;
     info.pod_uid = refs.pod_uid;
     info.slurm_job = refs.slurm_job;
   }

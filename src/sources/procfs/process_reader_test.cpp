@@ -67,6 +67,29 @@ TEST_F(ProcessReaderTest, ReadsEveryFactOfAContainerisedProcess) {
   EXPECT_TRUE(info.unreadable.empty());
 }
 
+// A process in a namespace nested inside its container (NSpid host, container, inner): the PID a
+// kill inside the container takes is the container's level, not the innermost. The runtime named
+// by the cgroup path is kept (the kill hint uses its client).
+TEST_F(ProcessReaderTest, TheContainerPidIsTheContainersLevelOfNspidAndTheRuntimeIsKept) {
+  FakeProcess p;
+  p.pid = 3004;
+  p.nspid = {3004, 60, 1};
+  p.cgroup = "0::/kubepods.slice/kubepods-besteffort.slice/crio-" + std::string(64, 'c') + ".scope\n";
+  FakeProcess podman;
+  podman.pid = 3005;
+  podman.nspid = {3005, 3005};
+  podman.cgroup = "0::/machine.slice/libpod-" + std::string(64, 'd') + ".scope/container\n";
+  Write({p, podman});
+  DirProcFs fs(root_.string());
+  ProcessReader reader(fs, Options());
+  ProcessInfo info = reader.Read(3004);
+  EXPECT_EQ(info.container_pid, 60);
+  EXPECT_EQ(info.container_runtime, "crio");
+  ProcessInfo same = reader.Read(3005);
+  EXPECT_FALSE(same.container_pid.has_value());  // the same number there: nothing to add
+  EXPECT_EQ(same.container_runtime, "podman");
+}
+
 // A zombie's parent is read with it (the process that must reap it, which the finding names); a
 // process that is no zombie keeps only its parent's PID.
 TEST_F(ProcessReaderTest, AZombieKnowsItsParentsCommand) {

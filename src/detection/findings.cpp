@@ -622,8 +622,8 @@ class Rules {
           action);
       return;
     }
-    bool large_and_unheld =
-        scope.bytes >= c_.orphan_large_bytes && holders.empty() && !live_listed && last_.host_pids_visible && !scan_blind;
+    bool large_and_unheld = scope.bytes >= c_.orphan_large_bytes && holders.empty() && !live_listed &&
+                            last_.host_pids_visible && !scan_blind;
     Add("orphaned_memory", large_and_unheld ? Severity::kCritical : Severity::kWarning, key, std::nullopt, scope.bytes,
         amount + ". " + holder_text + "." +
             (large_and_unheld

@@ -188,11 +188,10 @@ Status HistoryStore::Init() {
       *db_, oldest_agg_, "SELECT MIN((SELECT MIN(minute) FROM minutes WHERE series_id = series.id)) FROM series"));
   VW_RETURN_IF_ERROR(PrepareInto(*db_, max_id_, "SELECT COALESCE(MAX(id), 0) FROM series"));
   // Known series keep their ids across restarts (looked up when a series is first written).
-  auto max_id = db_->Prepare("SELECT COALESCE(MAX(id), 0) FROM series");
-  if (!max_id.ok()) return max_id.status();
-  auto row = max_id->Step();
+  auto row = max_id_.Step();
+  if (row.ok() && *row) max_series_id_ = max_id_.ColumnInt(0);
+  max_id_.Reset();
   if (!row.ok()) return row.status();
-  if (*row) max_series_id_ = max_id->ColumnInt(0);
   // A marker only: a file that cannot be written (read-only) is still read, and pauses history.
   if (version < kSchemaVersion) (void)db_->Exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
   return Status::Ok();

@@ -47,24 +47,36 @@ std::vector<outputs::NvmlCallStats> NvmlCallStatsOf(std::vector<nvml::CallTiming
 }
 
 // vramwatch_kernel_log_up and the status note: a host blind to Xids must show it, not only say
-// so once on stderr.
+// so once on stderr. `reason` is why the kernel log is not read (empty while it is); the note
+// built from it says where Xid events come from meanwhile (KernelLogNote).
 struct KernelLogStatus {
   std::optional<bool> up;  // unset under --kernel-log none
-  std::string note;
+  std::string reason;
 };
 
 KernelLogStatus KernelLogStatusOf(const kernel::KernelLogFollower& klog) {
   KernelLogStatus s;
   if (klog.disabled()) {
-    s.note = "kernel log not read (--kernel-log none): no Xid events";
+    s.reason = "kernel log not read (--kernel-log none)";
   } else if (!klog.reading()) {
     s.up = false;
-    for (const std::string& note : klog.notes()) s.note += (s.note.empty() ? "" : "; ") + note;
-    s.note += ": no Xid events (see the kernel log section of the watch documentation)";
+    for (const std::string& note : klog.notes()) s.reason += (s.reason.empty() ? "" : "; ") + note;
   } else {
     s.up = true;
   }
   return s;
+}
+
+// The status note for a kernel log not read for `reason`: Xid events come from NVML's event API
+// meanwhile (`nvml_events`), or there are none.
+std::string KernelLogNote(const std::string& reason, bool nvml_events) {
+  if (reason.empty()) return {};
+  if (nvml_events) {
+    return reason +
+           ": Xid events are read from NVML's event API instead (code, GPU and MIG instance; no PID or "
+           "driver text)";
+  }
+  return reason + ": no Xid events (see the kernel log section of the watch documentation)";
 }
 
 // --db: the history the pipeline writes, and the reader /api/v1/history serves from.
@@ -129,7 +141,8 @@ struct LiveSinks {
 class Sampler {
  public:
   Sampler(const WatchFlags& f, const WatchSettings& s, WatchPipeline& pipeline, outputs::StatePublisher& publisher,
-          kernel::KernelLogFollower& klog, procfs::ProcessReader& reader, const procfs::ProcFs* kube_logs)
+          kernel::KernelLogFollower& klog, KernelLogStatus klog_status, procfs::ProcessReader& reader,
+          const procfs::ProcFs* kube_logs)
       : host_(f.host),
         quiet_(f.quiet),
         process_interval_s_(s.process_interval_s),
@@ -137,6 +150,7 @@ class Sampler {
         pipeline_(pipeline),
         publisher_(publisher),
         klog_(klog),
+        klog_status_(std::move(klog_status)),
         reader_(reader),
         kube_logs_(kube_logs) {
     // NVML's name for each PID, as `check` and `record` take it: the command of a holder whose
@@ -227,16 +241,60 @@ class Sampler {
         if (!klog_error_.empty()) {
           if (!quiet_) std::fprintf(stderr, "vramwatch watch: kernel log: can be read now; Xid events are read\n");
           pipeline_.SetKernelLogSource(klog_.source());
-          pipeline_.SetKernelLogStatus(true, "");
+          klog_status_ = {true, ""};
         }
         klog_error_.clear();
       } else if (klog_error_ != xids.status().message()) {
         klog_error_ = xids.status().message();
         std::fprintf(stderr, "vramwatch watch: kernel log: %s\n", klog_error_.c_str());
-        pipeline_.SetKernelLogStatus(false, "kernel log: " + klog_error_ + ": no Xid events until it can be read");
+        klog_status_ = {false, "kernel log: " + klog_error_};
       }
+      // NVML's events stand in while the kernel log is not read; while it is, they are taken and
+      // dropped (its lines say the same, with the PID and the driver's text).
+      ReadNvmlXids(snap, !(xids.ok() && klog_.reading()));
+      pipeline_.SetKernelLogStatus(klog_status_.up, KernelLogNote(klog_status_.reason, nvml_xids_));
+      pipeline_.SetXidEventsFromNvml(nvml_xids_);
     }
     publisher_.Publish(pipeline_.BuildState(snap.t));
+  }
+
+  // The Xid events NVML queued since the last look, fed to the pipeline when `use`. A GPU that
+  // cannot deliver them, or an event set that cannot be read, is said on stderr once (again when
+  // it changes); NVML reopened registers again.
+  void ReadNvmlXids(const HostSnapshot& snap, bool use) {
+    const nvml::NvmlSource::XidListening l = nvml_->ListenForXids();
+    if (l.problems != nvml_xid_problems_) {
+      for (const std::string& p : l.problems) {
+        if (std::find(nvml_xid_problems_.begin(), nvml_xid_problems_.end(), p) != nvml_xid_problems_.end()) continue;
+        if (!quiet_) std::fprintf(stderr, "vramwatch watch: NVML Xid events: %s\n", Printable(p).c_str());
+      }
+      nvml_xid_problems_ = l.problems;
+    }
+    nvml_xids_ = false;
+    if (l.gpus.empty()) return;
+    auto events = nvml_->ReadXidEvents();
+    if (!events.ok()) {
+      if (events.status().message() != nvml_xid_error_) {
+        nvml_xid_error_ = events.status().message();
+        std::fprintf(stderr, "vramwatch watch: NVML Xid events: %s\n", Printable(nvml_xid_error_).c_str());
+      }
+      return;
+    }
+    nvml_xid_error_.clear();
+    nvml_xids_ = use;
+    if (!use || events->empty()) return;
+    kernel::KernelLogScan scan;
+    for (const nvml::NvmlSource::XidEvent& e : *events) {
+      if (e.xid == 0 || e.xid > 100000 || e.gpu >= snap.gpus.size()) continue;
+      kernel::XidEvent x;
+      x.xid = static_cast<int>(e.xid);
+      x.pci_bus_id = snap.gpus[e.gpu].pci_bus_id;
+      x.gpu_instance = e.gpu_instance;
+      x.compute_instance = e.compute_instance;
+      x.line = "NVML event: Xid " + std::to_string(e.xid) + " on GPU " + std::to_string(e.gpu);
+      scan.events.push_back(std::move(x));
+    }
+    pipeline_.IngestXids(scan, snap.t);
   }
 
   // Pod, namespace and container names from the kubelet's log directory (--kube-logs); a directory
@@ -261,11 +319,15 @@ class Sampler {
   WatchPipeline& pipeline_;
   outputs::StatePublisher& publisher_;
   kernel::KernelLogFollower& klog_;
+  KernelLogStatus klog_status_;  // whether the kernel log is read and, when not, why
   procfs::ProcessReader& reader_;
   const procfs::ProcFs* kube_logs_;  // null: no names read
   std::string kube_problem_;
   bool kube_unnamed_said_ = false;  // the note on pods without names is said once
   std::string klog_error_;
+  bool nvml_xids_ = false;                      // Xid events are taken from NVML's event API now
+  std::vector<std::string> nvml_xid_problems_;  // said on stderr
+  std::string nvml_xid_error_;                  // said on stderr
   std::map<int64_t, double> start_times_;
   nvml::SourceOptions so_;
   std::unique_ptr<nvml::NvmlSource> nvml_;
@@ -317,7 +379,7 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   // Live samples are on the system clock (epoch seconds, UTC): evidence says "since 02:15 UTC",
   // not how long after the daemon started (or the history it resumed from) the growth began.
   pipeline.SetEvidenceTimes(detection::EngineConfig::EvidenceTimes::kUtcClock);
-  pipeline.SetKernelLogStatus(klog_status.up, klog_status.note);
+  pipeline.SetKernelLogStatus(klog_status.up, KernelLogNote(klog_status.reason, false));
   pipeline.SetKernelLogSource(klog.source());
   const double start = Now();
   const auto start_steady = std::chrono::steady_clock::now();  // --duration counts from here
@@ -346,7 +408,7 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   procfs::ProcessReader reader(fs, ro);
   std::optional<procfs::DirProcFs> kube_fs;
   if (!kube_logs->empty()) kube_fs.emplace(*kube_logs);
-  Sampler sampler(f, s, pipeline, publisher, klog, reader, kube_fs ? &*kube_fs : nullptr);
+  Sampler sampler(f, s, pipeline, publisher, klog, klog_status, reader, kube_fs ? &*kube_fs : nullptr);
   using SteadyDuration = std::chrono::steady_clock::duration;
   auto tick = std::chrono::steady_clock::now();
   // --duration ends the run at its deadline, not at the first tick after it: the loop wakes at the

@@ -130,6 +130,8 @@ class WatchPipeline {
   }
   // What the Xid events are read from ("/dev/kmsg", "dmesg", a file; empty when nothing is).
   void SetKernelLogSource(std::string source) { kernel_log_source_ = std::move(source); }
+  // Whether Xid events are taken from NVML's event API (outputs::DaemonState::xid_events_from_nvml).
+  void SetXidEventsFromNvml(bool on) { xid_events_from_nvml_ = on; }
   // Whether Xid events can be read (outputs::DaemonState::kernel_log_up) and, when not, why.
   void SetKernelLogStatus(std::optional<bool> up, std::string note) {
     kernel_log_up_ = up;
@@ -286,6 +288,7 @@ class WatchPipeline {
   bool host_pids_visible_ = true;
   std::optional<bool> kernel_log_up_;
   std::string kernel_log_note_;
+  bool xid_events_from_nvml_ = false;
   uint64_t samples_ = 0;
   double started_ = 0;
   double last_t_ = 0;  // latest sample time: the clock for the final flush and retention

@@ -89,6 +89,9 @@ struct DaemonState {
   // read (the daemon is blind to Xids), missing under --kernel-log none (skipped on purpose).
   std::optional<bool> kernel_log_up;
   std::string kernel_log_note;  // why the kernel log is not read; empty while it is
+  // Xid events are taken from NVML's event API (code, GPU, MIG instance) because the kernel log is
+  // not read (unreadable or --kernel-log none).
+  bool xid_events_from_nvml = false;
   // What the Xid events are read from: "/dev/kmsg", "dmesg", the --kernel-log file, or empty
   // when nothing is read.
   std::string kernel_log_source;

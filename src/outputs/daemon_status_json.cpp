@@ -73,6 +73,7 @@ nlohmann::ordered_json StatusJson(const DaemonState& state) {
   nlohmann::ordered_json out = CheckReportJson(report);
   out["time"] = FormatIso8601(state.t, true);
   out["host"]["kernel_log_up"] = Opt(state.kernel_log_up);
+  out["host"]["xid_events_from_nvml"] = state.xid_events_from_nvml;
   // Whether /api/v1/history has anything to give (--db), and whether its writes are paused; the
   // live page asks for history only when it is kept.
   out["host"]["history_kept"] = state.history_enabled;

@@ -301,19 +301,21 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
               return std::max(0.0, now_s - *g.last_sample_t);
             });
 
-  // The hardware codes are listed at 0 only while a kernel log is read (kernel_log_up set): under
-  // --kernel-log none nothing is read, and a 0 would claim that none happened.
+  // The hardware codes are listed at 0 only while Xid events are read (from the kernel log, or
+  // from NVML's event API while it is not read): a kernel log skipped (--kernel-log none) or
+  // unreadable reads nothing, and a 0 would claim that none happened.
+  const bool xids_read = state.kernel_log_up.value_or(false) || state.xid_events_from_nvml;
   bool xid_family = false;
   for (size_t i = 0; i < state.gpus.size(); ++i) {
     std::map<unsigned, uint64_t> counts = state.gpus[i].xid_events;
-    if (state.kernel_log_up) {
+    if (xids_read) {
       for (unsigned code : HardwareXidCodes()) counts.emplace(code, 0);
     }
     for (const auto& [code, count] : counts) {
       if (!xid_family) {
         w.Family("vramwatch_xid_events_total", "counter",
                  "Xid events seen since the daemon started, or with a history database since the host booted "
-                 "(hardware codes listed at 0 before their first event while a kernel log is read).");
+                 "(hardware codes listed at 0 before their first event while Xid events are read).");
         xid_family = true;
       }
       w.Sample("vramwatch_xid_events_total", gpu_labels[i], Label("xid", std::to_string(code)), count);
@@ -424,6 +426,9 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
              "1 when Xid events can be read from the kernel log, 0 when it cannot be read (blind to Xids).");
     w.Sample("vramwatch_kernel_log_up", host, "", static_cast<uint64_t>(*state.kernel_log_up ? 1 : 0));
   }
+  w.Family("vramwatch_nvml_xid_events_up", "gauge",
+           "1 when Xid events are taken from NVML's event API because the kernel log is not read.");
+  w.Sample("vramwatch_nvml_xid_events_up", host, "", static_cast<uint64_t>(state.xid_events_from_nvml ? 1 : 0));
   w.Family("vramwatch_samples_total", "counter",
            "Samples taken since the daemon started (one per --interval, each reading every GPU).");
   w.Sample("vramwatch_samples_total", host, "", state.samples_total);

@@ -342,6 +342,17 @@ TEST(PrometheusText, HardwareXidCountersStartAtZeroOnEveryGpu) {
   EXPECT_EQ(value_of("1", "79"), "absent");
   EXPECT_EQ(value_of("0", "79"), "2");
   EXPECT_EQ(value_of("1", "13"), "4");
+  // A kernel log that cannot be read reads nothing either ...
+  s.kernel_log_up = false;
+  text = RenderPrometheus(s, s.t);
+  EXPECT_EQ(value_of("1", "79"), "absent");
+  // ... unless NVML's event API stands in for it.
+  s.xid_events_from_nvml = true;
+  text = RenderPrometheus(s, s.t);
+  EXPECT_EQ(value_of("1", "79"), "0");
+  EXPECT_THAT(text, HasSubstr("\nvramwatch_nvml_xid_events_up{hostname=\"node-7\"} 1\n"));
+  s.xid_events_from_nvml = false;
+  EXPECT_THAT(RenderPrometheus(s, s.t), HasSubstr("\nvramwatch_nvml_xid_events_up{hostname=\"node-7\"} 0\n"));
   s.gpus[0].xid_events.clear();
   s.gpus[1].xid_events.clear();
   EXPECT_THAT(RenderPrometheus(s, s.t), Not(HasSubstr("vramwatch_xid_events_total"))) << "no family without a sample";

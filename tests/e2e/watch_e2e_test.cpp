@@ -515,6 +515,69 @@ TEST(WatchE2E, XidAppendedToTheKernelLogIsCountedForItsGpuAndRaisesTheFinding) {
   EXPECT_EQ(host["cuda_driver_version"], 12040) << host.dump(2);
 }
 
+// The value of vramwatch_xid_events_total for one GPU and code in a /metrics body, "absent" when
+// not served.
+std::string XidCount(const std::string& metrics, const std::string& gpu, const std::string& xid) {
+  std::istringstream in(metrics);
+  for (std::string l; std::getline(in, l);) {
+    if (l.rfind("vramwatch_xid_events_total{gpu=\"" + gpu + "\"", 0) == 0 &&
+        l.find(",xid=\"" + xid + "\"} ") != std::string::npos) {
+      return l.substr(l.rfind(' ') + 1);
+    }
+  }
+  return "absent";
+}
+
+// Without a kernel log (a container without the host's), Xid events come from NVML's event API:
+// counted for their GPU, raising the finding, and said in the status and /metrics.
+TEST(WatchE2E, WithoutAKernelLogXidEventsComeFromNvmlsEventApi) {
+  Host h(Scenario("", "    xid: [{t: 3, code: 79}]\n"));
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--kernel-log", "none"}), h.env, h.s.dir() + "/d.log");
+  auto has_xid = [](const json& j) {
+    for (const auto& f : j.value("findings", json::array())) {
+      if (f["kind"] == "xid" && f["gpu"] == "1") return true;
+    }
+    return false;
+  };
+  json st = WaitStatus(port, 30, has_xid);
+  ASSERT_TRUE(has_xid(st)) << st.dump(2) << d.Log();
+  for (const auto& f : st["findings"]) {
+    if (f["kind"] == "xid") EXPECT_EQ(f["severity"], "critical") << f.dump();
+  }
+  EXPECT_EQ(st["host"]["xid_events_from_nvml"], true) << st["host"].dump(2);
+  EXPECT_TRUE(st["host"]["kernel_log_up"].is_null()) << st["host"].dump(2);
+  bool noted = false;
+  for (const auto& n : st.value("notes", json::array())) {
+    noted |= n.get<std::string>().find("read from NVML's event API") != std::string::npos;
+  }
+  EXPECT_TRUE(noted) << st.dump(2);
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(XidCount(m->body, "1", "79"), "1") << m->body;
+  EXPECT_EQ(XidCount(m->body, "0", "79"), "0") << "hardware codes at 0 while Xids are read: " << m->body;
+  EXPECT_NE(m->body.find("\nvramwatch_nvml_xid_events_up{hostname=\"e2e-node\"} 1\n"), std::string::npos) << m->body;
+}
+
+// While the kernel log is read, NVML's events are taken and dropped: the log's lines say the same
+// with the PID and the driver's text, and an event must not count twice.
+TEST(WatchE2E, WhileTheKernelLogIsReadNvmlsXidEventsAreNotCountedAgain) {
+  Host h(Scenario("", "    xid: [{t: 1, code: 79}]\n"));
+  const std::string klog = h.s.Write("kern.log", "");
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--kernel-log", klog}), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return j.value("gpus", json::array()).size() == 2; });
+  ASSERT_EQ(st["gpus"].size(), 2u) << d.Log();
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // past the event's time, several process ticks
+  st = WaitStatus(port, 5, [](const json& j) { return j.contains("host"); });
+  EXPECT_EQ(st["host"]["xid_events_from_nvml"], false) << st["host"].dump(2);
+  EXPECT_EQ(st["host"]["xid_events"], 0) << st["host"].dump(2);
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(XidCount(m->body, "1", "79"), "0") << m->body;
+  EXPECT_NE(m->body.find("\nvramwatch_nvml_xid_events_up{hostname=\"e2e-node\"} 0\n"), std::string::npos) << m->body;
+}
+
 // A hardware Xid's alert and count survive a restart on the same --db: the kernel log's old lines
 // are not read again, the stored event keeps the finding, and Alertmanager gets no resolve.
 TEST(WatchE2E, HardwareXidAlertFindingAndCountSurviveARestartOnTheSameDatabase) {

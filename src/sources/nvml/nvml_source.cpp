@@ -8,6 +8,7 @@
 
 #include "sources/nvml/call_runner.h"
 #include "sources/nvml/gpu_reader.h"
+#include "sources/nvml/gpu_state.h"
 #include "sources/nvml/nvml_loader.h"
 
 namespace vw::nvml {
@@ -36,11 +37,6 @@ Status NvmlStatus(std::string_view function, int nvml_code, std::string_view err
     default: return Status::Unavailable(std::move(msg));
   }
 }
-
-struct NvmlSource::GpuState {
-  CallRunner runner;
-  GpuCache cache;
-};
 
 Result<std::unique_ptr<NvmlSource>> NvmlSource::Open(SourceOptions options, OpenFailure* failure) {
   OpenFailure ignored;
@@ -99,6 +95,11 @@ NvmlSource::~NvmlSource() {
     return;
   }
   if (initialized_ && lib_) {
+    FreeXidSet();
+    if (system_runner_->ever_abandoned()) {  // the free hung: a thread is inside the library
+      lib_->Leak();
+      return;
+    }
     NvmlCaller sys(*lib_, *system_runner_, options_.call_deadline);
     auto shutdown = lib_->fn().nvmlShutdown;
     if (!sys.Call("nvmlShutdown", [shutdown] { return shutdown(); }).ok() && system_runner_->ever_abandoned()) {

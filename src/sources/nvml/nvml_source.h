@@ -29,6 +29,11 @@
 //
 // NVML_ERROR_GPU_IS_LOST from any call marks the GPU `lost`.
 //
+// Xid events through NVML's event API (nvml_xid_events.cpp): ListenForXids() registers each GPU
+// for nvmlEventTypeXidCriticalError on one event set; ReadXidEvents() takes what NVML queued since,
+// without waiting. NVML delivers only events that happen after a GPU registered, with the code,
+// the GPU and (nvmlEventSetWait_v2) the MIG instance: no PID, no driver text.
+//
 // Every call's duration (the time waited for it, see call_timings.h) is aggregated per NVML
 // function name into a histogram with `call_latency_bounds`; call_timings() copies it out.
 //
@@ -76,6 +81,9 @@ struct SourceOptions {
 
 class NvmlLibrary;
 class CallRunner;
+namespace api {
+struct nvmlEventSet_st;
+}  // namespace api
 
 class NvmlSource {
  public:
@@ -109,6 +117,25 @@ class NvmlSource {
   // One GPU; `index` < gpu_count().
   GpuSnapshot TakeGpuSnapshot(unsigned index);
 
+  // One Xid event from NVML's event set.
+  struct XidEvent {
+    unsigned gpu = 0;                                        // NVML index
+    unsigned long long xid = 0;                              // the code; 999 is NVML's "an Xid it does not know"
+    std::optional<unsigned> gpu_instance, compute_instance;  // MIG; missing when NVML gives none
+  };
+  // Which GPUs deliver Xid events, and why the others do not.
+  struct XidListening {
+    std::vector<unsigned> gpus;         // NVML indices registered, increasing
+    std::vector<std::string> problems;  // "GPU 1: nvmlDeviceRegisterEvents: Not Supported (NVML error 3)"
+  };
+  // Registers every GPU whose handle is known (a GPU first read by TakeSnapshot) and that was not
+  // tried yet; a GPU is tried once per source. Creates the event set on the first call. The
+  // result covers every GPU tried so far.
+  XidListening ListenForXids();
+  // The Xid events queued since the previous call, oldest first, at most `max` (the rest stay
+  // queued). Waits for none. Fails when no GPU is registered or the event set cannot be read.
+  Result<std::vector<XidEvent>> ReadXidEvents(size_t max = 256);
+
   // Duration histograms of every NVML call made so far (nvmlInit included), per function name.
   std::vector<CallTiming> call_timings() const { return timings_->Snapshot(); }
 
@@ -116,6 +143,7 @@ class NvmlSource {
   struct GpuState;
   NvmlSource() = default;
   void ReadSystem(HostSnapshot* h);
+  void FreeXidSet();
 
   std::unique_ptr<NvmlLibrary> lib_;
   SourceOptions options_;
@@ -127,6 +155,9 @@ class NvmlSource {
   std::optional<int> cuda_version_;
   std::unique_ptr<CallRunner> system_runner_;
   std::vector<std::unique_ptr<GpuState>> gpus_;
+  api::nvmlEventSet_st* xid_set_ = nullptr;  // created by the first ListenForXids
+  XidListening xid_listening_;
+  std::vector<bool> xid_tried_;  // per GPU
 };
 
 }  // namespace vw::nvml

@@ -628,6 +628,79 @@ gpus: [{uuid: GPU-i, memory_total_mib: 100}]
   EXPECT_EQ(failure.code, "NVML_ERROR_DRIVER_NOT_LOADED");
 }
 
+// Xid events through NVML's event set: only those after a GPU registered, oldest first, each once,
+// named by the GPU's index; none waited for.
+TEST(NvmlSourceTest, XidEventsComeFromTheEventSetOncePerEventAfterRegistering) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-x0
+    memory_total_mib: 1000
+    xid: [{t: 5, code: 31}, {t: 30, code: 13}]
+  - uuid: GPU-x1
+    memory_total_mib: 1000
+    xid: [{t: 40, code: 79}, {t: 20, code: 48}]
+)");
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  EXPECT_FALSE(src->ReadXidEvents().ok());  // nothing registered yet
+  emu.SetTime(10);
+  (void)src->TakeSnapshot();  // the GPUs' handles
+  NvmlSource::XidListening l = src->ListenForXids();
+  EXPECT_EQ(l.gpus, (std::vector<unsigned>{0, 1}));
+  EXPECT_TRUE(l.problems.empty()) << l.problems[0];
+  auto none = src->ReadXidEvents();
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_TRUE(none->empty());  // GPU 0's Xid 31 came before it registered
+
+  emu.SetTime(45);
+  auto first = src->ReadXidEvents(2);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->size(), 2u);  // the third stays queued
+  EXPECT_EQ((*first)[0].gpu, 1u);
+  EXPECT_EQ((*first)[0].xid, 48u);
+  EXPECT_FALSE((*first)[0].gpu_instance.has_value());
+  EXPECT_EQ((*first)[1].gpu, 0u);
+  EXPECT_EQ((*first)[1].xid, 13u);
+  auto rest = src->ReadXidEvents();
+  ASSERT_TRUE(rest.ok());
+  ASSERT_EQ(rest->size(), 1u);
+  EXPECT_EQ((*rest)[0].gpu, 1u);
+  EXPECT_EQ((*rest)[0].xid, 79u);
+  auto again = src->ReadXidEvents();
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->empty());
+  EXPECT_EQ(src->ListenForXids().gpus, (std::vector<unsigned>{0, 1}));  // registered once
+}
+
+// A GPU that cannot register is named with NVML's reason, and the others still deliver.
+TEST(NvmlSourceTest, AGpuThatCannotRegisterForXidsIsNamedAndTheOthersDeliver) {
+  EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-x0
+    memory_total_mib: 1000
+    errors: [{function: nvmlDeviceRegisterEvents, code: 4}]
+    xid: [{t: 30, code: 13}]
+  - uuid: GPU-x1
+    memory_total_mib: 1000
+    xid: [{t: 40, code: 79}]
+)");
+  auto src = OpenOrDie(emu);
+  ASSERT_TRUE(src);
+  emu.SetTime(10);
+  (void)src->TakeSnapshot();
+  NvmlSource::XidListening l = src->ListenForXids();
+  EXPECT_EQ(l.gpus, (std::vector<unsigned>{1}));
+  ASSERT_EQ(l.problems.size(), 1u);
+  EXPECT_THAT(l.problems[0], HasSubstr("GPU 0: nvmlDeviceRegisterEvents"));
+  EXPECT_THAT(l.problems[0], HasSubstr("NVML error 4"));
+  emu.SetTime(50);
+  auto got = src->ReadXidEvents();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].gpu, 1u);
+  EXPECT_EQ((*got)[0].xid, 79u);
+}
+
 TEST(NvmlSourceTest, DeviceNodeFollowsTheMinorNumber) {
   EXPECT_EQ(DeviceNodePath(3), "/dev/nvidia3");
 }

@@ -18,15 +18,17 @@ NvmlSource::XidListening NvmlSource::ListenForXids() {
                        (f.nvmlEventSetWait_v2 != nullptr || f.nvmlEventSetWait != nullptr);
   if (!has_api) {
     if (xid_listening_.problems.empty()) {
-      xid_listening_.problems.push_back("the NVML library has no event API (nvmlEventSetCreate, "
-                                        "nvmlDeviceRegisterEvents, nvmlEventSetWait)");
+      xid_listening_.problems.push_back(
+          "the NVML library has no event API (nvmlEventSetCreate, "
+          "nvmlDeviceRegisterEvents, nvmlEventSetWait)");
     }
     return xid_listening_;
   }
   if (xid_set_ == nullptr) {
     NvmlCaller sys(*lib_, *system_runner_, options_.call_deadline);
     auto create = f.nvmlEventSetCreate;
-    auto set = sys.CallOut<api::nvmlEventSet_t>("nvmlEventSetCreate", [create](api::nvmlEventSet_t* s) { return create(s); });
+    auto set =
+        sys.CallOut<api::nvmlEventSet_t>("nvmlEventSetCreate", [create](api::nvmlEventSet_t* s) { return create(s); });
     if (!set.ok()) {
       // Said once; tried again on the next call.
       if (xid_listening_.problems.empty()) xid_listening_.problems.push_back(set.status().message());

@@ -381,6 +381,7 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   pipeline.SetEvidenceTimes(detection::EngineConfig::EvidenceTimes::kUtcClock);
   pipeline.SetKernelLogStatus(klog_status.up, KernelLogNote(klog_status.reason, false));
   pipeline.SetKernelLogSource(klog.source());
+  pipeline.SetSampleInterval(s.interval_s);
   const double start = Now();
   const auto start_steady = std::chrono::steady_clock::now();  // --duration counts from here
   size_t resumed = pipeline.Resume(start, f.host);

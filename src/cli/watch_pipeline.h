@@ -132,6 +132,8 @@ class WatchPipeline {
   void SetKernelLogSource(std::string source) { kernel_log_source_ = std::move(source); }
   // Whether Xid events are taken from NVML's event API (outputs::DaemonState::xid_events_from_nvml).
   void SetXidEventsFromNvml(bool on) { xid_events_from_nvml_ = on; }
+  // The live daemon's --interval (outputs::DaemonState::sample_interval_s).
+  void SetSampleInterval(double seconds) { sample_interval_s_ = seconds; }
   // Whether Xid events can be read (outputs::DaemonState::kernel_log_up) and, when not, why.
   void SetKernelLogStatus(std::optional<bool> up, std::string note) {
     kernel_log_up_ = up;
@@ -289,6 +291,7 @@ class WatchPipeline {
   std::optional<bool> kernel_log_up_;
   std::string kernel_log_note_;
   bool xid_events_from_nvml_ = false;
+  std::optional<double> sample_interval_s_;
   uint64_t samples_ = 0;
   double started_ = 0;
   double last_t_ = 0;  // latest sample time: the clock for the final flush and retention

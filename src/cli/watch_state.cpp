@@ -44,6 +44,7 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
   s->kernel_log_up = kernel_log_up_;
   s->kernel_log_note = kernel_log_note_;
   s->xid_events_from_nvml = xid_events_from_nvml_;
+  s->sample_interval_s = sample_interval_s_;
   s->started_t = started_;
   s->samples_total = samples_;
   s->history_enabled = history_ != nullptr;

@@ -92,6 +92,9 @@ struct DaemonState {
   // Xid events are taken from NVML's event API (code, GPU, MIG instance) because the kernel log is
   // not read (unreadable or --kernel-log none).
   bool xid_events_from_nvml = false;
+  // --interval (seconds) of a live daemon: a GPU's sample age rises to it between samples, so
+  // staleness is judged against it. Missing under --replay.
+  std::optional<double> sample_interval_s;
   // What the Xid events are read from: "/dev/kmsg", "dmesg", the --kernel-log file, or empty
   // when nothing is read.
   std::string kernel_log_source;

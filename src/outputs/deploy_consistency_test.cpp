@@ -47,6 +47,7 @@ DaemonState StateServingEveryFamily() {
   mig.memory_total_bytes = 40ull << 30;
   mig.memory_used_bytes = 1ull << 30;
   s.gpus[1].snapshot.mig_devices = {mig};
+  s.sample_interval_s = 1;  // a live daemon
   return s;
 }
 

@@ -429,6 +429,11 @@ void RenderPrometheusTo(const DaemonState& state, double now_s, std::string& out
   w.Family("vramwatch_nvml_xid_events_up", "gauge",
            "1 when Xid events are taken from NVML's event API because the kernel log is not read.");
   w.Sample("vramwatch_nvml_xid_events_up", host, "", static_cast<uint64_t>(state.xid_events_from_nvml ? 1 : 0));
+  if (state.sample_interval_s) {
+    w.Family("vramwatch_sample_interval_seconds", "gauge",
+             "Seconds between samples (--interval): a GPU's sample age rises to it between two samples.");
+    w.Sample("vramwatch_sample_interval_seconds", host, "", *state.sample_interval_s);
+  }
   w.Family("vramwatch_samples_total", "counter",
            "Samples taken since the daemon started (one per --interval, each reading every GPU).");
   w.Sample("vramwatch_samples_total", host, "", state.samples_total);

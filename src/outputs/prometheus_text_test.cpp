@@ -312,6 +312,15 @@ TEST(PrometheusText, KernelLogUpIsOneWhileReadZeroWhenBlindAbsentWhenSkipped) {
   EXPECT_THAT(RenderPrometheus(s, s.t), Not(HasSubstr("vramwatch_kernel_log_up")));
 }
 
+// A live daemon serves its --interval, against which the stale rule judges a GPU's sample age;
+// a replay has none.
+TEST(PrometheusText, SampleIntervalIsServedForALiveDaemonOnly) {
+  DaemonState s = testing::MakeDaemonState(1, 0);
+  EXPECT_THAT(RenderPrometheus(s, s.t), Not(HasSubstr("vramwatch_sample_interval_seconds")));
+  s.sample_interval_s = 300;
+  EXPECT_THAT(RenderPrometheus(s, s.t), HasSubstr("\nvramwatch_sample_interval_seconds{hostname=\"node-7\"} 300\n"));
+}
+
 // increase() over a series that appears at 1 is 0: the hardware Xid counters exist at 0 on every
 // GPU before their first event; codes seen are counted as before.
 TEST(PrometheusText, HardwareXidCountersStartAtZeroOnEveryGpu) {

@@ -89,6 +89,15 @@ Result<std::vector<outputs::AnalyzedSeries>> AnalyzePrometheus(const AnalyzeFlag
                                   "which makes the rate's interval look narrower than the data allow",
                                   FormatDuration(fetched->step_s)));
   }
+  // Every series stopping well before the range's end: the exporters stopped, or the range (its
+  // --end, by default now) is ahead of the data. Said once, not per series.
+  if (!fetched->series.empty() && fetched->end_t - fetched->newest_t > std::max(600.0, 10 * fetched->step_s)) {
+    AddNote(settings,
+            fmt::format("the newest sample of the query is at {}, {} before the range's end ({}): the "
+                        "exporters stopped, or --end is past the data; judged on what there is",
+                        FormatIso8601(fetched->newest_t, true), FormatDuration(fetched->end_t - fetched->newest_t),
+                        flags.end.empty() ? "now" : "--end"));
+  }
   const std::string source = fmt::format("{} {}", prometheus::UrlForMessages(flags.prometheus_url), flags.query);
   std::vector<outputs::AnalyzedSeries> out;
   SeenGpus seen;

@@ -145,6 +145,17 @@ def main():
         checks.append(("a note says GPU 3's series were read as one", "node-1/3" in notes and "pod" in notes))
         checks.append(("GPU 4 (used above its size) is left out with a note, the others judged",
                        "node-1/4" not in gpus and "node-1/4" in notes and "left out" in notes))
+        # A range ending 20 minutes after the data: the card size still comes from the series' own
+        # last samples, and a note says the data stop before the range's end.
+        late = subprocess.run([a.vramwatch, "analyze", "--json", "--prometheus", url, "--query",
+                               'DCGM_FI_DEV_FB_USED{gpu="0"}', "--range", "6h", "--end", str(end + 1200)],
+                              capture_output=True, text=True, timeout=120)
+        late_doc = json.loads(late.stdout) if late.stdout.strip() else {}
+        late_gpus = {g["gpu"]: g for g in late_doc.get("gpus", [])}
+        checks.append(("--end 20 min past the data: the card size is still read",
+                       late_gpus.get("node-1/0", {}).get("memory_total_bytes") == 81559 * 2**20))
+        checks.append(("--end 20 min past the data: a note says so",
+                       "20m 0s before the range's end (--end)" in " ".join(late_doc.get("notes", []))))
         bad = subprocess.run([a.vramwatch, "analyze", "--prometheus", url, "--query", "DCGM_FI_DEV_FB_USED{"],
                              capture_output=True, text=True, timeout=60)
         checks.append(("a bad query is exit 3 with Prometheus' reason", bad.returncode == 3 and "query" in bad.stderr))

@@ -440,6 +440,7 @@ Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std:
   std::string().swap(*body);  // the text is read: free it before the next one
   if (!fetched.ok()) return fetched.status();
   fetched->step_s = step;
+  fetched->end_t = end;
   fetched->each_sample_once = false;
   if (selector && !fetched->series.empty()) {
     auto times_body = Post(*ep, "/api/v1/query_range", range_params("timestamp(" + query + ")"), options);
@@ -458,12 +459,17 @@ Result<PrometheusFetch> FetchPrometheusSeries(const std::string& url, const std:
   if (!options.fetch_total) return fetched;
   const std::string total_query = CompanionTotalQuery(query);
   if (total_query.empty() || fetched->series.empty()) return fetched;
-  // The card size at the end of the range; for a series that ended before it (a card replaced),
-  // at its own last sample. The size is a bonus: a failing query leaves it unknown.
+  // The card size at the end of the range; for a series whose samples stop before it (a card
+  // replaced, an exporter gone, or every series ending before --end), at its own last sample: an
+  // instant query sees only the last 5 minutes before its time, and none of a series marked stale.
+  // Series of one exporter share their sample times, so this is a query per host at most (16 in
+  // all, newest first). The size is a bonus: a failing query leaves it unknown.
   std::set<double> when{end};
+  std::set<double> last_times;
   for (const PrometheusSeries& s : fetched->series) {
-    if (SeriesEnded(s, fetched->newest_t, step) && when.size() < 8) when.insert(s.points.back().t);
+    if (!s.points.empty() && end - s.points.back().t > std::max(60.0, 2 * step)) last_times.insert(s.points.back().t);
   }
+  for (auto t = last_times.rbegin(); t != last_times.rend() && when.size() < 17; ++t) when.insert(*t);
   std::map<std::string, uint64_t> by_gpu;
   for (auto t = when.rbegin(); t != when.rend(); ++t) {
     auto total_body = Post(*ep, "/api/v1/query", {{"query", total_query}, {"time", FormatSeconds(*t)}}, options);

@@ -51,6 +51,7 @@ struct PrometheusFetch {
   bool each_sample_once = false;
   std::vector<std::string> warnings;  // the response's "warnings" (a partial answer), as written
   double newest_t = 0;                // the newest point of any series (seconds since the epoch)
+  double end_t = 0;                   // the end of the range asked for (seconds since the epoch)
 };
 
 // The step (seconds) for a range: ceil(range / 11000), at least 1.

@@ -729,6 +729,17 @@ TEST(PrometheusReader, ReadsGeneratedHistoryBackFromARealPrometheus) {
     }
   }
 
+  // A range that ends 20 minutes after the data: the card size is read at the series' own last
+  // samples (at --end, past Prometheus' 5-minute look-back, there is none).
+  auto after = FetchPrometheusSeries(prom.url(), "DCGM_FI_DEV_FB_USED", 6 * 3600, static_cast<double>(end + 1200),
+                                     ValueUnit::kAuto, o);
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  ASSERT_EQ(after->series.size(), 2u);
+  for (const auto& s : after->series) {
+    EXPECT_EQ(s.total_bytes, std::optional<uint64_t>(81559ull * 1048576ull)) << "gpu " << *s.gpu.index;
+  }
+  EXPECT_DOUBLE_EQ(after->end_t, static_cast<double>(end + 1200));
+
   // Without a step, a plain selector is read at its own spacing (15 s), each sample once, where the
   // smallest step under the 11000-point limit (4 s for 12 h) read each sample three or four times.
   auto own = FetchPrometheusSeries(prom.url(), "DCGM_FI_DEV_FB_USED{gpu=\"0\"}", 12 * 3600, static_cast<double>(end),

@@ -79,6 +79,13 @@ Result<outputs::FrameworkReport> AnalyzeFrameworkLog(const std::string& path, co
   r.not_read = log->skipped;
   r.not_read_examples = log->skipped_examples;
   std::vector<detection::FrameworkSplit> devices = detection::SplitFrameworkLog(log->steps);
+  for (const detection::FrameworkSplit& d : devices) {
+    if (!d.mixed_sources) continue;
+    AddNote(settings, fmt::format("{}: device {}'s values alternate between two levels step after step: two "
+                                  "processes or devices print into the log without naming theirs; prefix each "
+                                  "line with its device ('cuda:N', '[rankN]:') to judge each apart",
+                                  path, d.device));
+  }
   // Kept for the charts only: a long log's steps are most of its memory.
   if (!flags.plot_path.empty() || !flags.html_path.empty()) r.steps = std::move(log->steps);
   if (flags.gpus.empty()) {

@@ -221,6 +221,10 @@ FrameworkSplit SplitFrameworkView(int device, std::span<const FrameworkStep> all
                                         [](const FrameworkStep& s) { return s.reserved_bytes.has_value(); });
   auto value = [&](const FrameworkStep& s) { return any_reserved ? s.reserved_bytes : s.allocated_bytes; };
   std::optional<double> before;
+  // Drops, and drops whose next value is back above twice theirs: two processes or devices printing
+  // into one log without naming theirs alternate so, where a restart drops once and climbs again.
+  size_t drops = 0, drop_and_back = 0, values = 0;
+  std::optional<size_t> last_drop;
   for (size_t i = 0; i < all_steps.size(); ++i) {
     const std::optional<uint64_t> v = value(all_steps[i]);
     if (!v) continue;
@@ -235,6 +239,11 @@ FrameworkSplit SplitFrameworkView(int device, std::span<const FrameworkStep> all
         }
       }
     }
+    if (before && now > 2 * *before && last_drop && *last_drop + 1 == values) ++drop_and_back;
+    if (before && now < 0.5 * *before) {
+      ++drops;
+      last_drop = values;
+    }
     if (drop) {
       start = i;
       restart = fmt::format(
@@ -244,6 +253,15 @@ FrameworkSplit SplitFrameworkView(int device, std::span<const FrameworkStep> all
           all_steps.size() - i, all_steps.size() - i == 1 ? "" : "s");
     }
     before = now;
+    ++values;
+  }
+  if (drop_and_back >= kMinMixedDrops && 4 * drops >= values) {
+    out.mixed_sources = true;
+    out.evidence.push_back(fmt::format(
+        "{} dropped to under half and came back at the next step {} times in {} steps: these are not restarts but "
+        "two processes or devices printing into one log without naming theirs (prefix each line with its "
+        "device, 'cuda:N' or '[rankN]:', to judge each apart); judged as one series they cannot be.",
+        any_reserved ? "reserved" : "allocated", drop_and_back, values));
   }
   const std::span<const FrameworkStep> steps = all_steps.subspan(start);
   out.steps = steps.size();

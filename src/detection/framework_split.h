@@ -15,7 +15,8 @@
 // peaks of a step in progress do not count. A step whose reserved memory is under half of its value
 // before is a restart or an emptied cache (without reserved memory: allocated memory under half,
 // staying there for three more values): only the steps from the last such drop on are judged, and
-// the evidence says so.
+// the evidence says so. Drops that come back at once, again and again, are two unnamed sources in
+// one log (mixed_sources), and the evidence says that instead.
 //
 // Which layer grows says where to look: allocated → the application keeps tensors; cache (with
 // allocated holding) → the allocator's pool fragments; outside (with reserved holding) → memory
@@ -37,6 +38,9 @@ namespace vw::detection {
 inline constexpr size_t kMinFrameworkSteps = 10;    // fewer steps: too short to test
 inline constexpr size_t kMaxFrameworkPoints = 480;  // longer logs are thinned to this many floors
 inline constexpr double kFrameworkAlpha = 0.01;     // Mann–Kendall level (two-sided p)
+// This many drops to under half that come back above twice at the next step, when at least a
+// quarter of the values drop: the log mixes two sources (FrameworkSplit::mixed_sources).
+inline constexpr size_t kMinMixedDrops = 3;
 
 enum class FrameworkVerdict { kTooShort, kFlat, kSettled, kGrowing };
 enum class FrameworkLayer {
@@ -79,6 +83,10 @@ struct FrameworkSplit {
   std::vector<LayerTrend> layers;     // those with a value, in the order above
   std::vector<std::string> evidence;  // what each layer did, and the conclusion
   std::string next_step;              // empty when nothing grows
+  // The values alternate between two levels step after step (a drop to under half, back above
+  // twice at the next step, again and again): two unnamed processes or devices in one series, not
+  // restarts. The evidence says so, first; the verdict is of the run after the last drop.
+  bool mixed_sources = false;
 };
 
 // Sizes as the evidence writes them, to a tenth of a MiB ("2796 MiB", "51.2 KiB", "20.60 GiB" from

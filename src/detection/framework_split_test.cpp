@@ -154,6 +154,21 @@ TEST(SplitFrameworkView, OnlyTheRunAfterARestartIsJudged) {
   EXPECT_NE(s.evidence.front().find("at line 41"), std::string::npos) << s.evidence.front();
 }
 
+// Two ranks printing into one log without naming theirs: reserved memory alternates between their
+// levels, every other step a "drop". Not restarts: the evidence says what it is, before anything.
+TEST(SplitFrameworkView, AlternatingLevelsAreTwoUnnamedSourcesNotRestarts) {
+  auto allocated = [](size_t i) { return i % 2 == 0 ? 2000.0 + static_cast<double>(i) : 2000.0; };
+  auto reserved = [](size_t i) { return i % 2 == 0 ? 8000.0 : 3000.0; };
+  FrameworkSplit s = SplitFrameworkView(0, Steps(80, allocated, reserved));
+  EXPECT_TRUE(s.mixed_sources);
+  ASSERT_FALSE(s.evidence.empty());
+  EXPECT_NE(s.evidence.front().find("not restarts but two processes or devices"), std::string::npos)
+      << s.evidence.front();
+  // One restart that climbs back at once is a restart.
+  auto once = [](size_t i) { return i == 40 ? 1000.0 : 8000.0; };
+  EXPECT_FALSE(SplitFrameworkView(0, Steps(80, allocated, once)).mixed_sources);
+}
+
 // A log of a million steps is thinned to floors: the verdict stands, and the peaks of steps in
 // progress (every other line a step's peak, as logs that print after forward and after backward
 // show) do not count.

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/ascii.h"
+#include "core/units.h"
 #include "sources/trace/framework_log_match.h"
 #include "sources/trace/trace_formats.h"
 #include "sources/trace/trace_values.h"
@@ -21,17 +22,22 @@ using framework_match::DriverMatch;
 using framework_match::FindDevice;
 using framework_match::FindDriverFigure;
 using framework_match::FindKey;
+using framework_match::FindKeyPair;
+using framework_match::FindRankDevice;
 using framework_match::FindTableTitleDevice;
 using framework_match::KeyMatch;
+using framework_match::KeyPairMatch;
 using framework_match::LineUnitWord;
 using framework_match::MaxOrPeakBefore;
+using framework_match::RatioUnitAt;
 using framework_match::Span;
 
 enum class Metric { kAllocated, kReserved, kDriver };
 
-// Only a line's first 4 KiB are looked at for values (a memory print is short; a long line is
-// some dump that happens to say "allocated").
-constexpr size_t kMaxLineLooked = 4096;
+// Only a line's first 64 KiB are looked at for values: a printed memory_stats() dict runs to
+// about 5 KiB; a longer line is some dump that happens to say "allocated". A line cut there that
+// names a key after the cut is reported.
+constexpr size_t kMaxLineLooked = 64 * 1024;
 constexpr size_t kMaxSkippedExamples = 10;
 
 struct Value {
@@ -85,22 +91,68 @@ int Number(const std::string& lower, Span digits) {
   return std::stoi(digits.Of(lower));
 }
 
-// The device a value at `at` belongs to: the last "cuda:N" or "GPU N" before it in the line, else
-// `fallback`.
-int DeviceBefore(const std::string& lower, size_t at, int fallback) {
-  int device = fallback;
-  for (size_t from = 0;;) {
-    const std::optional<Span> n = FindDevice(lower, from, at, true);
-    if (!n) return device;
-    device = Number(lower, *n);
-    from = n->end;
+// The device a value at `at` belongs to: the last "cuda:N", "GPU N", "[rankN]", "rank N |" or
+// "Device N:" before it in the line, else the fallback. Values are asked for in the order of their
+// places, so each part of the line is searched once.
+class DeviceBefore {
+ public:
+  DeviceBefore(const std::string& lower, int fallback) : lower_(lower), device_(fallback) {}
+
+  int At(size_t at) {
+    if (at < from_) return device_;  // not asked in order: cannot happen, kept safe
+    for (;;) {
+      const std::optional<Span> a = FindDevice(lower_, from_, at, true);
+      const std::optional<Span> b = FindRankDevice(lower_, from_, at);
+      if (!a && !b) break;
+      const Span n = !b || (a && a->begin < b->begin) ? *a : *b;
+      device_ = Number(lower_, n);
+      from_ = n.end;
+    }
+    return device_;
   }
+
+ private:
+  const std::string& lower_;
+  int device_;
+  size_t from_ = 0;
+};
+
+// The unit the values of a line carry when they all carry the same one ("allocated: 2048 MB
+// reserved: 4096" gives MB to the 4096), or empty.
+std::string SharedUnit(const std::vector<std::string>& units) {
+  std::string shared;
+  for (const std::string& u : units) {
+    if (u.empty()) continue;
+    if (!shared.empty() && UnitBytes(u) != UnitBytes(shared)) return {};
+    shared = u;
+  }
+  return shared;
+}
+
+// The driver's figure of an nvidia-smi line: its used memory, not its total or free memory. The
+// first figure after "memory" whose words name `used`, else the first that names neither `total`
+// nor `free`.
+std::optional<DriverMatch> DriverFigure(const std::string& lower, size_t smi) {
+  std::optional<DriverMatch> first;
+  for (size_t from = smi;;) {
+    const std::optional<DriverMatch> v = FindDriverFigure(lower, from);
+    if (!v) break;
+    from = v->whole.end;
+    const std::string_view words = std::string_view(lower).substr(v->whole.begin, v->number.begin - v->whole.begin);
+    if (words.find("used") != std::string_view::npos) return v;
+    if (words.find("total") != std::string_view::npos || words.find("free") != std::string_view::npos) continue;
+    if (!first) first = v;
+  }
+  return first;
 }
 
 // Every value one line gives. `table_device`: the device of the memory_summary() table the line
 // is in, or -1. A value with no unit that cannot be bytes is left out and, when it is a fraction,
 // added to `left_out` ("train.log:2: 'allocated: 20.4' has no unit"), as is one written with a
-// decimal comma ("1234,5 MB").
+// decimal comma ("1234,5 MB"). A value without a unit takes, in this order, the unit in brackets
+// after its key ("allocated (GB): 1.5"), the whole's it is a part of ("allocated 2048 / 81920
+// MiB"), the line's ("(MB)"), or the one every other value of its device in the line carries
+// ("allocated: 2048 MB reserved: 4096").
 Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, const std::string& where,
                                     std::vector<std::string>* left_out) {
   std::vector<Value> out;
@@ -108,12 +160,12 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
   const double line_unit = LineUnit(lower);
   const int line_device = table_device >= 0 ? table_device : 0;
 
-  // The driver's view: a line naming nvidia-smi and memory; the first number after "memory", in
-  // MiB unless it says otherwise; the device from "GPU N" anywhere in the line.
+  // The driver's view: a line naming nvidia-smi and memory; its used memory, in MiB unless it says
+  // otherwise; the device from "GPU N" anywhere in the line, else the rank or device before it.
   if (const size_t smi = lower.find("nvidia-smi"); smi != std::string::npos) {
-    if (const std::optional<DriverMatch> v = FindDriverFigure(lower, smi)) {
+    if (const std::optional<DriverMatch> v = DriverFigure(lower, smi)) {
       const std::optional<Span> gpu = FindDevice(lower, 0, lower.size(), false);
-      const int device = gpu ? Number(lower, *gpu) : line_device;
+      const int device = gpu ? Number(lower, *gpu) : DeviceBefore(lower, line_device).At(v->whole.begin);
       bool fraction = false;
       auto bytes = ToBytes(v->number.Of(lower), v->unit.Of(lower), line_unit > 0 ? line_unit : 1024.0 * 1024,
                            v->whole.Of(lower), where, &fraction);
@@ -125,12 +177,31 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
   // The key, a memory_stats() name ("allocated_bytes.all.current") or a plain word, the device in
   // brackets when the call names one ("(0)", "('cuda:1')", "(device=1)"), then the value: a number
   // (thousands separators and an exponent allowed) and its unit. Quotes around a key (a printed
-  // dict, JSON) are allowed.
+  // dict, JSON) are allowed. Two keys with their values as fractions ("allocated/reserved:
+  // 2048/4096 MB") are read as two values of the pair's unit.
+  struct Found {
+    size_t at;
+    std::string metric, number, unit, shown;
+    std::optional<int> device;  // the call's, then the one it belongs to
+  };
+  std::vector<Found> found;
+  std::vector<Span> pairs;
+  for (size_t from = 0;;) {
+    const std::optional<KeyPairMatch> m = FindKeyPair(lower, from);
+    if (!m) break;
+    from = m->whole.end;
+    if (MaxOrPeakBefore(lower, m->whole.begin)) continue;
+    pairs.push_back(m->whole);
+    const std::string shown(Trim(line.substr(m->whole.begin, m->whole.size())));
+    found.push_back({m->whole.begin, std::string(m->first), m->first_number.Of(lower), m->unit.Of(lower), shown, {}});
+    found.push_back({m->whole.begin, std::string(m->second), m->second_number.Of(lower), m->unit.Of(lower), shown, {}});
+  }
   for (size_t from = 0;;) {
     const std::optional<KeyMatch> m = FindKey(lower, from);
     if (!m) break;
     from = m->whole.end;
     const size_t at = m->whole.begin;
+    if (std::any_of(pairs.begin(), pairs.end(), [&](Span p) { return at >= p.begin && at < p.end; })) continue;
     if (m->which == "peak" || m->which == "max" || MaxOrPeakBefore(lower, at)) continue;
     // A part of a dotted memory_stats() name ("allocated_bytes.all.allocated" counts every byte
     // ever allocated): only a name's start is a key.
@@ -153,19 +224,35 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
     if (!number.empty() && number[0] == '-') {
       return Status::ParseError(fmt::format("{}: '{}' is not a memory size (negative)", where, shown));
     }
+    std::string unit = m->unit.Of(lower);
+    if (unit.empty()) unit = m->bracket_unit.Of(lower);
+    if (unit.empty()) {
+      if (const std::optional<Span> whole_unit = RatioUnitAt(lower, m->number.end)) unit = whole_unit->Of(lower);
+    }
+    std::optional<int> device;
+    if (m->device && m->device->size() > 0) device = Number(lower, *m->device);
+    found.push_back({at, std::string(m->metric), number, unit, shown, device});
+  }
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.at < b.at; });
+  DeviceBefore device_before(lower, line_device);
+  std::map<int, std::vector<std::string>> units;  // by device
+  for (Found& f : found) {
+    if (!f.device) f.device = device_before.At(f.at);
+    units[*f.device].push_back(f.unit);
+  }
+  for (const Found& f : found) {
+    const double shared_unit = line_unit > 0 ? line_unit : UnitBytes(SharedUnit(units[*f.device]));
     bool fraction = false;
-    auto bytes = ToBytes(number, m->unit.Of(lower), line_unit, shown, where, &fraction);
+    auto bytes = ToBytes(f.number, f.unit, shared_unit, f.shown, where, &fraction);
     if (!bytes.ok()) return bytes.status();
     if (fraction && left_out != nullptr) {
       left_out->push_back(
           fmt::format("{}: '{}' has no unit (a fraction cannot be bytes; write the unit, or one for "
                       "the line such as '(MB)')",
-                      where, shown));
+                      where, f.shown));
     }
     if (!*bytes) continue;
-    const int device =
-        m->device && m->device->size() > 0 ? Number(lower, *m->device) : DeviceBefore(lower, at, line_device);
-    out.push_back({m->metric == "reserved" ? Metric::kReserved : Metric::kAllocated, device, **bytes});
+    out.push_back({f.metric == "reserved" ? Metric::kReserved : Metric::kAllocated, *f.device, **bytes});
   }
   return out;
 }
@@ -194,6 +281,27 @@ void Move(FrameworkStep& from, FrameworkStep& to, Metric m) {
     case Metric::kReserved: std::swap(from.reserved_bytes, to.reserved_bytes); break;
     case Metric::kDriver: std::swap(from.driver_used_bytes, to.driver_used_bytes); break;
   }
+}
+
+// Reserved memory holds the allocated memory: a step whose allocated figure is above its reserved
+// one read one of them wrong (a number whose unit was left out, a total taken for a value). Neither
+// figure of such a step is kept; each is reported in `log->skipped`, naming the step's line.
+void DropMisreadSteps(FrameworkLog& log, const std::string& display) {
+  for (FrameworkStep& s : log.steps) {
+    if (!s.allocated_bytes || !s.reserved_bytes || *s.allocated_bytes <= *s.reserved_bytes) continue;
+    ++log.skipped;
+    if (log.skipped_examples.size() < kMaxSkippedExamples) {
+      log.skipped_examples.push_back(
+          fmt::format("{}:{}: allocated {} is more than reserved {}, which holds it: one of them is misread (a number "
+                      "printed without its unit?); neither is read",
+                      display, s.line, FormatBytes(static_cast<double>(*s.allocated_bytes)),
+                      FormatBytes(static_cast<double>(*s.reserved_bytes))));
+    }
+    s.allocated_bytes.reset();
+    s.reserved_bytes.reset();
+  }
+  std::erase_if(log.steps,
+                [](const FrameworkStep& s) { return !s.allocated_bytes && !s.reserved_bytes && !s.driver_used_bytes; });
 }
 
 // The device a memory_summary() table's title names ("memory summary, device id 1"), or -1.
@@ -235,8 +343,17 @@ std::optional<CsvColumns> CsvHeader(const std::vector<std::string_view>& fields)
       return f.size() >= suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0 &&
              (f.size() == suffix.size() || !std::isalnum(static_cast<unsigned char>(f[f.size() - suffix.size() - 1])));
     };
-    if (ends("allocated_bytes.all.current") || ends("memory_allocated") || ends("memory_allocated()")) c.allocated = i;
-    if (ends("reserved_bytes.all.current") || ends("memory_reserved") || ends("memory_reserved()")) c.reserved = i;
+    auto is = [&](std::string_view a, std::string_view b, std::string_view d) {
+      for (std::string_view suffix : {a, b, d}) {
+        // A maximum or a peak ("max_memory_allocated", "peak_allocated_bytes.all.current") is not
+        // the current value.
+        if (ends(suffix) && !MaxOrPeakBefore(f, f.size() - suffix.size())) return true;
+      }
+      return false;
+    };
+    // The first column of each: a second one is some other view of it.
+    if (!c.allocated && is("allocated_bytes.all.current", "memory_allocated", "memory_allocated()")) c.allocated = i;
+    if (!c.reserved && is("reserved_bytes.all.current", "memory_reserved", "memory_reserved()")) c.reserved = i;
   }
   if (!c.allocated && !c.reserved) return std::nullopt;
   return c;
@@ -321,9 +438,11 @@ bool IsFrameworkLogHead(std::string_view head, bool complete) {
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
     if (line.empty() || line.front() == '#') continue;
     if (CsvHeader(line)) return true;
-    // memory_stats() printed as JSON or a dict opens with '{', as a recording does.
+    // memory_stats() printed as JSON or a dict opens with '{', as a recording does; Python 3.11 and
+    // older print it as an OrderedDict, whose commas a CSV reader would take for its own.
     const std::string first = AsciiLower(line);
-    if (line.front() == '{' && first.find("vramwatch.record") == std::string::npos &&
+    if ((line.front() == '{' || first.starts_with("ordereddict(")) &&
+        first.find("vramwatch.record") == std::string::npos &&
         (first.find("allocated_bytes.all.current") != std::string::npos ||
          first.find("reserved_bytes.all.current") != std::string::npos)) {
       return true;
@@ -365,6 +484,10 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
       }
       std::vector<std::string> left_out;
       values = ValuesOf(line, table_device, fmt::format("{}:{}", display, line_no), &left_out);
+      if (line.size() < whole.size() && MayHoldValues(AsciiLower(whole.substr(line.size())))) {
+        left_out.push_back(fmt::format("{}:{}: the line is {} KiB long; only its first {} KiB are read", display,
+                                       line_no, (whole.size() + 1023) / 1024, kMaxLineLooked / 1024));
+      }
       log.skipped += left_out.size();
       for (std::string& n : left_out) {
         if (log.skipped_examples.size() < kMaxSkippedExamples) log.skipped_examples.push_back(std::move(n));
@@ -409,6 +532,10 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
   std::stable_sort(log.steps.begin(), log.steps.end(),
                    [](const FrameworkStep& a, const FrameworkStep& b) { return a.line < b.line; });
   log.lines = line_no;
+  DropMisreadSteps(log, display);
+  any_framework_value &= std::any_of(log.steps.begin(), log.steps.end(), [](const FrameworkStep& s) {
+    return s.allocated_bytes.has_value() || s.reserved_bytes.has_value();
+  });
   if (!any_framework_value) {
     return Status::ParseError(fmt::format(
         "{}: no PyTorch memory value found; expected lines such as 'torch.cuda.memory_allocated(0) 318986240', "

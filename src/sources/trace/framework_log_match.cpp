@@ -187,6 +187,18 @@ std::optional<size_t> DeviceInBrackets(const std::string& s, size_t p, size_t to
   return std::nullopt;
 }
 
+// A unit in brackets at `p` (an opening bracket), [(\[]\s*([kmgt]i?b|bytes)\s*[)\]]: the unit into
+// `*unit`, and the end; nullopt when it does not match.
+std::optional<size_t> UnitInBrackets(const std::string& s, size_t p, size_t to, Span* unit) {
+  const size_t q = SpacesEnd(s, p + 1, to);
+  const size_t u = ByteUnitEnd(s, q, to);
+  if (u == q) return std::nullopt;
+  const size_t r = SpacesEnd(s, u, to);
+  if (r >= to || (s[r] != ')' && s[r] != ']')) return std::nullopt;
+  *unit = Span{q, u};
+  return r + 1;
+}
+
 // FindKey's expression at `p`. Each part is read as far as it goes: a shorter or a skipped one ("alloc" of
 // "allocated", "cur" of "current", no "memory_") leaves a letter or a separator that no later
 // part matches before the number.
@@ -208,13 +220,25 @@ std::optional<KeyMatch> KeyAt(const std::string& s, size_t p) {
   SeparatedWord(s, &q, to, {"memory", "mem"});
   m.which = SeparatedWord(s, &q, to, {"current", "cur", "peak", "max"});
   q = SpacesEnd(s, q, to);
-  if (q < to && s[q] == '(') {
-    const std::optional<size_t> close = DeviceInBrackets(s, q, to, &m.device);
+  if (q < to && (s[q] == '(' || s[q] == '[')) {
+    std::optional<size_t> close = s[q] == '(' ? DeviceInBrackets(s, q, to, &m.device) : std::nullopt;
+    if (!close) {
+      m.device.reset();
+      close = UnitInBrackets(s, q, to, &m.bracket_unit);
+    }
     if (!close) return std::nullopt;  // left out, the bracket is no number
     q = *close;
   }
-  // [\s:=|'"]*: all of them, as a number starts with none.
-  q = RunEnd(s, q, to, [](char c) { return IsSpace(c) || c == ':' || c == '=' || c == '|' || c == '\'' || c == '"'; });
+  // (?:['"],|[\s:=|'"])*: all of them, as a number starts with none; a comma only after a quote.
+  for (;;) {
+    if (q < to && (s[q] == '\'' || s[q] == '"') && q + 1 < to && s[q + 1] == ',') {
+      q += 2;
+    } else if (q < to && (IsSpace(s[q]) || s[q] == ':' || s[q] == '=' || s[q] == '|' || s[q] == '\'' || s[q] == '"')) {
+      ++q;
+    } else {
+      break;
+    }
+  }
   const std::optional<NumberEnd> n = NumberAt(s, q, to);
   if (!n) return std::nullopt;
   m.whole = Span{p, n->tail.end};
@@ -283,6 +307,28 @@ std::optional<Span> FindDevice(const std::string& lower, size_t from, size_t to,
   return std::nullopt;
 }
 
+std::optional<Span> FindRankDevice(const std::string& lower, size_t from, size_t to) {
+  const std::string& s = lower;
+  for (size_t p = from; p < to; ++p) {
+    if ((s[p] != 'r' && s[p] != 'd') || (p > 0 && IsWord(s[p - 1]))) continue;  // \b before a letter
+    size_t q;
+    if (At(s, p, to, "rank")) {
+      q = p + 4;
+    } else if (At(s, p, to, "device")) {
+      q = p + 6;
+    } else {
+      continue;
+    }
+    // \s*\d{1,6}\s*[|:\]]: fewer digits leave a digit, which neither \s nor the mark is.
+    q = SpacesEnd(s, q, to);
+    const size_t d = DigitsEnd(s, q, to);
+    if (d == q || d - q > 6) continue;
+    const size_t r = SpacesEnd(s, d, to);
+    if (r < to && (s[r] == '|' || s[r] == ':' || s[r] == ']')) return Span{q, d};
+  }
+  return std::nullopt;
+}
+
 std::optional<Span> FindTableTitleDevice(const std::string& lower) {
   constexpr std::string_view kTitle = "memory summary, device id ";
   for (size_t p = lower.find(kTitle); p != std::string::npos; p = lower.find(kTitle, p + 1)) {
@@ -309,7 +355,16 @@ std::optional<DriverMatch> FindDriverFigure(const std::string& lower, size_t fro
   const size_t to = s.size();
   for (size_t p = from; p < to; ++p) {
     if (!At(s, p, to, "memory") || !Boundary(s, p, to) || !WordEndsAt(s, p + 6, to)) continue;
-    const size_t d = RunEnd(s, p + 6, to, [](char c) { return !IsDigit(c) && c != '\n'; });
+    // The lazy part passes over non-digits and percentages ([0-9][0-9.]*\s*%); a number followed
+    // by its [0-9.]* run, spaces and '%' is one, whichever digits the number took.
+    size_t d = p + 6;
+    for (;;) {
+      d = RunEnd(s, d, to, [](char c) { return !IsDigit(c) && c != '\n'; });
+      if (d == to || !IsDigit(s[d])) break;
+      const size_t r = SpacesEnd(s, RunEnd(s, d, to, [](char c) { return IsDigit(c) || c == '.'; }), to);
+      if (r == to || s[r] != '%') break;
+      d = r + 1;
+    }
     if (d == to || !IsDigit(s[d])) continue;
     const size_t e = DigitsEnd(s, d, to);
     if (e < to && s[e] == '.') {
@@ -322,6 +377,75 @@ std::optional<DriverMatch> FindDriverFigure(const std::string& lower, size_t fro
     if (const std::optional<Tail> t = TailAt(s, e, to, DriverUnitEnd)) return DriverMatch{{p, t->end}, {d, e}, t->unit};
   }
   return std::nullopt;
+}
+
+// Each part is read as far as it goes: a shorter number leaves a digit or a '.', which no later
+// part starts with.
+std::optional<KeyPairMatch> FindKeyPair(const std::string& lower, size_t from) {
+  const std::string& s = lower;
+  const size_t to = s.size();
+  auto key_at = [&](size_t q, std::string_view* key) {
+    for (std::string_view metric : {"allocated", "alloc", "reserved"}) {
+      if (At(s, q, to, metric)) {
+        *key = std::string_view(s).substr(q, metric.size());
+        return q + metric.size();
+      }
+    }
+    return q;
+  };
+  // ([0-9]+(?:\.[0-9]+)?) at `q`: its end, or `q`.
+  auto number_end = [&](size_t q) {
+    const size_t d = DigitsEnd(s, q, to);
+    if (d > q && d < to && s[d] == '.' && DigitsEnd(s, d + 1, to) > d + 1) return DigitsEnd(s, d + 1, to);
+    return d;
+  };
+  for (size_t p = from; p < to; ++p) {
+    if ((s[p] != 'a' && s[p] != 'r') || (p > 0 && IsWord(s[p - 1]))) continue;
+    KeyPairMatch m;
+    size_t q = key_at(p, &m.first);
+    if (q == p) continue;
+    q = SpacesEnd(s, q, to);
+    if (q >= to || s[q] != '/') continue;
+    q = SpacesEnd(s, q + 1, to);
+    const size_t k = key_at(q, &m.second);
+    if (k == q) continue;
+    q = RunEnd(s, k, to,
+               [](char c) { return IsSpace(c) || c == ':' || c == '=' || c == '|' || c == '\'' || c == '"'; });
+    const size_t n1 = number_end(q);
+    if (n1 == q) continue;
+    m.first_number = Span{q, n1};
+    q = SpacesEnd(s, n1, to);
+    if (q >= to || s[q] != '/') continue;
+    q = SpacesEnd(s, q + 1, to);
+    // The second number with its fraction, else without it (then \b holds before the '.').
+    size_t n2 = number_end(q);
+    std::optional<Tail> t = n2 > q ? TailAt(s, n2, to, ValueUnitEnd) : std::nullopt;
+    if (!t && n2 > q && DigitsEnd(s, q, to) < n2) {
+      n2 = DigitsEnd(s, q, to);
+      t = TailAt(s, n2, to, ValueUnitEnd);
+    }
+    if (!t) continue;
+    m.second_number = Span{q, n2};
+    m.unit = t->unit;
+    m.whole = Span{p, t->end};
+    return m;
+  }
+  return std::nullopt;
+}
+
+std::optional<Span> RatioUnitAt(const std::string& lower, size_t at) {
+  const std::string& s = lower;
+  const size_t to = s.size();
+  size_t q = SpacesEnd(s, at, to);
+  if (q >= to || s[q] != '/') return std::nullopt;
+  q = SpacesEnd(s, q + 1, to);
+  if (q >= to || !IsDigit(s[q])) return std::nullopt;
+  q = RunEnd(s, q, to, [](char c) { return IsDigit(c) || c == ','; });
+  if (q < to && s[q] == '.' && DigitsEnd(s, q + 1, to) > q + 1) q = DigitsEnd(s, q + 1, to);
+  q = SpacesEnd(s, q, to);
+  const size_t u = ValueUnitEnd(s, q, to);
+  if (u == q) return std::nullopt;
+  return Span{q, u};
 }
 
 }  // namespace vw::trace::framework_match

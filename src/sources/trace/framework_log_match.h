@@ -37,27 +37,38 @@ bool MaxOrPeakBefore(const std::string& lower, size_t at);
 // \bgpu[- ]?(\d{1,6})\b: its digits (group 1, which ends the match).
 std::optional<Span> FindDevice(const std::string& lower, size_t from, size_t to, bool cuda_too);
 
+// The first rank or device a line names in words in `[from, to)`, as torchrun and loggers prefix
+// lines ("[rank1]:", "rank 0 |", "Device 1:"): \b(?:rank|device)\s*(\d{1,6})\s*[|:\]]: its
+// digits (group 1).
+std::optional<Span> FindRankDevice(const std::string& lower, size_t from, size_t to);
+
 // A memory_summary() table's device: the digits of memory summary, device id (\d{1,6})\b.
 std::optional<Span> FindTableTitleDevice(const std::string& lower);
 
 // A key and its value:
 // \b(?:memory_)?(alloc(?:ated)?|reserved)(?:_bytes\.all\.current)?(?:[ _](?:memory|mem))?
-// (?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(?:device\s*=\s*)?['"]?(?:cuda:)?(\d{0,6})['"]?\s*\))?
-// [\s:=|'"]*(-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)\s*
-// ([kmgt](?:i?b)?|bytes|b)?\b
+// (?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(?:device\s*=\s*)?['"]?(?:cuda:)?(\d{0,6})['"]?\s*\)|
+// [(\[]\s*([kmgt]i?b|bytes)\s*[)\]])?(?:['"],|[\s:=|'"])*
+// (-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)\s*([kmgt](?:i?b)?|bytes|b)?\b
+// A unit in brackets after the key ("allocated (GB): 1.5", "allocated [MB]: 1500.5") is the
+// value's unit; the `', ` between a tuple's key and value (an OrderedDict printed by Python 3.11
+// and older: "('allocated_bytes.all.current', 4294967296)") is skipped as a ':' is.
 struct KeyMatch {
   Span whole;
   std::string_view metric;     // group 1: "alloc", "allocated" or "reserved"
   std::string_view which;      // group 2: "cur", "current", "peak", "max", or empty when unmatched
   std::optional<Span> device;  // group 3, the call's device digits (maybe none) when it has brackets
-  Span number;                 // group 4
-  Span unit;                   // group 5, empty when unmatched
+  Span bracket_unit;           // group 4, empty when unmatched
+  Span number;                 // group 5
+  Span unit;                   // group 6, empty when unmatched
 };
 
 // The first key and value that starts in `[from, lower.size())`.
 std::optional<KeyMatch> FindKey(const std::string& lower, size_t from);
 
-// The driver's figure: \bmemory\b[^0-9\n]*?([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes)?\b.
+// The driver's figure:
+// \bmemory\b(?:[^0-9\n]|[0-9][0-9.]*\s*%)*?([0-9]+(?:\.[0-9]+)?)(?![0-9.]*\s*%)\s*([kmgt]i?b|bytes)?\b
+// (a percentage, "memory 45% (35000 MiB)", is passed over).
 struct DriverMatch {
   Span whole;
   Span number;  // group 1
@@ -66,5 +77,23 @@ struct DriverMatch {
 
 // The first driver's figure that starts in `[from, lower.size())`.
 std::optional<DriverMatch> FindDriverFigure(const std::string& lower, size_t from);
+
+// Two keys and their values written as fractions, "allocated/reserved: 2048/4096 MB":
+// \b(alloc(?:ated)?|reserved)\s*/\s*(alloc(?:ated)?|reserved)[\s:=|'"]*([0-9]+(?:\.[0-9]+)?)\s*/\s*
+// ([0-9]+(?:\.[0-9]+)?)\s*([kmgt](?:i?b)?|bytes|b)?\b
+struct KeyPairMatch {
+  Span whole;
+  std::string_view first, second;    // groups 1 and 2
+  Span first_number, second_number;  // groups 3 and 4
+  Span unit;                         // group 5, empty when unmatched
+};
+
+// The first pair of keys and values that starts in `[from, lower.size())`.
+std::optional<KeyPairMatch> FindKeyPair(const std::string& lower, size_t from);
+
+// The unit of a value given as a part of a whole ("allocated 2048 / 81920 MiB"): at `at` (right
+// after the value's number), ^\s*/\s*[0-9][0-9,]*(?:\.[0-9]+)?\s*([kmgt](?:i?b)?|bytes|b)\b: the
+// unit's span (group 1).
+std::optional<Span> RatioUnitAt(const std::string& lower, size_t at);
 
 }  // namespace vw::trace::framework_match

@@ -1,6 +1,8 @@
-// The parser of framework memory logs as it was before its matchers were written by hand: the same
-// code with std::regex, kept for the tests only, as the reference the hand-written matchers are
-// compared with (framework_log_matcher_test.cpp). Not built into the library.
+// The parser of framework memory logs (framework_log.cpp) with its matchers written as the
+// std::regex expressions their comments give (framework_log_match.h): kept for the tests only, as
+// the reference the hand-written matchers are compared with (framework_log_matcher_test.cpp). Below
+// the matchers, the parser's own code, the same as framework_log.cpp's: keep the two in step. Not
+// built into the library.
 #include "sources/trace/framework_log_regex_oracle.h"
 
 #include <fmt/format.h>
@@ -9,38 +11,28 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <regex>
+#include <string_view>
 
+#include "core/ascii.h"
+#include "core/units.h"
+#include "sources/trace/framework_log_match.h"
 #include "sources/trace/trace_formats.h"
 #include "sources/trace/trace_values.h"
 
 namespace vw::trace::regex_oracle {
 namespace {
 
-enum class Metric { kAllocated, kReserved, kDriver };
-
-// Only a line's first 4 KiB are looked at for values (a memory print is short; a long line is
-// some dump that happens to say "allocated").
-constexpr size_t kMaxLineLooked = 4096;
-constexpr size_t kMaxSkippedExamples = 10;
-
-struct Value {
-  Metric metric;
-  int device;
-  uint64_t bytes;
-};
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using framework_match::DriverMatch;
+using framework_match::KeyMatch;
+using framework_match::KeyPairMatch;
+using framework_match::Span;
 
 // The leftmost match of `re` in `s[from, to)`, tried only where `may_start(s, p)` says a match can
 // begin (a cheap look at the text): the same match as std::regex_search on that range, without
 // running the expression at every position. \b sees the character before `from`, and `$` and a
-// final \b take `to` for the end. `m` holds iterators into `s`: MatchStart() and MatchEnd() give
-// its positions in `s`.
+// final \b take `to` for the end. `m` holds iterators into `s`.
 template <typename MayStart>
 bool SearchFrom(const std::string& s, size_t from, size_t to, const std::regex& re, std::smatch& m,
                 MayStart may_start) {
@@ -56,16 +48,147 @@ bool SearchFrom(const std::string& s, size_t from, size_t to, const std::regex& 
   return false;
 }
 
-size_t MatchStart(const std::string& s, const std::smatch& m) {
-  return static_cast<size_t>(m[0].first - s.begin());
-}
-size_t MatchEnd(const std::string& s, const std::smatch& m) {
-  return static_cast<size_t>(m[0].second - s.begin());
-}
-
 bool StartsAt(const std::string& s, size_t p, std::string_view word) {
   return s[p] == word[0] && s.compare(p, word.size(), word) == 0;  // s[p] exists: p < s.size()
 }
+
+// Group `g` of `m` as positions in `s`; an empty span at 0 when it did not match.
+Span Group(const std::string& s, const std::smatch& m, int g) {
+  if (!m[g].matched) return Span{};
+  return Span{static_cast<size_t>(m[g].first - s.begin()), static_cast<size_t>(m[g].second - s.begin())};
+}
+
+std::string_view View(const std::string& s, Span span) {
+  return std::string_view(s).substr(span.begin, span.size());
+}
+
+std::string_view LineUnitWord(const std::string& lower) {
+  static const std::regex kUnit(R"((?:\(|\[|\bin )\s*([kmgt]i?b|bytes)\s*(?:\)|\]|\b))");
+  std::smatch m;
+  if (!SearchFrom(lower, 0, lower.size(), kUnit, m,
+                  [](const std::string& t, size_t p) { return t[p] == '(' || t[p] == '[' || StartsAt(t, p, "in "); })) {
+    return {};
+  }
+  return View(lower, Group(lower, m, 1));
+}
+
+bool MaxOrPeakBefore(const std::string& lower, size_t at) {
+  static const std::regex kMax(R"((?:max|peak)[ _]*(?:gpu[ _]*)?(?:cuda[ _]*)?(?:memory[ _]*)?$)");
+  const size_t from = at > 20 ? at - 20 : 0;
+  std::smatch m;
+  return SearchFrom(lower, from, at, kMax, m,
+                    [](const std::string& t, size_t p) { return StartsAt(t, p, "max") || StartsAt(t, p, "peak"); });
+}
+
+std::optional<Span> FindDevice(const std::string& lower, size_t from, size_t to, bool cuda_too) {
+  static const std::regex kDevice(R"(\b(?:cuda:|gpu[ -]?)(\d{1,6})\b)");
+  static const std::regex kGpu(R"(\bgpu[- ]?(\d{1,6})\b)");
+  std::smatch m;
+  if (!SearchFrom(lower, from, to, cuda_too ? kDevice : kGpu, m, [&](const std::string& t, size_t p) {
+        return (cuda_too && StartsAt(t, p, "cuda:")) || StartsAt(t, p, "gpu");
+      })) {
+    return std::nullopt;
+  }
+  return Group(lower, m, 1);
+}
+
+std::optional<Span> FindRankDevice(const std::string& lower, size_t from, size_t to) {
+  static const std::regex kRank(R"(\b(?:rank|device)\s*(\d{1,6})\s*[|:\]])");
+  std::smatch m;
+  if (!SearchFrom(lower, from, to, kRank, m,
+                  [](const std::string& t, size_t p) { return StartsAt(t, p, "rank") || StartsAt(t, p, "device"); })) {
+    return std::nullopt;
+  }
+  return Group(lower, m, 1);
+}
+
+std::optional<Span> FindTableTitleDevice(const std::string& lower) {
+  static const std::regex kTitle(R"(memory summary, device id (\d{1,6})\b)");
+  std::smatch m;
+  if (!SearchFrom(lower, 0, lower.size(), kTitle, m,
+                  [](const std::string& t, size_t p) { return StartsAt(t, p, "memory summary"); })) {
+    return std::nullopt;
+  }
+  return Group(lower, m, 1);
+}
+
+std::optional<KeyMatch> FindKey(const std::string& lower, size_t from) {
+  static const std::regex kKey(
+      R"(\b(?:memory_)?(alloc(?:ated)?|reserved)(?:_bytes\.all\.current)?(?:[ _](?:memory|mem))?(?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(?:device\s*=\s*)?['"]?(?:cuda:)?(\d{0,6})['"]?\s*\)|[(\[]\s*([kmgt]i?b|bytes)\s*[)\]])?(?:['"],|[\s:=|'"])*(-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)\s*([kmgt](?:i?b)?|bytes|b)?\b)");
+  std::smatch m;
+  if (!SearchFrom(lower, from, lower.size(), kKey, m, [](const std::string& t, size_t p) {
+        return StartsAt(t, p, "alloc") || StartsAt(t, p, "reserved") || StartsAt(t, p, "memory_");
+      })) {
+    return std::nullopt;
+  }
+  KeyMatch k;
+  k.whole = Group(lower, m, 0);
+  k.metric = View(lower, Group(lower, m, 1));
+  k.which = View(lower, Group(lower, m, 2));
+  if (m[3].matched) k.device = Group(lower, m, 3);
+  k.bracket_unit = Group(lower, m, 4);
+  k.number = Group(lower, m, 5);
+  k.unit = Group(lower, m, 6);
+  return k;
+}
+
+std::optional<DriverMatch> FindDriverFigure(const std::string& lower, size_t from) {
+  static const std::regex kUsed(
+      R"(\bmemory\b(?:[^0-9\n]|[0-9][0-9.]*\s*%)*?([0-9]+(?:\.[0-9]+)?)(?![0-9.]*\s*%)\s*([kmgt]i?b|bytes)?\b)");
+  std::smatch m;
+  if (!SearchFrom(lower, from, lower.size(), kUsed, m,
+                  [](const std::string& t, size_t p) { return StartsAt(t, p, "memory"); })) {
+    return std::nullopt;
+  }
+  return DriverMatch{Group(lower, m, 0), Group(lower, m, 1), Group(lower, m, 2)};
+}
+
+std::optional<KeyPairMatch> FindKeyPair(const std::string& lower, size_t from) {
+  static const std::regex kPair(
+      R"(\b(alloc(?:ated)?|reserved)\s*/\s*(alloc(?:ated)?|reserved)[\s:=|'"]*([0-9]+(?:\.[0-9]+)?)\s*/\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt](?:i?b)?|bytes|b)?\b)");
+  std::smatch m;
+  if (!SearchFrom(lower, from, lower.size(), kPair, m, [](const std::string& t, size_t p) {
+        return StartsAt(t, p, "alloc") || StartsAt(t, p, "reserved");
+      })) {
+    return std::nullopt;
+  }
+  KeyPairMatch k;
+  k.whole = Group(lower, m, 0);
+  k.first = View(lower, Group(lower, m, 1));
+  k.second = View(lower, Group(lower, m, 2));
+  k.first_number = Group(lower, m, 3);
+  k.second_number = Group(lower, m, 4);
+  k.unit = Group(lower, m, 5);
+  return k;
+}
+
+std::optional<Span> RatioUnitAt(const std::string& lower, size_t at) {
+  static const std::regex kRatio(R"(\s*/\s*[0-9][0-9,]*(?:\.[0-9]+)?\s*([kmgt](?:i?b)?|bytes|b)\b)");
+  std::smatch m;
+  auto flags = std::regex_constants::match_continuous;
+  if (at > 0) flags |= std::regex_constants::match_prev_avail;
+  if (at >= lower.size() ||
+      !std::regex_search(lower.begin() + static_cast<std::ptrdiff_t>(at), lower.end(), m, kRatio, flags)) {
+    return std::nullopt;
+  }
+  return Group(lower, m, 1);
+}
+
+// The parser, as framework_log.cpp has it.
+
+enum class Metric { kAllocated, kReserved, kDriver };
+
+// Only a line's first 64 KiB are looked at for values: a printed memory_stats() dict runs to
+// about 5 KiB; a longer line is some dump that happens to say "allocated". A line cut there that
+// names a key after the cut is reported.
+constexpr size_t kMaxLineLooked = 64 * 1024;
+constexpr size_t kMaxSkippedExamples = 10;
+
+struct Value {
+  Metric metric;
+  int device;
+  uint64_t bytes;
+};
 
 // Bytes per unit as the lines write it ("kb", "MiB", "G", "bytes"; binary, as trace_values.h's
 // MemUnit); 0 for no unit or an unknown one.
@@ -76,21 +199,7 @@ double UnitBytes(const std::string& u) {
 
 // The unit a line names for its unit-less values: "(MB)", "[MiB]", "in GB" and the like.
 double LineUnit(const std::string& lower) {
-  static const std::regex kUnit(R"((?:\(|\[|\bin )\s*([kmgt]i?b|bytes)\s*(?:\)|\]|\b))");
-  std::smatch m;
-  const bool found = SearchFrom(lower, 0, lower.size(), kUnit, m, [](const std::string& t, size_t p) {
-    return t[p] == '(' || t[p] == '[' || StartsAt(t, p, "in ");
-  });
-  return found ? UnitBytes(m[1].str()) : 0;
-}
-
-// "max", "peak" (or "max_memory", "peak GPU memory") right before the key: a maximum, not read.
-bool AfterMaxOrPeak(const std::string& lower, size_t at) {
-  static const std::regex kMax(R"((?:max|peak)[ _]*(?:gpu[ _]*)?(?:cuda[ _]*)?(?:memory[ _]*)?$)");
-  const size_t from = at > 20 ? at - 20 : 0;
-  std::smatch m;
-  return SearchFrom(lower, from, at, kMax, m,
-                    [](const std::string& t, size_t p) { return StartsAt(t, p, "max") || StartsAt(t, p, "peak"); });
+  return UnitBytes(std::string(LineUnitWord(lower)));
 }
 
 // A value's bytes, or nullopt for one that is not a memory size after all: a whole number under
@@ -121,45 +230,89 @@ Result<std::optional<uint64_t>> ToBytes(std::string number, const std::string& u
   return std::optional<uint64_t>(static_cast<uint64_t>(std::llround(bytes)));
 }
 
-// The device a value at `at` belongs to: the last "cuda:N" or "GPU N" before it in the line, else
-// `fallback`.
-int DeviceBefore(const std::string& lower, size_t at, int fallback) {
-  static const std::regex kDevice(R"(\b(?:cuda:|gpu[ -]?)(\d{1,6})\b)");
-  int device = fallback;
-  std::smatch m;
-  auto may_start = [](const std::string& t, size_t p) { return StartsAt(t, p, "cuda:") || StartsAt(t, p, "gpu"); };
-  for (size_t from = 0; SearchFrom(lower, from, at, kDevice, m, may_start);) {
-    device = std::stoi(m[1].str());
-    from = MatchEnd(lower, m);
+// The device number `digits` (at most six of them) of `lower` spell.
+int Number(const std::string& lower, Span digits) {
+  return std::stoi(digits.Of(lower));
+}
+
+// The device a value at `at` belongs to: the last "cuda:N", "GPU N", "[rankN]", "rank N |" or
+// "Device N:" before it in the line, else the fallback. Values are asked for in the order of their
+// places, so each part of the line is searched once.
+class DeviceBefore {
+ public:
+  DeviceBefore(const std::string& lower, int fallback) : lower_(lower), device_(fallback) {}
+
+  int At(size_t at) {
+    if (at < from_) return device_;  // not asked in order: cannot happen, kept safe
+    for (;;) {
+      const std::optional<Span> a = FindDevice(lower_, from_, at, true);
+      const std::optional<Span> b = FindRankDevice(lower_, from_, at);
+      if (!a && !b) break;
+      const Span n = !b || (a && a->begin < b->begin) ? *a : *b;
+      device_ = Number(lower_, n);
+      from_ = n.end;
+    }
+    return device_;
   }
-  return device;
+
+ private:
+  const std::string& lower_;
+  int device_;
+  size_t from_ = 0;
+};
+
+// The unit the values of a line carry when they all carry the same one ("allocated: 2048 MB
+// reserved: 4096" gives MB to the 4096), or empty.
+std::string SharedUnit(const std::vector<std::string>& units) {
+  std::string shared;
+  for (const std::string& u : units) {
+    if (u.empty()) continue;
+    if (!shared.empty() && UnitBytes(u) != UnitBytes(shared)) return {};
+    shared = u;
+  }
+  return shared;
+}
+
+// The driver's figure of an nvidia-smi line: its used memory, not its total or free memory. The
+// first figure after "memory" whose words name `used`, else the first that names neither `total`
+// nor `free`.
+std::optional<DriverMatch> DriverFigure(const std::string& lower, size_t smi) {
+  std::optional<DriverMatch> first;
+  for (size_t from = smi;;) {
+    const std::optional<DriverMatch> v = FindDriverFigure(lower, from);
+    if (!v) break;
+    from = v->whole.end;
+    const std::string_view words = std::string_view(lower).substr(v->whole.begin, v->number.begin - v->whole.begin);
+    if (words.find("used") != std::string_view::npos) return v;
+    if (words.find("total") != std::string_view::npos || words.find("free") != std::string_view::npos) continue;
+    if (!first) first = v;
+  }
+  return first;
 }
 
 // Every value one line gives. `table_device`: the device of the memory_summary() table the line
 // is in, or -1. A value with no unit that cannot be bytes is left out and, when it is a fraction,
 // added to `left_out` ("train.log:2: 'allocated: 20.4' has no unit"), as is one written with a
-// decimal comma ("1234,5 MB").
+// decimal comma ("1234,5 MB"). A value without a unit takes, in this order, the unit in brackets
+// after its key ("allocated (GB): 1.5"), the whole's it is a part of ("allocated 2048 / 81920
+// MiB"), the line's ("(MB)"), or the one every other value of its device in the line carries
+// ("allocated: 2048 MB reserved: 4096").
 Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, const std::string& where,
                                     std::vector<std::string>* left_out) {
   std::vector<Value> out;
-  const std::string lower = Lower(line);
+  const std::string lower = AsciiLower(line);
   const double line_unit = LineUnit(lower);
   const int line_device = table_device >= 0 ? table_device : 0;
 
-  // The driver's view: a line naming nvidia-smi and memory; the first number after "memory", in
-  // MiB unless it says otherwise; the device from "GPU N" anywhere in the line.
+  // The driver's view: a line naming nvidia-smi and memory; its used memory, in MiB unless it says
+  // otherwise; the device from "GPU N" anywhere in the line, else the rank or device before it.
   if (const size_t smi = lower.find("nvidia-smi"); smi != std::string::npos) {
-    static const std::regex kUsed(R"(\bmemory\b[^0-9\n]*?([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|bytes)?\b)");
-    static const std::regex kGpu(R"(\bgpu[- ]?(\d{1,6})\b)");
-    std::smatch v, g;
-    if (SearchFrom(lower, smi, lower.size(), kUsed, v,
-                   [](const std::string& t, size_t p) { return StartsAt(t, p, "memory"); })) {
-      const bool gpu = SearchFrom(lower, 0, lower.size(), kGpu, g,
-                                  [](const std::string& t, size_t p) { return StartsAt(t, p, "gpu"); });
-      const int device = gpu ? std::stoi(g[1].str()) : line_device;
+    if (const std::optional<DriverMatch> v = DriverFigure(lower, smi)) {
+      const std::optional<Span> gpu = FindDevice(lower, 0, lower.size(), false);
+      const int device = gpu ? Number(lower, *gpu) : DeviceBefore(lower, line_device).At(v->whole.begin);
       bool fraction = false;
-      auto bytes =
-          ToBytes(v[1].str(), v[2].str(), line_unit > 0 ? line_unit : 1024.0 * 1024, v[0].str(), where, &fraction);
+      auto bytes = ToBytes(v->number.Of(lower), v->unit.Of(lower), line_unit > 0 ? line_unit : 1024.0 * 1024,
+                           v->whole.Of(lower), where, &fraction);
       if (!bytes.ok()) return bytes.status();
       if (*bytes) out.push_back({Metric::kDriver, device, **bytes});
     }
@@ -168,24 +321,40 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
   // The key, a memory_stats() name ("allocated_bytes.all.current") or a plain word, the device in
   // brackets when the call names one ("(0)", "('cuda:1')", "(device=1)"), then the value: a number
   // (thousands separators and an exponent allowed) and its unit. Quotes around a key (a printed
-  // dict, JSON) are allowed.
-  static const std::regex kKey(
-      R"(\b(?:memory_)?(alloc(?:ated)?|reserved)(?:_bytes\.all\.current)?(?:[ _](?:memory|mem))?(?:[ _](cur(?:rent)?|peak|max))?\s*(?:\(\s*(?:device\s*=\s*)?['"]?(?:cuda:)?(\d{0,6})['"]?\s*\))?[\s:=|'"]*(-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)\s*([kmgt](?:i?b)?|bytes|b)?\b)");
-  std::smatch m;
-  auto may_start = [](const std::string& t, size_t p) {
-    return StartsAt(t, p, "alloc") || StartsAt(t, p, "reserved") || StartsAt(t, p, "memory_");
+  // dict, JSON) are allowed. Two keys with their values as fractions ("allocated/reserved:
+  // 2048/4096 MB") are read as two values of the pair's unit.
+  struct Found {
+    size_t at;
+    std::string metric, number, unit, shown;
+    std::optional<int> device;  // the call's, then the one it belongs to
   };
-  for (size_t from = 0; SearchFrom(lower, from, lower.size(), kKey, m, may_start); from = MatchEnd(lower, m)) {
-    const size_t at = MatchStart(lower, m);
-    const std::string which = m[2].str();
-    if (which == "peak" || which == "max" || AfterMaxOrPeak(lower, at)) continue;
+  std::vector<Found> found;
+  std::vector<Span> pairs;
+  for (size_t from = 0;;) {
+    const std::optional<KeyPairMatch> m = FindKeyPair(lower, from);
+    if (!m) break;
+    from = m->whole.end;
+    if (MaxOrPeakBefore(lower, m->whole.begin)) continue;
+    pairs.push_back(m->whole);
+    const std::string shown(Trim(line.substr(m->whole.begin, m->whole.size())));
+    found.push_back({m->whole.begin, std::string(m->first), m->first_number.Of(lower), m->unit.Of(lower), shown, {}});
+    found.push_back({m->whole.begin, std::string(m->second), m->second_number.Of(lower), m->unit.Of(lower), shown, {}});
+  }
+  for (size_t from = 0;;) {
+    const std::optional<KeyMatch> m = FindKey(lower, from);
+    if (!m) break;
+    from = m->whole.end;
+    const size_t at = m->whole.begin;
+    if (std::any_of(pairs.begin(), pairs.end(), [&](Span p) { return at >= p.begin && at < p.end; })) continue;
+    if (m->which == "peak" || m->which == "max" || MaxOrPeakBefore(lower, at)) continue;
     // A part of a dotted memory_stats() name ("allocated_bytes.all.allocated" counts every byte
     // ever allocated): only a name's start is a key.
     if (at > 0 && lower[at] != 'm' && (lower[at - 1] == '.' || lower[at - 1] == '_')) continue;
-    const std::string shown(Trim(line.substr(at, static_cast<size_t>(m.length(0)))));
+    const std::string shown(Trim(line.substr(at, m->whole.size())));
+    const std::string number = m->number.Of(lower);
     // "1234,5 MB": a decimal comma, which the number stops at, and its unit is left behind. Read,
     // it would be 1234 bytes; it is left out and reported instead.
-    if (const auto end = static_cast<size_t>(m[4].second - lower.begin());
+    if (const size_t end = m->number.end;
         end + 1 < lower.size() && lower[end] == ',' && std::isdigit(static_cast<unsigned char>(lower[end + 1]))) {
       if (left_out != nullptr) {
         size_t to = end + 1;
@@ -196,22 +365,38 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
       }
       continue;
     }
-    if (!m[4].str().empty() && m[4].str()[0] == '-') {
+    if (!number.empty() && number[0] == '-') {
       return Status::ParseError(fmt::format("{}: '{}' is not a memory size (negative)", where, shown));
     }
+    std::string unit = m->unit.Of(lower);
+    if (unit.empty()) unit = m->bracket_unit.Of(lower);
+    if (unit.empty()) {
+      if (const std::optional<Span> whole_unit = RatioUnitAt(lower, m->number.end)) unit = whole_unit->Of(lower);
+    }
+    std::optional<int> device;
+    if (m->device && m->device->size() > 0) device = Number(lower, *m->device);
+    found.push_back({at, std::string(m->metric), number, unit, shown, device});
+  }
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.at < b.at; });
+  DeviceBefore device_before(lower, line_device);
+  std::map<int, std::vector<std::string>> units;  // by device
+  for (Found& f : found) {
+    if (!f.device) f.device = device_before.At(f.at);
+    units[*f.device].push_back(f.unit);
+  }
+  for (const Found& f : found) {
+    const double shared_unit = line_unit > 0 ? line_unit : UnitBytes(SharedUnit(units[*f.device]));
     bool fraction = false;
-    auto bytes = ToBytes(m[4].str(), m[5].str(), line_unit, shown, where, &fraction);
+    auto bytes = ToBytes(f.number, f.unit, shared_unit, f.shown, where, &fraction);
     if (!bytes.ok()) return bytes.status();
     if (fraction && left_out != nullptr) {
       left_out->push_back(
           fmt::format("{}: '{}' has no unit (a fraction cannot be bytes; write the unit, or one for "
                       "the line such as '(MB)')",
-                      where, shown));
+                      where, f.shown));
     }
     if (!*bytes) continue;
-    const int device =
-        m[3].matched && !m[3].str().empty() ? std::stoi(m[3].str()) : DeviceBefore(lower, at, line_device);
-    out.push_back({m[1].str() == "reserved" ? Metric::kReserved : Metric::kAllocated, device, **bytes});
+    out.push_back({f.metric == "reserved" ? Metric::kReserved : Metric::kAllocated, *f.device, **bytes});
   }
   return out;
 }
@@ -242,12 +427,31 @@ void Move(FrameworkStep& from, FrameworkStep& to, Metric m) {
   }
 }
 
+// Reserved memory holds the allocated memory: a step whose allocated figure is above its reserved
+// one read one of them wrong (a number whose unit was left out, a total taken for a value). Neither
+// figure of such a step is kept; each is reported in `log->skipped`, naming the step's line.
+void DropMisreadSteps(FrameworkLog& log, const std::string& display) {
+  for (FrameworkStep& s : log.steps) {
+    if (!s.allocated_bytes || !s.reserved_bytes || *s.allocated_bytes <= *s.reserved_bytes) continue;
+    ++log.skipped;
+    if (log.skipped_examples.size() < kMaxSkippedExamples) {
+      log.skipped_examples.push_back(
+          fmt::format("{}:{}: allocated {} is more than reserved {}, which holds it: one of them is misread (a number "
+                      "printed without its unit?); neither is read",
+                      display, s.line, FormatBytes(static_cast<double>(*s.allocated_bytes)),
+                      FormatBytes(static_cast<double>(*s.reserved_bytes))));
+    }
+    s.allocated_bytes.reset();
+    s.reserved_bytes.reset();
+  }
+  std::erase_if(log.steps,
+                [](const FrameworkStep& s) { return !s.allocated_bytes && !s.reserved_bytes && !s.driver_used_bytes; });
+}
+
+// The device a memory_summary() table's title names ("memory summary, device id 1"), or -1.
 int TableDevice(const std::string& lower) {
-  static const std::regex kTitle(R"(memory summary, device id (\d{1,6})\b)");
-  std::smatch m;
-  const bool found = SearchFrom(lower, 0, lower.size(), kTitle, m,
-                                [](const std::string& t, size_t p) { return StartsAt(t, p, "memory summary"); });
-  return found ? std::stoi(m[1].str()) : -1;
+  const std::optional<Span> d = FindTableTitleDevice(lower);
+  return d ? Number(lower, *d) : -1;
 }
 
 // A CSV header naming memory_stats() columns (a logger's metrics file): where the allocated and
@@ -278,13 +482,22 @@ std::optional<CsvColumns> CsvHeader(const std::vector<std::string_view>& fields)
   CsvColumns c;
   c.fields = fields.size();
   for (size_t i = 0; i < fields.size(); ++i) {
-    const std::string f = Lower(fields[i]);
+    const std::string f = AsciiLower(fields[i]);
     auto ends = [&](std::string_view suffix) {
       return f.size() >= suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0 &&
              (f.size() == suffix.size() || !std::isalnum(static_cast<unsigned char>(f[f.size() - suffix.size() - 1])));
     };
-    if (ends("allocated_bytes.all.current") || ends("memory_allocated") || ends("memory_allocated()")) c.allocated = i;
-    if (ends("reserved_bytes.all.current") || ends("memory_reserved") || ends("memory_reserved()")) c.reserved = i;
+    auto is = [&](std::string_view a, std::string_view b, std::string_view d) {
+      for (std::string_view suffix : {a, b, d}) {
+        // A maximum or a peak ("max_memory_allocated", "peak_allocated_bytes.all.current") is not
+        // the current value.
+        if (ends(suffix) && !MaxOrPeakBefore(f, f.size() - suffix.size())) return true;
+      }
+      return false;
+    };
+    // The first column of each: a second one is some other view of it.
+    if (!c.allocated && is("allocated_bytes.all.current", "memory_allocated", "memory_allocated()")) c.allocated = i;
+    if (!c.reserved && is("reserved_bytes.all.current", "memory_reserved", "memory_reserved()")) c.reserved = i;
   }
   if (!c.allocated && !c.reserved) return std::nullopt;
   return c;
@@ -318,7 +531,7 @@ std::optional<CsvColumns> CsvHeader(std::string_view line) {
   return CsvHeader(SplitFields(line));
 }
 
-// Cheap filter before the regular expressions: the words every value line holds.
+// Cheap filter before the matchers: the words every value line holds.
 bool MayHoldValues(const std::string& lower) {
   return lower.find("alloc") != std::string::npos || lower.find("reserved") != std::string::npos ||
          lower.find("nvidia-smi") != std::string::npos || lower.find("memory summary") != std::string::npos;
@@ -336,7 +549,7 @@ bool LooksLikeFrameworkLog(std::string_view head) {
     if (whole.empty() || whole.front() == '#') continue;
     if (CsvHeader(whole)) return true;
     const std::string_view line = whole.substr(0, kMaxLineLooked);
-    const std::string lower = Lower(line);
+    const std::string lower = AsciiLower(line);
     if (!MayHoldValues(lower)) continue;
     if (TableDevice(lower) >= 0) return true;
     std::vector<std::string> left_out;
@@ -352,7 +565,7 @@ bool LooksLikeFrameworkLog(std::string_view head) {
 }
 
 bool IsFrameworkLogHead(std::string_view head, bool complete) {
-  const std::string lower = Lower(head);
+  const std::string lower = AsciiLower(head);
   // `nvidia-smi -q` prints "Reserved : 408 MiB" among its FB memory figures: not PyTorch's.
   if (lower.find("nvsmi log") != std::string::npos || lower.find("fb memory usage") != std::string::npos ||
       lower.find("<nvidia_smi_log>") != std::string::npos) {
@@ -369,9 +582,11 @@ bool IsFrameworkLogHead(std::string_view head, bool complete) {
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
     if (line.empty() || line.front() == '#') continue;
     if (CsvHeader(line)) return true;
-    // memory_stats() printed as JSON or a dict opens with '{', as a recording does.
-    const std::string first = Lower(line);
-    if (line.front() == '{' && first.find("vramwatch.record") == std::string::npos &&
+    // memory_stats() printed as JSON or a dict opens with '{', as a recording does; Python 3.11 and
+    // older print it as an OrderedDict, whose commas a CSV reader would take for its own.
+    const std::string first = AsciiLower(line);
+    if ((line.front() == '{' || first.starts_with("ordereddict(")) &&
+        first.find("vramwatch.record") == std::string::npos &&
         (first.find("allocated_bytes.all.current") != std::string::npos ||
          first.find("reserved_bytes.all.current") != std::string::npos)) {
       return true;
@@ -405,7 +620,7 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
       if (CsvHeader(fields)) continue;  // the header (again)
       values = CsvValues(fields, *csv, fmt::format("{}:{}", display, line_no));
     } else {
-      const std::string lower = Lower(line);
+      const std::string lower = AsciiLower(line);
       if (!MayHoldValues(lower)) continue;
       if (int d = TableDevice(lower); d >= 0) {
         table_device = d;
@@ -413,6 +628,10 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
       }
       std::vector<std::string> left_out;
       values = ValuesOf(line, table_device, fmt::format("{}:{}", display, line_no), &left_out);
+      if (line.size() < whole.size() && MayHoldValues(AsciiLower(whole.substr(line.size())))) {
+        left_out.push_back(fmt::format("{}:{}: the line is {} KiB long; only its first {} KiB are read", display,
+                                       line_no, (whole.size() + 1023) / 1024, kMaxLineLooked / 1024));
+      }
       log.skipped += left_out.size();
       for (std::string& n : left_out) {
         if (log.skipped_examples.size() < kMaxSkippedExamples) log.skipped_examples.push_back(std::move(n));
@@ -457,6 +676,10 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
   std::stable_sort(log.steps.begin(), log.steps.end(),
                    [](const FrameworkStep& a, const FrameworkStep& b) { return a.line < b.line; });
   log.lines = line_no;
+  DropMisreadSteps(log, display);
+  any_framework_value &= std::any_of(log.steps.begin(), log.steps.end(), [](const FrameworkStep& s) {
+    return s.allocated_bytes.has_value() || s.reserved_bytes.has_value();
+  });
   if (!any_framework_value) {
     return Status::ParseError(fmt::format(
         "{}: no PyTorch memory value found; expected lines such as 'torch.cuda.memory_allocated(0) 318986240', "

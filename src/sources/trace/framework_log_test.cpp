@@ -159,7 +159,8 @@ TEST(ParseFrameworkLog, KeysUnitsAndDevicesCountOnlyAsWholeWords) {
   EXPECT_EQ(a.steps[1].device, 2) << "the device named before the value";
   EXPECT_EQ(a.steps[1].allocated_bytes, 1024u);
 
-  FrameworkLog b = Parse("peak_gpu_memory_allocated: 9 GiB memory_allocated: 3 GiB in GBs reserved 5\n");
+  // (A unit on the line's other values would be 5's: here only the peak, which is not read, has one.)
+  FrameworkLog b = Parse("peak_gpu_memory_allocated: 9 GiB memory_allocated: 3221225472 in GBs reserved 5\n");
   ASSERT_EQ(b.steps.size(), 1u);
   EXPECT_EQ(b.steps[0].allocated_bytes, 3 * 1024 * kMiB) << "the peak is left out";
   EXPECT_FALSE(b.steps[0].reserved_bytes.has_value()) << "'in GBs' names no unit, so 5 is a count";
@@ -303,6 +304,135 @@ TEST(ParseFrameworkLog, OddLinesAreReadOrRefusedWithoutACrash) {
   ASSERT_EQ(log->steps.size(), 1u);
   EXPECT_EQ(log->steps[0].allocated_bytes, 5 * kMiB);
   EXPECT_FALSE(log->steps[0].reserved_bytes) << "past the first 4 KiB of a line nothing is read";
+}
+
+// torchrun prefixes each rank's lines ("[rank1]:"); loggers write "rank 0 |" or "Device 1:". Each
+// names its own series, as "cuda:N" does, instead of all going to device 0.
+TEST(ParseFrameworkLog, RankAndDevicePrefixesNameTheDevice) {
+  const char* logs[] = {
+      "[rank0]: step 0 allocated: 2.00 GB reserved: 4.00 GB\n[rank1]: step 0 allocated: 3.00 GB reserved: 6.00 GB\n",
+      "rank 0 | step 0 | allocated: 2.00 GB reserved: 4.00 GB\nrank 1 | step 0 | allocated: 3.00 GB reserved: "
+      "6.00 GB\n",
+      "Device 0: step 0 allocated: 2.00 GB reserved: 4.00 GB\nDevice 1: step 0 allocated: 3.00 GB reserved: 6.00 GB\n",
+  };
+  for (const char* text : logs) {
+    FrameworkLog log = Parse(text);
+    ASSERT_EQ(log.steps.size(), 2u) << text;
+    EXPECT_EQ(log.steps[0].device, 0) << text;
+    EXPECT_EQ(log.steps[0].allocated_bytes, 2048 * kMiB) << text;
+    EXPECT_EQ(log.steps[1].device, 1) << text;
+    EXPECT_EQ(log.steps[1].reserved_bytes, 6144 * kMiB) << text;
+  }
+  FrameworkLog smi = Parse("[rank1]: nvidia-smi memory 3000 MiB allocated: 1 GiB\n");
+  ASSERT_EQ(smi.steps.size(), 1u);
+  EXPECT_EQ(smi.steps[0].device, 1) << "the driver's figure goes with the rank too";
+  EXPECT_EQ(smi.steps[0].driver_used_bytes, 3000 * kMiB);
+}
+
+// A metrics CSV logs the maxima beside the current values: a max_/peak_ column is never the value.
+TEST(ParseFrameworkLog, MetricsCsvMaximaColumnsAreNotTheValues) {
+  FrameworkLog log = Parse(
+      "step,memory_allocated,max_memory_allocated,memory_reserved,max_memory_reserved\n"
+      "0,2147483648,3221225472,6442450944,7516192768\n");
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].allocated_bytes, 2147483648u);
+  EXPECT_EQ(log.steps[0].reserved_bytes, 6442450944u);
+  FrameworkLog peak = Parse("step,peak_allocated_bytes.all.current,allocated_bytes.all.current\n0,99999999,1048576\n");
+  ASSERT_EQ(peak.steps.size(), 1u);
+  EXPECT_EQ(peak.steps[0].allocated_bytes, 1048576u);
+}
+
+// dict(torch.cuda.memory_stats()) printed runs to about 5 KiB, reserved_bytes.all.current near its
+// end: the line is read whole. A line longer than what is read says so.
+TEST(ParseFrameworkLog, ALongMemoryStatsLineIsReadWhole) {
+  std::string line = "{";
+  for (int i = 0; line.size() < 5000; ++i) line += "'active_bytes.pool_" + std::to_string(i) + ".freed': 123456, ";
+  line += "'allocated_bytes.all.current': 4294967296, 'reserved_bytes.all.current': 10737418240}\n";
+  FrameworkLog log = Parse(line);
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].allocated_bytes, 4294967296u);
+  EXPECT_EQ(log.steps[0].reserved_bytes, 10737418240u);
+  const std::string cut = "allocated: 1 GiB " + std::string(70 * 1024, '.') + " reserved: 2 GiB\n";
+  FrameworkLog c = Parse(cut);
+  EXPECT_EQ(c.skipped, 1u);
+  ASSERT_EQ(c.skipped_examples.size(), 1u);
+  EXPECT_EQ(c.skipped_examples[0], "train.log:1: the line is 71 KiB long; only its first 64 KiB are read");
+}
+
+// Python 3.11 and older print memory_stats() as an OrderedDict of tuples.
+TEST(ParseFrameworkLog, MemoryStatsAsAnOrderedDictIsRead) {
+  const std::string text =
+      "OrderedDict([('active.all.current', 1523), ('allocated_bytes.all.current', 4294967296), "
+      "('allocated_bytes.all.peak', 8589934592), ('reserved_bytes.all.current', 10737418240)])\n";
+  EXPECT_TRUE(IsFrameworkLogHead(text, true));
+  FrameworkLog log = Parse(text);
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].allocated_bytes, 4294967296u);
+  EXPECT_EQ(log.steps[0].reserved_bytes, 10737418240u);
+}
+
+// A number without a unit takes the unit the line gives it elsewhere, never bytes by default.
+TEST(ParseFrameworkLog, ABareNumberTakesTheUnitOfItsLine) {
+  struct Case {
+    std::string line;
+    std::optional<uint64_t> allocated, reserved;
+  };
+  const Case cases[] = {
+      {"step 3: allocated: 2048 MB reserved: 4096", 2048 * kMiB, 4096 * kMiB},
+      {"mem allocated/reserved: 2048/4096 MB", 2048 * kMiB, 4096 * kMiB},
+      {"Allocated 2048 / 81920 MiB", 2048 * kMiB, std::nullopt},
+      {"torch.cuda.memory_allocated(0) 318986240 reserved 759169024", 318986240, 759169024},
+  };
+  for (const Case& c : cases) {
+    FrameworkLog log = Parse(c.line + "\n");
+    ASSERT_EQ(log.steps.size(), 1u) << c.line;
+    EXPECT_EQ(log.steps[0].allocated_bytes, c.allocated) << c.line;
+    EXPECT_EQ(log.steps[0].reserved_bytes, c.reserved) << c.line;
+  }
+}
+
+// Reserved memory holds the allocated memory: a step that says otherwise read a figure wrong, and
+// neither is kept; the report names the line.
+TEST(ParseFrameworkLog, AllocatedAboveReservedIsReportedAsAMisread) {
+  FrameworkLog log = Parse("allocated: 2 GiB reserved: 1 GiB\nallocated: 1 GiB reserved: 2 GiB\n");
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].line, 2u);
+  EXPECT_EQ(log.skipped, 1u);
+  ASSERT_EQ(log.skipped_examples.size(), 1u);
+  EXPECT_EQ(log.skipped_examples[0],
+            "train.log:1: allocated 2.0 GiB is more than reserved 1.0 GiB, which holds it: one of them is misread (a "
+            "number printed without its unit?); neither is read");
+}
+
+// nvidia-smi's used memory, not its total, and not a percentage.
+TEST(ParseFrameworkLog, TheDriverFigureIsTheUsedMemory) {
+  struct Case {
+    std::string line;
+    uint64_t driver;
+  };
+  const Case cases[] = {
+      {"nvidia-smi GPU 0 memory.total 81559 MiB memory.used 35000 MiB | allocated: 20 GiB", 35000 * kMiB},
+      {"nvidia-smi GPU 0 memory 45% (35000 MiB) | allocated: 20 GiB", 35000 * kMiB},
+      {"nvidia-smi GPU 0 memory 45.5 % used 35000 MiB | allocated: 20 GiB", 35000 * kMiB},
+      {"nvidia-smi memory.free 46559 MiB memory 35000 MiB allocated: 20 GiB", 35000 * kMiB},
+  };
+  for (const Case& c : cases) {
+    FrameworkLog log = Parse(c.line + "\n");
+    ASSERT_EQ(log.steps.size(), 1u) << c.line;
+    EXPECT_EQ(log.steps[0].driver_used_bytes, c.driver) << c.line;
+  }
+}
+
+// A unit in brackets after the key is the value's unit, not a device.
+TEST(ParseFrameworkLog, AUnitInBracketsAfterTheKeyIsTheUnit) {
+  FrameworkLog a = Parse("Memory Allocated (GB): 1.5, Reserved (GB): 3.0\n");
+  ASSERT_EQ(a.steps.size(), 1u);
+  EXPECT_EQ(a.steps[0].allocated_bytes, 1536 * kMiB);
+  EXPECT_EQ(a.steps[0].reserved_bytes, 3072 * kMiB);
+  FrameworkLog b = Parse("allocated [MB]: 1500.5 reserved (GiB): 2\n");
+  ASSERT_EQ(b.steps.size(), 1u);
+  EXPECT_EQ(b.steps[0].allocated_bytes, static_cast<uint64_t>(1500.5 * kMiB));
+  EXPECT_EQ(b.steps[0].reserved_bytes, 2048 * kMiB);
 }
 
 TEST(IsFrameworkLogHead, TakesTrainingLogsAndNeverATrace) {

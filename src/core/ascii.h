@@ -16,4 +16,13 @@ inline std::string AsciiLower(std::string_view s) {
   return out;
 }
 
+// `s` with its ASCII letters raised, every other byte as it is ("3b:00.0" -> "3B:00.0").
+inline std::string AsciiUpper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  return out;
+}
+
 }  // namespace vw

@@ -12,5 +12,12 @@ TEST(AsciiLower, LowersAsciiLettersOnly) {
   EXPECT_EQ(AsciiLower(""), "");
 }
 
+TEST(AsciiUpper, RaisesAsciiLettersOnly) {
+  EXPECT_EQ(AsciiUpper("0000:3b:00.0"), "0000:3B:00.0");
+  EXPECT_EQ(AsciiUpper("critical"), "CRITICAL");
+  EXPECT_EQ(AsciiUpper("\xC3\xA4_a9"), "\xC3\xA4_A9");  // bytes above ASCII kept as they are
+  EXPECT_EQ(AsciiUpper(""), "");
+}
+
 }  // namespace
 }  // namespace vw

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/ascii.h"
 #include "core/exit_codes.h"
 #include "core/printable.h"
 #include "core/time.h"
@@ -128,12 +129,6 @@ std::string MigTable(const GpuSnapshot& g) {
                        Bytes(m.memory_total_bytes), Bytes(instance ? instance->unattributed_bytes : std::nullopt),
                        m.uuid.empty() ? std::string("-") : Printable(m.uuid));
   }
-  return out;
-}
-
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -308,7 +303,7 @@ std::string CheckReportText(const CheckReport& r, bool color) {
     out += "Findings:\n";
     for (const auto& f : r.result.findings) {
       out += fmt::format("  {} {}{}: {}\n",
-                         Paint(fmt::format("{:<8}", Upper(SeverityName(f.severity))), f.severity, color), f.kind,
+                         Paint(fmt::format("{:<8}", AsciiUpper(SeverityName(f.severity))), f.severity, color), f.kind,
                          f.gpu.empty() ? "" : " (GPU " + Printable(f.gpu) + ")", Printable(f.message));
       out += fmt::format("           next: {}\n", Printable(f.action));
     }

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "core/ascii.h"
+
 namespace vw::kernel {
 namespace {
 
@@ -13,12 +15,6 @@ bool IsHex(std::string_view s) {
     if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
   }
   return true;
-}
-
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::string_view Trim(std::string_view s) {
@@ -153,8 +149,8 @@ std::string NormalizePciBusId(std::string_view text) {
       !IsHex(function) || function.size() > 1) {
     return "";
   }
-  auto pad = [](std::string_view s, size_t n) { return std::string(n - s.size(), '0') + Upper(s); };
-  return pad(domain, 8) + ":" + pad(bus, 2) + ":" + pad(device, 2) + "." + Upper(function);
+  auto pad = [](std::string_view s, size_t n) { return std::string(n - s.size(), '0') + AsciiUpper(s); };
+  return pad(domain, 8) + ":" + pad(bus, 2) + ":" + pad(device, 2) + "." + AsciiUpper(function);
 }
 
 std::optional<XidEvent> ParseXidLine(std::string_view line) {

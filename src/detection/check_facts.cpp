@@ -1,6 +1,7 @@
 #include "detection/check_facts.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -88,6 +89,40 @@ std::string MigInstanceFreeAction(const MigDeviceSnapshot& m, const std::string&
 
 std::string MiB(uint64_t bytes) {
   return FormatBytes(static_cast<double>(bytes));
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  return fmt::format("{}", fmt::join(v, ", "));
+}
+
+std::string JoinFew(const std::vector<std::string>& v) {
+  constexpr size_t kNamed = 8;
+  if (v.size() <= kNamed) return Join(v);
+  return Join(std::vector<std::string>(v.begin(), v.begin() + kNamed)) +
+         fmt::format(", and {} more", v.size() - kNamed);
+}
+
+void AddFinding(CheckResult* result, std::string kind, Severity sev, std::string gpu, std::optional<int64_t> pid,
+                std::optional<uint64_t> bytes, std::string message, std::string action) {
+  Finding f;
+  f.kind = std::move(kind);
+  f.severity = sev;
+  f.gpu = std::move(gpu);
+  f.pid = pid;
+  f.bytes = bytes;
+  f.message = std::move(message);
+  f.action = std::move(action);
+  result->worst = std::max(result->worst, sev);
+  result->findings.push_back(std::move(f));
+}
+
+std::optional<std::string> ListedOn(const HostSnapshot& host, int64_t pid) {
+  for (const auto& g : host.gpus) {
+    for (const auto& p : g.processes) {
+      if (p.pid == pid && p.listed_by_nvml) return GpuKey(g);
+    }
+  }
+  return std::nullopt;
 }
 
 const GpuSnapshot* SameGpu(const HostSnapshot& host, const GpuSnapshot& gpu) {

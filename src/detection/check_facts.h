@@ -1,6 +1,7 @@
-// What the check rules (findings.cpp) read from snapshots, and how they name holders: the same
-// GPU and PID across a window's samples, used memory no listed process accounts for, and the
-// words for a holder (PID, container, user, command) and for ending it. Pure functions, no I/O.
+// What the check rules (findings.cpp, orphaned_memory.cpp) read from snapshots, and how they name
+// holders: the same GPU and PID across a window's samples, used memory no listed process accounts
+// for, and the words for a holder (PID, container, user, command) and for ending it. Pure
+// functions, no I/O.
 #pragma once
 
 #include <cstdint>
@@ -36,11 +37,22 @@ std::string MigInstanceFreeAction(const MigDeviceSnapshot& m, const std::string&
                                   size_t stop_count, bool nothing_holds);
 // A size in bytes as people read it ("4.0 GiB").
 std::string MiB(uint64_t bytes);
+// "a, b, c".
+std::string Join(const std::vector<std::string>& v);
+// The first few of a list that may be long (a GPU with hundreds of processes), and how many more:
+// "41877 `python3 train.py`, ..., and 192 more".
+std::string JoinFew(const std::vector<std::string>& v);
+
+// Appends a finding to `result` and raises its worst severity.
+void AddFinding(CheckResult* result, std::string kind, Severity sev, std::string gpu, std::optional<int64_t> pid,
+                std::optional<uint64_t> bytes, std::string message, std::string action);
 
 // The GPU `gpu` in another sample (matched by UUID, else index), or nullptr.
 const GpuSnapshot* SameGpu(const HostSnapshot& host, const GpuSnapshot& gpu);
 // The holder `pid` of a GPU, or nullptr.
 const ProcessSnapshot* SamePid(const GpuSnapshot& gpu, int64_t pid);
+// The key of a GPU of `host` on which NVML lists `pid` (the first, by NVML index), if any.
+std::optional<std::string> ListedOn(const HostSnapshot& host, int64_t pid);
 // The same GPU in every sample that has it, oldest first (the last one is `gpu` itself).
 std::vector<const GpuSnapshot*> History(const CheckInput& in, const GpuSnapshot& gpu);
 

@@ -74,7 +74,8 @@ CommandRunner AddWatchCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--db", f->db, "SQLite history file (WAL); without it nothing is kept across restarts");
   cmd->add_option("--db-max-size", f->db_max_size,
-                  "Cap on the history file (e.g. 2GiB); at it, the oldest samples make room for the newest");
+                  "Cap on the history file (e.g. 2GiB; 0 or none: no cap); at it, the oldest samples make room for the "
+                  "newest. A file already larger keeps its size (SQLite does not shrink it)");
   cmd->add_option("--raw-retention", f->raw_retention, "How long raw samples are kept")->capture_default_str();
   cmd->add_option("--aggregate-retention", f->aggregate_retention, "How long 1-minute aggregates are kept")
       ->capture_default_str();

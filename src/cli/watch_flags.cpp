@@ -126,6 +126,18 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
   return s;
 }
 
+std::string DbOverCapNote(const std::string& db, storage::HistoryStore& store, uint64_t cap_bytes) {
+  if (cap_bytes == 0) return {};
+  auto size = store.db().SizeBytes();
+  if (!size.ok() || *size <= cap_bytes) return {};
+  const std::string shown = FormatBytes(static_cast<double>(*size));
+  return "--db-max-size " + FormatBytes(static_cast<double>(cap_bytes)) + " is below the size of " + db + " (" + shown +
+         "): SQLite does not shrink a file, so it stays at " + shown +
+         " and the oldest samples make room within it. To make it smaller, stop the daemon and start on a new file "
+         "(or run `sqlite3 " +
+         db + " 'VACUUM'` once retention has freed room in it)";
+}
+
 std::string GeneratorUrl(const std::string& external_url, const std::string& listen_host, int port,
                          const std::string& hostname) {
   if (!external_url.empty()) return external_url;

@@ -59,6 +59,11 @@ inline constexpr int kHistoryWriteWaitMs = 200;
 // (a replay serves no HTTP)", ...
 Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f);
 
+// What to say at start when the history file `db` is already larger than --db-max-size `cap_bytes`
+// (SQLite cannot cap a file below its size, so it keeps that size and the oldest samples make room
+// within it); empty when it is not, or its size cannot be read.
+std::string DbOverCapNote(const std::string& db, storage::HistoryStore& store, uint64_t cap_bytes);
+
 // The link back to the daemon that alerts carry (Alertmanager's generatorURL): `external_url`
 // (--external-url) when given; else the --listen address `listen_host`:`port` ("[::1]" for IPv6),
 // or `hostname` in its place when --listen is a wildcard (0.0.0.0, ::) that names no address.

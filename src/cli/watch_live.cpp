@@ -92,6 +92,9 @@ Status OpenLiveHistory(const WatchFlags& f, const storage::HistoryOptions& hopts
   auto h = storage::HistoryStore::Open(f.db, hopts);
   if (!h.ok()) return h.status().WithContext("--db");
   out->store = std::move(*h);
+  if (std::string n = DbOverCapNote(f.db, *out->store, hopts.db.max_size_bytes); !n.empty()) {
+    std::fprintf(stderr, "vramwatch watch: %s\n", Printable(n).c_str());
+  }
   auto src = outputs::StoreHistorySource::Open(f.db);
   if (!src.ok()) return src.status().WithContext("--db");
   out->source = std::shared_ptr<outputs::HistorySource>(std::move(*src));

@@ -18,6 +18,7 @@
 #include "cli/replay_xids.h"
 #include "cli/trace_flags.h"
 #include "core/exit_codes.h"
+#include "core/printable.h"
 #include "core/units.h"
 #include "detection/alerts.h"
 #include "detection/series_builder.h"
@@ -151,6 +152,9 @@ Status OpenReplay(const WatchFlags& f, const storage::HistoryOptions& hopts, Rep
     auto h = storage::HistoryStore::Open(f.db, hopts);
     if (!h.ok()) return h.status().WithContext("--db");
     io->history = std::move(*h);
+    if (std::string n = DbOverCapNote(f.db, *io->history, hopts.db.max_size_bytes); !n.empty()) {
+      std::fprintf(stderr, "vramwatch watch: %s\n", Printable(n).c_str());
+    }
   }
   if (!f.alert_log.empty()) {
     auto j = outputs::JsonLinesAlertSink::Open(f.alert_log);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -246,6 +247,21 @@ Status Database::OpenFailure(const Status& s) {
                     path_, dir));
   }
   return s.WithContext("open " + path_);
+}
+
+Result<uint64_t> Database::SizeBytes() {
+  int64_t values[2] = {0, 0};
+  const char* pragmas[2] = {"PRAGMA page_count", "PRAGMA page_size"};
+  for (int i = 0; i < 2; ++i) {
+    auto st = Prepare(pragmas[i]);
+    if (!st.ok()) return st.status();
+    auto row = st->Step();
+    if (!row.ok()) return row.status();
+    values[i] = *row ? st->ColumnInt(0) : 0;
+    st->Reset();
+  }
+  return static_cast<uint64_t>(std::max<int64_t>(0, values[0])) *
+         static_cast<uint64_t>(std::max<int64_t>(0, values[1]));
 }
 
 Status Database::UseWal() {

@@ -115,6 +115,8 @@ class Database {
 
   // Switches the file to WAL mode (Open() does, unless DatabaseOptions::defer_wal).
   Status UseWal();
+  // The database's size: its pages times the page size (bytes; the -wal file not counted).
+  Result<uint64_t> SizeBytes();
   // How long a statement waits for another connection's lock before SQLITE_BUSY (ms).
   void SetBusyTimeout(int ms);
   // A failure while opening, explained: a corrupt or foreign file (DamagedDatabase), a directory

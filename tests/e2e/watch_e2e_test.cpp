@@ -1251,6 +1251,24 @@ std::string LongTrace(Scratch& s, const std::string& name, int hours, int gpus, 
   return csv;
 }
 
+// A --db-max-size below the size the file already has: SQLite cannot cap a file below it, so the
+// start says the file keeps its size, instead of accepting the cap silently.
+TEST(WatchE2E, ACapBelowTheFilesSizeIsSaidAtStart) {
+  Scratch s;
+  const std::string csv = LongTrace(s, "1h.csv", 1, 4, 1);
+  const std::string db = s.dir() + "/big.db";
+  RunResult first = RunVramwatch({"watch", "--replay", csv, "--db", db, "--kernel-log", "none"}, {}, 120);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.err.find("is below the size of"), std::string::npos) << first.err;
+  const auto size = std::filesystem::file_size(db);
+  ASSERT_GT(size, 100u * 1024) << "the trace should fill more than the cap below";
+  RunResult capped =
+      RunVramwatch({"watch", "--replay", csv, "--db", db, "--db-max-size", "64KiB", "--kernel-log", "none"}, {}, 120);
+  ASSERT_EQ(capped.exit_code, 0) << capped.err;
+  EXPECT_NE(capped.err.find("--db-max-size 64 KiB is below the size of " + db), std::string::npos) << capped.err;
+  EXPECT_NE(capped.err.find("SQLite does not shrink a file"), std::string::npos) << capped.err;
+}
+
 // A --db-max-size below what the retention keeps: at the cap the oldest samples make room for the
 // newest (said once on stderr), and the raw retention still holds. (The expectation that history
 // pauses at the cap and resumes as retention frees room was the bug: a longer trace never resumed.)

@@ -8,10 +8,10 @@
 #include <csignal>
 #include <cstdio>
 #include <map>
-#include <thread>
 
 #include "cli/commands.h"
 #include "cli/host_name.h"
+#include "cli/sample_schedule.h"
 #include "core/exit_codes.h"
 #include "core/units.h"
 #include "detection/findings.h"
@@ -154,15 +154,16 @@ CommandRunner AddRecordCommand(CLI::App& app) {
       std::fprintf(stderr, "vramwatch record: %s\n", writer.status().message().c_str());
       return kExitUnknown;
     }
-    const double start = WallNow();
+    // Samples tick every --interval on the steady clock, and --duration ends the run at its
+    // deadline, not at the first tick after it (cli/sample_schedule.h, as `watch` does).
+    auto tick = std::chrono::steady_clock::now();
+    const auto deadline = DeadlineOf(tick, duration);
     double last_proc = -1e300;
     std::map<unsigned, bool> answered;  // GPU index -> answering at its last sample
-    auto tick = std::chrono::steady_clock::now();
-    while (!g_record_stop) {
+    while (!g_record_stop && !(deadline && std::chrono::steady_clock::now() >= *deadline)) {
       const double now = WallNow();
-      if (duration && now - start >= *duration) break;
       HostSnapshot snap = (*src)->TakeSnapshot();
-      const bool with_processes = now - last_proc >= process_interval;
+      const bool with_processes = ProcessListDue(now, last_proc, process_interval, interval);
       if (with_processes) last_proc = now;
       for (const GpuSnapshot& g : snap.gpus) {
         // A GPU that stops answering is said once on stderr; its lines carry what was read (the
@@ -184,11 +185,8 @@ CommandRunner AddRecordCommand(CLI::App& app) {
           return kExitUnknown;
         }
       }
-      tick += std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(interval));
-      if (tick < std::chrono::steady_clock::now()) tick = std::chrono::steady_clock::now();
-      while (!g_record_stop && std::chrono::steady_clock::now() < tick) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
+      tick = NextTick(tick, interval, std::chrono::steady_clock::now());
+      SleepUntilTick(tick, deadline, g_record_stop);
     }
     Status closed = (*writer)->Close();
     if (!closed.ok()) {

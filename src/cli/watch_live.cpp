@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/proc_flags.h"
+#include "cli/sample_schedule.h"
 #include "cli/watch_pipeline.h"
 #include "core/file_io.h"
 #include "core/printable.h"
@@ -223,9 +224,8 @@ class Sampler {
     pipeline_.SetNvmlCallStats(NvmlCallStatsOf(nvml_->call_timings()));
     snap.t = Now();
     snap.hostname = host_;  // --hostname, NODE_NAME or gethostname(): not the pod name in a pod
-    // Due within half a sampling interval: samples come every --interval after the NVML calls,
-    // so a refresh asked for exactly at the due time would often fall a whole interval late.
-    const bool fresh = snap.t - last_proc_ >= process_interval_s_ - 0.5 * interval_s_;
+    // Due within half a sampling interval (cli/sample_schedule.h), as in `record`.
+    const bool fresh = ProcessListDue(snap.t, last_proc_, process_interval_s_, interval_s_);
     if (fresh) {
       procfs::JoinHolders(snap, reader_, start_times_);
       if (kube_logs_ != nullptr) AddKubeNames(snap);
@@ -413,16 +413,11 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   std::optional<procfs::DirProcFs> kube_fs;
   if (!kube_logs->empty()) kube_fs.emplace(*kube_logs);
   Sampler sampler(f, s, pipeline, publisher, klog, klog_status, reader, kube_fs ? &*kube_fs : nullptr);
-  using SteadyDuration = std::chrono::steady_clock::duration;
   auto tick = std::chrono::steady_clock::now();
   // --duration ends the run at its deadline, not at the first tick after it: the loop wakes at the
   // earlier of the next tick and the deadline (an --interval of 1h with a --duration of 2s stops
-  // after 2 s). Capped at 30 years, within what the steady clock can count.
-  std::optional<std::chrono::steady_clock::time_point> deadline;
-  if (s.duration_s) {
-    deadline = start_steady + std::chrono::duration_cast<SteadyDuration>(
-                                  std::chrono::duration<double>(std::min(*s.duration_s, 30 * 365 * 86400.0)));
-  }
+  // after 2 s).
+  const auto deadline = DeadlineOf(start_steady, s.duration_s);
   auto past_deadline = [&] { return deadline && std::chrono::steady_clock::now() >= *deadline; };
   while (!stop && !past_deadline()) {
     const double now = Now();
@@ -435,14 +430,8 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
       pipeline.SetNotificationCounters(sinks.webhook->failed_attempts(), sinks.webhook->dropped_batches());
     }
     sampler.Tick(now);
-    tick += std::chrono::duration_cast<SteadyDuration>(std::chrono::duration<double>(s.interval_s));
-    const auto now_steady = std::chrono::steady_clock::now();
-    if (tick < now_steady) tick = now_steady;  // behind: do not try to catch up
-    const auto wake = deadline ? std::min(tick, *deadline) : tick;
-    while (!stop && std::chrono::steady_clock::now() < wake) {
-      std::this_thread::sleep_for(
-          std::min<SteadyDuration>(wake - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
-    }
+    tick = NextTick(tick, s.interval_s, std::chrono::steady_clock::now());
+    SleepUntilTick(tick, deadline, stop);
   }
   pipeline.Flush();
   server.Stop();

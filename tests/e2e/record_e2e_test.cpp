@@ -1,0 +1,86 @@
+// `vramwatch record` end to end on the NVML emulator: when it stops, how often it lists
+// processes, what it writes for MPS clients and for a GPU whose identity is not known yet, how a
+// write that fails ends it, and how `analyze` reads what it wrote (appended recordings included).
+// The other record tests (names, MIG, a GPU that stops answering) are in watch_e2e_test.cpp.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "e2e_harness.h"
+
+namespace vw::e2e {
+namespace {
+
+using nlohmann::json;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The record lines of a recording (the header left out), parsed.
+std::vector<json> RecordLines(const std::string& path) {
+  std::vector<json> out;
+  std::istringstream lines(ReadAll(path));
+  std::string line;
+  while (std::getline(lines, line)) {
+    json j = json::parse(line);
+    if (!j.contains("schema")) out.push_back(std::move(j));
+  }
+  return out;
+}
+
+constexpr const char* kOneGpu = R"(driver_version: "550.54.15"
+gpus:
+  - name: "GPU A"
+    uuid: "GPU-00000000-0000-0000-0000-00000000000a"
+    pci_bus_id: "00000000:3B:00.0"
+    memory_total_mib: 24576
+    processes:
+      - {pid: 5100, type: compute, name: "trainer", used_mib: 1000, sm_util: 20}
+)";
+
+// --duration ends the recording at its deadline, not at the first tick after it: with a 60 s
+// interval a 1 s recording holds one sample and stops well before the next would be due.
+TEST(RecordE2E, StopsAtItsDurationNotAtTheNextTick) {
+  Scratch s;
+  const std::string scenario = s.Write("scenario.yaml", kOneGpu);
+  const std::string rec = s.dir() + "/rec.jsonl";
+  RunResult r =
+      RunVramwatch({"record", "--nvml-lib", EmulatorLib(), "--interval", "60s", "--duration", "1s", "--output", rec},
+                   {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}}, 20);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(r.seconds, 1 + 5.0) << "a 1 s recording ran until the next 60 s tick";
+  EXPECT_EQ(RecordLines(rec).size(), 1u) << ReadAll(rec);
+}
+
+// A process list is due every --process-interval, within half a sampling interval: with samples
+// every 330 ms and lists every 660 ms, every other sample has one (never two in a row without).
+TEST(RecordE2E, ListsProcessesEveryProcessInterval) {
+  Scratch s;
+  const std::string scenario = s.Write("scenario.yaml", kOneGpu);
+  const std::string rec = s.dir() + "/rec.jsonl";
+  RunResult r = RunVramwatch({"record", "--nvml-lib", EmulatorLib(), "--interval", "330ms", "--process-interval",
+                              "660ms", "--duration", "4s", "--output", rec},
+                             {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}}, 30);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<json> lines = RecordLines(rec);
+  ASSERT_GE(lines.size(), 6u) << ReadAll(rec);
+  EXPECT_TRUE(lines[0].contains("processes")) << "the first sample lists the processes";
+  for (size_t i = 1; i < lines.size(); ++i) {
+    EXPECT_TRUE(lines[i].contains("processes") || lines[i - 1].contains("processes"))
+        << "samples " << i - 1 << " and " << i << " both without a process list\n"
+        << ReadAll(rec);
+  }
+}
+
+}  // namespace
+}  // namespace vw::e2e

@@ -54,7 +54,7 @@ TraceRecord RecordOf(const GpuSnapshot& g, double t, bool with_processes) {
       // As `check` reports it: the command line when one was read, else NVML's process name; an
       // empty command is written as null (missing), never as "".
       m.command = CommandOf(p);
-      m.type = std::string(p.compute ? "C" : "") + (p.graphics ? (p.compute ? "+G" : "G") : "");
+      m.type = ProcessTypeText(p);  // as `check` spells it ("C+M"); empty (written null) when unknown
       m.gpu_instance_id = p.gpu_instance_id;
       if (const MigDeviceSnapshot* mig = MigInstanceOf(g.mig_devices, p)) {
         m.instance_used_bytes = mig->memory_used_bytes;

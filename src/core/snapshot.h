@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vw {
@@ -87,6 +88,20 @@ struct ProcessSnapshot {
 // when that could not be read; empty when neither is known.
 inline const std::string& CommandOf(const ProcessSnapshot& p) {
   return p.info.command.empty() ? p.nvml_name : p.info.command;
+}
+
+// The context types NVML listed `p` with, as `check` shows them and `record` writes them: "C"
+// (compute), "G" (graphics), "M" (MPS) joined with '+' in that order ("C+G", "C+M"); empty when
+// NVML gave none, or for a holder found only by the fd scan.
+inline std::string ProcessTypeText(const ProcessSnapshot& p) {
+  if (!p.listed_by_nvml) return {};
+  std::string t;
+  for (auto [on, letter] : {std::pair<bool, const char*>{p.compute, "C"}, {p.graphics, "G"}, {p.mps, "M"}}) {
+    if (!on) continue;
+    if (!t.empty()) t += '+';
+    t += letter;
+  }
+  return t;
 }
 
 struct MigDeviceSnapshot {

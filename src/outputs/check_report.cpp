@@ -178,11 +178,8 @@ std::string StateName(ProcState s) {
 
 std::string ProcessTypes(const ProcessSnapshot& p) {
   if (!p.listed_by_nvml) return "-";
-  std::vector<std::string> t;
-  if (p.compute) t.push_back("C");
-  if (p.graphics) t.push_back("G");
-  if (p.mps) t.push_back("M");
-  return t.empty() ? "?" : fmt::format("{}", fmt::join(t, "+"));
+  std::string t = ProcessTypeText(p);
+  return t.empty() ? "?" : t;
 }
 
 std::optional<uint64_t> UnattributedBytes(const GpuSnapshot& g) {

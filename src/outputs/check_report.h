@@ -43,7 +43,7 @@ nlohmann::ordered_json ProcessJson(const ProcessSnapshot& p);
 // "R" "S" "D" "Z" "T" "X" "gone" "unknown".
 std::string StateName(ProcState s);
 
-// "C", "G", "M" joined with '+' ("C+G"); "-" for fd-only holders.
+// ProcessTypeText() (core/snapshot.h), "?" when NVML gave no type; "-" for fd-only holders.
 std::string ProcessTypes(const ProcessSnapshot& p);
 
 // used - sum(listed process memory), when every listed process has a figure.

@@ -82,5 +82,37 @@ TEST(RecordE2E, ListsProcessesEveryProcessInterval) {
   }
 }
 
+// MPS clients keep their type, spelled as `check` shows it: "M", "C+M"; graphics stays "G".
+TEST(RecordE2E, WritesMpsProcessTypesAsCheckShowsThem) {
+  Scratch s;
+  const std::string scenario = s.Write("scenario.yaml", R"(driver_version: "550.54.15"
+gpus:
+  - name: "GPU A"
+    uuid: "GPU-00000000-0000-0000-0000-00000000000a"
+    pci_bus_id: "00000000:3B:00.0"
+    memory_total_mib: 24576
+    processes:
+      - {pid: 5100, type: mps, name: "mps-client", used_mib: 1000, sm_util: 20}
+      - {pid: 5101, type: graphics, name: "Xorg", used_mib: 100}
+      - {pid: 5102, type: [compute, mps], name: "both", used_mib: 100}
+)");
+  const std::string rec = s.dir() + "/rec.jsonl";
+  RunResult r =
+      RunVramwatch({"record", "--nvml-lib", EmulatorLib(), "--interval", "200ms", "--duration", "1s", "--output", rec},
+                   {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}}, 30);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int lists = 0;
+  for (const json& j : RecordLines(rec)) {
+    if (!j.contains("processes")) continue;
+    ++lists;
+    std::map<int64_t, json> type;
+    for (const json& p : j["processes"]) type[p["pid"].get<int64_t>()] = p["type"];
+    EXPECT_EQ(type[5100], "M") << j.dump();
+    EXPECT_EQ(type[5101], "G") << j.dump();
+    EXPECT_EQ(type[5102], "C+M") << j.dump();
+  }
+  EXPECT_GT(lists, 0) << ReadAll(rec);
+}
+
 }  // namespace
 }  // namespace vw::e2e

@@ -15,6 +15,11 @@ json OrNull(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
+// An unknown string (empty) is null, never "".
+json StrOrNull(const std::string& s) {
+  return s.empty() ? json(nullptr) : json(s);
+}
+
 // Names may be cut by nvidia-smi in the middle of a UTF-8 sequence; replace bad bytes instead of failing.
 std::string Dump(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -50,8 +55,8 @@ std::string RecordingRecordLine(const TraceRecord& record, bool utc) {
     json procs = json::array();
     for (const ProcessMemory& p : *s.processes) {
       json e = {{"pid", p.pid},
-                {"type", p.type},
-                {"command", p.command.empty() ? json(nullptr) : json(p.command)},
+                {"type", StrOrNull(p.type)},
+                {"command", StrOrNull(p.command)},
                 {"used_bytes", OrNull(p.used_bytes)},
                 {"sm_util", OrNull(p.sm_util_ratio)}};
       // MIG only: the GPU instance and its memory.

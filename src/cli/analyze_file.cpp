@@ -218,6 +218,8 @@ class FileSeries {
   // would make reading such a file quadratic in its keys.
   // A key whose UUID changes (another GPU took its index, as after a swap or in logs of several
   // hosts) starts a series of its own, "gpu:KEY@UUID": one GPU's leak is not charged to another.
+  // A series made before its GPU's identity was known (a recording's first lines of a GPU whose
+  // handle failed) takes it from the first record that has it.
   detection::SeriesBuilder& GpuSeries(const GpuIdentity& gpu) {
     const size_t n_cached = gpu_cache_.size();
     if (n_cached <= kScannedGpus) {
@@ -227,11 +229,13 @@ class FileSeries {
         if (SameKey(gpu_cache_[i].first, gpu.key)) {
           last_hit_ = i;
           if (OtherUuid(*gpu_cache_[i].second, gpu)) gpu_cache_[i].second = &SwappedGpuSeries(gpu);
+          gpu_cache_[i].second->CompleteGpu(gpu);
           return *gpu_cache_[i].second;
         }
       }
     } else if (auto it = gpu_by_key_.find(gpu.key); it != gpu_by_key_.end()) {
       if (OtherUuid(*it->second, gpu)) it->second = &SwappedGpuSeries(gpu);
+      it->second->CompleteGpu(gpu);
       return *it->second;
     }
     detection::SeriesBuilder& b = Series("gpu:" + gpu.key, gpu);

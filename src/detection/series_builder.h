@@ -90,6 +90,17 @@ class SeriesBuilder {
   // The GPU the series was made for (its first sample's identity), and the command of its process
   // (SetProcess; empty for a GPU's series).
   const GpuIdentity& gpu() const { return meta_.gpu; }
+  // Fills in what the first sample did not know of the GPU (a recording line written before its
+  // identity could be read has no uuid, name or bus id) from `later`, a later sample of the same
+  // GPU; what is known is kept. Cheap when nothing is missing: called for every sample.
+  void CompleteGpu(const GpuIdentity& later) {
+    GpuIdentity& g = meta_.gpu;
+    if (!g.uuid.empty() && !g.name.empty() && !g.pci_bus_id.empty() && g.index) return;
+    if (g.uuid.empty()) g.uuid = later.uuid;
+    if (g.name.empty()) g.name = later.name;
+    if (g.pci_bus_id.empty()) g.pci_bus_id = later.pci_bus_id;
+    if (!g.index) g.index = later.index;
+  }
   const std::string& process_command() const { return meta_.process_command; }
 
   // One sample; `used` missing samples are counted but not fed to the engine, and so are samples

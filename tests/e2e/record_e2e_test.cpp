@@ -114,5 +114,55 @@ gpus:
   EXPECT_GT(lists, 0) << ReadAll(rec);
 }
 
+// A GPU whose handle cannot be had at first is written with a null uuid, name and bus id (never
+// ""), and `analyze` takes its identity from the later lines that carry it.
+TEST(RecordE2E, WritesNullForAnIdentityNotKnownYetAndAnalyzeTakesItFromLaterLines) {
+  Scratch s;
+  const std::string scenario = s.Write("scenario.yaml", R"(driver_version: "550.54.15"
+gpus:
+  - name: "GPU A"
+    uuid: "GPU-00000000-0000-0000-0000-00000000000a"
+    pci_bus_id: "00000000:3B:00.0"
+    memory_total_mib: 24576
+  - name: "GPU B"
+    uuid: "GPU-00000000-0000-0000-0000-00000000000b"
+    pci_bus_id: "00000000:3C:00.0"
+    memory_total_mib: 24576
+    errors:
+      - {function: nvmlDeviceGetHandleByIndex, code: 15, from_s: 0, to_s: 1.0}
+)");
+  const std::string rec = s.dir() + "/rec.jsonl";
+  RunResult r = RunVramwatch(
+      {"record", "--nvml-lib", EmulatorLib(), "--interval", "200ms", "--duration", "2500ms", "--output", rec},
+      {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}}, 30);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadAll(rec).find("\"\""), std::string::npos) << "no empty string in\n" << ReadAll(rec);
+  bool unknown_first = false, known_later = false;
+  for (const json& j : RecordLines(rec)) {
+    if (j["gpu"] != "1") continue;
+    if (j["uuid"].is_null()) {
+      EXPECT_FALSE(known_later) << "identity lost again: " << j.dump();
+      EXPECT_TRUE(j["name"].is_null()) << j.dump();
+      EXPECT_TRUE(j["pci_bus_id"].is_null()) << j.dump();
+      unknown_first = true;
+    } else {
+      EXPECT_EQ(j["uuid"], "GPU-00000000-0000-0000-0000-00000000000b") << j.dump();
+      known_later = true;
+    }
+  }
+  ASSERT_TRUE(unknown_first && known_later) << ReadAll(rec);
+  RunResult a = RunVramwatch({"analyze", "--json", rec}, {}, 60);
+  ASSERT_TRUE(a.json.is_object()) << a.out << a.err;
+  bool found = false;
+  for (const json& g : a.json["gpus"]) {
+    if (g["gpu"] != "1" || !g["pid"].is_null()) continue;
+    found = true;
+    EXPECT_EQ(g["uuid"], "GPU-00000000-0000-0000-0000-00000000000b") << g.dump();
+    EXPECT_EQ(g["name"], "GPU B") << g.dump();
+    EXPECT_EQ(g["pci_bus_id"], "00000000:3C:00.0") << g.dump();
+  }
+  EXPECT_TRUE(found) << a.out;
+}
+
 }  // namespace
 }  // namespace vw::e2e

@@ -104,6 +104,24 @@ TEST(Recording, UnknownCommandIsWrittenAsNullAndReadsBackEmpty) {
   EXPECT_EQ((*back.records[0].sample.processes)[0].command, "") << "null reads back as no command";
 }
 
+// A GPU whose identity could not be read yet, and a process whose type NVML did not give, are
+// written null (missing), never "".
+TEST(Recording, UnknownIdentityAndTypeAreWrittenAsNull) {
+  TraceRecord r = Sample(0, "1", std::nullopt);
+  r.gpu.uuid.clear();
+  r.gpu.name.clear();
+  r.gpu.pci_bus_id.clear();
+  r.sample.processes = std::vector<ProcessMemory>{{4242, "mps-client", "", 10 * kMiBBytes, std::nullopt},
+                                                  {4243, "both", "C+M", kMiBBytes, std::nullopt}};
+  const std::string line = RecordingRecordLine(r);
+  EXPECT_THAT(line, HasSubstr("\"uuid\":null"));
+  EXPECT_THAT(line, HasSubstr("\"name\":null"));
+  EXPECT_THAT(line, HasSubstr("\"pci_bus_id\":null"));
+  EXPECT_THAT(line, HasSubstr("\"type\":null"));
+  EXPECT_THAT(line, HasSubstr("\"type\":\"C+M\""));
+  EXPECT_THAT(line, ::testing::Not(HasSubstr("\"\"")));
+}
+
 // A process on a MIG GPU instance keeps its instance and the instance's memory through a
 // recording; a process without one gets no such fields.
 TEST(Recording, MigInstanceOfAProcessReadsBack) {

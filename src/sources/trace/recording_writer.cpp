@@ -43,9 +43,10 @@ std::string RecordingRecordLine(const TraceRecord& record, bool utc) {
   j["t"] = FormatIso8601(s.t, utc);
   j["gpu"] = record.gpu.key;
   j["index"] = OrNull(record.gpu.index);
-  j["uuid"] = record.gpu.uuid;
-  j["pci_bus_id"] = record.gpu.pci_bus_id;
-  j["name"] = record.gpu.name;
+  // A GPU whose identity could not be read yet (its handle failed) has null ones, never "".
+  j["uuid"] = StrOrNull(record.gpu.uuid);
+  j["pci_bus_id"] = StrOrNull(record.gpu.pci_bus_id);
+  j["name"] = StrOrNull(record.gpu.name);
   j["used_bytes"] = OrNull(s.used_bytes);
   j["total_bytes"] = OrNull(s.total_bytes);
   j["free_bytes"] = OrNull(s.free_bytes);

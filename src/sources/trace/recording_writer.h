@@ -10,8 +10,10 @@
 //    "reserved_bytes":null,"util":0.93,
 //    "processes":[{"pid":4242,"type":"C","command":"python","used_bytes":10485760,"sm_util":0.9}]}
 // Sizes are bytes, util ratios 0..1, `t` ISO 8601 (with "Z" when the clock is UTC); a missing value
-// is null, never 0 (an unknown command is null, never ""). "processes" is present only when the source listed processes
-// at that instant. Readers ignore fields they do not know, so later versions may add fields under the same schema.
+// is null, never 0 (an unknown command, type, uuid, name or bus id is null, never ""). "type" is
+// spelled as `check` shows it: "C", "G", "M" (MPS) joined with '+' ("C+M"). "processes" is present
+// only when the source listed processes at that instant. Readers ignore fields they do not know, so
+// later versions may add fields under the same schema.
 //
 // Each Write() emits one complete line and flushes it, so a killed recorder leaves a readable file.
 // Not thread-safe: one writer per thread.

@@ -164,5 +164,33 @@ gpus:
   EXPECT_TRUE(found) << a.out;
 }
 
+// A full standard output is named as such, not as "-".
+TEST(RecordE2E, AFullStandardOutputIsNamed) {
+  Scratch s;
+  const std::string scenario = s.Write("scenario.yaml", kOneGpu);
+  const std::string err = s.dir() + "/err.txt";
+  const std::string cmd = "VRAMWATCH_EMULATOR_SCENARIO='" + scenario + "' '" + std::string(VRAMWATCH_BINARY_DIR) +
+                          "/vramwatch' record --nvml-lib '" + EmulatorLib() +
+                          "' --interval 100ms --duration 2s > /dev/full 2> '" + err + "'";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 3) << ReadAll(err);
+  EXPECT_NE(ReadAll(err).find("write recording to standard output: "), std::string::npos) << ReadAll(err);
+}
+
+// NVML that cannot be used gets check's hint about the driver and the library flags.
+TEST(RecordE2E, NvmlThatCannotBeUsedGetsChecksHint) {
+  Scratch s;
+  RunResult r = RunVramwatch({"record", "--nvml-lib", s.dir() + "/no-such-libnvidia-ml.so.1", "--duration", "1s",
+                              "--output", s.dir() + "/r.jsonl"},
+                             {}, 30);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("cannot use NVML: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(is the NVIDIA driver installed and loaded? --nvml-lib or VRAMWATCH_NVML_LIB choose another "
+                       "library)"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace vw::e2e

@@ -23,6 +23,11 @@ std::string NoGpuMessage(std::string_view library_path) {
   return "NVML sees no GPU (library " + std::string(library_path) + ")";
 }
 
+std::string CannotUseNvmlMessage(std::string_view error) {
+  return "cannot use NVML: " + std::string(error) + " (is the NVIDIA driver installed and loaded? --nvml-lib or " +
+         kLibraryEnvVar + " choose another library)";
+}
+
 std::string DeviceNodePath(unsigned minor) {
   return "/dev/nvidia" + std::to_string(minor);
 }

@@ -64,6 +64,11 @@ std::string ResolveLibraryPath(std::string_view flag_value);
 // exit 3, watch's critical nvml_error finding): "NVML sees no GPU (library PATH)".
 std::string NoGpuMessage(std::string_view library_path);
 
+// What NVML failing to open is called where it stops the work (check's UNKNOWN, record's exit 3):
+// "cannot use NVML: ERROR (is the NVIDIA driver installed and loaded? --nvml-lib or
+// VRAMWATCH_NVML_LIB choose another library)". `error`: NvmlSource::Open's message.
+std::string CannotUseNvmlMessage(std::string_view error);
+
 // The device node of a GPU: "/dev/nvidia<minor>" (GpuSnapshot::minor).
 std::string DeviceNodePath(unsigned minor);
 

@@ -77,7 +77,7 @@ Result<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(const std::stri
                                                                  const RecordingHeader& header) {
   std::FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "we");
   if (f == nullptr) return FromErrno(errno, "create recording " + path);
-  std::unique_ptr<RecordingWriter> w(new RecordingWriter(f, path != "-", path));
+  std::unique_ptr<RecordingWriter> w(new RecordingWriter(f, path != "-", path == "-" ? "standard output" : path));
   VW_RETURN_IF_ERROR(w->WriteLine(RecordingHeaderLine(header)));
   return w;
 }
@@ -87,10 +87,10 @@ RecordingWriter::~RecordingWriter() {
 }
 
 Status RecordingWriter::WriteLine(const std::string& line) {
-  if (file_ == nullptr) return Status::IoError("write recording " + path_ + ": already closed");
+  if (file_ == nullptr) return Status::IoError("write recording to " + path_ + ": already closed");
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fputc('\n', file_) == EOF ||
       std::fflush(file_) != 0) {
-    return FromErrno(errno, "write recording " + path_);
+    return FromErrno(errno, "write recording to " + path_);
   }
   return Status::Ok();
 }
@@ -105,7 +105,7 @@ Status RecordingWriter::Close() {
   if (file_ == nullptr) return Status::Ok();
   std::FILE* f = file_;
   file_ = nullptr;
-  if (!own_) return std::fflush(f) == 0 ? Status::Ok() : FromErrno(errno, "flush recording " + path_);
+  if (!own_) return std::fflush(f) == 0 ? Status::Ok() : FromErrno(errno, "flush recording to " + path_);
   return std::fclose(f) == 0 ? Status::Ok() : FromErrno(errno, "close recording " + path_);
 }
 

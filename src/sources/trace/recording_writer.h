@@ -45,7 +45,8 @@ std::string RecordingRecordLine(const TraceRecord& record, bool utc = true);
 
 class RecordingWriter {
  public:
-  // Creates (truncates) `path` ("-" for standard output) and writes the header line.
+  // Creates (truncates) `path` ("-" for standard output) and writes the header line. Errors name
+  // the file ("write recording to run.jsonl: File too large"), or "standard output" for "-".
   static Result<std::unique_ptr<RecordingWriter>> Create(const std::string& path, const RecordingHeader& header);
   ~RecordingWriter();
   RecordingWriter(const RecordingWriter&) = delete;
@@ -63,7 +64,7 @@ class RecordingWriter {
 
   std::FILE* file_;
   bool own_;
-  std::string path_;
+  std::string path_;  // as messages name it: the path, or "standard output" for "-"
   size_t records_ = 0;
 };
 

@@ -1,6 +1,7 @@
 // `vramwatch record`: samples every GPU through NVML and writes a vramwatch recording (JSON lines,
 // sources/trace/recording_writer.h) that `analyze` and `watch --replay` read. Each line is flushed,
-// so a killed recorder leaves a readable file. Runs until --duration passes or SIGINT/SIGTERM.
+// so a killed recorder leaves a readable file. Runs until --duration passes or SIGINT/SIGTERM; a
+// write that fails (disk full, `ulimit -f` reached: SIGXFSZ is ignored) ends it with exit 3.
 #include <unistd.h>
 
 #include <atomic>
@@ -91,6 +92,9 @@ CommandRunner AddRecordCommand(CLI::App& app) {
   return [f]() -> int {
     std::signal(SIGINT, OnRecordSignal);
     std::signal(SIGTERM, OnRecordSignal);
+    // A file size limit (ulimit -f) reached by the recording: the write fails (EFBIG) and record
+    // exits 3 saying so, as for a full disk, instead of the signal killing it without a word.
+    std::signal(SIGXFSZ, SIG_IGN);
     double interval = 0, process_interval = 0, timeout = 0;
     std::optional<double> duration;
     for (auto [flag, text, out] :

@@ -164,6 +164,28 @@ gpus:
   EXPECT_TRUE(found) << a.out;
 }
 
+// A file size limit (ulimit -f) reached while recording: the write fails (EFBIG) and record exits
+// 3 saying so, as for a full disk, instead of SIGXFSZ killing it without a word.
+TEST(RecordE2E, AFileSizeLimitEndsTheRecordingWithAMessage) {
+  Scratch s;
+  const std::string scenario = s.Write("scenario.yaml", kOneGpu);
+  const std::string rec = s.dir() + "/rec.jsonl";
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+  rlimit limited = before;
+  limited.rlim_cur = 4096;                           // a dozen lines
+  auto old_handler = std::signal(SIGXFSZ, SIG_DFL);  // as a shell leaves it for the recorder
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limited), 0);
+  RunResult r =
+      RunVramwatch({"record", "--nvml-lib", EmulatorLib(), "--interval", "100ms", "--duration", "20s", "--output", rec},
+                   {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}}, 30);
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &before), 0);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("vramwatch record: write recording to " + rec + ": "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("too large"), std::string::npos) << r.err;
+}
+
 // A full standard output is named as such, not as "-".
 TEST(RecordE2E, AFullStandardOutputIsNamed) {
   Scratch s;

@@ -214,5 +214,29 @@ TEST(RecordE2E, NvmlThatCannotBeUsedGetsChecksHint) {
       << r.err;
 }
 
+// `record > a.jsonl; record >> a.jsonl`: analyze reads both recordings of the host as one.
+TEST(RecordE2E, AnalyzeReadsTwoRecordingsAppendedToOneFile) {
+  Scratch s;
+  const std::string scenario = s.Write("scenario.yaml", kOneGpu);
+  std::string both;
+  size_t samples = 0;
+  for (const char* name : {"a.jsonl", "b.jsonl"}) {
+    const std::string rec = s.dir() + "/" + name;
+    RunResult r = RunVramwatch({"record", "--nvml-lib", EmulatorLib(), "--interval", "200ms", "--duration", "1s",
+                                "--hostname", "node1", "--output", rec},
+                               {{"VRAMWATCH_EMULATOR_SCENARIO", scenario}}, 30);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    both += ReadAll(rec);
+    samples += RecordLines(rec).size();
+  }
+  const std::string appended = s.Write("both.jsonl", both);
+  // A few seconds of samples are too few to judge (exit 3, insufficient_data), but every one is read.
+  RunResult a = RunVramwatch({"analyze", "--json", appended}, {}, 60);
+  EXPECT_EQ(a.err.find("both.jsonl:"), std::string::npos) << a.err;
+  ASSERT_TRUE(a.json.is_object()) << a.out << a.err;
+  ASSERT_EQ(a.json["gpus"].size(), 1u) << a.out;
+  EXPECT_EQ(a.json["gpus"][0]["samples"], samples) << a.out;
+}
+
 }  // namespace
 }  // namespace vw::e2e

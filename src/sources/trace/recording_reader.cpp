@@ -1,5 +1,7 @@
 // Reads `vramwatch record` files (format in recording_writer.h): a schema header line, then one JSON
-// object per GPU per sample. Unknown fields are ignored; null means missing.
+// object per GPU per sample. Unknown fields are ignored; null means missing. Recordings appended to
+// one file (`record >> file`) are read as one when each later header has the first's schema and
+// host; another host's or format's header is an error naming its line.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -62,6 +64,13 @@ class RecordingReader : public LineTraceReader {
                                    kRecordingSchema));
         }
         saw_header_ = true;
+        if (auto h = j.find("host"); h != j.end() && h->is_string()) host_ = h->get<std::string>();
+        continue;
+      }
+      if (j.contains("schema") && !j.contains("t")) {
+        // Another recording appended to this one (`record >> file`): read on when it is the same
+        // format from the same host (a new segment of that host's samples), else say where to split.
+        VW_RETURN_IF_ERROR(SecondHeader(j, line, t, ln));
         continue;
       }
       TraceRecord rec;
@@ -183,7 +192,31 @@ class RecordingReader : public LineTraceReader {
     return true;
   }
 
+  // A header line after the first (`ln`, 1-based): fine when it has the first one's schema and
+  // host; otherwise a fatal error that says it is a second recording's header and how to split.
+  Status SecondHeader(const json& j, std::string_view line, std::string_view t, size_t ln) const {
+    const std::string split = fmt::format(
+        "split the file there (`head -n {} FILE` and `tail -n +{} FILE`) and analyse each part", ln - 1, ln);
+    auto schema = j.find("schema");
+    if (!schema->is_string() || schema->get<std::string>() != kRecordingSchema) {
+      return Fatal(ln, KeyColumn(line, "schema"),
+                   fmt::format("a second recording's header, in format '{}' where the first recording is in '{}': {}",
+                               Shown(schema->is_string() ? schema->get<std::string>() : schema->dump()),
+                               kRecordingSchema, split));
+    }
+    std::string host;
+    if (auto h = j.find("host"); h != j.end() && h->is_string()) host = h->get<std::string>();
+    if (host != host_) {
+      return Fatal(ln, j.contains("host") ? KeyColumn(line, "host") : ColumnOf(line, t),
+                   fmt::format("a second recording's header, from host '{}' where the first recording is from '{}': "
+                               "samples of two hosts are not one GPU's; {}",
+                               Shown(host), Shown(host_), split));
+    }
+    return Status::Ok();
+  }
+
   bool saw_header_ = false;
+  std::string host_;  // the first header's "host" (empty when it has none)
 };
 
 }  // namespace

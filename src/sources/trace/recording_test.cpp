@@ -122,6 +122,19 @@ TEST(Recording, UnknownIdentityAndTypeAreWrittenAsNull) {
   EXPECT_THAT(line, ::testing::Not(HasSubstr("\"\"")));
 }
 
+// `record > a.jsonl; record >> a.jsonl`: the second header is a new segment of the same host's
+// samples, and both recordings' records are read.
+TEST(Recording, AnAppendedRecordingOfTheSameHostReadsOn) {
+  const std::string text = RecordingHeaderLine({0, "node1", "nvml", 1.0}) + "\n" +
+                           RecordingRecordLine(Sample(10, "0", kMiBBytes)) + "\n" +
+                           RecordingHeaderLine({100, "node1", "nvml", 2.0}) + "\n" +
+                           RecordingRecordLine(Sample(110, "0", 2 * kMiBBytes)) + "\n";
+  ReadResult r = ReadText(text, {}, "a.jsonl");
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.records.size(), 2u);
+  EXPECT_EQ(r.records[1].sample.used_bytes, 2 * kMiBBytes);
+}
+
 // A process on a MIG GPU instance keeps its instance and the instance's memory through a
 // recording; a process without one gets no such fields.
 TEST(Recording, MigInstanceOfAProcessReadsBack) {
@@ -186,6 +199,14 @@ const RecErrorCase kRecordingErrors[] = {
      kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"processes\":[{\"pid\":1,\"instance_total_bytes\":"
                "\"10G\"}]}\n",
      "expected process \"instance_used_bytes\" and \"instance_total_bytes\" in bytes or null"},
+    {"second_recording_of_another_host",
+     "{\"schema\":\"vramwatch.record/1\",\"host\":\"a\"}\n{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\"}\n"
+     "{\"schema\":\"vramwatch.record/1\",\"host\":\"b\"}\n",
+     "r.jsonl:3:32: a second recording's header, from host 'b' where the first recording is from 'a': samples of two "
+     "hosts are not one GPU's; split the file there (`head -n 2 FILE` and `tail -n +3 FILE`)"},
+    {"second_recording_of_another_format", kHeader + "{\"schema\":\"vramwatch.record/2\"}\n",
+     "r.jsonl:2:2: a second recording's header, in format 'vramwatch.record/2' where the first recording is in "
+     "'vramwatch.record/1': split the file there (`head -n 1 FILE` and `tail -n +2 FILE`)"},
     {"number_too_large", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"used_bytes\":47e6854285}\n",
      "r.jsonl:2:1: expected a JSON object whose numbers fit a double"},
 };

@@ -105,11 +105,19 @@ std::vector<std::string> NextSteps(const SeriesAnalysis& a) {
         break;
       }
       // Settling covers growth that slowed or stopped (an allocator warming up), and a rise too
-      // slow, too short or too uncertain to call: the evidence says which.
-      steps.push_back(
-          "Wait and look again: the floor rose, but not the way a leak does (the evidence says why: the "
-          "growth slowed down or stopped, as an allocator warming up does, or it is too slow or too short to "
-          "call). Re-run `vramwatch analyze` on a longer recording (an hour or more).");
+      // slow, too short or too uncertain to call: the evidence says which. "A longer recording"
+      // is an hour or more, or, for a recording already that long, longer than this one.
+      {
+        const double span_s = as.end_t - as.start_t;
+        steps.push_back(fmt::format(
+            "Wait and look again: the floor rose, but not the way a leak does (the evidence says why: the "
+            "growth slowed down or stopped, as an allocator warming up does, or it is too slow or too short to "
+            "call). {}",
+            span_s >= 3600 ? fmt::format("Keep recording (`vramwatch record`, or let `vramwatch watch` follow it) and "
+                                         "re-run `vramwatch analyze` on a recording longer than this one's {}.",
+                                         FormatDuration(span_s))
+                           : std::string("Re-run `vramwatch analyze` on a longer recording (an hour or more).")));
+      }
       break;
     case Verdict::kWarmup:
       steps.push_back(

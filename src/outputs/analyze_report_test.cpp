@@ -125,6 +125,24 @@ TEST(AnalyzeReport, GrowthHeldBackByTheHistoryRulesSaysWhenToLookAgain) {
   EXPECT_THAT(text, Not(HasSubstr("Wait and look again")));
 }
 
+// A settling verdict asks for a longer recording: an hour or more after a short one, but longer
+// than the recording itself after one of hours (the demo's 5h 59m healthy run).
+TEST(AnalyzeReport, SettlingAsksForARecordingLongerThanTheOneAnalysed) {
+  AnalyzedSeries s = Leak(true, false);
+  detection::Assessment& as = s.analysis.assessment;
+  as.verdict = detection::Verdict::kSettling;
+  as.rate_bps.reset();
+  as.leak_start_t.reset();
+  as.tto_s.reset();
+  as.end_t = as.start_t + 5 * 3600 + 59 * 60;
+  const std::string hours = RenderAnalyzeJson({s}, {})["gpus"][0]["next_steps"][0].get<std::string>();
+  EXPECT_THAT(hours, Not(HasSubstr("an hour or more")));
+  EXPECT_THAT(hours, HasSubstr("on a recording longer than this one's 5h 59m"));
+  as.end_t = as.start_t + 40 * 60;
+  const std::string minutes = RenderAnalyzeJson({s}, {})["gpus"][0]["next_steps"][0].get<std::string>();
+  EXPECT_THAT(minutes, HasSubstr("on a longer recording (an hour or more)"));
+}
+
 TEST(AnalyzeReport, SamplesOutOfOrderAreCountedInTextAndJson) {
   AnalyzedSeries s = Leak(true, false);
   nlohmann::json none = RenderAnalyzeJson({s}, {});

@@ -752,6 +752,16 @@ TEST(DemoE2E, ShowsAnOrphanedContextAZombieAndAHealthyProcess) {
   }
 }
 
+// The healthy run is 5h 59m long: its advice does not ask for a recording of "an hour or more".
+TEST(DemoE2E, TheHealthyRunsAdviceFitsItsLength) {
+  RunResult demo = RunVramwatch({"demo", "--json"}, {});
+  ASSERT_EQ(demo.exit_code, 0) << demo.out << demo.err;
+  const auto& healthy = demo.json["steps"][1]["report"]["gpus"][0];
+  for (const auto& step : healthy["next_steps"]) {
+    EXPECT_EQ(step.get<std::string>().find("an hour or more"), std::string::npos) << healthy.dump();
+  }
+}
+
 TEST(DemoE2E, KeepSaysWhereItKeptTheFilesInJsonAndText) {
   RunResult demo = RunVramwatch({"demo", "--json", "--keep"}, {});
   ASSERT_EQ(demo.exit_code, 0) << demo.out << demo.err;

@@ -2,7 +2,8 @@
 //
 // The demo is a list of steps (kSteps below); each prepares what it needs in a scratch directory
 // and runs a real subcommand on it. The "check" step writes the bundled NVML emulator scenario and
-// a procfs fixture tree (an orphaned context, a zombie holder and a healthy training process),
+// a procfs fixture tree (an orphaned context, a zombie holder whose launcher has not reaped it and
+// a healthy training process),
 // points the real NVML loader at the emulator library built next to the executable, and runs
 // `check` over a short window. To add a step, append to kSteps.
 #include <fmt/format.h>
@@ -22,6 +23,7 @@
 #include "cli/commands.h"
 #include "core/exit_codes.h"
 #include "outputs/json_text.h"
+#include "sources/nvml/nvml_source.h"
 #include "sources/procfs/proc_fixture.h"
 
 namespace vw::cli {
@@ -73,24 +75,36 @@ std::vector<procfs::FakeProcess> DemoProcesses() {
   trainer.fd_targets = {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0", "/dev/nvidia1"};  // CUDA opens every GPU
   trainer.utime_ticks = 912345;
   trainer.starttime_ticks = 700000;
+  // The zombie's parent, a launcher that has not reaped it: the usual case, whose step is "end
+  // its parent" (a zombie of PID 1 is the rare one, reaped once its threads leave the driver).
+  procfs::FakeProcess launcher;
+  launcher.pid = 41980;
+  launcher.comm = "python3";
+  launcher.state = 'S';
+  launcher.uid = 1001;
+  launcher.argv = {"python3", "launcher.py", "--workers", "4"};
+  launcher.cgroup = "0::/system.slice/slurmstepd.scope/job_5512/step_0/user/task_0\n";
+  launcher.starttime_ticks = 705000;
   procfs::FakeProcess zombie;
   zombie.pid = 41990;
   zombie.comm = "python3";
   zombie.state = 'Z';
   zombie.uid = 1001;
-  zombie.cgroup = "0::/system.slice/slurmstepd.scope/job_5512/step_0/user/task_0\n";
+  zombie.cgroup = launcher.cgroup;
   zombie.starttime_ticks = 710000;
+  zombie.ppid = launcher.pid;
   procfs::FakeProcess shell;  // holds nothing on the GPU: must not appear
   shell.pid = 40001;
   shell.comm = "bash";
   shell.argv = {"-bash"};
-  return {trainer, zombie, shell};
+  return {trainer, launcher, zombie, shell};
 }
 
 struct DemoContext {
   fs::path dir;          // scratch directory
   std::string nvml_lib;  // emulator library
   bool json = false;
+  bool keep = false;        // --keep: `dir` is left in place
   std::FILE* out = stdout;  // where the current step prints (a capture file in --json mode)
   std::vector<std::string> summary;
 };
@@ -107,6 +121,8 @@ Status WriteFile(const fs::path& p, const std::string& text) {
   if (!out) return Status::IoError("cannot write " + p.string());
   return Status::Ok();
 }
+
+std::string ExecutableDir();
 
 int CheckStep(DemoContext& ctx) {
   fs::path scenario = ctx.dir / "scenario.yaml";
@@ -132,8 +148,15 @@ int CheckStep(DemoContext& ctx) {
   o.config.grace_s = 1;
   o.color = !ctx.json && ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
   if (!ctx.json) {
-    std::printf("$ vramwatch check --window 2s --grace 1s --proc-root %s --kernel-log %s\n", proc.c_str(),
-                klog.c_str());
+    // The command as it runs, with the emulator's variables: it works again on the files that
+    // --keep keeps (without --keep they are deleted when the demo ends).
+    std::printf("$ %s=%s %s=%s %s check --window 2s --grace 1s --proc-root %s --kernel-log %s\n", nvml::kLibraryEnvVar,
+                ctx.nvml_lib.c_str(), "VRAMWATCH_EMULATOR_SCENARIO", scenario.c_str(),
+                (fs::path(ExecutableDir()) / "vramwatch").c_str(), proc.c_str(), klog.c_str());
+    if (!ctx.keep) {
+      std::printf("  (%s is deleted when the demo ends: `vramwatch demo --keep` keeps it, to run this again)\n",
+                  ctx.dir.c_str());
+    }
   }
   int code = RunCheck(o, ctx.out);
   ctx.summary.push_back(
@@ -220,6 +243,7 @@ CommandRunner AddDemoCommand(CLI::App& app) {
   return [flags] {
     DemoContext ctx;
     ctx.json = flags->json;
+    ctx.keep = flags->keep;
     ctx.nvml_lib = flags->nvml_lib.empty() ? FindEmulator() : flags->nvml_lib;
     if (ctx.nvml_lib.empty()) {
       std::fprintf(stderr,
@@ -273,7 +297,10 @@ CommandRunner AddDemoCommand(CLI::App& app) {
       if (flags->keep) std::fprintf(stderr, "vramwatch demo: scenario and fixtures kept in %s\n", ctx.dir.c_str());
     } else {
       for (const auto& s : ctx.summary) std::printf("demo: %s\n", s.c_str());
-      if (flags->keep) std::printf("demo: scenario and fixtures kept in %s\n", ctx.dir.c_str());
+      if (flags->keep) {
+        std::printf("demo: scenario and fixtures kept in %s\n", ctx.dir.c_str());
+        std::printf("demo: the check step's command above runs again on them\n");
+      }
     }
     if (!flags->keep) {
       std::error_code ec;

@@ -1,6 +1,8 @@
 // `vramwatch check` end to end: one scenario per finding kind.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -752,6 +754,19 @@ TEST(DemoE2E, ShowsAnOrphanedContextAZombieAndAHealthyProcess) {
   }
 }
 
+// The zombie's parent is a launcher that has not reaped it, so the demo shows the usual step (end
+// the parent), not the rare one of a zombie whose parent is PID 1.
+TEST(DemoE2E, TheZombiesStepEndsItsLauncherParent) {
+  RunResult demo = RunVramwatch({"demo", "--json"}, {});
+  ASSERT_EQ(demo.exit_code, 0) << demo.out << demo.err;
+  const auto zombies = FindingsOf(demo.json["steps"][2]["report"], "zombie_holder");
+  ASSERT_EQ(zombies.size(), 1u) << demo.out;
+  EXPECT_NE(zombies[0]["action"].get<std::string>().find(
+                "end its parent, PID 41980 `python3 launcher.py --workers 4`, with SIGTERM (`kill -TERM 41980`)"),
+            std::string::npos)
+      << zombies[0].dump();
+}
+
 // The healthy run is 5h 59m long: its advice does not ask for a recording of "an hour or more".
 TEST(DemoE2E, TheHealthyRunsAdviceFitsItsLength) {
   RunResult demo = RunVramwatch({"demo", "--json"}, {});
@@ -760,6 +775,30 @@ TEST(DemoE2E, TheHealthyRunsAdviceFitsItsLength) {
   for (const auto& step : healthy["next_steps"]) {
     EXPECT_EQ(step.get<std::string>().find("an hour or more"), std::string::npos) << healthy.dump();
   }
+}
+
+// The check step's command, as printed, runs again on the files --keep keeps (with the emulator's
+// variables); without --keep the demo says the files go and how to keep them.
+TEST(DemoE2E, ThePrintedCheckCommandRunsOnTheKeptFiles) {
+  RunResult plain = RunVramwatch({"demo"}, {});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("is deleted when the demo ends: `vramwatch demo --keep` keeps it"), std::string::npos)
+      << plain.out;
+  RunResult kept = RunVramwatch({"demo", "--keep"}, {});
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  const size_t at = kept.out.find("$ VRAMWATCH_NVML_LIB=");
+  ASSERT_NE(at, std::string::npos) << kept.out;
+  const std::string command = kept.out.substr(at + 2, kept.out.find('\n', at) - at - 2);
+  EXPECT_NE(command.find("VRAMWATCH_EMULATOR_SCENARIO="), std::string::npos) << command;
+  EXPECT_EQ(kept.out.find("is deleted when the demo ends"), std::string::npos) << kept.out;
+  const int status = std::system(("cd / && " + command + " > /dev/null 2>&1").c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << command;
+  EXPECT_EQ(WEXITSTATUS(status), 2) << "CRITICAL, as in the demo: " << command;
+  const std::string marker = "demo: scenario and fixtures kept in ";
+  const size_t dir_at = kept.out.find(marker);
+  ASSERT_NE(dir_at, std::string::npos) << kept.out;
+  std::filesystem::remove_all(
+      kept.out.substr(dir_at + marker.size(), kept.out.find('\n', dir_at) - dir_at - marker.size()));
 }
 
 TEST(DemoE2E, KeepSaysWhereItKeptTheFilesInJsonAndText) {

@@ -11,6 +11,7 @@
 
 #include "core/ascii.h"
 #include "core/units.h"
+#include "sources/trace/framework_log_internal.h"
 #include "sources/trace/framework_log_match.h"
 #include "sources/trace/trace_formats.h"
 #include "sources/trace/trace_values.h"
@@ -19,17 +20,9 @@ namespace vw::trace {
 namespace {
 
 using framework_match::DriverMatch;
-using framework_match::FindDevice;
-using framework_match::FindDriverFigure;
-using framework_match::FindKey;
-using framework_match::FindKeyPair;
-using framework_match::FindRankDevice;
-using framework_match::FindTableTitleDevice;
 using framework_match::KeyMatch;
 using framework_match::KeyPairMatch;
-using framework_match::LineUnitWord;
-using framework_match::MaxOrPeakBefore;
-using framework_match::RatioUnitAt;
+using framework_match::Matchers;
 using framework_match::Span;
 
 enum class Metric { kAllocated, kReserved, kDriver };
@@ -54,8 +47,8 @@ double UnitBytes(const std::string& u) {
 }
 
 // The unit a line names for its unit-less values: "(MB)", "[MiB]", "in GB" and the like.
-double LineUnit(const std::string& lower) {
-  return UnitBytes(std::string(LineUnitWord(lower)));
+double LineUnit(const std::string& lower, const Matchers& match) {
+  return UnitBytes(std::string(match.line_unit_word(lower)));
 }
 
 // A value's bytes, or nullopt for one that is not a memory size after all: a whole number under
@@ -96,13 +89,14 @@ int Number(const std::string& lower, Span digits) {
 // places, so each part of the line is searched once.
 class DeviceBefore {
  public:
-  DeviceBefore(const std::string& lower, int fallback) : lower_(lower), device_(fallback) {}
+  DeviceBefore(const std::string& lower, int fallback, const Matchers& match)
+      : lower_(lower), match_(match), device_(fallback) {}
 
   int At(size_t at) {
     if (at < from_) return device_;  // not asked in order: cannot happen, kept safe
     for (;;) {
-      const std::optional<Span> a = FindDevice(lower_, from_, at, true);
-      const std::optional<Span> b = FindRankDevice(lower_, from_, at);
+      const std::optional<Span> a = match_.find_device(lower_, from_, at, true);
+      const std::optional<Span> b = match_.find_rank_device(lower_, from_, at);
       if (!a && !b) break;
       const Span n = !b || (a && a->begin < b->begin) ? *a : *b;
       device_ = Number(lower_, n);
@@ -113,6 +107,7 @@ class DeviceBefore {
 
  private:
   const std::string& lower_;
+  const Matchers& match_;
   int device_;
   size_t from_ = 0;
 };
@@ -132,10 +127,10 @@ std::string SharedUnit(const std::vector<std::string>& units) {
 // The driver's figure of an nvidia-smi line: its used memory, not its total or free memory. The
 // first figure after "memory" whose words name `used`, else the first that names neither `total`
 // nor `free`.
-std::optional<DriverMatch> DriverFigure(const std::string& lower, size_t smi) {
+std::optional<DriverMatch> DriverFigure(const std::string& lower, size_t smi, const Matchers& match) {
   std::optional<DriverMatch> first;
   for (size_t from = smi;;) {
-    const std::optional<DriverMatch> v = FindDriverFigure(lower, from);
+    const std::optional<DriverMatch> v = match.find_driver_figure(lower, from);
     if (!v) break;
     from = v->whole.end;
     const std::string_view words = std::string_view(lower).substr(v->whole.begin, v->number.begin - v->whole.begin);
@@ -154,18 +149,18 @@ std::optional<DriverMatch> DriverFigure(const std::string& lower, size_t smi) {
 // MiB"), the line's ("(MB)"), or the one every other value of its device in the line carries
 // ("allocated: 2048 MB reserved: 4096").
 Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, const std::string& where,
-                                    std::vector<std::string>* left_out) {
+                                    std::vector<std::string>* left_out, const Matchers& match) {
   std::vector<Value> out;
   const std::string lower = AsciiLower(line);
-  const double line_unit = LineUnit(lower);
+  const double line_unit = LineUnit(lower, match);
   const int line_device = table_device >= 0 ? table_device : 0;
 
   // The driver's view: a line naming nvidia-smi and memory; its used memory, in MiB unless it says
   // otherwise; the device from "GPU N" anywhere in the line, else the rank or device before it.
   if (const size_t smi = lower.find("nvidia-smi"); smi != std::string::npos) {
-    if (const std::optional<DriverMatch> v = DriverFigure(lower, smi)) {
-      const std::optional<Span> gpu = FindDevice(lower, 0, lower.size(), false);
-      const int device = gpu ? Number(lower, *gpu) : DeviceBefore(lower, line_device).At(v->whole.begin);
+    if (const std::optional<DriverMatch> v = DriverFigure(lower, smi, match)) {
+      const std::optional<Span> gpu = match.find_device(lower, 0, lower.size(), false);
+      const int device = gpu ? Number(lower, *gpu) : DeviceBefore(lower, line_device, match).At(v->whole.begin);
       bool fraction = false;
       auto bytes = ToBytes(v->number.Of(lower), v->unit.Of(lower), line_unit > 0 ? line_unit : 1024.0 * 1024,
                            v->whole.Of(lower), where, &fraction);
@@ -187,22 +182,22 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
   std::vector<Found> found;
   std::vector<Span> pairs;
   for (size_t from = 0;;) {
-    const std::optional<KeyPairMatch> m = FindKeyPair(lower, from);
+    const std::optional<KeyPairMatch> m = match.find_key_pair(lower, from);
     if (!m) break;
     from = m->whole.end;
-    if (MaxOrPeakBefore(lower, m->whole.begin)) continue;
+    if (match.max_or_peak_before(lower, m->whole.begin)) continue;
     pairs.push_back(m->whole);
     const std::string shown(Trim(line.substr(m->whole.begin, m->whole.size())));
     found.push_back({m->whole.begin, std::string(m->first), m->first_number.Of(lower), m->unit.Of(lower), shown, {}});
     found.push_back({m->whole.begin, std::string(m->second), m->second_number.Of(lower), m->unit.Of(lower), shown, {}});
   }
   for (size_t from = 0;;) {
-    const std::optional<KeyMatch> m = FindKey(lower, from);
+    const std::optional<KeyMatch> m = match.find_key(lower, from);
     if (!m) break;
     from = m->whole.end;
     const size_t at = m->whole.begin;
     if (std::any_of(pairs.begin(), pairs.end(), [&](Span p) { return at >= p.begin && at < p.end; })) continue;
-    if (m->which == "peak" || m->which == "max" || MaxOrPeakBefore(lower, at)) continue;
+    if (m->which == "peak" || m->which == "max" || match.max_or_peak_before(lower, at)) continue;
     // A part of a dotted memory_stats() name ("allocated_bytes.all.allocated" counts every byte
     // ever allocated): only a name's start is a key.
     if (at > 0 && lower[at] != 'm' && (lower[at - 1] == '.' || lower[at - 1] == '_')) continue;
@@ -227,14 +222,16 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
     std::string unit = m->unit.Of(lower);
     if (unit.empty()) unit = m->bracket_unit.Of(lower);
     if (unit.empty()) {
-      if (const std::optional<Span> whole_unit = RatioUnitAt(lower, m->number.end)) unit = whole_unit->Of(lower);
+      if (const std::optional<Span> whole_unit = match.ratio_unit_at(lower, m->number.end)) {
+        unit = whole_unit->Of(lower);
+      }
     }
     std::optional<int> device;
     if (m->device && m->device->size() > 0) device = Number(lower, *m->device);
     found.push_back({at, std::string(m->metric), number, unit, shown, device});
   }
   std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.at < b.at; });
-  DeviceBefore device_before(lower, line_device);
+  DeviceBefore device_before(lower, line_device, match);
   std::map<int, std::vector<std::string>> units;  // by device
   for (Found& f : found) {
     if (!f.device) f.device = device_before.At(f.at);
@@ -305,8 +302,8 @@ void DropMisreadSteps(FrameworkLog& log, const std::string& display) {
 }
 
 // The device a memory_summary() table's title names ("memory summary, device id 1"), or -1.
-int TableDevice(const std::string& lower) {
-  const std::optional<Span> d = FindTableTitleDevice(lower);
+int TableDevice(const std::string& lower, const Matchers& match) {
+  const std::optional<Span> d = match.find_table_title_device(lower);
   return d ? Number(lower, *d) : -1;
 }
 
@@ -333,7 +330,7 @@ std::vector<std::string_view> SplitFields(std::string_view line) {
   return out;
 }
 
-std::optional<CsvColumns> CsvHeader(const std::vector<std::string_view>& fields) {
+std::optional<CsvColumns> CsvHeader(const std::vector<std::string_view>& fields, const Matchers& match) {
   if (fields.size() < 2) return std::nullopt;
   CsvColumns c;
   c.fields = fields.size();
@@ -347,7 +344,7 @@ std::optional<CsvColumns> CsvHeader(const std::vector<std::string_view>& fields)
       for (std::string_view suffix : {a, b, d}) {
         // A maximum or a peak ("max_memory_allocated", "peak_allocated_bytes.all.current") is not
         // the current value.
-        if (ends(suffix) && !MaxOrPeakBefore(f, f.size() - suffix.size())) return true;
+        if (ends(suffix) && !match.max_or_peak_before(f, f.size() - suffix.size())) return true;
       }
       return false;
     };
@@ -382,9 +379,9 @@ Result<std::vector<Value>> CsvValues(const std::vector<std::string_view>& fields
   return out;
 }
 
-std::optional<CsvColumns> CsvHeader(std::string_view line) {
+std::optional<CsvColumns> CsvHeader(std::string_view line, const Matchers& match) {
   if (line.find(',') == std::string_view::npos) return std::nullopt;
-  return CsvHeader(SplitFields(line));
+  return CsvHeader(SplitFields(line), match);
 }
 
 // Cheap filter before the matchers: the words every value line holds.
@@ -393,9 +390,12 @@ bool MayHoldValues(const std::string& lower) {
          lower.find("nvidia-smi") != std::string::npos || lower.find("memory summary") != std::string::npos;
 }
 
+// The hand-written matchers (framework_log_match.h), which framework_log.h's functions use.
+constexpr Matchers kHandWritten{};
+
 }  // namespace
 
-bool LooksLikeFrameworkLog(std::string_view head) {
+bool LooksLikeFrameworkLogWith(std::string_view head, const Matchers& match) {
   size_t lines = 0;
   while (!head.empty() && lines < 200) {
     const size_t nl = head.find('\n');
@@ -403,13 +403,13 @@ bool LooksLikeFrameworkLog(std::string_view head) {
     head = nl == std::string_view::npos ? std::string_view() : head.substr(nl + 1);
     ++lines;
     if (whole.empty() || whole.front() == '#') continue;
-    if (CsvHeader(whole)) return true;
+    if (CsvHeader(whole, match)) return true;
     const std::string_view line = whole.substr(0, kMaxLineLooked);
     const std::string lower = AsciiLower(line);
     if (!MayHoldValues(lower)) continue;
-    if (TableDevice(lower) >= 0) return true;
+    if (TableDevice(lower, match) >= 0) return true;
     std::vector<std::string> left_out;
-    auto values = ValuesOf(line, -1, "", &left_out);
+    auto values = ValuesOf(line, -1, "", &left_out, match);
     // A framework line with a bad value, or one left out (no unit, a decimal comma): the parser
     // says what is wrong, where a trace reader would only say it cannot tell the format.
     if (!values.ok() || !left_out.empty()) return true;
@@ -420,7 +420,7 @@ bool LooksLikeFrameworkLog(std::string_view head) {
   return false;
 }
 
-bool IsFrameworkLogHead(std::string_view head, bool complete) {
+bool IsFrameworkLogHeadWith(std::string_view head, bool complete, const Matchers& match) {
   const std::string lower = AsciiLower(head);
   // `nvidia-smi -q` prints "Reserved : 408 MiB" among its FB memory figures: not PyTorch's.
   if (lower.find("nvsmi log") != std::string::npos || lower.find("fb memory usage") != std::string::npos ||
@@ -437,7 +437,7 @@ bool IsFrameworkLogHead(std::string_view head, bool complete) {
     const std::string_view line = Trim(rest.substr(0, nl));
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
     if (line.empty() || line.front() == '#') continue;
-    if (CsvHeader(line)) return true;
+    if (CsvHeader(line, match)) return true;
     // memory_stats() printed as JSON or a dict opens with '{', as a recording does; Python 3.11 and
     // older print it as an OrderedDict, whose commas a CSV reader would take for its own.
     const std::string first = AsciiLower(line);
@@ -449,10 +449,11 @@ bool IsFrameworkLogHead(std::string_view head, bool complete) {
     }
     break;  // only the first line of text can be the header
   }
-  return !DetectTraceFormat(head, complete, "").ok() && LooksLikeFrameworkLog(head);
+  return !DetectTraceFormat(head, complete, "").ok() && LooksLikeFrameworkLogWith(head, match);
 }
 
-Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string& display, bool lenient) {
+Result<FrameworkLog> ParseFrameworkLogWith(std::string_view text, const std::string& display, bool lenient,
+                                           const Matchers& match) {
   FrameworkLog log;
   std::map<int, FrameworkStep> open;  // each device's step in progress
   int table_device = -1;
@@ -471,19 +472,19 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
     Result<std::vector<Value>> values = std::vector<Value>{};
     std::vector<std::string_view> fields;
     if (whole.find(',') != std::string_view::npos) fields = SplitFields(whole);
-    if (!csv) csv = CsvHeader(fields);
+    if (!csv) csv = CsvHeader(fields, match);
     if (csv && csv->fields == fields.size()) {
-      if (CsvHeader(fields)) continue;  // the header (again)
+      if (CsvHeader(fields, match)) continue;  // the header (again)
       values = CsvValues(fields, *csv, fmt::format("{}:{}", display, line_no));
     } else {
       const std::string lower = AsciiLower(line);
       if (!MayHoldValues(lower)) continue;
-      if (int d = TableDevice(lower); d >= 0) {
+      if (int d = TableDevice(lower, match); d >= 0) {
         table_device = d;
         continue;
       }
       std::vector<std::string> left_out;
-      values = ValuesOf(line, table_device, fmt::format("{}:{}", display, line_no), &left_out);
+      values = ValuesOf(line, table_device, fmt::format("{}:{}", display, line_no), &left_out, match);
       if (line.size() < whole.size() && MayHoldValues(AsciiLower(whole.substr(line.size())))) {
         left_out.push_back(fmt::format("{}:{}: the line is {} KiB long; only its first {} KiB are read", display,
                                        line_no, (whole.size() + 1023) / 1024, kMaxLineLooked / 1024));
@@ -543,6 +544,18 @@ Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string&
         display, log.skipped_examples.empty() ? "" : " (" + log.skipped_examples.front() + ")"));
   }
   return log;
+}
+
+bool LooksLikeFrameworkLog(std::string_view head) {
+  return LooksLikeFrameworkLogWith(head, kHandWritten);
+}
+
+bool IsFrameworkLogHead(std::string_view head, bool complete) {
+  return IsFrameworkLogHeadWith(head, complete, kHandWritten);
+}
+
+Result<FrameworkLog> ParseFrameworkLog(std::string_view text, const std::string& display, bool lenient) {
+  return ParseFrameworkLogWith(text, display, lenient, kHandWritten);
 }
 
 }  // namespace vw::trace

@@ -96,4 +96,19 @@ std::optional<KeyPairMatch> FindKeyPair(const std::string& lower, size_t from);
 // unit's span (group 1).
 std::optional<Span> RatioUnitAt(const std::string& lower, size_t at);
 
+// The matchers the parser (framework_log_internal.h) finds a line's parts with, one member per
+// function above and of its signature. A default-built set holds the functions above; the tests
+// give the parser another set (framework_log_regex_oracle.h's, the expressions themselves).
+struct Matchers {
+  std::string_view (*line_unit_word)(const std::string& lower) = LineUnitWord;
+  bool (*max_or_peak_before)(const std::string& lower, size_t at) = MaxOrPeakBefore;
+  std::optional<Span> (*find_device)(const std::string& lower, size_t from, size_t to, bool cuda_too) = FindDevice;
+  std::optional<Span> (*find_rank_device)(const std::string& lower, size_t from, size_t to) = FindRankDevice;
+  std::optional<Span> (*find_table_title_device)(const std::string& lower) = FindTableTitleDevice;
+  std::optional<KeyMatch> (*find_key)(const std::string& lower, size_t from) = FindKey;
+  std::optional<DriverMatch> (*find_driver_figure)(const std::string& lower, size_t from) = FindDriverFigure;
+  std::optional<KeyPairMatch> (*find_key_pair)(const std::string& lower, size_t from) = FindKeyPair;
+  std::optional<Span> (*ratio_unit_at)(const std::string& lower, size_t at) = RatioUnitAt;
+};
+
 }  // namespace vw::trace::framework_match

@@ -2,7 +2,8 @@
 // their values, units, devices, maxima, the driver's figure, a summary table's title. Each finds
 // what std::regex_search finds with the ECMAScript expression in its comment, as libstdc++ runs it
 // in the "C" locale: the same leftmost match and the same groups. framework_log_matcher_test.cpp
-// holds them to those expressions (framework_log_regex_oracle.h keeps the parser written with them).
+// holds them to those expressions: the parser run with them and with the expressions themselves
+// (framework_log_regex_oracle.h) must give the same results.
 //
 // Lines are lowercased (ASCII) first. Word characters (\w; \b lies between one and a character that
 // is not one, or an end) are ASCII letters, digits and '_'; \s is ' ', \t, \n, \v, \f and \r; \d is

@@ -41,7 +41,7 @@ struct ProcessInfo {
   std::string pod_namespace;             // the pod's namespace, pod name and the container's name,
   std::string pod_name;                  // from the kubelet's log directories (procfs/kube_names.h);
   std::string container_name;            // empty when not known
-  std::string slurm_job;                 // Slurm job ID from the cgroup path or environment
+  std::string slurm_job;                 // Slurm job ID from the cgroup path ("job_1234"), or empty
   std::vector<std::string> unreadable;   // facts that could not be read ("cmdline: permission denied")
 };
 

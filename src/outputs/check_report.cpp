@@ -263,15 +263,16 @@ std::string CheckReportText(const CheckReport& r, bool color) {
       out += "  no processes\n";
       continue;
     }
-    // The user and container/pod/job columns are as wide as their widest cell (a container and a
-    // pod together outgrow a fixed width and pushed the command out of line).
+    // The user, state and container/pod/job columns are as wide as their widest cell (a container
+    // and a pod together outgrow a fixed width and pushed the command out of line; so did "unknown").
     auto user_of = [](const ProcessSnapshot& p) {
       return p.info.user.empty() ? (p.info.uid ? std::to_string(*p.info.uid) : "-") : Printable(p.info.user);
     };
     auto where_of = [](const ProcessSnapshot& p) { return Printable(Where(p.info)); };
-    size_t user_w = 10, where_w = 22;
+    size_t user_w = 10, where_w = 22, state_w = 5;
     for (const auto& p : g.processes) {
       user_w = std::max(user_w, user_of(p).size());
+      state_w = std::max(state_w, StateName(p.info.state).size());
       where_w = std::max(where_w, where_of(p).size());
     }
     // On a MIG GPU, the GPU and compute instance each process runs on (nvidia-smi's GI and CI).
@@ -279,17 +280,17 @@ std::string CheckReportText(const CheckReport& r, bool color) {
       if (!g.mig_enabled) return std::string();
       return fmt::format(" {:>7}", fmt::format("{}/{}", OptText(p.gpu_instance_id), OptText(p.compute_instance_id)));
     };
-    out += fmt::format("  {:>8}{} {:>8} {:<{}} {:<5} {:>10} {:>5} {:<4} {:<{}} {}\n", "PID",
+    out += fmt::format("  {:>8}{} {:>8} {:<{}} {:<{}} {:>10} {:>5} {:<4} {:<{}} {}\n", "PID",
                        g.mig_enabled ? fmt::format(" {:>7}", "GI/CI") : std::string(), "CPID", "USER", user_w, "STATE",
-                       "MEMORY", "SM", "TYPE", "CONTAINER/POD/JOB", where_w, "COMMAND");
+                       state_w, "MEMORY", "SM", "TYPE", "CONTAINER/POD/JOB", where_w, "COMMAND");
     for (const auto& p : g.processes) {
       std::string cmd = Printable(CommandOf(p));
       if (cmd.empty() && p.info.state == ProcState::kZombie) cmd = "(zombie: no command line)";
       if (cmd.empty()) cmd = p.info.unreadable.empty() ? "-" : "(" + Printable(p.info.unreadable.front()) + ")";
       if (cmd.size() > 60) cmd = std::string(Utf8Prefix(cmd, 57)) + "...";
-      out += fmt::format("  {:>8}{} {:>8} {:<{}} {:<5} {:>10} {:>5} {:<4} {:<{}} {}\n", p.pid, instance_of(p),
+      out += fmt::format("  {:>8}{} {:>8} {:<{}} {:<{}} {:>10} {:>5} {:<4} {:<{}} {}\n", p.pid, instance_of(p),
                          p.info.container_pid ? std::to_string(*p.info.container_pid) : "-", user_of(p), user_w,
-                         StateName(p.info.state), p.listed_by_nvml ? Bytes(p.used_bytes) : "(fd only)",
+                         StateName(p.info.state), state_w, p.listed_by_nvml ? Bytes(p.used_bytes) : "(fd only)",
                          Percent(p.sm_util_ratio), ProcessTypes(p), where_of(p), where_w, cmd);
     }
   }

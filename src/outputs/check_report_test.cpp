@@ -174,6 +174,27 @@ TEST(CheckReportText, TheCommandColumnStaysInLineWithAContainerAndAPod) {
   EXPECT_NE(t.find("ctr eeeeeeeeeeee pod 0a1b2c3d job 5512"), std::string::npos) << t;
 }
 
+// A holder whose state is unknown (hidepid) widens the STATE column: the MEMORY and COMMAND columns
+// stay under their headers.
+TEST(CheckReportText, AnUnknownStateKeepsTheColumnsInLine) {
+  CheckReport r = Sample();
+  r.snapshot.gpus[0].processes[0].info.state = ProcState::kUnknown;
+  const std::string t = CheckReportText(r, false);
+  size_t header = t.find("PID");
+  ASSERT_NE(header, std::string::npos) << t;
+  header = t.rfind('\n', header) + 1;
+  const size_t command = t.find("COMMAND", header) - header;
+  const size_t memory_end = t.find("MEMORY", header) - header + 6;
+  for (const std::string cmd : {"python3 x.py", "(cmdline: permission denied)"}) {
+    const size_t at = t.find(cmd);
+    ASSERT_NE(at, std::string::npos) << t;
+    const size_t line = t.rfind('\n', at) + 1;
+    EXPECT_EQ(at - line, command) << t;
+    EXPECT_EQ(t[line + memory_end - 1] != ' ' && t[line + memory_end] == ' ', true) << "MEMORY right-aligned:\n" << t;
+  }
+  EXPECT_NE(t.find(" unknown "), std::string::npos) << t;
+}
+
 // With the kubelet's names read (--kube-logs), the table names the container and the pod by them
 // and the JSON carries them beside the IDs; without them the names are null, not "".
 TEST(CheckReport, NamesAKubernetesHolderByItsPodAndContainerNames) {

@@ -23,4 +23,7 @@ need '^CapabilityBoundingSet=.*\bCAP_SYSLOG\b' "CAP_SYSLOG in CapabilityBounding
 need '^AmbientCapabilities=.*\bCAP_SYSLOG\b' "CAP_SYSLOG in AmbientCapabilities (the service runs as User=vramwatch)"
 need '^ProtectKernelLogs=no$' "ProtectKernelLogs=no (yes hides /dev/kmsg and drops CAP_SYSLOG)"
 need '^DeviceAllow=/dev/kmsg r$' "DeviceAllow=/dev/kmsg r (DevicePolicy=closed hides it)"
+need '^DeviceAllow=char-nvidia rw$' "DeviceAllow=char-nvidia rw (major 195's name in /proc/devices since driver 550.40)"
+need '^DeviceAllow=char-nvidia-frontend rw$' "DeviceAllow=char-nvidia-frontend rw (major 195's name before driver 550.40)"
+need '^ExecReload=/bin/kill -HUP \$MAINPID$' "ExecReload sending SIGHUP (reopens --alert-log; systemctl reload)"
 exit $fail

@@ -167,6 +167,12 @@ void WatchPipeline::MaybeFlush(double now, bool force) {
     }
     retention_error_ = r.ok() ? std::string() : r.ToString();
   };
+  // The file deleted or replaced under the daemon: the writes go on, but not where a restart (or
+  // a person) looks. Said once on stderr, and in the status notes while it lasts.
+  if (std::string gone = history_->FileGoneProblem(); gone != history_file_problem_) {
+    if (!gone.empty()) std::fprintf(stderr, "vramwatch watch: history: %s\n", gone.c_str());
+    history_file_problem_ = std::move(gone);
+  }
   Status s = history_->Flush();
   // Another program holding the write lock: the flush waited its short busy timeout
   // (HistoryOptions::write_busy_timeout_ms); nothing else is tried now, so that sampling does not

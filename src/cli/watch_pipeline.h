@@ -299,8 +299,9 @@ class WatchPipeline {
   bool history_paused_ = false;
   bool state_unsaved_ = false;  // while paused, the restart state could not be written either (said once)
   std::string history_error_;
-  std::string retention_error_;  // the last retention's failure (a status note while it lasts)
-  bool room_made_said_ = false;  // the size cap made room (HistoryStore::evicted_rows), said once
+  std::string retention_error_;       // the last retention's failure (a status note while it lasts)
+  std::string history_file_problem_;  // HistoryStore::FileGoneProblem at the last flush
+  bool room_made_said_ = false;       // the size cap made room (HistoryStore::evicted_rows), said once
 };
 
 }  // namespace vw::cli

@@ -72,6 +72,7 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
         "--aggregate-retention: " +
         retention_error_);
   }
+  if (!history_file_problem_.empty()) s->notes.push_back("history: " + history_file_problem_);
   if (history_ && history_->evicted_rows() > 0) {
     s->notes.push_back(fmt::format(
         "history is at its --db-max-size: {} stored samples and aggregates were deleted before their retention to "

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,6 +54,10 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const std::string& path
   // The file SQLite opened, also when `path` is a "file:" URI; empty for a database in memory.
   const char* opened = sqlite3_db_filename(store->db_->handle(), "main");
   const std::string file = opened == nullptr ? std::string() : std::string(opened);
+  store->file_ = file;
+  if (struct stat st{}; !file.empty() && ::stat(file.c_str(), &st) == 0) {
+    store->file_id_ = std::make_pair(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
+  }
   if (options.exclusive && !file.empty()) {
     // The file exists now (Database::Open creates it). SQLite's own locks are POSIX record locks,
     // which a flock does not touch.
@@ -75,6 +80,24 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const std::string& path
   VW_RETURN_IF_ERROR(store->Init().WithContext("history database " + path));
   if (options.write_busy_timeout_ms >= 0) store->db_->SetBusyTimeout(options.write_busy_timeout_ms);
   return store;
+}
+
+std::string HistoryStore::FileGoneProblem() const {
+  if (file_.empty() || !file_id_) return {};
+  struct stat st {};
+  if (::stat(file_.c_str(), &st) != 0) {
+    if (errno != ENOENT) return {};  // cannot tell (a directory made unreadable): said elsewhere if it matters
+    return file_ +
+           " was deleted while open: history goes on into the deleted file and is lost when the daemon "
+           "stops; restart the daemon to keep history in a new file";
+  }
+  if (std::make_pair(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)) != *file_id_) {
+    return file_ +
+           " now names another file (moved or replaced while open): history goes on into the file "
+           "opened at start, wherever it is now; restart the daemon to use the file at " +
+           file_;
+  }
+  return {};
 }
 
 Status HistoryStore::CheckAtOpen(const std::string& path) {

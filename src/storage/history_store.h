@@ -152,6 +152,10 @@ class HistoryStore {
   uint64_t flushed_batches() const { return flushed_batches_; }
   // Stored raw samples and aggregates deleted before their retention to make room at the cap.
   uint64_t evicted_rows() const { return evicted_rows_; }
+  // Empty while the path the store was opened with still names the file it writes; else what
+  // happened to it ("... was deleted while open" or "... now names another file"): the writes go
+  // on into the open file, which a restart no longer finds. Empty for a database in memory.
+  std::string FileGoneProblem() const;
   // Reads that failed where no caller was there to be told (the lookup of a series' id, the samples
   // that seed a minute after a restart), oldest first, since the last call; at most 16 are kept.
   std::vector<std::string> TakeErrors();
@@ -236,8 +240,10 @@ class HistoryStore {
   uint64_t dropped_ = 0;
   uint64_t flushed_batches_ = 0;
   uint64_t evicted_rows_ = 0;
-  std::vector<std::string> errors_;  // TakeErrors()
-  double latest_t_ = -1e300;         // latest sample appended to any series
+  std::string file_;                                      // the file SQLite opened (empty: in memory)
+  std::optional<std::pair<uint64_t, uint64_t>> file_id_;  // its device and inode at Open
+  std::vector<std::string> errors_;                       // TakeErrors()
+  double latest_t_ = -1e300;                              // latest sample appended to any series
 };
 
 }  // namespace vw::storage

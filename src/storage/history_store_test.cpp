@@ -65,6 +65,26 @@ TEST(HistoryStore, ExclusiveStoreRefusesAFileAnotherHolds) {
   EXPECT_NE(MustOpen(":memory:", o), nullptr) << "a database in memory has no file to hold";
 }
 
+// The file deleted or replaced while the store writes it: said, since the writes go where no
+// restart looks; nothing to say while the path names the file, or for a database in memory.
+TEST(HistoryStore, AFileDeletedOrReplacedWhileOpenIsSaid) {
+  TempDir dir;
+  const std::string path = dir.File("h.db");
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->FileGoneProblem(), "");
+  fs::rename(path, dir.File("moved.db"));
+  EXPECT_NE(store->FileGoneProblem().find(path + " was deleted while open"), std::string::npos)
+      << store->FileGoneProblem();
+  { std::ofstream(path) << "another file"; }
+  EXPECT_NE(store->FileGoneProblem().find(path + " now names another file"), std::string::npos)
+      << store->FileGoneProblem();
+  fs::remove(path);
+  fs::rename(dir.File("moved.db"), path);
+  EXPECT_EQ(store->FileGoneProblem(), "") << "back where it was";
+  EXPECT_EQ(MustOpen(":memory:")->FileGoneProblem(), "");
+}
+
 // Process churn opens a series per process: memory must hold only the series still written.
 TEST(HistoryStore, IdleSeriesLeaveMemoryAndKeepTheirIdWhenTheyComeBack) {
   TempDir dir;

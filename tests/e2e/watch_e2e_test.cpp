@@ -1251,6 +1251,27 @@ std::string LongTrace(Scratch& s, const std::string& name, int hours, int gpus, 
   return csv;
 }
 
+// The history file deleted under a running daemon (a person "resetting" history): the writes go
+// on into the deleted file, lost at the stop; stderr and the status notes say so.
+TEST(WatchE2E, AHistoryFileDeletedWhileRunningIsSaid) {
+  Host h;
+  const std::string db = h.s.dir() + "/history.db";
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--db", db, "--kernel-log", "none"}), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return j.value("samples", 0) > 2; });
+  ASSERT_GT(st.value("samples", 0), 2) << d.Log();
+  ASSERT_TRUE(std::filesystem::remove(db));
+  auto noted = [&](const json& j) {
+    for (const auto& n : j.value("notes", json::array())) {
+      if (n.get<std::string>().find(db + " was deleted while open") != std::string::npos) return true;
+    }
+    return false;
+  };
+  st = WaitStatus(port, 20, noted);  // within a flush (5 s)
+  EXPECT_TRUE(noted(st)) << st.dump(2) << d.Log();
+  EXPECT_NE(d.Log().find("history: " + db + " was deleted while open"), std::string::npos) << d.Log();
+}
+
 // A --db-max-size below the size the file already has: SQLite cannot cap a file below it, so the
 // start says the file keeps its size, instead of accepting the cap silently.
 TEST(WatchE2E, ACapBelowTheFilesSizeIsSaidAtStart) {

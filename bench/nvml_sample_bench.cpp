@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -24,6 +25,9 @@ std::string WriteScenario() {
   char dir[] = "/tmp/vw-nvml-bench-XXXXXX";
   if (mkdtemp(dir) == nullptr) std::abort();
   path = std::string(dir) + "/scenario.yaml";
+  // Removed at exit, after every benchmark.
+  static const std::string kDir = dir;
+  std::atexit([] { std::filesystem::remove_all(kDir); });
   std::ofstream f(path);
   f << "driver_version: \"550.54.15\"\ngpus:\n";
   for (int g = 0; g < kGpus; ++g) {

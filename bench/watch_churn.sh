@@ -3,11 +3,13 @@
 # slots each; every slot runs a new process for 4 s (staggered across slots), so about 8 processes
 # start and 8 end every second, each with its own PID and per-process series.
 # Usage: bench/watch_churn.sh BUILD_DIR [SECONDS] [INTERVAL] [db|nodb]   (db: with --db, the default)
-# Prints RSS every 10 s, then the mean RSS of the first and last third and whether it stayed flat
-# (last third within 5 % or 1 MiB of the first).
+# Prints RSS every 10 s, then the mean RSS of the first and last third, the slope of the last third
+# (least squares, MiB per minute) and whether RSS stopped rising: "flat" when that slope is at most
+# 0.05 MiB/min (3 MiB an hour), else "GROWING". With --db RSS takes about 7 minutes to level off
+# (docs/performance.md), so the default run is 10 minutes.
 set -euo pipefail
 build=${1:?usage: watch_churn.sh BUILD_DIR [SECONDS] [INTERVAL]}
-secs=${2:-180}
+secs=${2:-600}
 interval=${3:-200ms}
 history=${4:-db}
 work=$(mktemp -d)
@@ -60,6 +62,12 @@ printf '%s\n' "${samples[@]}" | awk -v h="$hwm" '
     for (i = 1; i <= k; i++) a += v[i]
     for (i = n - k + 1; i <= n; i++) b += v[i]
     a /= k; b /= k
-    flat = (b - a <= 1024 || b <= a * 1.05) ? "flat" : "GROWING"
-    printf "first third %.1f MiB, last third %.1f MiB (%+.1f %%), peak %.1f MiB: %s\n", a/1024, b/1024, 100*(b-a)/a, h/1024, flat
+    # Least-squares slope of the last third (samples 10 s apart), in MiB per minute.
+    m = (k < 2) ? 2 : k
+    if (m > n) m = n
+    for (i = n - m + 1; i <= n; i++) { x = (i - (n - m + 1)) * 10; sx += x; sy += v[i]; sxx += x * x; sxy += x * v[i] }
+    den = m * sxx - sx * sx
+    slope = den > 0 ? (m * sxy - sx * sy) / den * 60 / 1024 : 0
+    flat = slope <= 0.05 ? "flat" : "GROWING"
+    printf "first third %.1f MiB, last third %.1f MiB (%+.1f %%), last third rising %.2f MiB/min, peak %.1f MiB: %s\n", a/1024, b/1024, 100*(b-a)/a, slope, h/1024, flat
   }'

@@ -1,5 +1,8 @@
 #include "cli/watch_live.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -69,13 +72,12 @@ KernelLogStatus KernelLogStatusOf(const kernel::KernelLogFollower& klog) {
 }
 
 // The status note for a kernel log not read for `reason`: Xid events come from NVML's event API
-// meanwhile (`nvml_events`), or there are none.
-std::string KernelLogNote(const std::string& reason, bool nvml_events) {
+// meanwhile for `nvml_cover` ("every GPU", "GPU 0 only (GPU 1: ...)"), or, when empty, there are none.
+std::string KernelLogNote(const std::string& reason, const std::string& nvml_cover) {
   if (reason.empty()) return {};
-  if (nvml_events) {
-    return reason +
-           ": Xid events are read from NVML's event API instead (code, GPU and MIG instance; no PID or "
-           "driver text)";
+  if (!nvml_cover.empty()) {
+    return reason + ": Xid events are read from NVML's event API instead, for " + nvml_cover +
+           " (code, GPU and MIG instance; no PID or driver text)";
   }
   return reason + ": no Xid events (see the kernel log section of the watch documentation)";
 }
@@ -235,9 +237,19 @@ class Sampler {
     if (fresh) {
       // After Ingest, so that GPUs seen for the first time in this sample are known; the finding
       // follows on the next process-interval tick.
+      // The kernel log is the source over an interval it was read at both ends of; over any other
+      // interval NVML's events are (they cover it from its start, where a log that appears is
+      // followed from its end), and the log's lines of that tick are dropped when NVML's stood in
+      // before it: a log read again after an outage gives the lines NVML already gave.
+      const bool log_was_read = klog_.reading() && klog_error_.empty();
+      const bool nvml_stood_in = nvml_xids_;
       auto xids = klog_.ReadNew();
+      const bool log_read = xids.ok() && klog_.reading();
+      const bool nvml_source = !(log_was_read && log_read);
       if (xids.ok()) {
-        pipeline_.IngestXids(*xids, snap.t);
+        kernel::KernelLogScan scan = *xids;
+        if (nvml_source && nvml_stood_in) scan.events.clear();  // the GPU-name map lines stay
+        pipeline_.IngestXids(scan, snap.t);
         if (std::string n = kernel::UnreadableXidNote(*xids, klog_.source(), false); !n.empty()) {
           std::fprintf(stderr, "vramwatch watch: kernel log %s\n", Printable(n).c_str());
         }
@@ -252,18 +264,19 @@ class Sampler {
         std::fprintf(stderr, "vramwatch watch: kernel log: %s\n", klog_error_.c_str());
         klog_status_ = {false, "kernel log: " + klog_error_};
       }
-      // NVML's events stand in while the kernel log is not read; while it is, they are taken and
-      // dropped (its lines say the same, with the PID and the driver's text).
-      ReadNvmlXids(snap, !(xids.ok() && klog_.reading()));
-      pipeline_.SetKernelLogStatus(klog_status_.up, KernelLogNote(klog_status_.reason, nvml_xids_));
+      // While the log is read NVML's events are taken and dropped (its lines say the same, with
+      // the PID and the driver's text).
+      ReadNvmlXids(snap, nvml_source);
+      pipeline_.SetKernelLogStatus(klog_status_.up, KernelLogNote(klog_status_.reason, nvml_xid_cover_));
       pipeline_.SetXidEventsFromNvml(nvml_xids_);
     }
     publisher_.Publish(pipeline_.BuildState(snap.t));
   }
 
   // The Xid events NVML queued since the last look, fed to the pipeline when `use`. A GPU that
-  // cannot deliver them, or an event set that cannot be read, is said on stderr once (again when
-  // it changes); NVML reopened registers again.
+  // cannot deliver them (tried again every tick), or an event set that cannot be read, is said on
+  // stderr once (again when it changes); NVML reopened registers again. nvml_xids_: NVML stands in
+  // for every GPU; nvml_xid_cover_: for which, in words ("" none).
   void ReadNvmlXids(const HostSnapshot& snap, bool use) {
     const nvml::NvmlSource::XidListening l = nvml_->ListenForXids();
     if (l.problems != nvml_xid_problems_) {
@@ -274,20 +287,32 @@ class Sampler {
       nvml_xid_problems_ = l.problems;
     }
     nvml_xids_ = false;
+    nvml_xid_cover_.clear();
     if (l.gpus.empty()) return;
-    auto events = nvml_->ReadXidEvents();
-    if (!events.ok()) {
-      if (events.status().message() != nvml_xid_error_) {
-        nvml_xid_error_ = events.status().message();
+    // Events read before a failed wait are kept (an Xid 79 read just before the GPU is lost).
+    nvml::NvmlSource::XidRead read = nvml_->ReadXidEvents();
+    if (!read.status.ok()) {
+      if (read.status.message() != nvml_xid_error_) {
+        nvml_xid_error_ = read.status.message();
         std::fprintf(stderr, "vramwatch watch: NVML Xid events: %s\n", Printable(nvml_xid_error_).c_str());
       }
-      return;
+    } else {
+      nvml_xid_error_.clear();
+      if (use) {
+        nvml_xids_ = l.gpus.size() == nvml_->gpu_count();
+        if (nvml_xids_) {
+          nvml_xid_cover_ = "every GPU";
+        } else {
+          std::vector<std::string> gpus;
+          for (unsigned g : l.gpus) gpus.push_back(std::to_string(g));
+          nvml_xid_cover_ = (gpus.size() == 1 ? "GPU " : "GPUs ") + fmt::format("{}", fmt::join(gpus, ", ")) +
+                            " only (" + fmt::format("{}", fmt::join(l.problems, "; ")) + ")";
+        }
+      }
     }
-    nvml_xid_error_.clear();
-    nvml_xids_ = use;
-    if (!use || events->empty()) return;
+    if (!use || read.events.empty()) return;
     kernel::KernelLogScan scan;
-    for (const nvml::NvmlSource::XidEvent& e : *events) {
+    for (const nvml::NvmlSource::XidEvent& e : read.events) {
       if (e.xid == 0 || e.xid > 100000 || e.gpu >= snap.gpus.size()) continue;
       kernel::XidEvent x;
       x.xid = static_cast<int>(e.xid);
@@ -328,7 +353,8 @@ class Sampler {
   std::string kube_problem_;
   bool kube_unnamed_said_ = false;  // the note on pods without names is said once
   std::string klog_error_;
-  bool nvml_xids_ = false;                      // Xid events are taken from NVML's event API now
+  bool nvml_xids_ = false;                      // Xid events of every GPU are taken from NVML's event API now
+  std::string nvml_xid_cover_;                  // the GPUs they are taken for, in words ("" none)
   std::vector<std::string> nvml_xid_problems_;  // said on stderr
   std::string nvml_xid_error_;                  // said on stderr
   std::map<int64_t, double> start_times_;
@@ -382,7 +408,7 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   // Live samples are on the system clock (epoch seconds, UTC): evidence says "since 02:15 UTC",
   // not how long after the daemon started (or the history it resumed from) the growth began.
   pipeline.SetEvidenceTimes(detection::EngineConfig::EvidenceTimes::kUtcClock);
-  pipeline.SetKernelLogStatus(klog_status.up, KernelLogNote(klog_status.reason, false));
+  pipeline.SetKernelLogStatus(klog_status.up, KernelLogNote(klog_status.reason, ""));
   pipeline.SetKernelLogSource(klog.source());
   pipeline.SetSampleInterval(s.interval_s);
   const double start = Now();

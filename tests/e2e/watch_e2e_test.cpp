@@ -543,7 +543,9 @@ TEST(WatchE2E, WithoutAKernelLogXidEventsComeFromNvmlsEventApi) {
   json st = WaitStatus(port, 30, has_xid);
   ASSERT_TRUE(has_xid(st)) << st.dump(2) << d.Log();
   for (const auto& f : st["findings"]) {
-    if (f["kind"] == "xid") EXPECT_EQ(f["severity"], "critical") << f.dump();
+    if (f["kind"] == "xid") {
+      EXPECT_EQ(f["severity"], "critical") << f.dump();
+    }
   }
   EXPECT_EQ(st["host"]["xid_events_from_nvml"], true) << st["host"].dump(2);
   EXPECT_TRUE(st["host"]["kernel_log_up"].is_null()) << st["host"].dump(2);
@@ -557,6 +559,31 @@ TEST(WatchE2E, WithoutAKernelLogXidEventsComeFromNvmlsEventApi) {
   EXPECT_EQ(XidCount(m->body, "1", "79"), "1") << m->body;
   EXPECT_EQ(XidCount(m->body, "0", "79"), "0") << "hardware codes at 0 while Xids are read: " << m->body;
   EXPECT_NE(m->body.find("\nvramwatch_nvml_xid_events_up{hostname=\"e2e-node\"} 1\n"), std::string::npos) << m->body;
+}
+
+// A GPU that cannot register for NVML's events leaves the others covered, but NVML does not count
+// as standing in for the kernel log: the metric stays 0 (so the ticket for a blind host fires) and
+// the note names the GPUs covered and why the other is not.
+TEST(WatchE2E, NvmlXidEventsForSomeGpusOnlyDoNotCountAsStandingIn) {
+  Host h(Scenario("    errors: [{function: nvmlDeviceRegisterEvents, code: 3}]\n", "    xid: [{t: 2, code: 79}]\n"));
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--kernel-log", "none"}), h.env, h.s.dir() + "/d.log");
+  auto counted = [](const json& j) {
+    const auto gpus = j.value("gpus", json::array());
+    return gpus.size() > 1 && gpus[1].value("xid_events", json::object()).value("79", 0) == 1;
+  };
+  json st = WaitStatus(port, 30, counted);
+  ASSERT_TRUE(counted(st)) << st.dump(2) << d.Log();
+  EXPECT_EQ(st["host"]["xid_events_from_nvml"], false) << st["host"].dump(2);
+  bool noted = false;
+  for (const auto& n : st.value("notes", json::array())) {
+    const std::string t = n.get<std::string>();
+    noted |= t.find("for GPU 1 only (GPU 0: nvmlDeviceRegisterEvents") != std::string::npos;
+  }
+  EXPECT_TRUE(noted) << st.dump(2);
+  auto m = Get(port, "/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_NE(m->body.find("\nvramwatch_nvml_xid_events_up{hostname=\"e2e-node\"} 0\n"), std::string::npos) << m->body;
 }
 
 // While the kernel log is read, NVML's events are taken and dropped: the log's lines say the same
@@ -576,6 +603,68 @@ TEST(WatchE2E, WhileTheKernelLogIsReadNvmlsXidEventsAreNotCountedAgain) {
   ASSERT_TRUE(m);
   EXPECT_EQ(XidCount(m->body, "1", "79"), "0") << m->body;
   EXPECT_NE(m->body.find("\nvramwatch_nvml_xid_events_up{hostname=\"e2e-node\"} 0\n"), std::string::npos) << m->body;
+}
+
+// The tick on which a --kernel-log file first appears reads it from its end: an Xid NVML gave in
+// that interval is counted from NVML, not dropped as one the log would give.
+TEST(WatchE2E, AnXidNvmlGaveAsTheKernelLogAppearedIsCounted) {
+  Host h(Scenario("", "    xid: [{t: 10, code: 79}]\n"));
+  const std::string clock = h.s.Write("clock", "0\n");
+  h.env["VRAMWATCH_EMULATOR_CLOCK_FILE"] = clock;
+  const std::string klog = h.s.dir() + "/kern.log";  // not there yet
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--kernel-log", klog}), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(
+      port, 30, [](const json& j) { return j.value("host", json::object()).value("xid_events_from_nvml", false); });
+  ASSERT_EQ(st["host"]["xid_events_from_nvml"], true) << st.dump(2) << d.Log();
+  h.s.Write("clock", "20\n");  // NVML has the Xid now, and then the log appears
+  h.s.Write("kern.log", "");
+  auto counted = [](const json& j) {
+    for (const auto& g : j.value("gpus", json::array())) {
+      if (g.value("xid_events", json::object()).value("79", 0) > 0) return true;
+    }
+    return false;
+  };
+  st = WaitStatus(port, 10, counted);
+  ASSERT_TRUE(counted(st)) << st.dump(2) << d.Log();
+  EXPECT_EQ(st["gpus"][1]["xid_events"]["79"], 1) << st.dump(2);
+  EXPECT_EQ(st["host"]["kernel_log_up"], true) << st["host"].dump(2);
+}
+
+// A followed kernel log that could not be read for a while (moved away) and is back: its lines of
+// that while were given by NVML meanwhile, and are not counted again.
+TEST(WatchE2E, AKernelLogReadAgainAfterAnOutageDoesNotCountNvmlsXidsTwice) {
+  Host h(Scenario("", "    xid: [{t: 10, code: 79}]\n"));
+  const std::string clock = h.s.Write("clock", "0\n");
+  h.env["VRAMWATCH_EMULATOR_CLOCK_FILE"] = clock;
+  const std::string klog = h.s.Write("kern.log", "");
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--kernel-log", klog}), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return j.value("gpus", json::array()).size() == 2; });
+  ASSERT_EQ(st["gpus"].size(), 2u) << d.Log();
+  const std::string away = h.s.dir() + "/kern.log.away";
+  std::filesystem::rename(klog, away);
+  st = WaitStatus(port, 10,
+                  [](const json& j) { return j.value("host", json::object()).value("xid_events_from_nvml", false); });
+  ASSERT_EQ(st["host"]["xid_events_from_nvml"], true) << st.dump(2) << d.Log();
+  {
+    std::ofstream out(away, std::ios::app);
+    out << "[ 1936.5] NVRM: Xid (PCI:0000:3c:00): 79, pid=5200, name=python3, GPU has fallen off the bus.\n";
+  }
+  h.s.Write("clock", "20\n");  // NVML gives the same Xid
+  auto count79 = [](const json& j) -> int {
+    const auto gpus = j.value("gpus", json::array());
+    return gpus.size() > 1 ? gpus[1].value("xid_events", json::object()).value("79", 0) : 0;
+  };
+  st = WaitStatus(port, 10, [&](const json& j) { return count79(j) > 0; });
+  ASSERT_EQ(count79(st), 1) << st.dump(2) << d.Log();
+  std::filesystem::rename(away, klog);
+  st = WaitStatus(port, 10,
+                  [](const json& j) { return j.value("host", json::object()).value("kernel_log_up", false) == true; });
+  ASSERT_EQ(st["host"]["kernel_log_up"], true) << st.dump(2) << d.Log();
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // a few more process ticks
+  st = WaitStatus(port, 5, [](const json& j) { return j.contains("gpus"); });
+  EXPECT_EQ(count79(st), 1) << "counted again from the log: " << st.dump(2);
 }
 
 // A hardware Xid's alert and count survive a restart on the same --db: the kernel log's old lines

@@ -41,6 +41,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -133,13 +134,20 @@ class NvmlSource {
     std::vector<unsigned> gpus;         // NVML indices registered, increasing
     std::vector<std::string> problems;  // "GPU 1: nvmlDeviceRegisterEvents: Not Supported (NVML error 3)"
   };
-  // Registers every GPU whose handle is known (a GPU first read by TakeSnapshot) and that was not
-  // tried yet; a GPU is tried once per source. Creates the event set on the first call. The
-  // result covers every GPU tried so far.
+  // Registers every GPU whose handle is known (a GPU first read by TakeSnapshot) and that is not
+  // registered yet: one whose registration failed is tried again at the next call (a transient
+  // error, a call past its deadline). Creates the event set on the first call. The result covers
+  // every GPU tried so far, each failing one with its latest reason.
   XidListening ListenForXids();
+  // What one ReadXidEvents took: the events, and why reading stopped early when it did (the events
+  // read before the failure are kept: an Xid 79 read just before the GPU is lost must not go).
+  struct XidRead {
+    std::vector<XidEvent> events;
+    Status status;
+  };
   // The Xid events queued since the previous call, oldest first, at most `max` (the rest stay
-  // queued). Waits for none. Fails when no GPU is registered or the event set cannot be read.
-  Result<std::vector<XidEvent>> ReadXidEvents(size_t max = 256);
+  // queued). Waits for none. status fails when no GPU is registered or a wait failed.
+  XidRead ReadXidEvents(size_t max = 256);
 
   // Duration histograms of every NVML call made so far (nvmlInit included), per function name.
   std::vector<CallTiming> call_timings() const { return timings_->Snapshot(); }
@@ -162,7 +170,8 @@ class NvmlSource {
   std::vector<std::unique_ptr<GpuState>> gpus_;
   api::nvmlEventSet_st* xid_set_ = nullptr;  // created by the first ListenForXids
   XidListening xid_listening_;
-  std::vector<bool> xid_tried_;  // per GPU
+  std::vector<bool> xid_registered_;              // per GPU
+  std::map<unsigned, std::string> xid_failures_;  // GPU -> why it could not register, latest
 };
 
 }  // namespace vw::nvml

@@ -642,47 +642,48 @@ gpus:
 )");
   auto src = OpenOrDie(emu);
   ASSERT_TRUE(src);
-  EXPECT_FALSE(src->ReadXidEvents().ok());  // nothing registered yet
+  EXPECT_FALSE(src->ReadXidEvents().status.ok());  // nothing registered yet
   emu.SetTime(10);
   (void)src->TakeSnapshot();  // the GPUs' handles
   NvmlSource::XidListening l = src->ListenForXids();
   EXPECT_EQ(l.gpus, (std::vector<unsigned>{0, 1}));
   EXPECT_TRUE(l.problems.empty()) << l.problems[0];
-  auto none = src->ReadXidEvents();
-  ASSERT_TRUE(none.ok()) << none.status().ToString();
-  EXPECT_TRUE(none->empty());  // GPU 0's Xid 31 came before it registered
+  NvmlSource::XidRead none = src->ReadXidEvents();
+  ASSERT_TRUE(none.status.ok()) << none.status.ToString();
+  EXPECT_TRUE(none.events.empty());  // GPU 0's Xid 31 came before it registered
 
   emu.SetTime(45);
-  auto first = src->ReadXidEvents(2);
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
-  ASSERT_EQ(first->size(), 2u);  // the third stays queued
-  EXPECT_EQ((*first)[0].gpu, 1u);
-  EXPECT_EQ((*first)[0].xid, 48u);
-  EXPECT_FALSE((*first)[0].gpu_instance.has_value());
-  EXPECT_EQ((*first)[1].gpu, 0u);
-  EXPECT_EQ((*first)[1].xid, 13u);
-  auto rest = src->ReadXidEvents();
-  ASSERT_TRUE(rest.ok());
-  ASSERT_EQ(rest->size(), 1u);
-  EXPECT_EQ((*rest)[0].gpu, 1u);
-  EXPECT_EQ((*rest)[0].xid, 79u);
-  auto again = src->ReadXidEvents();
-  ASSERT_TRUE(again.ok());
-  EXPECT_TRUE(again->empty());
+  NvmlSource::XidRead first = src->ReadXidEvents(2);
+  ASSERT_TRUE(first.status.ok()) << first.status.ToString();
+  ASSERT_EQ(first.events.size(), 2u);  // the third stays queued
+  EXPECT_EQ(first.events[0].gpu, 1u);
+  EXPECT_EQ(first.events[0].xid, 48u);
+  EXPECT_FALSE(first.events[0].gpu_instance.has_value());
+  EXPECT_EQ(first.events[1].gpu, 0u);
+  EXPECT_EQ(first.events[1].xid, 13u);
+  NvmlSource::XidRead rest = src->ReadXidEvents();
+  ASSERT_TRUE(rest.status.ok());
+  ASSERT_EQ(rest.events.size(), 1u);
+  EXPECT_EQ(rest.events[0].gpu, 1u);
+  EXPECT_EQ(rest.events[0].xid, 79u);
+  NvmlSource::XidRead again = src->ReadXidEvents();
+  ASSERT_TRUE(again.status.ok());
+  EXPECT_TRUE(again.events.empty());
   EXPECT_EQ(src->ListenForXids().gpus, (std::vector<unsigned>{0, 1}));  // registered once
 }
 
-// A GPU that cannot register is named with NVML's reason, and the others still deliver.
-TEST(NvmlSourceTest, AGpuThatCannotRegisterForXidsIsNamedAndTheOthersDeliver) {
+// A GPU that cannot register is named with NVML's reason while the others deliver, and is tried
+// again at each call: once the error passes it registers and delivers too.
+TEST(NvmlSourceTest, AGpuThatCannotRegisterForXidsIsNamedAndTriedAgain) {
   EmulatedNvml emu(R"(
 gpus:
   - uuid: GPU-x0
     memory_total_mib: 1000
-    errors: [{function: nvmlDeviceRegisterEvents, code: 4}]
+    errors: [{function: nvmlDeviceRegisterEvents, code: 4, from_s: 0, to_s: 20}]
     xid: [{t: 30, code: 13}]
   - uuid: GPU-x1
     memory_total_mib: 1000
-    xid: [{t: 40, code: 79}]
+    xid: [{t: 15, code: 79}]
 )");
   auto src = OpenOrDie(emu);
   ASSERT_TRUE(src);
@@ -693,12 +694,21 @@ gpus:
   ASSERT_EQ(l.problems.size(), 1u);
   EXPECT_THAT(l.problems[0], HasSubstr("GPU 0: nvmlDeviceRegisterEvents"));
   EXPECT_THAT(l.problems[0], HasSubstr("NVML error 4"));
-  emu.SetTime(50);
-  auto got = src->ReadXidEvents();
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  ASSERT_EQ(got->size(), 1u);
-  EXPECT_EQ((*got)[0].gpu, 1u);
-  EXPECT_EQ((*got)[0].xid, 79u);
+  EXPECT_EQ(src->ListenForXids().problems.size(), 1u) << "one entry per GPU, not one per try";
+  emu.SetTime(25);
+  NvmlSource::XidRead got = src->ReadXidEvents();
+  ASSERT_TRUE(got.status.ok()) << got.status.ToString();
+  ASSERT_EQ(got.events.size(), 1u);
+  EXPECT_EQ(got.events[0].gpu, 1u);
+  EXPECT_EQ(got.events[0].xid, 79u);
+  l = src->ListenForXids();  // the error has passed
+  EXPECT_EQ(l.gpus, (std::vector<unsigned>{0, 1}));
+  EXPECT_TRUE(l.problems.empty()) << l.problems[0];
+  emu.SetTime(35);
+  got = src->ReadXidEvents();
+  ASSERT_EQ(got.events.size(), 1u);
+  EXPECT_EQ(got.events[0].gpu, 0u);
+  EXPECT_EQ(got.events[0].xid, 13u);
 }
 
 TEST(NvmlSourceTest, DeviceNodeFollowsTheMinorNumber) {

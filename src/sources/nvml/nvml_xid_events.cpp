@@ -13,15 +13,12 @@ namespace vw::nvml {
 
 NvmlSource::XidListening NvmlSource::ListenForXids() {
   const EntryPoints& f = lib_->fn();
-  xid_tried_.resize(gpus_.size(), false);
+  xid_registered_.resize(gpus_.size(), false);
   const bool has_api = f.nvmlEventSetCreate != nullptr && f.nvmlDeviceRegisterEvents != nullptr &&
                        (f.nvmlEventSetWait_v2 != nullptr || f.nvmlEventSetWait != nullptr);
   if (!has_api) {
-    if (xid_listening_.problems.empty()) {
-      xid_listening_.problems.push_back(
-          "the NVML library has no event API (nvmlEventSetCreate, "
-          "nvmlDeviceRegisterEvents, nvmlEventSetWait)");
-    }
+    xid_listening_.problems = {
+        "the NVML library has no event API (nvmlEventSetCreate, nvmlDeviceRegisterEvents, nvmlEventSetWait)"};
     return xid_listening_;
   }
   if (xid_set_ == nullptr) {
@@ -30,35 +27,40 @@ NvmlSource::XidListening NvmlSource::ListenForXids() {
     auto set =
         sys.CallOut<api::nvmlEventSet_t>("nvmlEventSetCreate", [create](api::nvmlEventSet_t* s) { return create(s); });
     if (!set.ok()) {
-      // Said once; tried again on the next call.
-      if (xid_listening_.problems.empty()) xid_listening_.problems.push_back(set.status().message());
+      xid_listening_.problems = {set.status().message()};  // tried again at the next call
       return xid_listening_;
     }
     xid_set_ = *set;
-    xid_listening_.problems.clear();
   }
   for (unsigned i = 0; i < gpus_.size(); ++i) {
     GpuState& g = *gpus_[i];
-    if (xid_tried_[i] || g.cache.handle == nullptr) continue;
-    xid_tried_[i] = true;
+    if (xid_registered_[i] || g.cache.handle == nullptr) continue;
     NvmlCaller call(*lib_, g.runner, options_.call_deadline);
     auto reg = f.nvmlDeviceRegisterEvents;
     Status st = call.Call("nvmlDeviceRegisterEvents", [reg, d = g.cache.handle, s = xid_set_] {
       return reg(d, api::kEventTypeXidCriticalError, s);
     });
     if (st.ok()) {
-      xid_listening_.gpus.push_back(i);
+      xid_registered_[i] = true;
+      xid_failures_.erase(i);
     } else {
-      xid_listening_.problems.push_back("GPU " + std::to_string(i) + ": " + st.message());
+      xid_failures_[i] = st.message();
     }
   }
-  std::sort(xid_listening_.gpus.begin(), xid_listening_.gpus.end());
+  xid_listening_ = {};
+  for (unsigned i = 0; i < gpus_.size(); ++i) {
+    if (xid_registered_[i]) xid_listening_.gpus.push_back(i);
+  }
+  for (const auto& [gpu, why] : xid_failures_)
+    xid_listening_.problems.push_back("GPU " + std::to_string(gpu) + ": " + why);
   return xid_listening_;
 }
 
-Result<std::vector<NvmlSource::XidEvent>> NvmlSource::ReadXidEvents(size_t max) {
+NvmlSource::XidRead NvmlSource::ReadXidEvents(size_t max) {
+  XidRead out;
   if (xid_set_ == nullptr || xid_listening_.gpus.empty()) {
-    return Status::Unavailable("no GPU is registered for Xid events");
+    out.status = Status::Unavailable("no GPU is registered for Xid events");
+    return out;
   }
   const EntryPoints& f = lib_->fn();
   // The unversioned wait is the pre-450 one: its event has no MIG instance ids.
@@ -66,8 +68,8 @@ Result<std::vector<NvmlSource::XidEvent>> NvmlSource::ReadXidEvents(size_t max) 
   auto wait = v2 ? f.nvmlEventSetWait_v2 : f.nvmlEventSetWait;
   const char* name = v2 ? "nvmlEventSetWait_v2" : "nvmlEventSetWait";
   NvmlCaller sys(*lib_, *system_runner_, options_.call_deadline);
-  std::vector<XidEvent> out;
-  while (out.size() < max) {
+  // Bounded also in reads: an event that is not an Xid of a known GPU is taken and dropped.
+  for (size_t reads = 0; out.events.size() < max && reads < 4 * max; ++reads) {
     auto got = sys.CallTask<api::nvmlEventData_t>(name, [wait, s = xid_set_]() {
       api::nvmlEventData_t d{};
       d.gpuInstanceId = api::kValueNotAvailableUInt;
@@ -75,8 +77,8 @@ Result<std::vector<NvmlSource::XidEvent>> NvmlSource::ReadXidEvents(size_t max) 
       return std::make_pair(wait(s, &d, 0), d);
     });
     if (!got.ok()) {
-      if (sys.last_code() == api::NVML_ERROR_TIMEOUT) break;  // nothing queued
-      return got.status();
+      if (sys.last_code() != api::NVML_ERROR_TIMEOUT) out.status = got.status();  // TIMEOUT: nothing queued
+      break;
     }
     if ((got->eventType & api::kEventTypeXidCriticalError) == 0) continue;
     XidEvent e;
@@ -92,7 +94,7 @@ Result<std::vector<NvmlSource::XidEvent>> NvmlSource::ReadXidEvents(size_t max) 
     e.xid = got->eventData;
     if (v2 && got->gpuInstanceId != api::kValueNotAvailableUInt) e.gpu_instance = got->gpuInstanceId;
     if (v2 && got->computeInstanceId != api::kValueNotAvailableUInt) e.compute_instance = got->computeInstanceId;
-    out.push_back(e);
+    out.events.push_back(e);
   }
   return out;
 }

@@ -93,23 +93,38 @@ class DeviceBefore {
       : lower_(lower), match_(match), device_(fallback) {}
 
   int At(size_t at) {
-    if (at < from_) return device_;  // not asked in order: cannot happen, kept safe
+    if (at < from_ || by_rank_) return device_;  // by_rank_: see below; at < from_ cannot happen, kept safe
     for (;;) {
       const std::optional<Span> a = match_.find_device(lower_, from_, at, true);
       const std::optional<Span> b = match_.find_rank_device(lower_, from_, at);
       if (!a && !b) break;
+      const bool rank = b && (!a || b->begin < a->begin) && AfterRank(b->begin);
       const Span n = !b || (a && a->begin < b->begin) ? *a : *b;
       device_ = Number(lower_, n);
       from_ = n.end;
+      // A rank names its process: each rank its own series, whatever device it calls its own
+      // (torchrun ranks with one GPU each all print "cuda:0").
+      if (rank) {
+        by_rank_ = true;
+        break;
+      }
     }
     return device_;
   }
 
  private:
+  // Whether the digits at `digits` follow the word "rank" (and spaces), not "device".
+  bool AfterRank(size_t digits) const {
+    size_t p = digits;
+    while (p > 0 && std::isspace(static_cast<unsigned char>(lower_[p - 1]))) --p;
+    return p >= 4 && lower_.compare(p - 4, 4, "rank") == 0;
+  }
+
   const std::string& lower_;
   const Matchers& match_;
   int device_;
   size_t from_ = 0;
+  bool by_rank_ = false;  // the line named its rank: the series is the rank's
 };
 
 // The unit the values of a line carry when they all carry the same one ("allocated: 2048 MB
@@ -125,8 +140,9 @@ std::string SharedUnit(const std::vector<std::string>& units) {
 }
 
 // The driver's figure of an nvidia-smi line: its used memory, not its total or free memory. The
-// first figure after "memory" whose words name `used`, else the first that names neither `total`
-// nor `free`.
+// first figure after "memory" whose words before it, or the word right after it, name `used`, else
+// the first that names neither `total` nor `free` (one the word after it calls free or total is
+// never taken: no figure rather than a wrong one).
 std::optional<DriverMatch> DriverFigure(const std::string& lower, size_t smi, const Matchers& match) {
   std::optional<DriverMatch> first;
   for (size_t from = smi;;) {
@@ -134,7 +150,15 @@ std::optional<DriverMatch> DriverFigure(const std::string& lower, size_t smi, co
     if (!v) break;
     from = v->whole.end;
     const std::string_view words = std::string_view(lower).substr(v->whole.begin, v->number.begin - v->whole.begin);
-    if (words.find("used") != std::string_view::npos) return v;
+    // The word right after it ("75559 MiB free, 6000 MiB used"): a figure it calls free or total is
+    // not the used memory, whatever came before it.
+    size_t w = v->whole.end;
+    while (w < lower.size() && lower[w] == ' ') ++w;
+    size_t w_end = w;
+    while (w_end < lower.size() && std::isalpha(static_cast<unsigned char>(lower[w_end]))) ++w_end;
+    const std::string_view after = std::string_view(lower).substr(w, w_end - w);
+    if (after == "free" || after == "total") continue;
+    if (after == "used" || words.find("used") != std::string_view::npos) return v;
     if (words.find("total") != std::string_view::npos || words.find("free") != std::string_view::npos) continue;
     if (!first) first = v;
   }
@@ -218,6 +242,18 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
     }
     if (!number.empty() && number[0] == '-') {
       return Status::ParseError(fmt::format("{}: '{}' is not a memory size (negative)", where, shown));
+    }
+    // "allocated: 40%": a share of the card, not a size; left out and reported, never given the
+    // unit of the line's other values.
+    if (m->unit.size() == 0) {
+      size_t e = m->number.end;
+      while (e < lower.size() && lower[e] == ' ') ++e;
+      if (e < lower.size() && lower[e] == '%') {
+        if (left_out != nullptr) {
+          left_out->push_back(fmt::format("{}: '{}%' is a percentage, not a memory size", where, shown));
+        }
+        continue;
+      }
     }
     std::string unit = m->unit.Of(lower);
     if (unit.empty()) unit = m->bracket_unit.Of(lower);

@@ -329,6 +329,31 @@ TEST(ParseFrameworkLog, RankAndDevicePrefixesNameTheDevice) {
   EXPECT_EQ(smi.steps[0].driver_used_bytes, 3000 * kMiB);
 }
 
+// torchrun ranks with one GPU each all call it cuda:0: the rank, named first, is the series.
+TEST(ParseFrameworkLog, ARankThatCallsItsGpuCuda0IsStillItsOwnSeries) {
+  FrameworkLog log = Parse(
+      "[rank0]: step 0 cuda:0 allocated: 2.00 GB reserved: 4.00 GB\n"
+      "[rank1]: step 0 cuda:0 allocated: 3.00 GB reserved: 6.00 GB\n");
+  ASSERT_EQ(log.steps.size(), 2u);
+  EXPECT_EQ(log.steps[0].device, 0);
+  EXPECT_EQ(log.steps[1].device, 1);
+  EXPECT_EQ(log.steps[1].allocated_bytes, 3072 * kMiB);
+  FrameworkLog device = Parse("Device 1: cuda:0 allocated: 1 GiB\n");
+  ASSERT_EQ(device.steps.size(), 1u);
+  EXPECT_EQ(device.steps[0].device, 0) << "a 'Device N:' prefix is not a rank: the device named after it wins";
+}
+
+// "allocated: 40%" is a share, not a size: left out and reported, never given the MB of the line.
+TEST(ParseFrameworkLog, APercentageIsNotAMemorySize) {
+  FrameworkLog log = Parse("allocated: 40% reserved: 4096 MB\n");
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_FALSE(log.steps[0].allocated_bytes.has_value());
+  EXPECT_EQ(log.steps[0].reserved_bytes, 4096 * kMiB);
+  ASSERT_FALSE(log.skipped_examples.empty());
+  EXPECT_NE(log.skipped_examples[0].find("is a percentage, not a memory size"), std::string::npos)
+      << log.skipped_examples[0];
+}
+
 // A metrics CSV logs the maxima beside the current values: a max_/peak_ column is never the value.
 TEST(ParseFrameworkLog, MetricsCsvMaximaColumnsAreNotTheValues) {
   FrameworkLog log = Parse(
@@ -415,11 +440,20 @@ TEST(ParseFrameworkLog, TheDriverFigureIsTheUsedMemory) {
       {"nvidia-smi GPU 0 memory 45% (35000 MiB) | allocated: 20 GiB", 35000 * kMiB},
       {"nvidia-smi GPU 0 memory 45.5 % used 35000 MiB | allocated: 20 GiB", 35000 * kMiB},
       {"nvidia-smi memory.free 46559 MiB memory 35000 MiB allocated: 20 GiB", 35000 * kMiB},
+      {"nvidia-smi memory 35000 MiB used, 46559 MiB free | allocated: 20 GiB", 35000 * kMiB},
   };
   for (const Case& c : cases) {
     FrameworkLog log = Parse(c.line + "\n");
     ASSERT_EQ(log.steps.size(), 1u) << c.line;
     EXPECT_EQ(log.steps[0].driver_used_bytes, c.driver) << c.line;
+  }
+  // A figure the words after it call free or total is not the used memory: none is read, rather
+  // than the wrong one.
+  for (const char* line : {"nvidia-smi memory: 75559 MiB free, 6000 MiB used | allocated: 2 GiB",
+                           "nvidia-smi: memory 81559 MiB total, 6000 MiB used | allocated: 2 GiB"}) {
+    FrameworkLog log = Parse(std::string(line) + "\n");
+    ASSERT_EQ(log.steps.size(), 1u) << line;
+    EXPECT_FALSE(log.steps[0].driver_used_bytes.has_value()) << line;
   }
 }
 

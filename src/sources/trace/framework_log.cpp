@@ -569,10 +569,19 @@ Result<FrameworkLog> ParseFrameworkLogWith(std::string_view text, const std::str
   std::stable_sort(log.steps.begin(), log.steps.end(),
                    [](const FrameworkStep& a, const FrameworkStep& b) { return a.line < b.line; });
   log.lines = line_no;
+  const size_t skipped_before = log.skipped, examples_before = log.skipped_examples.size();
   DropMisreadSteps(log, display);
-  any_framework_value &= std::any_of(log.steps.begin(), log.steps.end(), [](const FrameworkStep& s) {
+  const bool kept = std::any_of(log.steps.begin(), log.steps.end(), [](const FrameworkStep& s) {
     return s.allocated_bytes.has_value() || s.reserved_bytes.has_value();
   });
+  if (any_framework_value && !kept) {
+    // Values were found, and every step was dropped as misread: say that, not "none found".
+    return Status::ParseError(fmt::format(
+        "{}: every step's PyTorch values were dropped as misread ({} of them), allocated above reserved; the "
+        "first: {}",
+        display, log.skipped - skipped_before,
+        log.skipped_examples.size() > examples_before ? log.skipped_examples[examples_before] : std::string("-")));
+  }
   if (!any_framework_value) {
     return Status::ParseError(fmt::format(
         "{}: no PyTorch memory value found; expected lines such as 'torch.cuda.memory_allocated(0) 318986240', "

@@ -427,6 +427,14 @@ TEST(ParseFrameworkLog, AllocatedAboveReservedIsReportedAsAMisread) {
   EXPECT_EQ(log.skipped_examples[0],
             "train.log:1: allocated 2.0 GiB is more than reserved 1.0 GiB, which holds it: one of them is misread (a "
             "number printed without its unit?); neither is read");
+  // Every step misread: the error says so, not that no value was found.
+  auto all = ParseFrameworkLog("allocated: 2 GiB reserved: 1 GiB\n", "train.log");
+  ASSERT_FALSE(all.ok());
+  EXPECT_NE(all.status().message().find("every step's PyTorch values were dropped as misread (1 of them)"),
+            std::string::npos)
+      << all.status().message();
+  EXPECT_NE(all.status().message().find("train.log:1: allocated 2.0 GiB is more than reserved"), std::string::npos)
+      << all.status().message();
 }
 
 // nvidia-smi's used memory, not its total, and not a percentage.

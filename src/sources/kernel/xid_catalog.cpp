@@ -58,7 +58,13 @@ constexpr XidInfo kCatalog[] = {
     {140, "UNRECOVERABLE_ECC_ERROR_ESCAPE", "uncorrectable ECC error interrupted page offlining or row remapping",
      "Rule out hardware: a person should reset the GPU; check retired pages and remapped rows.", XidClass::kHardware},
     {154, "GPU_RECOVERY_ACTION_CHANGED", "the driver changed the GPU's required recovery action",
-     "Read the recovery action in the message (drain, reset, reboot) and follow it.", XidClass::kInformational},
+     "Read the recovery action in the message (drain, reset, reboot) and follow it; an event from NVML's event "
+     "API carries no message: read it in the kernel log.",
+     XidClass::kInformational},
+    // Not the driver's: NVML's event API reports an Xid it does not know as 999.
+    {999, "", "an Xid NVML's event API does not know",
+     "Read the kernel log at this time for the driver's Xid line: it gives the code and the driver's text.",
+     XidClass::kApplication},
 };
 
 }  // namespace

@@ -368,6 +368,13 @@ TEST(ClassOfLine, Xid154FollowsTheRecoveryActionItNames) {
   EXPECT_EQ(ClassOfLine(79, "GPU has fallen off the bus."), XidClass::kHardware);
   EXPECT_EQ(ClassOfLine(45, "Ch 00000008"), XidClass::kInformational);
   EXPECT_EQ(ClassOfLine(9999, "x"), std::nullopt);
+  // NVML's event API reports an Xid it does not know as 999: named so, and its next step is the
+  // kernel log, not NVIDIA's catalog.
+  const XidInfo* unknown = LookupXid(999);
+  ASSERT_NE(unknown, nullptr);
+  EXPECT_EQ(unknown->meaning, "an Xid NVML's event API does not know");
+  EXPECT_NE(unknown->action.find("kernel log"), std::string_view::npos);
+  EXPECT_FALSE(unknown->hardware());
 
   // A day-old "reboot required" is kept past --xid-max-age; a day-old drain is not.
   KernelLogScan scan = ScanKernelLog(

@@ -110,6 +110,8 @@ void WatchPipeline::IngestXids(const kernel::KernelLogScan& scan, double now) {
       x.process_name = e.process_name;
       x.message = e.message;
       x.caused_by_xid = e.caused_by_xid;
+      x.gpu_instance = e.gpu_instance;
+      x.compute_instance = e.compute_instance;
       x.line = e.line;
       history_->xids().Keep(x);
     }

@@ -167,6 +167,8 @@ void WatchPipeline::ResumeXids() {
     seen.event.process_name = x.process_name;
     seen.event.message = x.message;
     seen.event.caused_by_xid = x.caused_by_xid;
+    seen.event.gpu_instance = x.gpu_instance;
+    seen.event.compute_instance = x.compute_instance;
     seen.event.line = x.line;
     xids_seen_.push_back(std::move(seen));
   }

@@ -377,6 +377,40 @@ TEST(WatchPipelineResume, AHardwareXidFindingItsAlertAndItsCountSurviveARestart)
   EXPECT_EQ(state->alerts[0].state, "firing");
 }
 
+// An Xid on a MIG instance (NVML's events carry it; a kernel log line says "GPU-I:09") still
+// names the instance after a restart.
+TEST(WatchPipelineResume, AnXidFindingStillNamesItsMigInstanceAfterARestart) {
+  TempDb db;
+  const double t0 = 1'790'000'000;
+  {
+    auto store = storage::HistoryStore::Open(db.path());
+    ASSERT_TRUE(store.ok());
+    WatchConfig c = FastAlerts();
+    c.boot_id = "boot-a";
+    WatchPipeline p(c, store->get(), {});
+    p.Resume(t0, "node-7");
+    p.Ingest(Host(t0, {GpuWithBus(0, t0, 1000), GpuWithBus(1, t0, 1000)}), true, true);
+    kernel::KernelLogScan scan = Xid79OnGpu1();
+    scan.events[0].gpu_instance = 9;
+    scan.events[0].compute_instance = 0;
+    p.IngestXids(scan, t0);
+    p.Flush();
+  }
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchConfig c = FastAlerts();
+  c.boot_id = "boot-a";
+  WatchPipeline p(c, store->get(), {});
+  p.Resume(t0 + 60, "node-7");
+  p.Ingest(Host(t0 + 60, {GpuWithBus(0, t0 + 60, 1000), GpuWithBus(1, t0 + 60, 1000)}), true, true);
+  auto state = p.BuildState(t0 + 60);
+  std::string evidence;
+  for (const auto& f : state->findings) {
+    if (f.kind == "xid" && f.gpu == "1") evidence = f.message;
+  }
+  EXPECT_NE(evidence.find("MIG GPU instance 9"), std::string::npos) << evidence;
+}
+
 TEST(WatchPipelineResume, AfterARebootTheStoredXidsAreForgottenAndTheAlertResolves) {
   TempDb db;
   const double t0 = 1'790'000'000;

@@ -13,6 +13,16 @@ Status PrepareInto(Database& db, Statement& into, const char* sql) {
   return Status::Ok();
 }
 
+std::optional<int64_t> OptionalInt(std::optional<unsigned> v) {
+  return v ? std::optional<int64_t>(*v) : std::nullopt;
+}
+
+// A stored MIG instance; a value no instance can have (a hand-edited file) reads as none.
+std::optional<unsigned> OptionalUnsigned(std::optional<int64_t> v) {
+  if (!v || *v < 0 || *v > 0xFFFF) return std::nullopt;
+  return static_cast<unsigned>(*v);
+}
+
 }  // namespace
 
 Status XidLog::Init() {
@@ -21,17 +31,24 @@ Status XidLog::Init() {
       " count INTEGER NOT NULL, PRIMARY KEY (boot_id, gpu, xid)) WITHOUT ROWID;"
       "CREATE TABLE IF NOT EXISTS xid_events (id INTEGER PRIMARY KEY, boot_id TEXT NOT NULL, gpu TEXT NOT NULL,"
       " xid INTEGER NOT NULL, seen REAL NOT NULL, pci_bus_id TEXT NOT NULL, pid INTEGER, process_name TEXT NOT NULL,"
-      " message TEXT NOT NULL, caused_by_xid INTEGER, line TEXT NOT NULL);"));
+      " message TEXT NOT NULL, caused_by_xid INTEGER, line TEXT NOT NULL, gpu_instance INTEGER,"
+      " compute_instance INTEGER);"));
+  // A database written before MIG instances were kept: add their columns (its events read with
+  // none).
+  VW_RETURN_IF_ERROR(db_.AddColumnIfMissing("xid_events", "gpu_instance", "INTEGER"));
+  VW_RETURN_IF_ERROR(db_.AddColumnIfMissing("xid_events", "compute_instance", "INTEGER"));
   VW_RETURN_IF_ERROR(PrepareInto(db_, add_count_,
                                  "INSERT INTO xid_counts (boot_id, gpu, xid, count) VALUES (?,?,?,?)"
                                  " ON CONFLICT (boot_id, gpu, xid) DO UPDATE SET count = count + excluded.count"));
   VW_RETURN_IF_ERROR(PrepareInto(db_, add_event_,
                                  "INSERT INTO xid_events (boot_id, gpu, xid, seen, pci_bus_id, pid, process_name,"
-                                 " message, caused_by_xid, line) VALUES (?,?,?,?,?,?,?,?,?,?)"));
+                                 " message, caused_by_xid, line, gpu_instance, compute_instance)"
+                                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"));
   VW_RETURN_IF_ERROR(PrepareInto(db_, counts_, "SELECT gpu, xid, count FROM xid_counts WHERE boot_id = ?"));
-  VW_RETURN_IF_ERROR(PrepareInto(db_, events_,
-                                 "SELECT gpu, xid, seen, pci_bus_id, pid, process_name, message, caused_by_xid, line"
-                                 " FROM xid_events WHERE boot_id = ? ORDER BY seen, id"));
+  VW_RETURN_IF_ERROR(
+      PrepareInto(db_, events_,
+                  "SELECT gpu, xid, seen, pci_bus_id, pid, process_name, message, caused_by_xid, line,"
+                  " gpu_instance, compute_instance FROM xid_events WHERE boot_id = ? ORDER BY seen, id"));
   VW_RETURN_IF_ERROR(PrepareInto(db_, forget_counts_, "DELETE FROM xid_counts WHERE boot_id != ?"));
   VW_RETURN_IF_ERROR(PrepareInto(db_, forget_events_, "DELETE FROM xid_events WHERE boot_id != ?"));
   return Status::Ok();
@@ -60,6 +77,8 @@ Status XidLog::WritePending() {
     add_event_.Bind(8, e.message);
     add_event_.Bind(9, e.caused_by_xid ? std::optional<int64_t>(*e.caused_by_xid) : std::nullopt);
     add_event_.Bind(10, e.line);
+    add_event_.Bind(11, OptionalInt(e.gpu_instance));
+    add_event_.Bind(12, OptionalInt(e.compute_instance));
     if (Status s = add_event_.Run(); !s.ok()) {
       add_event_.Reset();
       return s.WithContext("write Xid event");
@@ -88,6 +107,8 @@ Result<XidHistory> XidLog::Load(const std::string& boot_id) {
     e.message = st.ColumnText(6);
     if (auto c = st.ColumnOptInt(7)) e.caused_by_xid = static_cast<int>(*c);
     e.line = st.ColumnText(8);
+    e.gpu_instance = OptionalUnsigned(st.ColumnOptInt(9));
+    e.compute_instance = OptionalUnsigned(st.ColumnOptInt(10));
     h.events.push_back(std::move(e));
   });
   if (!read.ok()) return read.WithContext("read Xid events");

@@ -33,7 +33,8 @@ struct StoredXid {
   std::string process_name;    // empty when unknown
   std::string message;         // the driver's text after the code
   std::optional<int> caused_by_xid;
-  std::string line;  // the whole kernel log line
+  std::optional<unsigned> gpu_instance, compute_instance;  // MIG; missing when the event named none
+  std::string line;                                        // the whole kernel log line
 };
 
 struct XidHistory {

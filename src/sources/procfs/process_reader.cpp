@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <set>
 
 #include "sources/procfs/proc_parsers.h"
@@ -36,9 +37,15 @@ bool IsNumber(const std::string& s) {
 HiddenPids HiddenPidsOf(const ProcFs& fs, const ReaderOptions& o) {
   HiddenPids h;
   std::optional<ProcMountOptions> mount;
+  // The mount tables name the mount point as the kernel resolved it: a --proc-root given through a
+  // symlink, relative or with "//" is looked up by its canonical path too.
+  const std::string root = fs.Describe("");
+  std::error_code ec;
+  const std::string canonical = std::filesystem::canonical(root, ec).string();
   for (const char* file : {"self/mountinfo", "mounts"}) {
     if (auto text = fs.ReadFile(file); text.ok()) {
-      mount = ProcMountOptionsAt(*text, fs.Describe(""));
+      mount = ProcMountOptionsAt(*text, root);
+      if (!mount && !ec && canonical != root) mount = ProcMountOptionsAt(*text, canonical);
       if (mount) break;
     }
   }

@@ -564,6 +564,34 @@ TEST_F(ProcessReaderTest, UnderHidepidAMissingPidIsUnknownNotGone) {
   EXPECT_EQ(read_as(1000, {1000}).first.state, ProcState::kGone);
 }
 
+// The mount tables name the mount point by its canonical path: a root given through a symlink,
+// relative or with a doubled slash is found there all the same (it was taken for a plain procfs,
+// and a hidden holder for none).
+TEST_F(ProcessReaderTest, HidepidIsFoundWhateverFormTheRootIsGivenIn) {
+  Write({});
+  FixtureOptions o;
+  o.mountinfo = "23 1 0:22 / " + fs::canonical(root_).string() + " rw,relatime shared:13 - proc proc rw,hidepid=2\n";
+  Write({}, o);
+  const fs::path link = root_.parent_path() / (root_.filename().string() + "-link");
+  fs::remove(link);
+  fs::create_symlink(root_, link);
+  const fs::path cwd = fs::current_path();
+  fs::current_path(root_.parent_path());
+  const std::string relative = root_.filename().string();
+  for (const std::string& given :
+       {link.string(), relative, root_.parent_path().string() + "//" + relative, root_.string() + "/."}) {
+    DirProcFs fs(given);
+    ReaderOptions ro = Options();
+    ro.euid = 1000;
+    ro.groups = std::vector<uint32_t>{1000};
+    ProcessReader reader(fs, ro);
+    EXPECT_TRUE(reader.Hidden().hidden) << given;
+    EXPECT_EQ(reader.Read(4242).state, ProcState::kUnknown) << given;
+  }
+  fs::current_path(cwd);
+  fs::remove(link);
+}
+
 // In another PID namespace NVML's host PIDs cannot be matched, also when one of them happens to
 // exist here (a stranger with the same number: it was taken for the holder, and the others for
 // dead).

@@ -52,12 +52,25 @@ class Rules {
 
   CheckResult Run() {
     if (!last_.host_pids_visible) {
-      Add("pid_namespace_blind", Severity::kWarning, "", std::nullopt, std::nullopt,
-          "vramwatch cannot see the host's PIDs: NVML lists host PIDs, and this is another PID namespace, where "
-          "they cannot be matched (a PID missing here may be alive on the host, one found here another process)" +
-              (in_.pid_namespace_evidence.empty() ? std::string() : " (" + in_.pid_namespace_evidence + ")") +
-              ". Holders cannot be checked for dead, zombie or stuck states.",
-          "Run vramwatch on the host, or in a container started with --pid=host (Kubernetes: hostPID: true).");
+      const std::string evidence =
+          in_.pid_namespace_evidence.empty() ? std::string() : " (" + in_.pid_namespace_evidence + ")";
+      bool listed = false;
+      for (const auto& g : last_.gpus) {
+        for (const auto& p : g.processes) listed |= p.listed_by_nvml;
+      }
+      // With nothing listed there is no holder to check: said, but no finding on an idle GPU.
+      if (listed) {
+        Add("pid_namespace_blind", Severity::kWarning, "", std::nullopt, std::nullopt,
+            "vramwatch cannot see the host's PIDs: NVML lists host PIDs, and this is another PID namespace, where "
+            "they cannot be matched (a PID missing here may be alive on the host, one found here another "
+            "process)" +
+                evidence + ". Holders cannot be checked for dead, zombie or stuck states.",
+            "Run vramwatch on the host, or in a container started with --pid=host (Kubernetes: hostPID: true).");
+      } else {
+        result_.notes.push_back("this is another PID namespace than the host's" + evidence +
+                                ": the host's processes, and the device files they hold, cannot be seen (run "
+                                "vramwatch on the host, or with --pid=host / hostPID: true)");
+      }
     }
     for (const auto& e : last_.errors) {
       Add("nvml_error", Severity::kWarning, "", std::nullopt, std::nullopt, "NVML system call failed: " + e,

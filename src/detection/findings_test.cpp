@@ -709,6 +709,38 @@ TEST(Findings, NamespaceBlindnessMakesNoClaimAboutFdHolders) {
   EXPECT_NE(o2->message.find("the host's processes cannot be seen"), std::string::npos) << o2->message;
 }
 
+// In another PID namespace with every holder gone (NVML lists none): the memory is still not called
+// unheld, neither at one look nor over a window (a holder may be on the host), and an idle GPU gets
+// a note, not a finding.
+TEST(Findings, NamespaceBlindnessWithNothingListedIsANoteAndNeverAnUnheldOrphan) {
+  CheckInput in;
+  in.samples.push_back(Host(0, {Gpu(12288, {})}));
+  in.samples[0].host_pids_visible = false;
+  in.pid_namespace_evidence = "PID 1 here is PID 81000 on the host (/proc/1/sched)";
+  CheckResult one = EvaluateCheck(in, {});
+  EXPECT_EQ(Find(one, "pid_namespace_blind"), nullptr);
+  const Finding* o = Find(one, "orphaned_memory");
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->severity, Severity::kWarning);
+  EXPECT_EQ(o->action.find("GPU reset"), std::string::npos) << o->action;
+  bool noted = false;
+  for (const auto& n : one.notes) noted |= n.find("PID 81000 on the host") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  CheckConfig c;
+  c.window_s = 20;
+  CheckInput w = in;
+  w.samples.push_back(Host(20, {Gpu(12288, {})}));
+  w.samples[1].host_pids_visible = false;
+  const Finding* ow = Find(EvaluateCheck(w, c), "orphaned_memory");
+  ASSERT_NE(ow, nullptr);
+  EXPECT_EQ(ow->severity, Severity::kWarning);
+  EXPECT_NE(ow->action.find("--pid=host"), std::string::npos) << ow->action;
+  // On the host the same window is critical.
+  w.samples[0].host_pids_visible = w.samples[1].host_pids_visible = true;
+  EXPECT_EQ(Find(EvaluateCheck(w, c), "orphaned_memory")->severity, Severity::kCritical);
+}
+
 TEST(Findings, AnFdHolderOfAGpuWhoseListFailedIsNotCalledUnlisted) {
   ProcessSnapshot opened = Proc(2301, 0);
   opened.listed_by_nvml = false;

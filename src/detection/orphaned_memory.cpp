@@ -209,9 +209,10 @@ class OrphanedMemoryRule {
           readable < history.size()
               ? fmt::format(" (in every sample that could be read: {} of {})", readable, history.size())
               : std::string();
-      // Persistent, but whether anything holds it is unknown when the scan could not see everything.
-      Add("orphaned_memory", holders.empty() && scan_blind ? Severity::kWarning : Severity::kCritical, key,
-          std::nullopt, scope.bytes,
+      // Persistent, but whether anything holds it is unknown when the scan could not see everything,
+      // and in another PID namespace the holders in sight cannot be told from NVML's own.
+      const bool unknown_holder = (holders.empty() && scan_blind) || !last_.host_pids_visible;
+      Add("orphaned_memory", unknown_holder ? Severity::kWarning : Severity::kCritical, key, std::nullopt, scope.bytes,
           amount + fmt::format(", and has for the whole {}{} (grace {}). {}.", FormatDuration(span_s_), unread,
                                FormatDuration(c_.grace_s), holder_text),
           action);

@@ -20,14 +20,9 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
     return cache.emplace(pid, std::move(info)).first->second;
   };
 
-  std::vector<int64_t> nvml_pids;
-  std::vector<ProcessInfo> nvml_infos;
   for (auto& gpu : host.gpus) {
     for (auto& p : gpu.processes) {
-      if (!p.listed_by_nvml) continue;
-      p.info = info_for(p.pid);
-      nvml_pids.push_back(p.pid);
-      nvml_infos.push_back(p.info);
+      if (p.listed_by_nvml) p.info = info_for(p.pid);
     }
   }
 
@@ -74,7 +69,11 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
 
   host.pids_hidden = reader.Hidden().note;
   out.hints = reader.PidNamespaceHints();
-  host.host_pids_visible = HostPidsVisible(nvml_pids, nvml_infos, out.hints);
+  // NVML lists host PIDs (the driver does not translate them into a PID namespace). In another
+  // namespace a listed PID that is missing here may be alive on the host, one that exists here is
+  // another process with the same number, and the fd scan sees this namespace's processes only: a
+  // device file no process here has open may be held on the host. Also when NVML lists no PID.
+  host.host_pids_visible = !out.hints.in_pid_namespace;
   if (!host.host_pids_visible) {
     // NVML's host PIDs are not in this namespace: not finding one says nothing about its state,
     // and a process here with the same number is another one (its facts are not the holder's).

@@ -154,6 +154,26 @@ TEST(JoinHolders, MissingPidsInsideAContainerNamespaceMakeHostPidsInvisible) {
   }
 }
 
+// With no PID listed by NVML (every holder gone), another PID namespace still hides the host's
+// processes from the fd scan: "nothing holds it" cannot be said (it was, with a GPU reset as the
+// next step).
+TEST(JoinHolders, InsideAContainerNamespaceHostPidsAreInvisibleAlsoWithNoPidListed) {
+  Tree t("blind-empty");
+  FixtureOptions fo;
+  fo.pid1_sched = "sh (81000, #threads: 1)\n";
+  fo.kthreadd = false;
+  ASSERT_TRUE(WriteProcFixture(t.root.string(), {}, fo).ok());
+  DirProcFs pfs(t.root.string());
+  ReaderOptions o;
+  o.self_pid = 1;
+  ProcessReader reader(pfs, o);
+  HostSnapshot h = TwoGpus({});
+  std::map<int64_t, double> starts;
+  JoinResult r = JoinHolders(h, reader, starts);
+  EXPECT_TRUE(r.hints.in_pid_namespace);
+  EXPECT_FALSE(h.host_pids_visible);
+}
+
 // hidepid=invisible, vramwatch not root: the listed PIDs of other users are not in /proc (neither
 // is kthreadd, PID 2, which is root's): they are not called gone, nor is this taken for another PID
 // namespace; the host says why (HostSnapshot::pids_hidden, a note of the findings).

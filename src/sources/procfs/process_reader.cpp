@@ -397,15 +397,4 @@ NamespaceHints ProcessReader::PidNamespaceHints() const {
   return hints;
 }
 
-bool HostPidsVisible(const std::vector<int64_t>& nvml_pids, const std::vector<ProcessInfo>& infos,
-                     const NamespaceHints& hints) {
-  (void)infos;
-  if (nvml_pids.empty()) return true;
-  // NVML lists host PIDs (the driver does not translate them into a PID namespace). In another
-  // namespace a listed PID that is missing here may be alive on the host, and one that exists here
-  // is another process that has the same number: none can be matched. On the host (no hint), a
-  // missing PID is dead.
-  return !hints.in_pid_namespace;
-}
-
 }  // namespace vw::procfs

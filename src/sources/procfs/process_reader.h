@@ -93,10 +93,4 @@ class ProcessReader {
   HiddenPids hidden_;
 };
 
-// Whether NVML's host PIDs can be matched to our /proc. False when NVML lists PIDs and we are in
-// another PID namespace (hints): then a missing PID means "invisible", not "dead", and one that
-// exists here is a stranger with the same number (the driver does not translate PIDs).
-bool HostPidsVisible(const std::vector<int64_t>& nvml_pids, const std::vector<ProcessInfo>& infos,
-                     const NamespaceHints& hints);
-
 }  // namespace vw::procfs

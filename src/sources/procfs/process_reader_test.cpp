@@ -592,23 +592,5 @@ TEST_F(ProcessReaderTest, HidepidIsFoundWhateverFormTheRootIsGivenIn) {
   fs::remove(link);
 }
 
-// In another PID namespace NVML's host PIDs cannot be matched, also when one of them happens to
-// exist here (a stranger with the same number: it was taken for the holder, and the others for
-// dead).
-TEST(HostPidsVisible, MissingPidsAreInvisibleOnlyWithANamespaceHint) {
-  ProcessInfo gone;
-  gone.state = ProcState::kGone;
-  ProcessInfo alive;
-  alive.alive = true;
-  NamespaceHints in_ns{true, "x"};
-  NamespaceHints host{};
-  EXPECT_FALSE(HostPidsVisible({5, 6}, {gone, gone}, in_ns));
-  EXPECT_TRUE(HostPidsVisible({5, 6}, {gone, gone}, host));
-  EXPECT_FALSE(HostPidsVisible({5, 6}, {gone, alive}, in_ns));
-  EXPECT_FALSE(HostPidsVisible({5, 6}, {alive, alive}, in_ns));
-  EXPECT_TRUE(HostPidsVisible({5, 6}, {gone, alive}, host));
-  EXPECT_TRUE(HostPidsVisible({}, {}, in_ns));
-}
-
 }  // namespace
 }  // namespace vw::procfs

@@ -85,8 +85,14 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--external-url", f->external_url,
                   "The page's address as Alertmanager's users reach it, the link each --webhook alert carries "
                   "(default: http://LISTEN-ADDRESS:PORT/, or the host name for a wildcard --listen such as 0.0.0.0)");
-  cmd->add_option("--alert-log", f->alert_log, "Append alert events to this JSON-lines file");
-  cmd->add_option("--webhook", f->webhook, "Alertmanager base URL for POST /api/v2/alerts");
+  // An empty value would quietly turn the output off (a variable unset in a unit file).
+  const CLI::Validator not_empty(
+      [](std::string& v) { return v.empty() ? std::string("an empty value; leave the flag out for none") : ""; }, "");
+  cmd->add_option("--alert-log", f->alert_log, "Append alert events to this JSON-lines file")->check(not_empty);
+  cmd->add_option("--webhook", f->webhook,
+                  "Alertmanager base URL for POST /api/v2/alerts: http[s]://[USER:PASSWORD@]HOST[:PORT][/PATH] "
+                  "(credentials go as basic auth)")
+      ->check(not_empty);
   cmd->add_option("--for", f->leak_for,
                   "How long a leak verdict (a GPU's or a process's) must hold before its alert fires, and be gone "
                   "(10m at least) before a firing one resolves")

@@ -120,6 +120,8 @@ struct LiveSinks {
       auto j = outputs::JsonLinesAlertSink::Open(f.alert_log);
       if (!j.ok()) return j.status();
       jsonl = std::move(*j);
+      jsonl->set_note(
+          [](const std::string& line) { std::fprintf(stderr, "vramwatch watch: %s\n", Printable(line).c_str()); });
       all.push_back(jsonl.get());
     }
     if (!f.webhook.empty()) {

@@ -160,6 +160,8 @@ Status OpenReplay(const WatchFlags& f, const storage::HistoryOptions& hopts, Rep
     auto j = outputs::JsonLinesAlertSink::Open(f.alert_log);
     if (!j.ok()) return j.status();
     io->jsonl = std::move(*j);
+    io->jsonl->set_note(
+        [](const std::string& line) { std::fprintf(stderr, "vramwatch watch: %s\n", Printable(line).c_str()); });
   }
   // Xid lines of --kernel-log FILE, fed when the trace reaches their time (cli/replay_xids.h).
   if (!f.kernel_log.empty() && f.kernel_log != "none") {

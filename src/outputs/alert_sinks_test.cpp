@@ -1,12 +1,19 @@
 #include "outputs/alert_sinks.h"
 
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -235,13 +242,7 @@ TEST(AlertSinks, JsonLinesFileMovedAwayOrDeletedIsCreatedAgainAndReopenStartsANe
   std::filesystem::remove_all(dir);
 }
 
-TEST(AlertSinks, JsonLinesOpenFailureNamesThePath) {
-  auto sink = JsonLinesAlertSink::Open("/nonexistent-dir/alerts.jsonl");
-  ASSERT_FALSE(sink.ok());
-  EXPECT_THAT(sink.status().message(), HasSubstr("/nonexistent-dir/alerts.jsonl"));
-}
-
-// The webhook's notes (WebhookOptions::note, called on its sender thread), collected.
+// The sinks' notes (WebhookOptions::note, called on the webhook's sender thread), collected.
 class NoteLines {
  public:
   std::function<void(const std::string&)> Sink() {
@@ -260,6 +261,81 @@ class NoteLines {
   std::vector<std::string> lines_;
 };
 
+// The file cannot take the whole batch (a file size limit here, a full disk in life): the part
+// written is taken back, so the file never holds a cut line, and the lines are written with the
+// next batch that fits, in order; a note says when it fails and when it works again. (A cut line
+// was left, the next one glued to it, and the lines in between lost, with nothing said.)
+TEST(AlertSinks, JsonLinesFileNeverHoldsACutLineAndKeepsWhatItCouldNotWrite) {
+  char tmpl[] = "/tmp/vw_alerts_full_XXXXXX";
+  const int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  NoteLines notes;
+  auto sink = JsonLinesAlertSink::Open(tmpl);
+  ASSERT_TRUE(sink.ok());
+  (*sink)->set_note(notes.Sink());
+  (*sink)->Send({Event(AlertEventKind::kFiring, 1764189300)});
+  const auto one_line = std::filesystem::file_size(tmpl);
+  ASSERT_GT(one_line, 200u);
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  auto* old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit tight = old;
+  tight.rlim_cur = one_line + 100;  // room for part of a second line only
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &tight), 0);
+  (*sink)->Send({Event(AlertEventKind::kResolved, 1764189400)});
+  (*sink)->Send({Event(AlertEventKind::kFiring, 1764189500)});
+  const auto size_while_full = std::filesystem::file_size(tmpl);
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(size_while_full, one_line) << "the part of a line written is taken back";
+  EXPECT_EQ((*sink)->write_errors(), 2u);
+  (*sink)->Send({Event(AlertEventKind::kResolved, 1764189600)});
+  std::vector<json> rows = ReadRows(tmpl);  // each line parses: none was cut
+  unlink(tmpl);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[1]["event"], "resolved");
+  EXPECT_EQ(rows[2]["event"], "firing");
+  EXPECT_EQ(rows[3]["event"], "resolved");
+  const std::vector<std::string> lines = notes.Lines();
+  ASSERT_EQ(lines.size(), 2u) << ::testing::PrintToString(lines);
+  EXPECT_THAT(lines[0], HasSubstr("write alert log " + std::string(tmpl)));
+  EXPECT_THAT(lines[0], HasSubstr("kept"));
+  EXPECT_THAT(lines[1], HasSubstr("written again, with the 3 line(s) kept meanwhile"));
+}
+
+// The file's directory removed: the lines are not written into the deleted file (where no one
+// would find them) but kept, and said; once the path can be created again they are written there.
+TEST(AlertSinks, JsonLinesFileWhoseDirectoryIsGoneKeepsItsLinesUntilItCanBeCreated) {
+  char dir_tmpl[] = "/tmp/vw_alertdir_XXXXXX";
+  const std::string dir = mkdtemp(dir_tmpl);
+  const std::string path = dir + "/alerts.jsonl";
+  NoteLines notes;
+  auto sink = JsonLinesAlertSink::Open(path);
+  ASSERT_TRUE(sink.ok());
+  (*sink)->set_note(notes.Sink());
+  std::filesystem::remove_all(dir);
+  (*sink)->Send({Event(AlertEventKind::kFiring, 1764189300)});
+  EXPECT_EQ((*sink)->write_errors(), 1u);
+  ASSERT_TRUE(std::filesystem::create_directory(dir));
+  (*sink)->Send({Event(AlertEventKind::kResolved, 1764189400)});
+  std::vector<json> rows = ReadRows(path);
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["event"], "firing");
+  EXPECT_EQ(rows[1]["event"], "resolved");
+  const std::vector<std::string> lines = notes.Lines();
+  ASSERT_EQ(lines.size(), 2u) << ::testing::PrintToString(lines);
+  EXPECT_THAT(lines[0], HasSubstr("reopen alert log " + path));
+  EXPECT_THAT(lines[1], HasSubstr("written again"));
+}
+
+TEST(AlertSinks, JsonLinesOpenFailureNamesThePath) {
+  auto sink = JsonLinesAlertSink::Open("/nonexistent-dir/alerts.jsonl");
+  ASSERT_FALSE(sink.ok());
+  EXPECT_THAT(sink.status().message(), HasSubstr("/nonexistent-dir/alerts.jsonl"));
+}
+
 // A receiver that answers 503 to the first `fail_first` requests.
 struct FlakyReceiver {
   httplib::Server server;
@@ -267,17 +343,21 @@ struct FlakyReceiver {
   int port = 0;
   int fail_first = 0;
   int fail_status = 503;
+  std::string retry_after;  // the Retry-After header of a failing answer, when not empty
   std::mutex mu;
   std::vector<double> arrivals;
   std::vector<std::string> bodies;
   std::string path;
-  explicit FlakyReceiver(int fail) : fail_first(fail) {
-    server.Post("/api/v2/alerts", [this](const httplib::Request& req, httplib::Response& res) {
+  std::string authorization;  // of the last request
+  explicit FlakyReceiver(int fail, const std::string& prefix = "") : fail_first(fail) {
+    server.Post(prefix + "/api/v2/alerts", [this](const httplib::Request& req, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu);
       arrivals.push_back(Now());
       path = req.path;
+      authorization = req.get_header_value("Authorization");
       if (static_cast<int>(arrivals.size()) <= fail_first) {
         res.status = fail_status;
+        if (!retry_after.empty()) res.set_header("Retry-After", retry_after);
         return;
       }
       bodies.push_back(req.body);
@@ -456,11 +536,173 @@ TEST(AlertSinks, WebhookSendNeverBlocksAndItsQueueIsBounded) {
 }
 
 TEST(AlertSinks, WebhookRejectsUrlsItCannotUse) {
-  for (const char* bad : {"am:9093", "ftp://am:9093", "http://"}) {
+  // Each of these passed the check before and failed only when the first alert was sent.
+  for (const char* bad :
+       {"am:9093", "ftp://am:9093", "http://", "", "http://:9093", "http://127.0.0.1:notaport",
+        "http://127.0.0.1:99999", "http://127.0.0.1:0", "http://127.0.0.1:", "http://[::1", "http://am host:9093",
+        "http://am/x?y=1", "http://am#top", "http://@am", "http://u%zz:p@am"}) {
     WebhookOptions o;
     o.url = bad;
-    EXPECT_FALSE(WebhookAlertSink::Start(o).ok()) << bad;
+    auto s = WebhookAlertSink::Start(o);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_THAT(s.status().message(), HasSubstr("expected http[s]://")) << bad;
   }
+  for (const char* good : {"http://am:9093", "HTTPS://am.example.org/alertmanager/", "http://[::1]:9093",
+                           "http://user:p%40ss@am:9093/api/v2/alerts", "http://am_1.local"}) {
+    WebhookOptions o;
+    o.url = good;
+    EXPECT_TRUE(WebhookAlertSink::Start(o).ok()) << good;
+  }
+  // A password is never echoed, not even in the error of a URL that cannot be used.
+  WebhookOptions o;
+  o.url = "http://alice:s3cret@am:notaport";
+  auto s = WebhookAlertSink::Start(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), Not(HasSubstr("s3cret")));
+}
+
+// user:password@ in the URL is HTTP basic auth (it was passed on as part of the host name, so no
+// delivery could ever succeed), %-decoded, and the notes name the URL without it.
+TEST(AlertSinks, WebhookSendsTheUrlsCredentialsAsBasicAuthAndNeverPrintsThem) {
+  FlakyReceiver rx(1, "/am");
+  NoteLines notes;
+  WebhookOptions o;
+  o.url = "http://alice:s3cr%40t@127.0.0.1:" + std::to_string(rx.port) + "/am/";
+  o.initial_backoff_s = 0.01;
+  o.note = notes.Sink();
+  auto sink = WebhookAlertSink::Start(o);
+  ASSERT_TRUE(sink.ok()) << sink.status().ToString();
+  (*sink)->Send({Event(AlertEventKind::kFiring, 1)});
+  ASSERT_TRUE((*sink)->Drain(10));
+  EXPECT_EQ((*sink)->delivered(), 1u);
+  {
+    std::lock_guard<std::mutex> lock(rx.mu);
+    EXPECT_EQ(rx.path, "/am/api/v2/alerts");
+    EXPECT_EQ(rx.authorization, "Basic YWxpY2U6czNjckB0");  // base64("alice:s3cr@t")
+  }
+  const std::vector<std::string> lines = notes.Lines();
+  ASSERT_EQ(lines.size(), 2u) << ::testing::PrintToString(lines);
+  for (const std::string& line : lines) {
+    EXPECT_THAT(line, Not(HasSubstr("s3cr")));
+    EXPECT_THAT(line, Not(HasSubstr("alice")));
+    EXPECT_THAT(line, HasSubstr("http://127.0.0.1:" + std::to_string(rx.port) + "/am/api/v2/alerts"));
+  }
+}
+
+// A 429 with Retry-After: the next attempt waits that long, not the shorter backoff.
+TEST(AlertSinks, WebhookWaitsWhatA429sRetryAfterSays) {
+  FlakyReceiver rx(1);
+  rx.fail_status = 429;
+  rx.retry_after = "1";
+  WebhookOptions o;
+  o.url = "http://127.0.0.1:" + std::to_string(rx.port);
+  o.initial_backoff_s = 0.01;
+  auto sink = WebhookAlertSink::Start(o);
+  ASSERT_TRUE(sink.ok());
+  (*sink)->Send({Event(AlertEventKind::kFiring, 1)});
+  ASSERT_TRUE((*sink)->Drain(10));
+  EXPECT_EQ((*sink)->delivered(), 1u);
+  std::lock_guard<std::mutex> lock(rx.mu);
+  ASSERT_EQ(rx.arrivals.size(), 2u);
+  EXPECT_GE(rx.arrivals[1] - rx.arrivals[0], 0.95);
+}
+
+// A receiver that accepts the request and then sends its answer one header line at a time, slower
+// than nothing but never slow enough for a read timeout: until `stop`.
+class TricklingReceiver {
+ public:
+  TricklingReceiver() {
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(a);
+    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(listen_fd_, 4) != 0 ||
+        ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      return;
+    }
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~TricklingReceiver() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    ::close(listen_fd_);
+  }
+  int port() const { return port_; }
+  int accepted() const { return accepted_; }
+
+ private:
+  void Serve() {
+    std::vector<int> conns;
+    while (!stop_) {
+      pollfd p{listen_fd_, POLLIN, 0};
+      if (::poll(&p, 1, 100) == 1) {
+        int c = ::accept(listen_fd_, nullptr, nullptr);
+        if (c >= 0) {
+          conns.push_back(c);
+          ++accepted_;
+          const char status[] = "HTTP/1.1 200 OK\r\n";
+          (void)!::send(c, status, sizeof(status) - 1, MSG_NOSIGNAL);
+        }
+      }
+      for (int c : conns) {
+        const char header[] = "X-Wait: 1\r\n";
+        (void)!::send(c, header, sizeof(header) - 1, MSG_NOSIGNAL);
+      }
+    }
+    for (int c : conns) ::close(c);
+  }
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> accepted_{0};
+  std::thread thread_;
+};
+
+// An answer that trickles in never trips a read timeout: the whole attempt has a deadline (it hung
+// the sender for good, and every later alert with it).
+TEST(AlertSinks, WebhookCutsAnAttemptWhoseAnswerTricklesPastItsDeadline) {
+  TricklingReceiver rx;
+  ASSERT_GT(rx.port(), 0);
+  NoteLines notes;
+  WebhookOptions o;
+  o.url = "http://127.0.0.1:" + std::to_string(rx.port());
+  o.timeout_s = 5;
+  o.attempt_timeout_s = 0.5;
+  o.initial_backoff_s = 0.01;
+  o.max_attempts = 2;
+  o.note = notes.Sink();
+  auto sink = WebhookAlertSink::Start(o);
+  ASSERT_TRUE(sink.ok());
+  const double a = Now();
+  (*sink)->Send({Event(AlertEventKind::kFiring, 1)});
+  ASSERT_TRUE((*sink)->Drain(10));
+  EXPECT_LT(Now() - a, 5);
+  EXPECT_EQ((*sink)->failed_attempts(), 2u);
+  EXPECT_EQ((*sink)->dropped_batches(), 1u);
+  const std::vector<std::string> lines = notes.Lines();
+  ASSERT_GE(lines.size(), 1u);
+  EXPECT_THAT(lines[0], HasSubstr("no complete answer within 0.5 s"));
+}
+
+// Stopping (SIGTERM) while an answer trickles in does not wait for it: the attempt is cut.
+TEST(AlertSinks, WebhookStopsPromptlyWithAnAttemptInFlight) {
+  TricklingReceiver rx;
+  ASSERT_GT(rx.port(), 0);
+  WebhookOptions o;
+  o.url = "http://127.0.0.1:" + std::to_string(rx.port());
+  o.timeout_s = 5;
+  o.attempt_timeout_s = 600;
+  auto sink = WebhookAlertSink::Start(o);
+  ASSERT_TRUE(sink.ok());
+  (*sink)->Send({Event(AlertEventKind::kFiring, 1)});
+  for (int i = 0; i < 200 && rx.accepted() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(rx.accepted(), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the answer is trickling in
+  const double a = Now();
+  sink->reset();
+  EXPECT_LT(Now() - a, 2);
 }
 
 }  // namespace

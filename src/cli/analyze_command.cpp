@@ -204,6 +204,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
       outputs::HtmlReportOptions html;
       html.theme = theme;
       for (const std::string& f : flags.files) html.source += (html.source.empty() ? "" : ", ") + f;
+      for (const auto& s : all) html.sources.push_back(s.source);
       if (!flags.prometheus_url.empty()) {
         html.source =
             fmt::format("{} {} over {}", prometheus::UrlForMessages(flags.prometheus_url), flags.query, flags.range);

@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
 
 #include "core/time.h"
 #include "core/units.h"
@@ -52,7 +54,40 @@ dl.vw-facts dd{margin:0;font-variant-numeric:tabular-nums}
 .vw-evidence{margin:6px 0 0;padding-left:20px}
 .vw-evidence li{margin:2px 0}
 h3{font-size:13px;color:var(--muted);margin:10px 0 2px;font-weight:600}
+.vw-source{color:var(--muted);font-size:13px;font-weight:400}
 )css";
+
+constexpr size_t kTitleSourceChars = 120;  // of the sources in the page's <title>
+
+// `text` cut to at most `max` characters (code points), the last of them "…"; whole when it fits.
+std::string Shortened(const std::string& text, size_t max) {
+  size_t chars = 0, cut = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // inside a UTF-8 sequence
+    if (chars + 1 == max) cut = i;
+    ++chars;
+  }
+  return chars <= max ? text : text.substr(0, cut) + "…";
+}
+
+// Each series' source when they come from more than one (the files of `analyze a.csv b.csv`, whose
+// GPUs may share a name): empty when they all come from one, which the page's header names.
+std::vector<std::string> SeriesSources(size_t series, const HtmlReportOptions& o) {
+  std::vector<std::string> out(series);
+  bool several = false;
+  for (size_t i = 0; i < series && i < o.sources.size(); ++i) {
+    out[i] = o.sources[i];
+    several = several || o.sources[i] != o.sources[0];
+  }
+  return several ? out : std::vector<std::string>(series);
+}
+
+// A series' source by its file name, the whole path in its title.
+std::string SourceSpan(const std::string& source) {
+  if (source.empty()) return {};
+  return fmt::format("<span class=\"vw-source\" data-role=\"source\" title=\"{}\">{}</span>", XmlEscape(source),
+                     XmlEscape(FrameworkSourceName(source)));
+}
 
 std::string BadgeClass(Verdict v) {
   std::string name = VerdictText(v);
@@ -90,14 +125,17 @@ std::string EvidenceList(const std::vector<std::string>& evidence) {
   return SentenceList("Evidence", "evidence", evidence);
 }
 
-std::string SeriesSection(const SeriesAnalysis& s, const HtmlReportOptions& o, double chart_width) {
+// `source`: the file the series came from, shown beside its name; empty when not shown.
+std::string SeriesSection(const SeriesAnalysis& s, const std::string& source, const HtmlReportOptions& o,
+                          double chart_width) {
   const auto& a = s.assessment;
   std::string out = fmt::format("<section class=\"vw-series\" data-gpu=\"{}\" data-verdict=\"{}\"",
                                 XmlEscape(s.gpu.key), XmlEscape(VerdictKey(a.verdict)));
   if (s.pid) out += fmt::format(" data-pid=\"{}\"", *s.pid);
+  if (!source.empty()) out += fmt::format(" data-source=\"{}\"", XmlEscape(source));
   out += ">\n";
-  out += fmt::format("<h2><span>{}</span><span class=\"{}\">{}</span></h2>\n", XmlEscape(SeriesName(s)),
-                     BadgeClass(a.verdict), XmlEscape(VerdictText(a.verdict)));
+  out += fmt::format("<h2><span>{}</span>{}<span class=\"{}\">{}</span></h2>\n", XmlEscape(SeriesName(s)),
+                     SourceSpan(source), BadgeClass(a.verdict), XmlEscape(VerdictText(a.verdict)));
   out += fmt::format("<p class=\"vw-verdict\">{}</p>\n", XmlEscape(VerdictSentence(s, o.label_offset_s)));
 
   out += "<figure>\n" + RenderSvgChart(s, FigureOptions(o, chart_width)) + "</figure>\n";
@@ -155,19 +193,27 @@ std::string FrameworkSection(const FrameworkReport& r, const detection::Framewor
   return out;
 }
 
-std::string SummaryTable(const std::vector<SeriesAnalysis>& series, const HtmlReportOptions& o) {
-  std::string out =
-      "<div class=\"vw-scroll\">"
-      "<table class=\"vw-summary\">\n<thead><tr><th>Series</th><th>Verdict</th><th>Leak rate</th><th>Out of "
-      "memory</th><th>Floor</th><th>Peak</th><th>Capacity</th></tr></thead>\n<tbody>\n";
+// `sources`: each series' source, a column of its own when any is given.
+std::string SummaryTable(const std::vector<SeriesAnalysis>& series, const std::vector<std::string>& sources,
+                         const HtmlReportOptions& o) {
+  const bool source_column = std::any_of(sources.begin(), sources.end(), [](const auto& x) { return !x.empty(); });
+  std::string out = "<div class=\"vw-scroll\"><table class=\"vw-summary\">\n<thead><tr>";
+  for (const char* head : {"Series", "Source", "Verdict", "Leak rate", "Out of memory", "Floor", "Peak", "Capacity"}) {
+    if (std::string_view(head) == "Source" && !source_column) continue;
+    out += fmt::format("<th scope=\"col\">{}</th>", head);
+  }
+  out += "</tr></thead>\n<tbody>\n";
   auto opt_bytes = [](const std::optional<double>& v) { return v ? FormatBytes(*v) : std::string("—"); };
-  for (const auto& s : series) {
+  for (size_t i = 0; i < series.size(); ++i) {
+    const SeriesAnalysis& s = series[i];
     const auto& a = s.assessment;
+    std::string source;
+    if (source_column) source = "<td>" + SourceSpan(sources[i]) + "</td>";
     out += fmt::format(
-        "<tr data-gpu=\"{}\"><td>{}</td><td><span class=\"{}\">{}</span></td><td class=\"num\">{}</td><td>{}</td>"
+        "<tr data-gpu=\"{}\"><td>{}</td>{}<td><span class=\"{}\">{}</span></td><td class=\"num\">{}</td><td>{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-        XmlEscape(s.gpu.key), XmlEscape(SeriesName(s)), BadgeClass(a.verdict), XmlEscape(VerdictText(a.verdict)),
-        a.rate_bps ? XmlEscape(FormatRate(*a.rate_bps)) : "—",
+        XmlEscape(s.gpu.key), XmlEscape(SeriesName(s)), source, BadgeClass(a.verdict),
+        XmlEscape(VerdictText(a.verdict)), a.rate_bps ? XmlEscape(FormatRate(*a.rate_bps)) : "—",
         a.tto_s ? XmlEscape(OomAtText(s, o.label_offset_s)) : "—", opt_bytes(a.floor_bytes), opt_bytes(a.peak_bytes),
         opt_bytes(a.capacity_bytes));
   }
@@ -214,7 +260,10 @@ std::string RenderHtmlReport(const std::vector<SeriesAnalysis>& series, const Ht
   out += fmt::format("<html lang=\"en\" class=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n", ThemeClass(o.theme));
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += "<meta name=\"color-scheme\" content=\"light dark\">\n";
-  out += fmt::format("<title>{}</title>\n<style>{}\n{}</style>\n</head>\n<body>\n", XmlEscape(o.title), kPageCss,
+  // The window's or tab's title names what is reported, not only "vramwatch report".
+  std::string title = o.title;
+  if (!o.source.empty()) title += " · " + Shortened(o.source, kTitleSourceChars);
+  out += fmt::format("<title>{}</title>\n<style>{}\n{}</style>\n</head>\n<body>\n", XmlEscape(title), kPageCss,
                      ChartCss());
   out += fmt::format("<h1>{}</h1>\n", XmlEscape(o.title));
   std::string meta;
@@ -241,10 +290,11 @@ std::string RenderHtmlReport(const std::vector<SeriesAnalysis>& series, const Ht
   if (sections == 0) {
     out += "<p class=\"vw-verdict\">No series to report: the input held no memory samples.</p>\n";
   } else {
-    if (series.size() > 1) out += SummaryTable(series, o);
+    const std::vector<std::string> sources = SeriesSources(series.size(), o);
+    if (series.size() > 1) out += SummaryTable(series, sources, o);
     double chart_width = sections > 1 ? 540 : 1100;
     out += sections > 1 ? "<div class=\"vw-multiples\">\n" : "<div>\n";
-    for (const auto& s : series) out += SeriesSection(s, o, chart_width);
+    for (size_t i = 0; i < series.size(); ++i) out += SeriesSection(series[i], sources[i], o, chart_width);
     for (const FrameworkReport& r : framework) {
       for (const auto& d : r.devices) out += FrameworkSection(r, d, o, chart_width);
     }

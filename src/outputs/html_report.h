@@ -5,7 +5,8 @@
 // unless `theme` forces one.
 //
 // DOM contract (tests and scripts rely on it): each series is a `section.vw-series` with
-// `data-gpu`, `data-verdict` (VerdictKey: "leak", "insufficient_data", ...) and, for a process series, `data-pid`; it
+// `data-gpu`, `data-verdict` (VerdictKey: "leak", "insufficient_data", ...), for a process series `data-pid`, and
+// `data-source` when the series come from several sources (HtmlReportOptions::sources); it
 // holds one `svg[data-gpu]` chart and a `.vw-verdict` paragraph; the chart has `[data-role=oom]` exactly when the
 // series is a leak with a time to OOM.
 //
@@ -23,7 +24,10 @@ namespace vw::outputs {
 
 struct HtmlReportOptions {
   std::string title = "vramwatch report";
-  std::string source;        // what was analysed ("trace.csv"), shown under the title
+  std::string source;  // what was analysed ("trace.csv"), shown under the title and in <title>
+  // Each series' source, in the order of the series (AnalyzedSeries::source): when they are not all
+  // the same, each section's heading and the summary table name the file its series came from.
+  std::vector<std::string> sources;
   std::string generated_at;  // when, as the caller wants it shown ("2026-07-14 14:05")
   Theme theme = Theme::kAuto;
   double label_offset_s = 0;  // see ChartOptions

@@ -243,6 +243,55 @@ TEST(ChartCss, DefinesLightAndDarkColours) {
   EXPECT_EQ(css.find("var(--"), std::string::npos) << "plain SVG viewers ignore CSS variables";
 }
 
+// `analyze --html both.html leak.csv healthy.csv`: two series of GPU 0 with the same card name.
+// Each section's heading and each summary row name the file its series came from (the text
+// report's `source`), the whole path in its title; both read "GPU 0 · NVIDIA H100 80GB HBM3".
+TEST(HtmlReport, NamesEachSeriesFileWhenTheSeriesComeFromSeveral) {
+  auto leak = LeakWithEvalSpikes(0);
+  auto healthy = Plateau(0);
+  healthy.gpu.name = leak.gpu.name;
+  HtmlReportOptions o;
+  o.source = "examples/training-leak.csv, examples/training-healthy.csv";
+  o.sources = {"examples/training-leak.csv", "examples/training-healthy.csv"};
+  const std::string page = RenderHtmlReport({leak, healthy}, o);
+  EXPECT_NE(page.find("<th scope=\"col\">Series</th><th scope=\"col\">Source</th>"), std::string::npos);
+  for (const std::string file : {"training-leak.csv", "training-healthy.csv"}) {
+    const std::string span =
+        "<span class=\"vw-source\" data-role=\"source\" title=\"examples/" + file + "\">" + file + "</span>";
+    EXPECT_EQ(Count(page, span), 2u) << file << ": in its summary row and its section's heading";
+    EXPECT_EQ(Count(page, "data-source=\"examples/" + file + "\""), 1u) << file;
+  }
+  const size_t row = page.find("<tr data-gpu=\"0\">");
+  ASSERT_NE(row, std::string::npos);
+  EXPECT_LT(page.find("training-leak.csv</span>", row), page.find("</tr>", row)) << "the first row is the leak's";
+
+  // Series of one file: its name is in the page's header, not repeated on each.
+  o.sources = {"examples/training-leak.csv", "examples/training-leak.csv"};
+  const std::string one = RenderHtmlReport({leak, healthy}, o);
+  EXPECT_EQ(one.find("data-role=\"source\""), std::string::npos);
+  EXPECT_EQ(one.find(">Source</th>"), std::string::npos);
+  EXPECT_EQ(one.find("data-source="), std::string::npos);
+}
+
+// The page's <title> (the tab, the window, a bookmark) names what it reports.
+TEST(HtmlReport, TitleNamesWhatIsReported) {
+  HtmlReportOptions o;
+  o.source = "run-0714.csv";
+  EXPECT_NE(RenderHtmlReport({Plateau()}, o).find("<title>vramwatch report · run-0714.csv</title>"), std::string::npos);
+  o.source = std::string(300, 'f') + ".csv";
+  const std::string page = RenderHtmlReport({Plateau()}, o);
+  EXPECT_NE(page.find("<title>vramwatch report · " + std::string(119, 'f') + "…</title>"), std::string::npos);
+  EXPECT_NE(RenderHtmlReport({Plateau()}).find("<title>vramwatch report</title>"), std::string::npos);
+}
+
+// Every column header of the summary table is marked a column header.
+TEST(HtmlReport, SummaryTableHeadersAreColumnHeaders) {
+  const std::string page = RenderHtmlReport(TwoGpus());
+  EXPECT_EQ(Count(page, "<th scope=\"col\">"), 7u);
+  EXPECT_EQ(Count(page, "<th>"), 0u);
+  EXPECT_EQ(Count(page, "<th "), 7u);
+}
+
 TEST(WebPage, IsOneSelfContainedDocument) {
   const std::string& page = WebPageHtml();
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);

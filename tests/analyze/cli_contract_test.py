@@ -167,6 +167,22 @@ def _(ctx):
         assert r.returncode == 3 and "missing" in r.stderr, (r.returncode, r.stderr)
 
 
+@check("--html of two files names each series' file, as the text report's `source` does, and in its <title>")
+def _(ctx):
+    leak, healthy = os.path.join(ctx.examples, "training-leak.csv"), os.path.join(ctx.examples, "training-healthy.csv")
+    with tempfile.TemporaryDirectory() as d:
+        page_path = os.path.join(d, "both.html")
+        r = vw(ctx, "--html", page_path, leak, healthy)
+        assert r.returncode == 1, (r.returncode, r.stderr)
+        page = open(page_path).read()
+    for path in (leak, healthy):
+        assert f"  source     {path}\n" in r.stdout, path
+        assert page.count(f'data-source="{html.escape(path)}"') == 1, path
+        name = os.path.basename(path)
+        assert page.count(f'title="{html.escape(path)}">{name}</span>') == 2, f"{name}: its row and its heading"
+    assert f"<title>vramwatch report · {html.escape(leak)}, {html.escape(healthy)}</title>" in page
+
+
 CLOCK_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d")
 
 

@@ -55,8 +55,16 @@ dl.vw-facts dd{margin:0;font-variant-numeric:tabular-nums}
 .vw-evidence li{margin:2px 0}
 h3{font-size:13px;color:var(--muted);margin:10px 0 2px;font-weight:600}
 .vw-source{color:var(--muted);font-size:13px;font-weight:400}
+.vw-command{margin:0 0 8px;font-size:12px}
+.vw-command summary{color:var(--muted);cursor:pointer}
+.vw-command code{display:block;white-space:pre-wrap;overflow-wrap:anywhere;max-height:14em;overflow:auto;
+  font-family:ui-monospace,"DejaVu Sans Mono",monospace}
 )css";
 
+// A series' name ("GPU 0 · pid 4242 " and its command line) and a source's file name are cut to
+// this many characters in a heading or a table cell: a command line of kilobytes made the summary
+// table tens of thousands of pixels wide and a heading a column of text.
+constexpr size_t kShownChars = 60;
 constexpr size_t kTitleSourceChars = 120;  // of the sources in the page's <title>
 
 // `text` cut to at most `max` characters (code points), the last of them "…"; whole when it fits.
@@ -68,6 +76,13 @@ std::string Shortened(const std::string& text, size_t max) {
     ++chars;
   }
   return chars <= max ? text : text.substr(0, cut) + "…";
+}
+
+// A text cut to `max` characters, in a span (or a table cell) whose title holds it whole when cut.
+std::string ShownText(const char* tag, const std::string& text, size_t max) {
+  const std::string shown = Shortened(text, max);
+  const std::string title = shown == text ? "" : " title=\"" + XmlEscape(text) + "\"";
+  return fmt::format("<{0}{1}>{2}</{0}>", tag, title, XmlEscape(shown));
 }
 
 // Each series' source when they come from more than one (the files of `analyze a.csv b.csv`, whose
@@ -86,7 +101,7 @@ std::vector<std::string> SeriesSources(size_t series, const HtmlReportOptions& o
 std::string SourceSpan(const std::string& source) {
   if (source.empty()) return {};
   return fmt::format("<span class=\"vw-source\" data-role=\"source\" title=\"{}\">{}</span>", XmlEscape(source),
-                     XmlEscape(FrameworkSourceName(source)));
+                     XmlEscape(Shortened(FrameworkSourceName(source), kShownChars)));
 }
 
 std::string BadgeClass(Verdict v) {
@@ -134,8 +149,16 @@ std::string SeriesSection(const SeriesAnalysis& s, const std::string& source, co
   if (s.pid) out += fmt::format(" data-pid=\"{}\"", *s.pid);
   if (!source.empty()) out += fmt::format(" data-source=\"{}\"", XmlEscape(source));
   out += ">\n";
-  out += fmt::format("<h2><span>{}</span>{}<span class=\"{}\">{}</span></h2>\n", XmlEscape(SeriesName(s)),
+  const std::string name = SeriesName(s);
+  out += fmt::format("<h2>{}{}<span class=\"{}\">{}</span></h2>\n", ShownText("span", name, kShownChars),
                      SourceSpan(source), BadgeClass(a.verdict), XmlEscape(VerdictText(a.verdict)));
+  // A command line cut in the heading is shown whole here, folded and wrapped.
+  if (s.pid && Shortened(name, kShownChars) != name) {
+    out += fmt::format(
+        "<details class=\"vw-command\" data-role=\"command\"><summary>Whole command line</summary><code>{}</code>"
+        "</details>\n",
+        XmlEscape(s.process_command));
+  }
   out += fmt::format("<p class=\"vw-verdict\">{}</p>\n", XmlEscape(VerdictSentence(s, o.label_offset_s)));
 
   out += "<figure>\n" + RenderSvgChart(s, FigureOptions(o, chart_width)) + "</figure>\n";
@@ -210,9 +233,9 @@ std::string SummaryTable(const std::vector<SeriesAnalysis>& series, const std::v
     std::string source;
     if (source_column) source = "<td>" + SourceSpan(sources[i]) + "</td>";
     out += fmt::format(
-        "<tr data-gpu=\"{}\"><td>{}</td>{}<td><span class=\"{}\">{}</span></td><td class=\"num\">{}</td><td>{}</td>"
+        "<tr data-gpu=\"{}\">{}{}<td><span class=\"{}\">{}</span></td><td class=\"num\">{}</td><td>{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-        XmlEscape(s.gpu.key), XmlEscape(SeriesName(s)), source, BadgeClass(a.verdict),
+        XmlEscape(s.gpu.key), ShownText("td", SeriesName(s), kShownChars), source, BadgeClass(a.verdict),
         XmlEscape(VerdictText(a.verdict)), a.rate_bps ? XmlEscape(FormatRate(*a.rate_bps)) : "—",
         a.tto_s ? XmlEscape(OomAtText(s, o.label_offset_s)) : "—", opt_bytes(a.floor_bytes), opt_bytes(a.peak_bytes),
         opt_bytes(a.capacity_bytes));

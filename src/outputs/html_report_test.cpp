@@ -284,6 +284,48 @@ TEST(HtmlReport, TitleNamesWhatIsReported) {
   EXPECT_NE(RenderHtmlReport({Plateau()}).find("<title>vramwatch report</title>"), std::string::npos);
 }
 
+// A process series with a command line of 4 KB: the summary table's cell and the section's heading
+// show its first 60 characters, ending "…", the whole name in their title; the section shows the
+// whole command folded in a details element. The cell (th,td are nowrap) made the table 34,000 px
+// wide, the heading 1,770 px tall.
+TEST(HtmlReport, ALongCommandLineIsCutInTheTableAndTheHeading) {
+  std::vector<detection::SeriesAnalysis> series = TwoGpus();
+  std::string command = "python train.py";
+  while (command.size() < 4096) command += " --opt=" + std::to_string(command.size());
+  series[0].pid = 4242;
+  series[0].process_command = command;
+  const std::string name = SeriesName(series[0]);
+  ASSERT_EQ(name.rfind("GPU 0 · pid 4242 python train.py", 0), 0u);
+  const std::string shown = name.substr(0, 60) + "…";  // 59 characters: "·" is two bytes
+  const std::string page = RenderHtmlReport(series);
+  EXPECT_NE(page.find("<td title=\"" + name + "\">" + shown + "</td>"), std::string::npos);
+  EXPECT_NE(page.find("<h2><span title=\"" + name + "\">" + shown + "</span>"), std::string::npos);
+  EXPECT_NE(
+      page.find("<details class=\"vw-command\" data-role=\"command\"><summary>Whole command line</summary><code>" +
+                command + "</code></details>"),
+      std::string::npos);
+  EXPECT_EQ(Count(page, command), 3u) << "the two titles and the details, nowhere else";
+  // A short one is shown whole, with no title and no details.
+  series[0].process_command = "python train.py";
+  const std::string short_page = RenderHtmlReport(series);
+  EXPECT_NE(short_page.find("<td>GPU 0 · pid 4242 python train.py</td>"), std::string::npos);
+  EXPECT_NE(short_page.find("<h2><span>GPU 0 · pid 4242 python train.py</span>"), std::string::npos);
+  EXPECT_EQ(short_page.find("data-role=\"command\""), std::string::npos);
+}
+
+// Characters, not bytes, are counted, and a character is never cut in two.
+TEST(HtmlReport, CutsANameOnACharacterBoundary) {
+  auto s = Plateau(0);
+  s.pid = 7;
+  s.process_command = "训练";
+  while (s.process_command.size() < 600) s.process_command += "训练";
+  const std::string page = RenderHtmlReport({s, Plateau(1)});
+  // "GPU 0 · pid 7 " is 14 characters: 45 of the command's follow, then "…".
+  std::string shown = "GPU 0 · pid 7 ";
+  for (int i = 0; i < 45; ++i) shown += i % 2 == 0 ? "训" : "练";
+  EXPECT_NE(page.find(">" + shown + "…</td>"), std::string::npos);
+}
+
 // Every column header of the summary table is marked a column header.
 TEST(HtmlReport, SummaryTableHeadersAreColumnHeaders) {
   const std::string page = RenderHtmlReport(TwoGpus());

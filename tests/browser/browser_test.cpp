@@ -160,5 +160,36 @@ TEST(ReportInBrowser, ThreeGpuReportFitsANarrowWindow) {
   SaveScreenshots("report-narrow", 500, 1600);
 }
 
+// A process series whose command line is 4 KB long: the summary table stays within the window and
+// each section's heading a line or two tall (the table was 34,000 px wide, the heading 1,770 px tall).
+TEST(ReportInBrowser, ALongCommandLineKeepsTheSummaryTableAndHeadingsSmall) {
+  auto series = TwoGpus();
+  std::string command = "python train.py";
+  while (command.size() < 4096) command += " --opt=" + std::to_string(command.size());
+  series[0].pid = 4242;
+  series[0].process_command = command;
+  outputs::HtmlReportOptions opt;
+  opt.source = "fixture report-long-command";
+  fs::path html = OutDir() / "report-long-command.html";
+  // The report and a script that writes the summary table's width, the tallest heading and the
+  // window's width into <html>.
+  std::ofstream(html) << outputs::RenderHtmlReport(series, opt)
+                      << "<script>var h = 0;"
+                         "document.querySelectorAll('section h2').forEach(function (e) {"
+                         "  h = Math.max(h, e.getBoundingClientRect().height); });"
+                         "document.documentElement.dataset.table ="
+                         "  Math.round(document.querySelector('table.vw-summary').getBoundingClientRect().width);"
+                         "document.documentElement.dataset.heading = Math.round(h);"
+                         "document.documentElement.dataset.window = innerWidth;</script>\n";
+  DomResult r = DumpDom({.url = "file://" + html.string(), .width = 1280});
+  ASSERT_EQ(r.error, "");
+  auto root = Elements(r.dom, "html");
+  ASSERT_EQ(root.size(), 1u);
+  ASSERT_EQ(root[0].attrs.count("data-table"), 1u);
+  EXPECT_LE(std::stoi(root[0].attrs.at("data-table")), std::stoi(root[0].attrs.at("data-window")));
+  EXPECT_LE(std::stoi(root[0].attrs.at("data-heading")), 80);
+  EXPECT_EQ(Select(r.dom, "details", "data-role", "command").size(), 1u) << "the whole command, folded";
+}
+
 }  // namespace
 }  // namespace vw::browser_test

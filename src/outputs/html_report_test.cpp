@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <regex>
 #include <sstream>
 
@@ -332,6 +334,40 @@ TEST(HtmlReport, SummaryTableHeadersAreColumnHeaders) {
   EXPECT_EQ(Count(page, "<th scope=\"col\">"), 7u);
   EXPECT_EQ(Count(page, "<th>"), 0u);
   EXPECT_EQ(Count(page, "<th "), 7u);
+}
+
+// WCAG's contrast of two "#rrggbb" colours.
+double Contrast(const std::string& a, const std::string& b) {
+  auto luminance = [](const std::string& hex) {
+    double l = 0;
+    const double weight[3] = {0.2126, 0.7152, 0.0722};
+    for (int i = 0; i < 3; ++i) {
+      const double c = std::stoi(hex.substr(1 + 2 * i, 2), nullptr, 16) / 255.0;
+      l += weight[i] * (c <= 0.03928 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
+    }
+    return l;
+  };
+  const double la = luminance(a), lb = luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+// Every line of a chart (in the report, the --plot file and the live page) stands out from the
+// chart's background by 3:1 at least, in both themes: the light theme's raw curve was #9db4d3,
+// 2.1:1 on white.
+TEST(ChartCss, EveryLineStandsOutFromTheBackground) {
+  const std::string css = ChartCss();
+  for (const std::string scope : {".vw-chart", ".vw-theme-dark"}) {
+    std::smatch bg;
+    ASSERT_TRUE(std::regex_search(css, bg, std::regex(scope + " \\.vw-bg\\{fill:(#[0-9a-f]{6})\\}"))) << scope;
+    for (const char* line :
+         {"raw", "floor", "peak", "trend", "capacity", "event", "axis", "allocated", "reserved", "driver"}) {
+      std::smatch m;
+      ASSERT_TRUE(
+          std::regex_search(css, m, std::regex(scope + " \\.vw-" + line + "(,[^{]*)?\\{stroke:(#[0-9a-f]{6})\\}")))
+          << scope << " " << line;
+      EXPECT_GE(Contrast(m[2].str(), bg[1].str()), 3.0) << scope << " " << line << " " << m[2] << " on " << bg[1];
+    }
+  }
 }
 
 TEST(WebPage, IsOneSelfContainedDocument) {

@@ -18,7 +18,9 @@ struct Palette {
 };
 
 // Light: dark ink on white. Dark: light ink on near-black, brighter hues so thin lines stay visible.
-constexpr Palette kLight = {"#ffffff", "#1f2328", "#57606a", "#e6e9ed", "#8c959f", "#9db4d3", "#1a5fd0", "#c2740a",
+// Every line stands out from its background by 3:1 at least (WCAG's contrast for graphics): the
+// raw curve is lighter than the floor drawn over it, not so light it cannot be told from white.
+constexpr Palette kLight = {"#ffffff", "#1f2328", "#57606a", "#e6e9ed", "#8c959f", "#7890b3", "#1a5fd0", "#c2740a",
                             "#c8202b", "#24292f", "#8c959f", "#7e3fd8", "#1a5fd0", "#c2740a", "#1a7f72"};
 constexpr Palette kDark = {"#0d1117", "#e6edf3", "#9da7b3", "#262c36", "#6e7681", "#4f6a8f", "#58a6ff", "#f0b13a",
                            "#ff6b6b", "#d0d7de", "#8b949e", "#c297ff", "#58a6ff", "#f0b13a", "#3fc1b0"};

@@ -220,6 +220,8 @@ Status HttpServer::Start() {
   server_->set_keep_alive_max_count(20);
   server_->set_keep_alive_timeout(2);  // seconds an idle keep-alive connection holds a worker
   server_->set_payload_max_length(64 * 1024);
+  // Each answer is what its Content-Type says: a browser must not guess HTML from a JSON body.
+  server_->set_default_headers({{"X-Content-Type-Options", "nosniff"}});
   // SO_REUSEADDR only: cpp-httplib's default SO_REUSEPORT would let a second daemon share the port.
   server_->set_socket_options([](socket_t sock) {
     int yes = 1;

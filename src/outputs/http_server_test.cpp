@@ -339,6 +339,24 @@ TEST(HttpServer, RootServesThePageHandlerOrAnEndpointList) {
   EXPECT_THAT(page->get_header_value("Content-Type"), HasSubstr("text/html"));
 }
 
+// Every answer, the page, the JSON, an error, says its Content-Type is to be believed: a browser
+// must not take a JSON body (holding names from the GPUs' processes) for HTML.
+TEST(HttpServer, EveryAnswerTellsBrowsersNotToGuessItsType) {
+  Fixture f;
+  f.server->SetPageHandler([] { return std::string("<html>live</html>"); });
+  ASSERT_TRUE(f.server->Start().ok());
+  f.Publish();
+  for (const char* path : {"/", "/api/v1/status", "/metrics", "/healthz", "/api/v1/history", "/nothing"}) {
+    auto res = f.Client().Get(path);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->get_header_value("X-Content-Type-Options"), "nosniff") << path << " (" << res->status << ")";
+  }
+  auto post = f.Client().Post("/api/v1/status", "", "text/plain");
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->status, 405);
+  EXPECT_EQ(post->get_header_value("X-Content-Type-Options"), "nosniff");
+}
+
 TEST(HttpServer, PortInUseGivesAStatusNamingTheAddressAndReason) {
   Fixture first;
   ASSERT_TRUE(first.server->Start().ok());

@@ -100,6 +100,10 @@ const char* const kPod2 = "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0";
 const char* const kKernelLogNote = "kernel log cannot be read: /dev/kmsg: permission denied; no Xid events";
 const char* const kMarkupNote = "GPU 1: <no SM data> & not judged";
 
+// The daemon's clock at its status: its last sample, when the fixture's series end.
+const char* const kDaemonTime = "2026-07-14T14:00:00Z";
+constexpr double kDaemonSeconds = 1784037600;  // kDaemonTime
+
 // What the daemon's /api/v1/status answers for the two-GPU fixture host.
 json StatusFixture(const std::vector<detection::SeriesAnalysis>& gpus, bool with_notes) {
   json g0 = Gpu(gpus[0], json::array({Process(4242, std::nullopt, "alice", ProcState::kRunning, 61.2, 0.94,
@@ -158,6 +162,7 @@ json StatusFixture(const std::vector<detection::SeriesAnalysis>& gpus, bool with
                               {"since", "2026-07-14T13:58:00Z"},
                               {"summary", "cannot use NVML: nvmlInit_v2: driver/library version mismatch"}}});
   return {{"schema", "vramwatch.check/1"},
+          {"time", kDaemonTime},
           {"host", {{"hostname", "gpu-node-07"}, {"driver_version", "550.54.15"}}},
           {"gpus", {g0, g1}},
           {"findings", findings},
@@ -251,9 +256,16 @@ setInterval(function () {
 </script>)js",
                       "text/html; charset=utf-8");
     });
+    // The page with the test's scripts: probe_head_ runs before the page's own script, probe_tail_
+    // after it (set by Probe before the page loads).
+    server_.Get("/probe", [this](const httplib::Request&, httplib::Response& res) {
+      std::string page = outputs::WebPageHtml();
+      page.insert(page.find("<head>") + 6, "<script>" + probe_head_ + "</script>");
+      res.set_content(page + "<script>" + probe_tail_ + "</script>", "text/html; charset=utf-8");
+    });
     server_.set_logger([this](const httplib::Request& req, const httplib::Response&) {
-      static const std::set<std::string> kServed = {"/",         "/held",          "/slow",
-                                                    "/measured", "/api/v1/status", "/api/v1/history"};
+      static const std::set<std::string> kServed = {"/",      "/held",          "/slow",          "/measured",
+                                                    "/probe", "/api/v1/status", "/api/v1/history"};
       if (kServed.count(req.path) == 0) {
         std::lock_guard<std::mutex> lock(mu_);
         unserved_.push_back(req.path);
@@ -281,12 +293,29 @@ setInterval(function () {
         return;
       }
       auto it = history_.find(req.get_param_value("series"));
-      if (it == history_.end() || !req.has_param("from") || !req.has_param("to")) {
+      auto from = ParseTimestamp(req.get_param_value("from")), to = ParseTimestamp(req.get_param_value("to"));
+      if (it == history_.end() || !from.ok() || !to.ok()) {
         res.status = 400;
         res.set_content(R"({"error":"want series=gpu:N, from and to"})", "application/json");
         return;
       }
-      res.set_content(it->second, "application/json");
+      std::lock_guard<std::mutex> lock(mu_);
+      history_windows_.emplace_back(from->seconds, to->seconds);
+      if (kept_since_ == 0) {
+        res.set_content(it->second, "application/json");
+        return;
+      }
+      // As the daemon answers: the points within [from, to], of those it kept.
+      json h = json::parse(it->second);
+      for (const char* line : {"points", "floor"}) {
+        json within = json::array();
+        for (const auto& p : h[line]) {
+          const double t = p[0].get<double>();
+          if (t >= from->seconds && t <= to->seconds && t >= kept_since_) within.push_back(p);
+        }
+        h[line] = within;
+      }
+      res.set_content(h.dump(), "application/json");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
@@ -323,6 +352,21 @@ setInterval(function () {
       h["points"].push_back(json::array({h["points"].back()[0].get<double>() + 3600, 30 * kGiB}));
     });
   }
+  // The history answers hold only the points within the asked [from, to], as the daemon's do, and
+  // only those from the last `minutes` before the daemon's time (a daemon started that long ago).
+  // Call before the page loads.
+  void HistoryOfTheLastMinutes(double minutes) { kept_since_ = kDaemonSeconds - 60 * minutes; }
+  // The scripts of the page at /probe: `head` before the page's own script, `tail` after it. Call
+  // before the page loads.
+  void Probe(std::string head, std::string tail) {
+    probe_head_ = std::move(head);
+    probe_tail_ = std::move(tail);
+  }
+  // The [from, to] of each history request, epoch seconds.
+  std::vector<std::pair<double, double>> history_windows() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return history_windows_;
+  }
   // The status says the daemon keeps no history, as a daemon without --db says it. Call before
   // the page loads.
   void StatusSaysHistoryIsOff() {
@@ -354,7 +398,10 @@ setInterval(function () {
   std::map<std::string, std::string> history_;
   std::atomic<int> status_calls_{0}, history_calls_{0};
   std::atomic<int> hang_after_{-1};
-  std::vector<std::string> unserved_;  // guarded by mu_
+  std::vector<std::string> unserved_;                       // guarded by mu_
+  std::vector<std::pair<double, double>> history_windows_;  // guarded by mu_
+  double kept_since_ = 0;                                   // 0: every point, whatever the window
+  std::string probe_head_, probe_tail_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
@@ -586,22 +633,15 @@ TEST(LivePageInBrowser, AGpuWithManyProcessesShowsItsLargestAndAButtonForTheRest
 TEST(LivePageInBrowser, ClockTimesAreUtcAndMarkedWhateverTheBrowserZone) {
   FixtureDaemon daemon(false);
   ASSERT_GT(daemon.port(), 0);
-  auto utc_hour = [] {
-    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    return FormatIso8601(now, true).substr(11, 2);
-  };
-  const std::string hour_before = utc_hour();
   DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 5000, .tz = "Asia/Tokyo"});
-  const std::string hour_after = utc_hour();
   ASSERT_EQ(r.error, "");
   const std::string& dom = r.dom;
   const std::string text = TextOf(dom);
   // The two-digit hour and minute of epoch seconds `t` in UTC.
   auto hhmm = [](double t) { return FormatIso8601(t, true).substr(11, 5); };
 
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(text, m, std::regex("live · updated ([0-9]{2}):[0-9]{2}:[0-9]{2} UTC"))) << text;
-  EXPECT_TRUE(m[1] == hour_before || m[1] == hour_after) << m[0] << " (UTC hour " << hour_before << ")";
+  // The daemon's time of its last sample (kDaemonTime), to the second.
+  EXPECT_TRUE(std::regex_search(text, std::regex("live · +updated 14:00:00 UTC"))) << text;
 
   // Each time-axis tick is labelled with the UTC time of where it stands, under a "time (UTC)" title.
   std::regex tick_re("data-role=\"xtick\" data-t=\"([0-9]+)\"[^>]*>([^<]*)<");
@@ -748,6 +788,40 @@ TEST(LivePageInBrowser, ChartsAreDrawnAtTheirShownWidthInANarrowWindow) {
   EXPECT_GE(measure["scale"].get<double>(), 0.99) << measure;
   EXPECT_LE(measure["scale"].get<double>(), 1.01) << measure;
   EXPECT_EQ(measure["textOut"], json::array()) << measure;
+}
+
+// A script for Probe's `head`: the browser's clock reads the daemon's time (kDaemonTime) shifted
+// by `hours`, and runs on from there.
+std::string BrowserClockOff(double hours) {
+  return "(function () { var real = Date.now, shift = " + std::to_string((kDaemonSeconds + hours * 3600) * 1000) +
+         " - real.call(Date); Date.now = function () { return real.call(Date) + shift; }; })();";
+}
+
+// The page goes by the daemon's clock, not the browser's: it asks for the daemon's last six hours
+// and says "updated" at the daemon's time of its last sample. A browser an hour behind asked for
+// six hours that ended an hour before the daemon's last sample, so on a daemon started half an
+// hour before the charts stayed at "collecting history…"; an hour ahead, "updated" was an hour late.
+TEST(LivePageInBrowser, HistoryAndTheUpdatedTimeGoByTheDaemonsClockNotTheBrowsers) {
+  for (const double hours : {-1.0, 1.0}) {
+    SCOPED_TRACE(hours < 0 ? "the browser's clock an hour behind" : "the browser's clock an hour ahead");
+    FixtureDaemon daemon(false);
+    ASSERT_GT(daemon.port(), 0);
+    daemon.HistoryOfTheLastMinutes(30);
+    daemon.Probe(BrowserClockOff(hours), "");
+    DomResult r = DumpDom({.url = daemon.url() + "probe", .virtual_time_budget_ms = 3000});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(Select(r.dom, "path", "data-role", "raw").size(), 2u) << "both charts drew the daemon's half hour";
+    EXPECT_TRUE(Select(r.dom, "text", "data-role", "no-history").empty());
+    const auto windows = daemon.history_windows();
+    ASSERT_GE(windows.size(), 2u);
+    for (const auto& [from, to] : windows) {
+      EXPECT_GE(to, kDaemonSeconds) << FormatIso8601(to, true);
+      EXPECT_LT(to, kDaemonSeconds + 10) << FormatIso8601(to, true) << " is not the daemon's time";
+      EXPECT_NEAR(to - from, 6 * 3600, 0.001);
+    }
+    const std::string text = TextOf(r.dom);
+    EXPECT_TRUE(std::regex_search(text, std::regex("live · +updated 14:00:00 UTC"))) << text;
+  }
 }
 
 }  // namespace

@@ -10,8 +10,12 @@
   var HISTORY_HOURS = 6;
   var GiB = 1024 * 1024 * 1024, MiB = 1024 * 1024;
 
+  // Times of the daemon's clock (lastOk, downSince: ms since the epoch) come from its status
+  // document's `time`: the browser's clock may be off by hours, and history asked for over the
+  // browser's last six hours would miss the daemon's. clockOffset is how far ahead the daemon's
+  // clock was of the browser's at the last status (ms); historyAt is the browser's own clock.
   var state = {status: null, lastOk: null, downSince: null, error: '', history: {}, historyError: {}, historyAt: 0,
-               historyOff: '', showAll: {}};
+               historyOff: '', showAll: {}, clockOffset: 0};
 
   // ---- formatting ----
   function esc(v) {
@@ -62,6 +66,8 @@
     var m = /^\d{4}-\d\d-\d\dT[0-9:.]+Z$/.test(since || '') ? Date.parse(since) : NaN;
     return isFinite(m) ? utcDate(m / 1000) + ' ' + clock(m / 1000, withSeconds) : String(since == null ? '' : since);
   }
+  // The daemon's clock now (ms since the epoch), as far as its last status tells.
+  function daemonNow() { return Date.now() + state.clockOffset; }
   // ", 42 s ago" from an ISO 8601 UTC time to the status document's own time (its clock, not the
   // browser's); empty when either is unknown.
   function ageText(iso) {
@@ -384,8 +390,9 @@
       state.historyOff = 'history is off (start the daemon with --db PATH)';
       return Promise.resolve().then(render);
     }
-    var now = Date.now(), from = new Date(now - HISTORY_HOURS * 3600 * 1000).toISOString(), to = new Date(now).toISOString();
-    state.historyAt = now;
+    // The daemon's last six hours, by its clock, whatever the browser's says.
+    var now = daemonNow(), from = new Date(now - HISTORY_HOURS * 3600 * 1000).toISOString(), to = new Date(now).toISOString();
+    state.historyAt = Date.now();
     return Promise.all(st.gpus.map(function (g) {
       var url = '/api/v1/history?series=gpu:' + encodeURIComponent(g.index) + '&from=' + encodeURIComponent(from) +
           '&to=' + encodeURIComponent(to);
@@ -399,14 +406,16 @@
   }
   function pollStatus() {
     return getJson('/api/v1/status').then(function (st) {
-      var first = !state.status;
+      var first = !state.status, at = Date.parse((st && st.time) || '');
       state.status = st;
-      state.lastOk = Date.now();
+      // The daemon's clock where its status says it (a daemon that does not: the browser's).
+      state.clockOffset = isFinite(at) ? at - Date.now() : 0;
+      state.lastOk = daemonNow();
       state.downSince = null;
       render();
       if (first || Date.now() - state.historyAt >= HISTORY_EVERY_MS) return pollHistory();
     }, function (e) {
-      if (state.downSince == null) state.downSince = Date.now();
+      if (state.downSince == null) state.downSince = daemonNow();
       state.error = e.message || 'no answer';
       render();
     });

@@ -283,6 +283,16 @@ setInterval(function () {
         res.set_content(R"({"error":"sampler not ready"})", "application/json");
         return;
       }
+      std::lock_guard<std::mutex> lock(mu_);
+      if (changing_) {  // the daemon sampled again: 5 s later, GPU 1 and its largest holder 256 MiB more
+        json sample = json::parse(status_);
+        sample["time"] = FormatIso8601(kDaemonSeconds + 5.0 * call, true);
+        json& gpu1 = sample["gpus"][1];
+        gpu1["memory_used_bytes"] = gpu1["memory_used_bytes"].get<double>() + call * 256 * kMiB;
+        gpu1["processes"][0]["used_bytes"] = gpu1["processes"][0]["used_bytes"].get<double>() + call * 256 * kMiB;
+        res.set_content(sample.dump(), "application/json");
+        return;
+      }
       res.set_content(status_, "application/json");
     });
     server_.Get("/api/v1/history", [this, history_off](const httplib::Request& req, httplib::Response& res) {
@@ -356,6 +366,15 @@ setInterval(function () {
   // only those from the last `minutes` before the daemon's time (a daemon started that long ago).
   // Call before the page loads.
   void HistoryOfTheLastMinutes(double minutes) { kept_since_ = kDaemonSeconds - 60 * minutes; }
+  // Each status answer is a new sample: 5 s later than the last, GPU 1 and its first holder using
+  // 256 MiB more. Call before the page loads.
+  void StatusChangesEachCall() { changing_ = true; }
+  // Changes the status document as `edit` says. Call before the page loads.
+  void EditStatus(const std::function<void(json&)>& edit) {
+    json status = json::parse(status_);
+    edit(status);
+    status_ = status.dump();
+  }
   // The scripts of the page at /probe: `head` before the page's own script, `tail` after it. Call
   // before the page loads.
   void Probe(std::string head, std::string tail) {
@@ -401,6 +420,7 @@ setInterval(function () {
   std::vector<std::string> unserved_;                       // guarded by mu_
   std::vector<std::pair<double, double>> history_windows_;  // guarded by mu_
   double kept_since_ = 0;                                   // 0: every point, whatever the window
+  bool changing_ = false;
   std::string probe_head_, probe_tail_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -822,6 +842,82 @@ TEST(LivePageInBrowser, HistoryAndTheUpdatedTimeGoByTheDaemonsClockNotTheBrowser
     const std::string text = TextOf(r.dom);
     EXPECT_TRUE(std::regex_search(text, std::regex("live · +updated 14:00:00 UTC"))) << text;
   }
+}
+
+// The state a probe script wrote into <html data-probe>, parsed; null when it wrote none.
+json ProbeResult(const std::string& dom) {
+  std::smatch m;
+  if (!std::regex_search(dom, m, std::regex("data-probe=\"([^\"]*)\""))) return nullptr;
+  std::string text = m[1].str();
+  for (auto [from, to] :
+       {std::pair<const char*, const char*>{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
+    text = std::regex_replace(text, std::regex(from), to);
+  }
+  return json::parse(text);
+}
+
+// A probe that, once the page has drawn, puts keyboard focus on GPU 1's "show all" button, scrolls
+// GPU 1's process table to its right end and selects the command of GPU 0's first holder; 14 s
+// later (two status polls on), it writes what it set and what is left of it into data-probe.
+const char* const kKeepsYourPlaceProbe = R"js(
+(function () {
+  var out = {};
+  function table() { return document.querySelector('article[data-gpu="1"] .vw-scroll'); }
+  function usage() { var u = document.querySelector('article[data-gpu="1"] [data-role=usage]'); return u ? u.textContent : ''; }
+  function active() {
+    var a = document.activeElement;
+    return a ? a.tagName + ':' + a.getAttribute('data-role') + ':' + a.getAttribute('data-gpu') : '';
+  }
+  setTimeout(function () {
+    var button = document.querySelector('article[data-gpu="1"] [data-role=show-all]'), box = table(),
+        cell = document.querySelector('article[data-gpu="0"] td.cmd div');
+    if (!button || !box || !cell) { out.error = 'the page has no button, table or command to use'; return; }
+    button.focus();
+    box.scrollLeft = box.scrollWidth;
+    var range = document.createRange();
+    range.selectNodeContents(cell);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    out.before = {active: active(), scrollLeft: box.scrollLeft, room: box.scrollWidth - box.clientWidth,
+                  selection: getSelection().toString(), usage: usage()};
+  }, 2000);
+  setTimeout(function () {
+    var box = table();
+    out.after = {active: active(), scrollLeft: box ? box.scrollLeft : -1, selection: getSelection().toString(),
+                 usage: usage()};
+    document.documentElement.dataset.probe = JSON.stringify(out);
+  }, 16000);
+})();
+)js";
+
+// A refresh every 5 s leaves the reader's place alone: keyboard focus stays on the "show all"
+// button, a table scrolled sideways stays where it was and a selected command stays selected,
+// though the status changed (GPU 1 and its largest holder use more memory at each poll). The page
+// rewrote every panel at each poll: focus fell back to <body>, the table jumped back to its left
+// edge and the selection was cleared.
+TEST(LivePageInBrowser, ARefreshKeepsFocusTheSelectionAndATableScrolledSideways) {
+  FixtureDaemon daemon(false, true, false, false, /*extra_processes=*/40);
+  ASSERT_GT(daemon.port(), 0);
+  daemon.StatusChangesEachCall();
+  // A holder with a long user name, so GPU 1's table is wider than its card in a narrow window.
+  daemon.EditStatus([](json& status) { status["gpus"][1]["processes"][0]["user"] = std::string(60, 'u'); });
+  daemon.Probe("", kKeepsYourPlaceProbe);
+  DomResult r = DumpDom({.url = daemon.url() + "probe", .width = 500, .virtual_time_budget_ms = 18000});
+  ASSERT_EQ(r.error, "");
+  const json probe = ProbeResult(r.dom);
+  ASSERT_TRUE(probe.is_object()) << "the probe wrote nothing";
+  ASSERT_FALSE(probe.contains("error")) << probe;
+  const json& before = probe["before"];
+  const json& after = probe["after"];
+  ASSERT_EQ(before["active"], "BUTTON:show-all:1") << probe;
+  ASSERT_GT(before["room"].get<double>(), 0) << "GPU 1's table is wider than its box: " << probe;
+  ASSERT_GT(before["scrollLeft"].get<double>(), 0) << probe;
+  ASSERT_EQ(before["selection"], "python train.py --config big.yaml") << probe;
+  EXPECT_NE(after["usage"], before["usage"]) << "the page was refreshed with new numbers: " << probe;
+  EXPECT_GE(daemon.status_calls(), 3);
+  EXPECT_EQ(after["active"], before["active"]) << probe;
+  EXPECT_EQ(after["scrollLeft"], before["scrollLeft"]) << probe;
+  EXPECT_EQ(after["selection"], before["selection"]) << probe;
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
   // browser's last six hours would miss the daemon's. clockOffset is how far ahead the daemon's
   // clock was of the browser's at the last status (ms); historyAt is the browser's own clock.
   var state = {status: null, lastOk: null, downSince: null, error: '', history: {}, historyError: {}, historyAt: 0,
-               historyOff: '', showAll: {}, clockOffset: 0};
+               historyOff: '', showAll: {}, clockOffset: 0, written: {}};
 
   // ---- formatting ----
   function esc(v) {
@@ -327,59 +327,106 @@
   function findings(list) {
     var el = document.getElementById('vw-findings');
     el.hidden = !list.length;
-    if (!list.length) { el.innerHTML = ''; return; }
-    el.innerHTML = '<h2>Findings</h2><div class="vw-scroll"><table class="vw-stack"><thead><tr><th>Severity</th><th>Kind</th><th>GPU</th><th>PID</th><th>Memory</th>' +
+    if (!list.length) { write(el, ''); return; }
+    write(el, '<h2>Findings</h2><div class="vw-scroll"><table class="vw-stack"><thead><tr><th>Severity</th><th>Kind</th><th>GPU</th><th>PID</th><th>Memory</th>' +
         '<th>What</th><th>Next step</th></tr></thead><tbody>' + list.map(function (f) {
           return '<tr data-role="finding" data-kind="' + esc(f.kind) + '"><td><span class="vw-badge vw-sev-' + esc(f.severity) + '">' +
               esc(f.severity) + '</span></td><td>' + esc(f.kind) + '</td><td>' + esc(f.gpu) + '</td><td class="num">' +
               esc(f.pid == null ? '—' : f.pid) + '</td><td class="num">' + bytes(f.bytes) + '</td><td class="vw-text">' + esc(f.message) +
               '</td><td class="vw-text" data-label="Next step">' + esc(f.action || '') + '</td></tr>';
-        }).join('') + '</tbody></table></div>';
+        }).join('') + '</tbody></table></div>');
   }
   // The status document's `notes`: what the daemon cannot see or judge (e.g. an unreadable kernel log).
   function notes(list) {
     var el = document.getElementById('vw-notes');
     el.hidden = !list.length;
-    el.innerHTML = list.length ? '<h2>Notes</h2><ul>' + list.map(function (n) {
+    write(el, list.length ? '<h2>Notes</h2><ul>' + list.map(function (n) {
       return '<li data-role="note">' + esc(n) + '</li>';
-    }).join('') + '</ul>' : '';
+    }).join('') + '</ul>' : '');
   }
   function alerts(list) {
     var el = document.getElementById('vw-alerts');
     var firing = list.filter(function (x) { return x.state === 'firing'; });
     el.hidden = !firing.length;
-    el.innerHTML = firing.length ? '<h2>Alerts firing</h2><div class="vw-scroll"><table class="vw-stack"><tbody>' + firing.map(function (x) {
+    write(el, firing.length ? '<h2>Alerts firing</h2><div class="vw-scroll"><table class="vw-stack"><tbody>' + firing.map(function (x) {
       var sev = x.severity === 'critical' || x.severity === 'warning' ? x.severity : 'critical';
       return '<tr data-role="alert" data-name="' + esc(x.name) + '" data-severity="' + esc(sev) + '"><td>' +
           '<span class="vw-badge vw-sev-' + sev + '" data-role="severity">' + esc(sev) +
           '</span></td><td><b>' + esc(x.name) + '</b></td><td>' + (x.gpu ? 'GPU ' + esc(x.gpu) : 'host') +
           '</td><td class="vw-muted vw-nowrap" data-role="since">since ' +
           esc(sinceText(x.since)) + '</td><td class="vw-text">' + esc(x.summary) + '</td></tr>';
-    }).join('') + '</tbody></table></div>' : '';
+    }).join('') + '</tbody></table></div>' : '');
+  }
+
+  // ---- writing the page ----
+  // Puts `html` into `el`, changing only what differs from what is there, so that a refresh every
+  // 5 s leaves the reader's place alone: a panel whose markup is what was last written is not
+  // touched; otherwise each element whose tag, key and place stay is kept (its attributes and
+  // text brought up to date), and with it keyboard focus on a button, a text selection in a table
+  // and a table scrolled sideways. Only elements that are new or changed their kind are replaced.
+  function write(el, html) {
+    if (state.written[el.id] === html) return;
+    state.written[el.id] = html;
+    var next = document.createElement(el.tagName);
+    next.innerHTML = html;
+    patchChildren(el, next);
+  }
+  // An element's key: a card, a row or a button is the same one when its GPU, PID and role are.
+  function keyOf(n) {
+    if (n.nodeType !== 1) return '';
+    return [n.id, n.getAttribute('data-gpu'), n.getAttribute('data-pid'), n.getAttribute('data-role'),
+            n.getAttribute('data-name'), n.getAttribute('data-kind')].join('|');
+  }
+  function patchChildren(cur, next) {
+    var want = Array.prototype.slice.call(next.childNodes);
+    want.forEach(function (w, i) {
+      var have = cur.childNodes[i];
+      if (!have) {
+        cur.appendChild(w);
+      } else if (have.nodeType !== w.nodeType || have.nodeName !== w.nodeName || keyOf(have) !== keyOf(w)) {
+        cur.replaceChild(w, have);
+      } else if (have.nodeType !== 1) {
+        if (have.nodeValue !== w.nodeValue) have.nodeValue = w.nodeValue;
+      } else {
+        patchAttributes(have, w);
+        patchChildren(have, w);
+      }
+    });
+    while (cur.childNodes.length > want.length) cur.removeChild(cur.lastChild);
+  }
+  function patchAttributes(have, w) {
+    var i, a;
+    for (i = have.attributes.length - 1; i >= 0; i--) {
+      if (!w.hasAttribute(have.attributes[i].name)) have.removeAttribute(have.attributes[i].name);
+    }
+    for (i = 0; i < w.attributes.length; i++) {
+      a = w.attributes[i];
+      if (have.getAttribute(a.name) !== a.value) have.setAttribute(a.name, a.value);
+    }
   }
 
   function render() {
     var st = state.status, conn = document.getElementById('vw-conn');
     if (state.downSince != null) {
       conn.dataset.state = 'down';
-      conn.textContent = 'daemon unreachable (' + state.error + ') since ' + clock(state.downSince / 1000, true) +
-          (state.lastOk ? ' · showing data from ' + clock(state.lastOk / 1000, true) : ' · no data yet') + ' · retrying';
+      write(conn, esc('daemon unreachable (' + state.error + ') since ' + clock(state.downSince / 1000, true) +
+          (state.lastOk ? ' · showing data from ' + clock(state.lastOk / 1000, true) : ' · no data yet') + ' · retrying'));
       document.body.classList.toggle('vw-stale', !!st);
     } else if (st) {
       conn.dataset.state = 'ok';
-      conn.textContent = 'live · updated ' + clock(state.lastOk / 1000, true);
+      write(conn, 'live · updated ' + clock(state.lastOk / 1000, true));
       document.body.classList.remove('vw-stale');
     }
     if (!st) return;
     var host = st.host || {};
-    document.getElementById('vw-host').textContent = [host.hostname, host.driver_version ? 'driver ' + host.driver_version : '']
-        .filter(Boolean).join(' · ');
+    var hostText = [host.hostname, host.driver_version ? 'driver ' + host.driver_version : ''].filter(Boolean).join(' · ');
+    write(document.getElementById('vw-host'), esc(hostText));
     alerts(st.alerts || []);
     findings(st.findings || []);
     notes(st.notes || []);
     var gpus = st.gpus || [];
-    document.getElementById('vw-gpus').innerHTML = gpus.length ? gpus.map(card).join('') :
-        '<p class="vw-panel">The daemon sees no GPU.</p>';
+    write(document.getElementById('vw-gpus'), gpus.length ? gpus.map(card).join('') :
+        '<p class="vw-panel">The daemon sees no GPU.</p>');
   }
 
   function pollHistory() {

@@ -8,7 +8,9 @@
 // Tokyo's zone and checks that every clock time on the page is UTC and marked. Others check that
 // a load asks for nothing the daemon does not serve (a favicon), that every point of a chart's
 // lines is inside its plot, and that the alerts' and findings' text is readable in a narrow window.
-// Screenshots go to browser/live*.png in the build folder.
+// Others load the page at /probe with a script of their own: a browser clock an hour off, a reader
+// whose focus, selection and sideways scroll must outlive a refresh, styles read back. One checks
+// what assistive technology is told. Screenshots go to browser/live*.png in the build folder.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -918,6 +920,114 @@ TEST(LivePageInBrowser, ARefreshKeepsFocusTheSelectionAndATableScrolledSideways)
   EXPECT_EQ(after["active"], before["active"]) << probe;
   EXPECT_EQ(after["scrollLeft"], before["scrollLeft"]) << probe;
   EXPECT_EQ(after["selection"], before["selection"]) << probe;
+}
+
+// What assistive technology is told: each chart's label says its verdict, rate and OOM time as the
+// report's chart title does (it said only "GPU 0 memory"); every column header is marked a column
+// header, and the firing alerts' table has them (it had none); each usage bar is a named meter
+// whose value is said in words; the contact line is a polite live region, so "daemon unreachable"
+// is announced; a host-wide finding's GPU cell shows a dash (it was empty); the tab's title names
+// the host.
+TEST(LivePageInBrowser, ThePageNamesItsPartsForAssistiveTechnology) {
+  FixtureDaemon daemon(false);
+  ASSERT_GT(daemon.port(), 0);
+  daemon.EditStatus([](json& status) {
+    status["findings"].push_back({{"kind", "xid"},
+                                  {"severity", "critical"},
+                                  {"gpu", ""},
+                                  {"pid", nullptr},
+                                  {"bytes", nullptr},
+                                  {"message", "Xid 79 on a GPU NVML cannot name"},
+                                  {"action", "read the kernel log"}});
+  });
+  DomResult r = DumpDom({.url = daemon.url(), .virtual_time_budget_ms = 3000});
+  ASSERT_EQ(r.error, "");
+  const std::string& dom = r.dom;
+
+  auto charts = Select(dom, "svg", "data-gpu");
+  ASSERT_EQ(charts.size(), 2u);
+  auto oom = Select(dom, "circle", "data-role", "oom");
+  ASSERT_EQ(oom.size(), 1u);
+  const std::string oom_at = FormatIso8601(std::stod(oom[0].attrs.at("data-t")), true).substr(11, 5);
+  EXPECT_EQ(charts[0].attrs.at("aria-label"),
+            "GPU 0 · NVIDIA H100 80GB HBM3 memory: leak at +1536 MiB/h, OOM " + oom_at + " UTC (in 7h 0m)");
+  EXPECT_EQ(charts[1].attrs.at("aria-label").rfind("GPU 1 · NVIDIA H100 80GB HBM3 memory: plateau; worth watching", 0),
+            0u)
+      << charts[1].attrs.at("aria-label");
+
+  auto heads = Elements(dom, "th");
+  EXPECT_EQ(heads.size(), 5u + 7u + 2 * 6u) << "alerts, findings and two process tables";
+  for (const auto& th : heads) EXPECT_TRUE(th.Has("scope", "col")) << dom.substr(th.offset, 60);
+  auto alerts = Select(dom, "section", "data-role", "alerts");
+  auto findings = Select(dom, "section", "data-role", "findings");
+  ASSERT_EQ(alerts.size(), 1u);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(Elements(dom.substr(alerts[0].offset, findings[0].offset - alerts[0].offset), "th").size(), 5u);
+
+  auto meters = Select(dom, "div", "role", "meter");
+  auto usage = Select(dom, "div", "data-role", "usage");
+  ASSERT_EQ(meters.size(), 2u);
+  ASSERT_EQ(usage.size(), 2u);
+  for (size_t g = 0; g < meters.size(); ++g) {
+    EXPECT_EQ(meters[g].attrs["aria-label"], "GPU " + std::to_string(g) + " memory used");
+    const size_t text_at = dom.find('>', usage[g].offset) + 1;
+    EXPECT_EQ(meters[g].attrs["aria-valuetext"], dom.substr(text_at, dom.find('<', text_at) - text_at));
+    EXPECT_NE(meters[g].attrs["aria-valuetext"].find(" used ("), std::string::npos);
+  }
+
+  auto conn = Select(dom, "div", "data-role", "conn");
+  ASSERT_EQ(conn.size(), 1u);
+  EXPECT_TRUE(conn[0].Has("role", "status"));
+  EXPECT_TRUE(conn[0].Has("aria-live", "polite"));
+
+  auto xid = Select(dom, "tr", "data-kind", "xid");
+  ASSERT_EQ(xid.size(), 1u);
+  EXPECT_NE(dom.substr(xid[0].offset, dom.find("</tr>", xid[0].offset) - xid[0].offset).find("<td>xid</td><td>—</td>"),
+            std::string::npos)
+      << dom.substr(xid[0].offset, 400);
+  EXPECT_NE(dom.find("<title>vramwatch · gpu-node-07</title>"), std::string::npos);
+}
+
+// A probe that writes, into data-probe, the colour and weight of GPU 1's stale note, the colour
+// the page uses for alarms, and the name of each card heading cut by its box.
+const char* const kStyleProbe = R"js(
+setTimeout(function () {
+  var note = document.querySelector('[data-role=stale-note]'), out = {cut: []};
+  if (note) {
+    var cs = getComputedStyle(note);
+    out.noteColour = cs.color;
+    out.noteWeight = cs.fontWeight;
+  }
+  var probe = document.createElement('span');
+  probe.style.color = 'var(--leak)';
+  document.body.appendChild(probe);
+  out.alarmColour = getComputedStyle(probe).color;
+  document.querySelectorAll('.vw-card h2').forEach(function (h) {
+    if (h.scrollWidth > h.clientWidth) out.cut.push(h.textContent);
+  });
+  out.cards = document.querySelectorAll('.vw-card h2').length;
+  document.documentElement.dataset.probe = JSON.stringify(out);
+}, 2500);
+)js";
+
+// A lost GPU's note that its values are old is shown as an alarm (the page's alarm colour, bold),
+// not as grey small print; and in a narrow window a long GPU name wraps instead of being cut to
+// "GPU 1 · NVIDIA H…".
+TEST(LivePageInBrowser, AStaleNoteIsAnAlarmAndALongGpuNameWrapsInANarrowWindow) {
+  FixtureDaemon daemon(false, true, /*gpu1_lost=*/true);
+  ASSERT_GT(daemon.port(), 0);
+  daemon.EditStatus(
+      [](json& status) { status["gpus"][1]["name"] = "NVIDIA H100 80GB HBM3 · MIG 3g.40gb · gpu-node-07 slot 1"; });
+  daemon.Probe("", kStyleProbe);
+  DomResult r = DumpDom({.url = daemon.url() + "probe", .width = 500, .virtual_time_budget_ms = 3000});
+  ASSERT_EQ(r.error, "");
+  const json probe = ProbeResult(r.dom);
+  ASSERT_TRUE(probe.is_object()) << "the probe wrote nothing";
+  ASSERT_TRUE(probe.contains("noteColour")) << "GPU 1's card has its stale note: " << probe;
+  EXPECT_EQ(probe["noteColour"], probe["alarmColour"]) << probe;
+  EXPECT_GE(std::stoi(probe["noteWeight"].get<std::string>()), 600) << probe;
+  EXPECT_EQ(probe["cards"], 2) << probe;
+  EXPECT_EQ(probe["cut"], json::array()) << probe;
 }
 
 }  // namespace

@@ -124,11 +124,29 @@
     var w = box ? box.clientWidth : (gpus ? gpus.clientWidth - 30 : 0);  // a card's padding and border: 30 px
     return w > 0 ? Math.max(280, Math.min(560, Math.floor(w))) : 560;
   }
+  // What a chart says, in words, for a screen reader (its aria-label), as the report's chart title
+  // says it: the GPU, the verdict, the leak rate and when memory runs out. `now`: the time the
+  // runway counts from (epoch seconds), or nothing.
+  function chartLabel(g, now) {
+    var a = g.analysis || {}, verdict = a.verdict || 'unknown';
+    var out = 'GPU ' + g.index + (g.name ? ' · ' + g.name : '') + ' memory: ' + verdict.replace('_', ' ');
+    if (verdict === 'leak') {
+      if (num(a.leak_rate_bytes_per_second)) out += ' at ' + rate(a.leak_rate_bytes_per_second);
+      if (num(a.time_to_oom_seconds)) {
+        out += ', OOM ' + (num(now) ? clock(now + a.time_to_oom_seconds) + ' ' : '') + '(in ' +
+            duration(a.time_to_oom_seconds) + ')';
+      }
+    } else if (num(a.load_rise_bytes_per_second)) {
+      out += '; worth watching: with the load\'s cycle removed it rose at ' + rate(a.load_rise_bytes_per_second);
+    }
+    return out;
+  }
   function chart(g, hist) {
     var W = chartWidth(), H = 244, L = 56, R = 12, T = 10, B = 40;
-    var head = '<svg class="vw-chart" data-gpu="' + esc(g.index) + '" viewBox="0 0 ' + W + ' ' + H + '" role="img"' +
-        ' aria-label="GPU ' + esc(g.index) + ' memory">';
     var pts = hist && hist.points ? hist.points.filter(function (p) { return num(p[0]) && num(p[1]); }) : [];
+    var labelNow = pts.length ? pts[pts.length - 1][0] : (state.lastOk != null ? state.lastOk / 1000 : null);
+    var head = '<svg class="vw-chart" data-gpu="' + esc(g.index) + '" viewBox="0 0 ' + W + ' ' + H + '" role="img"' +
+        ' aria-label="' + esc(chartLabel(g, labelNow)) + '">';
     if (pts.length < 2) {
       var why = state.historyOff ? state.historyOff :
         state.historyError[g.index] ? 'history unavailable: ' + state.historyError[g.index] : 'collecting history…';
@@ -252,6 +270,10 @@
     });
     return out;
   }
+  // Column headers, each naming its column for assistive technology.
+  function heads(names) {
+    return names.map(function (n) { return '<th scope="col">' + esc(n) + '</th>'; }).join('');
+  }
   // A GPU with many processes (hundreds of small jobs) shows its largest PROCESS_ROWS first and a
   // row that shows the rest on a click (kept across refreshes).
   var PROCESS_ROWS = 20;
@@ -287,8 +309,8 @@
           '<td class="cmd" title="' + esc(p.command) + '"><div>' + esc(p.command || '—') + '</div>' +
           (where ? '<div class="vw-where" data-role="where" title="' + esc(whereFull) + '">' + esc(where) + '</div>' : '') + '</td></tr>';
     });
-    return '<div class="vw-scroll"><table class="vw-procs" data-role="processes"><thead><tr><th>PID</th><th>User</th>' +
-        '<th>State</th><th>Memory</th><th>SM</th><th>Command · container</th></tr></thead><tbody>' + rows.join('') +
+    return '<div class="vw-scroll"><table class="vw-procs" data-role="processes"><thead><tr>' +
+        heads(['PID', 'User', 'State', 'Memory', 'SM', 'Command · container']) + '</tr></thead><tbody>' + rows.join('') +
         (hidden ? '<tr><td colspan="6"><button type="button" class="vw-more" data-role="show-all" data-gpu="' +
                   esc(g.index) + '">… and ' + hidden + ' more (the largest ' + PROCESS_ROWS + ' are shown): show all</button></td></tr>'
                 : '') +
@@ -304,6 +326,7 @@
                       : '; nothing has been read from it yet');
     var total = g.memory_total_bytes, used = g.memory_used_bytes;
     var pct = num(total) && num(used) && total > 0 ? Math.min(100, used / total * 100) : 0;
+    var usage = bytes(used) + ' of ' + bytes(total) + ' used (' + pct.toFixed(0) + ' %)';
     var floorPct = num(total) && num(a.floor_bytes) && total > 0 ? Math.min(100, a.floor_bytes / total * 100) : null;
     var runway = a.verdict === 'leak' && num(a.time_to_oom_seconds) ? duration(a.time_to_oom_seconds) : (a.verdict === 'leak' ? '?' : '—');
     // No leak verdict, but a swinging load's memory rose with its cycle removed: worth watching.
@@ -313,10 +336,11 @@
         (stale ? '<span class="vw-badge vw-sev-critical" data-role="stale">' + (lostGpu ? 'lost' : 'stale') + '</span> ' : '') +
         '<span class="vw-badge vw-badge-' + esc(verdict) + '" data-role="verdict">' + esc(verdict.replace('_', ' ')) + '</span></header>' +
         (stale ? '<p class="vw-note vw-alarm" data-role="stale-note">' + esc(staleText) + '</p>' : '') +
-        '<div class="vw-bar" role="meter" aria-valuemin="0" aria-valuemax="100" aria-valuenow="' + pct.toFixed(0) + '">' +
+        '<div class="vw-bar" role="meter" aria-label="GPU ' + esc(g.index) + ' memory used" aria-valuemin="0"' +
+        ' aria-valuemax="100" aria-valuenow="' + pct.toFixed(0) + '" aria-valuetext="' + esc(usage) + '">' +
         '<span class="vw-bar-used" style="width:' + pct.toFixed(1) + '%"></span>' +
         (floorPct != null ? '<span class="vw-bar-floor" title="floor" style="left:' + floorPct.toFixed(1) + '%"></span>' : '') + '</div>' +
-        '<div class="vw-usage-text" data-role="usage">' + bytes(used) + ' of ' + bytes(total) + ' used (' + pct.toFixed(0) + ' %)</div>' +
+        '<div class="vw-usage-text" data-role="usage">' + usage + '</div>' +
         '<dl class="vw-stats"><div><dt>Leak rate</dt><dd data-role="rate"' + (a.verdict === 'leak' ? ' class="vw-alarm"' :
             watch ? ' class="vw-watch" title="Worth watching: with the load&#39;s cycle removed its memory rose at this rate; not yet a leak verdict"' : '') + '>' +
         (a.verdict === 'leak' ? rate(a.leak_rate_bytes_per_second) : watch ? 'watch ' + rate(a.load_rise_bytes_per_second) : '—') + '</dd></div>' +
@@ -328,10 +352,11 @@
     var el = document.getElementById('vw-findings');
     el.hidden = !list.length;
     if (!list.length) { write(el, ''); return; }
-    write(el, '<h2>Findings</h2><div class="vw-scroll"><table class="vw-stack"><thead><tr><th>Severity</th><th>Kind</th><th>GPU</th><th>PID</th><th>Memory</th>' +
-        '<th>What</th><th>Next step</th></tr></thead><tbody>' + list.map(function (f) {
+    // A finding of the host, not of one GPU (its gpu is empty), shows a dash in the GPU column.
+    write(el, '<h2>Findings</h2><div class="vw-scroll"><table class="vw-stack"><thead><tr>' +
+        heads(['Severity', 'Kind', 'GPU', 'PID', 'Memory', 'What', 'Next step']) + '</tr></thead><tbody>' + list.map(function (f) {
           return '<tr data-role="finding" data-kind="' + esc(f.kind) + '"><td><span class="vw-badge vw-sev-' + esc(f.severity) + '">' +
-              esc(f.severity) + '</span></td><td>' + esc(f.kind) + '</td><td>' + esc(f.gpu) + '</td><td class="num">' +
+              esc(f.severity) + '</span></td><td>' + esc(f.kind) + '</td><td>' + esc(f.gpu == null || f.gpu === '' ? '—' : f.gpu) + '</td><td class="num">' +
               esc(f.pid == null ? '—' : f.pid) + '</td><td class="num">' + bytes(f.bytes) + '</td><td class="vw-text">' + esc(f.message) +
               '</td><td class="vw-text" data-label="Next step">' + esc(f.action || '') + '</td></tr>';
         }).join('') + '</tbody></table></div>');
@@ -348,7 +373,8 @@
     var el = document.getElementById('vw-alerts');
     var firing = list.filter(function (x) { return x.state === 'firing'; });
     el.hidden = !firing.length;
-    write(el, firing.length ? '<h2>Alerts firing</h2><div class="vw-scroll"><table class="vw-stack"><tbody>' + firing.map(function (x) {
+    write(el, firing.length ? '<h2>Alerts firing</h2><div class="vw-scroll"><table class="vw-stack"><thead><tr>' +
+        heads(['Severity', 'Alert', 'GPU', 'Since', 'Summary']) + '</tr></thead><tbody>' + firing.map(function (x) {
       var sev = x.severity === 'critical' || x.severity === 'warning' ? x.severity : 'critical';
       return '<tr data-role="alert" data-name="' + esc(x.name) + '" data-severity="' + esc(sev) + '"><td>' +
           '<span class="vw-badge vw-sev-' + sev + '" data-role="severity">' + esc(sev) +
@@ -407,6 +433,8 @@
 
   function render() {
     var st = state.status, conn = document.getElementById('vw-conn');
+    // The contact line is a polite live region: a screen reader says "daemon unreachable" when it
+    // happens and "live" when it is back, not the updated time every 5 s (aria-live="off").
     if (state.downSince != null) {
       conn.dataset.state = 'down';
       write(conn, esc('daemon unreachable (' + state.error + ') since ' + clock(state.downSince / 1000, true) +
@@ -414,13 +442,14 @@
       document.body.classList.toggle('vw-stale', !!st);
     } else if (st) {
       conn.dataset.state = 'ok';
-      write(conn, 'live · updated ' + clock(state.lastOk / 1000, true));
+      write(conn, 'live · <span aria-live="off">updated ' + clock(state.lastOk / 1000, true) + '</span>');
       document.body.classList.remove('vw-stale');
     }
     if (!st) return;
     var host = st.host || {};
     var hostText = [host.hostname, host.driver_version ? 'driver ' + host.driver_version : ''].filter(Boolean).join(' · ');
     write(document.getElementById('vw-host'), esc(hostText));
+    document.title = host.hostname ? 'vramwatch · ' + host.hostname : 'vramwatch';
     alerts(st.alerts || []);
     findings(st.findings || []);
     notes(st.notes || []);

@@ -51,7 +51,7 @@ std::string KillHint(const ProcessSnapshot& p) {
       // cgroup is a CRI runtime's (containerd or CRI-O), any other Docker's.
       const std::string& rt = p.info.container_runtime;
       const bool cri = rt == "containerd" || rt == "crio" || (rt.empty() && !p.info.pod_uid.empty());
-      const char* client = rt == "podman" ? "podman" : cri ? "crictl" : "docker";
+      const char* client = rt == "podman" ? "podman" : rt == "nerdctl" ? "nerdctl" : cri ? "crictl" : "docker";
       s +=
           fmt::format(": `{} exec {} kill -TERM {}`", client, p.info.container_id.substr(0, 12), *p.info.container_pid);
     }

@@ -321,6 +321,7 @@ TEST(Findings, TheKillHintForAContainerUsesItsRuntimesClient) {
   EXPECT_NE(action_for("containerd", "").find("`crictl exec cccccccccccc kill -TERM 60`"), std::string::npos);
   EXPECT_NE(action_for("", pod).find("`crictl exec cccccccccccc kill -TERM 60`"), std::string::npos);
   EXPECT_NE(action_for("podman", "").find("`podman exec cccccccccccc kill -TERM 60`"), std::string::npos);
+  EXPECT_NE(action_for("nerdctl", "").find("`nerdctl exec cccccccccccc kill -TERM 60`"), std::string::npos);
   EXPECT_NE(action_for("docker", "").find("`docker exec cccccccccccc kill -TERM 60`"), std::string::npos);
   EXPECT_NE(action_for("", "").find("`docker exec cccccccccccc kill -TERM 60`"), std::string::npos);
 }

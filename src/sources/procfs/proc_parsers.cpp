@@ -188,22 +188,35 @@ CgroupRefs ParseCgroup(std::string_view text) {
       std::string_view seg(path.data() + seg_start, seg_end - seg_start);
       std::string runtime;
       if (seg.size() > 6 && seg.substr(seg.size() - 6) == ".scope") seg.remove_suffix(6);
-      static constexpr std::pair<std::string_view, std::string_view> kPrefixes[] = {{"docker-", "docker"},
-                                                                                    {"cri-containerd-", "containerd"},
-                                                                                    {"crio-", "crio"},
-                                                                                    {"containerd-", "containerd"},
-                                                                                    {"libpod-", "podman"}};
-      for (auto [prefix, name] : kPrefixes) {
-        if (seg.substr(0, prefix.size()) == prefix) {
-          seg.remove_prefix(prefix.size());
-          runtime = name;
-          break;
+      static constexpr std::pair<std::string_view, std::string_view> kPrefixes[] = {
+          {"docker-", "docker"}, {"cri-containerd-", "containerd"},
+          {"crio-", "crio"},     {"containerd-", "containerd"},
+          {"libpod-", "podman"}, {"nerdctl-", "nerdctl"}};
+      // The systemd cgroup driver's unconverted form, "SLICE:PREFIX:ID" in one segment
+      // ("kubepods-burstable-pod<uid>.slice:cri-containerd:<id>", under containerd.service).
+      if (size_t last = seg.rfind(':'); last != std::string_view::npos) {
+        const std::string_view head = seg.substr(0, last);
+        const size_t first = head.rfind(':');
+        const std::string_view prefix = first == std::string_view::npos ? std::string_view() : head.substr(first + 1);
+        seg.remove_prefix(last + 1);
+        for (auto [p, name] : kPrefixes) {
+          if (!prefix.empty() && p.substr(0, p.size() - 1) == prefix) runtime = name;
+        }
+      } else {
+        for (auto [prefix, name] : kPrefixes) {
+          if (seg.substr(0, prefix.size()) == prefix) {
+            seg.remove_prefix(prefix.size());
+            runtime = name;
+            break;
+          }
         }
       }
       if (IsHex64(seg)) {
+        // A bare ID right under "/docker/" is Docker's; one further down (a kind node's pods under
+        // its own container's "/docker/<id>/kubepods/...") is not.
         if (runtime.empty()) {
           std::string_view before(path.data(), seg_start);
-          if (before.find("/docker/") != std::string_view::npos || before == "/docker/") runtime = "docker";
+          if (before.size() >= 8 && before.substr(before.size() - 8) == "/docker/") runtime = "docker";
         }
         r.container_id = std::string(seg);
         r.runtime = runtime;

@@ -137,6 +137,17 @@ TEST(ParseCgroup, FindsContainerPodAndSlurmInV1AndV2Paths) {
       {"0::/kubepods/besteffort/pod6f1e8d2c9b7a4e3f8a1b2c3d4e5f6a7b00/x\n", "", "", "", ""},
       {"0::/batch/job_5/step\n", "", "", "", ""},
       {"garbage without colons\n", "", "", "", ""},
+      // The systemd driver's unconverted "SLICE:PREFIX:ID" segment under containerd.service (its ID
+      // was lost, and with it the container's own exec step).
+      {"0::/system.slice/containerd.service/kubepods-burstable-pod1a2b3c4d_5e6f_7a8b_9c0d_1e2f3a4b5c6d.slice:"
+       "cri-containerd:" +
+           id + "\n",
+       id, "containerd", "1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d", ""},
+      // A kind node's pod on cgroup v1: the node is a Docker container, its pods' are CRI ones.
+      {"12:memory:/docker/" + std::string(64, 'a') + "/kubepods/besteffort/pod0a1b2c3d-0000-1111-2222-333344445555/" +
+           id + "\n",
+       id, "", "0a1b2c3d-0000-1111-2222-333344445555", ""},
+      {"0::/nerdctl-" + id + ".scope\n", id, "nerdctl", "", ""},
   };
   for (const auto& c : cases) {
     CgroupRefs r = ParseCgroup(c.text);

@@ -117,7 +117,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
   auto source = nvml::NvmlSource::Open(so);
   if (!source.ok()) {
-    return Unknown(o, out, nvml::CannotUseNvmlMessage(source.status().message()));
+    return Unknown(o, out, nvml::CannotUseNvmlMessage(source.status()));
   }
   nvml::NvmlSource& nvml = **source;
   if (nvml.gpu_count() == 0) return Unknown(o, out, nvml::NoGpuMessage(nvml.library_path()));

@@ -141,7 +141,7 @@ CommandRunner AddRecordCommand(CLI::App& app) {
     so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
     auto src = nvml::NvmlSource::Open(so);
     if (!src.ok()) {
-      std::fprintf(stderr, "vramwatch record: %s\n", nvml::CannotUseNvmlMessage(src.status().message()).c_str());
+      std::fprintf(stderr, "vramwatch record: %s\n", nvml::CannotUseNvmlMessage(src.status()).c_str());
       return kExitUnknown;
     }
     if ((*src)->gpu_count() == 0) {

@@ -132,6 +132,19 @@ TEST(CheckErrorsE2E, NoGpuMissingLibraryAndBadFlagsAreUnknown) {
   EXPECT_NE(r.err.find("no-such-kern.log"), std::string::npos) << r.err;
 }
 
+// NVML refusing to start (NVML_ERROR_NO_PERMISSION: the device files not open to this user) gets
+// a hint about access, not "is the driver installed?".
+TEST(CheckErrorsE2E, NvmlRefusingThisUserGetsAHintAboutDeviceAccess) {
+  Scratch s;
+  std::string proc = s.Proc({});
+  std::string sc = s.Write("s.yaml", TwoGpus("", "errors:\n  - {function: nvmlInit, code: 4}\n"));
+  RunResult r = Check(sc, proc, "");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(r.json["status"], "unknown");
+  EXPECT_NE(r.err.find("may not open the NVIDIA device files"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("is the NVIDIA driver installed"), std::string::npos) << r.err;
+}
+
 // A --proc-root that is missing, a file, or an empty mount point is a usage error naming the path:
 // never a host where every PID NVML lists is a CRITICAL dead_holder.
 TEST(CheckErrorsE2E, MissingFileOrEmptyProcRootIsUnknownNamingItNotDeadHolders) {

@@ -23,8 +23,13 @@ std::string NoGpuMessage(std::string_view library_path) {
   return "NVML sees no GPU (library " + std::string(library_path) + ")";
 }
 
-std::string CannotUseNvmlMessage(std::string_view error) {
-  return "cannot use NVML: " + std::string(error) + " (is the NVIDIA driver installed and loaded? --nvml-lib or " +
+std::string CannotUseNvmlMessage(const Status& error) {
+  if (error.code() == StatusCode::kPermissionDenied) {
+    return "cannot use NVML: " + error.message() +
+           " (this user may not open the NVIDIA device files: /dev/nvidiactl and /dev/nvidia* need read and write "
+           "access; run as root or as a user the files admit, and in a container pass the devices in)";
+  }
+  return "cannot use NVML: " + error.message() + " (is the NVIDIA driver installed and loaded? --nvml-lib or " +
          kLibraryEnvVar + " choose another library)";
 }
 

@@ -169,6 +169,8 @@ ProcessInfo ProcessReader::Read(int64_t pid, std::optional<double> expected_star
       info.unreadable.push_back("status: " + status.status().message());
     } else {
       info.uid = status->uid;
+      // Every process's status has a Uid line: one without (a cut or garbled file) is unreadable.
+      if (!info.uid) info.unreadable.push_back("status: " + fs_.Describe(dir + "/status") + ": no 'Uid:' line");
       // NSpid lists the PID in each namespace from the host's down: the second is the container's
       // (`docker exec`, `kubectl exec` act there), whatever a process in it nested further below.
       if (status->nspid.size() > 1 && status->nspid[1] != pid) info.container_pid = status->nspid[1];

@@ -298,6 +298,27 @@ TEST_F(ProcessReaderTest, MalformedStatIsAnUnreadableFactNamingTheFile) {
   EXPECT_NE(info.unreadable[0].find(stat.string()), std::string::npos) << info.unreadable[0];
 }
 
+// A status file without its Uid line (cut short, or garbage) leaves the user null and says so,
+// as the documentation promises for any malformed file; before, it was silently null.
+TEST_F(ProcessReaderTest, StatusWithoutAUidLineIsUnreadableNotSilentlyEmpty) {
+  FakeProcess p;
+  p.pid = 81;
+  Write({p});
+  fs::path status = root_ / "81" / "status";
+  for (const std::string& text : {std::string("Name:\tpython3\nState:\tS (sleeping)\n"), std::string("\x01\x02\xff")}) {
+    { std::ofstream(status) << text; }
+    DirProcFs fs(root_.string());
+    ProcessReader reader(fs, Options());
+    ProcessInfo info = reader.Read(81);
+    EXPECT_TRUE(info.alive);
+    EXPECT_FALSE(info.uid);
+    EXPECT_TRUE(info.user.empty());
+    bool said = false;
+    for (const auto& u : info.unreadable) said |= u.find(status.string() + ": no 'Uid:' line") != std::string::npos;
+    EXPECT_TRUE(said) << ::testing::PrintToString(info.unreadable);
+  }
+}
+
 TEST_F(ProcessReaderTest, FdScanFindsDeviceHoldersSeparatesControlFilesAndSkipsSelf) {
   FakeProcess a;
   a.pid = 10;

@@ -11,6 +11,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -243,16 +245,23 @@ class Sampler {
       // interval NVML's events are (they cover it from its start, where a log that appears is
       // followed from its end), and the log's lines of that tick are dropped when NVML's stood in
       // before it: a log read again after an outage gives the lines NVML already gave.
+      // NVML covering some GPUs only: the lines of those GPUs are dropped, the others' kept.
       const bool log_was_read = klog_.reading() && klog_error_.empty();
       const bool nvml_stood_in = nvml_xids_;
+      const std::set<std::string> nvml_covered = nvml_covered_buses_;
       auto xids = klog_.ReadNew();
       const bool log_read = xids.ok() && klog_.reading();
       const bool nvml_source = !(log_was_read && log_read);
       if (xids.ok()) {
-        kernel::KernelLogScan scan = *xids;
-        if (nvml_source && nvml_stood_in) scan.events.clear();  // the GPU-name map lines stay
+        kernel::KernelLogScan scan = std::move(*xids);
+        if (nvml_source && nvml_stood_in) {
+          scan.events.clear();  // the GPU-name map lines stay
+        } else if (nvml_source && !nvml_covered.empty()) {
+          auto covered = [&](const kernel::XidEvent& e) { return nvml_covered.count(e.pci_bus_id) > 0; };
+          scan.events.erase(std::remove_if(scan.events.begin(), scan.events.end(), covered), scan.events.end());
+        }
         pipeline_.IngestXids(scan, snap.t);
-        if (std::string n = kernel::UnreadableXidNote(*xids, klog_.source(), false); !n.empty()) {
+        if (std::string n = kernel::UnreadableXidNote(scan, klog_.source(), false); !n.empty()) {
           std::fprintf(stderr, "vramwatch watch: kernel log %s\n", Printable(n).c_str());
         }
         if (!klog_error_.empty()) {
@@ -290,6 +299,7 @@ class Sampler {
     }
     nvml_xids_ = false;
     nvml_xid_cover_.clear();
+    nvml_covered_buses_.clear();
     if (l.gpus.empty()) return;
     // Events read before a failed wait are kept (an Xid 79 read just before the GPU is lost).
     nvml::NvmlSource::XidRead read = nvml_->ReadXidEvents();
@@ -301,6 +311,12 @@ class Sampler {
     } else {
       nvml_xid_error_.clear();
       if (use) {
+        for (unsigned g : l.gpus) {
+          if (g >= snap.gpus.size()) continue;
+          if (std::string bus = kernel::NormalizePciBusId(snap.gpus[g].pci_bus_id); !bus.empty()) {
+            nvml_covered_buses_.insert(std::move(bus));
+          }
+        }
         nvml_xids_ = l.gpus.size() == nvml_->gpu_count();
         if (nvml_xids_) {
           nvml_xid_cover_ = "every GPU";
@@ -357,6 +373,7 @@ class Sampler {
   std::string klog_error_;
   bool nvml_xids_ = false;                      // Xid events of every GPU are taken from NVML's event API now
   std::string nvml_xid_cover_;                  // the GPUs they are taken for, in words ("" none)
+  std::set<std::string> nvml_covered_buses_;    // and their PCI addresses (normalised)
   std::vector<std::string> nvml_xid_problems_;  // said on stderr
   std::string nvml_xid_error_;                  // said on stderr
   std::map<int64_t, double> start_times_;

@@ -667,6 +667,44 @@ TEST(WatchE2E, AKernelLogReadAgainAfterAnOutageDoesNotCountNvmlsXidsTwice) {
   EXPECT_EQ(count79(st), 1) << "counted again from the log: " << st.dump(2);
 }
 
+// NVML covering GPU 1 only while the log was away: back, the log's line for GPU 1 is not counted
+// again, and its line for GPU 0, which NVML could not give, is counted (before, the drop was all
+// or nothing: a partly covered host counted GPU 1's Xid twice).
+TEST(WatchE2E, AKernelLogBackAfterAnOutageCountsOnlyTheGpusNvmlDidNotCover) {
+  Host h(Scenario("    errors: [{function: nvmlDeviceRegisterEvents, code: 3}]\n", "    xid: [{t: 10, code: 79}]\n"));
+  const std::string clock = h.s.Write("clock", "0\n");
+  h.env["VRAMWATCH_EMULATOR_CLOCK_FILE"] = clock;
+  const std::string klog = h.s.Write("kern.log", "");
+  int port = FreePort();
+  Daemon d(h.Args(port, {"--kernel-log", klog}), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) { return j.value("gpus", json::array()).size() == 2; });
+  ASSERT_EQ(st["gpus"].size(), 2u) << d.Log();
+  const std::string away = h.s.dir() + "/kern.log.away";
+  std::filesystem::rename(klog, away);
+  st = WaitStatus(port, 10,
+                  [](const json& j) { return j.value("host", json::object()).value("kernel_log_up", true) == false; });
+  ASSERT_EQ(st["host"]["kernel_log_up"], false) << st.dump(2) << d.Log();
+  EXPECT_EQ(st["host"]["xid_events_from_nvml"], false) << "GPU 0 is not covered";
+  {
+    std::ofstream out(away, std::ios::app);
+    out << "[ 1936.4] NVRM: Xid (PCI:0000:3b:00): 13, pid=5100, name=python3, Graphics Exception\n"
+        << "[ 1936.5] NVRM: Xid (PCI:0000:3c:00): 79, pid=5200, name=python3, GPU has fallen off the bus.\n";
+  }
+  h.s.Write("clock", "20\n");  // NVML gives GPU 1's Xid
+  auto count = [](const json& j, size_t gpu, const char* code) -> int {
+    const auto gpus = j.value("gpus", json::array());
+    return gpus.size() > gpu ? gpus[gpu].value("xid_events", json::object()).value(code, 0) : 0;
+  };
+  st = WaitStatus(port, 10, [&](const json& j) { return count(j, 1, "79") > 0; });
+  ASSERT_EQ(count(st, 1, "79"), 1) << st.dump(2) << d.Log();
+  std::filesystem::rename(away, klog);
+  st = WaitStatus(port, 10, [&](const json& j) { return count(j, 0, "13") > 0; });
+  EXPECT_EQ(count(st, 0, "13"), 1) << "GPU 0's line, which NVML could not give: " << st.dump(2) << d.Log();
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // a few more process ticks
+  st = WaitStatus(port, 5, [](const json& j) { return j.contains("gpus"); });
+  EXPECT_EQ(count(st, 1, "79"), 1) << "counted again from the log: " << st.dump(2);
+}
+
 // A hardware Xid's alert and count survive a restart on the same --db: the kernel log's old lines
 // are not read again, the stored event keeps the finding, and Alertmanager gets no resolve.
 TEST(WatchE2E, HardwareXidAlertFindingAndCountSurviveARestartOnTheSameDatabase) {

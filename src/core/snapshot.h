@@ -172,12 +172,13 @@ struct HostSnapshot {
   std::string driver_version;
   std::optional<int> cuda_driver_version;  // e.g. 12040
   std::vector<GpuSnapshot> gpus;
-  bool host_pids_visible = true;    // false inside a container without the host PID namespace
-  size_t fd_dirs_unreadable = 0;    // PIDs whose /proc/PID/fd could not be read: holders may be missing
-  std::string pids_hidden;          // why other users' processes cannot be seen in /proc (mounted with
-                                    // hidepid), and what to do; empty when every process can be
-  std::string nvml_version;         // nvmlSystemGetNVMLVersion, e.g. "12.550.54.15"
-  std::vector<std::string> errors;  // failed system-wide calls (driver/CUDA version)
+  bool host_pids_visible = true;            // false inside a container without the host PID namespace
+  size_t fd_dirs_unreadable = 0;            // PIDs whose /proc/PID/fd could not be read: holders may be missing
+  std::vector<int64_t> fd_unreadable_pids;  // the first few of them (kernel threads are not counted)
+  std::string pids_hidden;                  // why other users' processes cannot be seen in /proc (mounted with
+                                            // hidepid), and what to do; empty when every process can be
+  std::string nvml_version;                 // nvmlSystemGetNVMLVersion, e.g. "12.550.54.15"
+  std::vector<std::string> errors;          // failed system-wide calls (driver/CUDA version)
 };
 
 }  // namespace vw

@@ -60,6 +60,17 @@ std::string KillHint(const ProcessSnapshot& p) {
   return s;
 }
 
+std::string UnreadableFdsText(const HostSnapshot& h) {
+  std::string s = fmt::format("the open files of {} process{} could not be read", h.fd_dirs_unreadable,
+                              h.fd_dirs_unreadable == 1 ? "" : "es");
+  if (h.fd_unreadable_pids.empty()) return s;
+  const size_t more =
+      h.fd_dirs_unreadable > h.fd_unreadable_pids.size() ? h.fd_dirs_unreadable - h.fd_unreadable_pids.size() : 0;
+  s += fmt::format(" ({} {}{})", h.fd_unreadable_pids.size() == 1 && more == 0 ? "PID" : "PIDs",
+                   fmt::join(h.fd_unreadable_pids, ", "), more > 0 ? fmt::format(", and {} more", more) : "");
+  return s;
+}
+
 std::string MigInstanceName(const MigDeviceSnapshot& m) {
   std::vector<std::string> about;
   if (!m.name.empty()) about.push_back(MigProfile(m.name));

@@ -41,6 +41,7 @@ using check_facts::ListedOn;
 using check_facts::MiB;
 using check_facts::SamePid;
 using check_facts::Unattributed;
+using check_facts::UnreadableFdsText;
 using check_facts::Who;
 
 class Rules {
@@ -80,9 +81,7 @@ class Rules {
     for (const auto& x : in_.xids) Xid(x);
     if (!last_.pids_hidden.empty()) result_.notes.push_back(last_.pids_hidden);
     if (last_.fd_dirs_unreadable > 0) {
-      result_.notes.push_back(
-          fmt::format("the open files of {} processes could not be read (run as root to see every /dev/nvidia* holder)",
-                      last_.fd_dirs_unreadable));
+      result_.notes.push_back(UnreadableFdsText(last_) + "; run as root to see every /dev/nvidia* holder");
     }
     std::stable_sort(result_.findings.begin(), result_.findings.end(), [](const Finding& a, const Finding& b) {
       if (a.severity != b.severity) return a.severity > b.severity;

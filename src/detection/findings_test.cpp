@@ -124,6 +124,17 @@ TEST(Findings, OrphanWithNoHolderInSightIsAWarningWhenTheFdScanCouldNotSeeEveryt
   w.samples[1].fd_dirs_unreadable = 2;
   expect_unsure(EvaluateCheck(w, c), "the open files of 2 processes could not be read");
   w.samples[1].fd_dirs_unreadable = 0;
+  // The PIDs the scan could not read are named, the first few of them.
+  w.samples[1].fd_dirs_unreadable = 12;
+  w.samples[1].fd_unreadable_pids = {812, 1001, 1002, 1003, 1004, 1005, 1006, 1007};
+  expect_unsure(EvaluateCheck(w, c),
+                "the open files of 12 processes could not be read (PIDs 812, 1001, 1002, 1003, 1004, 1005, 1006, "
+                "1007, and 4 more)");
+  w.samples[1].fd_dirs_unreadable = 1;
+  w.samples[1].fd_unreadable_pids = {812};
+  expect_unsure(EvaluateCheck(w, c), "the open files of 1 process could not be read (PID 812)");
+  w.samples[1].fd_dirs_unreadable = 0;
+  w.samples[1].fd_unreadable_pids.clear();
   EXPECT_EQ(Find(EvaluateCheck(w, c), "orphaned_memory")->severity, Severity::kCritical);
 }
 

@@ -21,6 +21,7 @@ using check_facts::MigInstanceFreeAction;
 using check_facts::MigInstanceName;
 using check_facts::PidAndCommand;
 using check_facts::Unattributed;
+using check_facts::UnreadableFdsText;
 
 uint64_t InstanceThreshold(const CheckConfig& c) {
   return std::max<uint64_t>(c.orphan_threshold_bytes, 1);
@@ -110,7 +111,7 @@ class OrphanedMemoryRule {
     std::vector<std::string> unseen;
     if (!g.minor) unseen.push_back("NVML gives no minor number for this GPU, so its device file cannot be looked for");
     if (last_.fd_dirs_unreadable > 0) {
-      unseen.push_back(fmt::format("the open files of {} processes could not be read", last_.fd_dirs_unreadable));
+      unseen.push_back(UnreadableFdsText(last_));
     }
     if (!last_.pids_hidden.empty()) unseen.push_back("other users' processes are hidden from vramwatch (hidepid)");
     const bool scan_blind = !unseen.empty();

@@ -27,6 +27,7 @@ std::string FormatStatLine(const FakeProcess& p) {
   for (int field = 4; field <= 52; ++field) {
     uint64_t v = 0;
     if (field == 4) v = static_cast<uint64_t>(p.ppid);
+    if (field == 9) v = p.flags;
     if (field == 14) v = p.utime_ticks;
     if (field == 15) v = p.stime_ticks;
     if (field == 20) v = 1 + p.thread_states.size();  // threads

@@ -29,6 +29,7 @@ struct FakeProcess {
   std::vector<std::string> fd_targets;  // fd/3, fd/4, ... link to these
   uint64_t utime_ticks = 0, stime_ticks = 0, starttime_ticks = 1000;
   int64_t ppid = 1;
+  uint64_t flags = 0;  // stat field 9 (kPfKthread: a kernel thread)
   // Threads other than the main one, by state ('S', 'D', ...): written as task/<pid + 1 + i>/stat
   // beside the main thread's task/<pid>/stat, and counted in stat field 20.
   std::string thread_states;

@@ -77,7 +77,8 @@ Result<StatFields> ParseStat(std::string_view text, std::string_view what) {
                                 ": expected a tick count, got '" + std::string(v) + "'");
     }
   }
-  // Field 20 (threads) is read where given; a stat without it keeps 0 ("not known").
+  // Fields 9 (flags) and 20 (threads) are read where given; a stat without them keeps 0 ("not known").
+  if (uint64_t v = 0; ToNumber(rest[9 - 3], v)) f.flags = v;
   if (int64_t n = 0; ToNumber(rest[20 - 3], n)) f.num_threads = n;
   return f;
 }

@@ -22,11 +22,14 @@ struct StatFields {
   std::string comm;              // between the first '(' and the LAST ')': may hold spaces and ')'
   char state = '?';              // R S D Z T t X I W P
   int64_t ppid = 0;              // field 4: the parent's PID (0 for the kernel's own)
+  uint64_t flags = 0;            // field 9: PF_* flags (kPfKthread marks a kernel thread)
   uint64_t utime_ticks = 0;      // field 14
   uint64_t stime_ticks = 0;      // field 15
   int64_t num_threads = 0;       // field 20: threads of the process, a zombie main thread included
   uint64_t starttime_ticks = 0;  // field 22, since boot
 };
+
+inline constexpr uint64_t kPfKthread = 0x00200000;  // PF_KTHREAD (include/linux/sched.h)
 
 // `what` names the file in error messages ("/proc/12/stat").
 Result<StatFields> ParseStat(std::string_view text, std::string_view what);

@@ -301,7 +301,12 @@ DeviceFdScan ProcessReader::ScanDeviceFds() const {
     auto fds = fs_.ListDir(fd_dir);
     if (!fds.ok()) {
       if (fds.status().code() == StatusCode::kNotFound) continue;  // exited meanwhile
+      // A kernel thread opens no file (its fd directory is root's only): not a holder unseen.
+      if (auto stat = fs_.ReadFile(std::to_string(pid) + "/stat"); stat.ok()) {
+        if (auto f = ParseStat(*stat, ""); f.ok() && (f->flags & kPfKthread) != 0) continue;
+      }
       ++scan.pids_unreadable;
+      if (scan.unreadable_pids.size() < DeviceFdScan::kMaxNamedPids) scan.unreadable_pids.push_back(pid);
       if (scan.unreadable.size() < 5) scan.unreadable.push_back(fds.status().message());
       continue;
     }

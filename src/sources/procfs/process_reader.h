@@ -65,7 +65,9 @@ struct DeviceFdHolder {
 struct DeviceFdScan {
   std::vector<DeviceFdHolder> holders;  // sorted by PID; only PIDs with at least one NVIDIA fd
   size_t pids_scanned = 0;
-  size_t pids_unreadable = 0;           // fd directory not readable (EACCES): holders may be missing
+  size_t pids_unreadable = 0;            // fd directory not readable (EACCES): holders may be missing
+  std::vector<int64_t> unreadable_pids;  // the first kMaxNamedPids of them, by PID
+  static constexpr size_t kMaxNamedPids = 8;
   std::vector<std::string> unreadable;  // first few messages, for notes
 };
 

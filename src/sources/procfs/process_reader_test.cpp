@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "sources/procfs/proc_fixture.h"
+#include "sources/procfs/proc_parsers.h"
 
 namespace vw::procfs {
 namespace {
@@ -443,6 +444,27 @@ TEST_F(ProcessReaderTest, FdScanCountsUnreadableFdDirectories) {
   EXPECT_EQ(scan.holders[0].pid, 20);
   ASSERT_EQ(scan.unreadable.size(), 1u);
   EXPECT_NE(scan.unreadable[0].find("21/fd"), std::string::npos);
+  EXPECT_EQ(scan.unreadable_pids, std::vector<int64_t>({21}));
+}
+
+// A kernel thread's fd directory is root's only, but a kernel thread opens no file: it is not a
+// holder the scan missed (as another user, half the "could not be read" count was kernel threads).
+TEST_F(ProcessReaderTest, FdScanDoesNotCountKernelThreadsItCannotRead) {
+  FakeProcess kworker;
+  kworker.pid = 30;
+  kworker.comm = "kworker/0:1";
+  kworker.ppid = 2;
+  kworker.flags = kPfKthread | 0x40;
+  FakeProcess user;
+  user.pid = 31;
+  Write({kworker, user});
+  DirProcFs real(root_.string());
+  FaultInjectingProcFs fs(real);
+  fs.Fail("30/fd", FromErrno(EACCES, "opendir 30/fd"));
+  fs.Fail("31/fd", FromErrno(EACCES, "opendir 31/fd"));
+  DeviceFdScan scan = ProcessReader(fs, Options()).ScanDeviceFds();
+  EXPECT_EQ(scan.pids_unreadable, 1u);
+  EXPECT_EQ(scan.unreadable_pids, std::vector<int64_t>({31}));
 }
 
 TEST_F(ProcessReaderTest, NamespaceHintsFromPid1SchedAndCgroup) {

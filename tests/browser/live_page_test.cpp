@@ -892,6 +892,45 @@ const char* const kKeepsYourPlaceProbe = R"js(
 })();
 )js";
 
+// "show all" removes itself: keyboard focus goes to the table it opened (it fell back to <body>,
+// the page's start), and stays there over refreshes.
+const char* const kShowAllProbe = R"js(
+(function () {
+  var out = {};
+  function focused() {
+    var a = document.activeElement, card = a && a.closest ? a.closest('article') : null;
+    return a ? a.tagName + ':' + a.getAttribute('data-role') + ':' + (card ? card.getAttribute('data-gpu') : '') : '';
+  }
+  setTimeout(function () {
+    var button = document.querySelector('article[data-gpu="1"] [data-role=show-all]');
+    if (!button) { out.error = 'no show-all button'; return; }
+    button.focus();
+    button.click();
+    out.clicked = focused();
+    out.rows = document.querySelectorAll('article[data-gpu="1"] [data-role=processes] tbody tr').length;
+  }, 2000);
+  setTimeout(function () {
+    out.later = focused();
+    document.documentElement.dataset.probe = JSON.stringify(out);
+  }, 9000);
+})();
+)js";
+
+TEST(LivePageInBrowser, ShowAllHandsFocusToTheTableItOpened) {
+  FixtureDaemon daemon(false, true, false, false, /*extra_processes=*/40);
+  ASSERT_GT(daemon.port(), 0);
+  daemon.StatusChangesEachCall();
+  daemon.Probe("", kShowAllProbe);
+  DomResult r = DumpDom({.url = daemon.url() + "probe", .virtual_time_budget_ms = 11000});
+  ASSERT_EQ(r.error, "");
+  const json probe = ProbeResult(r.dom);
+  ASSERT_TRUE(probe.is_object()) << "the probe wrote nothing";
+  ASSERT_FALSE(probe.contains("error")) << probe;
+  EXPECT_GT(probe["rows"].get<int>(), 21) << "every holder is shown: " << probe;
+  EXPECT_EQ(probe["clicked"], "TABLE:processes:1") << probe;
+  EXPECT_EQ(probe["later"], "TABLE:processes:1") << "after a refresh: " << probe;
+}
+
 // A refresh every 5 s leaves the reader's place alone: keyboard focus stays on the "show all"
 // button, a table scrolled sideways stays where it was and a selected command stays selected,
 // though the status changed (GPU 1 and its largest holder use more memory at each poll). The page

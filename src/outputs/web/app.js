@@ -309,7 +309,10 @@
           '<td class="cmd" title="' + esc(p.command) + '"><div>' + esc(p.command || '—') + '</div>' +
           (where ? '<div class="vw-where" data-role="where" title="' + esc(whereFull) + '">' + esc(where) + '</div>' : '') + '</td></tr>';
     });
-    return '<div class="vw-scroll"><table class="vw-procs" data-role="processes"><thead><tr>' +
+    // Focusable from script only (tabindex -1): "show all" hands keyboard focus to it (the button
+    // goes away with the click).
+    return '<div class="vw-scroll"><table class="vw-procs" data-role="processes" tabindex="-1" aria-label="Processes on GPU ' +
+        esc(g.index) + '"><thead><tr>' +
         heads(['PID', 'User', 'State', 'Memory', 'SM', 'Command · container']) + '</tr></thead><tbody>' + rows.join('') +
         (hidden ? '<tr><td colspan="6"><button type="button" class="vw-more" data-role="show-all" data-gpu="' +
                   esc(g.index) + '">… and ' + hidden + ' more (the largest ' + PROCESS_ROWS + ' are shown): show all</button></td></tr>'
@@ -499,8 +502,12 @@
   document.addEventListener('click', function (ev) {
     var b = ev.target && ev.target.closest ? ev.target.closest('[data-role=show-all]') : null;
     if (!b) return;
-    state.showAll[b.getAttribute('data-gpu')] = true;
+    var gpu = b.getAttribute('data-gpu');
+    state.showAll[gpu] = true;
     render();
+    // The button is gone: focus goes to the table it opened, not back to the page's start.
+    var table = document.querySelector('article[data-gpu="' + CSS.escape(gpu) + '"] [data-role=processes]');
+    if (table) table.focus();
   });
   // A window made narrower or wider redraws the charts at their new width (chartWidth).
   var resizeQueued = false;

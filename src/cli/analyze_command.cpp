@@ -187,14 +187,18 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
   for (const std::string& m : left_out) AddNote(*settings, m + " (left out)");
   if (!flags.plot_path.empty() || !flags.html_path.empty()) {
     std::vector<detection::SeriesAnalysis> analyses;
-    for (const auto& s : all) analyses.push_back(s.analysis);
+    std::vector<std::string> sources;  // each series' file: named where they differ
+    for (const auto& s : all) {
+      analyses.push_back(s.analysis);
+      sources.push_back(s.source);
+    }
     outputs::Theme theme = flags.theme == "light"  ? outputs::Theme::kLight
                            : flags.theme == "dark" ? outputs::Theme::kDark
                                                    : outputs::Theme::kAuto;
     if (!flags.plot_path.empty()) {
       outputs::SvgOptions svg;
       svg.theme = theme;
-      Status st = outputs::WriteSvgPlot(flags.plot_path, analyses, svg, framework);
+      Status st = outputs::WriteSvgPlot(flags.plot_path, analyses, svg, framework, sources);
       if (!st.ok()) {
         std::fprintf(stderr, "vramwatch analyze: --plot: %s\n", st.message().c_str());
         return kExitUnknown;
@@ -204,7 +208,7 @@ int RunAnalyze(const AnalyzeFlags& flags, std::FILE* out) {
       outputs::HtmlReportOptions html;
       html.theme = theme;
       for (const std::string& f : flags.files) html.source += (html.source.empty() ? "" : ", ") + f;
-      for (const auto& s : all) html.sources.push_back(s.source);
+      html.sources = sources;
       if (!flags.prometheus_url.empty()) {
         html.source =
             fmt::format("{} {} over {}", prometheus::UrlForMessages(flags.prometheus_url), flags.query, flags.range);

@@ -178,6 +178,7 @@ std::vector<std::string> SubtitleParts(const SeriesAnalysis& s, const ChartOptio
   const auto& a = s.assessment;
   auto when = [&](double t) { return ReportTime(s, t, o.label_offset_s); };
   std::vector<std::string> parts;
+  if (!o.source.empty()) parts.push_back(o.source);
   switch (a.verdict) {
     case Verdict::kLeak: {
       parts.push_back(a.rate_bps ? "leak " + RateText(a) : "leak");

@@ -85,18 +85,6 @@ std::string ShownText(const char* tag, const std::string& text, size_t max) {
   return fmt::format("<{0}{1}>{2}</{0}>", tag, title, XmlEscape(shown));
 }
 
-// Each series' source when they come from more than one (the files of `analyze a.csv b.csv`, whose
-// GPUs may share a name): empty when they all come from one, which the page's header names.
-std::vector<std::string> SeriesSources(size_t series, const HtmlReportOptions& o) {
-  std::vector<std::string> out(series);
-  bool several = false;
-  for (size_t i = 0; i < series && i < o.sources.size(); ++i) {
-    out[i] = o.sources[i];
-    several = several || o.sources[i] != o.sources[0];
-  }
-  return several ? out : std::vector<std::string>(series);
-}
-
 // A series' source by its file name, the whole path in its title.
 std::string SourceSpan(const std::string& source) {
   if (source.empty()) return {};
@@ -161,7 +149,9 @@ std::string SeriesSection(const SeriesAnalysis& s, const std::string& source, co
   }
   out += fmt::format("<p class=\"vw-verdict\">{}</p>\n", XmlEscape(VerdictSentence(s, o.label_offset_s)));
 
-  out += "<figure>\n" + RenderSvgChart(s, FigureOptions(o, chart_width)) + "</figure>\n";
+  SvgOptions figure = FigureOptions(o, chart_width);
+  if (!source.empty()) figure.chart.source = FrameworkSourceName(source);
+  out += "<figure>\n" + RenderSvgChart(s, figure) + "</figure>\n";
 
   out += "<dl class=\"vw-facts\">\n";
   if (a.rate_bps) out += Fact("Leak rate", RateText(a));
@@ -313,7 +303,7 @@ std::string RenderHtmlReport(const std::vector<SeriesAnalysis>& series, const Ht
   if (sections == 0) {
     out += "<p class=\"vw-verdict\">No series to report: the input held no memory samples.</p>\n";
   } else {
-    const std::vector<std::string> sources = SeriesSources(series.size(), o);
+    const std::vector<std::string> sources = SourcesToName(o.sources, series.size());
     if (series.size() > 1) out += SummaryTable(series, sources, o);
     double chart_width = sections > 1 ? 540 : 1100;
     out += sections > 1 ? "<div class=\"vw-multiples\">\n" : "<div>\n";

@@ -132,6 +132,9 @@ struct ChartOptions {
   // The forecast is drawn at most this many data spans past the end; an OOM further out is noted at
   // the right edge instead of squashing the data.
   double max_projection_spans = 3;
+  // The file the series came from, first in the subtitle (and so in the chart's <title>); empty:
+  // not named (a figure or page whose series all come from one file, which it names itself).
+  std::string source;
 };
 
 struct LegendItem {

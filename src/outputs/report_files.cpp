@@ -31,9 +31,17 @@ Status WriteWhole(const std::string& path, const std::string& content) {
 }  // namespace
 
 Status WriteSvgPlot(const std::string& path, const std::vector<detection::SeriesAnalysis>& series,
-                    const SvgOptions& options, const std::vector<FrameworkReport>& framework) {
+                    const SvgOptions& options, const std::vector<FrameworkReport>& framework,
+                    const std::vector<std::string>& sources) {
   std::vector<SvgCell> cells;
-  for (const auto& s : series) cells.push_back([&s](const SvgOptions& o) { return RenderSvgChart(s, o); });
+  const std::vector<std::string> named = SourcesToName(sources, series.size());
+  for (size_t i = 0; i < series.size(); ++i) {
+    cells.push_back([&s = series[i], source = named[i]](const SvgOptions& o) {
+      SvgOptions cell = o;
+      if (!source.empty()) cell.chart.source = FrameworkSourceName(source);
+      return RenderSvgChart(s, cell);
+    });
+  }
   for (SvgCell& cell : FrameworkCells(framework)) cells.push_back(std::move(cell));
   if (cells.empty()) return Status::InvalidArgument("--plot " + path + ": no series to plot");
   SvgOptions o = options;

@@ -17,9 +17,11 @@
 namespace vw::outputs {
 
 // One SVG: a single chart, or small multiples: a chart per series, then one per device of each
-// PyTorch memory log (framework_plot.h).
+// PyTorch memory log (framework_plot.h). `sources`: each series' source; when they differ each
+// chart names its file (SourcesToName).
 Status WriteSvgPlot(const std::string& path, const std::vector<detection::SeriesAnalysis>& series,
-                    const SvgOptions& options = {}, const std::vector<FrameworkReport>& framework = {});
+                    const SvgOptions& options = {}, const std::vector<FrameworkReport>& framework = {},
+                    const std::vector<std::string>& sources = {});
 
 Status WriteHtmlReport(const std::string& path, const std::vector<detection::SeriesAnalysis>& series,
                        const HtmlReportOptions& options = {}, const std::vector<FrameworkReport>& framework = {});

@@ -47,6 +47,26 @@ TEST(ReportFiles, NamesThePathWhenItCannotWrite) {
   EXPECT_NE(st.message().find(path), std::string::npos) << st.message();
 }
 
+// Series from several files (whose GPUs may share a name): each chart names its file, in its
+// subtitle and its <title>; series from one file are not named one by one (it said only "GPU 0 ·
+// NVIDIA H100 80GB HBM3" twice).
+TEST(ReportFiles, APlotOfSeveralFilesNamesEachChartsFile) {
+  fs::path dir = TempDir("report_files_sources");
+  auto gpus = testing::TwoGpus();
+  const std::string path = (dir / "plot.svg").string();
+  ASSERT_TRUE(WriteSvgPlot(path, gpus, {}, {}, {"runs/a/node-7.csv", "runs/b/node-8.csv"}).ok());
+  std::string svg = Slurp(path);
+  size_t titles_naming = 0;
+  for (size_t at = svg.find("<title>"); at != std::string::npos; at = svg.find("<title>", at + 1)) {
+    const std::string title = svg.substr(at, svg.find("</title>", at) - at);
+    titles_naming += title.find("node-7.csv") != std::string::npos || title.find("node-8.csv") != std::string::npos;
+  }
+  EXPECT_EQ(titles_naming, 2u);
+  EXPECT_EQ(svg.find("runs/a/"), std::string::npos) << "the file's name, not its path";
+  ASSERT_TRUE(WriteSvgPlot(path, gpus, {}, {}, {"one.csv", "one.csv"}).ok());
+  EXPECT_EQ(Slurp(path).find("one.csv"), std::string::npos);
+}
+
 TEST(ReportFiles, RefusesAnEmptyPlot) {
   fs::path dir = TempDir("report_files_empty");
   Status st = WriteSvgPlot((dir / "plot.svg").string(), {});

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "outputs/svg_markup.h"
 
@@ -211,6 +213,16 @@ std::string RenderSvgChart(const SeriesAnalysis& series, const SvgOptions& optio
   out += ChartBody(series, layout);
   out += "</svg>\n";
   return out;
+}
+
+std::vector<std::string> SourcesToName(const std::vector<std::string>& sources, size_t series) {
+  std::vector<std::string> out(series);
+  bool several = false;
+  for (size_t i = 0; i < series && i < sources.size(); ++i) {
+    out[i] = sources[i];
+    several = several || sources[i] != sources[0];
+  }
+  return several ? out : std::vector<std::string>(series);
 }
 
 std::string RenderSvgSmallMultiples(const std::vector<SeriesAnalysis>& series, const SvgOptions& options) {

@@ -47,6 +47,11 @@ std::string ChartCss();
 // Class naming the theme ("vw-theme-auto", "vw-theme-light", "vw-theme-dark").
 std::string_view ThemeClass(Theme theme);
 
+// Each series' source (`sources[i]` for series i, `series` of them) when they come from more than
+// one (the files of `analyze a.csv b.csv`, whose GPUs may share a name), by file name; all empty
+// when they come from one, which the figure or page names as a whole.
+std::vector<std::string> SourcesToName(const std::vector<std::string>& sources, size_t series);
+
 // One chart.
 std::string RenderSvgChart(const detection::SeriesAnalysis& series, const SvgOptions& options = {});
 

@@ -94,6 +94,29 @@ void BM_MostlyOtherLines(benchmark::State& state) {
 }
 BENCHMARK(BM_MostlyOtherLines);
 
+// Lines near the 64 KiB a line is read to, each repeating one thing thousands of times: a device
+// name (arg 0), a value pair after a rank (1), the word "memory" with no digit after it (2). Each
+// was quadratic in the line's length; `bytes` per second should be of the order of the short-line
+// logs' above, not hundreds of times lower.
+void BM_LongLines(benchmark::State& state) {
+  static const std::string pieces[] = {"cuda:0 ", "allocated: 1 GiB reserved: 2 GiB ", "memory "};
+  static const std::string heads[] = {"", "rank 0 | ", "nvidia-smi allocated: 1 GiB "};
+  static const std::string tails[] = {"allocated: 1 GiB reserved: 2 GiB\n", "\n", "\n"};
+  const auto shape = static_cast<size_t>(state.range(0));
+  std::string text;
+  for (int line = 0; line < 16; ++line) {
+    std::string l = heads[shape];
+    while (l.size() < 60000) l += pieces[shape];
+    text += l + tails[shape];
+  }
+  for (auto _ : state) {
+    auto log = vw::trace::ParseFrameworkLog(text, "bench.log");
+    benchmark::DoNotOptimize(log.ok());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK(BM_LongLines)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

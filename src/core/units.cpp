@@ -117,7 +117,7 @@ Result<uint64_t> ParseSize(std::string_view text, SizeUnits units) {
   if (!std::isfinite(bytes) || bytes > 1.8e19) {
     return Status::InvalidArgument(fmt::format("bad size '{}': too large", shown));
   }
-  return static_cast<uint64_t>(std::llround(bytes));
+  return static_cast<uint64_t>(std::round(bytes));
 }
 
 std::string FormatDuration(double seconds) {

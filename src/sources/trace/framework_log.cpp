@@ -76,7 +76,7 @@ Result<std::optional<uint64_t>> ToBytes(std::string number, const std::string& u
   if (!std::isfinite(bytes) || bytes < 0 || bytes > 1.8e19) {
     return Status::ParseError(fmt::format("{}: '{}' is not a memory size", where, shown));
   }
-  return std::optional<uint64_t>(static_cast<uint64_t>(std::llround(bytes)));
+  return std::optional<uint64_t>(static_cast<uint64_t>(std::round(bytes)));
 }
 
 // The device number `digits` (at most six of them) of `lower` spell.
@@ -94,10 +94,21 @@ class DeviceBefore {
 
   int At(size_t at) {
     if (at < from_ || by_rank_) return device_;  // by_rank_: see below; at < from_ cannot happen, kept safe
+    // A matcher that found nothing in [from_, at) finds nothing from a later from_ either: it is not
+    // asked again in this call (a line of thousands of "cuda:0" rescanned it to `at` each time).
+    bool a_done = false, b_done = false;
     for (;;) {
-      const std::optional<Span> a = match_.find_device(lower_, from_, at, true);
-      const std::optional<Span> b = match_.find_rank_device(lower_, from_, at);
-      if (!a && !b) break;
+      const std::optional<Span> a = a_done ? std::nullopt : match_.find_device(lower_, from_, at, true);
+      const std::optional<Span> b = b_done ? std::nullopt : match_.find_rank_device(lower_, from_, at);
+      a_done = !a;
+      b_done = !b;
+      if (!a && !b) {
+        // Nothing names a device before `at`: the next value's search starts near it, not at the
+        // line's start again (a name is far shorter than kNameReach; one running across `at` stays
+        // in reach).
+        if (at > from_ + kNameReach) from_ = at - kNameReach;
+        break;
+      }
       const bool rank = b && (!a || b->begin < a->begin) && AfterRank(b->begin);
       const Span n = !b || (a && a->begin < b->begin) ? *a : *b;
       device_ = Number(lower_, n);
@@ -119,6 +130,8 @@ class DeviceBefore {
     while (p > 0 && std::isspace(static_cast<unsigned char>(lower_[p - 1]))) --p;
     return p >= 4 && lower_.compare(p - 4, 4, "rank") == 0;
   }
+
+  static constexpr size_t kNameReach = 64;  // characters: longer than any "rank 12345 |" or "cuda:12345"
 
   const std::string& lower_;
   const Matchers& match_;
@@ -273,8 +286,11 @@ Result<std::vector<Value>> ValuesOf(std::string_view line, int table_device, con
     if (!f.device) f.device = device_before.At(f.at);
     units[*f.device].push_back(f.unit);
   }
+  std::map<int, double> shared_units;  // by device, each worked out once (per value, it was quadratic)
+  for (const auto& [device, list] : units)
+    shared_units[device] = line_unit > 0 ? line_unit : UnitBytes(SharedUnit(list));
   for (const Found& f : found) {
-    const double shared_unit = line_unit > 0 ? line_unit : UnitBytes(SharedUnit(units[*f.device]));
+    const double shared_unit = shared_units[*f.device];
     bool fraction = false;
     auto bytes = ToBytes(f.number, f.unit, shared_unit, f.shown, where, &fraction);
     if (!bytes.ok()) return bytes.status();
@@ -410,7 +426,7 @@ Result<std::vector<Value>> CsvValues(const std::vector<std::string_view>& fields
                                             *column + 1, metric == Metric::kAllocated ? "allocated" : "reserved",
                                             cell));
     }
-    out.push_back({metric, 0, static_cast<uint64_t>(std::llround(v))});
+    out.push_back({metric, 0, static_cast<uint64_t>(std::round(v))});
   }
   return out;
 }

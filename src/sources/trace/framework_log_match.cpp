@@ -353,14 +353,22 @@ std::optional<KeyMatch> FindKey(const std::string& lower, size_t from) {
 std::optional<DriverMatch> FindDriverFigure(const std::string& lower, size_t from) {
   const std::string& s = lower;
   const size_t to = s.size();
+  // A first look for a digit after "memory" that found none before this place: a later "memory"
+  // before it finds none either (without this, each of thousands was a scan to the line's end).
+  size_t no_digit_before = 0;
   for (size_t p = from; p < to; ++p) {
     if (!At(s, p, to, "memory") || !Boundary(s, p, to) || !WordEndsAt(s, p + 6, to)) continue;
+    if (p + 6 < no_digit_before) continue;
     // The lazy part passes over non-digits and percentages ([0-9][0-9.]*\s*%); a number followed
     // by its [0-9.]* run, spaces and '%' is one, whichever digits the number took.
     size_t d = p + 6;
     for (;;) {
+      const size_t start = d;
       d = RunEnd(s, d, to, [](char c) { return !IsDigit(c) && c != '\n'; });
-      if (d == to || !IsDigit(s[d])) break;
+      if (d == to || !IsDigit(s[d])) {
+        if (start == p + 6) no_digit_before = d;
+        break;
+      }
       const size_t r = SpacesEnd(s, RunEnd(s, d, to, [](char c) { return IsDigit(c) || c == '.'; }), to);
       if (r == to || s[r] != '%') break;
       d = r + 1;

@@ -40,6 +40,41 @@ TEST(ParseFrameworkLog, ReadsEachSpellingWithItsUnit) {
   }
 }
 
+// Sizes above 2^63 bytes and below the 1.8e19 limit are read as written (rounding through a signed
+// 64-bit integer made every one of them 2^63).
+TEST(ParseFrameworkLog, SizesPastTwoToTheSixtyThirdKeepTheirValue) {
+  FrameworkLog log = Parse("allocated: 12000000000000000000 B reserved: 17000000000000000000 B\n");
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].allocated_bytes, 12000000000000000000ull);
+  EXPECT_EQ(log.steps[0].reserved_bytes, 17000000000000000000ull);
+}
+
+// Long lines of many devices, values or "memory" words (up to the 64 KiB a line is read to) give
+// the same steps as short ones; the parser's cost on them is measured in BM_FrameworkLogLongLines.
+TEST(ParseFrameworkLog, LongLinesOfRepeatedNamesReadAsShortOnesDo) {
+  std::string devices;
+  while (devices.size() < 60000) devices += "cuda:0 ";
+  FrameworkLog log = Parse(devices + "cuda:1 allocated: 1 GiB reserved: 2 GiB\n");
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].device, 1);
+  EXPECT_EQ(log.steps[0].allocated_bytes, 1024 * kMiB);
+
+  std::string values = "rank 3 | ";
+  for (int i = 0; i < 1500; ++i) values += "allocated: 1 GiB reserved: 2 GiB ";
+  log = Parse(values + "\n");
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].device, 3);
+  EXPECT_EQ(log.steps[0].reserved_bytes, 2048 * kMiB);
+
+  // A device named after many values without one is still found for the value after it.
+  std::string late = "step 7 ";
+  for (int i = 0; i < 1500; ++i) late += "allocated: 1 GiB reserved: 2 GiB ";
+  log = Parse(late + "device 2: allocated: 3 GiB reserved: 4 GiB\n");
+  bool device2 = false;
+  for (const auto& s : log.steps) device2 |= s.device == 2 && s.allocated_bytes == 3 * 1024 * kMiB;
+  EXPECT_TRUE(device2);
+}
+
 // torch.cuda.memory_stats() printed: only the current figures, not the bytes ever allocated.
 TEST(ParseFrameworkLog, MemoryStatsKeysGiveTheCurrentFigures) {
   FrameworkLog log = Parse(

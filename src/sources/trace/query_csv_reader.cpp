@@ -404,9 +404,9 @@ class QueryCsvReader final : public LineTraceReader, public QueryCsvBlockParser 
             if (v.find("\"\"") != std::string_view::npos) {
               // A quoted field writes a quote as two: "NVIDIA ""X""" is NVIDIA "X".
               std::string text;
-              for (size_t i = 0; i < v.size(); ++i) {
-                text += v[i];
-                if (v[i] == '"' && i + 1 < v.size() && v[i + 1] == '"') ++i;
+              for (size_t k = 0; k < v.size(); ++k) {
+                text += v[k];
+                if (v[k] == '"' && k + 1 < v.size() && v[k + 1] == '"') ++k;
               }
               rec->gpu.name = std::move(text);
             } else if (!SameBytes(rec->gpu.name, v)) {

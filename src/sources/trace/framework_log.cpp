@@ -84,9 +84,9 @@ int Number(const std::string& lower, Span digits) {
   return std::stoi(digits.Of(lower));
 }
 
-// The device a value at `at` belongs to: the last "cuda:N", "GPU N", "[rankN]", "rank N |" or
-// "Device N:" before it in the line, else the fallback. Values are asked for in the order of their
-// places, so each part of the line is searched once.
+// The device a value at `at` belongs to: the last "cuda:N", "GPU N", "[rankN]", "rank N |",
+// "rank N of M", "[rank: N]", "local_rank=N" or "Device N:" before it in the line, else the fallback. Values are asked
+// for in the order of their places, so each part of the line is searched once.
 class DeviceBefore {
  public:
   DeviceBefore(const std::string& lower, int fallback, const Matchers& match)
@@ -124,14 +124,19 @@ class DeviceBefore {
   }
 
  private:
-  // Whether the digits at `digits` follow the word "rank" (and spaces), not "device".
+  // Whether the digits at `digits` follow the word "rank" ("local_rank", "global_rank"), then
+  // spaces, or a ':' or '=' between spaces, not "device".
   bool AfterRank(size_t digits) const {
-    size_t p = digits;
-    while (p > 0 && std::isspace(static_cast<unsigned char>(lower_[p - 1]))) --p;
+    auto spaces_before = [&](size_t p) {
+      while (p > 0 && std::isspace(static_cast<unsigned char>(lower_[p - 1]))) --p;
+      return p;
+    };
+    size_t p = spaces_before(digits);
+    if (p > 0 && (lower_[p - 1] == ':' || lower_[p - 1] == '=')) p = spaces_before(p - 1);
     return p >= 4 && lower_.compare(p - 4, 4, "rank") == 0;
   }
 
-  static constexpr size_t kNameReach = 64;  // characters: longer than any "rank 12345 |" or "cuda:12345"
+  static constexpr size_t kNameReach = 64;  // characters: longer than any "global_rank = 12345 of 12345"
 
   const std::string& lower_;
   const Matchers& match_;

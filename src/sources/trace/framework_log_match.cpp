@@ -310,21 +310,40 @@ std::optional<Span> FindDevice(const std::string& lower, size_t from, size_t to,
 std::optional<Span> FindRankDevice(const std::string& lower, size_t from, size_t to) {
   const std::string& s = lower;
   for (size_t p = from; p < to; ++p) {
-    if ((s[p] != 'r' && s[p] != 'd') || (p > 0 && IsWord(s[p - 1]))) continue;  // \b before a letter
-    size_t q;
-    if (At(s, p, to, "rank")) {
-      q = p + 4;
-    } else if (At(s, p, to, "device")) {
-      q = p + 6;
-    } else {
+    const char c = s[p];
+    if ((c != 'r' && c != 'd' && c != 'l' && c != 'g') || (p > 0 && IsWord(s[p - 1]))) continue;  // \b before
+    size_t q = p;
+    for (std::string_view word : {"global_rank", "local_rank", "rank", "device"}) {
+      if (At(s, p, to, word)) {
+        q = p + word.size();
+        break;
+      }
+    }
+    if (q == p) continue;
+    q = SpacesEnd(s, q, to);
+    // \s*[:=]\s*(\d{1,6})\b: a key and its value ("rank=1", "local_rank: 1").
+    if (q < to && (s[q] == ':' || s[q] == '=')) {
+      const size_t b = SpacesEnd(s, q + 1, to);
+      const size_t d = DigitsEnd(s, b, to);
+      if (d > b && d - b <= 6 && WordEndsAt(s, d, to)) return Span{b, d};
       continue;
     }
-    // \s*\d{1,6}\s*[|:\]]: fewer digits leave a digit, which neither \s nor the mark is.
-    q = SpacesEnd(s, q, to);
+    // \s*(\d{1,6}) then \s*(?:/|of)\s*\d{1,6}\b ("rank 1 of 8", "[rank 1/8]") or \s*[|:\]] ("rank 1 |",
+    // "[rank1]:"); fewer digits leave a digit, which neither \s nor a mark is.
     const size_t d = DigitsEnd(s, q, to);
     if (d == q || d - q > 6) continue;
     const size_t r = SpacesEnd(s, d, to);
     if (r < to && (s[r] == '|' || s[r] == ':' || s[r] == ']')) return Span{q, d};
+    size_t m = r;
+    if (At(s, r, to, "/")) {
+      m = r + 1;
+    } else if (At(s, r, to, "of")) {
+      m = r + 2;
+    }
+    if (m == r) continue;
+    const size_t b = SpacesEnd(s, m, to);
+    const size_t e = DigitsEnd(s, b, to);
+    if (e > b && e - b <= 6 && WordEndsAt(s, e, to)) return Span{q, d};
   }
   return std::nullopt;
 }

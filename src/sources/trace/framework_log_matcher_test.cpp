@@ -240,8 +240,25 @@ class LineGenerator {
     }
   }
 
-  static constexpr std::string_view kLineStarts[] = {
-      "#", "|", "| ", "  ", "{", "[rank0] ", "[rank1]: ", "rank 2 | ", "device 3:", "rank1234567:", "ordereddict([("};
+  static constexpr std::string_view kLineStarts[] = {"#",
+                                                     "|",
+                                                     "| ",
+                                                     "  ",
+                                                     "{",
+                                                     "[rank0] ",
+                                                     "[rank1]: ",
+                                                     "rank 2 | ",
+                                                     "device 3:",
+                                                     "rank1234567:",
+                                                     "[rank: 4] ",
+                                                     "rank=5 ",
+                                                     "local_rank=6",
+                                                     "global_rank:",
+                                                     "rank 7 of 8 ",
+                                                     "[rank 9/16]",
+                                                     "rank 3 of x",
+                                                     "rank=x ",
+                                                     "ordereddict([("};
   static constexpr std::string_view kKeys[] = {"allocated",
                                                "alloc",
                                                "reserved",
@@ -460,6 +477,9 @@ TEST(FrameworkLogMatchers, GiveTheRegexParsersResultsOnNearMisses) {
                          "reserved_bytes.all.current_mem 5 gb",
                          "[rank 3 ]: allocated 5 gb rank12| reserved 6 gb device 4 : allocated 7 gb",
                          "xrank 3: device1234567: rank 7 allocated 5 gb",
+                         "local_rank= 3 allocated 5 gb rank:12 reserved 6 gb global_rank =7 of 8 allocated 7 gb",
+                         "xlocal_rank=3 rank 4of5 allocated 5 gb rank 6 / 1234567 rank 7 /8x allocated 6 gb",
+                         "rank=1234567 device:2 rank 3 of 4 | reserved 5 gb ranks=4 rank_=5 allocated 6 gb",
                          "('allocated_bytes.all.current', 4096) ('reserved', , 5000) (\"alloc\",\" 6 gb)",
                          "allocated (gb): 1.5 reserved [ mib ] 3 alloc (gbx) 4 gb alloc [0] 5 gb alloc (k) 6",
                          "allocated(mb 5 gb reserved [mb) 6 allocated(bytes)7000",

@@ -85,13 +85,19 @@ std::optional<Span> FindDevice(const std::string& lower, size_t from, size_t to,
 }
 
 std::optional<Span> FindRankDevice(const std::string& lower, size_t from, size_t to) {
-  static const std::regex kRank(R"(\b(?:rank|device)\s*(\d{1,6})\s*[|:\]])");
+  static const std::regex kRank(
+      R"(\b(?:global_rank|local_rank|rank|device)(?:\s*[:=]\s*(\d{1,6})\b|\s*(\d{1,6})\s*(?:/|of)\s*\d{1,6}\b|\s*(\d{1,6})\s*[|:\]]))");
   std::smatch m;
-  if (!SearchFrom(lower, from, to, kRank, m,
-                  [](const std::string& t, size_t p) { return StartsAt(t, p, "rank") || StartsAt(t, p, "device"); })) {
+  if (!SearchFrom(lower, from, to, kRank, m, [](const std::string& t, size_t p) {
+        return StartsAt(t, p, "global_rank") || StartsAt(t, p, "local_rank") || StartsAt(t, p, "rank") ||
+               StartsAt(t, p, "device");
+      })) {
     return std::nullopt;
   }
-  return Group(lower, m, 1);
+  for (int g = 1; g <= 3; ++g) {
+    if (m[g].matched) return Group(lower, m, g);
+  }
+  return std::nullopt;
 }
 
 std::optional<Span> FindTableTitleDevice(const std::string& lower) {

@@ -1,5 +1,6 @@
 #include "sources/trace/framework_log.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace vw::trace {
@@ -362,6 +363,33 @@ TEST(ParseFrameworkLog, RankAndDevicePrefixesNameTheDevice) {
   ASSERT_EQ(smi.steps.size(), 1u);
   EXPECT_EQ(smi.steps[0].device, 1) << "the driver's figure goes with the rank too";
   EXPECT_EQ(smi.steps[0].driver_used_bytes, 3000 * kMiB);
+}
+
+// Other loggers name the rank as a key and value or out of the world size: Lightning's "[rank: 1]",
+// "rank=1", "local_rank=1", "global_rank: 1", "rank 1 of 8", "[Rank 1/8]". Before, these lines all
+// went to device 0, so two ranks' figures made one series, and a growing rank was not found.
+TEST(ParseFrameworkLog, RankKeysAndWorldSizesNameTheRank) {
+  const char* forms[] = {"[rank: {}] ",   "rank={} ",     "local_rank={}, ", "global_rank : {} ",
+                         "rank {} of 8 ", "[Rank {}/8] ", "LOCAL_RANK={} "};
+  for (const char* form : forms) {
+    std::string text;
+    for (int r = 0; r < 2; ++r) {
+      text += fmt::format(fmt::runtime(form), r) +
+              fmt::format("step 0 cuda:0 allocated: {}.00 GB reserved: 4.00 GB\n", r + 2);
+    }
+    FrameworkLog log = Parse(text);
+    ASSERT_EQ(log.steps.size(), 2u) << text;
+    EXPECT_EQ(log.steps[0].device, 0) << text;
+    EXPECT_EQ(log.steps[1].device, 1) << text;
+    EXPECT_EQ(log.steps[1].allocated_bytes, 3072 * kMiB) << text;
+  }
+  // Not a rank: prose with a number after "rank", or a key whose value is not a number.
+  for (const char* text : {"rank 1 tensors allocated: 2 GiB\n", "rank=first allocated: 2 GiB\n",
+                           "ranking 1 of 8 allocated: 2 GiB\n", "rank 1 of eight allocated: 2 GiB\n"}) {
+    FrameworkLog log = Parse(text);
+    ASSERT_EQ(log.steps.size(), 1u) << text;
+    EXPECT_EQ(log.steps[0].device, 0) << text;
+  }
 }
 
 // torchrun ranks with one GPU each all call it cuda:0: the rank, named first, is the series.

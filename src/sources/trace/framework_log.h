@@ -44,9 +44,10 @@
 // memory_stats() dict is about 5 KiB); a line cut there that names a key after the cut is reported
 // (`skipped`). Device numbers have at most six digits.
 // Steps: a device's step ends when one of its values comes again. A value's device is the one its
-// call names, else the last `cuda:N`, `GPU N`, `[rankN]`, `rank N |` (or `:`) or `Device N:` before
-// it in the line (torchrun prefixes each rank's lines with `[rankN]:`; ranks are series, as
-// devices are), else the summary table's (`device ID N`), else device 0.
+// call names, else the last `cuda:N`, `GPU N`, `[rankN]`, `rank N |` (or `:`), `[rank: N]`,
+// `rank=N`, `local_rank=N`, `global_rank: N`, `rank N of M`, `[rank N/M]` or `Device N:` before it
+// in the line (torchrun prefixes each rank's lines with `[rankN]:`; ranks are series, as devices
+// are), else the summary table's (`device ID N`), else device 0.
 // Lines with none of these, and lines starting with '#', are skipped.
 // Pure functions, thread-safe.
 #pragma once

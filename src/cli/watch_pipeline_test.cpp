@@ -78,6 +78,23 @@ TEST(WatchPipelineState, UnattributedMemoryIsReadWithItsProcessList) {
   EXPECT_EQ(outputs::StatusJson(*state)["gpus"][0]["memory_unattributed_bytes"], 100 * kMiB);
 }
 
+// The status's fd scan is the last process tick's: a tick without a fresh process list (no scan)
+// keeps it, so /api/v1/status does not flip to null between process ticks.
+TEST(WatchPipelineState, StatusKeepsTheLastProcessTicksFdScan) {
+  WatchPipeline p(WatchConfig{}, nullptr, {});
+  const double t0 = 1'790'000'000;
+  HostSnapshot fresh = Host(t0, {Gpu(0, t0, 1100)});
+  fresh.fd_pids_scanned = 300;
+  fresh.fd_dirs_unreadable = 3;
+  fresh.fd_unreadable_pids = {812, 1001, 1002};
+  p.Ingest(fresh, true, false);
+  p.Ingest(Host(t0 + 1, {Gpu(0, t0 + 1, 1100)}), false, false);
+  auto status = outputs::StatusJson(*p.BuildState(t0 + 1));
+  EXPECT_EQ(status["host"]["fd_scan"]["processes_scanned"], 300) << status["host"].dump();
+  EXPECT_EQ(status["host"]["fd_scan"]["unreadable"], 3);
+  EXPECT_EQ(status["host"]["fd_scan"]["unreadable_pids"], nlohmann::ordered_json::array({812, 1001, 1002}));
+}
+
 // The status carries check's notes over the findings window (here: memory NVML does not report,
 // so orphaned memory is not judged) and that window's span, as `check --json` does.
 TEST(WatchPipelineState, StatusHasChecksNotesAndItsWindow) {

@@ -173,6 +173,7 @@ struct HostSnapshot {
   std::optional<int> cuda_driver_version;  // e.g. 12040
   std::vector<GpuSnapshot> gpus;
   bool host_pids_visible = true;            // false inside a container without the host PID namespace
+  size_t fd_pids_scanned = 0;               // PIDs whose /proc/PID/fd was looked at; 0: no fd scan was made
   size_t fd_dirs_unreadable = 0;            // PIDs whose /proc/PID/fd could not be read: holders may be missing
   std::vector<int64_t> fd_unreadable_pids;  // the first few of them (kernel threads are not counted)
   std::string pids_hidden;                  // why other users' processes cannot be seen in /proc (mounted with

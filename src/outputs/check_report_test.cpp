@@ -82,6 +82,29 @@ TEST(CheckReportJson, HasTheContractFieldsAndNullsForMissingValues) {
   EXPECT_EQ(j["host"]["cuda_driver_version"], 12040);
 }
 
+// Scripts get the holder scan's blind spot as fields, not only as the note's words: how many fd
+// directories could not be read, the first PIDs, and hidepid. No scan made (a replay) is null.
+TEST(CheckReportJson, TheFdScansBlindSpotIsAFieldAndNullWithoutAScan) {
+  CheckReport r = Sample();
+  auto none = CheckReportJson(r);
+  EXPECT_TRUE(none["host"]["fd_scan"].is_null()) << none["host"].dump();
+  EXPECT_TRUE(none["host"]["pids_hidden"].is_null());
+  r.snapshot.fd_pids_scanned = 240;
+  r.snapshot.fd_dirs_unreadable = 12;
+  r.snapshot.fd_unreadable_pids = {812, 1001};
+  r.snapshot.pids_hidden = "/proc is mounted with hidepid=2";
+  auto j = CheckReportJson(r);
+  const auto& scan = j["host"]["fd_scan"];
+  EXPECT_EQ(scan["processes_scanned"], 240);
+  EXPECT_EQ(scan["unreadable"], 12);
+  EXPECT_EQ(scan["unreadable_pids"], nlohmann::ordered_json::array({812, 1001}));
+  EXPECT_EQ(j["host"]["pids_hidden"], "/proc is mounted with hidepid=2");
+  r.snapshot.fd_dirs_unreadable = 0;
+  r.snapshot.fd_unreadable_pids.clear();
+  auto clear = CheckReportJson(r);
+  EXPECT_EQ(clear["host"]["fd_scan"]["unreadable"], 0) << "a scan that read everything is 0, not null";
+}
+
 TEST(CheckReportText, ShowsEveryHolderFindingsAndStatus) {
   std::string t = CheckReportText(Sample(), false);
   EXPECT_NE(t.find("CUDA 12.4"), std::string::npos) << t;

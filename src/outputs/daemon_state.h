@@ -85,6 +85,10 @@ struct DaemonState {
   std::vector<std::string> nvml_functions;  // the versioned NVML calls bound in it
   std::string version;                      // vramwatch's own
   bool host_pids_visible = true;
+  // The last process tick's fd scan and hidepid facts (HostSnapshot's fields of the same names).
+  size_t fd_pids_scanned = 0, fd_dirs_unreadable = 0;
+  std::vector<int64_t> fd_unreadable_pids;
+  std::string pids_hidden;
   // Whether Xid events can be read: true while the kernel log is followed, false when it cannot be
   // read (the daemon is blind to Xids), missing under --kernel-log none (skipped on purpose).
   std::optional<bool> kernel_log_up;

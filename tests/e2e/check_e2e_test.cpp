@@ -114,6 +114,11 @@ TEST(CheckE2E, HealthyHostIsOkAndListsTheHolderWithItsProcFacts) {
   for (const auto& n : j["notes"])
     idle_note |= n.get<std::string>().find("idle_holder not judged") != std::string::npos;
   EXPECT_TRUE(idle_note) << j["notes"].dump();
+  // The holder scan looked at the fixture's processes (the holder, init, kthreadd) and read them all.
+  ASSERT_TRUE(j["host"]["fd_scan"].is_object()) << j["host"].dump();
+  EXPECT_GE(j["host"]["fd_scan"]["processes_scanned"], 1);
+  EXPECT_EQ(j["host"]["fd_scan"]["unreadable"], 0);
+  EXPECT_TRUE(j["host"]["pids_hidden"].is_null());
 }
 
 // The cgroup gives the pod's UID and the container's ID; the kubelet's log directory (--kube-logs)

@@ -27,6 +27,7 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
   }
 
   DeviceFdScan scan = reader.ScanDeviceFds();
+  host.fd_pids_scanned = scan.pids_scanned;
   host.fd_dirs_unreadable = scan.pids_unreadable;
   host.fd_unreadable_pids = scan.unreadable_pids;
   // Per-PID EACCES is summarised by the findings (fd_dirs_unreadable); only a failed listing of

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/printable.h"
 #include "core/units.h"
 
 namespace vw::detection::check_facts {
@@ -26,16 +27,16 @@ std::string Who(const ProcessSnapshot& p) {
   if (!p.info.user.empty()) where.push_back("user " + p.info.user);
   if (!where.empty()) s += " (" + fmt::format("{}", fmt::join(where, ", ")) + ")";
   std::string cmd = CommandOf(p);
-  if (!cmd.empty()) s += " `" + (cmd.size() > 80 ? cmd.substr(0, 77) + "..." : cmd) + "`";
+  if (!cmd.empty()) s += " `" + (cmd.size() > 80 ? std::string(Utf8Prefix(cmd, 77)) + "..." : cmd) + "`";
   return s;
 }
 
-// "41877 `python3 train.py`" (the command cut at 40 characters), or the PID alone when no command
-// is known.
+// "41877 `python3 train.py`" (the command cut at 40 bytes, never inside a UTF-8 character), or the
+// PID alone when no command is known.
 std::string PidAndCommand(const ProcessSnapshot& p) {
   const std::string& cmd = CommandOf(p);
   if (cmd.empty()) return std::to_string(p.pid);
-  return fmt::format("{} `{}`", p.pid, cmd.size() > 40 ? cmd.substr(0, 37) + "..." : cmd);
+  return fmt::format("{} `{}`", p.pid, cmd.size() > 40 ? std::string(Utf8Prefix(cmd, 37)) + "..." : cmd);
 }
 
 // "kill -TERM 1234" with the container-side spelling when the PID differs there.

@@ -17,10 +17,11 @@ namespace vw::detection::check_facts {
 // NVML return codes that say "this GPU or driver cannot do that", not "something is wrong".
 bool IsCapabilityCode(int code);
 
-// "PID 41877 (container PID 7, container 3f2a..., user alice) `python3 train.py`".
+// "PID 41877 (container PID 7, container 3f2a..., user alice) `python3 train.py`" (the command
+// cut at 80 bytes, never inside a UTF-8 character).
 std::string Who(const ProcessSnapshot& p);
-// "41877 `python3 train.py`" (the command cut at 40 characters), or the PID alone when no command
-// is known.
+// "41877 `python3 train.py`" (the command cut at 40 bytes, never inside a UTF-8 character), or the
+// PID alone when no command is known.
 std::string PidAndCommand(const ProcessSnapshot& p);
 // "`kill -TERM 1234` on the host", with the container-side spelling when the PID differs there:
 // `kubectl exec` when the pod's names are known, else the runtime's client (`crictl exec` for

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/printable.h"
 #include "core/units.h"
 #include "detection/check_facts.h"
 #include "detection/mig_instances.h"
@@ -261,7 +262,8 @@ class Rules {
              "person.";
     }
     const std::string& pc = p.info.parent_command;
-    const std::string cmd = pc.empty() ? std::string() : " `" + (pc.size() > 80 ? pc.substr(0, 77) + "..." : pc) + "`";
+    const std::string cmd =
+        pc.empty() ? std::string() : " `" + (pc.size() > 80 ? std::string(Utf8Prefix(pc, 77)) + "..." : pc) + "`";
     return fmt::format(
         "A zombie cannot be killed: end its parent, PID {}{}, with SIGTERM (`kill -TERM {}`) so it is "
         "reaped.{}",

@@ -358,6 +358,15 @@ TEST(Findings, AZombiesStepNamesItsParent) {
   EXPECT_NE(i->action.find("its parent is PID 1, which reaps it once every thread of it has exited"), std::string::npos)
       << i->action;
   EXPECT_EQ(i->action.find("kill -TERM 1`"), std::string::npos) << i->action;
+  // A long parent command is cut at 77 bytes, between characters: after 76 bytes of ASCII, the
+  // 77th is the first of an "é" (2 bytes), which is left out whole.
+  zombie.info.ppid = 4000;
+  zombie.info.parent_command = "python3 " + std::string(68, 'x');
+  for (int k = 0; k < 10; ++k) zombie.info.parent_command += "é";
+  const CheckResult cut = OneShot(Gpu(2048, {zombie}));
+  const Finding* c = Find(cut, "zombie_holder");
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(c->action.find("`python3 " + std::string(68, 'x') + "...`"), std::string::npos) << c->action;
 }
 
 // The classic defunct GPU process: its main thread a zombie, a thread of it stuck in the driver (D).

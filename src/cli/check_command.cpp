@@ -115,6 +115,7 @@ int RunCheck(const CheckOptions& o, std::FILE* out) {
   so.query_process_names = true;
   so.library_path = nvml::ResolveLibraryPath(o.nvml_lib);
   so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
+  so.init_deadline = std::chrono::milliseconds(static_cast<int64_t>(o.init_timeout_s * 1000));
   auto source = nvml::NvmlSource::Open(so);
   if (!source.ok()) {
     return Unknown(o, out, nvml::CannotUseNvmlMessage(source.status()));
@@ -243,8 +244,8 @@ CommandRunner AddCheckCommand(CLI::App& app) {
       "step to take. Exit code: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.");
   struct Flags {
     CheckOptions o;
-    std::string window = "0s", interval = "1s", grace = "10s", timeout = "2s", threshold = "256MiB",
-                xid_max_age = "24h";
+    std::string window = "0s", interval = "1s", grace = "10s", timeout = "2s", init_timeout = "60s",
+                threshold = "256MiB", xid_max_age = "24h";
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_flag("--json", flags->o.json, "Print one JSON object (schema vramwatch.check/1)");
@@ -270,6 +271,9 @@ CommandRunner AddCheckCommand(CLI::App& app) {
   cmd->add_option("--grace", flags->grace, "How long memory may lag after a kill (lazy reclaim)")
       ->capture_default_str();
   cmd->add_option("--timeout", flags->timeout, "Deadline for each NVML call")->capture_default_str();
+  cmd->add_option("--init-timeout", flags->init_timeout,
+                  "Deadline of nvmlInit, which takes seconds (tens on large hosts) when persistence mode is off")
+      ->capture_default_str();
   cmd->add_option("--xid-max-age", flags->xid_max_age,
                   "Ignore application Xids older than this in the system kernel log (hardware Xids are kept)")
       ->capture_default_str();
@@ -283,6 +287,7 @@ CommandRunner AddCheckCommand(CLI::App& app) {
                      {"--interval", flags->interval, &o.interval_s},
                      {"--grace", flags->grace, &o.config.grace_s},
                      {"--timeout", flags->timeout, &o.timeout_s},
+                     {"--init-timeout", flags->init_timeout, &o.init_timeout_s},
                      {"--xid-max-age", flags->xid_max_age, &o.xid_max_age_s}};
     for (auto& d : durations) {
       auto v = ParseDuration(d.text);
@@ -291,6 +296,7 @@ CommandRunner AddCheckCommand(CLI::App& app) {
     }
     if (o.interval_s <= 0) return Unknown(o, stdout, "--interval must be greater than 0");
     if (o.timeout_s <= 0) return Unknown(o, stdout, "--timeout must be greater than 0");
+    if (o.init_timeout_s < 0.001) return Unknown(o, stdout, "--init-timeout must be at least 1ms");
     auto size = ParseSize(flags->threshold, SizeUnits::kGpuMemory);
     if (!size.ok()) return Unknown(o, stdout, "--orphan-threshold: " + size.status().message());
     o.config.orphan_threshold_bytes = *size;

@@ -22,6 +22,7 @@ struct CheckOptions {
   double xid_max_age_s = 86400;   // --xid-max-age: older Xids of the system log are ignored (hardware ones kept)
   double interval_s = 1;          // --interval
   double timeout_s = 2;           // --timeout: per NVML call
+  double init_timeout_s = 60;     // --init-timeout: nvmlInit's deadline
   detection::CheckConfig config;  // --window, --grace, --orphan-threshold
   bool color = false;             // ANSI colours in text output
 };

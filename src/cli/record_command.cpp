@@ -75,7 +75,8 @@ CommandRunner AddRecordCommand(CLI::App& app) {
                                  "Write GPU memory samples (and process lists) to a recording that `analyze` and "
                                  "`watch --replay` read.");
   struct Flags {
-    std::string output = "-", interval = "1s", process_interval = "5s", duration, timeout = "1s", nvml_lib;
+    std::string output = "-", interval = "1s", process_interval = "5s", duration, timeout = "1s", init_timeout = "60s",
+                nvml_lib;
     std::optional<std::string> hostname;  // --hostname, when given (cli/host_name.h)
   };
   auto f = std::make_shared<Flags>();
@@ -85,6 +86,9 @@ CommandRunner AddRecordCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--duration", f->duration, "Stop after this long (default: until SIGINT/SIGTERM)");
   cmd->add_option("--timeout", f->timeout, "Deadline of each NVML call")->capture_default_str();
+  cmd->add_option("--init-timeout", f->init_timeout,
+                  "Deadline of nvmlInit, which takes seconds (tens on large hosts) when persistence mode is off")
+      ->capture_default_str();
   cmd->add_option("--nvml-lib", f->nvml_lib,
                   "NVML library to load (default: $VRAMWATCH_NVML_LIB, else libnvidia-ml.so.1)");
   cmd->add_option("--hostname", f->hostname,
@@ -95,12 +99,13 @@ CommandRunner AddRecordCommand(CLI::App& app) {
     // A file size limit (ulimit -f) reached by the recording: the write fails (EFBIG) and record
     // exits 3 saying so, as for a full disk, instead of the signal killing it without a word.
     std::signal(SIGXFSZ, SIG_IGN);
-    double interval = 0, process_interval = 0, timeout = 0;
+    double interval = 0, process_interval = 0, timeout = 0, init_timeout = 0;
     std::optional<double> duration;
     for (auto [flag, text, out] :
          {std::tuple<const char*, std::string*, double*>{"--interval", &f->interval, &interval},
           {"--process-interval", &f->process_interval, &process_interval},
-          {"--timeout", &f->timeout, &timeout}}) {
+          {"--timeout", &f->timeout, &timeout},
+          {"--init-timeout", &f->init_timeout, &init_timeout}}) {
       auto v = ParseDuration(*text);
       if (!v.ok()) {
         std::fprintf(stderr, "vramwatch record: %s: %s\n", flag, v.status().message().c_str());
@@ -129,6 +134,10 @@ CommandRunner AddRecordCommand(CLI::App& app) {
       std::fprintf(stderr, "vramwatch record: --timeout must be greater than 0 (at least 1ms)\n");
       return kExitUnknown;
     }
+    if (init_timeout < 0.001) {
+      std::fprintf(stderr, "vramwatch record: --init-timeout must be at least 1ms\n");
+      return kExitUnknown;
+    }
     // Every flag is checked before NVML is opened: a bad value fails fast, whatever the library does.
     auto host = ResolveHostname(f->hostname);
     if (!host.ok()) {
@@ -139,6 +148,7 @@ CommandRunner AddRecordCommand(CLI::App& app) {
     so.query_process_names = true;  // record reads no procfs: NVML's name is the process's command
     so.library_path = nvml::ResolveLibraryPath(f->nvml_lib);
     so.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
+    so.init_deadline = std::chrono::milliseconds(static_cast<int64_t>(init_timeout * 1000));
     auto src = nvml::NvmlSource::Open(so);
     if (!src.ok()) {
       std::fprintf(stderr, "vramwatch record: %s\n", nvml::CannotUseNvmlMessage(src.status()).c_str());

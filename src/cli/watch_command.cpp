@@ -72,6 +72,9 @@ CommandRunner AddWatchCommand(CLI::App& app) {
                   "Deadline of each NVML call; past it the GPU is stale (the sample in which a call hangs, and a "
                   "stop, wait this long once: keep it short)")
       ->capture_default_str();
+  cmd->add_option("--init-timeout", f->init_timeout,
+                  "Deadline of nvmlInit, which takes seconds (tens on large hosts) when persistence mode is off")
+      ->capture_default_str();
   cmd->add_option("--db", f->db, "SQLite history file (WAL); without it nothing is kept across restarts");
   cmd->add_option("--db-max-size", f->db_max_size,
                   "Cap on the history file (e.g. 2GiB; 0 or none: no cap); at it, the oldest samples make room for the "

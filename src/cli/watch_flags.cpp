@@ -24,6 +24,7 @@ constexpr LiveOnlyFlag kLiveOnlyFlags[] = {
     {"--duration", "a replay ends with its file; SIGINT or SIGTERM end it sooner"},
     {"--process-interval", "a replay takes the process lists its file carries"},
     {"--timeout", "a replay calls no NVML"},
+    {"--init-timeout", "a replay calls no NVML"},
     {"--nvml-lib", "a replay calls no NVML"},
     {"--proc-root", "a replay reads no /proc"},
     {"--passwd", "a replay reads no /proc, so names no user"},
@@ -45,6 +46,7 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
   } durations[] = {{"--interval", f.interval, &s.interval_s},
                    {"--process-interval", f.process_interval, &s.process_interval_s},
                    {"--timeout", f.timeout, &s.timeout_s},
+                   {"--init-timeout", f.init_timeout, &s.init_timeout_s},
                    {"--grace", f.grace, &config.check.grace_s},
                    {"--raw-retention", f.raw_retention, &hopts.raw_retention_s},
                    {"--aggregate-retention", f.aggregate_retention, &hopts.aggregate_retention_s},
@@ -92,6 +94,7 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
   }
   if (s.process_interval_s < s.interval_s) s.process_interval_s = s.interval_s;
   if (s.timeout_s <= 0) return Status::InvalidArgument("--timeout must be greater than 0");
+  if (s.init_timeout_s < 0.001) return Status::InvalidArgument("--init-timeout must be at least 1ms");
   auto size = ParseSize(f.orphan_threshold, SizeUnits::kGpuMemory);
   if (!size.ok()) return size.status().WithContext("--orphan-threshold");
   config.check.orphan_threshold_bytes = *size;

@@ -19,7 +19,7 @@
 namespace vw::cli {
 
 struct WatchFlags {
-  std::string interval = "1s", process_interval = "5s", timeout = "1s", grace = "10s";
+  std::string interval = "1s", process_interval = "5s", timeout = "1s", init_timeout = "60s", grace = "10s";
   std::string orphan_threshold = "256MiB";
   std::string raw_retention = "24h", aggregate_retention = "30d", process_retention = "30d";
   std::string leak_for = FormatDurationFlag(detection::kLeakAlertForSeconds), finding_for = "1m",
@@ -45,6 +45,7 @@ struct WatchSettings {
   double interval_s = 0;             // --interval (at least 0.1 s, live)
   double process_interval_s = 0;     // --process-interval, never shorter than interval_s
   double timeout_s = 0;              // --timeout, greater than 0
+  double init_timeout_s = 0;         // --init-timeout (nvmlInit's deadline), at least 1 ms
   std::optional<double> duration_s;  // --duration, when given
 };
 

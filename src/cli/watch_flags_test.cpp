@@ -19,8 +19,9 @@ WatchFlags Replay(const std::vector<std::string>& given) {
 // A flag of the live daemon alone does nothing with --replay: given there, it is a usage error
 // naming it, as the trace flags are without --replay.
 TEST(ResolveWatchFlags, ALiveOnlyFlagGivenWithReplayIsAnErrorNamingIt) {
-  for (const std::string flag : {"--listen", "--webhook", "--duration", "--process-interval", "--timeout", "--nvml-lib",
-                                 "--proc-root", "--passwd", "--kube-logs", "--external-url"}) {
+  for (const std::string flag :
+       {"--listen", "--webhook", "--duration", "--process-interval", "--timeout", "--init-timeout", "--nvml-lib",
+        "--proc-root", "--passwd", "--kube-logs", "--external-url"}) {
     auto s = ResolveWatchFlags(Replay({flag}));
     ASSERT_FALSE(s.ok()) << flag;
     EXPECT_EQ(s.status().message().rfind(flag + " has no effect with --replay (", 0), 0u) << s.status().message();

@@ -168,6 +168,7 @@ class Sampler {
     so_.query_process_names = true;
     so_.library_path = nvml::ResolveLibraryPath(f.nvml_lib);
     so_.call_deadline = std::chrono::milliseconds(static_cast<int64_t>(s.timeout_s * 1000));
+    so_.init_deadline = std::chrono::milliseconds(static_cast<int64_t>(s.init_timeout_s * 1000));
     so_.call_latency_bounds = outputs::NvmlLatencyBuckets();
   }
 

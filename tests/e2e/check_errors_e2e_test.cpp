@@ -145,6 +145,26 @@ TEST(CheckErrorsE2E, NvmlRefusingThisUserGetsAHintAboutDeviceAccess) {
   EXPECT_EQ(r.err.find("is the NVIDIA driver installed"), std::string::npos) << r.err;
 }
 
+// Without persistence mode nvmlInit brings every GPU up, which takes seconds: it has its own
+// deadline (--init-timeout, 60 s), not the per-call --timeout. Before, an init of 1.5 s against
+// the 1-2 s call deadline was "cannot use NVML" on such a host.
+TEST(CheckErrorsE2E, ASlowNvmlInitWaitsForItsOwnDeadlineNotTheCallTimeout) {
+  Scratch s;
+  std::string proc = s.Proc({});
+  std::string sc = s.Write("s.yaml", TwoGpus("", "hangs:\n  - {function: nvmlInit, at_s: 0, seconds: 2}\n"));
+  RunResult slow = Check(sc, proc, "", {"--timeout", "500ms"});
+  EXPECT_NE(slow.exit_code, 3) << slow.out << slow.err;  // the scenario's dead holders make it CRITICAL
+  EXPECT_EQ(slow.json["gpus"].size(), 2u) << slow.out;
+  RunResult cut = Check(sc, proc, "", {"--timeout", "500ms", "--init-timeout", "500ms"});
+  EXPECT_EQ(cut.exit_code, 3) << cut.out << cut.err;
+  EXPECT_NE(cut.err.find("nvmlInit_v2: no answer within the 500 ms deadline"), std::string::npos) << cut.err;
+  EXPECT_NE(cut.err.find("persistence mode"), std::string::npos) << cut.err;
+  EXPECT_NE(cut.err.find("--init-timeout"), std::string::npos) << cut.err;
+  RunResult bad = Check(sc, proc, "", {"--init-timeout", "0s"});
+  EXPECT_EQ(bad.exit_code, 3);
+  EXPECT_NE(bad.err.find("--init-timeout must be at least 1ms"), std::string::npos) << bad.err;
+}
+
 // A --proc-root that is missing, a file, or an empty mount point is a usage error naming the path:
 // never a host where every PID NVML lists is a CRITICAL dead_holder.
 TEST(CheckErrorsE2E, MissingFileOrEmptyProcRootIsUnknownNamingItNotDeadHolders) {

@@ -1198,13 +1198,13 @@ TEST(WatchE2E, MissingNvmlKeepsServingAndSaysWhy) {
   EXPECT_TRUE(HasAlert(fired, "GpuNvmlError", "")) << fired.dump(2) << d.Log();
 }
 
-// An nvmlInit that hangs past --timeout counts as that call's timeout in the self-metrics.
+// An nvmlInit that hangs past --init-timeout counts as that call's timeout in the self-metrics.
 TEST(WatchE2E, AHungNvmlInitCountsAsItsTimeout) {
   std::string scenario = Scenario();
   scenario += "hangs:\n  - {function: nvmlInit, at_s: 0, seconds: 30}\n";
   Host h(scenario);
   int port = FreePort();
-  Daemon d(h.Args(port), h.env, h.s.dir() + "/d.log");  // --timeout 500ms
+  Daemon d(h.Args(port, {"--init-timeout", "500ms"}), h.env, h.s.dir() + "/d.log");
   json st = WaitStatus(port, 20, [](const json& j) { return !FindingsOf(j, "nvml_error").empty(); });
   ASSERT_FALSE(FindingsOf(st, "nvml_error").empty()) << st.dump(2) << d.Log();
   auto m = Get(port, "/metrics");

@@ -29,6 +29,12 @@ std::string CannotUseNvmlMessage(const Status& error) {
            " (this user may not open the NVIDIA device files: /dev/nvidiactl and /dev/nvidia* need read and write "
            "access; run as root or as a user the files admit, and in a container pass the devices in)";
   }
+  if (error.code() == StatusCode::kTimeout && error.message().find("nvmlInit") != std::string::npos) {
+    return "cannot use NVML: " + error.message() +
+           " (without persistence mode the driver brings every GPU up in nvmlInit, which can take tens of seconds: "
+           "enable it (`nvidia-smi -pm 1` or nvidia-persistenced) or give a longer --init-timeout; a driver that "
+           "never answers is hung: see the kernel log)";
+  }
   return "cannot use NVML: " + error.message() + " (is the NVIDIA driver installed and loaded? --nvml-lib or " +
          kLibraryEnvVar + " choose another library)";
 }
@@ -65,9 +71,10 @@ Result<std::unique_ptr<NvmlSource>> NvmlSource::Open(SourceOptions options, Open
 
   const char* init_name = f.nvmlInit_v2 ? "nvmlInit_v2" : "nvmlInit";
   auto init_fn = f.nvmlInit_v2 ? f.nvmlInit_v2 : f.nvmlInit;
-  Status st = sys.Call(init_name, [init_fn] { return init_fn(); });
+  NvmlCaller init_caller(*src->lib_, *src->system_runner_, src->options_.init_deadline);
+  Status st = init_caller.Call(init_name, [init_fn] { return init_fn(); });
   if (!st.ok()) {
-    *failure = {init_name, sys.FailureCodeName(st)};
+    *failure = {init_name, init_caller.FailureCodeName(st)};
     if (src->system_runner_->ever_abandoned()) src->lib_->Leak();
     return st.WithContext(src->lib_->path());
   }

@@ -82,7 +82,10 @@ Status NvmlStatus(std::string_view function, int nvml_code, std::string_view err
 struct SourceOptions {
   std::string library_path = kDefaultLibrary;     // see ResolveLibraryPath
   std::chrono::milliseconds call_deadline{5000};  // per NVML call
-  bool query_process_names = false;               // nvmlSystemGetProcessName for each PID (procfs is preferred)
+  // nvmlInit's own: without persistence mode the driver brings every GPU up inside it, which takes
+  // seconds (tens of seconds on large hosts), far more than any later call.
+  std::chrono::milliseconds init_deadline{60000};
+  bool query_process_names = false;  // nvmlSystemGetProcessName for each PID (procfs is preferred)
   std::vector<double> call_latency_bounds = DefaultCallLatencyBounds();  // seconds, increasing
 };
 

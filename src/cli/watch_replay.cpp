@@ -26,7 +26,6 @@
 #include "sources/kernel/kernel_log_reader.h"
 #include "sources/trace/line_reader.h"
 #include "sources/trace/process_rows.h"
-#include "sources/trace/recording_header.h"
 #include "sources/trace/trace_reader.h"
 #include "storage/history_store.h"
 
@@ -113,11 +112,10 @@ Result<trace::TraceOptions> ReplayTraceOptions(const WatchFlags& f) {
 struct ReplayIo {
   double speed = 0;  // --speed: trace seconds per second; 0 = as fast as possible
   trace::TraceOptions trace;
+  // A recording's reader also gives the host its header names (empty for other formats): its
+  // alerts carry that hostname, as the live daemon's there would, so a live daemon later started on
+  // the same --db continues them.
   std::unique_ptr<trace::TraceReader> reader;
-  // The host a recording names in its header (empty for other formats): its alerts carry that
-  // hostname, as the live daemon's there would, so a live daemon later started on the same --db
-  // continues them.
-  std::string host;
   std::unique_ptr<storage::HistoryStore> history;      // --db
   std::unique_ptr<outputs::JsonLinesAlertSink> jsonl;  // --alert-log
   std::optional<kernel::KernelLogScan> klog;           // --kernel-log FILE
@@ -144,10 +142,6 @@ Status OpenReplay(const WatchFlags& f, const storage::HistoryOptions& hopts, Rep
     return reader.status();
   }
   io->reader = std::move(*reader);
-  if (io->reader->format() == trace::TraceFormat::kRecording && f.replay != "-") {
-    auto header = trace::ReadRecordingHeader(f.replay);
-    if (header.ok() && header->has_value()) io->host = (*header)->host;
-  }
   if (!f.db.empty()) {
     auto h = storage::HistoryStore::Open(f.db, hopts);
     if (!h.ok()) return h.status().WithContext("--db");
@@ -308,7 +302,9 @@ class ReplayFeeder {
     if (!fed_any_) Start(snap.t);
     fed_any_ = true;
     prev_t_ = snap.t;
-    snap.hostname = f_.hostname ? f_.host : io_.host;  // a given --hostname wins over the header's
+    // A given --hostname wins over the recording header's, which the reader has read by now (from
+    // the file itself: a pipe or standard input cannot be opened a second time for it).
+    snap.hostname = f_.hostname ? f_.host : io_.reader->host();
     pipeline_.Ingest(snap, instant.listed, false);
     if (xids_) {
       kernel::KernelLogScan due = xids_->Due(snap.t);

@@ -316,6 +316,42 @@ def _(ctx):
         assert "pid=100" in w.stdout, w.stdout[-600:]
 
 
+@check("watch --replay of a recording through a pipe, standard input or a FIFO reads it whole, with its header's host")
+def _(ctx):
+    # 3 h every 10 s, two GPUs, GPU 0 leaking 1 GiB/h: about 400 KB, far more than a pipe's buffer.
+    # Before, the replay opened the path a second time for the header's host: on a pipe that took a
+    # chunk of the file away from the reader (an error mid-file), and from standard input the host
+    # was lost (hostname= in the alerts).
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "rec.jsonl")
+        with open(path, "w") as f:
+            f.write('{"schema":"vramwatch.record/1","started":"2026-07-14T00:00:00Z","host":"node-p",'
+                    '"source":"nvml","interval_s":10.0}\n')
+            for i in range(3 * 360 + 1):
+                t = f"2026-07-14T{i * 10 // 3600:02d}:{i * 10 // 60 % 60:02d}:{i * 10 % 60:02d}.000Z"
+                for g in (0, 1):
+                    mib = 20000 + 1024 * i * 10 / 3600 if g == 0 else 30000 + (i * 7919 % 17)
+                    f.write(json.dumps({"t": t, "gpu": str(g), "index": g, "uuid": f"GPU-{g}0000000-0000-0000-0000-000000000000",
+                                        "name": "NVIDIA H100 80GB HBM3", "used_bytes": int(mib * 2**20),
+                                        "total_bytes": 81559 * 2**20, "free_bytes": None, "reserved_bytes": None,
+                                        "util": 0.9}, separators=(",", ":")) + "\n")
+        assert os.path.getsize(path) > 256 * 1024
+        cmd = [ctx.vramwatch, "watch", "--for", "10m"]
+        base = subprocess.run(cmd + ["--replay", path], capture_output=True, text=True, timeout=120)
+        assert base.returncode in (1, 2), (base.returncode, base.stdout[-600:], base.stderr[-600:])
+        assert "GPU 0: leak" in base.stdout and "hostname=node-p" in base.stdout, base.stdout[-600:]
+        with open(path, "rb") as f:
+            stdin = subprocess.run(cmd + ["--replay", "-"], stdin=f, capture_output=True, text=True, timeout=120)
+        fifo = os.path.join(d, "rec.fifo")
+        os.mkfifo(fifo)
+        writer = subprocess.Popen(["sh", "-c", f"cat '{path}' > '{fifo}'"])
+        piped = subprocess.run(cmd + ["--replay", fifo], capture_output=True, text=True, timeout=120)
+        writer.wait(timeout=30)
+        for name, r in (("standard input", stdin), ("FIFO", piped)):
+            assert (r.returncode, r.stdout) == (base.returncode, base.stdout), \
+                (name, r.returncode, r.stderr[-600:], r.stdout[-600:], base.stdout[-600:])
+
+
 @check("every bad --since/--until value is exit 3 and lists the accepted time forms")
 def _(ctx):
     forms = "YYYY/MM/DD HH:MM:SS.mmm, YYYYMMDD HH:MM:SS, ISO 8601 or epoch seconds"

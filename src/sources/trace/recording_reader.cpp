@@ -29,6 +29,8 @@ class RecordingReader : public LineTraceReader {
   RecordingReader(std::unique_ptr<LineReader> in, std::string display, const TraceOptions& options)
       : LineTraceReader(std::move(in), std::move(display), options, TraceFormat::kRecording) {}
 
+  std::string host() const override { return host_; }
+
  protected:
   Status ReadNext(TraceRecord* out, bool* got) override {
     std::string_view line, t;

@@ -79,6 +79,9 @@ class TraceReader {
   // Bytes of a last line without a line end, left out (line_reader.h: the file is probably still
   // being written); 0 when none. Known once the end is reached.
   virtual uint64_t unterminated_tail_bytes() const { return 0; }
+  // The host a recording's header names (`vramwatch record`'s "host"); empty for the other formats,
+  // for a header without one, and before the header was read (it is once Next() gave a record).
+  virtual std::string host() const { return {}; }
 };
 
 // Opens `path` ("-" for standard input) and detects or applies the format.

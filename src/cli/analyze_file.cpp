@@ -125,11 +125,19 @@ void NoteDepartures(ListedHolders& h, const MemorySample& s, detection::SeriesBu
   auto listed = [&now](int64_t pid) {
     return std::any_of(now.begin(), now.end(), [pid](const ProcessMemory& p) { return p.pid == pid; });
   };
+  std::vector<detection::ListedHolder> still_listed;
+  for (const ProcessMemory& p : now) {
+    const auto first = h.first_seen.find(p.pid);
+    if (p.used_bytes) {
+      still_listed.push_back({first == h.first_seen.end() ? s.t : first->second, static_cast<double>(*p.used_bytes)});
+    }
+  }
   for (const auto& [pid, bytes] : h.bytes) {
     if (listed(pid)) continue;
     const auto first = h.first_seen.find(pid);
     gpu_series.NoteDeparture(h.t, s.t, bytes, pid,
-                             first == h.first_seen.end() ? std::nullopt : std::optional<double>(first->second));
+                             first == h.first_seen.end() ? std::nullopt : std::optional<double>(first->second),
+                             still_listed);
   }
   std::erase_if(h.first_seen, [&](const auto& entry) { return !listed(entry.first); });
   for (const ProcessMemory& p : now) h.first_seen.try_emplace(p.pid, s.t);

@@ -174,6 +174,12 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
   // (a list call that keeps failing must not keep every departed PID, and its alert, for ever).
   const bool complete = detection::ProcessListComplete(g);
   const double patience_s = 2 * config_.check.grace_s + config_.process_assess_interval_s;
+  // The holders listed now, for a departure's engine: one replaced by jobs that came after it is
+  // not taken off the GPU's samples (LeakEngine::NoteDeparture).
+  std::vector<detection::ListedHolder> still_listed;
+  for (const auto& [pid, pt] : t.procs) {
+    if (seen.count(pid) && pt->last > 0) still_listed.push_back({pt->first_seen, static_cast<double>(pt->last)});
+  }
   for (auto it = t.procs.begin(); it != t.procs.end();) {
     if (seen.count(it->first) || (!complete && now - it->second->last_seen < patience_s)) {
       ++it;
@@ -183,7 +189,7 @@ void WatchPipeline::RefreshProcesses(const std::string& key, GpuTrack& t, const 
     // A fall of the GPU's memory that its exit explains does not cut the GPU series.
     if (it->second->last > 0)
       t.engine.NoteDeparture(it->second->last_seen, now, static_cast<double>(it->second->last), it->first,
-                             it->second->first_seen);
+                             it->second->first_seen, still_listed);
     it = t.procs.erase(it);
   }
   // Records resumed from the database whose PID no list shows: closed at the first complete list,

@@ -151,6 +151,54 @@ TEST(DepartedHolder, JobsOneAfterAnotherAreSegmentsNotAStaircaseBelowZero) {
   for (const auto& b : e.buckets()) EXPECT_GT(b.min_bytes, 0) << "bucket at " << b.t_start;
 }
 
+TEST(DepartedHolder, JobsThatShareTheGpuAndEndInTurnAreNotAStaircaseUp) {
+  // Three jobs share the GPU, staggered by a third of their life: each ramps to 15 GiB over ten
+  // minutes, holds it for an hour and a half and leaves, and the next job of its slot starts half a
+  // minute later. The GPU holds between 32 and 47 GiB all along. Taking each departed job's memory
+  // off the samples it held, while the jobs that came after it stay in, made this a staircase up:
+  // a critical leak of 29 GiB/h. Told which holders are still listed as one leaves (and when they
+  // came), the engine sees the job was replaced by later ones, and its fall stays a drop.
+  constexpr double kLife = 5400, kGap = 30, kPeriod = kLife + kGap, kRamp = 600;
+  constexpr int kSlots = 3;
+  LeakEngine e;
+  e.SetCapacity(kCard, 479 * kMiB);
+  auto job_of = [&](int slot, double t) {
+    const double x = t + slot * kPeriod / kSlots;
+    return std::pair<int, double>{static_cast<int>(x / kPeriod), std::fmod(x, kPeriod)};  // (generation, age)
+  };
+  auto mib_at = [&](double age) { return age >= kLife ? 0.0 : 1000 + std::min(age, kRamp) / kRamp * 14000; };
+  std::vector<std::pair<int, double>> listed(kSlots, {-1, 0});  // per slot: generation listed, its MiB
+  std::vector<double> first_seen(kSlots, 0);
+  int leak_checks = 0;
+  for (double t = 0; t <= 12 * kHour; t += 5) {
+    double mib = 2000;
+    for (int s = 0; s < kSlots; ++s) mib += mib_at(job_of(s, t).second);
+    e.Add(t, mib * kMiB);
+    std::vector<ListedHolder> still;
+    std::vector<std::pair<int, double>> now(kSlots, {-1, 0});
+    std::vector<double> seen_from = first_seen;  // the departing jobs' first listing
+    for (int s = 0; s < kSlots; ++s) {
+      const auto [gen, age] = job_of(s, t);
+      if (age < kLife) {
+        now[s] = {gen, mib_at(age)};
+        if (listed[s].first != gen) first_seen[s] = t;
+        still.push_back({first_seen[s], mib_at(age) * kMiB});
+      }
+    }
+    for (int s = 0; s < kSlots; ++s) {
+      if (listed[s].first >= 0 && listed[s].first != now[s].first) {
+        e.NoteDeparture(t - 5, t, listed[s].second * kMiB, 1000 * s + listed[s].first, seen_from[s], still);
+      }
+    }
+    listed = now;
+    if (std::fmod(t, 600) == 0 && t > 0) leak_checks += e.Assess().verdict == Verdict::kLeak;
+  }
+  const Assessment a = e.Assess();
+  EXPECT_NE(a.verdict, Verdict::kLeak) << AllEvidence(a);
+  EXPECT_EQ(leak_checks, 0) << AllEvidence(a);
+  for (const auto& b : e.buckets()) EXPECT_GT(b.min_bytes, 0) << "bucket at " << b.t_start;
+}
+
 TEST(DepartedHolder, AHolderThatCameLaterIsTakenOffFromItsArrival) {
   // A leaks from 0 (its two-minute ramp from the idle 300 MiB); B arrives at 1 h with 8 GiB and
   // leaves at 3 h. Told when B was first listed, the engine lowers only the samples from five

@@ -108,7 +108,7 @@ void LeakEngine::NoteFall(double t, double used_bytes, double prev_bytes) {
     // Everything added so far came before this fall.
     const double shift = std::min(fall, pending_departed_bytes_);
     const Fall f{t, fall, open_.count > 0 ? open_.t_start : t, open_values_.size(), open_.count > 0};
-    if (HeldThrough(f, shift, pending_departure_)) {
+    if (HeldThrough(f, shift, pending_departure_, pending_still_listed_)) {
       ShiftBefore(f, shift, pending_departure_);
       pending_departed_bytes_ -= shift;
       if (pending_departed_bytes_ < config_.departure_min_bytes) pending_departed_bytes_ = 0;
@@ -121,7 +121,7 @@ void LeakEngine::NoteFall(double t, double used_bytes, double prev_bytes) {
 }
 
 void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid,
-                               std::optional<double> first_seen_t) {
+                               std::optional<double> first_seen_t, const std::vector<ListedHolder>& still_listed) {
   if (!(bytes > 0) || !std::isfinite(bytes)) return;
   const Departure who{
       .pid = pid, .held_bytes = bytes, .last_seen_t = last_seen_t, .gone_t = now_t, .first_seen_t = first_seen_t};
@@ -130,7 +130,7 @@ void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes, s
     // What this holder does not explain stays for another that left at the same time.
     Fall f = *recent_fall_;
     const double shift = std::min(f.bytes, bytes);
-    if (!HeldThrough(f, shift, who)) return;  // nothing of it went on: the fall stays a drop
+    if (!HeldThrough(f, shift, who, still_listed)) return;  // nothing of it went on, or it was replaced
     ShiftBefore(f, shift, who);
     f.bytes -= shift;
     if (f.bytes >= config_.departure_min_bytes) recent_fall_ = f;
@@ -140,6 +140,7 @@ void LeakEngine::NoteDeparture(double last_seen_t, double now_t, double bytes, s
   pending_until_t_ = std::max(now_t, last_t_) + config_.departure_match_seconds;
   pending_after_t_ = last_seen_t;
   pending_departure_ = who;
+  pending_still_listed_ = still_listed;
 }
 
 double LeakEngine::HeldFrom(const Fall& f, const Departure& who) const {
@@ -152,8 +153,14 @@ double LeakEngine::HeldFrom(const Fall& f, const Departure& who) const {
   return from;
 }
 
-bool LeakEngine::HeldThrough(const Fall& f, double bytes, const Departure& who) const {
+bool LeakEngine::HeldThrough(const Fall& f, double bytes, const Departure& who,
+                             const std::vector<ListedHolder>& still_listed) const {
   const double from = HeldFrom(f, who);
+  double replaced_by = 0;
+  for (const ListedHolder& h : still_listed) {
+    if (h.first_seen_t > from && h.first_seen_t < f.t) replaced_by += h.bytes;
+  }
+  if (replaced_by >= config_.departure_match_share * bytes) return false;
   double lowest = INFINITY;
   for (const Bucket& b : buckets_)
     if (b.t_start >= from && b.t_end < f.t) lowest = std::min(lowest, b.min_bytes);

@@ -329,6 +329,12 @@ struct Departure {
   std::optional<double> first_seen_t;  // first listed (seconds), when the caller knows it
 };
 
+// A holder still listed on the GPU when another left (LeakEngine::NoteDeparture).
+struct ListedHolder {
+  double first_seen_t = 0;  // first listed (seconds)
+  double bytes = 0;         // its memory now
+};
+
 // A leak is critical when its pessimistic time to OOM (Assessment::tto_lo_s) is under this, in
 // seconds: the default of `analyze --critical-runway` and `watch --critical-runway`, and of the
 // evaluation's vramwatch_critical column.
@@ -432,9 +438,14 @@ class LeakEngine {
   // cut by another job's exit. With `first_seen_t` (when the holder was first listed) only the
   // samples from departure_ramp_seconds after it are lowered; without it, the whole segment's.
   // Not when one of those samples held less than the fall takes off (a GPU that runs one job after
-  // another: nothing of the job went on). A fall no departure explains is a drop as before.
+  // another: nothing of the job went on), nor when holders first listed within those samples and
+  // still listed (`still_listed`: the holders the GPU's list names as this one leaves) hold at
+  // least departure_match_share of it: jobs that share a GPU and end in turn, each replaced by
+  // another (lowering the samples for each job that left, while the newer ones stay in, made a
+  // steady GPU a staircase up). A fall no departure explains is a drop as before.
   void NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid = std::nullopt,
-                     std::optional<double> first_seen_t = std::nullopt);
+                     std::optional<double> first_seen_t = std::nullopt,
+                     const std::vector<ListedHolder>& still_listed = {});
 
   // The current assessment; cost bounded by the bucket count (≤ 1 ms for a 12 h window).
   Assessment Assess() const;
@@ -512,7 +523,8 @@ class LeakEngine {
   double pending_departed_bytes_ = 0;
   double pending_until_t_ = 0;
   double pending_after_t_ = 0;
-  Departure pending_departure_;  // the last one noted of those pending
+  Departure pending_departure_;                     // the last one noted of those pending
+  std::vector<ListedHolder> pending_still_listed_;  // ... and the holders listed when it went
   size_t departures_explained_ = 0;
   double departed_bytes_ = 0;
   std::optional<double> last_departure_t_;
@@ -535,8 +547,12 @@ class LeakEngine {
   void ShiftBefore(const Fall& f, double bytes, const Departure& who);
   // Whether every sample from HeldFrom() to the fall `f` held at least `bytes`, less
   // departure_min_bytes. When the GPU runs one job after another, the job's own ramp from the
-  // empty GPU fails this, and lowering the samples would take them below zero.
-  bool HeldThrough(const Fall& f, double bytes, const Departure& who) const;
+  // empty GPU fails this, and lowering the samples would take them below zero. And whether the
+  // holders of `still_listed` first listed after HeldFrom() and before the fall hold less than
+  // departure_match_share × `bytes`: else the job that left was replaced by them, and lowering
+  // the samples before the fall while theirs stay would turn the rotation into a rise.
+  bool HeldThrough(const Fall& f, double bytes, const Departure& who,
+                   const std::vector<ListedHolder>& still_listed) const;
 };
 
 // What the GPU's other holders use, for a process series' runway (LeakEngine::SetHeldByOthers;

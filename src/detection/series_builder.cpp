@@ -176,7 +176,7 @@ void SeriesBuilder::DeliverDepartures(double t) {
   size_t n = 0;
   while (n < departures_.size() && departures_[n].now_t <= t) {
     const Departure& d = departures_[n++];
-    engine_.NoteDeparture(d.last_seen_t, d.now_t, d.bytes, d.pid, d.first_seen_t);
+    engine_.NoteDeparture(d.last_seen_t, d.now_t, d.bytes, d.pid, d.first_seen_t, d.still_listed);
   }
   departures_.erase(departures_.begin(), departures_.begin() + static_cast<std::ptrdiff_t>(n));
 }

@@ -168,12 +168,13 @@ class SeriesBuilder {
   // `now_t` does, as it would with none held: the engine pairs a departure with the fall that
   // follows the samples it has, and it keeps one departure at a time.
   void NoteDeparture(double last_seen_t, double now_t, double bytes, std::optional<int64_t> pid = std::nullopt,
-                     std::optional<double> first_seen_t = std::nullopt) {
+                     std::optional<double> first_seen_t = std::nullopt,
+                     const std::vector<ListedHolder>& still_listed = {}) {
     if (held_count_ > 0) {
-      departures_.push_back({last_seen_t, now_t, bytes, pid, first_seen_t});
+      departures_.push_back({last_seen_t, now_t, bytes, pid, first_seen_t, still_listed});
       return;
     }
-    engine_.NoteDeparture(last_seen_t, now_t, bytes, pid, first_seen_t);
+    engine_.NoteDeparture(last_seen_t, now_t, bytes, pid, first_seen_t, still_listed);
   }
   // For a process series: what the GPU's other holders use now (LeakEngine::SetHeldByOthers);
   // those of its MIG instance when it is on one (SetMigInstance).
@@ -234,6 +235,7 @@ class SeriesBuilder {
     double last_seen_t, now_t, bytes;
     std::optional<int64_t> pid;
     std::optional<double> first_seen_t;
+    std::vector<ListedHolder> still_listed;
   };
   std::vector<Departure> departures_;
 };

@@ -6,9 +6,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "core/time.h"
 #include "outputs/daemon_status_json.h"
@@ -67,6 +74,62 @@ std::string BindFailureReason(const ListenAddress& a) {
   close(fd);
   return reason;
 }
+
+// The workers that serve accepted connections. httplib's own pool queues every connection it
+// accepts, without limit: 3000 that sent nothing held a file descriptor each until a worker took
+// it (the read timeout each), and ran the daemon out of descriptors for a minute (its history,
+// /proc and the kernel log need them too). Past `max_pending` connections waiting here, the
+// accepting thread serves the next one itself: it accepts nothing meanwhile, and the rest wait in
+// the kernel's listen backlog.
+class BoundedPool : public httplib::TaskQueue {
+ public:
+  BoundedPool(size_t workers, size_t max_pending) : max_pending_(max_pending) {
+    for (size_t i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
+  }
+
+  void enqueue(std::function<void()> fn) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (jobs_.size() < max_pending_) {
+        jobs_.push_back(std::move(fn));
+        ready_.notify_one();
+        return;
+      }
+    }
+    fn();
+  }
+
+  void shutdown() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      shutdown_ = true;
+    }
+    ready_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+
+ private:
+  void Work() {
+    for (;;) {
+      std::function<void()> fn;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [this] { return shutdown_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;  // shut down, nothing left
+        fn = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      fn();
+    }
+  }
+
+  const size_t max_pending_;
+  std::vector<std::thread> threads_;
+  std::deque<std::function<void()>> jobs_;
+  bool shutdown_ = false;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+};
 
 }  // namespace
 
@@ -212,7 +275,10 @@ Status HttpServer::Start() {
   if (server_) return Status::Internal("HTTP server started twice");
   server_ = std::make_unique<httplib::Server>();
   const int workers = options_.worker_threads > 0 ? options_.worker_threads : 1;
-  server_->new_task_queue = [workers] { return new httplib::ThreadPool(static_cast<size_t>(workers)); };
+  const int pending = std::max(1, options_.max_pending_connections);
+  server_->new_task_queue = [workers, pending] {
+    return new BoundedPool(static_cast<size_t>(workers), static_cast<size_t>(pending));
+  };
   auto secs = [](double s) { return static_cast<time_t>(s); };
   auto usecs = [](double s) { return static_cast<time_t>((s - static_cast<double>(static_cast<time_t>(s))) * 1e6); };
   server_->set_read_timeout(secs(options_.read_timeout_s), usecs(options_.read_timeout_s));

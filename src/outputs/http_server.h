@@ -65,7 +65,10 @@ struct HttpOptions {
   ListenAddress listen;
   double read_timeout_s = 5;
   double write_timeout_s = 5;
-  int worker_threads = 16;    // connections served at once; a browser opens up to six
+  int worker_threads = 16;  // connections served at once; a browser opens up to six
+  // Accepted connections waiting for a worker; past them the accepting thread serves the next one
+  // itself, and the others wait in the kernel's listen backlog, which holds no descriptor of ours.
+  int max_pending_connections = 64;
   double stale_after_s = 30;  // /healthz fails when the published state is older than this
 };
 

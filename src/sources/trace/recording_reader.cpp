@@ -108,7 +108,7 @@ class RecordingReader : public LineTraceReader {
     } else if (!t->is_string() || !ParseTraceTimestamp(t->get_ref<const std::string&>(), &ts)) {
       return fail("t", "\"t\" as an ISO 8601 time");
     }
-    NoteTime(ts);
+    NoteRowTime(ts.has_zone, line_number());  // times with and without a zone cannot share one clock
     rec->sample.t = ts.seconds;
     auto g = j.find("gpu");
     if (g == j.end() || !g->is_string()) return fail(g == j.end() ? "" : "gpu", "\"gpu\" as a string key");

@@ -192,6 +192,10 @@ const RecErrorCase kRecordingErrors[] = {
     {"util_over_one", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"util\":93}\n",
      "expected \"util\" as a ratio 0..1 or null"},
     {"not_an_object", kHeader + "[1,2]\n", "r.jsonl:2:1: expected a JSON object"},
+    // Times with a zone, then one without (the recording machine's local time): not one clock.
+    {"mixed_zones",
+     kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\"}\n{\"t\":\"2026-07-14T08:12:39\",\"gpu\":\"0\"}\n",
+     "r.jsonl:3:1: this timestamp carries no time zone and those of the rows before it (from line 2) do"},
     {"negative_gpu_instance",
      kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"processes\":[{\"pid\":1,\"gpu_instance_id\":-1}]}\n",
      "expected process \"gpu_instance_id\" as a MIG GPU instance id or null"},

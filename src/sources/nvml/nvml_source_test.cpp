@@ -601,7 +601,8 @@ gpus: [{uuid: GPU-i, memory_total_mib: 100}]
 )");
   SourceOptions o;
   o.library_path = emu.library();
-  o.call_deadline = std::chrono::milliseconds(200);
+  o.call_deadline = std::chrono::milliseconds(5000);
+  o.init_deadline = std::chrono::milliseconds(200);  // nvmlInit's own deadline, not the calls'
   auto start = std::chrono::steady_clock::now();
   NvmlSource::OpenFailure failure;
   auto r = NvmlSource::Open(o, &failure);

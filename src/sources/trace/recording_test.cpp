@@ -1,7 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "sources/trace/recording_writer.h"
@@ -133,6 +135,30 @@ TEST(Recording, AnAppendedRecordingOfTheSameHostReadsOn) {
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   ASSERT_EQ(r.records.size(), 2u);
   EXPECT_EQ(r.records[1].sample.used_bytes, 2 * kMiBBytes);
+}
+
+// logrotate's copytruncate copies the file and cuts it to nothing while `record` writes on. Written
+// at its own offset, the next record left the cut file that many NUL bytes then records, which
+// nothing could read; in append mode, with the header written again, the cut file is a recording.
+TEST(Recording, AFileCutWhileRecordingGetsItsHeaderAgainAndReadsBack) {
+  const std::string path = TempPath("rotated.jsonl");
+  auto w = RecordingWriter::Create(path, {0, "node1", "nvml", 1.0});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->Write(Sample(10, "0", kMiBBytes)).ok());
+  ASSERT_TRUE((*w)->Write(Sample(11, "0", kMiBBytes)).ok());
+  ASSERT_EQ(truncate(path.c_str(), 0), 0);
+  ASSERT_TRUE((*w)->Write(Sample(12, "0", 2 * kMiBBytes)).ok());
+  ASSERT_TRUE((*w)->Write(Sample(13, "0", 3 * kMiBBytes)).ok());
+  ASSERT_TRUE((*w)->Close().ok());
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find('\0'), std::string::npos);
+  EXPECT_EQ(text.rfind("{\"", 0), 0u) << text;
+  ReadResult r = ReadTrace(path, {});
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.records.size(), 2u);
+  EXPECT_EQ(r.records[0].sample.used_bytes, 2 * kMiBBytes);
+  EXPECT_EQ(r.records[1].sample.used_bytes, 3 * kMiBBytes);
 }
 
 // A process on a MIG GPU instance keeps its instance and the instance's memory through a

@@ -1,6 +1,11 @@
 #include "sources/trace/recording_writer.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "core/time.h"
@@ -75,10 +80,18 @@ std::string RecordingRecordLine(const TraceRecord& record, bool utc) {
 
 Result<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(const std::string& path,
                                                                  const RecordingHeader& header) {
-  std::FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "we");
-  if (f == nullptr) return FromErrno(errno, "create recording " + path);
-  std::unique_ptr<RecordingWriter> w(new RecordingWriter(f, path != "-", path == "-" ? "standard output" : path));
-  VW_RETURN_IF_ERROR(w->WriteLine(RecordingHeaderLine(header)));
+  std::FILE* f = stdout;
+  if (path != "-") {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+    if (fd < 0 || (f = ::fdopen(fd, "a")) == nullptr) {
+      const int e = errno;
+      if (fd >= 0) ::close(fd);
+      return FromErrno(e, "create recording " + path);
+    }
+  }
+  std::string line = RecordingHeaderLine(header);
+  std::unique_ptr<RecordingWriter> w(new RecordingWriter(f, path != "-", path == "-" ? "standard output" : path, line));
+  VW_RETURN_IF_ERROR(w->WriteLine(line));
   return w;
 }
 
@@ -88,10 +101,18 @@ RecordingWriter::~RecordingWriter() {
 
 Status RecordingWriter::WriteLine(const std::string& line) {
   if (file_ == nullptr) return Status::IoError("write recording to " + path_ + ": already closed");
+  // Cut by someone else (copytruncate): the records that follow need their header again.
+  struct stat st {};
+  if (own_ && written_ > 0 && ::fstat(::fileno(file_), &st) == 0 && S_ISREG(st.st_mode) &&
+      static_cast<uint64_t>(st.st_size) < written_) {
+    written_ = 0;
+    VW_RETURN_IF_ERROR(WriteLine(header_));
+  }
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fputc('\n', file_) == EOF ||
       std::fflush(file_) != 0) {
     return FromErrno(errno, "write recording to " + path_);
   }
+  written_ += line.size() + 1;
   return Status::Ok();
 }
 

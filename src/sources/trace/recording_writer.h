@@ -19,6 +19,7 @@
 // Not thread-safe: one writer per thread.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -47,6 +48,9 @@ class RecordingWriter {
  public:
   // Creates (truncates) `path` ("-" for standard output) and writes the header line. Errors name
   // the file ("write recording to run.jsonl: File too large"), or "standard output" for "-".
+  // The file is written in append mode, and a file found shorter than what was written to it (cut
+  // to nothing by logrotate's copytruncate) gets the header line again before the next record: it
+  // stays a recording that analyze and watch --replay read, not NUL bytes then records.
   static Result<std::unique_ptr<RecordingWriter>> Create(const std::string& path, const RecordingHeader& header);
   ~RecordingWriter();
   RecordingWriter(const RecordingWriter&) = delete;
@@ -59,12 +63,15 @@ class RecordingWriter {
   size_t records_written() const { return records_; }
 
  private:
-  RecordingWriter(std::FILE* f, bool own, std::string path) : file_(f), own_(own), path_(std::move(path)) {}
+  RecordingWriter(std::FILE* f, bool own, std::string path, std::string header)
+      : file_(f), own_(own), path_(std::move(path)), header_(std::move(header)) {}
   Status WriteLine(const std::string& line);
 
   std::FILE* file_;
   bool own_;
-  std::string path_;  // as messages name it: the path, or "standard output" for "-"
+  std::string path_;      // as messages name it: the path, or "standard output" for "-"
+  std::string header_;    // the header line, written again after the file was cut
+  uint64_t written_ = 0;  // bytes written to the file since it was created or last found cut
   size_t records_ = 0;
 };
 

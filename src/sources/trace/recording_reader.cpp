@@ -42,7 +42,14 @@ class RecordingReader : public LineTraceReader {
         j = json::parse(t.begin(), t.end());
       } catch (const json::parse_error& e) {
         size_t col = ColumnOf(line, t) + (e.byte > 0 ? e.byte - 1 : 0);
-        VW_RETURN_IF_ERROR(Malformed(ln, col, "a JSON object", t));
+        // Bytes that are no UTF-8 (a command line edited in another encoding), or a lone surrogate
+        // escape: say so, rather than only "expected a JSON object" at a column inside a string.
+        const std::string_view what = e.what();
+        const bool utf8 =
+            what.find("UTF-8") != std::string_view::npos || what.find("surrogate") != std::string_view::npos;
+        VW_RETURN_IF_ERROR(Malformed(
+            ln, col,
+            utf8 ? "a JSON object in UTF-8 (this string holds bytes that are not UTF-8 text)" : "a JSON object", t));
         continue;
       } catch (const json::exception&) {  // a number too large for a double (out_of_range 406)
         VW_RETURN_IF_ERROR(Malformed(ln, ColumnOf(line, t), "a JSON object whose numbers fit a double", t));

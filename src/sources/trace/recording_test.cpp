@@ -218,6 +218,10 @@ const RecErrorCase kRecordingErrors[] = {
     {"util_over_one", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\",\"util\":93}\n",
      "expected \"util\" as a ratio 0..1 or null"},
     {"not_an_object", kHeader + "[1,2]\n", "r.jsonl:2:1: expected a JSON object"},
+    {"not_utf8", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"caf\xe9\"}\n",
+     "r.jsonl:2:40: expected a JSON object in UTF-8 (this string holds bytes that are not UTF-8 text)"},
+    {"lone_surrogate", kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"\\ud800\"}\n",
+     "expected a JSON object in UTF-8 (this string holds bytes that are not UTF-8 text)"},
     // Times with a zone, then one without (the recording machine's local time): not one clock.
     {"mixed_zones",
      kHeader + "{\"t\":\"2026-07-14T08:12:38Z\",\"gpu\":\"0\"}\n{\"t\":\"2026-07-14T08:12:39\",\"gpu\":\"0\"}\n",

@@ -96,8 +96,10 @@ Result<TraceFormat> DetectTraceFormat(std::string_view head, bool complete, cons
   if (const Compression* c = CompressionOf(head)) {
     std::string command = c->how;
     command.replace(command.find("FILE"), 4, display);
-    return Status::ParseError(fmt::format("{}: expected text, got a {}-compressed file: decompress it first ({})",
-                                          display, c->name, command));
+    // The same reader serves analyze and watch --replay: both read standard input.
+    return Status::ParseError(
+        fmt::format("{}: expected text, got a {}-compressed file: decompress it first ({}, or watch --replay -)",
+                    display, c->name, command));
   }
   if (LooksBinary(head)) {
     return Status::ParseError(fmt::format(

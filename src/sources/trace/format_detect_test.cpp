@@ -113,7 +113,7 @@ TEST(DetectTraceFormat, CompressedAndBinaryFilesAreNamedSo) {
   ASSERT_FALSE(gz.ok());
   EXPECT_EQ(gz.status().message(),
             "run.csv.gz: expected text, got a gzip-compressed file: decompress it first (zcat run.csv.gz | "
-            "vramwatch analyze -)");
+            "vramwatch analyze -, or watch --replay -)");
   auto zst = DetectTraceFormat("\x28\xb5\x2f\xfd\x04\x58", true, "a.zst");
   ASSERT_FALSE(zst.ok());
   EXPECT_THAT(zst.status().message(), HasSubstr("zstd-compressed"));

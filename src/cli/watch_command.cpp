@@ -138,6 +138,8 @@ CommandRunner AddWatchCommand(CLI::App& app) {
   cmd->add_option("--columns", f->columns,
                   "With --replay: column names of a --query-gpu CSV without a header line, in order");
   cmd->add_option("--total", f->total, "With --replay: card memory size when the file lacks it, e.g. 80GiB");
+  cmd->add_flag("--lenient", f->lenient,
+                "With --replay: skip malformed lines (they are counted and shown at the end) instead of failing");
   cmd->add_flag("--quiet", f->quiet, "Only errors on stderr");
   return [f, cmd]() -> int {
     std::signal(SIGINT, OnSignal);

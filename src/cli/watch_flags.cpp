@@ -85,12 +85,12 @@ Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f) {
     }
   }
   if (f.replay.empty() && s.interval_s < 0.1) return Status::InvalidArgument("--interval must be at least 100ms");
-  const bool trace_flag_given =
-      f.given.count("--format") || f.given.count("--columns") || f.given.count("--total") || f.given.count("--speed");
-  if (f.replay.empty() &&
-      (trace_flag_given || f.format != "auto" || !f.columns.empty() || !f.total.empty() || f.speed != "max")) {
+  const bool trace_flag_given = f.given.count("--format") || f.given.count("--columns") || f.given.count("--total") ||
+                                f.given.count("--speed") || f.given.count("--lenient");
+  if (f.replay.empty() && (trace_flag_given || f.format != "auto" || !f.columns.empty() || !f.total.empty() ||
+                           f.speed != "max" || f.lenient)) {
     return Status::InvalidArgument(
-        "--format, --columns, --total and --speed say how to read a --replay file; they need --replay");
+        "--format, --columns, --total, --speed and --lenient say how to read a --replay file; they need --replay");
   }
   if (s.process_interval_s < s.interval_s) s.process_interval_s = s.interval_s;
   if (s.timeout_s <= 0) return Status::InvalidArgument("--timeout must be greater than 0");

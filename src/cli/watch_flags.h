@@ -34,6 +34,7 @@ struct WatchFlags {
   bool interval_given = false;                  // --interval on the command line: also the trace's spacing
   std::set<std::string> given;                  // the flags on the command line, long names ("--listen")
   bool quiet = false;
+  bool lenient = false;  // --lenient: a --replay file's malformed lines are skipped (counted, shown)
 };
 
 // What the flags say, with units applied.
@@ -55,7 +56,7 @@ inline constexpr int kHistoryWriteWaitMs = 200;
 
 // Resolves and checks `f` (f.host is not read: the host name is resolved by its own rules).
 // Errors name the flag: "--grace: ...", "--interval must be at least 100ms" (live), "--format,
-// --columns, --total and --speed say how to read a --replay file; they need --replay", and, for a
+// --columns, --total, --speed and --lenient say how to read a --replay file; they need --replay", and, for a
 // flag of the live daemon alone in f.given with --replay, "--listen has no effect with --replay
 // (a replay serves no HTTP)", ...
 Result<WatchSettings> ResolveWatchFlags(const WatchFlags& f);

@@ -102,7 +102,7 @@ TEST(ResolveWatchFlags, ExternalUrlMustBeHttpAndGoWithAWebhook) {
 // The trace flags say how to read a --replay file: given without it, even at their defaults
 // (`--speed max`, `--format auto`), they are a usage error.
 TEST(ResolveWatchFlags, ATraceFlagGivenWithoutReplayIsAnErrorEvenAtItsDefault) {
-  for (const std::string flag : {"--speed", "--format", "--columns", "--total"}) {
+  for (const std::string flag : {"--speed", "--format", "--columns", "--total", "--lenient"}) {
     WatchFlags f;
     f.given.insert(flag);
     auto s = ResolveWatchFlags(f);

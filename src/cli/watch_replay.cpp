@@ -84,6 +84,7 @@ constexpr const char* kNoFrameworkLog =
 // file without timestamps (only when given: its default is the live sampling interval).
 Result<trace::TraceOptions> ReplayTraceOptions(const WatchFlags& f) {
   trace::TraceOptions o;
+  o.lenient = f.lenient;
   if (f.format == "torch") return Status::InvalidArgument(std::string("--format torch: ") + kNoFrameworkLog);
   auto format = trace::ParseTraceFormat(f.format);
   if (!format.ok()) return format.status().WithContext("--format");
@@ -214,6 +215,14 @@ class ReplayFeeder {
                       left_out_, kHeld));
     }
     if (!stop_) NoteUnterminatedTail();
+    if (const size_t n = io_.reader->skipped_count(); n > 0) {
+      // As analyze --lenient shows them: "file:line:column: expected ...".
+      std::string text = fmt::format("skipped {} malformed line(s) (--lenient):", n);
+      for (const trace::SkippedLine& s : io_.reader->skipped_examples()) {
+        text += fmt::format("\n  {}:{}:{}", f_.replay, s.line, s.reason);
+      }
+      Note(text);
+    }
     if (xids_ && xids_->not_yet_due() > 0) {
       Note(fmt::format("{} Xid line(s) of {} are later than the trace's end and were not replayed",
                        xids_->not_yet_due(), f_.kernel_log));

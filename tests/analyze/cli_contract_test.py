@@ -352,6 +352,30 @@ def _(ctx):
                 (name, r.returncode, r.stderr[-600:], r.stdout[-600:], base.stdout[-600:])
 
 
+@check("watch --replay --lenient reads past a malformed line and names it at the end, as analyze --lenient does")
+def _(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "cut.jsonl")
+        with open(path, "w") as f:
+            f.write('{"schema":"vramwatch.record/1","host":"node-p","source":"nvml","interval_s":60.0}\n')
+            for i in range(240):
+                t = f"2026-07-14T{i // 60:02d}:{i % 60:02d}:00Z"
+                line = json.dumps({"t": t, "gpu": "0", "index": 0, "used_bytes": (20000 + 17 * i) * 2**20,
+                                   "total_bytes": 81559 * 2**20}, separators=(",", ":"))
+                # A recorder killed mid-line, then started again on the same file: a cut line.
+                f.write((line[:40] if i == 100 else line) + "\n")
+        strict = subprocess.run([ctx.vramwatch, "watch", "--replay", path], capture_output=True, text=True, timeout=120)
+        assert strict.returncode == 3 and "cut.jsonl:102:" in strict.stderr, (strict.returncode, strict.stderr[-600:])
+        lenient = subprocess.run([ctx.vramwatch, "watch", "--replay", path, "--lenient"], capture_output=True, text=True,
+                                 timeout=120)
+        assert lenient.returncode != 3, (lenient.returncode, lenient.stderr[-600:])
+        assert "skipped 1 malformed line(s) (--lenient):" in lenient.stderr, lenient.stderr[-600:]
+        assert f"{path}:102:" in lenient.stderr, lenient.stderr[-600:]
+        assert "GPU 0:" in lenient.stdout, lenient.stdout[-600:]
+        alone = subprocess.run([ctx.vramwatch, "watch", "--lenient"], capture_output=True, text=True, timeout=60)
+        assert alone.returncode == 3 and "they need --replay" in alone.stderr, (alone.returncode, alone.stderr)
+
+
 @check("every bad --since/--until value is exit 3 and lists the accepted time forms")
 def _(ctx):
     forms = "YYYY/MM/DD HH:MM:SS.mmm, YYYYMMDD HH:MM:SS, ISO 8601 or epoch seconds"

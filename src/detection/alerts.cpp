@@ -63,6 +63,11 @@ void AlertTracker::RestoreFiring(const AlertCondition& c, double active_since, d
   a.last_notified = fired_at;
   a.fired_severity = c.severity;
   a.last_held = -std::max(0.0, unseen_s);  // relative to the first Evaluate, which adds its time
+  // Until its condition is seen again, what it says (a runway, a rate) is from before the restart:
+  // its re-announcements say so (once its condition holds, they carry the condition's own words).
+  if (auto s = a.condition.annotations.find("summary"); s != a.condition.annotations.end()) {
+    if (!s->second.ends_with(kRestoredSuffix)) s->second += kRestoredSuffix;
+  }
   restored_[a.key] = a;
 }
 

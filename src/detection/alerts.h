@@ -99,7 +99,9 @@ class AlertTracker {
   // not to hold before the restart, what UnseenFor gave then) and the time since the first
   // Evaluate; it resolves after that. So a daemon restarting every few minutes resolves an alert
   // whose condition is gone, rather than starting its wait again at every restart.
+  // Its summary ends with kRestoredSuffix until its condition holds again.
   void RestoreFiring(const AlertCondition& c, double active_since, double fired_at, double unseen_s = 0);
+  static constexpr std::string_view kRestoredSuffix = " (as before the restart; not seen since)";
 
   // How long (seconds) a firing alert's condition has been seen not to hold at `now`: 0 while it
   // holds; for a restored one, with the time seen before the restart (see RestoreFiring). What a

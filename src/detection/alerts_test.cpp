@@ -177,7 +177,11 @@ TEST(AlertTracker, RestoredAlertWaitsForItsConditionBeforeResolving) {
   EXPECT_EQ(a.firing_count(), 2u);
   ASSERT_EQ(a.Active().size(), 2u);
   EXPECT_EQ(a.Active()[0].state, AlertState::kFiring);
+  // Until its condition is seen again, its words (a runway, a rate) are from before the restart.
+  EXPECT_EQ(a.Active()[0].condition.annotations.at("summary"),
+            "leaking 10 MiB/h (as before the restart; not seen since)");
   EXPECT_TRUE(a.Evaluate(1020, {Leak("0")}).empty()) << "GPU 0's condition is back: firing on, no notice";
+  EXPECT_EQ(a.Active()[0].condition.annotations.at("summary"), "leaking 10 MiB/h") << "its own words again";
   auto ev = a.Evaluate(1030, {Leak("0")});
   ASSERT_EQ(ev.size(), 1u) << "GPU 1's never came back";
   EXPECT_EQ(ev[0].kind, AlertEventKind::kResolved);

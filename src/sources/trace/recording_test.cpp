@@ -137,6 +137,20 @@ TEST(Recording, AnAppendedRecordingOfTheSameHostReadsOn) {
   EXPECT_EQ(r.records[1].sample.used_bytes, 2 * kMiBBytes);
 }
 
+// The keys come in the order docs/formats.md shows: the header starts with "schema", a record with
+// "t", then "gpu" (`grep '^{"t"'` finds every record; they were sorted, "free_bytes" first).
+TEST(Recording, KeysComeInTheDocumentedOrder) {
+  const std::string header = RecordingHeaderLine({0, "node1", "nvml", 1.0});
+  EXPECT_EQ(header.rfind("{\"schema\":\"vramwatch.record/1\",\"started\":", 0), 0u) << header;
+  TraceRecord r = Sample(10, "0", kMiBBytes);
+  r.sample.processes = std::vector<ProcessMemory>{{4242, "python", "C", 10 * kMiBBytes, 0.9}};
+  const std::string line = RecordingRecordLine(r);
+  EXPECT_EQ(line.rfind("{\"t\":", 0), 0u) << line;
+  EXPECT_LT(line.find("\"gpu\":"), line.find("\"used_bytes\":")) << line;
+  EXPECT_LT(line.find("\"used_bytes\":"), line.find("\"processes\":")) << line;
+  EXPECT_NE(line.find("[{\"pid\":4242,"), std::string::npos) << line;
+}
+
 // logrotate's copytruncate copies the file and cuts it to nothing while `record` writes on. Written
 // at its own offset, the next record left the cut file that many NUL bytes then records, which
 // nothing could read; in append mode, with the header written again, the cut file is a recording.

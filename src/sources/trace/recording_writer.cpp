@@ -13,7 +13,8 @@
 namespace vw::trace {
 namespace {
 
-using nlohmann::json;
+// Keys in the order docs/formats.md shows them ("schema" and "t" first), not sorted.
+using json = nlohmann::ordered_json;
 
 template <typename T>
 json OrNull(const std::optional<T>& v) {

@@ -126,9 +126,18 @@ CommandRunner AddWatchCommand(CLI::App& app) {
                   "system host name)");
   cmd->add_option("--duration", f->duration,
                   "Stop after this long, between two samples if need be (default: run until SIGTERM/SIGINT)");
-  cmd->add_option(
-      "--replay", f->replay,
-      "Feed this recording (or a trace in any analyze format; a PyTorch memory log has no times) through the pipeline");
+  cmd->add_option("--replay", f->replay,
+                  "Feed this recording (or a trace in any analyze format; a PyTorch memory log has no times) through "
+                  "the pipeline")
+      // `--replay --lenient FILE` took "--lenient" for the file: say what went wrong instead.
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            if (v.size() > 1 && v[0] == '-' && v[1] == '-') {
+              return "expected the file to replay right after --replay, got the flag '" + v + "'";
+            }
+            return {};
+          },
+          "FILE"));
   cmd->add_option("--speed", f->speed, "Replay speed: a factor (60 = one hour per minute) or 'max'")
       ->capture_default_str();
   cmd->add_option("--format", f->format,

@@ -374,6 +374,12 @@ def _(ctx):
         assert "GPU 0:" in lenient.stdout, lenient.stdout[-600:]
         alone = subprocess.run([ctx.vramwatch, "watch", "--lenient"], capture_output=True, text=True, timeout=60)
         assert alone.returncode == 3 and "they need --replay" in alone.stderr, (alone.returncode, alone.stderr)
+        # A flag right after --replay was taken for the file: "open --lenient: No such file".
+        swapped = subprocess.run([ctx.vramwatch, "watch", "--replay", "--lenient", path], capture_output=True, text=True,
+                                 timeout=60)
+        assert swapped.returncode == 3, (swapped.returncode, swapped.stderr)
+        assert "expected the file to replay right after --replay, got the flag '--lenient'" in swapped.stderr, \
+            swapped.stderr
 
 
 @check("every bad --since/--until value is exit 3 and lists the accepted time forms")

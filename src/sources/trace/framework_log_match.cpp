@@ -321,11 +321,13 @@ std::optional<Span> FindRankDevice(const std::string& lower, size_t from, size_t
     }
     if (q == p) continue;
     q = SpacesEnd(s, q, to);
-    // \s*[:=]\s*(\d{1,6})\b: a key and its value ("rank=1", "local_rank: 1").
+    // \s*[:=]\s*(\d{1,6})\b(?!\.\d): a key and its value ("rank=1", "local_rank: 1"), not a figure
+    // ("on device: 1.5 GB").
     if (q < to && (s[q] == ':' || s[q] == '=')) {
       const size_t b = SpacesEnd(s, q + 1, to);
       const size_t d = DigitsEnd(s, b, to);
-      if (d > b && d - b <= 6 && WordEndsAt(s, d, to)) return Span{b, d};
+      const bool fraction = d + 1 < to && s[d] == '.' && IsDigit(s[d + 1]);
+      if (d > b && d - b <= 6 && WordEndsAt(s, d, to) && !fraction) return Span{b, d};
       continue;
     }
     // \s*(\d{1,6}) then \s*(?:/|of)\s*\d{1,6}\b ("rank 1 of 8", "[rank 1/8]") or \s*[|:\]] ("rank 1 |",

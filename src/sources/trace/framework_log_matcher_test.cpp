@@ -480,6 +480,7 @@ TEST(FrameworkLogMatchers, GiveTheRegexParsersResultsOnNearMisses) {
                          "local_rank= 3 allocated 5 gb rank:12 reserved 6 gb global_rank =7 of 8 allocated 7 gb",
                          "xlocal_rank=3 rank 4of5 allocated 5 gb rank 6 / 1234567 rank 7 /8x allocated 6 gb",
                          "rank=1234567 device:2 rank 3 of 4 | reserved 5 gb ranks=4 rank_=5 allocated 6 gb",
+                         "free on device: 1.5 gb allocated 5 gb device=2.x rank: 3.25 reserved 6 gb rank=4. alloc 7 gb",
                          "('allocated_bytes.all.current', 4096) ('reserved', , 5000) (\"alloc\",\" 6 gb)",
                          "allocated (gb): 1.5 reserved [ mib ] 3 alloc (gbx) 4 gb alloc [0] 5 gb alloc (k) 6",
                          "allocated(mb 5 gb reserved [mb) 6 allocated(bytes)7000",

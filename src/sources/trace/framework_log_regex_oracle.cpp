@@ -86,7 +86,7 @@ std::optional<Span> FindDevice(const std::string& lower, size_t from, size_t to,
 
 std::optional<Span> FindRankDevice(const std::string& lower, size_t from, size_t to) {
   static const std::regex kRank(
-      R"(\b(?:global_rank|local_rank|rank|device)(?:\s*[:=]\s*(\d{1,6})\b|\s*(\d{1,6})\s*(?:/|of)\s*\d{1,6}\b|\s*(\d{1,6})\s*[|:\]]))");
+      R"(\b(?:global_rank|local_rank|rank|device)(?:\s*[:=]\s*(\d{1,6})\b(?!\.\d)|\s*(\d{1,6})\s*(?:/|of)\s*\d{1,6}\b|\s*(\d{1,6})\s*[|:\]]))");
   std::smatch m;
   if (!SearchFrom(lower, from, to, kRank, m, [](const std::string& t, size_t p) {
         return StartsAt(t, p, "global_rank") || StartsAt(t, p, "local_rank") || StartsAt(t, p, "rank") ||

@@ -384,8 +384,9 @@ TEST(ParseFrameworkLog, RankKeysAndWorldSizesNameTheRank) {
     EXPECT_EQ(log.steps[1].allocated_bytes, 3072 * kMiB) << text;
   }
   // Not a rank: prose with a number after "rank", or a key whose value is not a number.
-  for (const char* text : {"rank 1 tensors allocated: 2 GiB\n", "rank=first allocated: 2 GiB\n",
-                           "ranking 1 of 8 allocated: 2 GiB\n", "rank 1 of eight allocated: 2 GiB\n"}) {
+  for (const char* text :
+       {"rank 1 tensors allocated: 2 GiB\n", "rank=first allocated: 2 GiB\n", "ranking 1 of 8 allocated: 2 GiB\n",
+        "rank 1 of eight allocated: 2 GiB\n", "free on device: 1.5 GB allocated: 2 GiB\n"}) {
     FrameworkLog log = Parse(text);
     ASSERT_EQ(log.steps.size(), 1u) << text;
     EXPECT_EQ(log.steps[0].device, 0) << text;

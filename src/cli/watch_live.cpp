@@ -209,7 +209,7 @@ class Sampler {
       pipeline_.SetNvmlLibrary((*src)->library_path(), (*src)->BoundFunctions());
       error = nvml::NoGpuMessage((*src)->library_path());
     } else {
-      error = src.status().message();
+      error = src.status().message() + nvml::InitTimeoutHint(src.status());
     }
     if (nvml_error_ != error) {
       if (no_gpu) {

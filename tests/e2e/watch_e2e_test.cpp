@@ -1207,6 +1207,10 @@ TEST(WatchE2E, AHungNvmlInitCountsAsItsTimeout) {
   Daemon d(h.Args(port, {"--init-timeout", "500ms"}), h.env, h.s.dir() + "/d.log");
   json st = WaitStatus(port, 20, [](const json& j) { return !FindingsOf(j, "nvml_error").empty(); });
   ASSERT_FALSE(FindingsOf(st, "nvml_error").empty()) << st.dump(2) << d.Log();
+  // The finding and stderr point at persistence mode, as check and record do.
+  EXPECT_NE(FindingsOf(st, "nvml_error")[0]["message"].get<std::string>().find("persistence mode"), std::string::npos)
+      << st.dump(2);
+  EXPECT_NE(d.Log().find("--init-timeout"), std::string::npos) << d.Log();
   auto m = Get(port, "/metrics");
   ASSERT_TRUE(m);
   EXPECT_NE(m->body.find("vramwatch_nvml_errors_total{call=\"nvmlInit_v2\",code=\"timeout\",hostname=\"e2e-node\"} "),

@@ -23,18 +23,20 @@ std::string NoGpuMessage(std::string_view library_path) {
   return "NVML sees no GPU (library " + std::string(library_path) + ")";
 }
 
+std::string InitTimeoutHint(const Status& error) {
+  if (error.code() != StatusCode::kTimeout || error.message().find("nvmlInit") == std::string::npos) return {};
+  return " (without persistence mode the driver brings every GPU up in nvmlInit, which can take tens of seconds: "
+         "enable it (`nvidia-smi -pm 1` or nvidia-persistenced) or give a longer --init-timeout; a driver that "
+         "never answers is hung: see the kernel log)";
+}
+
 std::string CannotUseNvmlMessage(const Status& error) {
   if (error.code() == StatusCode::kPermissionDenied) {
     return "cannot use NVML: " + error.message() +
            " (this user may not open the NVIDIA device files: /dev/nvidiactl and /dev/nvidia* need read and write "
            "access; run as root or as a user the files admit, and in a container pass the devices in)";
   }
-  if (error.code() == StatusCode::kTimeout && error.message().find("nvmlInit") != std::string::npos) {
-    return "cannot use NVML: " + error.message() +
-           " (without persistence mode the driver brings every GPU up in nvmlInit, which can take tens of seconds: "
-           "enable it (`nvidia-smi -pm 1` or nvidia-persistenced) or give a longer --init-timeout; a driver that "
-           "never answers is hung: see the kernel log)";
-  }
+  if (std::string hint = InitTimeoutHint(error); !hint.empty()) return "cannot use NVML: " + error.message() + hint;
   return "cannot use NVML: " + error.message() + " (is the NVIDIA driver installed and loaded? --nvml-lib or " +
          kLibraryEnvVar + " choose another library)";
 }

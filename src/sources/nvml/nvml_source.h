@@ -68,8 +68,12 @@ std::string NoGpuMessage(std::string_view library_path);
 // What NVML failing to open is called where it stops the work (check's UNKNOWN, record's exit 3):
 // "cannot use NVML: ERROR (is the NVIDIA driver installed and loaded? --nvml-lib or
 // VRAMWATCH_NVML_LIB choose another library)"; for a refusal (NVML_ERROR_NO_PERMISSION, the
-// device files not open to this user) the hint is about access instead. `error`: NvmlSource::Open's.
+// device files not open to this user) the hint is about access instead, and for nvmlInit past its
+// deadline it is InitTimeoutHint(). `error`: NvmlSource::Open's.
 std::string CannotUseNvmlMessage(const Status& error);
+// " (without persistence mode the driver brings every GPU up in nvmlInit …)" when `error` is
+// nvmlInit past its deadline (SourceOptions::init_deadline), else empty.
+std::string InitTimeoutHint(const Status& error);
 
 // The device node of a GPU: "/dev/nvidia<minor>" (GpuSnapshot::minor).
 std::string DeviceNodePath(unsigned minor);

@@ -69,12 +69,7 @@ void WatchPipeline::Ingest(const HostSnapshot& sampled, bool processes_fresh, bo
   if (!snap.nvml_version.empty()) nvml_version_ = snap.nvml_version;
   if (snap.cuda_driver_version) cuda_driver_version_ = snap.cuda_driver_version;
   host_pids_visible_ = snap.host_pids_visible;
-  if (processes_fresh) {
-    fd_pids_scanned_ = snap.fd_pids_scanned;
-    fd_dirs_unreadable_ = snap.fd_dirs_unreadable;
-    fd_unreadable_pids_ = snap.fd_unreadable_pids;
-    pids_hidden_ = snap.pids_hidden;
-  }
+  if (processes_fresh) holder_scan_ = snap.holder_scan;
   for (const GpuSnapshot& g : snap.gpus) {
     const std::string key = detection::GpuKey(g);
     GpuTrack& t = Track(g);

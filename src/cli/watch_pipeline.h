@@ -289,9 +289,7 @@ class WatchPipeline {
   uint64_t xid_events_read_ = 0;  // Xid events IngestXids was given
   bool host_pids_visible_ = true;
   // The fd scan and hidepid facts of the last process tick (HostSnapshot's fields of the same names).
-  size_t fd_pids_scanned_ = 0, fd_dirs_unreadable_ = 0;
-  std::vector<int64_t> fd_unreadable_pids_;
-  std::string pids_hidden_;
+  HolderScan holder_scan_;
   std::optional<bool> kernel_log_up_;
   std::string kernel_log_note_;
   bool xid_events_from_nvml_ = false;

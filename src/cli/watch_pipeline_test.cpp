@@ -84,9 +84,9 @@ TEST(WatchPipelineState, StatusKeepsTheLastProcessTicksFdScan) {
   WatchPipeline p(WatchConfig{}, nullptr, {});
   const double t0 = 1'790'000'000;
   HostSnapshot fresh = Host(t0, {Gpu(0, t0, 1100)});
-  fresh.fd_pids_scanned = 300;
-  fresh.fd_dirs_unreadable = 3;
-  fresh.fd_unreadable_pids = {812, 1001, 1002};
+  fresh.holder_scan.pids_scanned = 300;
+  fresh.holder_scan.dirs_unreadable = 3;
+  fresh.holder_scan.unreadable_pids = {812, 1001, 1002};
   p.Ingest(fresh, true, false);
   p.Ingest(Host(t0 + 1, {Gpu(0, t0 + 1, 1100)}), false, false);
   auto status = outputs::StatusJson(*p.BuildState(t0 + 1));

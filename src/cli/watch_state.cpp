@@ -41,10 +41,7 @@ std::shared_ptr<const outputs::DaemonState> WatchPipeline::BuildState(double now
   s->xid_events = xid_events_read_;
   s->version = config_.version;
   s->host_pids_visible = host_pids_visible_;
-  s->fd_pids_scanned = fd_pids_scanned_;
-  s->fd_dirs_unreadable = fd_dirs_unreadable_;
-  s->fd_unreadable_pids = fd_unreadable_pids_;
-  s->pids_hidden = pids_hidden_;
+  s->holder_scan = holder_scan_;
   s->kernel_log_up = kernel_log_up_;
   s->kernel_log_note = kernel_log_note_;
   s->xid_events_from_nvml = xid_events_from_nvml_;

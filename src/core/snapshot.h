@@ -165,6 +165,15 @@ struct GpuSnapshot {
   std::vector<NvmlCallError> nvml_errors;  // the same failures, structured
 };
 
+// What the scan of /proc/PID/fd for holders of /dev/nvidia* could see, and what not.
+struct HolderScan {
+  size_t pids_scanned = 0;               // PIDs whose /proc/PID/fd was looked at; 0: no fd scan was made
+  size_t dirs_unreadable = 0;            // PIDs whose /proc/PID/fd could not be read: holders may be missing
+  std::vector<int64_t> unreadable_pids;  // the first few of them (kernel threads are not counted)
+  std::string pids_hidden;               // why other users' processes cannot be seen in /proc (mounted with
+                                         // hidepid), and what to do; empty when every process can be
+};
+
 // Everything one look at the host gives.
 struct HostSnapshot {
   double t = 0;
@@ -172,14 +181,10 @@ struct HostSnapshot {
   std::string driver_version;
   std::optional<int> cuda_driver_version;  // e.g. 12040
   std::vector<GpuSnapshot> gpus;
-  bool host_pids_visible = true;            // false inside a container without the host PID namespace
-  size_t fd_pids_scanned = 0;               // PIDs whose /proc/PID/fd was looked at; 0: no fd scan was made
-  size_t fd_dirs_unreadable = 0;            // PIDs whose /proc/PID/fd could not be read: holders may be missing
-  std::vector<int64_t> fd_unreadable_pids;  // the first few of them (kernel threads are not counted)
-  std::string pids_hidden;                  // why other users' processes cannot be seen in /proc (mounted with
-                                            // hidepid), and what to do; empty when every process can be
-  std::string nvml_version;                 // nvmlSystemGetNVMLVersion, e.g. "12.550.54.15"
-  std::vector<std::string> errors;          // failed system-wide calls (driver/CUDA version)
+  bool host_pids_visible = true;    // false inside a container without the host PID namespace
+  HolderScan holder_scan;           // the /dev/nvidia* holder scan's reach (procfs/holder_join.h)
+  std::string nvml_version;         // nvmlSystemGetNVMLVersion, e.g. "12.550.54.15"
+  std::vector<std::string> errors;  // failed system-wide calls (driver/CUDA version)
 };
 
 }  // namespace vw

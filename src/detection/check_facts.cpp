@@ -62,13 +62,14 @@ std::string KillHint(const ProcessSnapshot& p) {
 }
 
 std::string UnreadableFdsText(const HostSnapshot& h) {
-  std::string s = fmt::format("the open files of {} process{} could not be read", h.fd_dirs_unreadable,
-                              h.fd_dirs_unreadable == 1 ? "" : "es");
-  if (h.fd_unreadable_pids.empty()) return s;
-  const size_t more =
-      h.fd_dirs_unreadable > h.fd_unreadable_pids.size() ? h.fd_dirs_unreadable - h.fd_unreadable_pids.size() : 0;
-  s += fmt::format(" ({} {}{})", h.fd_unreadable_pids.size() == 1 && more == 0 ? "PID" : "PIDs",
-                   fmt::join(h.fd_unreadable_pids, ", "), more > 0 ? fmt::format(", and {} more", more) : "");
+  const HolderScan& scan = h.holder_scan;
+  std::string s = fmt::format("the open files of {} process{} could not be read", scan.dirs_unreadable,
+                              scan.dirs_unreadable == 1 ? "" : "es");
+  if (scan.unreadable_pids.empty()) return s;
+  const size_t named = scan.unreadable_pids.size();
+  const size_t more = scan.dirs_unreadable > named ? scan.dirs_unreadable - named : 0;
+  s += fmt::format(" ({} {}{})", named == 1 && more == 0 ? "PID" : "PIDs", fmt::join(scan.unreadable_pids, ", "),
+                   more > 0 ? fmt::format(", and {} more", more) : "");
   return s;
 }
 

@@ -37,7 +37,7 @@ std::string MigInstanceName(const MigDeviceSnapshot& m);
 std::string MigInstanceFreeAction(const MigDeviceSnapshot& m, const std::string& gpu_key, const std::string& stop_first,
                                   size_t stop_count, bool nothing_holds);
 // "the open files of 60 processes could not be read (PIDs 812, 1001, ..., and 52 more)": the fd
-// scan's blind spot (HostSnapshot::fd_dirs_unreadable, which is not 0), naming the PIDs it knows.
+// scan's blind spot (HolderScan::dirs_unreadable, which is not 0), naming the PIDs it knows.
 std::string UnreadableFdsText(const HostSnapshot& h);
 // A size in bytes as people read it ("4.0 GiB").
 std::string MiB(uint64_t bytes);

@@ -80,8 +80,8 @@ class Rules {
     }
     for (const auto& gpu : last_.gpus) Gpu(gpu);
     for (const auto& x : in_.xids) Xid(x);
-    if (!last_.pids_hidden.empty()) result_.notes.push_back(last_.pids_hidden);
-    if (last_.fd_dirs_unreadable > 0) {
+    if (!last_.holder_scan.pids_hidden.empty()) result_.notes.push_back(last_.holder_scan.pids_hidden);
+    if (last_.holder_scan.dirs_unreadable > 0) {
       result_.notes.push_back(UnreadableFdsText(last_) + "; run as root to see every /dev/nvidia* holder");
     }
     std::stable_sort(result_.findings.begin(), result_.findings.end(), [](const Finding& a, const Finding& b) {

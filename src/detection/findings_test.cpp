@@ -106,12 +106,12 @@ TEST(Findings, OrphanWithNoHolderInSightIsAWarningWhenTheFdScanCouldNotSeeEveryt
   };
   CheckInput in;
   in.samples.push_back(Host(100, {Gpu(12288, {})}));
-  in.samples[0].fd_dirs_unreadable = 3;
+  in.samples[0].holder_scan.dirs_unreadable = 3;
   expect_unsure(EvaluateCheck(in, {}), "the open files of 3 processes could not be read");
-  in.samples[0].fd_dirs_unreadable = 0;
-  in.samples[0].pids_hidden = "/proc is mounted with hidepid=2 ...";
+  in.samples[0].holder_scan.dirs_unreadable = 0;
+  in.samples[0].holder_scan.pids_hidden = "/proc is mounted with hidepid=2 ...";
   expect_unsure(EvaluateCheck(in, {}), "other users' processes are hidden from vramwatch (hidepid)");
-  in.samples[0].pids_hidden.clear();
+  in.samples[0].holder_scan.pids_hidden.clear();
   in.samples[0].gpus[0].minor.reset();
   expect_unsure(EvaluateCheck(in, {}), "NVML gives no minor number for this GPU");
 
@@ -121,20 +121,20 @@ TEST(Findings, OrphanWithNoHolderInSightIsAWarningWhenTheFdScanCouldNotSeeEveryt
   CheckInput w;
   w.samples.push_back(Host(0, {Gpu(12288, {})}));
   w.samples.push_back(Host(20, {Gpu(12288, {})}));
-  w.samples[1].fd_dirs_unreadable = 2;
+  w.samples[1].holder_scan.dirs_unreadable = 2;
   expect_unsure(EvaluateCheck(w, c), "the open files of 2 processes could not be read");
-  w.samples[1].fd_dirs_unreadable = 0;
+  w.samples[1].holder_scan.dirs_unreadable = 0;
   // The PIDs the scan could not read are named, the first few of them.
-  w.samples[1].fd_dirs_unreadable = 12;
-  w.samples[1].fd_unreadable_pids = {812, 1001, 1002, 1003, 1004, 1005, 1006, 1007};
+  w.samples[1].holder_scan.dirs_unreadable = 12;
+  w.samples[1].holder_scan.unreadable_pids = {812, 1001, 1002, 1003, 1004, 1005, 1006, 1007};
   expect_unsure(EvaluateCheck(w, c),
                 "the open files of 12 processes could not be read (PIDs 812, 1001, 1002, 1003, 1004, 1005, 1006, "
                 "1007, and 4 more)");
-  w.samples[1].fd_dirs_unreadable = 1;
-  w.samples[1].fd_unreadable_pids = {812};
+  w.samples[1].holder_scan.dirs_unreadable = 1;
+  w.samples[1].holder_scan.unreadable_pids = {812};
   expect_unsure(EvaluateCheck(w, c), "the open files of 1 process could not be read (PID 812)");
-  w.samples[1].fd_dirs_unreadable = 0;
-  w.samples[1].fd_unreadable_pids.clear();
+  w.samples[1].holder_scan.dirs_unreadable = 0;
+  w.samples[1].holder_scan.unreadable_pids.clear();
   EXPECT_EQ(Find(EvaluateCheck(w, c), "orphaned_memory")->severity, Severity::kCritical);
 }
 
@@ -461,10 +461,10 @@ TEST(Findings, HiddenProcessesAreNotDeadAndANoteSaysWhy) {
   hidden.info.alive = false;
   CheckInput in;
   in.samples.push_back(Host(0, {Gpu(1024, {hidden})}));
-  in.samples[0].pids_hidden = "/proc is mounted with hidepid=invisible ... Run vramwatch as root";
+  in.samples[0].holder_scan.pids_hidden = "/proc is mounted with hidepid=invisible ... Run vramwatch as root";
   CheckResult r = EvaluateCheck(in, {});
   EXPECT_EQ(Find(r, "dead_holder"), nullptr);
-  EXPECT_NE(std::find(r.notes.begin(), r.notes.end(), in.samples[0].pids_hidden), r.notes.end());
+  EXPECT_NE(std::find(r.notes.begin(), r.notes.end(), in.samples[0].holder_scan.pids_hidden), r.notes.end());
 }
 
 TEST(Findings, IdleHolderNeedsZeroSmInEverySampleOfTheWindow) {

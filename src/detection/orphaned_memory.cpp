@@ -110,10 +110,11 @@ class OrphanedMemoryRule {
     // What the fd scan could not see: a holder may be there, so "nothing holds it" is not known.
     std::vector<std::string> unseen;
     if (!g.minor) unseen.push_back("NVML gives no minor number for this GPU, so its device file cannot be looked for");
-    if (last_.fd_dirs_unreadable > 0) {
+    if (last_.holder_scan.dirs_unreadable > 0) {
       unseen.push_back(UnreadableFdsText(last_));
     }
-    if (!last_.pids_hidden.empty()) unseen.push_back("other users' processes are hidden from vramwatch (hidepid)");
+    if (!last_.holder_scan.pids_hidden.empty())
+      unseen.push_back("other users' processes are hidden from vramwatch (hidepid)");
     const bool scan_blind = !unseen.empty();
     const std::string unreadable_hint = scan_blind ? " as far as vramwatch could see (" + Join(unseen) + ")" : "";
     std::string holder_text;
@@ -159,7 +160,7 @@ class OrphanedMemoryRule {
       action =
           holders.empty() && scan_blind
               ? "Find the holder first: " +
-                    std::string(last_.fd_dirs_unreadable > 0 || !last_.pids_hidden.empty()
+                    std::string(last_.holder_scan.dirs_unreadable > 0 || !last_.holder_scan.pids_hidden.empty()
                                     ? "run vramwatch as root so it can read every process's open files (or `sudo "
                                       "fuser -v " +
                                           dev + "`)"

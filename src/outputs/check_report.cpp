@@ -133,11 +133,11 @@ std::string MigTable(const GpuSnapshot& g) {
 }
 
 // What the /dev/nvidia* holder scan saw; null when no scan was made (a replay, /proc not listable).
-json FdScanJson(const HostSnapshot& h) {
-  if (h.fd_pids_scanned == 0) return nullptr;
-  return {{"processes_scanned", h.fd_pids_scanned},
-          {"unreadable", h.fd_dirs_unreadable},
-          {"unreadable_pids", h.fd_unreadable_pids}};
+json FdScanJson(const HolderScan& scan) {
+  if (scan.pids_scanned == 0) return nullptr;
+  return {{"processes_scanned", scan.pids_scanned},
+          {"unreadable", scan.dirs_unreadable},
+          {"unreadable_pids", scan.unreadable_pids}};
 }
 
 }  // namespace
@@ -235,8 +235,8 @@ nlohmann::ordered_json CheckReportJson(const CheckReport& r) {
         {"kernel_log", Str(r.kernel_log_source)},
         {"xid_events", r.xid_events},
         {"control_only_holders", r.control_only_holders},
-        {"fd_scan", FdScanJson(h)},
-        {"pids_hidden", Str(h.pids_hidden)},
+        {"fd_scan", FdScanJson(h.holder_scan)},
+        {"pids_hidden", Str(h.holder_scan.pids_hidden)},
         {"errors", h.errors}}},
       {"window_seconds", r.window_s},
       {"samples", r.samples},

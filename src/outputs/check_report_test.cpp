@@ -89,18 +89,18 @@ TEST(CheckReportJson, TheFdScansBlindSpotIsAFieldAndNullWithoutAScan) {
   auto none = CheckReportJson(r);
   EXPECT_TRUE(none["host"]["fd_scan"].is_null()) << none["host"].dump();
   EXPECT_TRUE(none["host"]["pids_hidden"].is_null());
-  r.snapshot.fd_pids_scanned = 240;
-  r.snapshot.fd_dirs_unreadable = 12;
-  r.snapshot.fd_unreadable_pids = {812, 1001};
-  r.snapshot.pids_hidden = "/proc is mounted with hidepid=2";
+  r.snapshot.holder_scan.pids_scanned = 240;
+  r.snapshot.holder_scan.dirs_unreadable = 12;
+  r.snapshot.holder_scan.unreadable_pids = {812, 1001};
+  r.snapshot.holder_scan.pids_hidden = "/proc is mounted with hidepid=2";
   auto j = CheckReportJson(r);
   const auto& scan = j["host"]["fd_scan"];
   EXPECT_EQ(scan["processes_scanned"], 240);
   EXPECT_EQ(scan["unreadable"], 12);
   EXPECT_EQ(scan["unreadable_pids"], nlohmann::ordered_json::array({812, 1001}));
   EXPECT_EQ(j["host"]["pids_hidden"], "/proc is mounted with hidepid=2");
-  r.snapshot.fd_dirs_unreadable = 0;
-  r.snapshot.fd_unreadable_pids.clear();
+  r.snapshot.holder_scan.dirs_unreadable = 0;
+  r.snapshot.holder_scan.unreadable_pids.clear();
   auto clear = CheckReportJson(r);
   EXPECT_EQ(clear["host"]["fd_scan"]["unreadable"], 0) << "a scan that read everything is 0, not null";
 }

@@ -86,9 +86,7 @@ struct DaemonState {
   std::string version;                      // vramwatch's own
   bool host_pids_visible = true;
   // The last process tick's fd scan and hidepid facts (HostSnapshot's fields of the same names).
-  size_t fd_pids_scanned = 0, fd_dirs_unreadable = 0;
-  std::vector<int64_t> fd_unreadable_pids;
-  std::string pids_hidden;
+  HolderScan holder_scan;
   // Whether Xid events can be read: true while the kernel log is followed, false when it cannot be
   // read (the daemon is blind to Xids), missing under --kernel-log none (skipped on purpose).
   std::optional<bool> kernel_log_up;

@@ -62,10 +62,7 @@ nlohmann::ordered_json StatusJson(const DaemonState& state) {
   report.kernel_log_source = state.kernel_log_source;
   report.xid_events = state.xid_events;
   report.snapshot.host_pids_visible = state.host_pids_visible;
-  report.snapshot.fd_pids_scanned = state.fd_pids_scanned;
-  report.snapshot.fd_dirs_unreadable = state.fd_dirs_unreadable;
-  report.snapshot.fd_unreadable_pids = state.fd_unreadable_pids;
-  report.snapshot.pids_hidden = state.pids_hidden;
+  report.snapshot.holder_scan = state.holder_scan;
   for (const GpuState& g : state.gpus) report.snapshot.gpus.push_back(g.snapshot);
   report.result.findings = state.findings;
   for (const Finding& f : state.findings) report.result.worst = std::max(report.result.worst, f.severity);

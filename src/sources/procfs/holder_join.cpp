@@ -27,10 +27,10 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
   }
 
   DeviceFdScan scan = reader.ScanDeviceFds();
-  host.fd_pids_scanned = scan.pids_scanned;
-  host.fd_dirs_unreadable = scan.pids_unreadable;
-  host.fd_unreadable_pids = scan.unreadable_pids;
-  // Per-PID EACCES is summarised by the findings (fd_dirs_unreadable); only a failed listing of
+  host.holder_scan.pids_scanned = scan.pids_scanned;
+  host.holder_scan.dirs_unreadable = scan.pids_unreadable;
+  host.holder_scan.unreadable_pids = scan.unreadable_pids;
+  // Per-PID EACCES is summarised by the findings (HolderScan::dirs_unreadable); only a failed listing of
   // the root itself is worth its own note.
   if (scan.pids_scanned == 0) {
     for (const auto& msg : scan.unreadable) out.notes.push_back("fd scan: " + msg);
@@ -69,7 +69,7 @@ JoinResult JoinHolders(HostSnapshot& host, const ProcessReader& reader, std::map
     }
   }
 
-  host.pids_hidden = reader.Hidden().note;
+  host.holder_scan.pids_hidden = reader.Hidden().note;
   out.hints = reader.PidNamespaceHints();
   // NVML lists host PIDs (the driver does not translate them into a PID namespace). In another
   // namespace a listed PID that is missing here may be alive on the host, one that exists here is

@@ -6,8 +6,8 @@
 // that lists it (ProcessSnapshot::nvml_name), so CommandOf() gives one name per PID across the
 // host. PIDs that hold only /dev/nvidiactl or
 // /dev/nvidia-uvm are not tied to a GPU: they are returned in `control_only`. Finally sets
-// HostSnapshot::host_pids_visible (false in another PID namespace than the host's), HostSnapshot::pids_hidden (hidepid:
-// ProcessReader::Hidden) and HostSnapshot::fd_dirs_unreadable (the fd scan's unreadable PIDs).
+// HostSnapshot::host_pids_visible (false in another PID namespace than the host's) and
+// HostSnapshot::holder_scan (the fd scan's reach and unreadable PIDs; hidepid: ProcessReader::Hidden).
 //
 // `start_times` carries the start time first seen for each PID across the samples of one check,
 // so a PID reused during a --window reads as gone (PID-reuse guard). Sampler thread only.

@@ -94,7 +94,7 @@ TEST(JoinHolders, CountsUnreadableFdDirectoriesOnTheSnapshot) {
   HostSnapshot h = TwoGpus({});
   std::map<int64_t, double> starts;
   JoinHolders(h, reader, starts);
-  EXPECT_EQ(h.fd_dirs_unreadable, 1u);
+  EXPECT_EQ(h.holder_scan.dirs_unreadable, 1u);
   EXPECT_TRUE(h.gpus[0].processes.empty());
 }
 
@@ -176,7 +176,7 @@ TEST(JoinHolders, InsideAContainerNamespaceHostPidsAreInvisibleAlsoWithNoPidList
 
 // hidepid=invisible, vramwatch not root: the listed PIDs of other users are not in /proc (neither
 // is kthreadd, PID 2, which is root's): they are not called gone, nor is this taken for another PID
-// namespace; the host says why (HostSnapshot::pids_hidden, a note of the findings).
+// namespace; the host says why (HostSnapshot::holder_scan, a note of the findings).
 TEST(JoinHolders, UnderHidepidListedPidsNotFoundAreUnknownAndTheHostSaysWhy) {
   Tree t("hidepid");
   FixtureOptions fo;
@@ -194,7 +194,7 @@ TEST(JoinHolders, UnderHidepidListedPidsNotFoundAreUnknownAndTheHostSaysWhy) {
   JoinResult r = JoinHolders(h, reader, starts);
   EXPECT_TRUE(h.host_pids_visible) << r.hints.evidence;
   EXPECT_EQ(h.gpus[0].processes[0].info.state, ProcState::kUnknown);
-  EXPECT_NE(h.pids_hidden.find("hidepid=invisible"), std::string::npos) << h.pids_hidden;
+  EXPECT_NE(h.holder_scan.pids_hidden.find("hidepid=invisible"), std::string::npos) << h.holder_scan.pids_hidden;
 }
 
 // Inside a container, a process here that has the number of a host PID NVML lists is a stranger:

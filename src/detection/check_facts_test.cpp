@@ -4,19 +4,15 @@
 
 #include <string>
 
+#include "core/printable.h"
+
 namespace vw::detection::check_facts {
 namespace {
 
 // Whether `s` is well-formed UTF-8 (no cut character, no stray continuation byte).
 bool ValidUtf8(const std::string& s) {
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    }
-    i += n;
+  for (size_t i = 0, n = 0; i < s.size(); i += n) {
+    if ((n = Utf8SequenceLength(s, i)) == 0) return false;
   }
   return true;
 }

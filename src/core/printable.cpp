@@ -96,6 +96,11 @@ std::string_view Utf8Prefix(std::string_view text, size_t max_bytes) {
   return text.substr(0, end);
 }
 
+std::string Utf8Shortened(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  return std::string(Utf8Prefix(text, max_bytes - 3)) + "...";
+}
+
 std::string PrintableTail(std::string_view text, size_t max_columns) {
   std::string shown = Printable(text);  // valid UTF-8 from here on
   size_t chars = 0;

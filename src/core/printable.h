@@ -33,6 +33,10 @@ size_t Utf8SequenceLength(std::string_view text, size_t i);
 // boundary (never half a character).
 std::string_view Utf8Prefix(std::string_view text, size_t max_bytes);
 
+// `text` when it has at most `max_bytes` bytes, else Utf8Prefix(text, max_bytes - 3) and "...": a
+// long command line cut for a table cell or a message. Precondition: max_bytes >= 3.
+std::string Utf8Shortened(std::string_view text, size_t max_bytes);
+
 // Printable(text) in at most `max_columns` characters (code points) for one terminal row: when it
 // is longer, "…" and its last max_columns - 1 characters (a file's name is at its end). Wide
 // characters (CJK) count as one. Precondition: max_columns >= 2.

@@ -42,6 +42,14 @@ TEST(PrintableLines, KeepsTheNewlinesBetweenLines) {
   EXPECT_EQ(PrintableLines("\n\n"), "\n\n");
 }
 
+TEST(Utf8Shortened, CutsToTheLimitWithAnEllipsisBetweenCharacters) {
+  EXPECT_EQ(Utf8Shortened("python3 train.py", 40), "python3 train.py");
+  EXPECT_EQ(Utf8Shortened("abcdefghij", 10), "abcdefghij");
+  EXPECT_EQ(Utf8Shortened("abcdefghijk", 10), "abcdefg...");
+  // "é" is 2 bytes: at 6 + 1 of them the prefix stops before it, not through it.
+  EXPECT_EQ(Utf8Shortened("abcdef\xc3\xa9\xc3\xa9xyz", 10), "abcdef...");
+}
+
 TEST(Utf8Prefix, NeverCutsACharacter) {
   EXPECT_EQ(Utf8Prefix("abcdef", 3), "abc");
   EXPECT_EQ(Utf8Prefix("ab", 3), "ab");

@@ -27,7 +27,7 @@ std::string Who(const ProcessSnapshot& p) {
   if (!p.info.user.empty()) where.push_back("user " + p.info.user);
   if (!where.empty()) s += " (" + fmt::format("{}", fmt::join(where, ", ")) + ")";
   std::string cmd = CommandOf(p);
-  if (!cmd.empty()) s += " `" + (cmd.size() > 80 ? std::string(Utf8Prefix(cmd, 77)) + "..." : cmd) + "`";
+  if (!cmd.empty()) s += " `" + Utf8Shortened(cmd, 80) + "`";
   return s;
 }
 
@@ -36,7 +36,7 @@ std::string Who(const ProcessSnapshot& p) {
 std::string PidAndCommand(const ProcessSnapshot& p) {
   const std::string& cmd = CommandOf(p);
   if (cmd.empty()) return std::to_string(p.pid);
-  return fmt::format("{} `{}`", p.pid, cmd.size() > 40 ? std::string(Utf8Prefix(cmd, 37)) + "..." : cmd);
+  return fmt::format("{} `{}`", p.pid, Utf8Shortened(cmd, 40));
 }
 
 // "kill -TERM 1234" with the container-side spelling when the PID differs there.

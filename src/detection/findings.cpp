@@ -262,8 +262,7 @@ class Rules {
              "person.";
     }
     const std::string& pc = p.info.parent_command;
-    const std::string cmd =
-        pc.empty() ? std::string() : " `" + (pc.size() > 80 ? std::string(Utf8Prefix(pc, 77)) + "..." : pc) + "`";
+    const std::string cmd = pc.empty() ? std::string() : " `" + Utf8Shortened(pc, 80) + "`";
     return fmt::format(
         "A zombie cannot be killed: end its parent, PID {}{}, with SIGTERM (`kill -TERM {}`) so it is "
         "reaped.{}",

@@ -297,7 +297,7 @@ std::string CheckReportText(const CheckReport& r, bool color) {
       std::string cmd = Printable(CommandOf(p));
       if (cmd.empty() && p.info.state == ProcState::kZombie) cmd = "(zombie: no command line)";
       if (cmd.empty()) cmd = p.info.unreadable.empty() ? "-" : "(" + Printable(p.info.unreadable.front()) + ")";
-      if (cmd.size() > 60) cmd = std::string(Utf8Prefix(cmd, 57)) + "...";
+      cmd = Utf8Shortened(cmd, 60);
       out += fmt::format("  {:>8}{} {:>8} {:<{}} {:<{}} {:>10} {:>5} {:<4} {:<{}} {}\n", p.pid, instance_of(p),
                          p.info.container_pid ? std::to_string(*p.info.container_pid) : "-", user_of(p), user_w,
                          StateName(p.info.state), state_w, p.listed_by_nvml ? Bytes(p.used_bytes) : "(fd only)",

@@ -125,15 +125,22 @@ void NoteDepartures(ListedHolders& h, const MemorySample& s, detection::SeriesBu
   auto listed = [&now](int64_t pid) {
     return std::any_of(now.begin(), now.end(), [pid](const ProcessMemory& p) { return p.pid == pid; });
   };
+  // The holders still listed, for the engine to tell a job replaced by later ones: gathered at the
+  // first departure only (most lists have none).
   std::vector<detection::ListedHolder> still_listed;
-  for (const ProcessMemory& p : now) {
-    const auto first = h.first_seen.find(p.pid);
-    if (p.used_bytes) {
-      still_listed.push_back({first == h.first_seen.end() ? s.t : first->second, static_cast<double>(*p.used_bytes)});
-    }
-  }
+  bool gathered = false;
   for (const auto& [pid, bytes] : h.bytes) {
     if (listed(pid)) continue;
+    if (!gathered) {
+      for (const ProcessMemory& p : now) {
+        const auto first = h.first_seen.find(p.pid);
+        if (p.used_bytes) {
+          still_listed.push_back(
+              {first == h.first_seen.end() ? s.t : first->second, static_cast<double>(*p.used_bytes)});
+        }
+      }
+      gathered = true;
+    }
     const auto first = h.first_seen.find(pid);
     gpu_series.NoteDeparture(h.t, s.t, bytes, pid,
                              first == h.first_seen.end() ? std::nullopt : std::optional<double>(first->second),

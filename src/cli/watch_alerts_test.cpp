@@ -1,6 +1,7 @@
 // WatchPipeline alerts: which conditions raise which alert, with which labels, on which clock.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "cli/watch_pipeline.h"
@@ -143,6 +144,46 @@ TEST(WatchPipelineAlerts, XidAlertIsOnePerGpuAndCodeWithXidAndUuidLabels) {
   }
   EXPECT_EQ(firing, 1);
   EXPECT_EQ(resolved, 0);
+}
+
+// A burst of one code past the kept-event limit (a thousand Xid 45 lines after an Xid 79) does not
+// push out the Xid 79: its critical finding and alert stay, and the burst's count stays whole.
+TEST(WatchPipelineAlerts, AnXidBurstPastTheKeptLimitKeepsTheHardwareXidAndCountsEveryEvent) {
+  RecordingSink sink;
+  WatchConfig config = FastAlerts();
+  config.max_xid_events = 10;
+  WatchPipeline p(config, nullptr, {&sink});
+  const double t0 = 1'790'000'000;
+  auto tick = [&](double t) {
+    HostSnapshot snap;
+    snap.t = t;
+    GpuSnapshot g0 = Gpu(0, t, 1000);
+    g0.pci_bus_id = "00000000:3B:00.0";
+    snap.gpus = {g0};
+    p.Ingest(snap, true, false);
+  };
+  tick(t0);
+  p.IngestXids(kernel::ScanKernelLog("[ 10.0] NVRM: Xid (PCI:0000:3b:00): 79, pid=5200, name=python3, GPU has fallen "
+                                     "off the bus.\n"),
+               t0);
+  for (double t = t0 + 0.5; t <= t0 + 3; t += 0.5) tick(t);
+  std::string burst;
+  for (int i = 0; i < 25; ++i) burst += "[ 11.0] NVRM: Xid (PCI:0000:3b:00): 45, pid=5200, name=python3, Ch 00000003\n";
+  p.IngestXids(kernel::ScanKernelLog(burst), t0 + 3);
+  p.IngestXids(kernel::ScanKernelLog(burst), t0 + 3.5);
+  for (double t = t0 + 3.5; t <= t0 + 6; t += 0.5) tick(t);
+  const auto state = p.BuildState(t0 + 6);
+  std::vector<std::string> xids;
+  for (const Finding& f : state->findings) {
+    if (f.kind == "xid") xids.push_back(f.message);
+  }
+  ASSERT_EQ(xids.size(), 2u);
+  std::sort(xids.begin(), xids.end());
+  EXPECT_NE(xids[0].find("Xid 45"), std::string::npos) << xids[0];
+  EXPECT_NE(xids[0].find(": 50 times"), std::string::npos) << xids[0];
+  EXPECT_NE(xids[1].find("Xid 79"), std::string::npos) << xids[1];
+  EXPECT_TRUE(sink.Fired("GpuXidError", "0"));
+  for (const auto& e : sink.events) EXPECT_NE(e.kind, detection::AlertEventKind::kResolved) << e.alert.key;
 }
 
 // Every daemon alert about a known GPU carries its uuid, finding alerts as well as GPU alerts.

@@ -2,6 +2,8 @@
 // Xid events they judge (kept per GPU and code, hardware ones stored for this boot), and the one
 // nvml_error finding of a host where NVML cannot be used or sees no GPU.
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <utility>
 
 #include "cli/watch_pipeline.h"
@@ -121,7 +123,38 @@ void WatchPipeline::IngestXids(const kernel::KernelLogScan& scan, double now) {
     return !kernel::StaysUntilReset(x.event.xid, x.event.message) && x.seen_t < now - config_.xid_max_age_s;
   };
   xids_seen_.erase(std::remove_if(xids_seen_.begin(), xids_seen_.end(), expired), xids_seen_.end());
-  while (xids_seen_.size() > config_.max_xid_events) xids_seen_.pop_front();
+  TrimXids();
+}
+
+// A burst of one code (a thousand Xid 45 lines after an Xid 79, say) must not push another code's
+// event out: a hardware Xid's finding stays until the reboot. So the oldest events go first, but
+// never the last of their GPU and code, and each goes into the next kept event of its GPU and code
+// (XidEvent::folded), so that the finding's count stays whole. O(n log n) per call.
+void WatchPipeline::TrimXids() {
+  if (xids_seen_.size() <= config_.max_xid_events) return;
+  using Group = std::tuple<std::string, int, bool>;  // PCI address, code, kept until reset
+  auto group_of = [](const kernel::XidEvent& e) {
+    return Group{e.pci_bus_id, e.xid, kernel::StaysUntilReset(e.xid, e.message)};
+  };
+  std::map<Group, size_t> later;  // per group, its events not yet passed
+  for (const SeenXid& x : xids_seen_) ++later[group_of(x.event)];
+  size_t excess = xids_seen_.size() - config_.max_xid_events;
+  std::map<Group, uint64_t> carried;  // per group, events dropped since its last kept one
+  std::deque<SeenXid> kept;
+  for (SeenXid& x : xids_seen_) {
+    const Group g = group_of(x.event);
+    if (--later[g] > 0 && excess > 0) {
+      carried[g] += 1 + x.event.folded;
+      --excess;
+      continue;
+    }
+    if (auto c = carried.find(g); c != carried.end()) {
+      x.event.folded += c->second;
+      carried.erase(c);
+    }
+    kept.push_back(std::move(x));
+  }
+  xids_seen_ = std::move(kept);
 }
 
 }  // namespace vw::cli

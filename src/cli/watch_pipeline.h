@@ -47,8 +47,10 @@ struct WatchConfig {
   double resume_s = 12 * 3600;       // history re-fed to the engines after a restart
   double baseline_interval_s = 600;  // at most one baseline update per workload per this
   double xid_max_age_s = 24 * 3600;  // non-hardware Xids stop raising the finding this long after seen
-  size_t max_xid_events = 1000;      // Xid events kept for findings (oldest dropped first)
-  std::string label;                 // --label: the workload key for baselines
+  // Xid events kept for findings: past it the oldest go first, but never the newest of its GPU and
+  // code, and each one that goes is still counted (TrimXids).
+  size_t max_xid_events = 1000;
+  std::string label;  // --label: the workload key for baselines
   // --replay: samples come from a file. A record without the GPU's used memory (a pmon file) still
   // counts as an answer: its processes are judged, and the GPU is never stale for lack of it.
   bool replay = false;
@@ -277,6 +279,8 @@ class WatchPipeline {
     double seen_t = 0;
   };
   std::deque<SeenXid> xids_seen_;
+  // Brings xids_seen_ down to config_.max_xid_events (see there).
+  void TrimXids();
   std::map<std::string, std::string> xid_uuid_by_pci_;
   std::map<std::string, outputs::NvmlCallStats> nvml_calls_;
   std::map<std::string, std::map<unsigned, uint64_t>> resumed_xid_counts_;  // by GPU key, until it is seen

@@ -51,7 +51,7 @@ std::vector<detection::XidSummary> SummarizeXids(const kernel::KernelLogScan& sc
         s.action = std::string(info->action);
       }
     }
-    ++s.count;
+    s.count += 1 + e.folded;
     if (e.pid && std::find(s.pids.begin(), s.pids.end(), *e.pid) == s.pids.end() && *e.pid != 0) {
       s.pids.push_back(*e.pid);
     }

@@ -37,6 +37,9 @@ struct XidEvent {
   std::optional<double> monotonic_s;         // seconds since boot, from "[ 123.45]" or kmsg
   std::string wall_clock;  // "Feb 15 17:37:45", "Fri Aug 30 11:43:09 2024" or "2026-11-27T10:00:00+00:00" as written
   std::string line;        // the whole input line
+  // Earlier events of the same GPU and code that a bounded list (the daemon's) folded into this
+  // one: counted with it, their details not kept. 0 for a parsed line.
+  uint64_t folded = 0;
 };
 
 // "PCI:0000:3b:00", "0000:3b:00", "0000:3b:00.0", "00000000:3B:00.0", "3b:00.0" -> "00000000:3B:00.0".

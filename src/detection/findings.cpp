@@ -15,9 +15,12 @@ namespace vw::detection {
 // False when a process-list call failed or hung: then "used minus listed" says nothing.
 bool ProcessListComplete(const GpuSnapshot& g) {
   if (!g.responsive || g.lost) return false;
-  auto is_list_call = [](std::string_view text) {
+  // On a MIG GPU the processes are listed per MIG device: a device list that failed leaves some out.
+  auto is_list_call = [&g](std::string_view text) {
     return text.find("RunningProcesses") != std::string_view::npos ||
-           text.find("ProcessDetailList") != std::string_view::npos;
+           text.find("ProcessDetailList") != std::string_view::npos ||
+           (g.mig_enabled && (text.find("MigDeviceHandleByIndex") != std::string_view::npos ||
+                              text.find("MaxMigDeviceCount") != std::string_view::npos));
   };
   for (const auto& e : g.nvml_errors) {
     if (is_list_call(e.function) && e.code != 3 /*NOT_SUPPORTED: that list does not exist here*/) return false;

@@ -570,6 +570,18 @@ TEST(Findings, OrphansAreNotJudgedWhenTheProcessListFailedOrHung) {
   GpuSnapshot unsupported = Gpu(4096, {});  // MPS list not supported: the others are complete
   unsupported.nvml_errors = {{"nvmlDeviceGetMPSComputeRunningProcesses_v3", 3, "x"}};
   EXPECT_NE(Find(OneShot(unsupported), "orphaned_memory"), nullptr);
+
+  // A MIG GPU lists its processes per MIG device: when the devices could not be listed, the
+  // processes on the ones missed are not orphans.
+  for (const char* call : {"nvmlDeviceGetMigDeviceHandleByIndex", "nvmlDeviceGetMaxMigDeviceCount"}) {
+    GpuSnapshot mig = Gpu(4096, {});
+    mig.mig_enabled = true;
+    mig.nvml_errors = {{call, 999, "x"}};
+    EXPECT_FALSE(ProcessListComplete(mig)) << call;
+    EXPECT_EQ(Find(OneShot(mig), "orphaned_memory"), nullptr) << call;
+    mig.mig_enabled = false;  // not a MIG GPU: the call says nothing of its process list
+    EXPECT_TRUE(ProcessListComplete(mig)) << call;
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/printable.h"
 #include "core/time.h"
 #include "core/units.h"
+#include "detection/findings.h"
 #include "detection/mig_instances.h"
 
 namespace vw::outputs {
@@ -191,10 +192,7 @@ std::string ProcessTypes(const ProcessSnapshot& p) {
 }
 
 std::optional<uint64_t> UnattributedBytes(const GpuSnapshot& g) {
-  if (!g.memory_used_bytes || !g.responsive || g.lost) return std::nullopt;
-  for (const auto& e : g.nvml_errors) {
-    if (e.function.find("RunningProcesses") != std::string::npos && e.code != 3) return std::nullopt;
-  }
+  if (!g.memory_used_bytes || !detection::ProcessListComplete(g)) return std::nullopt;
   uint64_t sum = 0;
   for (const auto& p : g.processes) {
     if (!p.listed_by_nvml) continue;

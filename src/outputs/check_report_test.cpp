@@ -252,5 +252,19 @@ TEST(UnattributedBytes, MissingWhenAListedProcessHasNoFigure) {
   EXPECT_EQ(UnattributedBytes(g), 0u);
 }
 
+// Missing, as check's findings judge it, whenever the process list is not complete: a list call
+// failed, or on a MIG GPU the MIG devices (whose lists make the GPU's) could not be listed.
+TEST(UnattributedBytes, MissingWhenTheProcessListIsIncomplete) {
+  for (const char* call : {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetProcessDetailList",
+                           "nvmlDeviceGetMigDeviceHandleByIndex"}) {
+    GpuSnapshot g;
+    g.mig_enabled = true;
+    g.memory_used_bytes = 100;
+    EXPECT_EQ(UnattributedBytes(g), 100u) << call;
+    g.nvml_errors = {{call, 999, "x"}};
+    EXPECT_FALSE(UnattributedBytes(g).has_value()) << call;
+  }
+}
+
 }  // namespace
 }  // namespace vw::outputs

@@ -446,7 +446,10 @@ void GpuReader::ReadProcesses(api::nvmlDevice_t d, std::optional<unsigned> gi, s
       ++i;
       continue;
     }
-    if (procs[i].used_bytes) prev->used_bytes = prev->used_bytes.value_or(0) + *procs[i].used_bytes;
+    // N/A on one device: the sum is not known (a part of it is not the process's memory).
+    prev->used_bytes = prev->used_bytes && procs[i].used_bytes
+                           ? std::optional<uint64_t>(*prev->used_bytes + *procs[i].used_bytes)
+                           : std::nullopt;
     prev->compute |= procs[i].compute;
     prev->graphics |= procs[i].graphics;
     prev->mps |= procs[i].mps;

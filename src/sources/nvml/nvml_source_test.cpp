@@ -541,6 +541,33 @@ gpus:
   EXPECT_FALSE(two_ci->compute_instance_id.has_value());
 }
 
+// A PID on two GPU instances whose memory is N/A on one: its sum is not known (missing, not the
+// other instance's part), whichever instance comes first.
+TEST(NvmlSourceTest, APidOnTwoMigInstancesWithNaOnOneHasNoKnownSum) {
+  for (const char* order : {"na_first", "na_second"}) {
+    const bool na_first = std::string(order) == "na_first";
+    const std::string a = na_first ? "\"N/A\"" : "15000", b = na_first ? "15000" : "\"N/A\"";
+    EmulatedNvml emu(R"(
+gpus:
+  - uuid: GPU-mig
+    memory_total_mib: 81559
+    mig_devices:
+      - {gpu_instance_id: 1, compute_instance_id: 0, uuid: MIG-a, memory_total_mib: 40448,
+         processes: [{pid: 1000, used_mib: )" +
+                     a + R"(}]}
+      - {gpu_instance_id: 2, compute_instance_id: 0, uuid: MIG-b, memory_total_mib: 40448,
+         processes: [{pid: 1000, used_mib: )" +
+                     b + R"(}]}
+)");
+    auto src = OpenOrDie(emu);
+    ASSERT_TRUE(src);
+    GpuSnapshot g = src->TakeGpuSnapshot(0);
+    const ProcessSnapshot* p = FindPid(g, 1000);
+    ASSERT_NE(p, nullptr) << order;
+    EXPECT_FALSE(p->used_bytes.has_value()) << order << ": " << p->used_bytes.value_or(0);
+  }
+}
+
 // When NVML does not give a MIG device's GPU instance id (the call fails), the device has none,
 // not instance 0, and each process keeps the instance NVML's process list gives it.
 TEST(NvmlSourceTest, AMigDeviceWithoutItsInstanceIdHasNoneAndItsProcessesKeepTheirs) {

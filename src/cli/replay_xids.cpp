@@ -35,15 +35,17 @@ std::optional<Timestamp> XidWallTime(const kernel::XidEvent& e, double reference
   }
   // ctime with weekday and year ("Fri Nov 27 10:00:00 2026"): 24 characters or so.
   if (auto ts = ParseTimestamp(w); ts.ok()) return *ts;
-  // syslog "Nov 27 10:00:00": no weekday, no year; the reference's year (or the one before).
+  // syslog "Nov 27 10:00:00": no weekday, no year; of the reference's year, the one before and the
+  // one after, the one that puts the line nearest the reference ("Jan  1" in a trace that starts
+  // on Dec 31 is the next year's).
   const int year = YearOf(reference_t);
-  auto ts = ParseTimestamp("Day " + w + " " + std::to_string(year));
-  if (!ts.ok()) return std::nullopt;
-  if (ts->seconds > reference_t + 183 * 86400.0) {
-    ts = ParseTimestamp("Day " + w + " " + std::to_string(year - 1));
-    if (!ts.ok()) return std::nullopt;
+  std::optional<Timestamp> best;
+  for (int y : {year - 1, year, year + 1}) {
+    auto ts = ParseTimestamp("Day " + w + " " + std::to_string(y));
+    if (!ts.ok()) continue;  // "Feb 29" of a year without one
+    if (!best || std::fabs(ts->seconds - reference_t) < std::fabs(best->seconds - reference_t)) best = *ts;
   }
-  return *ts;
+  return best;
 }
 
 ReplayXids::ReplayXids(const kernel::KernelLogScan& scan, bool trace_has_zone, double first_t)

@@ -2,9 +2,9 @@
 // --kernel-log LOG`), so that they reach the pipeline when the trace reaches their time.
 //
 // A line's absolute time comes from its prefix (kernel/xid_parser.h): `dmesg -T` / `--ctime`
-// ("[Fri Nov 27 10:00:00 2026]"), syslog ("Nov 27 10:00:00 host kernel:", no year: the year of
-// the trace's first sample, or the year before when that would put the line more than half a year
-// after it), or ISO 8601 ("2026-11-27T10:00:00+00:00 host kernel:", rsyslog, journalctl -o
+// ("[Fri Nov 27 10:00:00 2026]"), syslog ("Nov 27 10:00:00 host kernel:", no year: of the year of
+// the trace's first sample, the one before and the one after, the one that puts the line nearest
+// that sample), or ISO 8601 ("2026-11-27T10:00:00+00:00 host kernel:", rsyslog, journalctl -o
 // short-iso). Plain dmesg ("[  123.456]", seconds since boot) and /dev/kmsg records carry no
 // absolute time: those events cannot be placed and are fed at the trace's start.
 //

@@ -79,6 +79,16 @@ TEST(XidWallTimeTest, ReadsEveryPrefixThatNamesAnAbsoluteTime) {
                          At("2027-01-01T01:00:00"));
   ASSERT_TRUE(dec.has_value());
   EXPECT_DOUBLE_EQ(dec->seconds, At("2026-12-31T23:00:00"));
+  // And one of early January beside a trace that starts on New Year's Eve is from the year after.
+  auto jan = XidWallTime(Line("Jan  1 01:30:00 node1 kernel: NVRM: Xid (PCI:0000:3c:00): 79, GPU has fallen off"),
+                         At("2026-12-31T22:00:00"));
+  ASSERT_TRUE(jan.has_value());
+  EXPECT_DOUBLE_EQ(jan->seconds, At("2027-01-01T01:30:00"));
+  // A 29th of February is of the one leap year of the three.
+  auto leap = XidWallTime(Line("Feb 29 12:00:00 node1 kernel: NVRM: Xid (PCI:0000:3c:00): 13, Graphics Exception"),
+                          At("2027-01-05T00:00:00"));
+  ASSERT_TRUE(leap.has_value());
+  EXPECT_DOUBLE_EQ(leap->seconds, At("2028-02-29T12:00:00"));
 }
 
 TEST(ReplayXidsTest, ReturnsEventsWhenTheTraceReachesThemAndUntimedOnesAtTheStart) {

@@ -178,14 +178,18 @@ std::optional<XidEvent> ParseXidLine(std::string_view line) {
   }
   if (rest.substr(0, 1) != ":") return std::nullopt;
   rest = Trim(rest.substr(1));
+  // Every driver writes ", " after the code: a line without it was cut, maybe inside the code
+  // ("79" cut to "7"), so it is not read as an event.
   size_t comma = rest.find(',');
+  if (comma == std::string_view::npos) return std::nullopt;
   if (!ToNumber(Trim(rest.substr(0, comma)), e.xid) || e.xid < 0) return std::nullopt;
-  rest = comma == std::string_view::npos ? std::string_view() : Trim(rest.substr(comma + 1));
+  rest = Trim(rest.substr(comma + 1));
   if (rest.substr(0, 4) == "pid=") {
     size_t end = rest.find(',');
     std::string_view pid = Trim(rest.substr(4, end == std::string_view::npos ? std::string_view::npos : end - 4));
     int64_t p = 0;
-    if (ToNumber(pid, p) && p >= 0) e.pid = p;  // '<unknown>' (or a negative PID) stays missing
+    // '<unknown>' (or a negative PID) stays missing, and so does a PID the line was cut in.
+    if (end != std::string_view::npos && ToNumber(pid, p) && p >= 0) e.pid = p;
     rest = end == std::string_view::npos ? std::string_view() : Trim(rest.substr(end + 1));
     if (rest.substr(0, 5) == "name=") {
       size_t name_end = rest.find(", ");

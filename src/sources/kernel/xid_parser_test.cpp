@@ -215,6 +215,9 @@ TEST(ParseXidLine, RejectsNonXidDriverLines) {
       "NVRM: Xid (PCI:0000:3b:00): abc, not a number",
       "NVRM: Xid (PCI:0000:3b:00): -5, a code is never negative",
       "NVRM: Xid (PCI:0000:3b:00): 99999999999, beyond any code",
+      // Cut inside the code: a 79 cut to 7, a 119 cut to 11; every driver writes ", " after it.
+      "[    5.0] NVRM: Xid (PCI:0000:3b:00): 7",
+      "[    5.0] NVRM: Xid (PCI:0000:3b:00): 11",
       "",
   };
   for (const char* l : lines) EXPECT_FALSE(ParseXidLine(l).has_value()) << l;
@@ -226,6 +229,14 @@ TEST(ParseXidLine, ANegativePidIsMissing) {
   ASSERT_TRUE(e.has_value());
   EXPECT_FALSE(e->pid.has_value());
   EXPECT_EQ(e->process_name, "x");
+}
+
+// A line cut inside its PID: the code stands, the PID is missing (12 may be the start of 1234).
+TEST(ParseXidLine, APidTheLineWasCutInIsMissing) {
+  auto e = ParseXidLine("NVRM: Xid (PCI:0000:3b:00): 79, pid=12");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->xid, 79);
+  EXPECT_FALSE(e->pid.has_value());
 }
 
 // A line that names an Xid but cannot be read is counted, and the first is kept with its line

@@ -20,7 +20,8 @@ KernelLogFollower::~KernelLogFollower() {
 
 namespace {
 
-constexpr size_t kTailBytes = 64;  // bytes before the read offset kept to recognise the file
+constexpr size_t kTailBytes = 64;                   // bytes before the read offset kept to recognise the file
+constexpr size_t kMaxKmsgBytesPerRead = 64u << 20;  // the kernel's ring is a few MiB at most
 
 // The last kTailBytes bytes of the open file `fd` before `offset` (fewer at the start of the file;
 // empty when they cannot be read).
@@ -38,7 +39,32 @@ void KernelLogFollower::FollowFromEnd(int fd, const struct stat& st) {
   offset_ = static_cast<uint64_t>(st.st_size);
   file_id_ = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
   source_ = path_;
+  if (fd_ >= 0 && fd_ != fd) ::close(fd_);
+  fd_ = fd;
 }
+
+namespace {
+
+// The complete lines of the open file `fd` from `offset` to its end (a last line without its end
+// is left for later).
+Result<std::string> ReadCompleteLines(int fd, uint64_t offset, const std::string& path) {
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::pread(fd, buf, sizeof buf, static_cast<off_t>(offset + text.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return FromErrno(errno, "read kernel log " + path);
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  const size_t complete = text.rfind('\n');
+  text.resize(complete == std::string::npos ? 0 : complete + 1);
+  return text;
+}
+
+}  // namespace
 
 Status KernelLogFollower::Start(bool wait_for_missing_file) {
   if (path_ == "none") {
@@ -63,6 +89,16 @@ Status KernelLogFollower::Start(bool wait_for_missing_file) {
     if (fd < 0) return FromErrno(errno, "open kernel log " + path_);
     int rc = ::fstat(fd, &st);
     int err = errno;
+    if (rc == 0 && S_ISCHR(st.st_mode)) {
+      // /dev/kmsg named: followed as the system log is (records, never a read that waits).
+      ::close(fd);
+      fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+      if (fd_ < 0) return FromErrno(errno, "open kernel log " + path_);
+      (void)::lseek(fd_, 0, SEEK_END);  // skips the records held (a device that cannot seek holds none)
+      mode_ = Mode::kKmsg;
+      source_ = path_;
+      return Status::Ok();
+    }
     // Opening succeeds for a directory (and for a file that read() then refuses): read one byte
     // now, so that such a path fails at start like a missing one, not on the first poll.
     char probe = 0;
@@ -73,9 +109,11 @@ Status KernelLogFollower::Start(bool wait_for_missing_file) {
       rc = -1;
       err = errno;
     }
-    if (rc == 0) FollowFromEnd(fd, st);
-    ::close(fd);
-    if (rc != 0) return FromErrno(err, "read kernel log " + path_);
+    if (rc != 0) {
+      ::close(fd);
+      return FromErrno(err, "read kernel log " + path_);
+    }
+    FollowFromEnd(fd, st);  // keeps fd open: lines the old file gains before a rotation are read
     mode_ = Mode::kFile;
     return Status::Ok();
   }
@@ -107,11 +145,12 @@ Result<std::string> KernelLogFollower::ReadKmsgRecords() {
     if (n < 0) {
       if (errno == EINTR || errno == EPIPE) continue;  // EPIPE: records overwritten before we read them
       if (errno == EAGAIN) break;
-      return FromErrno(errno, "read /dev/kmsg");
+      return FromErrno(errno, "read " + source_);
     }
     if (n == 0) break;
     text.append(record, static_cast<size_t>(n));
     if (text.back() != '\n') text.push_back('\n');
+    if (text.size() > kMaxKmsgBytesPerRead) break;  // a device that never runs dry: the rest next time
   }
   return text;
 }
@@ -144,53 +183,49 @@ Result<KernelLogScan> KernelLogFollower::ReadNew() {
   }
   int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return FromErrno(errno, "open kernel log " + path_);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return FromErrno(err, "read kernel log " + path_);
+  }
   if (waiting_) {
     // The file waited for exists now: followed from its end, as Start() does, so that what it held
     // already (a log moved into place, days of it) is not counted; lines written between its
     // creation and this look are not counted either.
-    struct stat st {};
-    const int rc = ::fstat(fd, &st);
-    const int err = errno;
-    if (rc == 0) FollowFromEnd(fd, st);
-    ::close(fd);
-    if (rc != 0) return FromErrno(err, "read kernel log " + path_);
+    FollowFromEnd(fd, st);
     waiting_ = false;
     return KernelLogScan{};
   }
-  // Read again from the start a file that is not the one read before: another file at the path
-  // (rotated, recreated), one that shrank (truncated), or one whose bytes before the offset
-  // changed (truncated, then written past the old offset between two looks).
-  struct stat st {};
-  if (::fstat(fd, &st) == 0) {
-    const std::pair<uint64_t, uint64_t> id{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
-    bool replaced = id != file_id_ || static_cast<uint64_t>(st.st_size) < offset_;
-    if (!replaced && !tail_.empty()) replaced = !ReadTail(fd, offset_).ends_with(tail_);
-    if (replaced) {
-      offset_ = 0;
-      tail_.clear();
-    }
-    file_id_ = id;
-  }
+  // Another file at the path (rotated: moved away, a new one created): the lines the old one gained
+  // since the last look (written before the logger reopened) are read to its end first, then the
+  // new file from its start.
   std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::pread(fd, buf, sizeof buf, static_cast<off_t>(offset_ + text.size()));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return FromErrno(err, "read kernel log " + path_);
+  const std::pair<uint64_t, uint64_t> id{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+  if (id != file_id_) {
+    if (fd_ >= 0) {
+      auto rest = ReadCompleteLines(fd_, offset_, path_);
+      if (rest.ok()) text = std::move(*rest);
     }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
+    offset_ = 0;
+    tail_.clear();
+    file_id_ = id;
+  } else if (static_cast<uint64_t>(st.st_size) < offset_ ||
+             (!tail_.empty() && !ReadTail(fd, offset_).ends_with(tail_))) {
+    // The same file truncated (and maybe written past the old offset between two looks).
+    offset_ = 0;
+    tail_.clear();
   }
-  ::close(fd);
-  size_t complete = text.rfind('\n');
-  if (complete == std::string::npos) return KernelLogScan{};  // a line still being written
-  text.resize(complete + 1);
-  offset_ += text.size();
-  tail_ = (tail_ + text.substr(text.size() - std::min(text.size(), kTailBytes)));
-  if (tail_.size() > kTailBytes) tail_.erase(0, tail_.size() - kTailBytes);
+  if (fd_ >= 0 && fd_ != fd) ::close(fd_);
+  fd_ = fd;
+  auto added = ReadCompleteLines(fd_, offset_, path_);
+  if (!added.ok()) return added.status();
+  if (!added->empty()) {
+    offset_ += added->size();
+    tail_ += added->substr(added->size() - std::min(added->size(), kTailBytes));
+    if (tail_.size() > kTailBytes) tail_.erase(0, tail_.size() - kTailBytes);
+    text += *added;
+  }
   return ScanKernelLog(text);
 }
 

@@ -2,7 +2,9 @@
 //   - a file (--kernel-log FILE): reads from the byte offset where the last read stopped, complete
 //     lines only; a file that is not the one read before (another file at the path: rotated or
 //     recreated; one that shrank; one whose last bytes before the offset changed: truncated and
-//     written again) is read again from its start;
+//     written again) is read again from its start, and a rotated one (kept open) is first read to
+//     its end, for the lines written to it before the logger reopened; a character device
+//     (/dev/kmsg named) is followed as the system log's /dev/kmsg;
 //   - the system log: /dev/kmsg kept open (its reader position moves past each record read), else
 //     `dmesg`, where the new events are those after the last event line seen in the previous run;
 //   - "none": nothing.
@@ -65,7 +67,7 @@ class KernelLogFollower {
   uint64_t offset_ = 0;                    // file mode: bytes consumed
   std::pair<uint64_t, uint64_t> file_id_;  // file mode: device and inode of the file read
   std::string tail_;                       // file mode: the last bytes before offset_ (at most 64)
-  int fd_ = -1;                            // kmsg mode
+  int fd_ = -1;                            // kmsg mode; file mode: the file read (kept open)
   std::string last_dmesg_line_;            // dmesg mode: the last event line seen
 };
 

@@ -1,12 +1,18 @@
 #include "sources/kernel/kernel_log_follower.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
+
+#include "sources/kernel/kernel_log_reader.h"
 
 namespace vw::kernel {
 namespace {
@@ -103,6 +109,83 @@ TEST_F(FollowerFile, ReadsAReplacedOrRewrittenFileAgainFromItsStart) {
   auto again = f.ReadNew();
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(again->events.empty()) << "each line is read once";
+}
+
+// Rotation by rename: the lines the logger wrote to the old file after the last look, before it
+// reopened the path, are read first, then the new file's.
+TEST_F(FollowerFile, ReadsTheLinesARotatedFileGainedBeforeTheNewOne) {
+  KernelLogFollower f(path_);
+  ASSERT_TRUE(f.Start().ok());
+  Append(kXid13);
+  auto first = f.ReadNew();
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->events.size(), 1u);
+  Append(kXid79);  // after the last look, into the file about to be rotated
+  const std::string rotated = path_ + ".1";
+  ASSERT_EQ(std::rename(path_.c_str(), rotated.c_str()), 0);
+  Append(kXid13);  // the new file
+  auto after = f.ReadNew();
+  std::filesystem::remove(rotated);
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(after->events.size(), 2u);
+  EXPECT_EQ(after->events[0].xid, 79);
+  EXPECT_EQ(after->events[1].xid, 13);
+  auto again = f.ReadNew();
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->events.empty()) << "each line is read once";
+}
+
+// A pseudo-terminal's other end: a character device whose read waits for the next line, as
+// /dev/kmsg's does, which tests can write to.
+class Terminal : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    master_ = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master_ < 0 || grantpt(master_) != 0 || unlockpt(master_) != 0) {
+      GTEST_SKIP() << "LOUD SKIP: no pseudo-terminal here (posix_openpt failed), so a character device "
+                      "given as the kernel log cannot be tested";
+    }
+    path_ = ptsname(master_);
+    // Keep one end of the device open, so that its lines wait for a reader.
+    slave_ = ::open(path_.c_str(), O_RDWR | O_NOCTTY);
+    ASSERT_GE(slave_, 0);
+  }
+  void TearDown() override {
+    if (slave_ >= 0) ::close(slave_);
+    if (master_ >= 0) ::close(master_);
+  }
+  void Write(const std::string& text) { ASSERT_EQ(::write(master_, text.data(), text.size()), ssize_t(text.size())); }
+  int master_ = -1, slave_ = -1;
+  std::string path_;
+};
+
+// --kernel-log /dev/kmsg: a character device is read for what it holds, without waiting for more
+// (read to its end, it would wait for ever), in `check` and in the daemon.
+TEST_F(Terminal, ACharacterDeviceIsReadForWhatItHoldsWithoutWaiting) {
+  Write(kXid79);
+  auto read = std::async(std::launch::async, [&] { return ReadKernelLogFile(path_); });
+  if (read.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    ::close(master_);  // lets the waiting read end
+    master_ = -1;
+    FAIL() << "reading " << path_ << " waited for more";
+  }
+  auto scan = read.get();
+  ASSERT_TRUE(scan.ok()) << scan.status().message();
+  ASSERT_EQ(scan->events.size(), 1u);
+  EXPECT_EQ(scan->events[0].xid, 79);
+
+  KernelLogFollower f(path_);
+  ASSERT_TRUE(f.Start().ok());
+  EXPECT_TRUE(f.reading());
+  EXPECT_EQ(f.source(), path_);
+  Write(kXid13);
+  auto next = f.ReadNew();
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  ASSERT_EQ(next->events.size(), 1u);
+  EXPECT_EQ(next->events[0].xid, 13);
+  auto none = f.ReadNew();
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_TRUE(none->events.empty());
 }
 
 TEST(KernelLogFollower, MissingFileFailsAtStartWithItsPath) {

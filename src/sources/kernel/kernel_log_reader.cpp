@@ -1,6 +1,7 @@
 #include "sources/kernel/kernel_log_reader.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,10 @@
 namespace vw::kernel {
 
 Result<KernelLogScan> ReadKernelLogFile(const std::string& path) {
+  // /dev/kmsg named: its records as the system log's are read; read to its end, it would wait for
+  // the next message for ever.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) return ReadKmsg(path);
   auto text = ReadWholeFile(path, 1ull << 30, "kernel log ");
   if (!text.ok()) return text.status();
   return ScanKernelLog(*text);
@@ -20,6 +25,7 @@ Result<KernelLogScan> ReadKernelLogFile(const std::string& path) {
 Result<KernelLogScan> ReadKmsg(const std::string& kmsg_path) {
   int fd = ::open(kmsg_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return FromErrno(errno, "open " + kmsg_path);
+  constexpr size_t kMaxBytes = 256u << 20;
   std::string text;
   char record[8192];  // one read() returns one record
   for (int guard = 0; guard < 1000000; ++guard) {
@@ -34,6 +40,10 @@ Result<KernelLogScan> ReadKmsg(const std::string& kmsg_path) {
     if (n == 0) break;  // a regular file given as kmsg
     text.append(record, static_cast<size_t>(n));
     if (text.back() != '\n') text.push_back('\n');
+    if (text.size() > kMaxBytes) {  // the kernel's ring is a few MiB: this device never runs dry
+      ::close(fd);
+      return Status::InvalidArgument(kmsg_path + ": more than 256 MiB without an end: not a kernel log");
+    }
   }
   ::close(fd);
   // kmsg continuation lines (" KEY=value") carry no Xid; ScanKernelLog ignores them.

@@ -19,7 +19,8 @@ struct KernelLogRead {
   std::vector<std::string> notes;  // why sources were skipped ("/dev/kmsg: permission denied")
 };
 
-// Reads one file (plain text, one line per message). Fails with the path when unreadable.
+// Reads one file (plain text, one line per message); a character device (/dev/kmsg named) is read
+// as ReadKmsg does. Fails with the path when unreadable.
 Result<KernelLogScan> ReadKernelLogFile(const std::string& path);
 
 // Reads the records /dev/kmsg (or `kmsg_path`) holds now; never blocks.

@@ -25,6 +25,7 @@
 #include "outputs/http_server.h"
 #include "outputs/web_page.h"
 #include "sources/kernel/kernel_log_follower.h"
+#include "sources/nvml/call_runner.h"
 #include "sources/nvml/nvml_source.h"
 #include "sources/procfs/holder_join.h"
 #include "sources/procfs/kube_names.h"
@@ -291,12 +292,17 @@ class Sampler {
   // for every GPU; nvml_xid_cover_: for which, in words ("" none).
   void ReadNvmlXids(const HostSnapshot& snap, bool use) {
     const nvml::NvmlSource::XidListening l = nvml_->ListenForXids();
-    if (l.problems != nvml_xid_problems_) {
-      for (const std::string& p : l.problems) {
-        if (std::find(nvml_xid_problems_.begin(), nvml_xid_problems_.end(), p) != nvml_xid_problems_.end()) continue;
-        if (!quiet_) std::fprintf(stderr, "vramwatch watch: NVML Xid events: %s\n", Printable(p).c_str());
+    // Compared without the time a blocked call has waited, which grows every tick.
+    std::vector<std::string> problems;
+    for (const std::string& p : l.problems) problems.push_back(nvml::WithoutBlockedTime(p));
+    if (problems != nvml_xid_problems_) {
+      for (size_t i = 0; i < problems.size(); ++i) {
+        if (std::find(nvml_xid_problems_.begin(), nvml_xid_problems_.end(), problems[i]) != nvml_xid_problems_.end()) {
+          continue;
+        }
+        if (!quiet_) std::fprintf(stderr, "vramwatch watch: NVML Xid events: %s\n", Printable(l.problems[i]).c_str());
       }
-      nvml_xid_problems_ = l.problems;
+      nvml_xid_problems_ = std::move(problems);
     }
     nvml_xids_ = false;
     nvml_xid_cover_.clear();
@@ -305,9 +311,9 @@ class Sampler {
     // Events read before a failed wait are kept (an Xid 79 read just before the GPU is lost).
     nvml::NvmlSource::XidRead read = nvml_->ReadXidEvents();
     if (!read.status.ok()) {
-      if (read.status.message() != nvml_xid_error_) {
-        nvml_xid_error_ = read.status.message();
-        std::fprintf(stderr, "vramwatch watch: NVML Xid events: %s\n", Printable(nvml_xid_error_).c_str());
+      if (nvml::WithoutBlockedTime(read.status.message()) != nvml_xid_error_) {
+        nvml_xid_error_ = nvml::WithoutBlockedTime(read.status.message());
+        std::fprintf(stderr, "vramwatch watch: NVML Xid events: %s\n", Printable(read.status.message()).c_str());
       }
     } else {
       nvml_xid_error_.clear();
@@ -375,8 +381,8 @@ class Sampler {
   bool nvml_xids_ = false;                      // Xid events of every GPU are taken from NVML's event API now
   std::string nvml_xid_cover_;                  // the GPUs they are taken for, in words ("" none)
   std::set<std::string> nvml_covered_buses_;    // and their PCI addresses (normalised)
-  std::vector<std::string> nvml_xid_problems_;  // said on stderr
-  std::string nvml_xid_error_;                  // said on stderr
+  std::vector<std::string> nvml_xid_problems_;  // said on stderr (nvml::WithoutBlockedTime)
+  std::string nvml_xid_error_;                  // said on stderr (nvml::WithoutBlockedTime)
   std::map<int64_t, double> start_times_;
   nvml::SourceOptions so_;
   std::unique_ptr<nvml::NvmlSource> nvml_;

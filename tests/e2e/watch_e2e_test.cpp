@@ -1252,6 +1252,16 @@ TEST(WatchE2E, GpuHungFromTheStartRaisesTheNvmlErrorAndStaleAlerts) {
   auto m = Get(port, "/metrics");
   ASSERT_TRUE(m);
   EXPECT_NE(MetricLine(m->body, "vramwatch_gpu_up{gpu=\"0\"").find("} 0"), std::string::npos) << m->body;
+  // That GPU cannot be registered for Xid events while its call hangs: said once on stderr, not at
+  // every process tick with the time the call has been blocked.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  const std::string log = d.Log();
+  size_t said = 0;
+  for (size_t at = log.find("NVML Xid events: GPU 0:"); at != std::string::npos;
+       at = log.find("NVML Xid events: GPU 0:", at + 1)) {
+    ++said;
+  }
+  EXPECT_EQ(said, 1u) << log;
 }
 
 TEST(WatchE2E, HungNvmlCallMakesOneGpuStaleWhileTheOtherGoesOn) {

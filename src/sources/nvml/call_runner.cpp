@@ -1,6 +1,8 @@
 #include "sources/nvml/call_runner.h"
 
+#include <cctype>
 #include <cstdio>
+#include <string_view>
 
 namespace vw::nvml {
 
@@ -50,6 +52,22 @@ bool CallRunner::blocked() const {
   return abandoned_->busy;
 }
 
+namespace {
+constexpr std::string_view kStillBlocked = " is still blocked after ";
+}  // namespace
+
+std::string WithoutBlockedTime(const std::string& message) {
+  std::string out = message;
+  for (size_t at = out.find(kStillBlocked); at != std::string::npos; at = out.find(kStillBlocked, at + 1)) {
+    // " is still blocked after 2.5 s" -> " is still blocked"
+    size_t end = at + kStillBlocked.size();
+    while (end < out.size() && (std::isdigit(static_cast<unsigned char>(out[end])) || out[end] == '.')) ++end;
+    if (out.compare(end, 2, " s") == 0) end += 2;
+    out.erase(at + kStillBlocked.size() - 7, end - (at + kStillBlocked.size() - 7));  // keep " is still blocked"
+  }
+  return out;
+}
+
 Status CallRunner::RunErased(const char* name, std::chrono::milliseconds deadline, std::function<void()> task) {
   if (abandoned_) {
     std::lock_guard<std::mutex> lock(abandoned_->mu);
@@ -58,7 +76,7 @@ Status CallRunner::RunErased(const char* name, std::chrono::milliseconds deadlin
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.1f", secs);
       return Status::Timeout(std::string(name) + ": not called, the previous call " + abandoned_->current +
-                             " is still blocked after " + buf + " s");
+                             std::string(kStillBlocked) + buf + " s");
     }
   }
   abandoned_.reset();

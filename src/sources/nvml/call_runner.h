@@ -32,6 +32,11 @@
 
 namespace vw::nvml {
 
+// `message` without the time a refused call's predecessor has been blocked ("… is still blocked
+// after 2.5 s" -> "… is still blocked"): the same trouble seen at each tick compares equal, so
+// that it is said once.
+std::string WithoutBlockedTime(const std::string& message);
+
 class CallRunner {
  public:
   CallRunner() = default;

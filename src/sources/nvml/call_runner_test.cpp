@@ -47,6 +47,16 @@ TEST(CallRunnerTest, TimesOutFailsFastWhileBlockedAndRecoversAfterwards) {
   auto fast = runner.Run<int>("nvmlNext", milliseconds(1000), [] { return 2; });
   ASSERT_FALSE(fast.ok());
   EXPECT_THAT(fast.status().message(), HasSubstr("nvmlNext: not called, the previous call nvmlStuck is still blocked"));
+  // Said once: the same refusal a tick later compares equal without its time.
+  std::this_thread::sleep_for(milliseconds(150));
+  auto later = runner.Run<int>("nvmlNext", milliseconds(1000), [] { return 2; });
+  ASSERT_FALSE(later.ok());
+  EXPECT_NE(later.status().message(), fast.status().message());
+  EXPECT_EQ(WithoutBlockedTime(later.status().message()), WithoutBlockedTime(fast.status().message()));
+  EXPECT_EQ(WithoutBlockedTime("GPU 7: nvmlDeviceRegisterEvents: not called, the previous call nvmlDeviceGetMemoryInfo "
+                               "is still blocked after 12.5 s; GPU 8: x"),
+            "GPU 7: nvmlDeviceRegisterEvents: not called, the previous call nvmlDeviceGetMemoryInfo is still blocked; "
+            "GPU 8: x");
 
   *release = true;
   for (int i = 0; i < 200 && runner.blocked(); ++i) std::this_thread::sleep_for(milliseconds(5));

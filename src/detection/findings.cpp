@@ -439,6 +439,7 @@ class Rules {
             ". A server idling between requests is fine.");
   }
 
+  static constexpr size_t kXidPidsNamed = 8, kXidMessageBytes = 240;
   void Xid(const XidSummary& x) {
     Severity sev = Severity::kWarning;
     using C = XidSummary::Class;
@@ -454,13 +455,16 @@ class Rules {
     std::string msg =
         fmt::format("Xid {} ({}{}) on GPU {}{}: {} time{}", x.xid, what, x.mnemonic.empty() ? "" : ", " + x.mnemonic,
                     x.gpu, instances, x.count, x.count == 1 ? "" : "s");
+    // Bounded, whatever the log holds: the first kXidPidsNamed PIDs, and the last message cut to
+    // kXidMessageBytes (a log of 5000 PIDs, or one line of megabytes, is not one finding's text).
     if (!x.pids.empty()) {
       std::vector<std::string> pids;
-      for (auto pid : x.pids) pids.push_back(std::to_string(pid));
+      for (size_t i = 0; i < x.pids.size() && i < kXidPidsNamed; ++i) pids.push_back(std::to_string(x.pids[i]));
       msg += (pids.size() == 1 ? ", PID " : ", PIDs ") + Join(pids);
+      if (x.pids.size() > kXidPidsNamed) msg += fmt::format(" and {} more", x.pids.size() - kXidPidsNamed);
     }
     if (x.caused_by_xid) msg += fmt::format(", caused by Xid {}", *x.caused_by_xid);
-    if (!x.last_message.empty()) msg += "; last: \"" + x.last_message + "\"";
+    if (!x.last_message.empty()) msg += "; last: \"" + Utf8Shortened(x.last_message, kXidMessageBytes) + "\"";
     std::optional<int64_t> pid;
     if (x.pids.size() == 1) pid = x.pids[0];
     Add("xid", sev, x.gpu, pid, std::nullopt, msg,

@@ -545,6 +545,26 @@ TEST(Findings, XidSeverityFollowsItsClass) {
   EXPECT_EQ(r.findings[2].severity, Severity::kOk);
 }
 
+// An Xid finding's text is bounded: the first 8 PIDs and how many more, the last message cut.
+TEST(Findings, XidFindingNamesAtMostEightPidsAndCutsALongMessage) {
+  CheckInput in;
+  in.samples.push_back(Host(0, {Gpu(0, {})}));
+  XidSummary x;
+  x.gpu = "0";
+  x.xid = 13;
+  x.count = 5000;
+  x.klass = XidSummary::Class::kApplication;
+  for (int64_t pid = 1000; pid < 6000; ++pid) x.pids.push_back(pid);
+  x.last_message = std::string(100000, 'y');
+  in.xids = {x};
+  CheckResult r = EvaluateCheck(in, {});
+  ASSERT_EQ(r.findings.size(), 1u);
+  const std::string& m = r.findings[0].message;
+  EXPECT_LT(m.size(), 500u) << m.size();
+  EXPECT_NE(m.find("PIDs 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007 and 4992 more"), std::string::npos) << m;
+  EXPECT_NE(m.find("yyy...\""), std::string::npos) << m.substr(m.size() - 40);
+}
+
 }  // namespace
 }  // namespace vw::detection
 

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <ctime>
 
+#include "core/printable.h"
+
 namespace vw::cli {
 
 namespace {
@@ -50,10 +52,12 @@ std::optional<Timestamp> XidWallTime(const kernel::XidEvent& e, double reference
 
 ReplayXids::ReplayXids(const kernel::KernelLogScan& scan, bool trace_has_zone, double first_t)
     : uuid_by_pci_(scan.uuid_by_pci) {
-  size_t to_utc = 0, to_wall = 0;
+  size_t to_utc = 0, to_wall = 0, unread = 0;
+  std::string first_unread;  // the first time written that could not be read
   for (const kernel::XidEvent& e : scan.events) {
     std::optional<Timestamp> ts = XidWallTime(e, first_t);
     if (!ts) {
+      if (!e.wall_clock.empty() && unread++ == 0) first_unread = e.wall_clock;
       untimed_.push_back(e);
       continue;
     }
@@ -68,11 +72,19 @@ ReplayXids::ReplayXids(const kernel::KernelLogScan& scan, bool trace_has_zone, d
     timed_.push_back({t, e});
   }
   std::stable_sort(timed_.begin(), timed_.end(), [](const Placed& a, const Placed& b) { return a.t < b.t; });
-  if (!untimed_.empty()) {
+  if (const size_t none = untimed_.size() - unread; none > 0) {
     notes_.push_back(
         fmt::format("{} Xid line{} of the kernel log carr{} no absolute time (plain dmesg or /dev/kmsg, seconds since "
                     "boot): counted at the start of the replay; `dmesg -T` or syslog lines can be placed in the trace",
-                    untimed_.size(), untimed_.size() == 1 ? "" : "s", untimed_.size() == 1 ? "ies" : "y"));
+                    none, none == 1 ? "" : "s", none == 1 ? "ies" : "y"));
+  }
+  if (unread > 0) {
+    // `dmesg -T` writes the day and month in the locale's words ("Fr Aug 30", "ven. août 30").
+    notes_.push_back(fmt::format(
+        "{} Xid line{} of the kernel log {} a time that could not be read (the first: \"{}\"; expected \"Fri Aug 30 "
+        "11:43:09 2024\", \"Aug 30 11:43:09\" or ISO 8601; `dmesg -T` writes the locale's day and month names: run it "
+        "with LC_ALL=C): counted at the start of the replay",
+        unread, unread == 1 ? "" : "s", unread == 1 ? "has" : "have", Printable(Utf8Shortened(first_unread, 60))));
   }
   if (to_wall > 0) {
     notes_.push_back(

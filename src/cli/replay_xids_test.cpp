@@ -61,6 +61,8 @@ TEST(XidWallTimeTest, ReadsEveryPrefixThatNamesAnAbsoluteTime) {
       // RFC 5424 as forwarded by a syslog daemon, with its priority.
       {"<4>1 2026-11-27T08:30:00.25Z node1 kernel - - - NVRM: Xid (PCI:0000:3b:00): 48, DBE", "2026-11-27T08:30:00.25Z",
        true},
+      // dmesg --time-format=iso.
+      {"2026-11-27T10:30:00,250000+02:00 NVRM: Xid (PCI:0000:3b:00): 48, DBE", "2026-11-27T08:30:00.25Z", true},
       // RFC 3164 with its priority.
       {"<4>Nov 27 10:00:05 node1 kernel: NVRM: Xid (PCI:0000:3c:00): 13, Graphics Exception", "2026-11-27T10:00:05"},
       {"[  123.456] NVRM: Xid (PCI:0000:3b:00): 31, pid=1, name=a, MMU Fault", std::nullopt},
@@ -89,6 +91,25 @@ TEST(XidWallTimeTest, ReadsEveryPrefixThatNamesAnAbsoluteTime) {
                           At("2027-01-05T00:00:00"));
   ASSERT_TRUE(leap.has_value());
   EXPECT_DOUBLE_EQ(leap->seconds, At("2028-02-29T12:00:00"));
+}
+
+// A time written but not readable (`dmesg -T` in another locale) is said as such, with the line's
+// time and how to get one that reads, not as a line without a time.
+TEST(ReplayXidsTest, ATimeThatCannotBeReadIsNamedApartFromLinesWithoutOne) {
+  kernel::KernelLogScan scan = kernel::ScanKernelLog(
+      "[Fr Nov 27 10:30:00 2026] NVRM: Xid (PCI:0000:3b:00): 13, late\n"
+      "[Fr Nov 27 10:40:00 2026] NVRM: Xid (PCI:0000:3b:00): 13, later\n"
+      "[  123.456] NVRM: Xid (PCI:0000:3b:00): 31, untimed\n");
+  ReplayXids x(scan, /*trace_has_zone=*/false, At("2026-11-27T09:00:00"));
+  EXPECT_EQ(x.untimed(), 3u);
+  ASSERT_EQ(x.notes().size(), 2u);
+  EXPECT_NE(x.notes()[0].find("1 Xid line of the kernel log carries no absolute time"), std::string::npos)
+      << x.notes()[0];
+  EXPECT_NE(x.notes()[1].find("2 Xid lines of the kernel log have a time that could not be read (the first: \"Fr Nov "
+                              "27 10:30:00 2026\""),
+            std::string::npos)
+      << x.notes()[1];
+  EXPECT_NE(x.notes()[1].find("LC_ALL=C"), std::string::npos) << x.notes()[1];
 }
 
 TEST(ReplayXidsTest, ReturnsEventsWhenTheTraceReachesThemAndUntimedOnesAtTheStart) {

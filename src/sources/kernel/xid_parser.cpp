@@ -74,6 +74,14 @@ void ParsePrefix(std::string_view prefix, XidEvent& e) {
       return;
     }
   }
+  // dmesg --time-format=iso: "2024-08-30T11:43:09,123456+02:00 " (no host, no "kernel:").
+  if (StartsWithIsoDate(prefix) && prefix.size() > 10 && prefix[10] == 'T' &&
+      prefix.find(" kernel:") == std::string_view::npos && prefix.find('[') == std::string_view::npos) {
+    std::string stamp(Words(prefix)[0]);
+    if (const size_t comma = stamp.find(','); comma != std::string::npos) stamp[comma] = '.';  // its fraction
+    e.wall_clock = std::move(stamp);
+    return;
+  }
   size_t open = prefix.rfind('[');
   size_t close = open == std::string_view::npos ? open : prefix.find(']', open);
   if (close != std::string_view::npos) {

@@ -388,14 +388,16 @@ TEST(HttpServer, SlowClientsNeitherBlockPublishingNorTheServerForLong) {
     ASSERT_EQ(write(fd, "GET /metr", 9), 9);
     socks.push_back(fd);
   }
-  // The sampler keeps publishing without waiting.
+  // The sampler keeps publishing without waiting: a publish held by the slow clients would wait
+  // for their 0.5 s read timeout, so the bound sits well under it and well above the scheduling
+  // noise of a loaded machine (0.12 s seen with the whole suite running on two cores).
   double worst = 0;
   for (int i = 0; i < 200; ++i) {
     auto a = std::chrono::steady_clock::now();
     f.Publish(8, 12);
     worst = std::max(worst, std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
   }
-  EXPECT_LT(worst, 0.05);
+  EXPECT_LT(worst, 0.3);
   // A well-behaved client is served once the read timeouts have freed the workers.
   auto a = std::chrono::steady_clock::now();
   auto res = f.Client().Get("/metrics");

@@ -84,6 +84,13 @@ nlohmann::ordered_json StatusJson(const DaemonState& state) {
     const GpuState& g = state.gpus[i];
     auto& j = gpus[i];
     j["memory_unattributed_bytes"] = Opt(g.unattributed_bytes);  // as /metrics: read with its process list
+    for (auto& m : j["mig_devices"]) {                           // and so each GPU instance's
+      auto it = m["gpu_instance_id"].is_number_unsigned()
+                    ? g.mig_unattributed_bytes.find(m["gpu_instance_id"].get<unsigned>())
+                    : g.mig_unattributed_bytes.end();
+      m["memory_unattributed_bytes"] =
+          it == g.mig_unattributed_bytes.end() ? nlohmann::ordered_json() : nlohmann::ordered_json(it->second);
+    }
     j["analysis"] = AnalysisJson(g.analysis);
     j["stale"] = g.stale;
     j["sampled_at"] =

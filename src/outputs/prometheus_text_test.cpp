@@ -469,6 +469,13 @@ TEST(PrometheusText, MigInstancesServeTheirUnattributedMemory) {
   for (const std::string& line : Lines(text))
     n += MetricName(line) == "vramwatch_mig_instance_memory_unattributed_bytes";
   EXPECT_EQ(n, 1u) << text;
+  // The status gives each instance the same figure, read with its process list (the snapshot's
+  // instance use is newer than its processes between two process refreshes): null where /metrics
+  // serves none.
+  const nlohmann::ordered_json j = StatusJson(s);
+  ASSERT_EQ(j["gpus"][0]["mig_devices"].size(), 2u);
+  EXPECT_EQ(j["gpus"][0]["mig_devices"][0]["memory_unattributed_bytes"], 3ull << 30);
+  EXPECT_TRUE(j["gpus"][0]["mig_devices"][1]["memory_unattributed_bytes"].is_null());
   s.gpus[0].stale = true;
   EXPECT_THAT(RenderPrometheus(s, s.t), Not(HasSubstr("vramwatch_mig_instance_memory_unattributed_bytes")));
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 
 #include "cli/watch_pipeline.h"
 #include "core/units.h"
@@ -140,6 +141,7 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
       out.push_back(std::move(c));
     }
   }
+  std::map<std::string, size_t> from_findings;  // alert key -> its condition in `out`
   for (const Finding& f : findings_.findings) {
     std::string name = AlertNameOf(f);
     if (name.empty()) continue;
@@ -160,6 +162,19 @@ std::vector<detection::AlertCondition> WatchPipeline::Conditions(double now) con
     c.severity = f.severity;
     c.annotations["summary"] = f.message;
     if (!f.action.empty()) c.annotations["description"] = f.action;
+    // Findings of one alert (orphaned memory on two MIG instances of one GPU): one alert that says
+    // each, at the worst severity, not the first alone.
+    auto [at, first] = from_findings.emplace(detection::AlertKey(c), out.size());
+    if (!first) {
+      detection::AlertCondition& kept = out[at->second];
+      kept.severity = std::max(kept.severity, c.severity);
+      kept.annotations["summary"] += " Also: " + c.annotations["summary"];
+      if (const std::string& d = c.annotations["description"];
+          !d.empty() && kept.annotations["description"].find(d) == std::string::npos) {
+        kept.annotations["description"] += kept.annotations["description"].empty() ? d : " Also: " + d;
+      }
+      continue;
+    }
     out.push_back(std::move(c));
   }
   return out;

@@ -247,6 +247,41 @@ TEST(WatchPipelineAlerts, OrphanedMemoryBesideALiveHolderFiresWhenSampleTimesJit
   EXPECT_FALSE(Resolved(sink, "GpuOrphanedMemory"));
 }
 
+// Orphaned memory on two MIG instances of one GPU: one GpuOrphanedMemory alert (its labels are the
+// GPU's), whose summary names both instances, not the first alone.
+TEST(WatchPipelineAlerts, OrphanedMemoryOnTwoMigInstancesOfOneGpuIsOneAlertNamingBoth) {
+  RecordingSink sink;
+  WatchPipeline p(FastAlerts(), nullptr, {&sink});
+  const double t0 = 1'790'000'000;
+  for (double t = t0; t <= t0 + 6; t += 0.5) {
+    HostSnapshot snap;
+    snap.t = t;
+    GpuSnapshot g = Gpu(0, t, 3072);
+    g.mig_enabled = true;
+    for (unsigned gi : {1u, 2u}) {
+      MigDeviceSnapshot m;
+      m.gpu_instance_id = gi;
+      m.compute_instance_id = 0;
+      m.uuid = "MIG-" + std::to_string(gi);
+      m.name = "NVIDIA H100 80GB HBM3 MIG 3g.40gb";
+      m.memory_total_bytes = static_cast<uint64_t>(40448 * kMiB);
+      m.memory_used_bytes = static_cast<uint64_t>(gi * 1024 * kMiB);
+      g.mig_devices.push_back(m);
+    }
+    snap.gpus = {g};
+    p.Ingest(snap, true, true);
+  }
+  std::vector<std::string> fired;
+  for (const auto& e : sink.events) {
+    if (e.alert.condition.name == "GpuOrphanedMemory" && e.kind == detection::AlertEventKind::kFiring) {
+      fired.push_back(e.alert.condition.annotations.at("summary"));
+    }
+  }
+  ASSERT_EQ(fired.size(), 1u);
+  EXPECT_NE(fired[0].find("MIG GPU instance 1 "), std::string::npos) << fired[0];
+  EXPECT_NE(fired[0].find("MIG GPU instance 2 "), std::string::npos) << fired[0];
+}
+
 TEST(WatchPipelineAlerts, AProcessLeakHiddenInTheGpuTotalRaisesItsOwnAlert) {
   // PID 100 leaks 1.5 GiB/h while PID 200 gives back as much: the GPU's total stays flat (no
   // GpuMemoryLeak), but PID 100's own series says leak, and that alerts too.

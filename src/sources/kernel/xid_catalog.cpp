@@ -61,6 +61,12 @@ constexpr XidInfo kCatalog[] = {
      "Read the recovery action in the message (drain, reset, reboot) and follow it; an event from NVML's event "
      "API carries no message: read it in the kernel log.",
      XidClass::kInformational},
+    // Newer drivers' detail of an Xid 48: where the uncorrectable error was.
+    {171, "UNCORRECTABLE_DRAM_ERROR", "uncorrectable DRAM error (the detail of an Xid 48)",
+     "Rule out hardware: drain the GPU, reset it or reboot to clear, and check ECC and remapped-row counts.",
+     XidClass::kHardware},
+    {172, "UNCORRECTABLE_SRAM_ERROR", "uncorrectable SRAM error (the detail of an Xid 48)",
+     "Rule out hardware: drain the GPU, reset it or reboot to clear, and check ECC counts.", XidClass::kHardware},
     // Not the driver's: NVML's event API reports an Xid it does not know as 999.
     {999, "", "an Xid NVML's event API does not know",
      "Read the kernel log at this time for the driver's Xid line: it gives the code and the driver's text.",

@@ -2,8 +2,8 @@
 // (from the driver's own names), meaning, and the next step a person should take.
 //
 // `hardware` marks the set that points at a different incident than a leak (ECC, row remapping,
-// NVLink, fallen off the bus, GSP): 48 63 64 74 79 92 94 95 119 120 140. Those call for ruling out
-// hardware before anything else.
+// NVLink, fallen off the bus, PMU halt, GSP): 48 62 63 64 74 79 92 94 95 119 120 140 171 172.
+// Those call for ruling out hardware before anything else.
 #pragma once
 
 #include <optional>

@@ -330,7 +330,7 @@ TEST(DropOlderThan, KeepsRecentUntimedAndAlwaysKeptCodes) {
 }
 
 TEST(XidCatalog, HardwareSetPointsAtADifferentIncident) {
-  for (int code : {48, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140}) {
+  for (int code : {48, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140, 171, 172}) {
     const XidInfo* info = LookupXid(code);
     ASSERT_NE(info, nullptr) << code;
     EXPECT_TRUE(info->hardware()) << code;

@@ -128,6 +128,7 @@ class Rules {
         }
       }
       if (g.nvml_errors.empty()) failed = g.errors;
+      failed = Counted(failed);
       if (!failed.empty()) {
         Add("nvml_error", Severity::kWarning, key, std::nullopt, std::nullopt,
             name + ": NVML calls failed: " + Join(failed) + ". The values they provide are missing, not zero.",
@@ -203,11 +204,15 @@ class Rules {
     const bool failing_now = std::any_of(g.nvml_errors.begin(), g.nvml_errors.end(),
                                          [](const NvmlCallError& e) { return !IsCapabilityCode(e.code); }) ||
                              (g.nvml_errors.empty() && !g.errors.empty());
-    size_t hung = 0, failing = 0;
+    size_t hung = 0, failing = 0, lost = 0;
     std::vector<std::string> hung_calls, failed_calls;  // the calls of the samples that hung, that failed
     for (size_t i = 0; i + 1 < history.size(); ++i) {
       const GpuSnapshot& h = *history[i];
-      const bool hang = !h.responsive || h.lost;
+      if (h.lost) {  // GPU_IS_LOST: not a call that hung
+        ++lost;
+        continue;
+      }
+      const bool hang = !h.responsive;
       std::vector<std::string>& calls = hang ? hung_calls : failed_calls;
       auto remember = [&](const std::string& text) {
         if (std::find(calls.begin(), calls.end(), text) == calls.end()) calls.push_back(text);
@@ -230,9 +235,15 @@ class Rules {
         ++failing;
       }
     }
-    if (hung == 0 && (failing == 0 || failing_now)) return;  // failing now: reported by Gpu()
+    if (lost == 0 && hung == 0 && (failing == 0 || failing_now)) return;  // failing now: reported by Gpu()
     const std::string over = fmt::format("{} samples over {}", history.size(), FormatDuration(span_s_));
-    if (hung > 0) {
+    if (lost > 0) {
+      Add("nvml_error", Severity::kWarning, key, std::nullopt, std::nullopt,
+          fmt::format("{} was lost (NVML answered GPU_IS_LOST) in {} of {}; it answers again in the last sample.", name,
+                      lost, over),
+          "A GPU that was lost and came back points at the GPU or its PCIe link: look for Xid 79 (fallen off the "
+          "bus) in the kernel log; if it recurs, a person should drain the node and check the GPU and its link.");
+    } else if (hung > 0) {
       Add("nvml_error", Severity::kWarning, key, std::nullopt, std::nullopt,
           fmt::format("{} did not answer in {} of {} ({}){}; it answers again in the last sample.", name, hung, over,
                       Join(hung_calls),
@@ -421,6 +432,15 @@ class Rules {
       return;
     }
     if (with_sample < listed) {
+      if (with_sample == 0 && history.back()->mig_enabled) {
+        // Not per process: NVML gives no process SM use on a GPU in MIG mode. Said once per GPU.
+        if (std::find(mig_no_sm_noted_.begin(), mig_no_sm_noted_.end(), key) == mig_no_sm_noted_.end()) {
+          mig_no_sm_noted_.push_back(key);
+          result_.notes.push_back(fmt::format(
+              "idle_holder not judged on GPU {}: NVML gives no per-process SM use on a GPU in MIG mode", key));
+        }
+        return;
+      }
       result_.notes.push_back(
           fmt::format("idle_holder not judged for PID {} on GPU {}: no SM sample in {} of {} samples", p.pid, key,
                       listed - with_sample, listed));
@@ -472,6 +492,24 @@ class Rules {
     result_.findings.back().xid = x.xid;
   }
 
+  // Each text once, in order, with how many times it came when more than once: seven MIG slots
+  // failing alike are one error "(7 times)".
+  static std::vector<std::string> Counted(const std::vector<std::string>& texts) {
+    std::vector<std::pair<std::string, size_t>> seen;
+    for (const std::string& t : texts) {
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == t; });
+      if (it == seen.end()) {
+        seen.emplace_back(t, 1);
+      } else {
+        ++it->second;
+      }
+    }
+    std::vector<std::string> out;
+    for (const auto& [t, n] : seen) out.push_back(n == 1 ? t : fmt::format("{} ({} times)", t, n));
+    return out;
+  }
+
+  std::vector<std::string> mig_no_sm_noted_;  // GPUs whose MIG note on SM use was given
   const CheckInput& in_;
   const CheckConfig& c_;
   const HostSnapshot& last_;

@@ -827,6 +827,66 @@ TEST(Findings, DStateBeforeTheLastSampleOnlyIsANote) {
             1);
 }
 
+// A GPU lost (GPU_IS_LOST) inside the window that answers at its end is said to have been lost,
+// not to have hung: the next step is the GPU or its link, not a stuck call.
+TEST(Findings, AGpuLostInsideTheWindowIsSaidToHaveBeenLost) {
+  CheckConfig c;
+  c.window_s = 30;
+  CheckInput in;
+  for (int t = 0; t <= 30; t += 10) in.samples.push_back(Host(t, {Gpu(1000, {})}));
+  GpuSnapshot& lost = in.samples[1].gpus[0];
+  lost.lost = true;
+  lost.responsive = false;
+  lost.memory_used_bytes.reset();
+  lost.errors = {"nvmlDeviceGetMemoryInfo_v2: GPU is lost"};
+  lost.nvml_errors = {{"nvmlDeviceGetMemoryInfo_v2", 15, "nvmlDeviceGetMemoryInfo_v2: GPU is lost"}};
+  const CheckResult r = EvaluateCheck(in, c);
+  const Finding* f = Find(r, "nvml_error");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NE(f->message.find("was lost (NVML answered GPU_IS_LOST) in 1 of 4 samples over 30s"), std::string::npos)
+      << f->message;
+  EXPECT_NE(f->action.find("Xid 79"), std::string::npos) << f->action;
+}
+
+// The same failing call on seven MIG slots is one error with its count.
+TEST(Findings, TheSameFailedCallIsNamedOnceWithItsCount) {
+  GpuSnapshot g = Gpu(0, {});
+  const NvmlCallError e{"nvmlDeviceGetMigDeviceHandleByIndex", 999,
+                        "nvmlDeviceGetMigDeviceHandleByIndex: Unknown Error"};
+  g.nvml_errors = {e, e, e, {"nvmlDeviceGetName", 999, "nvmlDeviceGetName: Unknown Error"}};
+  const CheckResult r = OneShot(g);
+  const Finding* f = Find(r, "nvml_error");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("NVML calls failed: nvmlDeviceGetMigDeviceHandleByIndex: Unknown Error (3 times), "
+                            "nvmlDeviceGetName: Unknown Error."),
+            std::string::npos)
+      << f->message;
+}
+
+// On a GPU in MIG mode NVML gives no process SM use: one note for the GPU, not one per process.
+TEST(Findings, IdleHolderOnAMigGpuIsNotJudgedWithOneNoteForTheGpu) {
+  CheckConfig c;
+  c.window_s = 30;
+  CheckInput in;
+  for (int t = 0; t <= 30; t += 10) {
+    GpuSnapshot g = Gpu(8192, {Proc(9, 4096, ProcState::kSleeping, 0), Proc(10, 4096, ProcState::kSleeping, 0)});
+    g.mig_enabled = true;
+    for (auto& p : g.processes) p.sm_util_ratio.reset();
+    in.samples.push_back(Host(t, {g}));
+  }
+  const CheckResult r = EvaluateCheck(in, c);
+  EXPECT_EQ(Find(r, "idle_holder"), nullptr);
+  size_t mig = 0, per_pid = 0;
+  for (const std::string& n : r.notes) {
+    mig += n.find("idle_holder not judged on GPU 0: NVML gives no per-process SM use on a GPU in MIG mode") !=
+           std::string::npos;
+    per_pid += n.find("idle_holder not judged for PID") != std::string::npos;
+  }
+  EXPECT_EQ(mig, 1u);
+  EXPECT_EQ(per_pid, 0u);
+}
+
 // A GPU that hung inside the window and answers at its end: the check is not a clean OK, and the
 // idle rule says why it could not judge the holder.
 TEST(Findings, AHangInsideTheWindowIsReportedAfterTheGpuRecovers) {

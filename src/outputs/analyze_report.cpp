@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "core/printable.h"
 #include "core/time.h"
 #include "core/units.h"
 #include "outputs/plot_geometry.h"
@@ -135,14 +136,18 @@ std::vector<std::string> NextSteps(const SeriesAnalysis& a) {
 }
 
 std::string RenderAnalyzeText(const std::vector<AnalyzedSeries>& series, const AnalyzeReportOptions& options) {
+  // Names, commands, sources and the words built from them come from the files: each value's
+  // control characters are written out (core/printable.h), so a newline in a GPU name or a command
+  // cannot add a line to the report.
   std::string out;
   for (const AnalyzedSeries& s : series) {
     const SeriesAnalysis& a = s.analysis;
     const Assessment& as = a.assessment;
     Severity sev = SeverityOf(a, options);
-    out += fmt::format("{} — {}  [{}]\n", SeriesName(s), detection::VerdictName(as.verdict), SeverityName(sev));
-    out += fmt::format("  source     {}\n", s.source);
-    if (!a.gpu.uuid.empty() && !a.pid) out += fmt::format("  uuid       {}\n", a.gpu.uuid);
+    out +=
+        fmt::format("{} — {}  [{}]\n", Printable(SeriesName(s)), detection::VerdictName(as.verdict), SeverityName(sev));
+    out += fmt::format("  source     {}\n", Printable(s.source));
+    if (!a.gpu.uuid.empty() && !a.pid) out += fmt::format("  uuid       {}\n", Printable(a.gpu.uuid));
     if (as.samples > 0) {
       out += fmt::format("  span       {} → {} ({}, {} samples)\n", ReportTime(a, as.start_t), ReportTime(a, as.end_t),
                          FormatDuration(as.end_t - as.start_t), as.samples);
@@ -190,15 +195,15 @@ std::string RenderAnalyzeText(const std::vector<AnalyzedSeries>& series, const A
     }
     if (!as.evidence.empty()) {
       out += "  evidence\n";
-      for (const std::string& e : as.evidence) out += fmt::format("    - {}\n", e);
+      for (const std::string& e : as.evidence) out += fmt::format("    - {}\n", Printable(e));
     }
     out += "  next\n";
-    for (const std::string& step : NextSteps(a)) out += fmt::format("    - {}\n", step);
+    for (const std::string& step : NextSteps(a)) out += fmt::format("    - {}\n", Printable(step));
     out += "\n";
   }
   if (options.skipped_lines > 0) {
     out += fmt::format("Skipped {} malformed line(s) (--lenient):\n", options.skipped_lines);
-    for (const std::string& e : options.skipped_examples) out += fmt::format("  {}\n", e);
+    for (const std::string& e : options.skipped_examples) out += fmt::format("  {}\n", Printable(e));
   }
   return out;
 }

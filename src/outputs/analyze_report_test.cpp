@@ -40,6 +40,27 @@ TEST(AnalyzeText, TimesOfAZonedTraceAreMarkedUtcAndWallClockOnesAreNot) {
   EXPECT_THAT(wall, Not(HasSubstr("UTC")));
 }
 
+// A newline in a GPU name, a command, a UUID or the source cannot add a line to the report: each
+// value's control characters are written out.
+TEST(AnalyzeText, ControlCharactersInValuesFromTheFileAreWrittenOut) {
+  AnalyzedSeries s = Leak(true, false);
+  s.analysis.gpu.name = "NVIDIA H100\n\nStatus: OK (exit 0)";
+  s.analysis.gpu.uuid = "GPU-1\x1b[31m";
+  s.source = "run\rx.csv";
+  AnalyzedSeries p = s;
+  p.analysis.pid = 7;
+  p.analysis.process_command = "train.py\nGPU 1 (NVIDIA H100) — plateau  [ok]";
+  const std::string text = RenderAnalyzeText({s, p}, {});
+  EXPECT_THAT(text, Not(HasSubstr("\nStatus: OK")));
+  EXPECT_THAT(text, Not(HasSubstr("\nGPU 1 (NVIDIA H100)")));
+  EXPECT_THAT(text, Not(HasSubstr("\x1b")));
+  EXPECT_THAT(text, Not(HasSubstr("\r")));
+  EXPECT_THAT(text, HasSubstr("GPU 0 (NVIDIA H100\\n\\nStatus: OK (exit 0))"));
+  EXPECT_THAT(text, HasSubstr("train.py\\nGPU 1"));
+  EXPECT_THAT(text, HasSubstr("uuid       GPU-1\\x1b[31m"));
+  EXPECT_THAT(text, HasSubstr("source     run\\rx.csv"));
+}
+
 TEST(AnalyzeJson, OomAtOnASyntheticClockIsSecondsLikeLeakStart) {
   nlohmann::json doc = RenderAnalyzeJson({Leak(false, true)}, {});
   const nlohmann::json& g = doc["gpus"][0];

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/exit_codes.h"
+#include "core/printable.h"
 #include "outputs/http_server.h"
 
 namespace vw::cli {
@@ -149,7 +150,7 @@ std::string GeneratorUrl(const std::string& external_url, const std::string& lis
 }
 
 int WatchFail(const std::string& message) {
-  std::fprintf(stderr, "vramwatch watch: %s\n", message.c_str());
+  std::fprintf(stderr, "vramwatch watch: %s\n", PrintableLines(message).c_str());
   return kExitUnknown;
 }
 

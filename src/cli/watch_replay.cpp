@@ -238,7 +238,7 @@ class ReplayFeeder {
     }
   }
   void Note(const std::string& text) const {
-    if (!f_.quiet) std::fprintf(stderr, "vramwatch watch: %s\n", text.c_str());
+    if (!f_.quiet) std::fprintf(stderr, "vramwatch watch: %s\n", PrintableLines(text).c_str());
   }
 
   // The first instant: the trace's clock is known from its first record. A zone-less trace is the
@@ -348,7 +348,8 @@ int RunReplay(const WatchFlags& f, WatchConfig config, const storage::HistoryOpt
   ReplayIo io;
   if (Status s = OpenReplay(f, history, &io); !s.ok()) return WatchFail(s.message());
   WorstSink worst;
-  outputs::LogAlertSink log([](const std::string& line) { std::printf("%s\n", line.c_str()); });
+  // Control characters in a recorded command or host written out, as the live daemon's lines.
+  outputs::LogAlertSink log([](const std::string& line) { std::printf("%s\n", Printable(line).c_str()); });
   std::vector<outputs::AlertSink*> sinks{&log, &worst};
   if (io.jsonl) sinks.push_back(io.jsonl.get());
   config.alerts.resend_interval_s = 0;  // a replay prints each change once
@@ -358,7 +359,7 @@ int RunReplay(const WatchFlags& f, WatchConfig config, const storage::HistoryOpt
   ReplayFeeder feeder(f, io, log, pipeline, stop);
   if (Status s = feeder.Run(); !s.ok()) return WatchFail(s.message());
   pipeline.Flush();
-  for (const std::string& line : pipeline.GpuVerdictLines()) std::printf("%s\n", line.c_str());
+  for (const std::string& line : pipeline.GpuVerdictLines()) std::printf("%s\n", Printable(line).c_str());
   std::fflush(stdout);
   return ExitCodeFor(worst.worst);
 }

@@ -1,28 +1,47 @@
 // File writers for the SVG plot and the HTML report (see report_files.h).
 #include "outputs/report_files.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 
 #include "outputs/framework_plot.h"
 
 namespace vw::outputs {
 namespace {
 
+// Written whole to a new file beside `path` and renamed over it, so that a reader never sees half
+// a report. The new file is made by mkstemp (O_EXCL, a name nobody can guess): a link planted at a
+// fixed name ("report.html.tmp") in a shared directory cannot make it write elsewhere.
 Status WriteWhole(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return FromErrno(errno, "open " + tmp + " for writing");
-  size_t written = std::fwrite(content.data(), 1, content.size(), f);
-  int write_err = written == content.size() ? 0 : errno;
-  if (std::fclose(f) != 0 && write_err == 0) write_err = errno;
+  std::string tmp = path + ".XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return FromErrno(errno, "create a file beside " + path + " for writing");
+  // mkstemp makes it 0600; a report is as readable as any file this user creates (the umask).
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  int write_err = ::fchmod(fd, 0666 & ~mask) == 0 ? 0 : errno;
+  for (size_t done = 0; write_err == 0 && done < content.size();) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      write_err = errno;
+    } else {
+      done += static_cast<size_t>(n);
+    }
+  }
+  if (::close(fd) != 0 && write_err == 0) write_err = errno;
   if (write_err != 0) {
-    std::remove(tmp.c_str());
+    ::unlink(tmp.c_str());
     return FromErrno(write_err, "write " + tmp);
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
-    std::remove(tmp.c_str());
+    ::unlink(tmp.c_str());
     return FromErrno(err, "rename " + tmp + " to " + path);
   }
   return Status::Ok();

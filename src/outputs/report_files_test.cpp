@@ -1,6 +1,7 @@
 #include "outputs/report_files.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -36,6 +37,31 @@ TEST(ReportFiles, WritesTheSvgAndTheHtmlWhole) {
   EXPECT_EQ(svg, RenderSvgSmallMultiples(gpus));
   EXPECT_EQ(html, RenderHtmlReport(gpus));
   EXPECT_FALSE(fs::exists(dir / "plot.svg.tmp"));
+}
+
+// A link planted where a fixed temporary name would be ("report.html.tmp", in a shared directory)
+// is not written through: the file it points at keeps its content, the report is a file of its own,
+// readable as the user's files are, and nothing is left beside it.
+TEST(ReportFiles, ALinkAtTheTemporaryNameIsNotWrittenThrough) {
+  fs::path dir = TempDir("report_files_link");
+  {
+    std::ofstream victim(dir / "victim");
+    victim << "precious";
+  }
+  fs::create_symlink(dir / "victim", dir / "report.html.tmp");
+  auto gpus = testing::TwoGpus();
+  ASSERT_TRUE(WriteHtmlReport((dir / "report.html").string(), gpus).ok());
+  EXPECT_EQ(Slurp(dir / "victim"), "precious");
+  EXPECT_FALSE(fs::is_symlink(dir / "report.html"));
+  EXPECT_EQ(Slurp(dir / "report.html"), RenderHtmlReport(gpus));
+  const fs::perms p = fs::status(dir / "report.html").permissions();
+  EXPECT_NE(p & fs::perms::owner_read, fs::perms::none);
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  EXPECT_EQ((p & fs::perms::others_read) != fs::perms::none, (mask & S_IROTH) == 0);
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.path().filename() != "report.html.tmp";
+  EXPECT_EQ(files, 2u) << "victim and report.html, no temporary left";
 }
 
 TEST(ReportFiles, NamesThePathWhenItCannotWrite) {

@@ -33,6 +33,36 @@ detection::SeriesAnalysis ReleaseAtTheEnd() {
   return b.Snapshot();
 }
 
+// FitText keeps the longest prefix of whole code points that fits with the "…" (the reference below
+// tries every prefix, longest first), for ASCII, two-, three- and four-byte characters, at widths
+// around each cut; and a megabyte of command line is cut, not measured once per byte.
+TEST(FitText, KeepsTheLongestPrefixOfWholeCharactersThatFits) {
+  auto reference = [](const std::string& text, double width, double font_px) {
+    if (TextWidth(text, font_px) <= width) return text;
+    std::vector<size_t> ends;  // where each prefix of whole code points ends
+    for (size_t i = 1; i <= text.size(); ++i) {
+      if (i == text.size() || (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ends.push_back(i);
+    }
+    for (size_t k = ends.size(); k-- > 0;) {
+      if (TextWidth(text.substr(0, ends[k]) + "…", font_px) <= width) return text.substr(0, ends[k]) + "…";
+    }
+    return std::string("…");
+  };
+  const std::vector<std::string> texts = {
+      "", "a", "python3 train.py --config llama-7b.yaml", "模型训练 python3 é", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 x", std::string(300, 'w')};
+  for (const std::string& t : texts) {
+    for (double font : {9.0, 11.0, 12.5}) {
+      for (double width = 0; width < 250; width += 0.77) {
+        EXPECT_EQ(FitText(t, width, font), reference(t, width, font)) << t << " " << width << " " << font;
+      }
+    }
+  }
+  const std::string long_command(1 << 20, 'x');
+  const std::string cut = FitText(long_command, 300, 11);
+  EXPECT_EQ(cut, reference(std::string(200, 'x'), 300, 11));
+  EXPECT_LE(TextWidth(cut, 11), 300);
+}
+
 TEST(LayoutChart, TheFloorDrawnEndsAtThePrintedFloorWhenTheTraceEndsInARelease) {
   const detection::SeriesAnalysis s = ReleaseAtTheEnd();
   const auto& a = s.assessment;

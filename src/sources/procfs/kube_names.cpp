@@ -36,6 +36,16 @@ bool IsPodUid(const std::string& s) {
   return IsHex(digits);
 }
 
+// A name Kubernetes allows for a namespace, pod or container (DNS-1123: lower-case letters, digits,
+// '-' and '.', beginning and ending with a letter or digit, at most 253 characters). Anything else
+// in the log directory's names is not taken: those names go into the shell commands a finding
+// suggests (`kubectl exec -n NS POD -c CONTAINER ...`).
+bool IsKubeName(const std::string& s) {
+  auto alnum = [](char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'); };
+  return !s.empty() && s.size() <= 253 && alnum(s.front()) && alnum(s.back()) &&
+         std::all_of(s.begin(), s.end(), [&](char ch) { return alnum(ch) || ch == '-' || ch == '.'; });
+}
+
 std::string Brief(const Status& s) {
   return s.code() == StatusCode::kPermissionDenied ? std::string("permission denied") : s.message();
 }
@@ -45,7 +55,10 @@ std::string Brief(const Status& s) {
 bool ParsePodLogDir(const std::string& entry, KubePod& pod, std::string& uid) {
   KubePod p;
   std::string u;
-  if (!SplitThree(entry, p.pod_namespace, p.pod_name, u) || !IsPodUid(u)) return false;
+  if (!SplitThree(entry, p.pod_namespace, p.pod_name, u) || !IsPodUid(u) || !IsKubeName(p.pod_namespace) ||
+      !IsKubeName(p.pod_name)) {
+    return false;
+  }
   pod = std::move(p);
   uid = std::move(u);
   return true;
@@ -62,7 +75,8 @@ bool ParseContainerLogLink(const std::string& entry, KubeContainer& container, s
   const std::string cid = stem.substr(stem.size() - kIdSize);
   if (!IsHex(cid) || stem[stem.size() - kIdSize - 1] != '-') return false;
   KubeContainer c;
-  if (!SplitThree(stem.substr(0, stem.size() - kIdSize - 1), c.pod_name, c.pod_namespace, c.container_name)) {
+  if (!SplitThree(stem.substr(0, stem.size() - kIdSize - 1), c.pod_name, c.pod_namespace, c.container_name) ||
+      !IsKubeName(c.pod_name) || !IsKubeName(c.pod_namespace) || !IsKubeName(c.container_name)) {
     return false;
   }
   container = std::move(c);

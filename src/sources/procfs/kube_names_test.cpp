@@ -36,6 +36,11 @@ TEST(ParsePodLogDir, RefusesOtherShapesAndLeavesTheOutputsAlone) {
       "ml_llm-serve-0_" + kUid.substr(0, 35),                 // one digit short
       "ml_llm-serve-0_6B8E2A1C-4D5F-4E3A-9B7C-0D1E2F3A4B5C",  // the kubelet writes lower case
       "kube-system_etcd_" + kStaticUid + "0",                 // 33 hex digits
+      // Names Kubernetes does not allow: they would go into a suggested kubectl command.
+      "ml_pod$(reboot)_" + kUid,
+      "ml`id`_llm-serve-0_" + kUid,
+      "ml_Llm-serve-0_" + kUid,
+      "ml_llm-serve-0-_" + kUid,
   };
   for (const std::string& entry : bad) {
     KubePod p{"keep", "keep"};
@@ -65,6 +70,10 @@ TEST(ParseContainerLogLink, RefusesOtherShapes) {
       "llm-serve-0_ml_-" + kId + ".log",                // empty container name
       "-" + kId + ".log",
       "kern.log",
+      // Names Kubernetes does not allow: they would go into a suggested kubectl command.
+      "pod$(reboot)_ml_vllm-" + kId + ".log",
+      "llm-serve-0_ml_ctr`id`-" + kId + ".log",
+      "llm-serve-0_ml x_vllm-" + kId + ".log",
   };
   for (const std::string& entry : bad) {
     KubeContainer c;

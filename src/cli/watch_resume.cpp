@@ -24,7 +24,7 @@ void ReadFailed(const Status& s, const char* what) {
 
 size_t WatchPipeline::Resume(double now, const std::optional<std::string>& hostname) {
   if (history_ == nullptr) return 0;
-  size_t fed = 0;
+  size_t fed = 0, ahead = 0;  // samples restored; samples dated after `now`, left out
   if (auto all = history_->baselines().All(); all.ok()) {
     for (auto& b : *all) baselines_[b.key] = b;
   } else {
@@ -93,8 +93,23 @@ size_t WatchPipeline::Resume(double now, const std::optional<std::string>& hostn
     if (!pts.ok() || pts->empty()) continue;
     auto it = gpus_.find(key);
     if (it == gpus_.end()) it = gpus_.emplace(key, GpuTrack(config_.engine)).first;
-    for (const auto& p : *pts) it->second.engine.Add(p.t, static_cast<double>(p.used_bytes));
-    fed += pts->size();
+    for (const auto& p : *pts) {
+      // A sample dated after this start was written while the system clock ran ahead (it was
+      // stepped back since): fed, it would put every new sample out of order until the clock caught
+      // up with it.
+      if (p.t > now) {
+        ++ahead;
+        continue;
+      }
+      it->second.engine.Add(p.t, static_cast<double>(p.used_bytes));
+      ++fed;
+    }
+  }
+  if (ahead > 0) {
+    std::fprintf(stderr,
+                 "vramwatch watch: history: %zu sample(s) dated after now were not restored (the system clock "
+                 "was ahead when they were written)\n",
+                 ahead);
   }
   return fed;
 }

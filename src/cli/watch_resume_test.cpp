@@ -83,6 +83,30 @@ TEST(WatchPipelineResume, OnlyTheResumeWindowIsRefed) {
   EXPECT_EQ(VerdictOf(*p.BuildState(now), 0), "insufficient_data");
 }
 
+// History written while the system clock ran an hour ahead (it was stepped back since): the samples
+// dated after the restart are not restored, and the first live samples are judged, not dropped as
+// out of time order.
+TEST(WatchPipelineResume, SamplesDatedAfterTheRestartAreNotRestored) {
+  TempDb db;
+  const double now = 1'790'000'000;
+  FillHistory(db.path(), now + 3600);  // its last two hours: the one before now and one after it
+  auto store = storage::HistoryStore::Open(db.path());
+  ASSERT_TRUE(store.ok());
+  WatchPipeline p(WatchConfig{}, store->get(), {});
+  EXPECT_EQ(p.Resume(now), 2u * 361u);  // 10 s samples of the hour up to now, on two GPUs
+  // GPU 1 held 30000 MiB; it holds 40000 now: the live samples count.
+  for (double t = now + 10; t <= now + 120; t += 10) {
+    HostSnapshot snap;
+    snap.t = t;
+    snap.gpus = {Gpu(0, t, 30000), Gpu(1, t, 40000)};
+    p.Ingest(snap, true, false);
+  }
+  auto state = p.BuildState(now + 120);
+  ASSERT_EQ(state->gpus.size(), 2u);
+  ASSERT_TRUE(state->gpus[1].analysis.peak_bytes.has_value());
+  EXPECT_GE(*state->gpus[1].analysis.peak_bytes, 39000 * kMiB);
+}
+
 // A serving process leaking 512 MiB/h for two hours, and one that was running when the daemon
 // stopped and is gone now; both stored as a daemon would have stored them.
 void FillProcessHistory(const std::string& db, double end_t) {

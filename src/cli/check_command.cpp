@@ -13,6 +13,7 @@
 #include "cli/proc_flags.h"
 #include "cli/xid_summary.h"
 #include "core/exit_codes.h"
+#include "core/time.h"
 #include "core/units.h"
 #include "outputs/check_report.h"
 #include "outputs/json_text.h"
@@ -49,7 +50,7 @@ bool Listed(const HostSnapshot& snap, int64_t pid) {
 
 double Now() {
   using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
+  return SteadyWallNow();  // the snapshots' clock (core/time.h)
 }
 
 // The report of a check that could not run: status "unknown" and the reason.

@@ -14,6 +14,7 @@
 #include "cli/host_name.h"
 #include "cli/sample_schedule.h"
 #include "core/exit_codes.h"
+#include "core/time.h"
 #include "core/units.h"
 #include "detection/findings.h"
 #include "sources/nvml/nvml_source.h"
@@ -28,7 +29,7 @@ void OnRecordSignal(int) {
 }
 
 double WallNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return SteadyWallNow();  // the sample clock: a step of the system clock does not move it
 }
 
 TraceRecord RecordOf(const GpuSnapshot& g, double t, bool with_processes) {
@@ -174,8 +175,12 @@ CommandRunner AddRecordCommand(CLI::App& app) {
     const auto deadline = DeadlineOf(tick, duration);
     double last_proc = -1e300;
     std::map<unsigned, bool> answered;  // GPU index -> answering at its last sample
+    double step_said = 0;               // the system clock's step last said (cli/sample_schedule.h)
     while (!g_record_stop && !(deadline && std::chrono::steady_clock::now() >= *deadline)) {
       const double now = WallNow();
+      if (const std::string note = ClockStepNote(SystemClockStep(), &step_said, "the recording"); !note.empty()) {
+        std::fprintf(stderr, "vramwatch record: %s\n", note.c_str());
+      }
       HostSnapshot snap = (*src)->TakeSnapshot();
       const bool with_processes = ProcessListDue(now, last_proc, process_interval, interval);
       if (with_processes) last_proc = now;

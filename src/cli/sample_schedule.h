@@ -8,8 +8,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <optional>
+#include <string>
 #include <thread>
+
+#include "core/units.h"
 
 namespace vw::cli {
 
@@ -19,6 +23,23 @@ namespace vw::cli {
 // half a sampling interval of `process_interval_s`.
 inline bool ProcessListDue(double now_s, double last_s, double process_interval_s, double interval_s) {
   return now_s - last_s >= process_interval_s - 0.5 * interval_s;
+}
+
+// Sample times keep to the clock the run started with (core/time.h SteadyWallNow), so a step of the
+// system clock is said, not followed: the words for `step` (SystemClockStep(), seconds) when it
+// moved by more than a second from `*said` (the step last said, 0 at start; then updated), else
+// empty. `who`: "the daemon", "the recording".
+inline std::string ClockStepNote(double step, double* said, const std::string& who) {
+  if (std::fabs(step - *said) <= 1.0) return {};
+  const double moved = step - *said;
+  *said = step;
+  std::string now = std::fabs(step) <= 1.0
+                        ? "agrees with it again"
+                        : FormatDuration(std::fabs(step)) + (step > 0 ? " behind it" : " ahead of it");
+  return "the system clock stepped " + std::string(moved > 0 ? "ahead" : "back") + " by " +
+         FormatDuration(std::fabs(moved)) + "; the sample times of " + who +
+         " keep to the clock it started with (which now " + (std::fabs(step) <= 1.0 ? now : "is " + now) +
+         ") until it is restarted";
 }
 
 // The next tick after `tick`, `interval_s` later; `now` when that is already past (behind: do not

@@ -54,5 +54,25 @@ TEST(SampleSchedule, SleepEndsAtTheDeadlineBeforeTheTick) {
   EXPECT_LT(Clock::now() - start, std::chrono::minutes(1));
 }
 
+// A step of the system clock is said when it moves by more than a second from the step said last,
+// with which way it went and where the run's clock stands against the system's now.
+TEST(SampleSchedule, ClockStepNoteSaysEachStepOnce) {
+  double said = 0;
+  EXPECT_EQ(ClockStepNote(0.4, &said, "the daemon"), "");
+  EXPECT_EQ(said, 0);
+  EXPECT_EQ(ClockStepNote(86400, &said, "the daemon"),
+            "the system clock stepped ahead by 1d 0h; the sample times of the daemon keep to the clock it started "
+            "with (which now is 1d 0h behind it) until it is restarted");
+  EXPECT_EQ(said, 86400);
+  EXPECT_EQ(ClockStepNote(86400.5, &said, "the daemon"), "") << "said once";
+  EXPECT_EQ(ClockStepNote(0.2, &said, "the daemon"),
+            "the system clock stepped back by 1d 0h; the sample times of the daemon keep to the clock it started "
+            "with (which now agrees with it again) until it is restarted");
+  const std::string back = ClockStepNote(-300, &said, "the recording");
+  EXPECT_NE(back.find("stepped back by 5m 0s"), std::string::npos) << back;
+  EXPECT_NE(back.find("which now is 5m 0s ahead of it"), std::string::npos) << back;
+  EXPECT_EQ(ClockStepNote(-299.5, &said, "the recording"), "") << "under a second is not said";
+}
+
 }  // namespace
 }  // namespace vw::cli

@@ -21,6 +21,7 @@
 #include "cli/watch_pipeline.h"
 #include "core/file_io.h"
 #include "core/printable.h"
+#include "core/time.h"
 #include "outputs/alert_sinks.h"
 #include "outputs/http_server.h"
 #include "outputs/web_page.h"
@@ -35,7 +36,7 @@ namespace vw::cli {
 namespace {
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return SteadyWallNow();  // the sample clock: a step of the system clock does not move it
 }
 
 // The binding's per-function histograms (bucketed with outputs::NvmlLatencyBuckets()) for /metrics.
@@ -471,8 +472,13 @@ int RunLive(const WatchFlags& f, const WatchSettings& s, const std::atomic<bool>
   // after 2 s).
   const auto deadline = DeadlineOf(start_steady, s.duration_s);
   auto past_deadline = [&] { return deadline && std::chrono::steady_clock::now() >= *deadline; };
+  double step_said = 0;  // the system clock's step last said on stderr (seconds)
   while (!stop && !past_deadline()) {
     const double now = Now();
+    if (const std::string note = ClockStepNote(SystemClockStep(), &step_said, "the daemon");
+        !note.empty() && !f.quiet) {
+      std::fprintf(stderr, "vramwatch watch: %s\n", note.c_str());
+    }
     if (reopen.exchange(false) && sinks.jsonl) {
       if (Status st = sinks.jsonl->Reopen(); !st.ok()) {
         std::fprintf(stderr, "vramwatch watch: %s\n", st.message().c_str());

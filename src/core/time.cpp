@@ -6,12 +6,43 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
 
 namespace vw {
+
+namespace {
+
+double SystemNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The wall clock and the steady clock read together at SteadyWallNow's first use.
+struct ClockAnchor {
+  double wall = SystemNow();
+  std::chrono::steady_clock::time_point steady = std::chrono::steady_clock::now();
+};
+
+const ClockAnchor& Anchor() {
+  static const ClockAnchor anchor;  // initialised once, thread-safe
+  return anchor;
+}
+
+}  // namespace
+
+double SteadyWallNow() {
+  const ClockAnchor& a = Anchor();
+  return a.wall + std::chrono::duration<double>(std::chrono::steady_clock::now() - a.steady).count();
+}
+
+double SystemClockStep() {
+  const double steady_wall = SteadyWallNow();
+  return SystemNow() - steady_wall;
+}
+
 namespace {
 
 std::string_view Trim(std::string_view s) {

@@ -36,6 +36,17 @@ struct Timestamp {
 // 10000 on (kTimestampLimitSeconds; epoch milliseconds are named as the likely mistake).
 Result<Timestamp> ParseTimestamp(std::string_view text);
 
+// Now, in seconds since the epoch, on a clock that reads the system (wall) clock at its first use in
+// the process and from then on advances with the steady clock. A step of the system clock (NTP
+// correcting it, someone running `date`) does not make these times jump back or ahead, so that the
+// intervals measured between them (alert durations, schedules, a series' samples) stay true; they
+// keep to the wall clock as it was at the first use. Thread-safe.
+double SteadyWallNow();
+
+// How far the system clock has stepped since SteadyWallNow's first use: its reading now less
+// SteadyWallNow() (seconds; positive when it went ahead). Slewing moves both clocks alike.
+double SystemClockStep();
+
 // The spellings ParseTimestamp accepts, as error messages list them.
 inline constexpr std::string_view kTimestampForms =
     "YYYY/MM/DD HH:MM:SS.mmm, YYYYMMDD HH:MM:SS, ISO 8601 or epoch seconds";

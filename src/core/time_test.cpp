@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <limits>
 
 namespace vw {
@@ -118,6 +119,26 @@ TEST(ParseTimestamp, RejectsDatesThatDoNotExist) {
 
 TEST(FormatClock, MinutesOnly) {
   EXPECT_EQ(FormatClock(1784016758.0), "2026-07-14 08:12");
+}
+
+}  // namespace
+}  // namespace vw
+
+namespace vw {
+namespace {
+
+// The steady wall clock starts at the system clock's reading and advances with the steady clock:
+// the two agree while nobody steps the system clock (here), and it never goes back.
+TEST(SteadyWallNow, ReadsTheWallClockAndNeverGoesBack) {
+  const double system = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  double prev = SteadyWallNow();
+  EXPECT_NEAR(prev, system, 1.0);
+  for (int i = 0; i < 1000; ++i) {
+    const double t = SteadyWallNow();
+    EXPECT_GE(t, prev);
+    prev = t;
+  }
+  EXPECT_NEAR(SystemClockStep(), 0.0, 0.5);
 }
 
 }  // namespace

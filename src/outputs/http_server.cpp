@@ -29,8 +29,10 @@ namespace {
 // Appended to a bad time parameter's error of /api/v1/history.
 constexpr const char* kHistoryTimeNote = " (a time without a zone is UTC)";
 
+// The daemon's sample clock (core/time.h): a health age against it does not go negative when the
+// system clock steps back.
 double NowSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return SteadyWallNow();
 }
 
 template <typename J>

@@ -232,6 +232,40 @@ struct Host {
   }
 };
 
+// The system clock stepped a day ahead and back before the killed trainer's end (NTP correcting a
+// wrong clock, someone running `date`): the daemon's sample times keep to the clock it started with,
+// so it goes on listing processes, sees the trainer leave and raises the orphan alert as it would
+// have; each step is said on stderr. (On the system clock it went blind for the day: no process
+// list was due until the clock came back to its last one.)
+TEST(WatchE2E, ASteppedSystemClockDoesNotBlindTheDaemon) {
+  Host h;
+  const std::string step = h.s.Write("clock-step", "0");
+  auto set_step = [&](const char* seconds) {  // written whole, then renamed: never read half-written
+    const std::string tmp = h.s.Write("clock-step.new", seconds);
+    ASSERT_EQ(std::rename(tmp.c_str(), step.c_str()), 0);
+  };
+  h.env["LD_PRELOAD"] = VW_CLOCK_STEP_SHIM;
+  h.env["VRAMWATCH_TEST_CLOCK_STEP_FILE"] = step;
+  int port = FreePort();
+  Daemon d(h.Args(port), h.env, h.s.dir() + "/d.log");
+  json st = WaitStatus(port, 30, [](const json& j) {
+    for (const auto& g : j.value("gpus", json::array())) {
+      if (!g.value("processes", json::array()).empty()) return true;
+    }
+    return false;
+  });
+  ASSERT_FALSE(st.is_null()) << d.Log();
+  set_step("86400");
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  set_step("0");
+  st = WaitStatus(port, 30, [](const json& j) { return HasAlert(j, "GpuOrphanedMemory", "1"); });
+  ASSERT_TRUE(HasAlert(st, "GpuOrphanedMemory", "1")) << st.dump(2) << d.Log();
+  EXPECT_LT(st["window_seconds"].get<double>(), 60) << st.dump(2);
+  const std::string log = d.Log();
+  EXPECT_NE(log.find("the system clock stepped ahead by 1d 0h"), std::string::npos) << log;
+  EXPECT_NE(log.find("the system clock stepped back by 1d 0h"), std::string::npos) << log;
+}
+
 TEST(WatchE2E, RaisesExactlyTheOrphanAlertServesConsistentMetricsAndSurvivesKill9) {
   Host h;
   const std::string db = h.s.dir() + "/history.db";

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "core/time.h"
 #include "sources/nvml/call_runner.h"
 #include "sources/nvml/gpu_reader.h"
 #include "sources/nvml/gpu_state.h"
@@ -148,7 +149,7 @@ std::vector<std::string> NvmlSource::BoundFunctions() const {
 
 HostSnapshot NvmlSource::TakeSnapshot() {
   HostSnapshot h;
-  h.t = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  h.t = SteadyWallNow();  // a step of the system clock does not move sample times (core/time.h)
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) h.hostname = host;
   ReadSystem(&h);
@@ -196,7 +197,7 @@ void NvmlSource::ReadSystem(HostSnapshot* h) {
 
 GpuSnapshot NvmlSource::TakeGpuSnapshot(unsigned index) {
   GpuSnapshot g;
-  g.t = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  g.t = SteadyWallNow();
   g.index = index;
   if (index >= gpus_.size()) {
     g.errors.push_back("GPU index " + std::to_string(index) + " is out of range (" + std::to_string(gpus_.size()) +

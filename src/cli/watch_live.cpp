@@ -132,6 +132,7 @@ struct LiveSinks {
       outputs::WebhookOptions wo;
       wo.url = f.webhook;
       wo.generator_url = generator_url;
+      wo.system_clock_step = SystemClockStep;  // Alertmanager keeps to the system clock
       wo.note = [](const std::string& line) { std::fprintf(stderr, "vramwatch watch: %s\n", Printable(line).c_str()); };
       auto w = outputs::WebhookAlertSink::Start(wo);
       if (!w.ok()) return w.status();

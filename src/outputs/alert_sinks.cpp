@@ -57,7 +57,8 @@ std::string AlertLogLine(const AlertEvent& e, AlertClock clock) {
   return line;
 }
 
-json AlertmanagerAlert(const AlertEvent& e, const std::string& generator_url, double ends_after_s) {
+json AlertmanagerAlert(const AlertEvent& e, const std::string& generator_url, double ends_after_s,
+                       double to_system_clock_s) {
   json labels = json::object();
   for (const auto& [k, v] : e.alert.condition.labels) labels[k] = v;
   labels["alertname"] = e.alert.condition.name;
@@ -67,9 +68,9 @@ json AlertmanagerAlert(const AlertEvent& e, const std::string& generator_url, do
   json a;
   a["labels"] = labels;
   a["annotations"] = annotations;
-  a["startsAt"] = FormatIso8601(e.alert.fired_at.value_or(e.alert.active_since), true);
+  a["startsAt"] = FormatIso8601(e.alert.fired_at.value_or(e.alert.active_since) + to_system_clock_s, true);
   const double ends = e.kind == AlertEventKind::kResolved ? e.alert.resolved_at.value_or(e.t) : e.t + ends_after_s;
-  a["endsAt"] = FormatIso8601(ends, true);
+  a["endsAt"] = FormatIso8601(ends + to_system_clock_s, true);
   if (!generator_url.empty()) a["generatorURL"] = generator_url;
   return a;
 }
@@ -342,8 +343,9 @@ void WebhookAlertSink::Watch() {
 void WebhookAlertSink::Send(const std::vector<AlertEvent>& events) {
   if (events.empty()) return;
   json body = json::array();
+  const double to_system_clock = options_.system_clock_step ? options_.system_clock_step() : 0;
   for (const AlertEvent& e : events)
-    body.push_back(AlertmanagerAlert(e, options_.generator_url, options_.ends_after_s));
+    body.push_back(AlertmanagerAlert(e, options_.generator_url, options_.ends_after_s, to_system_clock));
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(JsonText(body));

@@ -73,7 +73,11 @@ std::string AlertLogLine(const detection::AlertEvent& e, AlertClock clock = Aler
 
 // The Alertmanager v2 object for one event. A resolved alert has endsAt = its resolution time; a
 // firing one gets endsAt = t + ends_after_s, so Alertmanager closes it if we stop re-announcing.
-nlohmann::json AlertmanagerAlert(const detection::AlertEvent& e, const std::string& generator_url, double ends_after_s);
+// `to_system_clock_s` is added to every time: the daemon's times keep to the clock it started with
+// (core/time.h SteadyWallNow), Alertmanager's are the system clock's, and an endsAt a stepped clock
+// put in Alertmanager's past would close a firing alert at once.
+nlohmann::json AlertmanagerAlert(const detection::AlertEvent& e, const std::string& generator_url, double ends_after_s,
+                                 double to_system_clock_s = 0);
 
 class LogAlertSink : public AlertSink {
  public:
@@ -136,6 +140,9 @@ struct WebhookOptions {
   // "Timeout"), saying whether the batch is retried or dropped, and one when they work again
   // (called on the sender thread); may be empty.
   std::function<void(const std::string&)> note;
+  // Seconds from the alerts' clock to the system clock, asked at each batch (the live daemon:
+  // core/time.h SystemClockStep); empty: the same clock.
+  std::function<double()> system_clock_step;
 };
 
 class WebhookAlertSink : public AlertSink {

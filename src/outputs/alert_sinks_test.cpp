@@ -161,6 +161,11 @@ TEST(AlertSinks, AlertmanagerPayloadHasLabelsAnnotationsAndTimes) {
   json resolved = AlertmanagerAlert(Event(AlertEventKind::kResolved, 1764190000), "", 240);
   EXPECT_EQ(resolved["endsAt"], "2025-11-26T20:46:40Z");
   EXPECT_FALSE(resolved.contains("generatorURL"));
+  // The system clock stepped a day ahead since the daemon started: Alertmanager gets its times on
+  // the system clock, so a firing alert's endsAt is not a day in its past.
+  json stepped = AlertmanagerAlert(Event(AlertEventKind::kFiring, 1764189400), "", 240, 86400);
+  EXPECT_EQ(stepped["startsAt"], "2025-11-27T20:35:00Z");
+  EXPECT_EQ(stepped["endsAt"], "2025-11-27T20:40:40Z");
 }
 
 TEST(AlertSinks, JsonLinesFileGetsOneObjectPerEventAndIsAppended) {

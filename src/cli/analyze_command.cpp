@@ -84,9 +84,11 @@ Status CheckSeries(const outputs::AnalyzedSeries& s, const AnalyzeFlags& flags) 
                           shown(*a.first_out_of_order_after_t));
     }
     return Status::InvalidArgument(fmt::format(
-        "{}: {}: the samples run backwards in time: {} of {} are older than the sample before them{}; is the file "
-        "written newest first, or logs joined in the wrong order? Sort it by time and run again",
-        s.source, name, a.out_of_order, a.out_of_order + a.assessment.samples, first));
+        "{}: {}: the samples run backwards in time: {} of {} are older than the sample before them{}; {}", s.source,
+        name, a.out_of_order, a.out_of_order + a.assessment.samples, first,
+        a.ClockWentBackAnHour() ? detection::kDaylightSavingAdvice
+                                : "is the file written newest first, or logs joined in the wrong order? Sort it by "
+                                  "time and run again"));
   }
   return Status::Ok();
 }

@@ -62,6 +62,21 @@ struct SeriesAnalysis {
   size_t above_total = 0;
   std::optional<AboveTotalSample> first_above_total;
   uint64_t least_above_total_bytes = 0;
+
+  // Whether the first sample out of order came about an hour (55–65 minutes) before the one it
+  // followed, on a clock written without a zone: the hour a daylight-saving change repeats, whose
+  // second pass is left out (and the rate across it may be off).
+  bool ClockWentBackAnHour() const {
+    if (has_zone || synthetic_time || !first_out_of_order_t || !first_out_of_order_after_t) return false;
+    const double back = *first_out_of_order_after_t - *first_out_of_order_t;
+    return back >= 55 * 60 && back <= 65 * 60;
+  }
 };
+
+// The advice for ClockWentBackAnHour().
+inline constexpr const char* kDaylightSavingAdvice =
+    "the clock went back an hour: a daylight-saving change in times written without a zone? Sorting would "
+    "interleave the two passes through that hour: analyze the part before or after it (--until, --since), or "
+    "record with a zone (`vramwatch record` writes UTC)";
 
 }  // namespace vw::detection

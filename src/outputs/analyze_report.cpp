@@ -160,6 +160,8 @@ std::string RenderAnalyzeText(const std::vector<AnalyzedSeries>& series, const A
         out += fmt::format(" (the first, at {}, came after {})", SecondText(a, *a.first_out_of_order_t),
                            SecondText(a, *a.first_out_of_order_after_t));
       }
+      if (a.ClockWentBackAnHour())
+        out += fmt::format("; {}; the rate across it may be off", detection::kDaylightSavingAdvice);
       out += "\n";
     }
     if (s.samples_without_memory > 0) {

@@ -4,6 +4,7 @@ wrong number: durations too large for the clocks, a card size of 0 or below the 
 samples out of time order, impossible dates, unknown commands, and the wording of the report
 (UTC marks, file:line:column of skipped lines, oom_at on a synthetic clock)."""
 import argparse
+import datetime
 import json
 import os
 import re
@@ -329,6 +330,32 @@ def _(ctx):
         assert "the first, at 2026-05-28 20:26:40 UTC, came after" in text, text
         ordered = vw(ctx, "--json", write(d, "ordered.csv", query_csv([(0, i) for i in range(n)])))
         assert json.loads(ordered.stdout)["gpus"][0]["samples_out_of_order"] == 0
+
+
+@check("a clock written without a zone that goes back an hour (daylight saving) is named as such")
+def _(ctx):
+    def smi(seconds):  # nvidia-smi's zone-less times, from 2026/10/25 00:00:00 as written
+        out = ["timestamp, index, memory.used [MiB], memory.total [MiB]"]
+        base = datetime.datetime(2026, 10, 25)
+        for s in seconds:
+            stamp = (base + datetime.timedelta(seconds=s)).strftime("%Y/%m/%d %H:%M:%S")
+            out.append(f"{stamp}.000, 0, 20000 MiB, 81559 MiB")
+        return "\n".join(out) + "\n"
+    with tempfile.TemporaryDirectory() as d:
+        # 00:00 to 02:59:50, then 02:00 again: the hour's second pass is left out, and said why.
+        autumn = write(d, "autumn.csv", smi(list(range(0, 3 * 3600, 10)) + list(range(2 * 3600, 6 * 3600, 10))))
+        text = vw(ctx, autumn).stdout
+        assert "359 sample(s) out of time order were ignored" in text, text
+        assert "the clock went back an hour: a daylight-saving change" in text, text
+        # Mostly the second pass: an error that does not tell to sort (that would interleave them).
+        r = vw(ctx, write(d, "short.csv", smi(list(range(2 * 3600 + 3000, 3 * 3600, 10)) +
+                                              list(range(2 * 3600, 2 * 3600 + 2900, 10)))))
+        expect_error(r, "run backwards in time", "the clock went back an hour", "--until, --since")
+        assert "Sort it by time" not in r.stderr, r.stderr
+        # Epoch seconds carry their zone: the same hour back is a file out of order, not daylight saving.
+        text = vw(ctx, write(d, "epoch.csv", query_csv([(0, i) for i in range(1080)] +
+                                                      [(0, i) for i in range(720, 1800)]))).stdout
+        assert "out of time order were ignored" in text and "daylight" not in text, text
 
 
 @check("one sample dated a year ahead is the one ignored, wherever it is, with one thread and in blocks")
